@@ -1,0 +1,159 @@
+"""The typed, validated parallel-drafting config: :class:`ParallelDraftingConfig`."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
+from typing_extensions import Self
+
+from drafting_config.errors import ParallelDraftingConfigError, caller_stacklevel
+from drafting_config.resolution import INT32_LIMIT, Resolution, resolve
+from drafting_config.sources import PRIORITY_ORDER, TokenIdSource
+
+__all__ = ["ParallelDraftingConfig", "ShadowedTokenId", "get_parallel_drafting_token_id"]
+
+TokenId = Annotated[int, Strict(), Field(ge=0, lt=INT32_LIMIT)]
+"""A token id as engines feed it to the model: an int32 that is not negative."""
+
+PositiveInt = Annotated[int, Strict(), Field(gt=0)]
+
+
+class ShadowedTokenId(BaseModel):
+    """A lower-priority token-id field that was set too, and lost to the winner."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    source: TokenIdSource
+    """The field that was set."""
+
+    token_id: TokenId
+    """Its value."""
+
+
+class ParallelDraftingConfig(BaseModel):
+    """The token that fills a parallel-drafting draft model's masked slots, resolved and validated.
+
+    Build it from a draft model's Hugging Face config with :meth:`from_hf_config`
+    (or, equivalently, :meth:`model_validate`).  The config may be a
+    ``transformers`` ``PreTrainedConfig``, a mapping such as a parsed
+    ``config.json``, or any object with attributes.  The token id is read from
+    the first of these fields that is set (not absent and not null)::
+
+        dflash_config.mask_token_id > mask_token_id > dspark_noise_token_id
+            > pard_token > ptd_token_id
+
+    Every field that is set must hold an ``int`` in ``[0, 2**31)``, and below
+    ``vocab_size`` when the config gives one; nothing is coerced.  Failures raise
+    :class:`~drafting_config.ParallelDraftingConfigError`.  Two set fields that
+    disagree, or a token id equal to the pad, bos or eos token id, emit a
+    :class:`~drafting_config.ParallelDraftingConfigWarning`.
+
+    The model is frozen, hashable, picklable, and round-trips through
+    :meth:`model_dump_json` / :meth:`model_validate_json`.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    token_id: TokenId
+    """The token id that fills the draft model's masked slots."""
+
+    source: TokenIdSource
+    """The config field the token id was read from."""
+
+    shadowed: tuple[ShadowedTokenId, ...] = ()
+    """Lower-priority token-id fields that were also set, in priority order."""
+
+    hidden_size: PositiveInt | None = None
+    """The draft model's hidden size (top-level ``hidden_size``, else ``text_config.hidden_size``)."""
+
+    vocab_size: PositiveInt | None = None
+    """The draft model's vocabulary size (top-level, else ``text_config.vocab_size``)."""
+
+    @classmethod
+    def from_hf_config(cls, hf_config: object) -> Self:
+        """Resolve and validate the parallel-drafting token of a draft model's config.
+
+        Args:
+            hf_config: a ``transformers`` ``PreTrainedConfig`` (any subclass), a
+                mapping such as a parsed ``config.json``, or any object with
+                attributes, such as ``types.SimpleNamespace``.
+
+        Raises:
+            ParallelDraftingConfigError: no token-id field is set, a set field
+                is not a valid token id, or ``hf_config`` is not a config at all.
+        """
+        resolution = resolve(hf_config)
+        _emit(resolution)
+        return cls._from_resolution(resolution)
+
+    @classmethod
+    def _from_resolution(cls, resolution: Resolution) -> Self:
+        return cls.model_construct(**_fields(resolution))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve_hf_config(cls, data: object) -> object:
+        """Let ``model_validate`` accept an HF config as well as this model's own fields.
+
+        A mapping with a ``token_id`` key is this model's serialized form and is
+        validated field by field; anything else is treated as an HF config.
+        """
+        if isinstance(data, Mapping) and "token_id" in data:
+            return data
+        resolution = resolve(data)
+        _emit(resolution)
+        return _fields(resolution)
+
+    @model_validator(mode="after")
+    def _check_consistency(self) -> Self:
+        """Cross-field rules for configs built from their own fields (e.g. deserialized)."""
+        if self.vocab_size is not None and self.token_id >= self.vocab_size:
+            raise ParallelDraftingConfigError(
+                f"`token_id` = {self.token_id} is out of range: expected an int in "
+                f"[0, {self.vocab_size}) (vocab_size is {self.vocab_size}).",
+                field="token_id",
+            )
+        rank = PRIORITY_ORDER.index
+        ranks = [rank(self.source), *(rank(item.source) for item in self.shadowed)]
+        if ranks != sorted(set(ranks)):
+            raise ParallelDraftingConfigError(
+                "`shadowed` must list fields of lower priority than `source`, each once, "
+                f"in priority order; got source={self.source.value!r}, shadowed="
+                f"{[item.source.value for item in self.shadowed]}.",
+                field="shadowed",
+            )
+        return self
+
+
+def _fields(resolution: Resolution) -> dict[str, object]:
+    return {
+        "token_id": resolution.token_id,
+        "source": resolution.source,
+        "shadowed": tuple(
+            ShadowedTokenId.model_construct(source=source, token_id=token_id)
+            for source, token_id in resolution.shadowed
+        ),
+        "hidden_size": resolution.hidden_size,
+        "vocab_size": resolution.vocab_size,
+    }
+
+
+def _emit(resolution: Resolution) -> None:
+    for warning in resolution.warnings:
+        warnings.warn(warning, stacklevel=caller_stacklevel())
+
+
+def get_parallel_drafting_token_id(hf_config: object) -> int:
+    """Return the parallel-drafting token id of a draft model's HF config.
+
+    A drop-in for the function of the same name in vLLM's model runner, with the
+    same priority order but without its silent ``int()`` coercion: see
+    :class:`ParallelDraftingConfig` for the rules.
+
+    Raises:
+        ParallelDraftingConfigError: a :class:`ValueError`, as vLLM documents.
+    """
+    return ParallelDraftingConfig.from_hf_config(hf_config).token_id

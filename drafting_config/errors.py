@@ -1,0 +1,112 @@
+"""The error and warning types of drafting_config, and how values appear in messages."""
+
+from __future__ import annotations
+
+import reprlib
+import sys
+from types import FrameType
+from typing import Final
+
+__all__ = [
+    "ConflictingTokenIdWarning",
+    "ParallelDraftingConfigError",
+    "ParallelDraftingConfigWarning",
+    "PlaceholderTokenIdWarning",
+    "caller_stacklevel",
+    "describe_value",
+]
+
+
+class ParallelDraftingConfigError(ValueError):
+    """A draft model's config does not name a usable parallel-drafting token.
+
+    It subclasses :class:`ValueError`, the type vLLM documents for this failure,
+    so existing ``except ValueError`` handlers keep working.
+
+    Attributes:
+        field: the config field at fault (``"pard_token"``, ``"dflash_config"``,
+            ``"vocab_size"``, ...), or ``None`` when no single field is to blame.
+    """
+
+    field: str | None
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Keep ``field`` across pickling (multiprocessing re-raises errors in the parent).
+        return (_rebuild_error, (type(self), str(self), self.field))
+
+
+def _rebuild_error(
+    cls: type[ParallelDraftingConfigError], message: str, field: str | None
+) -> ParallelDraftingConfigError:
+    return cls(message, field=field)
+
+
+class ParallelDraftingConfigWarning(UserWarning):
+    """Base class of the warnings about configs that resolve but look wrong."""
+
+
+class ConflictingTokenIdWarning(ParallelDraftingConfigWarning):
+    """Two token-id fields are set to different values; the higher-priority one wins."""
+
+
+class PlaceholderTokenIdWarning(ParallelDraftingConfigWarning):
+    """The resolved token id equals the config's pad, bos or eos token id."""
+
+
+class _BoundedRepr(reprlib.Repr):
+    """``reprlib.Repr`` that also bounds huge integers, which ``repr`` refuses to print."""
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 96:
+            sign = "-" if x < 0 else ""
+            return f"{sign}<int of {x.bit_length()} bits>"
+        return repr(x)
+
+
+_REPR: Final = _BoundedRepr()
+_REPR.maxstring = 40
+_REPR.maxother = 40
+_REPR.maxlevel = 3
+
+
+def describe_value(value: object) -> str:
+    """Render a config value for an error message: short, bounded, never raising.
+
+    Shows the value and its type (``'7' (str)``, ``7.0 (float)``, ``True (bool)``),
+    truncating long strings and deep or recursive containers.
+    """
+    if value is None:
+        return "None"
+    try:
+        text = _REPR.repr(value)
+    except Exception:  # a hostile __repr__, or RecursionError: say what it is instead
+        text = f"<{type(value).__name__} object>"
+    return f"{text} ({type(value).__name__})"
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` that makes ``warnings.warn`` point at the first frame outside
+    this package and pydantic, i.e. at the user's call site.
+
+    Counted from the frame that calls ``warnings.warn``, which is the caller of this
+    function.
+    """
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if not (
+            isinstance(module, str)
+            and (module.startswith(("drafting_config.", "pydantic.")) or module in _OWN_MODULES)
+        ):
+            return level
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+_OWN_MODULES: Final = frozenset({"drafting_config", "pydantic"})

@@ -1,0 +1,27 @@
+# A deliberate, partial stub of `transformers`: only what this repository uses.
+# See stubs/README.md for why it exists; tests/test_stubs.py runs stubtest on it.
+import os
+from typing import Any, ClassVar
+
+from typing_extensions import Self
+
+class PreTrainedConfig:
+    attribute_map: ClassVar[dict[str, str]]
+    # Config fields are dynamic: reads of undeclared attributes are `Any`, as on
+    # the real class.
+    def __getattribute__(self, key: str) -> Any: ...
+    def __init_subclass__(cls, *args: Any, **kwargs: Any) -> None: ...
+    @classmethod
+    def from_dict(cls, config_dict: dict[str, Any], **kwargs: Any) -> Self: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+PretrainedConfig = PreTrainedConfig
+
+class LlamaConfig(PreTrainedConfig): ...
+class Qwen3Config(PreTrainedConfig): ...
+
+class AutoConfig:
+    @classmethod
+    def from_pretrained(
+        cls, pretrained_model_name_or_path: str | os.PathLike[str], **kwargs: Any
+    ) -> PreTrainedConfig: ...

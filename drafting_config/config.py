@@ -18,7 +18,8 @@ __all__ = ["ParallelDraftingConfig", "ShadowedTokenId", "get_parallel_drafting_t
 TokenId = Annotated[int, Strict(), Field(ge=0, lt=INT32_LIMIT)]
 """A token id as engines feed it to the model: an int32 that is not negative."""
 
-PositiveInt = Annotated[int, Strict(), Field(gt=0)]
+ModelSize = Annotated[int, Strict(), Field(gt=0, lt=INT32_LIMIT)]
+"""A vocabulary or hidden size: a positive int32."""
 
 
 class ShadowedTokenId(BaseModel):
@@ -66,10 +67,10 @@ class ParallelDraftingConfig(BaseModel):
     shadowed: tuple[ShadowedTokenId, ...] = ()
     """Lower-priority token-id fields that were also set, in priority order."""
 
-    hidden_size: PositiveInt | None = None
-    """The draft model's hidden size (top-level ``hidden_size``, else ``text_config.hidden_size``)."""
+    hidden_size: ModelSize | None = None
+    """The draft model's hidden size (top-level, else ``text_config.hidden_size``)."""
 
-    vocab_size: PositiveInt | None = None
+    vocab_size: ModelSize | None = None
     """The draft model's vocabulary size (top-level, else ``text_config.vocab_size``)."""
 
     @classmethod
@@ -91,7 +92,19 @@ class ParallelDraftingConfig(BaseModel):
 
     @classmethod
     def _from_resolution(cls, resolution: Resolution) -> Self:
-        return cls.model_construct(**_fields(resolution))
+        # Every field was validated by `resolve`: build without validating again.
+        # (The pydantic mypy plugin types model_construct as returning the class
+        # it is declared on rather than Self.)
+        return cls.model_construct(  # type: ignore[return-value]
+            token_id=resolution.token_id,
+            source=resolution.source,
+            shadowed=tuple(
+                ShadowedTokenId.model_construct(source=source, token_id=token_id)
+                for source, token_id in resolution.shadowed
+            ),
+            hidden_size=resolution.hidden_size,
+            vocab_size=resolution.vocab_size,
+        )
 
     @model_validator(mode="before")
     @classmethod
@@ -105,7 +118,7 @@ class ParallelDraftingConfig(BaseModel):
             return data
         resolution = resolve(data)
         _emit(resolution)
-        return _fields(resolution)
+        return dict(cls._from_resolution(resolution))
 
     @model_validator(mode="after")
     def _check_consistency(self) -> Self:
@@ -126,19 +139,6 @@ class ParallelDraftingConfig(BaseModel):
                 field="shadowed",
             )
         return self
-
-
-def _fields(resolution: Resolution) -> dict[str, object]:
-    return {
-        "token_id": resolution.token_id,
-        "source": resolution.source,
-        "shadowed": tuple(
-            ShadowedTokenId.model_construct(source=source, token_id=token_id)
-            for source, token_id in resolution.shadowed
-        ),
-        "hidden_size": resolution.hidden_size,
-        "vocab_size": resolution.vocab_size,
-    }
 
 
 def _emit(resolution: Resolution) -> None:

@@ -64,14 +64,16 @@ def resolve(hf_config: object) -> Resolution:
             exception escapes.
     """
     read = field_reader(hf_config, path="")
+    raw_values = read_token_id_fields(read)
     model = _ModelFields(read)
     vocab_size = model.positive_int("vocab_size")
     hidden_size = model.positive_int("hidden_size")
 
-    found: list[tuple[TokenIdSource, int]] = []
-    for source, value in read_token_id_fields(read):
-        if value is not None and value is not MISSING:
-            found.append((source, _checked_token_id(source, value, vocab_size)))
+    found = [
+        (source, _checked_token_id(source, value, vocab_size))
+        for source, value in raw_values
+        if value is not None and value is not MISSING
+    ]
     if not found:
         raise ParallelDraftingConfigError(missing_token_id_message())
 
@@ -108,7 +110,9 @@ def read_token_id_fields(read: FieldReader) -> list[tuple[TokenIdSource, object]
             continue
         if section not in sections:
             raw = read(section)
-            sections[section] = None if raw is None or raw is MISSING else field_reader(raw, path=section)
+            sections[section] = (
+                None if raw is None or raw is MISSING else field_reader(raw, path=section)
+            )
         section_read = sections[section]
         values.append((source, MISSING if section_read is None else section_read(source.key)))
     return values
@@ -123,9 +127,9 @@ def _checked_token_id(source: TokenIdSource, value: object, vocab_size: int | No
         )
     token_id = int(value)  # an int subclass such as IntEnum becomes a plain int
     if not 0 <= token_id < (INT32_LIMIT if vocab_size is None else vocab_size):
+        shown = describe_value(token_id).removesuffix(" (int)")
         raise ParallelDraftingConfigError(
-            f"`{source.value}` = {describe_value(token_id).removesuffix(' (int)')} is out of range: "
-            f"expected {_expected_range(vocab_size)}.",
+            f"`{source.value}` = {shown} is out of range: expected {_expected_range(vocab_size)}.",
             field=source.value,
         )
     return token_id
@@ -178,7 +182,7 @@ class _ModelFields:
 
     def __init__(self, read: FieldReader) -> None:
         self._read = read
-        self._text_read: FieldReader | None | Missing = MISSING  # not looked up yet
+        self._text_read: FieldReader | Missing | None = MISSING  # not looked up yet
 
     def get(self, name: str) -> tuple[str, object]:
         """``(field path, value)``; the value is ``None`` when neither level sets it."""
@@ -192,17 +196,18 @@ class _ModelFields:
         return f"{_TEXT_CONFIG}.{name}", None if value is MISSING else value
 
     def positive_int(self, name: str) -> int | None:
-        """The field as a positive int, ``None`` if unset.
+        """The field as an int in ``[1, 2**31)``, ``None`` if unset.
 
         Raises:
-            ParallelDraftingConfigError: it is set to anything but a positive int.
+            ParallelDraftingConfigError: it is set to anything else.
         """
         field, value = self.get(name)
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < INT32_LIMIT:
             raise ParallelDraftingConfigError(
-                f"`{field}` must be a positive int, got {describe_value(value)}.", field=field
+                f"`{field}` must be a positive int below 2**31, got {describe_value(value)}.",
+                field=field,
             )
         return int(value)
 

@@ -40,8 +40,7 @@ class TokenIdSource(str, enum.Enum):
     @property
     def section(self) -> str | None:
         """The nested section holding the field (``"dflash_config"``), or ``None`` at top level."""
-        section, _, key = self.value.rpartition(".")
-        return section or None
+        return self.value.rpartition(".")[0] or None
 
     @property
     def key(self) -> str:

@@ -1,0 +1,60 @@
+"""Shared fixtures: the three shapes a draft model's config comes in."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("ci")
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+VALID_EXAMPLES = sorted(EXAMPLES.glob("*/config.json"))
+INVALID_EXAMPLES = sorted(EXAMPLES.glob("invalid/*/config.json"))
+
+Carrier = Callable[[Mapping[str, Any]], object]
+"""Turns a parsed config.json into one of the shapes users pass in."""
+
+
+def as_mapping(data: Mapping[str, Any]) -> object:
+    return dict(data)
+
+
+def as_namespace(data: Mapping[str, Any]) -> object:
+    """An attribute object; nested sections become attribute objects too."""
+    return SimpleNamespace(
+        **{k: as_namespace(v) if isinstance(v, dict) else v for k, v in data.items()}
+    )
+
+
+def as_pretrained_config(data: Mapping[str, Any]) -> object:
+    from transformers import PreTrainedConfig
+
+    return PreTrainedConfig.from_dict(dict(data))
+
+
+CARRIERS: dict[str, Carrier] = {
+    "mapping": as_mapping,
+    "namespace": as_namespace,
+    "pretrained": as_pretrained_config,
+}
+
+
+@pytest.fixture(params=sorted(CARRIERS))
+def carrier(request: pytest.FixtureRequest) -> Carrier:
+    """Each shape in turn: a dict, a SimpleNamespace, a transformers PreTrainedConfig."""
+    return CARRIERS[request.param]
+
+
+def load_json(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data

@@ -1,0 +1,154 @@
+"""The pydantic model: construction, immutability, serialization round trips."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from drafting_config import ParallelDraftingConfig, ShadowedTokenId, TokenIdSource
+from tests.conftest import VALID_EXAMPLES, Carrier, load_json
+
+
+@pytest.fixture(params=[p.parent.name for p in VALID_EXAMPLES])
+def example(request: pytest.FixtureRequest) -> dict[str, Any]:
+    return load_json(next(p for p in VALID_EXAMPLES if p.parent.name == request.param))
+
+
+def test_from_hf_config_and_model_validate_agree(example: dict[str, Any], carrier: Carrier) -> None:
+    hf_config = carrier(example)
+    assert ParallelDraftingConfig.from_hf_config(
+        hf_config
+    ) == ParallelDraftingConfig.model_validate(hf_config)
+
+
+def test_json_round_trip(example: dict[str, Any]) -> None:
+    config = ParallelDraftingConfig.from_hf_config(example)
+    text = config.model_dump_json()
+    assert ParallelDraftingConfig.model_validate_json(text) == config
+    assert ParallelDraftingConfig.model_validate(config.model_dump()) == config
+    assert ParallelDraftingConfig.model_validate(config.model_dump(mode="json")) == config
+
+
+def test_pickle_and_copy_round_trip(example: dict[str, Any]) -> None:
+    config = ParallelDraftingConfig.from_hf_config(example)
+    for clone in (pickle.loads(pickle.dumps(config)), copy.deepcopy(config), copy.copy(config)):
+        assert clone == config
+        assert hash(clone) == hash(config)
+
+
+def test_round_trip_keeps_shadowed_fields() -> None:
+    config = ParallelDraftingConfig.from_hf_config(
+        {"dspark_noise_token_id": 151669, "ptd_token_id": 151669, "vocab_size": 151936}
+    )
+    assert config.model_dump(mode="json") == {
+        "token_id": 151669,
+        "source": "dspark_noise_token_id",
+        "shadowed": [{"source": "ptd_token_id", "token_id": 151669}],
+        "hidden_size": None,
+        "vocab_size": 151936,
+    }
+    assert ParallelDraftingConfig.model_validate_json(config.model_dump_json()) == config
+
+
+@pytest.mark.parametrize("field", ["token_id", "source", "shadowed", "hidden_size", "vocab_size"])
+def test_fields_cannot_be_assigned(field: str) -> None:
+    config = ParallelDraftingConfig.from_hf_config({"pard_token": 1, "hidden_size": 8})
+    with pytest.raises(ValidationError, match="frozen"):
+        setattr(config, field, 2)
+    assert config.token_id == 1
+
+
+def test_shadowed_items_are_frozen_too() -> None:
+    config = ParallelDraftingConfig.from_hf_config({"pard_token": 1, "ptd_token_id": 1})
+    with pytest.raises(ValidationError, match="frozen"):
+        config.shadowed[0].token_id = 5  # type: ignore[misc]
+
+
+def test_configs_are_hashable_and_usable_as_keys() -> None:
+    a = ParallelDraftingConfig.from_hf_config({"pard_token": 1})
+    b = ParallelDraftingConfig.from_hf_config({"pard_token": 1})
+    c = ParallelDraftingConfig.from_hf_config({"ptd_token_id": 1})
+    assert a == b
+    assert a != c
+    assert len({a, b, c}) == 2
+
+
+def test_model_validate_returns_an_existing_instance_unchanged() -> None:
+    config = ParallelDraftingConfig.from_hf_config({"pard_token": 1})
+    assert ParallelDraftingConfig.model_validate(config) is config
+
+
+def test_direct_construction_is_validated_strictly() -> None:
+    config = ParallelDraftingConfig(
+        token_id=5,
+        source=TokenIdSource.PARD_TOKEN,
+        shadowed=(ShadowedTokenId(source=TokenIdSource.PTD_TOKEN_ID, token_id=6),),
+        vocab_size=10,
+    )
+    assert config.shadowed[0].token_id == 6
+
+
+@pytest.mark.parametrize(
+    ("fields", "complaint"),
+    [
+        ({"token_id": "5", "source": "pard_token"}, "valid integer"),
+        ({"token_id": 5.0, "source": "pard_token"}, "valid integer"),
+        ({"token_id": True, "source": "pard_token"}, "valid integer"),
+        ({"token_id": -1, "source": "pard_token"}, "greater than or equal to 0"),
+        ({"token_id": 2**31, "source": "pard_token"}, "less than 2147483648"),
+        ({"token_id": 5, "source": "eos_token_id"}, "dflash_config.mask_token_id"),
+        ({"token_id": 5, "source": "pard_token", "extra": 1}, "Extra inputs"),
+        ({"token_id": 5, "source": "pard_token", "hidden_size": 0}, "greater than 0"),
+        (
+            {"token_id": 5, "source": "pard_token", "vocab_size": 5},
+            "`token_id` = 5 is out of range",
+        ),
+        (
+            {
+                "token_id": 5,
+                "source": "pard_token",
+                "shadowed": [{"source": "mask_token_id", "token_id": 1}],
+            },
+            "lower priority than `source`",
+        ),
+        (
+            {
+                "token_id": 5,
+                "source": "mask_token_id",
+                "shadowed": [
+                    {"source": "pard_token", "token_id": 1},
+                    {"source": "pard_token", "token_id": 1},
+                ],
+            },
+            "each once",
+        ),
+    ],
+)
+def test_serialized_form_is_validated(fields: dict[str, Any], complaint: str) -> None:
+    with pytest.raises(ValidationError, match=complaint.replace("(", r"\(").replace("[", r"\[")):
+        ParallelDraftingConfig.model_validate(fields)
+
+
+def test_json_schema_describes_every_field() -> None:
+    schema = ParallelDraftingConfig.model_json_schema()
+    properties = schema["properties"]
+    assert set(properties) == {"token_id", "source", "shadowed", "hidden_size", "vocab_size"}
+    assert all(p.get("description") for p in properties.values())
+    assert properties["token_id"]["minimum"] == 0
+    assert properties["token_id"]["exclusiveMaximum"] == 2**31
+    assert schema["$defs"]["TokenIdSource"]["enum"] == [s.value for s in TokenIdSource]
+    assert schema["required"] == ["token_id", "source"]
+
+
+def test_token_id_source_is_a_str_enum() -> None:
+    assert isinstance(TokenIdSource.PARD_TOKEN, str)
+    assert TokenIdSource("dflash_config.mask_token_id") is TokenIdSource.DFLASH_MASK_TOKEN_ID
+    assert str(TokenIdSource.DFLASH_MASK_TOKEN_ID) == "dflash_config.mask_token_id"
+    assert TokenIdSource.DFLASH_MASK_TOKEN_ID.section == "dflash_config"
+    assert TokenIdSource.DFLASH_MASK_TOKEN_ID.key == "mask_token_id"
+    assert TokenIdSource.PARD_TOKEN.section is None
+    assert TokenIdSource.PARD_TOKEN.key == "pard_token"

@@ -1,0 +1,49 @@
+"""The package as users install and import it."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import subprocess
+import sys
+
+import pytest
+
+import drafting_config
+from tests.conftest import REPO
+
+
+def imported_modules_after(statement: str) -> set[str]:
+    code = f"import sys, json; {statement}; print(json.dumps(sorted(sys.modules)))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    return set(json.loads(result.stdout))
+
+
+@pytest.mark.slow
+def test_import_loads_neither_torch_nor_transformers() -> None:
+    modules = imported_modules_after("import drafting_config")
+    assert "pydantic" in modules
+    assert not {"torch", "transformers", "numpy"} & modules
+
+
+def test_every_public_name_is_exported_and_documented() -> None:
+    assert sorted(drafting_config.__all__) == sorted(set(drafting_config.__all__))
+    for name in drafting_config.__all__:
+        obj = getattr(drafting_config, name)
+        if inspect.isclass(obj) or inspect.isfunction(obj):
+            assert inspect.getdoc(obj), name
+    assert inspect.getdoc(drafting_config)
+
+
+def test_public_methods_are_documented() -> None:
+    config_class = drafting_config.ParallelDraftingConfig
+    for name in ("from_hf_config",):
+        assert inspect.getdoc(getattr(config_class, name)), name
+    for field in config_class.model_fields.values():
+        assert field.description, field
+
+
+def test_package_is_marked_typed() -> None:
+    assert (REPO / "drafting_config" / "py.typed").is_file()

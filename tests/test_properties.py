@@ -1,0 +1,147 @@
+"""Property tests: arbitrary junk in any field gives a config or our error, nothing else."""
+
+from __future__ import annotations
+
+import warnings
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from hypothesis import event, given
+from hypothesis import strategies as st
+
+from drafting_config import ParallelDraftingConfig, ParallelDraftingConfigError
+from drafting_config.errors import describe_value
+from tests.test_priority import oracle
+
+TOKEN_FIELDS = ["mask_token_id", "dspark_noise_token_id", "pard_token", "ptd_token_id"]
+OTHER_FIELDS = ["hidden_size", "vocab_size", "pad_token_id", "bos_token_id", "eos_token_id"]
+
+
+class Hostile:
+    """An object whose every attribute read and repr fails."""
+
+    def __getattr__(self, name: str) -> object:
+        raise RuntimeError(name)
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.integers(min_value=0, max_value=2**31 + 5),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=20),
+    st.binary(max_size=8),
+    st.builds(pow, st.just(10), st.just(5000)),  # too long for repr()
+    st.builds(Hostile),
+    st.builds(object),
+)
+junk: st.SearchStrategy[object] = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.tuples(inner, inner),
+        st.dictionaries(st.sampled_from(["mask_token_id", "vocab_size", "x"]), inner, max_size=3),
+        st.builds(
+            lambda d: SimpleNamespace(**d),
+            st.dictionaries(st.sampled_from(["mask_token_id", "y"]), inner, max_size=2),
+        ),
+    ),
+    max_leaves=8,
+)
+ABSENT = "<absent>"
+# Mostly absent or plausible, sometimes junk: so that both outcomes are common.
+absent, ids = st.just(ABSENT), st.integers(0, 300_000)
+plausible = st.one_of(absent, absent, absent, st.none(), ids, ids, junk)
+plausible_section = st.one_of(
+    st.just(ABSENT),
+    st.fixed_dictionaries({}, optional={"mask_token_id": plausible, "vocab_size": plausible}),
+    junk,
+)
+
+
+@st.composite
+def junk_configs(draw: st.DrawFn) -> dict[str, Any]:
+    config: dict[str, Any] = {}
+    for name in [*TOKEN_FIELDS, *OTHER_FIELDS, "dflash_config", "text_config"]:
+        section = name in ("dflash_config", "text_config")
+        value = draw(plausible_section if section else plausible)
+        if value != ABSENT:
+            config[name] = value
+    return config
+
+
+def config_or_error(hf_config: object) -> ParallelDraftingConfig | ParallelDraftingConfigError:
+    """Resolve with warnings silenced; our error is returned, any other exception escapes."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return ParallelDraftingConfig.from_hf_config(hf_config)
+        except ParallelDraftingConfigError as error:
+            return error
+
+
+@given(junk_configs(), st.sampled_from(["mapping", "namespace"]))
+def test_junk_gives_a_config_or_our_error(raw: dict[str, Any], shape: str) -> None:
+    config = config_or_error(raw if shape == "mapping" else SimpleNamespace(**raw))
+    if isinstance(config, ParallelDraftingConfigError):
+        assert str(config)
+        event(f"error about {config.field}")
+        return
+    event("resolved")
+    # It resolved: the winner is what the hand-written rule picks, and valid.
+    dflash = raw.get("dflash_config")
+    if isinstance(dflash, SimpleNamespace):
+        raw = {**raw, "dflash_config": vars(dflash)}
+    expected = oracle(raw)
+    assert expected is not None
+    assert (config.source.value, config.token_id) == expected
+    assert type(config.token_id) is int
+    assert 0 <= config.token_id < (config.vocab_size or 2**31)
+    assert ParallelDraftingConfig.model_validate_json(config.model_dump_json()) == config
+
+
+token_ids = st.one_of(st.none(), st.integers(min_value=0, max_value=2**31 - 1))
+
+
+@given(
+    st.fixed_dictionaries(
+        {"dflash_config": st.fixed_dictionaries({"mask_token_id": token_ids})},
+        optional=dict.fromkeys(TOKEN_FIELDS, token_ids),
+    )
+)
+def test_valid_ids_resolve_as_the_oracle_says(raw: dict[str, Any]) -> None:
+    config = config_or_error(raw)
+    if isinstance(config, ParallelDraftingConfigError):
+        assert oracle(raw) is None
+        return
+    assert (config.source.value, config.token_id) == oracle(raw)
+    shadowed = {s.source.value: s.token_id for s in config.shadowed}
+    set_fields = {k: v for k, v in raw.items() if k in TOKEN_FIELDS and v is not None}
+    assert shadowed == {k: v for k, v in set_fields.items() if k != config.source.value}
+
+
+@given(junk)
+def test_describe_value_never_raises_and_stays_short(value: object) -> None:
+    text = describe_value(value)
+    assert text.endswith(f"({type(value).__name__})") or text == "None"
+    assert len(text) < 400
+
+
+def test_deeply_nested_junk_is_described_without_recursing() -> None:
+    deep: list[object] = []
+    for _ in range(200_000):
+        deep = [deep]
+    cyclic: list[object] = []
+    cyclic.append(cyclic)
+    for value in (deep, cyclic):
+        for field in ("pard_token", "dflash_config", "vocab_size", "text_config"):
+            with pytest.raises(ParallelDraftingConfigError) as info:
+                ParallelDraftingConfig.from_hf_config({"ptd_token_id": 1, field: value})
+            assert info.value.field == field
+            assert "(list)" in str(info.value)

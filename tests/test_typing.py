@@ -1,0 +1,86 @@
+"""Static typing: misuse is caught by mypy, the public API leaks no Any, stubs match."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from tests.typing_checks import expected_errors, run_mypy
+
+MISUSE = """
+from drafting_config import ParallelDraftingConfig, TokenIdSource
+
+config = ParallelDraftingConfig.from_hf_config({"pard_token": 7})
+config.token_id = 8  # E: misc
+config.source = TokenIdSource.PTD_TOKEN_ID  # E: misc
+name: str = config.token_id  # E: assignment
+config.token_id.upper()  # E: attr-defined
+ParallelDraftingConfig(token_id="7", source=TokenIdSource.PARD_TOKEN)  # E: arg-type
+ParallelDraftingConfig(token_id=7, source="pard_token")  # E: arg-type
+ParallelDraftingConfig(token_id=7, source=TokenIdSource.PARD_TOKEN, colour=1)  # E: call-arg
+ParallelDraftingConfig(token_id=7)  # E: call-arg
+size: int = config.hidden_size  # E: assignment
+"""
+
+
+@pytest.mark.slow
+def test_mypy_reports_each_misuse_on_its_line(tmp_path: Path) -> None:
+    errors, report = run_mypy(MISUSE, tmp_path)
+    assert errors == expected_errors(MISUSE), report
+
+
+PUBLIC_API = """
+from drafting_config import (
+    PRIORITY_ORDER,
+    ParallelDraftingConfig,
+    ParallelDraftingConfigError,
+    TokenIdSource,
+    get_parallel_drafting_token_id,
+)
+
+config = ParallelDraftingConfig.from_hf_config(object())
+raw: dict[str, int] = {"pard_token": 1}
+validated = ParallelDraftingConfig.model_validate(raw)
+token_id: int = config.token_id + validated.token_id + get_parallel_drafting_token_id({})
+source: TokenIdSource = config.source
+sizes: tuple[int | None, int | None] = (config.hidden_size, config.vocab_size)
+pairs = [(item.source, item.token_id) for item in config.shadowed]
+sections = [(s.section, s.key, s.value) for s in PRIORITY_ORDER]
+try:
+    pass
+except ParallelDraftingConfigError as error:
+    field: str | None = error.field
+"""
+
+
+@pytest.mark.slow
+def test_public_api_leaks_no_any(tmp_path: Path) -> None:
+    errors, report = run_mypy(PUBLIC_API, tmp_path, "--disallow-any-expr")
+    assert errors == set(), report
+
+
+@pytest.mark.slow
+def test_transformers_stub_matches_the_installed_runtime() -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy.stubtest",
+            "transformers",
+            "--mypy-config-file",
+            "mypy.ini",
+            "--ignore-missing-stub",
+            "--allowlist",
+            "stubs/stubtest-allowlist.txt",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Success" in result.stdout

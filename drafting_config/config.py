@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Mapping
 from typing import Annotated
@@ -10,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 from typing_extensions import Self
 
 from drafting_config.errors import ParallelDraftingConfigError, caller_stacklevel
+from drafting_config.loading import load_config_json
 from drafting_config.resolution import INT32_LIMIT, Resolution, resolve
 from drafting_config.sources import PRIORITY_ORDER, TokenIdSource
 
@@ -87,6 +89,28 @@ class ParallelDraftingConfig(BaseModel):
                 is not a valid token id, or ``hf_config`` is not a config at all.
         """
         resolution = resolve(hf_config)
+        _emit(resolution)
+        return cls._from_resolution(resolution)
+
+    @classmethod
+    def from_pretrained(cls, path: str | os.PathLike[str]) -> Self:
+        """Read and resolve a local ``config.json``, or the one in a model directory.
+
+        Only JSON is parsed: ``transformers`` is not imported, no hub is
+        contacted, and no code named by the config (``auto_map``) is run.
+
+        Raises:
+            ConfigFileError: the file cannot be read or is not a JSON object.
+            ParallelDraftingConfigError: the config is invalid; the message
+                starts with the path.
+        """
+        hf_config = load_config_json(path)
+        try:
+            resolution = resolve(hf_config)
+        except ParallelDraftingConfigError as error:
+            raise ParallelDraftingConfigError(
+                f"{os.fspath(path)}: {error}", field=error.field
+            ) from None
         _emit(resolution)
         return cls._from_resolution(resolution)
 

@@ -22,7 +22,15 @@ from drafting_config.errors import (
 from drafting_config.reading import MISSING, FieldReader, Missing, field_reader
 from drafting_config.sources import PRIORITY_ORDER, TokenIdSource
 
-__all__ = ["INT32_LIMIT", "PLACEHOLDER_FIELDS", "Resolution", "missing_token_id_message", "resolve"]
+__all__ = [
+    "INT32_LIMIT",
+    "PLACEHOLDER_FIELDS",
+    "Resolution",
+    "check_token_id",
+    "missing_token_id_message",
+    "read_token_id_fields",
+    "resolve",
+]
 
 INT32_LIMIT: Final = 2**31
 """Engines feed token ids to the model as int32: every id must be below this."""
@@ -70,7 +78,7 @@ def resolve(hf_config: object) -> Resolution:
     hidden_size = model.positive_int("hidden_size")
 
     found = [
-        (source, _checked_token_id(source, value, vocab_size))
+        (source, check_token_id(source, value, vocab_size))
         for source, value in raw_values
         if value is not None and value is not MISSING
     ]
@@ -118,7 +126,13 @@ def read_token_id_fields(read: FieldReader) -> list[tuple[TokenIdSource, object]
     return values
 
 
-def _checked_token_id(source: TokenIdSource, value: object, vocab_size: int | None) -> int:
+def check_token_id(source: TokenIdSource, value: object, vocab_size: int | None) -> int:
+    """``value`` as a token id read from ``source``.
+
+    Raises:
+        ParallelDraftingConfigError: it is not an int (bools, strings and floats
+            included) in ``[0, vocab_size)``, or ``[0, 2**31)`` if unknown.
+    """
     if isinstance(value, bool) or not isinstance(value, int):
         raise ParallelDraftingConfigError(
             f"`{source.value}` must be an integer token id, got {describe_value(value)}. "

@@ -24,8 +24,25 @@ def imported_modules_after(statement: str) -> set[str]:
 @pytest.mark.slow
 def test_import_loads_neither_torch_nor_transformers() -> None:
     modules = imported_modules_after("import drafting_config")
-    assert "pydantic" in modules
+    assert "drafting_config.sources" in modules
     assert not {"torch", "transformers", "numpy"} & modules
+    # The pydantic model is built on first use, not at import.
+    assert "pydantic.main" not in modules
+    used = imported_modules_after(
+        "from drafting_config import ParallelDraftingConfig as P; "
+        "P.from_hf_config({'pard_token': 1})"
+    )
+    assert "pydantic.main" in used
+    assert not {"torch", "transformers", "numpy"} & used
+
+
+def test_lazy_names_resolve_and_unknown_names_fail() -> None:
+    from drafting_config.config import ParallelDraftingConfig
+
+    assert drafting_config.ParallelDraftingConfig is ParallelDraftingConfig
+    assert set(drafting_config.__all__) <= set(dir(drafting_config))
+    with pytest.raises(AttributeError, match="no attribute 'ParallelDraftingConfg'"):
+        _ = drafting_config.ParallelDraftingConfg  # type: ignore[attr-defined]
 
 
 def test_every_public_name_is_exported_and_documented() -> None:

@@ -1,0 +1,231 @@
+"""The ``drafting-config`` command: check draft-model config.json files offline.
+
+``check`` and ``explain`` use the resolver directly, without pydantic's model
+machinery, torch or transformers, so a sweep over a whole model cache starts
+in milliseconds; only ``schema`` builds the pydantic model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import NamedTuple, TextIO
+
+from drafting_config import __version__
+from drafting_config.errors import ParallelDraftingConfigError, describe_value
+from drafting_config.loading import ConfigFileError, load_config_json
+from drafting_config.reading import MISSING, field_reader
+from drafting_config.resolution import Resolution, check_token_id, read_token_id_fields, resolve
+from drafting_config.sources import TokenIdSource
+
+__all__ = ["main"]
+
+EXIT_OK = 0
+EXIT_INVALID = 1
+EXIT_USAGE = 2
+
+
+class Verdict(NamedTuple):
+    """The outcome of checking one path: a resolution, or the reason there is none."""
+
+    path: str
+    resolution: Resolution | None
+    error: str | None
+    error_field: str | None
+
+    def as_json(self) -> dict[str, object]:
+        r = self.resolution
+        return {
+            "path": self.path,
+            "ok": r is not None,
+            "token_id": None if r is None else r.token_id,
+            "source": None if r is None else r.source.value,
+            "shadowed": []
+            if r is None
+            else [{"source": s.value, "token_id": t} for s, t in r.shadowed],
+            "hidden_size": None if r is None else r.hidden_size,
+            "vocab_size": None if r is None else r.vocab_size,
+            "warnings": [] if r is None else [str(w) for w in r.warnings],
+            "error": self.error,
+            "error_field": self.error_field,
+        }
+
+
+def check(path: str) -> Verdict:
+    """Load and resolve one config.json (or model directory); never raises for bad input."""
+    try:
+        return Verdict(path, resolve(load_config_json(path)), None, None)
+    except ConfigFileError as error:
+        return Verdict(path, None, error.problem, None)
+    except ParallelDraftingConfigError as error:
+        return Verdict(path, None, str(error), error.field)
+
+
+def _print_check(verdicts: Sequence[Verdict], out: TextIO) -> None:
+    lines = []
+    for verdict in verdicts:
+        r = verdict.resolution
+        if r is None:
+            lines.append(f"{verdict.path}: INVALID: {verdict.error}")
+            continue
+        sizes = ", ".join(
+            f"{name} {value}"
+            for name, value in (("hidden_size", r.hidden_size), ("vocab_size", r.vocab_size))
+            if value is not None
+        )
+        lines.append(
+            f"{verdict.path}: OK: token id {r.token_id} from `{r.source.value}`"
+            + (f" ({sizes})" if sizes else "")
+        )
+        if r.shadowed:
+            shadowed = ", ".join(f"`{source.value}` = {value}" for source, value in r.shadowed)
+            lines.append(f"    shadowed: {shadowed}")
+        lines.extend(f"    warning: {warning}" for warning in r.warnings)
+    valid = sum(v.resolution is not None for v in verdicts)
+    lines.append(f"{len(verdicts)} checked: {valid} valid, {len(verdicts) - valid} invalid")
+    out.write("\n".join(lines) + "\n")
+
+
+def _run_check(paths: Sequence[str], as_json: bool, out: TextIO) -> int:
+    verdicts = [check(path) for path in paths]
+    if as_json:
+        json.dump([v.as_json() for v in verdicts], out, indent=None)
+        out.write("\n")
+    else:
+        _print_check(verdicts, out)
+    return EXIT_OK if all(v.resolution is not None for v in verdicts) else EXIT_INVALID
+
+
+def _run_explain(path: str, out: TextIO) -> int:
+    verdict = check(path)
+    lines = [path]
+    rows = _explain_rows(path)
+    if rows is not None:
+        width = max(len(source.value) for source, _, _ in rows)
+        value_width = max(len("value"), *(len(value) for _, value, _ in rows))
+        lines.append(f"  rank  {'field':<{width}}  {'value':<{value_width}}  status")
+        lines.extend(
+            f"  {rank:<4}  {source.value:<{width}}  {value:<{value_width}}  {status}"
+            for rank, (source, value, status) in enumerate(rows, 1)
+        )
+    r = verdict.resolution
+    if r is None:
+        lines.append(f"  INVALID: {verdict.error}")
+    else:
+        lines.append(f"  OK: token id {r.token_id} from `{r.source.value}`")
+        lines.extend(f"  warning: {warning}" for warning in r.warnings)
+    out.write("\n".join(lines) + "\n")
+    return EXIT_OK if r is not None else EXIT_INVALID
+
+
+def _explain_rows(path: str) -> list[tuple[TokenIdSource, str, str]] | None:
+    """``(source, shown value, status)`` per field, or ``None`` if the file is unusable."""
+    try:
+        raw = read_token_id_fields(field_reader(load_config_json(path), path=""))
+    except ParallelDraftingConfigError:
+        return None
+    rows = []
+    winner_seen = False
+    for source, value in raw:
+        if value is MISSING:
+            rows.append((source, "-", "absent"))
+            continue
+        if value is None:
+            rows.append((source, "null", "null"))
+            continue
+        shown = str(value) if type(value) is int else describe_value(value)
+        try:
+            check_token_id(source, value, None)
+        except ParallelDraftingConfigError:
+            rows.append((source, shown, "invalid"))
+            winner_seen = True
+            continue
+        rows.append((source, shown, "shadowed" if winner_seen else "winner"))
+        winner_seen = True
+    return rows
+
+
+def _run_schema(out: TextIO) -> int:
+    # Imported here: the only command that needs pydantic's model machinery.
+    from drafting_config.config import ParallelDraftingConfig  # noqa: PLC0415
+
+    json.dump(ParallelDraftingConfig.model_json_schema(), out, indent=2)
+    out.write("\n")
+    return EXIT_OK
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="drafting-config",
+        description=(
+            "Check which parallel-drafting token id a draft model's config.json names. "
+            "Reads local files only; never imports transformers or contacts a hub."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    check_parser = commands.add_parser(
+        "check",
+        help="verdict for each config.json or model directory",
+        description="Check each PATH (a config.json file or a model directory holding one).",
+    )
+    check_parser.add_argument("paths", nargs="+", metavar="PATH")
+    check_parser.add_argument(
+        "--json", action="store_true", help="print one JSON array, an object per PATH"
+    )
+
+    explain_parser = commands.add_parser(
+        "explain",
+        help="show the five token-id fields of one config and why one wins",
+        description="Show the five token-id fields of PATH in priority order, with statuses.",
+    )
+    explain_parser.add_argument("path", metavar="PATH")
+
+    commands.add_parser(
+        "schema",
+        help="print the JSON Schema of ParallelDraftingConfig",
+        description="Print the JSON Schema of ParallelDraftingConfig.",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (0 valid, 1 invalid, 2 usage error)."""
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exit_:  # argparse: --help, --version, or a usage error
+        return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
+    out = sys.stdout
+    try:
+        if args.command == "check":
+            status = _run_check(args.paths, args.json, out)
+        elif args.command == "explain":
+            status = _run_explain(args.path, out)
+        else:
+            status = _run_schema(out)
+        out.flush()
+    except BrokenPipeError:  # `drafting-config check ... | head`: the reader left
+        _silence_stdout()
+        status = EXIT_INVALID
+    except KeyboardInterrupt:
+        status = 130
+    except Exception as error:  # a bug of ours: say so in one line, never a traceback
+        print(
+            f"drafting-config: internal error: {type(error).__name__}: {error} "
+            "(please report this, with the file that caused it)",
+            file=sys.stderr,
+        )
+        status = EXIT_INVALID
+    return status
+
+
+def _silence_stdout() -> None:
+    # Python flushes stdout again at exit; point it at devnull so that flush
+    # cannot raise a second BrokenPipeError with a traceback.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)

@@ -1,0 +1,92 @@
+"""Broken config.json files of every kind, made on demand in a temporary folder."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from drafting_config.loading import MAX_CONFIG_BYTES
+
+
+def _write(name: str, data: bytes) -> Callable[[Path], Path]:
+    def make(folder: Path) -> Path:
+        path = folder / name
+        path.write_bytes(data)
+        return path
+
+    return make
+
+
+def _missing(folder: Path) -> Path:
+    return folder / "no-such-model" / "config.json"
+
+
+def _directory_without_config(folder: Path) -> Path:
+    (folder / "empty-model").mkdir()
+    return folder / "empty-model"
+
+
+def _config_json_is_a_directory(folder: Path) -> Path:
+    (folder / "odd-model" / "config.json").mkdir(parents=True)
+    return folder / "odd-model"
+
+
+def _dangling_symlink(folder: Path) -> Path:
+    (folder / "linked-model").mkdir()
+    (folder / "linked-model" / "config.json").symlink_to(folder / "gone.json")
+    return folder / "linked-model"
+
+
+def _parent_is_a_file(folder: Path) -> Path:
+    (folder / "plain-file").write_text("{}")
+    return folder / "plain-file" / "config.json"
+
+
+def _oversized_sparse(folder: Path) -> Path:
+    # A 5 GB weights file passed by mistake: sparse, so the test costs nothing,
+    # and the loader must refuse it from its size without reading it.
+    path = folder / "model.safetensors"
+    with path.open("wb") as file:
+        file.truncate(5 * 10**9)
+    return path
+
+
+def _fifo(folder: Path) -> Path:
+    path = folder / "pipe.json"
+    os.mkfifo(path)
+    return path
+
+
+def _deep(folder: Path) -> Path:
+    path = folder / "deep.json"
+    depth = 300_000
+    path.write_text('{"a": ' + "[" * depth + "]" * depth + "}")
+    return path
+
+
+# name -> (make the bad path, a phrase the one-line reason must contain)
+BAD_FILES: dict[str, tuple[Callable[[Path], Path], str]] = {
+    "missing": (_missing, "no such file or directory"),
+    "directory without config.json": (_directory_without_config, "has no config.json"),
+    "config.json is a directory": (_config_json_is_a_directory, "not a regular file"),
+    "dangling symlink": (_dangling_symlink, "no such file or directory"),
+    "parent is a file": (_parent_is_a_file, "cannot open"),
+    "fifo": (_fifo, "not a regular file"),
+    "empty": (_write("empty.json", b""), "the file is empty"),
+    "whitespace only": (_write("blank.json", b" \n\t\n"), "the file is empty"),
+    "not utf-8": (
+        _write("latin1.json", '{"pard_token": 1, "n": "é"}'.encode("latin-1")),
+        "not valid UTF-8",
+    ),
+    "binary": (_write("weights.bin", b"\x08\x00\x00\x00\x00\x00\x00\x00{}\x00\x01"), "binary file"),
+    "malformed": (_write("bad.json", b'{"pard_token": 128020,}'), "not valid JSON"),
+    "truncated": (_write("cut.json", b'{"pard_token": 12'), "not valid JSON"),
+    "deeply nested": (_deep, "nested too deeply"),
+    "huge number": (_write("huge.json", b'{"pard_token": ' + b"9" * 5000 + b"}"), "not valid JSON"),
+    "oversized": (_oversized_sparse, "over the 1,048,576-byte limit"),
+    "just over the limit": (_write("big.json", b" " * MAX_CONFIG_BYTES + b"{}"), "over the"),
+    "root is an array": (_write("array.json", b'[{"pard_token": 1}]'), "the JSON root is an array"),
+    "root is a string": (_write("string.json", b'"config"'), "the JSON root is a string"),
+    "root is null": (_write("null.json", b"null"), "the JSON root is null"),
+}

@@ -15,10 +15,19 @@ from collections.abc import Sequence
 from typing import NamedTuple, TextIO
 
 from drafting_config import __version__
-from drafting_config.errors import ParallelDraftingConfigError, describe_value
+from drafting_config.errors import (
+    ParallelDraftingConfigError,
+    ParallelDraftingConfigWarning,
+    describe_value,
+)
 from drafting_config.loading import ConfigFileError, load_config_json
-from drafting_config.reading import MISSING, field_reader
-from drafting_config.resolution import Resolution, check_token_id, read_token_id_fields, resolve
+from drafting_config.reading import MISSING, field_getter
+from drafting_config.resolution import (
+    ResolvedFields,
+    check_token_id,
+    read_token_id_fields,
+    resolve,
+)
 from drafting_config.sources import TokenIdSource
 
 __all__ = ["main"]
@@ -29,26 +38,27 @@ EXIT_USAGE = 2
 
 
 class Verdict(NamedTuple):
-    """The outcome of checking one path: a resolution, or the reason there is none."""
+    """The outcome of checking one path: the resolved fields, or the reason there are none."""
 
     path: str
-    resolution: Resolution | None
+    fields: ResolvedFields | None
+    warnings: list[ParallelDraftingConfigWarning]
     error: str | None
     error_field: str | None
 
     def as_json(self) -> dict[str, object]:
-        r = self.resolution
+        f = self.fields
         return {
             "path": self.path,
-            "ok": r is not None,
-            "token_id": None if r is None else r.token_id,
-            "source": None if r is None else r.source.value,
+            "ok": f is not None,
+            "token_id": None if f is None else f["token_id"],
+            "source": None if f is None else f["source"].value,
             "shadowed": []
-            if r is None
-            else [{"source": s.value, "token_id": t} for s, t in r.shadowed],
-            "hidden_size": None if r is None else r.hidden_size,
-            "vocab_size": None if r is None else r.vocab_size,
-            "warnings": [] if r is None else [str(w) for w in r.warnings],
+            if f is None
+            else [{"source": s.value, "token_id": t} for s, t in f["shadowed"]],
+            "hidden_size": None if f is None else f["hidden_size"],
+            "vocab_size": None if f is None else f["vocab_size"],
+            "warnings": [str(w) for w in self.warnings],
             "error": self.error,
             "error_field": self.error_field,
         }
@@ -57,34 +67,33 @@ class Verdict(NamedTuple):
 def check(path: str) -> Verdict:
     """Load and resolve one config.json (or model directory); never raises for bad input."""
     try:
-        return Verdict(path, resolve(load_config_json(path)), None, None)
+        fields, warnings = resolve(load_config_json(path))
     except ConfigFileError as error:
-        return Verdict(path, None, error.problem, None)
+        return Verdict(path, None, [], error.problem, None)
     except ParallelDraftingConfigError as error:
-        return Verdict(path, None, str(error), error.field)
+        return Verdict(path, None, [], str(error), error.field)
+    return Verdict(path, fields, warnings, None, None)
 
 
 def _print_check(verdicts: Sequence[Verdict], out: TextIO) -> None:
     lines = []
     for verdict in verdicts:
-        r = verdict.resolution
-        if r is None:
+        f = verdict.fields
+        if f is None:
             lines.append(f"{verdict.path}: INVALID: {verdict.error}")
             continue
         sizes = ", ".join(
-            f"{name} {value}"
-            for name, value in (("hidden_size", r.hidden_size), ("vocab_size", r.vocab_size))
-            if value is not None
+            f"{name} {f[name]}" for name in ("hidden_size", "vocab_size") if f[name] is not None
         )
         lines.append(
-            f"{verdict.path}: OK: token id {r.token_id} from `{r.source.value}`"
+            f"{verdict.path}: OK: token id {f['token_id']} from `{f['source'].value}`"
             + (f" ({sizes})" if sizes else "")
         )
-        if r.shadowed:
-            shadowed = ", ".join(f"`{source.value}` = {value}" for source, value in r.shadowed)
+        if f["shadowed"]:
+            shadowed = ", ".join(f"`{source.value}` = {value}" for source, value in f["shadowed"])
             lines.append(f"    shadowed: {shadowed}")
-        lines.extend(f"    warning: {warning}" for warning in r.warnings)
-    valid = sum(v.resolution is not None for v in verdicts)
+        lines.extend(f"    warning: {warning}" for warning in verdict.warnings)
+    valid = sum(v.fields is not None for v in verdicts)
     lines.append(f"{len(verdicts)} checked: {valid} valid, {len(verdicts) - valid} invalid")
     out.write("\n".join(lines) + "\n")
 
@@ -96,7 +105,7 @@ def _run_check(paths: Sequence[str], as_json: bool, out: TextIO) -> int:
         out.write("\n")
     else:
         _print_check(verdicts, out)
-    return EXIT_OK if all(v.resolution is not None for v in verdicts) else EXIT_INVALID
+    return EXIT_OK if all(v.fields is not None for v in verdicts) else EXIT_INVALID
 
 
 def _run_explain(path: str, out: TextIO) -> int:
@@ -111,20 +120,20 @@ def _run_explain(path: str, out: TextIO) -> int:
             f"  {rank:<4}  {source.value:<{width}}  {value:<{value_width}}  {status}"
             for rank, (source, value, status) in enumerate(rows, 1)
         )
-    r = verdict.resolution
-    if r is None:
+    f = verdict.fields
+    if f is None:
         lines.append(f"  INVALID: {verdict.error}")
     else:
-        lines.append(f"  OK: token id {r.token_id} from `{r.source.value}`")
-        lines.extend(f"  warning: {warning}" for warning in r.warnings)
+        lines.append(f"  OK: token id {f['token_id']} from `{f['source'].value}`")
+        lines.extend(f"  warning: {warning}" for warning in verdict.warnings)
     out.write("\n".join(lines) + "\n")
-    return EXIT_OK if r is not None else EXIT_INVALID
+    return EXIT_OK if f is not None else EXIT_INVALID
 
 
 def _explain_rows(path: str) -> list[tuple[TokenIdSource, str, str]] | None:
     """``(source, shown value, status)`` per field, or ``None`` if the file is unusable."""
     try:
-        raw = read_token_id_fields(field_reader(load_config_json(path), path=""))
+        raw = read_token_id_fields(field_getter(load_config_json(path), path=""))
     except ParallelDraftingConfigError:
         return None
     rows = []

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Mapping
-from typing import Annotated
+from collections.abc import Callable, Mapping
+from typing import Annotated, Final, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 from typing_extensions import Self
 
-from drafting_config.errors import ParallelDraftingConfigError, caller_stacklevel
+from drafting_config.errors import (
+    ParallelDraftingConfigError,
+    ParallelDraftingConfigWarning,
+    caller_stacklevel,
+)
 from drafting_config.loading import load_config_json
-from drafting_config.resolution import INT32_LIMIT, Resolution, resolve
+from drafting_config.resolution import INT32_LIMIT, ResolvedFields, resolve
 from drafting_config.sources import PRIORITY_ORDER, TokenIdSource
 
 __all__ = ["ParallelDraftingConfig", "ShadowedTokenId", "get_parallel_drafting_token_id"]
@@ -88,9 +92,10 @@ class ParallelDraftingConfig(BaseModel):
             ParallelDraftingConfigError: no token-id field is set, a set field
                 is not a valid token id, or ``hf_config`` is not a config at all.
         """
-        resolution = resolve(hf_config)
-        _emit(resolution)
-        return cls._from_resolution(resolution)
+        fields, pending = resolve(hf_config)
+        if pending:
+            _emit(pending)
+        return _construct(cls, fields) if not fields["shadowed"] else cls._from_fields(fields)
 
     @classmethod
     def from_pretrained(cls, path: str | os.PathLike[str]) -> Self:
@@ -106,29 +111,24 @@ class ParallelDraftingConfig(BaseModel):
         """
         hf_config = load_config_json(path)
         try:
-            resolution = resolve(hf_config)
+            fields, pending = resolve(hf_config)
         except ParallelDraftingConfigError as error:
             raise ParallelDraftingConfigError(
                 f"{os.fspath(path)}: {error}", field=error.field
             ) from None
-        _emit(resolution)
-        return cls._from_resolution(resolution)
+        _emit(pending)
+        return cls._from_fields(fields)
 
     @classmethod
-    def _from_resolution(cls, resolution: Resolution) -> Self:
-        # Every field was validated by `resolve`: build without validating again.
-        # (The pydantic mypy plugin types model_construct as returning the class
-        # it is declared on rather than Self.)
-        return cls.model_construct(  # type: ignore[return-value]
-            token_id=resolution.token_id,
-            source=resolution.source,
-            shadowed=tuple(
-                ShadowedTokenId.model_construct(source=source, token_id=token_id)
-                for source, token_id in resolution.shadowed
-            ),
-            hidden_size=resolution.hidden_size,
-            vocab_size=resolution.vocab_size,
-        )
+    def _from_fields(cls, fields: ResolvedFields) -> Self:
+        """Build from fields that ``resolve`` has validated, without validating again."""
+        if fields["shadowed"]:
+            shadowed = tuple(
+                _construct(ShadowedTokenId, {"source": source, "token_id": token_id})
+                for source, token_id in fields["shadowed"]
+            )
+            return _construct(cls, {**fields, "shadowed": shadowed})
+        return _construct(cls, fields)  # the dict becomes the instance's __dict__
 
     @model_validator(mode="before")
     @classmethod
@@ -140,9 +140,9 @@ class ParallelDraftingConfig(BaseModel):
         """
         if isinstance(data, Mapping) and "token_id" in data:
             return data
-        resolution = resolve(data)
-        _emit(resolution)
-        return dict(cls._from_resolution(resolution))
+        fields, pending = resolve(data)
+        _emit(pending)
+        return dict(cls._from_fields(fields))
 
     @model_validator(mode="after")
     def _check_consistency(self) -> Self:
@@ -165,8 +165,61 @@ class ParallelDraftingConfig(BaseModel):
         return self
 
 
-def _emit(resolution: Resolution) -> None:
-    for warning in resolution.warnings:
+_ModelT = TypeVar("_ModelT", bound=BaseModel)
+
+# What pydantic's model_construct sets on an instance of a model without private
+# attributes, extra fields or post-init hooks: the four slots BaseModel declares.
+# Setting them through their slot descriptors is ~8x faster than model_construct
+# (benchmarks/RESULTS.md); tests/test_model.py checks the instances are identical.
+_INSTANCE_SLOTS: Final = (
+    "__dict__",
+    "__pydantic_fields_set__",
+    "__pydantic_extra__",
+    "__pydantic_private__",
+)
+_SLOTS_AS_EXPECTED: Final = BaseModel.__slots__ == _INSTANCE_SLOTS
+
+
+def _slot_setter(name: str) -> Callable[[object, object], None]:
+    """The ``__set__`` of BaseModel's slot ``name``, or a plain setattr if it has none."""
+    descriptor = BaseModel.__dict__.get(name)
+    if descriptor is None:
+        return lambda instance, value: object.__setattr__(instance, name, value)
+    setter: Callable[[object, object], None] = descriptor.__set__
+    return setter
+
+
+_set_dict, _set_fields_set, _set_extra, _set_private = map(_slot_setter, _INSTANCE_SLOTS)
+_new_instance = object.__new__
+
+
+def _construct(cls: type[_ModelT], fields: Mapping[str, object]) -> _ModelT:
+    """``cls.model_construct(**fields)`` for a model whose every field is in ``fields``.
+
+    ``fields`` must be a fresh ``dict``: it becomes the instance's ``__dict__``.
+    """
+    if cls not in _PLAIN_MODELS:  # a subclass, or a pydantic whose instances differ
+        return cls.model_construct(None, **fields)
+    instance = _new_instance(cls)
+    _set_dict(instance, fields)
+    _set_fields_set(instance, set(fields))
+    _set_extra(instance, None)
+    _set_private(instance, None)
+    return instance
+
+
+_PLAIN_MODELS: Final = frozenset(
+    model
+    for model in (ParallelDraftingConfig, ShadowedTokenId)
+    if _SLOTS_AS_EXPECTED
+    and model.__pydantic_post_init__ is None
+    and not model.__private_attributes__
+)
+"""Models that :func:`_construct` may build directly."""
+
+
+def _emit(pending: list[ParallelDraftingConfigWarning]) -> None:
+    for warning in pending:
         warnings.warn(warning, stacklevel=caller_stacklevel())
 
 

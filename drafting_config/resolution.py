@@ -5,12 +5,15 @@
 set, and collects (without emitting) the warnings a suspicious config deserves.
 It is the one implementation behind :class:`~drafting_config.ParallelDraftingConfig`,
 :func:`~drafting_config.get_parallel_drafting_token_id` and the command line.
+
+It is written to be cheap: engines call it at load time in place of a bare
+``getattr`` chain (see ``benchmarks/``), so the common path does dictionary
+reads and few function calls.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypedDict
 
 from drafting_config.errors import (
     ConflictingTokenIdWarning,
@@ -19,13 +22,14 @@ from drafting_config.errors import (
     PlaceholderTokenIdWarning,
     describe_value,
 )
-from drafting_config.reading import MISSING, FieldReader, Missing, field_reader
+from drafting_config.reading import MISSING, FieldGetter, field_getter
 from drafting_config.sources import PRIORITY_ORDER, TokenIdSource
 
 __all__ = [
     "INT32_LIMIT",
     "PLACEHOLDER_FIELDS",
     "Resolution",
+    "ResolvedFields",
     "check_token_id",
     "missing_token_id_message",
     "read_token_id_fields",
@@ -40,10 +44,12 @@ PLACEHOLDER_FIELDS: Final = ("pad_token_id", "bos_token_id", "eos_token_id")
 
 _TEXT_CONFIG: Final = "text_config"
 
+# The priority table unpacked once: (source, section or None, key).
+_LOOKUPS: Final = tuple((source, source.section, source.key) for source in PRIORITY_ORDER)
 
-@dataclass(frozen=True)
-class Resolution:
-    """The outcome of :func:`resolve`: validated fields plus the warnings to emit."""
+
+class ResolvedFields(TypedDict):
+    """The validated fields, keyed like :class:`~drafting_config.ParallelDraftingConfig`'s."""
 
     token_id: int
     source: TokenIdSource
@@ -51,7 +57,10 @@ class Resolution:
     """Lower-priority fields that were also set, with their values, in priority order."""
     hidden_size: int | None
     vocab_size: int | None
-    warnings: tuple[ParallelDraftingConfigWarning, ...]
+
+
+Resolution = tuple[ResolvedFields, list[ParallelDraftingConfigWarning]]
+"""What :func:`resolve` returns: the fields, and the warnings to emit (not yet emitted)."""
 
 
 def missing_token_id_message() -> str:
@@ -64,6 +73,22 @@ def missing_token_id_message() -> str:
     )
 
 
+def read_token_id_fields(get: FieldGetter) -> list[tuple[TokenIdSource, object]]:
+    """The raw value of each token-id field, in priority order (:data:`MISSING` if absent).
+
+    Raises:
+        ParallelDraftingConfigError: a section such as ``dflash_config`` is set
+            to something that cannot hold fields.
+    """
+    return [
+        (
+            source,
+            get(key, MISSING) if section is None else _section_value(get, section, key, MISSING),
+        )
+        for source, section, key in _LOOKUPS
+    ]
+
+
 def resolve(hf_config: object) -> Resolution:
     """Find, validate and explain the parallel-drafting token id of ``hf_config``.
 
@@ -71,59 +96,69 @@ def resolve(hf_config: object) -> Resolution:
         ParallelDraftingConfigError: for every kind of bad input; no other
             exception escapes.
     """
-    read = field_reader(hf_config, path="")
-    raw_values = read_token_id_fields(read)
-    model = _ModelFields(read)
-    vocab_size = model.positive_int("vocab_size")
-    hidden_size = model.positive_int("hidden_size")
+    get = field_getter(hf_config, "")
+    text_config = get(_TEXT_CONFIG, None)
+    text_get = None if text_config is None else field_getter(text_config, _TEXT_CONFIG)
+    # Each check is written twice: an inline test for the common valid case,
+    # then the full function (text_config fallback, error messages) otherwise.
+    vocab_size = get("vocab_size", None)
+    if not (type(vocab_size) is int and 0 < vocab_size < INT32_LIMIT):
+        vocab_size = _model_size(get, text_get, "vocab_size")
+    hidden_size = get("hidden_size", None)
+    if not (type(hidden_size) is int and 0 < hidden_size < INT32_LIMIT):
+        hidden_size = _model_size(get, text_get, "hidden_size")
 
-    found = [
-        (source, check_token_id(source, value, vocab_size))
-        for source, value in raw_values
-        if value is not None and value is not MISSING
-    ]
+    bound = INT32_LIMIT if vocab_size is None else vocab_size
+    found: list[tuple[TokenIdSource, int]] = []  # the set fields, in priority order
+    for source, section, key in _LOOKUPS:
+        if section is None:
+            value = get(key, None)
+        else:
+            container = get(section, None)
+            value = None if container is None else field_getter(container, section)(key, None)
+        if value is not None:
+            if not (type(value) is int and 0 <= value < bound):
+                value = check_token_id(source, value, vocab_size)
+            found.append((source, value))
     if not found:
         raise ParallelDraftingConfigError(missing_token_id_message())
+    source, token_id = found[0]
+    shadowed = found[1:]
 
-    (source, token_id), *shadowed = found
-    warnings: list[ParallelDraftingConfigWarning] = [
-        _conflict(hf_config, source, token_id, other, value)
-        for other, value in shadowed
-        if value != token_id
-    ]
-    warnings.extend(model.placeholder_warnings(source, token_id))
-    return Resolution(
-        token_id=token_id,
-        source=source,
-        shadowed=tuple(shadowed),
-        hidden_size=hidden_size,
-        vocab_size=vocab_size,
-        warnings=tuple(warnings),
+    warnings: list[ParallelDraftingConfigWarning] = (
+        [
+            _conflict(hf_config, source, token_id, other, value)
+            for other, value in shadowed
+            if value != token_id
+        ]
+        if shadowed
+        else []
     )
+    for name in PLACEHOLDER_FIELDS:
+        value, field = get(name, None), name
+        if value is None and text_get is not None:
+            value, field = text_get(name, None), f"{_TEXT_CONFIG}.{name}"
+        # The cheap C-level test first; the exact one (no bools, ints only) on a hit.
+        if (
+            value == token_id or (isinstance(value, (list, tuple)) and token_id in value)
+        ) and _names_id(value, token_id):
+            warnings.append(_placeholder(source, token_id, field, value))
+    fields: ResolvedFields = {
+        "token_id": token_id,
+        "source": source,
+        "shadowed": tuple(shadowed),
+        "hidden_size": hidden_size,
+        "vocab_size": vocab_size,
+    }
+    return fields, warnings
 
 
-def read_token_id_fields(read: FieldReader) -> list[tuple[TokenIdSource, object]]:
-    """The raw value of each token-id field, in priority order (:data:`MISSING` if absent).
-
-    Raises:
-        ParallelDraftingConfigError: a section such as ``dflash_config`` is set
-            to something that cannot hold fields.
-    """
-    sections: dict[str, FieldReader | None] = {}
-    values: list[tuple[TokenIdSource, object]] = []
-    for source in PRIORITY_ORDER:
-        section = source.section
-        if section is None:
-            values.append((source, read(source.key)))
-            continue
-        if section not in sections:
-            raw = read(section)
-            sections[section] = (
-                None if raw is None or raw is MISSING else field_reader(raw, path=section)
-            )
-        section_read = sections[section]
-        values.append((source, MISSING if section_read is None else section_read(source.key)))
-    return values
+def _section_value(get: FieldGetter, section: str, key: str, absent: object) -> object:
+    """``key`` inside the nested ``section`` (e.g. ``dflash_config``), or ``absent``."""
+    container = get(section, None)
+    if container is None:
+        return absent
+    return field_getter(container, section)(key, absent)
 
 
 def check_token_id(source: TokenIdSource, value: object, vocab_size: int | None) -> int:
@@ -133,7 +168,7 @@ def check_token_id(source: TokenIdSource, value: object, vocab_size: int | None)
         ParallelDraftingConfigError: it is not an int (bools, strings and floats
             included) in ``[0, vocab_size)``, or ``[0, 2**31)`` if unknown.
     """
-    if isinstance(value, bool) or not isinstance(value, int):
+    if type(value) is not int and (isinstance(value, bool) or not isinstance(value, int)):
         raise ParallelDraftingConfigError(
             f"`{source.value}` must be an integer token id, got {describe_value(value)}. "
             f"Expected {_expected_range(vocab_size)}.{_type_hint(value)}",
@@ -147,6 +182,30 @@ def check_token_id(source: TokenIdSource, value: object, vocab_size: int | None)
             field=source.value,
         )
     return token_id
+
+
+def _model_size(get: FieldGetter, text_get: FieldGetter | None, name: str) -> int | None:
+    """A size field as an int in ``[1, 2**31)``, from the top level else ``text_config``."""
+    value = get(name, None)
+    field = name
+    if value is None and text_get is not None:
+        value, field = text_get(name, None), f"{_TEXT_CONFIG}.{name}"
+    if value is None:
+        return None
+    if (
+        type(value) is not int and (isinstance(value, bool) or not isinstance(value, int))
+    ) or not 0 < value < INT32_LIMIT:
+        raise ParallelDraftingConfigError(
+            f"`{field}` must be a positive int below 2**31, got {describe_value(value)}.",
+            field=field,
+        )
+    return int(value)
+
+
+def _names_id(value: object, token_id: int) -> bool:
+    """Whether a special-token field (an int or a list of ints) holds ``token_id``."""
+    ids = value if isinstance(value, (list, tuple)) else (value,)
+    return any(i == token_id and isinstance(i, int) and not isinstance(i, bool) for i in ids)
 
 
 def _expected_range(vocab_size: int | None) -> str:
@@ -184,70 +243,19 @@ def _conflict(
     return ConflictingTokenIdWarning(message)
 
 
+def _placeholder(
+    source: TokenIdSource, token_id: int, field: str, value: object
+) -> PlaceholderTokenIdWarning:
+    return PlaceholderTokenIdWarning(
+        f"The parallel drafting token id {token_id} (from `{source.value}`) equals the "
+        f"config's `{field}` ({describe_value(value)}): a placeholder copied from a special "
+        "token makes every masked slot look like that token and ruins acceptance rates. "
+        "Use a dedicated mask token id."
+    )
+
+
 def _class_default(config_class: type, name: str) -> object:
     try:
         return getattr(config_class, name, MISSING)
     except Exception:  # a metaclass property that raises: no usable default
         return MISSING
-
-
-class _ModelFields:
-    """Reads model facts (sizes, special tokens) from the top level, else from ``text_config``."""
-
-    def __init__(self, read: FieldReader) -> None:
-        self._read = read
-        self._text_read: FieldReader | Missing | None = MISSING  # not looked up yet
-
-    def get(self, name: str) -> tuple[str, object]:
-        """``(field path, value)``; the value is ``None`` when neither level sets it."""
-        value = self._read(name)
-        if value is not None and value is not MISSING:
-            return name, value
-        text_read = self._text_config()
-        if text_read is None:
-            return name, None
-        value = text_read(name)
-        return f"{_TEXT_CONFIG}.{name}", None if value is MISSING else value
-
-    def positive_int(self, name: str) -> int | None:
-        """The field as an int in ``[1, 2**31)``, ``None`` if unset.
-
-        Raises:
-            ParallelDraftingConfigError: it is set to anything else.
-        """
-        field, value = self.get(name)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < INT32_LIMIT:
-            raise ParallelDraftingConfigError(
-                f"`{field}` must be a positive int below 2**31, got {describe_value(value)}.",
-                field=field,
-            )
-        return int(value)
-
-    def placeholder_warnings(
-        self, source: TokenIdSource, token_id: int
-    ) -> list[PlaceholderTokenIdWarning]:
-        """A warning for each special-token field whose id equals ``token_id``."""
-        warnings = []
-        for name in PLACEHOLDER_FIELDS:
-            field, value = self.get(name)
-            ids = value if isinstance(value, (list, tuple)) else (value,)
-            if any(isinstance(i, int) and not isinstance(i, bool) and i == token_id for i in ids):
-                warnings.append(
-                    PlaceholderTokenIdWarning(
-                        f"The parallel drafting token id {token_id} (from `{source.value}`) "
-                        f"equals the config's `{field}` ({describe_value(value)}): a placeholder "
-                        "copied from a special token makes every masked slot look like that "
-                        "token and ruins acceptance rates. Use a dedicated mask token id."
-                    )
-                )
-        return warnings
-
-    def _text_config(self) -> FieldReader | None:
-        if self._text_read is MISSING:
-            raw = self._read(_TEXT_CONFIG)
-            self._text_read = (
-                None if raw is None or raw is MISSING else field_reader(raw, path=_TEXT_CONFIG)
-            )
-        return self._text_read

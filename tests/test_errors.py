@@ -201,7 +201,7 @@ class RaisingMapping(Mapping[str, object]):
     [
         (RaisingProperty(), "dflash_config", "RuntimeError: weights not loaded"),
         (RecursingProperty(), "mask_token_id", "RecursionError"),
-        (RaisingMapping(), "dflash_config", "OSError: disk gone"),
+        (RaisingMapping(), "text_config", "OSError: disk gone"),
         ({"dflash_config": RaisingMapping()}, "dflash_config.mask_token_id", "OSError"),
         (
             {"pard_token": RaisingProperty()},

@@ -22,7 +22,9 @@ class EuroBertConfig(PreTrainedConfig):
     mask_token_id: int
 
 class LlamaConfig(PreTrainedConfig): ...
-class Qwen3Config(PreTrainedConfig): ...
+class Qwen3Config(PreTrainedConfig):
+    hidden_size: int
+    vocab_size: int
 
 class AutoConfig:
     @classmethod

@@ -1,0 +1,1 @@
+"""Performance scripts: each prints medians and ratios against a baseline run alongside."""

@@ -1,0 +1,84 @@
+"""resolve: ParallelDraftingConfig.from_hf_config versus an untyped if/elif chain.
+
+The baseline makes the same attribute reads as vLLM's chain (getattr of
+dflash_config with an ``in`` test, getattr of mask_token_id against None, then
+hasattr and a read of dspark_noise_token_id, pard_token, ptd_token_id, and
+int() on the winner), on a real transformers Qwen3Config. The typed path runs
+all its validation, conflict and placeholder checks.
+
+    python -m benchmarks.bench_resolve
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from benchmarks.timing import per_call_seconds, report
+from drafting_config import ParallelDraftingConfig, TokenIdSource
+
+
+def untyped_chain(hf_config: object) -> int:
+    """The baseline: an if/elif chain with vLLM's attribute reads (benchmarks only)."""
+    dflash_config = getattr(hf_config, "dflash_config", None)
+    if dflash_config and "mask_token_id" in dflash_config:
+        return int(dflash_config["mask_token_id"])
+    mask_token_id = getattr(hf_config, "mask_token_id", None)
+    if mask_token_id is not None:
+        return int(mask_token_id)
+    if hasattr(hf_config, "dspark_noise_token_id"):
+        return int(hf_config.dspark_noise_token_id)  # type: ignore[attr-defined]
+    if hasattr(hf_config, "pard_token"):
+        return int(hf_config.pard_token)  # type: ignore[attr-defined]
+    if hasattr(hf_config, "ptd_token_id"):
+        return int(hf_config.ptd_token_id)  # type: ignore[attr-defined]
+    raise ValueError("no parallel drafting token id")
+
+
+def cases() -> dict[str, tuple[object, float]]:
+    """Real Qwen3Config objects: a DFlash drafter, and one that falls through to ptd_token_id."""
+    from transformers import Qwen3Config
+
+    common = {
+        "hidden_size": 2560,
+        "vocab_size": 151936,
+        "bos_token_id": 151643,
+        "eos_token_id": 151645,
+    }
+    return {
+        "resolve, dflash winner": (
+            Qwen3Config.from_dict({**common, "dflash_config": {"mask_token_id": 151669}}),
+            1.0,
+        ),
+        "resolve, ptd fall-through": (
+            Qwen3Config.from_dict({**common, "ptd_token_id": 151669}),
+            3.0,
+        ),
+    }
+
+
+def main() -> list[bool]:
+    results = []
+    for name, (hf_config, target) in cases().items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # the cases must resolve cleanly
+            config = ParallelDraftingConfig.from_hf_config(hf_config)
+        assert config.token_id == untyped_chain(hf_config) == 151669
+        assert config.source in (TokenIdSource.DFLASH_MASK_TOKEN_ID, TokenIdSource.PTD_TOKEN_ID)
+        baseline = per_call_seconds(lambda c=hf_config: untyped_chain(c))
+        typed = per_call_seconds(lambda c=hf_config: ParallelDraftingConfig.from_hf_config(c))
+        ratio = baseline / typed
+        results.append(ratio >= target)
+        print(
+            report(
+                name,
+                ratio,
+                f">= {target:g}x",
+                ratio >= target,
+                f"chain {baseline * 1e6:.2f} us, typed {typed * 1e6:.2f} us (medians)",
+            )
+        )
+    return results
+
+
+if __name__ == "__main__":
+    main()

@@ -12,6 +12,7 @@ all its validation, conflict and placeholder checks.
 from __future__ import annotations
 
 import warnings
+from functools import partial
 
 from benchmarks.timing import per_call_seconds, report
 from drafting_config import ParallelDraftingConfig, TokenIdSource
@@ -26,11 +27,11 @@ def untyped_chain(hf_config: object) -> int:
     if mask_token_id is not None:
         return int(mask_token_id)
     if hasattr(hf_config, "dspark_noise_token_id"):
-        return int(hf_config.dspark_noise_token_id)  # type: ignore[attr-defined]
+        return int(hf_config.dspark_noise_token_id)
     if hasattr(hf_config, "pard_token"):
-        return int(hf_config.pard_token)  # type: ignore[attr-defined]
+        return int(hf_config.pard_token)
     if hasattr(hf_config, "ptd_token_id"):
-        return int(hf_config.ptd_token_id)  # type: ignore[attr-defined]
+        return int(hf_config.ptd_token_id)
     raise ValueError("no parallel drafting token id")
 
 
@@ -64,8 +65,8 @@ def main() -> list[bool]:
             config = ParallelDraftingConfig.from_hf_config(hf_config)
         assert config.token_id == untyped_chain(hf_config) == 151669
         assert config.source in (TokenIdSource.DFLASH_MASK_TOKEN_ID, TokenIdSource.PTD_TOKEN_ID)
-        baseline = per_call_seconds(lambda c=hf_config: untyped_chain(c))
-        typed = per_call_seconds(lambda c=hf_config: ParallelDraftingConfig.from_hf_config(c))
+        baseline = per_call_seconds(partial(untyped_chain, hf_config))
+        typed = per_call_seconds(partial(ParallelDraftingConfig.from_hf_config, hf_config))
         ratio = baseline / typed
         results.append(ratio >= target)
         print(

@@ -101,8 +101,8 @@ def _print_check(verdicts: Sequence[Verdict], out: TextIO) -> None:
 def _run_check(paths: Sequence[str], as_json: bool, out: TextIO) -> int:
     verdicts = [check(path) for path in paths]
     if as_json:
-        json.dump([v.as_json() for v in verdicts], out, indent=None)
-        out.write("\n")
+        # json.dumps, not json.dump: only dumps uses the C encoder.
+        out.write(json.dumps([v.as_json() for v in verdicts]) + "\n")
     else:
         _print_check(verdicts, out)
     return EXIT_OK if all(v.fields is not None for v in verdicts) else EXIT_INVALID

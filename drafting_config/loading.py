@@ -32,6 +32,9 @@ _JSON_KINDS: Final[dict[type, str]] = {
     type(None): "null",
 }
 
+_CHUNK_BYTES: Final = 1 << 16
+_BOM: Final = b"\xef\xbb\xbf"
+
 _OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
@@ -71,8 +74,10 @@ def load_config_json(path: str | os.PathLike[str]) -> dict[str, object]:
         raise ConfigFileError(
             name, "this is a binary file, not a config.json (a weights file, perhaps?)."
         )
+    if data.startswith(_BOM):  # tolerated, as editors on Windows add it
+        data = data[len(_BOM) :]
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ConfigFileError(
             name, f"not valid UTF-8 (byte {error.start}); save the config as UTF-8 JSON."
@@ -113,22 +118,31 @@ def _read_bytes(name: str, *, directory_allowed: bool = True) -> bytes:
             raise ConfigFileError(name, "not a regular file; expected a config.json file.")
         if info.st_size > MAX_CONFIG_BYTES:
             raise ConfigFileError(name, _too_large(info.st_size))
-        return _read_bounded(fd, name)
+        return _read_bounded(fd, name, info.st_size)
     except OSError as error:
         raise ConfigFileError(name, f"cannot read: {error.strerror or error}.") from None
     finally:
         os.close(fd)
 
 
-def _read_bounded(fd: int, name: str) -> bytes:
-    # Files that grow while read, or report no size (procfs), are bounded too.
+def _read_bounded(fd: int, name: str, expected_size: int) -> bytes:
+    """Read the file, never holding more than :data:`MAX_CONFIG_BYTES` + 1 bytes.
+
+    The first read asks for one byte more than ``fstat`` reported, so a file
+    that is as large as it says is read in one call; files that grow while
+    read, or report no size (procfs), are read in further bounded chunks.
+    """
     chunks: list[bytes] = []
-    remaining = MAX_CONFIG_BYTES + 1
-    while remaining > 0 and (chunk := os.read(fd, remaining)):
+    total = 0
+    request = min(expected_size, MAX_CONFIG_BYTES) + 1
+    while chunk := os.read(fd, request):
         chunks.append(chunk)
-        remaining -= len(chunk)
-    if remaining <= 0:
-        raise ConfigFileError(name, _too_large(None))
+        total += len(chunk)
+        if total > MAX_CONFIG_BYTES:
+            raise ConfigFileError(name, _too_large(None))
+        if total == expected_size and len(chunks) == 1:
+            break  # a short first read at the reported size: the end of the file
+        request = min(MAX_CONFIG_BYTES + 1 - total, _CHUNK_BYTES)
     return b"".join(chunks)
 
 

@@ -98,3 +98,11 @@ def test_an_oversized_file_is_refused_unread(
     monkeypatch.setattr("drafting_config.loading.os.read", no_read)
     with pytest.raises(ConfigFileError, match="over the"):
         load_config_json(path)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="needs Linux procfs")
+def test_files_that_report_no_size_are_still_read_whole() -> None:
+    # procfs files report st_size 0 but have content: it must be read, not
+    # mistaken for an empty file.
+    with pytest.raises(ConfigFileError, match="not valid JSON"):
+        load_config_json("/proc/self/status")

@@ -22,6 +22,7 @@ class EuroBertConfig(PreTrainedConfig):
     mask_token_id: int
 
 class LlamaConfig(PreTrainedConfig): ...
+
 class Qwen3Config(PreTrainedConfig):
     hidden_size: int
     vocab_size: int

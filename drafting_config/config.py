@@ -95,7 +95,9 @@ class ParallelDraftingConfig(BaseModel):
         fields, pending = resolve(hf_config)
         if pending:
             _emit(pending)
-        return _construct(cls, fields) if not fields["shadowed"] else cls._from_fields(fields)
+        if fields["shadowed"]:
+            return cls._from_fields(fields)
+        return _construct(cls, fields)  # _from_fields' common case, inlined for speed
 
     @classmethod
     def from_pretrained(cls, path: str | os.PathLike[str]) -> Self:

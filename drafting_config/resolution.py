@@ -113,7 +113,7 @@ def resolve(hf_config: object) -> Resolution:
     for source, section, key in _LOOKUPS:
         if section is None:
             value = get(key, None)
-        else:
+        else:  # _section_value, inlined: this loop is the hot path
             container = get(section, None)
             value = None if container is None else field_getter(container, section)(key, None)
         if value is not None:
@@ -123,7 +123,7 @@ def resolve(hf_config: object) -> Resolution:
     if not found:
         raise ParallelDraftingConfigError(missing_token_id_message())
     source, token_id = found[0]
-    shadowed = found[1:]
+    shadowed = tuple(found[1:])
 
     warnings: list[ParallelDraftingConfigWarning] = (
         [
@@ -134,23 +134,35 @@ def resolve(hf_config: object) -> Resolution:
         if shadowed
         else []
     )
-    for name in PLACEHOLDER_FIELDS:
-        value, field = get(name, None), name
-        if value is None and text_get is not None:
-            value, field = text_get(name, None), f"{_TEXT_CONFIG}.{name}"
-        # The cheap C-level test first; the exact one (no bools, ints only) on a hit.
-        if (
-            value == token_id or (isinstance(value, (list, tuple)) and token_id in value)
-        ) and _names_id(value, token_id):
-            warnings.append(_placeholder(source, token_id, field, value))
+    _add_placeholder_warnings(warnings, get, text_get, source, token_id)
     fields: ResolvedFields = {
         "token_id": token_id,
         "source": source,
-        "shadowed": tuple(shadowed),
+        "shadowed": shadowed,
         "hidden_size": hidden_size,
         "vocab_size": vocab_size,
     }
     return fields, warnings
+
+
+def _add_placeholder_warnings(
+    warnings: list[ParallelDraftingConfigWarning],
+    get: FieldGetter,
+    text_get: FieldGetter | None,
+    source: TokenIdSource,
+    token_id: int,
+) -> None:
+    """Warn for each special-token field (top level, else text_config) equal to ``token_id``."""
+    for name in PLACEHOLDER_FIELDS:
+        value, field = get(name, None), name
+        if value is None and text_get is not None:
+            value, field = text_get(name, None), f"{_TEXT_CONFIG}.{name}"
+        if type(value) is int:
+            hit = value == token_id
+        else:  # None, a list of ids, or junk: no foreign __eq__ is called
+            hit = value is not None and _names_id(value, token_id)
+        if hit:
+            warnings.append(_placeholder(source, token_id, field, value))
 
 
 def _section_value(get: FieldGetter, section: str, key: str, absent: object) -> object:
@@ -203,9 +215,13 @@ def _model_size(get: FieldGetter, text_get: FieldGetter | None, name: str) -> in
 
 
 def _names_id(value: object, token_id: int) -> bool:
-    """Whether a special-token field (an int or a list of ints) holds ``token_id``."""
-    ids = value if isinstance(value, (list, tuple)) else (value,)
-    return any(i == token_id and isinstance(i, int) and not isinstance(i, bool) for i in ids)
+    """Whether a special-token field that is a list of ids holds ``token_id``.
+
+    Only real ints are compared: a foreign object's ``__eq__`` is never called.
+    """
+    if not isinstance(value, (list, tuple)):
+        return False
+    return any(type(i) is int and i == token_id for i in value)
 
 
 def _expected_range(vocab_size: int | None) -> str:
@@ -254,8 +270,10 @@ def _placeholder(
     )
 
 
-def _class_default(config_class: type, name: str) -> object:
+def _class_default(config_class: type, name: str) -> int | None:
+    """The class-level int default of ``name``, if the class has one."""
     try:
-        return getattr(config_class, name, MISSING)
+        default = getattr(config_class, name, None)
     except Exception:  # a metaclass property that raises: no usable default
-        return MISSING
+        return None
+    return default if type(default) is int else None

@@ -19,13 +19,21 @@ OTHER_FIELDS = ["hidden_size", "vocab_size", "pad_token_id", "bos_token_id", "eo
 
 
 class Hostile:
-    """An object whose every attribute read and repr fails."""
+    """An object whose every attribute read, repr, comparison and truth test fails."""
+
+    __hash__ = None  # type: ignore[assignment]
 
     def __getattr__(self, name: str) -> object:
         raise RuntimeError(name)
 
     def __repr__(self) -> str:
         raise RuntimeError("no repr")
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("no comparison")
+
+    def __bool__(self) -> bool:
+        raise RuntimeError("no truth value")
 
 
 scalars = st.one_of(
@@ -71,7 +79,7 @@ def junk_configs(draw: st.DrawFn) -> dict[str, Any]:
     for name in [*TOKEN_FIELDS, *OTHER_FIELDS, "dflash_config", "text_config"]:
         section = name in ("dflash_config", "text_config")
         value = draw(plausible_section if section else plausible)
-        if value != ABSENT:
+        if value is not ABSENT:
             config[name] = value
     return config
 
@@ -131,6 +139,20 @@ def test_describe_value_never_raises_and_stays_short(value: object) -> None:
     text = describe_value(value)
     assert text.endswith(f"({type(value).__name__})") or text == "None"
     assert len(text) < 400
+
+
+@pytest.mark.parametrize("field", [*TOKEN_FIELDS, *OTHER_FIELDS, "dflash_config", "text_config"])
+@pytest.mark.parametrize(
+    "make",
+    [Hostile, lambda: [Hostile()], lambda: {"mask_token_id": Hostile(), "vocab_size": Hostile()}],
+)
+def test_hostile_values_anywhere_give_our_error_or_a_config(field: str, make: Any) -> None:
+    # Generated junk rarely contains these (hypothesis favours distinct values),
+    # so every field gets them explicitly: no __eq__, __bool__ or __repr__ is trusted.
+    for base in ({"pard_token": 5}, {"pard_token": 5, "eos_token_id": [5]}, {}):
+        outcome = config_or_error({**base, field: make()})
+        if isinstance(outcome, ParallelDraftingConfig):
+            assert outcome.token_id == 5
 
 
 def test_deeply_nested_junk_is_described_without_recursing() -> None:

@@ -8,6 +8,7 @@ in milliseconds; only ``schema`` builds the pydantic model.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -67,9 +68,15 @@ class Verdict(NamedTuple):
 def check(path: str) -> Verdict:
     """Load and resolve one config.json (or model directory); never raises for bad input."""
     try:
-        fields, warnings = resolve(load_config_json(path))
+        hf_config = load_config_json(path)
     except ConfigFileError as error:
         return Verdict(path, None, [], error.problem, None)
+    return _verdict(path, hf_config)
+
+
+def _verdict(path: str, hf_config: dict[str, object]) -> Verdict:
+    try:
+        fields, warnings = resolve(hf_config)
     except ParallelDraftingConfigError as error:
         return Verdict(path, None, [], str(error), error.field)
     return Verdict(path, fields, warnings, None, None)
@@ -109,9 +116,14 @@ def _run_check(paths: Sequence[str], as_json: bool, out: TextIO) -> int:
 
 
 def _run_explain(path: str, out: TextIO) -> int:
-    verdict = check(path)
+    try:
+        hf_config = load_config_json(path)
+    except ConfigFileError as error:
+        out.write(f"{path}\n  INVALID: {error.problem}\n")
+        return EXIT_INVALID
+    verdict = _verdict(path, hf_config)
     lines = [path]
-    rows = _explain_rows(path)
+    rows = _explain_rows(hf_config, verdict.error_field)
     if rows is not None:
         width = max(len(source.value) for source, _, _ in rows)
         value_width = max(len("value"), *(len(value) for _, value, _ in rows))
@@ -130,10 +142,12 @@ def _run_explain(path: str, out: TextIO) -> int:
     return EXIT_OK if f is not None else EXIT_INVALID
 
 
-def _explain_rows(path: str) -> list[tuple[TokenIdSource, str, str]] | None:
-    """``(source, shown value, status)`` per field, or ``None`` if the file is unusable."""
+def _explain_rows(
+    hf_config: dict[str, object], error_field: str | None
+) -> list[tuple[TokenIdSource, str, str]] | None:
+    """``(source, shown value, status)`` per field; ``None`` if a section is unreadable."""
     try:
-        raw = read_token_id_fields(field_getter(load_config_json(path), path=""))
+        raw = read_token_id_fields(field_getter(hf_config, ""))
     except ParallelDraftingConfigError:
         return None
     rows = []
@@ -148,11 +162,11 @@ def _explain_rows(path: str) -> list[tuple[TokenIdSource, str, str]] | None:
         shown = str(value) if type(value) is int else describe_value(value)
         try:
             check_token_id(source, value, None)
+            valid = source.value != error_field  # e.g. out of the vocabulary
         except ParallelDraftingConfigError:
-            rows.append((source, shown, "invalid"))
-            winner_seen = True
-            continue
-        rows.append((source, shown, "shadowed" if winner_seen else "winner"))
+            valid = False
+        status = "invalid" if not valid else "shadowed" if winner_seen else "winner"
+        rows.append((source, shown, status))
         winner_seen = True
     return rows
 
@@ -209,6 +223,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_:  # argparse: --help, --version, or a usage error
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
     out = sys.stdout
+    if isinstance(out, io.TextIOWrapper):
+        # Paths that are not valid UTF-8 (surrogate escapes) print as escapes, not errors.
+        out.reconfigure(errors="backslashreplace")
     try:
         if args.command == "check":
             status = _run_check(args.paths, args.json, out)

@@ -110,6 +110,8 @@ def _read_bytes(name: str, *, directory_allowed: bool = True) -> bytes:
         ) from None
     except OSError as error:
         raise ConfigFileError(name, f"cannot open: {error.strerror or error}.") from None
+    except ValueError:  # a NUL byte in the path
+        raise ConfigFileError(repr(name), "not a valid path (it contains a NUL byte).") from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode) and directory_allowed:

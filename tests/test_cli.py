@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -211,3 +212,26 @@ def test_output_to_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
     assert result.stdout.startswith(str(VALID_EXAMPLES[0]))
     assert result.stdout.count("\n") == 1
     assert result.stderr == ""
+
+
+def test_a_path_that_is_not_utf8_is_reported(tmp_path: Path) -> None:
+    name = os.fsencode(tmp_path) + b"/caf\xe9.json"  # Latin-1 bytes in a file name
+    with open(name, "wb") as file:
+        file.write(b'{"pard_token": 3}')
+    for args in ([b"check", name], [b"check", b"--json", name], [b"explain", name]):
+        result = subprocess.run([os.fsencode(SCRIPT), *args], capture_output=True, check=False)
+        assert result.returncode == 0, result.stderr
+        assert b"Traceback" not in result.stderr
+        assert b"caf" in result.stdout
+        assert b"token" in result.stdout
+
+
+def test_explain_marks_a_token_outside_the_vocabulary_invalid(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"pard_token": 200, "ptd_token_id": 7, "vocab_size": 100}))
+    result = run("explain", path)
+    assert result.returncode == 1
+    rows = [line.split() for line in result.stdout.splitlines()[2:7]]
+    assert rows[3] == ["4", "pard_token", "200", "invalid"]
+    assert rows[4] == ["5", "ptd_token_id", "7", "shadowed"]
+    assert "INVALID: `pard_token` = 200 is out of range" in result.stdout

@@ -106,3 +106,8 @@ def test_files_that_report_no_size_are_still_read_whole() -> None:
     # mistaken for an empty file.
     with pytest.raises(ConfigFileError, match="not valid JSON"):
         load_config_json("/proc/self/status")
+
+
+def test_a_path_with_a_nul_byte() -> None:
+    with pytest.raises(ConfigFileError, match="NUL byte"):
+        ParallelDraftingConfig.from_pretrained("config\0.json")

@@ -1,5 +1,5 @@
 # A deliberate, partial stub of `transformers`: only what this repository uses.
-# See stubs/README.md for why it exists; tests/test_stubs.py runs stubtest on it.
+# See stubs/README.md for why it exists; tests/test_typing.py runs stubtest on it.
 import os
 from typing import Any, ClassVar
 

@@ -196,10 +196,22 @@ class RaisingMapping(Mapping[str, object]):
         raise OSError("disk gone")
 
 
+class UnprintableError(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("cannot print")
+
+
+class RaisingUnprintably:
+    @property
+    def dflash_config(self) -> object:
+        raise UnprintableError
+
+
 @pytest.mark.parametrize(
     ("hf_config", "field", "detail"),
     [
         (RaisingProperty(), "dflash_config", "RuntimeError: weights not loaded"),
+        (RaisingUnprintably(), "dflash_config", "UnprintableError: <unprintable>"),
         (RecursingProperty(), "mask_token_id", "RecursionError"),
         (RaisingMapping(), "text_config", "OSError: disk gone"),
         ({"dflash_config": RaisingMapping()}, "dflash_config.mask_token_id", "OSError"),

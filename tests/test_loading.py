@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import sys
 from pathlib import Path
@@ -111,3 +112,17 @@ def test_files_that_report_no_size_are_still_read_whole() -> None:
 def test_a_path_with_a_nul_byte() -> None:
     with pytest.raises(ConfigFileError, match="NUL byte"):
         ParallelDraftingConfig.from_pretrained("config\0.json")
+
+
+def test_a_file_larger_than_it_reports_is_still_bounded(tmp_path: Path) -> None:
+    # Like a procfs file: fstat says 0 bytes, the content runs past the cap.
+    from drafting_config.loading import MAX_CONFIG_BYTES, _read_bounded
+
+    path = tmp_path / "growing.json"
+    path.write_bytes(b" " * (MAX_CONFIG_BYTES + 10))
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        with pytest.raises(ConfigFileError, match="over the"):
+            _read_bounded(fd, str(path), expected_size=0)
+    finally:
+        os.close(fd)

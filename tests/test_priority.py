@@ -169,3 +169,19 @@ def test_dflash_config_of_the_wrong_kind_is_an_error(section: object) -> None:
     with pytest.raises(ParallelDraftingConfigError, match="`dflash_config` must be") as info:
         ParallelDraftingConfig.from_hf_config({"dflash_config": section, "pard_token": 9})
     assert info.value.field == "dflash_config"
+
+
+def test_raw_fields_tell_absent_from_null() -> None:
+    from drafting_config.reading import MISSING, field_getter
+    from drafting_config.resolution import read_token_id_fields
+
+    raw = {"dflash_config": {"mask_token_id": None}, "pard_token": "x", "ptd_token_id": 3}
+    assert read_token_id_fields(field_getter(raw, "")) == [
+        (TokenIdSource.DFLASH_MASK_TOKEN_ID, None),
+        (TokenIdSource.MASK_TOKEN_ID, MISSING),
+        (TokenIdSource.DSPARK_NOISE_TOKEN_ID, MISSING),
+        (TokenIdSource.PARD_TOKEN, "x"),
+        (TokenIdSource.PTD_TOKEN_ID, 3),
+    ]
+    no_section = read_token_id_fields(field_getter({"dflash_config": None}, ""))
+    assert no_section[0] == (TokenIdSource.DFLASH_MASK_TOKEN_ID, MISSING)

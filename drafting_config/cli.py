@@ -105,6 +105,21 @@ def _print_check(verdicts: Sequence[Verdict], out: TextIO) -> None:
     out.write("\n".join(lines) + "\n")
 
 
+def _expand_stdin(paths: Sequence[str]) -> list[str]:
+    """Replace a ``-`` argument by the paths on standard input (one per line, blanks skipped).
+
+    For sweeps too large for a command line: ``find cache -name config.json | drafting-config
+    check --json -``.
+    """
+    if "-" not in paths:
+        return list(paths)
+    from_stdin = [line for line in sys.stdin.read().splitlines() if line.strip()]
+    expanded: list[str] = []
+    for path in paths:
+        expanded.extend(from_stdin if path == "-" else [path])
+    return expanded
+
+
 def _run_check(paths: Sequence[str], as_json: bool, out: TextIO) -> int:
     verdicts = [check(path) for path in paths]
     if as_json:
@@ -196,7 +211,12 @@ def _parser() -> argparse.ArgumentParser:
         help="verdict for each config.json or model directory",
         description="Check each PATH (a config.json file or a model directory holding one).",
     )
-    check_parser.add_argument("paths", nargs="+", metavar="PATH")
+    check_parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="a config.json or model directory; '-' reads more paths from stdin, one per line",
+    )
     check_parser.add_argument(
         "--json", action="store_true", help="print one JSON array, an object per PATH"
     )
@@ -228,7 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out.reconfigure(errors="backslashreplace")
     try:
         if args.command == "check":
-            status = _run_check(args.paths, args.json, out)
+            status = _run_check(_expand_stdin(args.paths), args.json, out)
         elif args.command == "explain":
             status = _run_explain(args.path, out)
         else:

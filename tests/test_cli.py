@@ -235,3 +235,19 @@ def test_explain_marks_a_token_outside_the_vocabulary_invalid(tmp_path: Path) ->
     assert rows[3] == ["4", "pard_token", "200", "invalid"]
     assert rows[4] == ["5", "ptd_token_id", "7", "shadowed"]
     assert "INVALID: `pard_token` = 200 is out of range" in result.stdout
+
+
+def test_check_reads_paths_from_stdin() -> None:
+    listing = "\n".join(str(p) for p in VALID_EXAMPLES) + "\n\n"
+    result = subprocess.run(
+        [str(SCRIPT), "check", "--json", str(INVALID_EXAMPLES[0]), "-"],
+        input=listing,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert [item["path"] for item in report] == [str(INVALID_EXAMPLES[0])] + [
+        str(p) for p in VALID_EXAMPLES
+    ]

@@ -27,8 +27,9 @@ from collections.abc import Callable, Mapping
 from typing import Final, cast
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
+from drafting_config.sources import FIELD_NAMES
 
-__all__ = ["FIELD_NAMES", "MISSING", "FieldGetter", "Missing", "field_getter"]
+__all__ = ["MISSING", "FieldGetter", "Missing", "field_getter"]
 
 
 class Missing(enum.Enum):
@@ -45,23 +46,6 @@ MISSING: Final = Missing.MISSING
 
 FieldGetter = Callable[[str, object], object]
 """Reads one field like ``dict.get``: ``get(name, default)``."""
-
-FIELD_NAMES: Final = frozenset(
-    {
-        "dflash_config",
-        "mask_token_id",
-        "dspark_noise_token_id",
-        "pard_token",
-        "ptd_token_id",
-        "text_config",
-        "hidden_size",
-        "vocab_size",
-        "pad_token_id",
-        "bos_token_id",
-        "eos_token_id",
-    }
-)
-"""Every field name the resolver reads; instance-dict reading is checked for these."""
 
 # Values that cannot hold named fields.  An object of any other type is read by
 # attribute; ``str`` and ``bytes`` are listed although they have attributes,

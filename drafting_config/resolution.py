@@ -23,11 +23,15 @@ from drafting_config.errors import (
     describe_value,
 )
 from drafting_config.reading import MISSING, FieldGetter, field_getter
-from drafting_config.sources import PRIORITY_ORDER, TokenIdSource
+from drafting_config.sources import (
+    PLACEHOLDER_FIELDS,
+    PRIORITY_ORDER,
+    TEXT_CONFIG,
+    TokenIdSource,
+)
 
 __all__ = [
     "INT32_LIMIT",
-    "PLACEHOLDER_FIELDS",
     "Resolution",
     "ResolvedFields",
     "check_token_id",
@@ -38,11 +42,6 @@ __all__ = [
 
 INT32_LIMIT: Final = 2**31
 """Engines feed token ids to the model as int32: every id must be below this."""
-
-PLACEHOLDER_FIELDS: Final = ("pad_token_id", "bos_token_id", "eos_token_id")
-"""Special-token fields that a parallel-drafting token must not coincide with."""
-
-_TEXT_CONFIG: Final = "text_config"
 
 # The priority table unpacked once: (source, section or None, key).
 _LOOKUPS: Final = tuple((source, source.section, source.key) for source in PRIORITY_ORDER)
@@ -97,8 +96,8 @@ def resolve(hf_config: object) -> Resolution:
             exception escapes.
     """
     get = field_getter(hf_config, "")
-    text_config = get(_TEXT_CONFIG, None)
-    text_get = None if text_config is None else field_getter(text_config, _TEXT_CONFIG)
+    text_config = get(TEXT_CONFIG, None)
+    text_get = None if text_config is None else field_getter(text_config, TEXT_CONFIG)
     # Each check is written twice: an inline test for the common valid case,
     # then the full function (text_config fallback, error messages) otherwise.
     vocab_size = get("vocab_size", None)
@@ -156,7 +155,7 @@ def _add_placeholder_warnings(
     for name in PLACEHOLDER_FIELDS:
         value, field = get(name, None), name
         if value is None and text_get is not None:
-            value, field = text_get(name, None), f"{_TEXT_CONFIG}.{name}"
+            value, field = text_get(name, None), f"{TEXT_CONFIG}.{name}"
         if type(value) is int:
             hit = value == token_id
         else:  # None, a list of ids, or junk: no foreign __eq__ is called
@@ -201,7 +200,7 @@ def _model_size(get: FieldGetter, text_get: FieldGetter | None, name: str) -> in
     value = get(name, None)
     field = name
     if value is None and text_get is not None:
-        value, field = text_get(name, None), f"{_TEXT_CONFIG}.{name}"
+        value, field = text_get(name, None), f"{TEXT_CONFIG}.{name}"
     if value is None:
         return None
     if (

@@ -1,9 +1,11 @@
-"""The five config fields that can name the parallel-drafting token, in priority order.
+"""The config fields drafting_config reads: first the five that can name the
+parallel-drafting token, in priority order, then the model facts checked beside it.
 
 This module is the single place where the priority order is written down: the
 declaration order of :class:`TokenIdSource` *is* the order in which the fields
-are consulted.  Adding a sixth field is one line here; the resolver, the error
-messages, the command-line ``explain`` table and the tests all follow.
+are consulted.  Adding a sixth field is one line here; the resolver, the fast
+config reader, the error messages, the command-line ``explain`` table and the
+tests all follow.
 """
 
 from __future__ import annotations
@@ -11,7 +13,14 @@ from __future__ import annotations
 import enum
 from typing import Final
 
-__all__ = ["PRIORITY_ORDER", "TokenIdSource"]
+__all__ = [
+    "FIELD_NAMES",
+    "PLACEHOLDER_FIELDS",
+    "PRIORITY_ORDER",
+    "SIZE_FIELDS",
+    "TEXT_CONFIG",
+    "TokenIdSource",
+]
 
 
 class TokenIdSource(str, enum.Enum):
@@ -53,3 +62,18 @@ class TokenIdSource(str, enum.Enum):
 
 PRIORITY_ORDER: Final[tuple[TokenIdSource, ...]] = tuple(TokenIdSource)
 """All sources, highest priority first (the declaration order of :class:`TokenIdSource`)."""
+
+TEXT_CONFIG: Final = "text_config"
+"""The nested section that sizes and special tokens fall back to (multimodal configs)."""
+
+SIZE_FIELDS: Final = ("hidden_size", "vocab_size")
+"""The draft model's sizes, kept on the resolved config and checked to be int32s."""
+
+PLACEHOLDER_FIELDS: Final = ("pad_token_id", "bos_token_id", "eos_token_id")
+"""Special-token fields that a parallel-drafting token must not coincide with."""
+
+FIELD_NAMES: Final = frozenset(
+    {source.section or source.key for source in PRIORITY_ORDER}
+    | {TEXT_CONFIG, *SIZE_FIELDS, *PLACEHOLDER_FIELDS}
+)
+"""Every top-level field the resolver reads (a section counts by its own name)."""

@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 from transformers import EuroBertConfig, LlamaConfig, PreTrainedConfig, Qwen3Config
 
 from drafting_config import ParallelDraftingConfig, ParallelDraftingConfigError, TokenIdSource
-from drafting_config.reading import FIELD_NAMES, MISSING, field_getter
+from drafting_config.reading import MISSING, field_getter
 from drafting_config.resolution import resolve
+from drafting_config.sources import FIELD_NAMES
 
 
 class GetattrOnly:

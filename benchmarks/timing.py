@@ -18,16 +18,6 @@ def per_call_seconds(function: Callable[[], object], *, repeats: int = 15) -> fl
     return statistics.median(t / number for t in timer.repeat(repeat=repeats, number=number))
 
 
-def process_seconds(command: Sequence[str], *, repeats: int = 15) -> float:
-    """Median wall time of running ``command`` as a whole process (output discarded)."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def interleaved_process_seconds(
     commands: Sequence[Sequence[str]], *, repeats: int = 15
 ) -> list[float]:

@@ -15,20 +15,21 @@ from functools import partial
 from benchmarks.bench_resolve import cases, untyped_chain
 from benchmarks.timing import per_call_seconds
 from drafting_config import ParallelDraftingConfig
-from drafting_config.config import _construct
 from drafting_config.reading import field_getter
 from drafting_config.resolution import resolve
 
 
 def main() -> None:
     hf_config, _ = cases()["resolve, dflash winner"]
-    fields, _ = resolve(hf_config)
+    resolution = resolve(hf_config)
     stages = {
         "chain: whole (one getattr)": partial(untyped_chain, hf_config),
         "chain: getattr dflash_config": partial(getattr, hf_config, "dflash_config"),
         "typed: field_getter": partial(field_getter, hf_config, ""),
         "typed: resolve (reads, checks)": partial(resolve, hf_config),
-        "typed: build the instance": partial(_construct, ParallelDraftingConfig, dict(fields)),
+        "typed: model_validate(resolution)": partial(
+            ParallelDraftingConfig.model_validate, resolution
+        ),
         "typed: from_hf_config, whole": partial(ParallelDraftingConfig.from_hf_config, hf_config),
     }
     for name, function in stages.items():

@@ -2,7 +2,7 @@
 
 Speculative decoding with parallel drafting (DFlash, DSpark, PARD, parallel
 token drafting for EAGLE) fills K-1 masked slots with one token whose id lives
-in the draft model's Hugging Face config under one of five names.  This package
+in the draft model's Hugging Face config under one of several names.  This package
 resolves it once, by one priority order, and fails loudly when it cannot::
 
     from drafting_config import ParallelDraftingConfig
@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from drafting_config.checking import Verdict, check
 from drafting_config.errors import (
     ConflictingTokenIdWarning,
     ParallelDraftingConfigError,
@@ -27,7 +28,8 @@ from drafting_config.errors import (
     PlaceholderTokenIdWarning,
 )
 from drafting_config.loading import ConfigFileError
-from drafting_config.sources import PRIORITY_ORDER, TokenIdSource
+from drafting_config.resolution import FieldStatus, FieldVerdict, Resolution, resolve
+from drafting_config.sources import PRIORITY_ORDER, TokenIdField, TokenIdSource
 
 if TYPE_CHECKING:
     from drafting_config.config import (
@@ -40,13 +42,20 @@ __all__ = [
     "PRIORITY_ORDER",
     "ConfigFileError",
     "ConflictingTokenIdWarning",
+    "FieldStatus",
+    "FieldVerdict",
     "ParallelDraftingConfig",
     "ParallelDraftingConfigError",
     "ParallelDraftingConfigWarning",
     "PlaceholderTokenIdWarning",
+    "Resolution",
     "ShadowedTokenId",
+    "TokenIdField",
     "TokenIdSource",
+    "Verdict",
+    "check",
     "get_parallel_drafting_token_id",
+    "resolve",
 ]
 
 __version__ = "0.1.0"

@@ -13,23 +13,15 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import NamedTuple, TextIO
+from typing import TextIO
 
 from drafting_config import __version__
-from drafting_config.errors import (
-    ParallelDraftingConfigError,
-    ParallelDraftingConfigWarning,
-    describe_value,
-)
-from drafting_config.loading import ConfigFileError, load_config_json
-from drafting_config.reading import MISSING, field_getter
-from drafting_config.resolution import (
-    ResolvedFields,
-    check_token_id,
-    read_token_id_fields,
-    resolve,
-)
-from drafting_config.sources import TokenIdSource
+from drafting_config.checking import Verdict, check
+from drafting_config.errors import describe_value
+from drafting_config.loading import ConfigFileError
+from drafting_config.reading import MISSING
+from drafting_config.resolution import FieldStatus
+from drafting_config.sources import PRIORITY_ORDER
 
 __all__ = ["main"]
 
@@ -38,69 +30,58 @@ EXIT_INVALID = 1
 EXIT_USAGE = 2
 
 
-class Verdict(NamedTuple):
-    """The outcome of checking one path: the resolved fields, or the reason there are none."""
-
-    path: str
-    fields: ResolvedFields | None
-    warnings: list[ParallelDraftingConfigWarning]
-    error: str | None
-    error_field: str | None
-
-    def as_json(self) -> dict[str, object]:
-        f = self.fields
-        return {
-            "path": self.path,
-            "ok": f is not None,
-            "token_id": None if f is None else f["token_id"],
-            "source": None if f is None else f["source"].value,
-            "shadowed": []
-            if f is None
-            else [{"source": s.value, "token_id": t} for s, t in f["shadowed"]],
-            "hidden_size": None if f is None else f["hidden_size"],
-            "vocab_size": None if f is None else f["vocab_size"],
-            "warnings": [str(w) for w in self.warnings],
-            "error": self.error,
-            "error_field": self.error_field,
-        }
+def verdict_json(verdict: Verdict) -> dict[str, object]:
+    """The ``--json`` object of one verdict."""
+    resolution = verdict.resolution
+    winner = None if resolution is None else resolution.winner
+    first = verdict.errors[0] if verdict.errors else None
+    return {
+        "path": verdict.path,
+        "ok": verdict.ok,
+        "token_id": None if winner is None or not verdict.ok else winner.token_id,
+        "source": None if winner is None or not verdict.ok else winner.source.value,
+        "shadowed": []
+        if resolution is None or not verdict.ok
+        else [{"source": f.source.value, "token_id": f.token_id} for f in resolution.shadowed],
+        "hidden_size": None if resolution is None else resolution.hidden_size,
+        "vocab_size": None if resolution is None else resolution.vocab_size,
+        "warnings": [str(w) for w in verdict.warnings],
+        "error": None if first is None else _message(first),
+        "error_field": None if first is None else first.field,
+    }
 
 
-def check(path: str) -> Verdict:
-    """Load and resolve one config.json (or model directory); never raises for bad input."""
-    try:
-        hf_config = load_config_json(path)
-    except ConfigFileError as error:
-        return Verdict(path, None, [], error.problem, None)
-    return _verdict(path, hf_config)
-
-
-def _verdict(path: str, hf_config: dict[str, object]) -> Verdict:
-    try:
-        fields, warnings = resolve(hf_config)
-    except ParallelDraftingConfigError as error:
-        return Verdict(path, None, [], str(error), error.field)
-    return Verdict(path, fields, warnings, None, None)
+def _message(error: Exception) -> str:
+    """An error's text without the path, which the verdict shows once already."""
+    return error.problem if isinstance(error, ConfigFileError) else str(error)
 
 
 def _print_check(verdicts: Sequence[Verdict], out: TextIO) -> None:
     lines = []
     for verdict in verdicts:
-        f = verdict.fields
-        if f is None:
-            lines.append(f"{verdict.path}: INVALID: {verdict.error}")
+        resolution = verdict.resolution
+        winner = None if resolution is None else resolution.winner
+        if not verdict.ok or resolution is None or winner is None:
+            lines.append(f"{verdict.path}: INVALID: {_message(verdict.errors[0])}")
+            lines.extend(f"    error: {_message(error)}" for error in verdict.errors[1:])
             continue
         sizes = ", ".join(
-            f"{name} {f[name]}" for name in ("hidden_size", "vocab_size") if f[name] is not None
+            f"{name} {size}"
+            for name, size in (
+                ("hidden_size", resolution.hidden_size),
+                ("vocab_size", resolution.vocab_size),
+            )
+            if size is not None
         )
         lines.append(
-            f"{verdict.path}: OK: token id {f['token_id']} from `{f['source'].value}`"
+            f"{verdict.path}: OK: token id {winner.token_id} from `{winner.source.value}`"
             + (f" ({sizes})" if sizes else "")
         )
-        if f["shadowed"]:
-            shadowed = ", ".join(f"`{source.value}` = {value}" for source, value in f["shadowed"])
+        if resolution.shadowed:
+            shadowed = ", ".join(f"`{f.source.value}` = {f.token_id}" for f in resolution.shadowed)
             lines.append(f"    shadowed: {shadowed}")
         lines.extend(f"    warning: {warning}" for warning in verdict.warnings)
-    valid = sum(v.fields is not None for v in verdicts)
+    valid = sum(v.ok for v in verdicts)
     lines.append(f"{len(verdicts)} checked: {valid} valid, {len(verdicts) - valid} invalid")
     out.write("\n".join(lines) + "\n")
 
@@ -124,66 +105,45 @@ def _run_check(paths: Sequence[str], as_json: bool, out: TextIO) -> int:
     verdicts = [check(path) for path in paths]
     if as_json:
         # json.dumps, not json.dump: only dumps uses the C encoder.
-        out.write(json.dumps([v.as_json() for v in verdicts]) + "\n")
+        out.write(json.dumps([verdict_json(v) for v in verdicts]) + "\n")
     else:
         _print_check(verdicts, out)
-    return EXIT_OK if all(v.fields is not None for v in verdicts) else EXIT_INVALID
+    return EXIT_OK if all(v.ok for v in verdicts) else EXIT_INVALID
 
 
 def _run_explain(path: str, out: TextIO) -> int:
-    try:
-        hf_config = load_config_json(path)
-    except ConfigFileError as error:
-        out.write(f"{path}\n  INVALID: {error.problem}\n")
-        return EXIT_INVALID
-    verdict = _verdict(path, hf_config)
+    verdict = check(path)
     lines = [path]
-    rows = _explain_rows(hf_config, verdict.error_field)
-    if rows is not None:
-        width = max(len(source.value) for source, _, _ in rows)
-        value_width = max(len("value"), *(len(value) for _, value, _ in rows))
-        lines.append(f"  rank  {'field':<{width}}  {'value':<{value_width}}  status")
+    resolution = verdict.resolution
+    if resolution is not None and resolution.fields:
+        rows = [
+            (str(rank), f.source.value, _shown(f.value), f.status.value)
+            for rank, f in enumerate(resolution.fields, 1)
+        ]
+        header = ("rank", "field", "value", "status")
+        widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
         lines.extend(
-            f"  {rank:<4}  {source.value:<{width}}  {value:<{value_width}}  {status}"
-            for rank, (source, value, status) in enumerate(rows, 1)
+            "  "
+            + "".join(cell.ljust(width + 2) for cell, width in zip(row, widths, strict=False))
+            + row[-1]
+            for row in [header, *rows]
         )
-    f = verdict.fields
-    if f is None:
-        lines.append(f"  INVALID: {verdict.error}")
-    else:
-        lines.append(f"  OK: token id {f['token_id']} from `{f['source'].value}`")
+    if verdict.ok and resolution is not None and resolution.winner is not None:
+        winner = resolution.winner
+        lines.append(f"  OK: token id {winner.token_id} from `{winner.source.value}`")
         lines.extend(f"  warning: {warning}" for warning in verdict.warnings)
+    else:
+        lines.extend(f"  INVALID: {_message(error)}" for error in verdict.errors)
     out.write("\n".join(lines) + "\n")
-    return EXIT_OK if f is not None else EXIT_INVALID
+    return EXIT_OK if verdict.ok else EXIT_INVALID
 
 
-def _explain_rows(
-    hf_config: dict[str, object], error_field: str | None
-) -> list[tuple[TokenIdSource, str, str]] | None:
-    """``(source, shown value, status)`` per field; ``None`` if a section is unreadable."""
-    try:
-        raw = read_token_id_fields(field_getter(hf_config, ""))
-    except ParallelDraftingConfigError:
-        return None
-    rows = []
-    winner_seen = False
-    for source, value in raw:
-        if value is MISSING:
-            rows.append((source, "-", "absent"))
-            continue
-        if value is None:
-            rows.append((source, "null", "null"))
-            continue
-        shown = str(value) if type(value) is int else describe_value(value)
-        try:
-            check_token_id(source, value, None)
-            valid = source.value != error_field  # e.g. out of the vocabulary
-        except ParallelDraftingConfigError:
-            valid = False
-        status = "invalid" if not valid else "shadowed" if winner_seen else "winner"
-        rows.append((source, shown, status))
-        winner_seen = True
-    return rows
+def _shown(value: object) -> str:
+    if value is MISSING:
+        return "-"
+    if value is None:
+        return "null"
+    return str(value) if type(value) is int else describe_value(value)
 
 
 def _run_schema(out: TextIO) -> int:
@@ -223,8 +183,11 @@ def _parser() -> argparse.ArgumentParser:
 
     explain_parser = commands.add_parser(
         "explain",
-        help="show the five token-id fields of one config and why one wins",
-        description="Show the five token-id fields of PATH in priority order, with statuses.",
+        help=f"show the {len(PRIORITY_ORDER)} token-id fields of one config and why one wins",
+        description=(
+            f"Show the {len(PRIORITY_ORDER)} token-id fields of PATH in priority order, each "
+            f"with its value and status ({', '.join(status.value for status in FieldStatus)})."
+        ),
     )
     explain_parser.add_argument("path", metavar="PATH")
 

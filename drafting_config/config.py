@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable, Mapping
-from typing import Annotated, Final, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
 from typing_extensions import Self
 
 from drafting_config.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
     caller_stacklevel,
+    foreign_error,
 )
+from drafting_config.integers import INT32_LIMIT
 from drafting_config.loading import load_config_json
-from drafting_config.resolution import INT32_LIMIT, ResolvedFields, resolve
+from drafting_config.resolution import ConfigFormat, Resolution, resolve, token_id_error
 from drafting_config.sources import PRIORITY_ORDER, TokenIdSource
 
 __all__ = ["ParallelDraftingConfig", "ShadowedTokenId", "get_parallel_drafting_token_id"]
@@ -44,19 +46,30 @@ class ParallelDraftingConfig(BaseModel):
     """The token that fills a parallel-drafting draft model's masked slots, resolved and validated.
 
     Build it from a draft model's Hugging Face config with :meth:`from_hf_config`
-    (or, equivalently, :meth:`model_validate`).  The config may be a
+    or :meth:`model_validate`, which run the same validator.  The config may be a
     ``transformers`` ``PreTrainedConfig``, a mapping such as a parsed
     ``config.json``, or any object with attributes.  The token id is read from
-    the first of these fields that is set (not absent and not null)::
-
-        dflash_config.mask_token_id > mask_token_id > dspark_noise_token_id
-            > pard_token > ptd_token_id
+    the first field of :data:`~drafting_config.PRIORITY_ORDER` that is set (not
+    absent and not null).
 
     Every field that is set must hold an ``int`` in ``[0, 2**31)``, and below
-    ``vocab_size`` when the config gives one; nothing is coerced.  Failures raise
-    :class:`~drafting_config.ParallelDraftingConfigError`.  Two set fields that
-    disagree, or a token id equal to the pad, bos or eos token id, emit a
-    :class:`~drafting_config.ParallelDraftingConfigWarning`.
+    ``vocab_size`` when the config gives one; nothing is coerced.  Two set
+    fields that disagree, or a token id equal to the pad, bos or eos token id,
+    emit a :class:`~drafting_config.ParallelDraftingConfigWarning`.
+
+    What each entry point raises for an unusable config:
+
+    * :meth:`from_hf_config` and :meth:`from_pretrained` raise
+      :class:`~drafting_config.ParallelDraftingConfigError` itself;
+    * :meth:`model_validate` (and the constructor) raise pydantic's
+      ``ValidationError``; for a rule of ours, its error's ``ctx["error"]``
+      is the original :class:`~drafting_config.ParallelDraftingConfigError`,
+      ``.field`` included.  Both are ``ValueError`` subclasses.
+
+    The model's own form (a mapping with a ``token_id`` key, as
+    :meth:`model_dump` writes it) is validated as strictly as an HF config.
+    A subclass validates the same way; an HF config does not fill a
+    subclass's extra fields, so a required extra field is an error there.
 
     The model is frozen, hashable, picklable, and round-trips through
     :meth:`model_dump_json` / :meth:`model_validate_json`.
@@ -79,9 +92,19 @@ class ParallelDraftingConfig(BaseModel):
     vocab_size: ModelSize | None = None
     """The draft model's vocabulary size (top-level, else ``text_config.vocab_size``)."""
 
+    format: ConfigFormat = "hf"
+    """The layout of the draft's ``config.json``: Hugging Face's or the speculators library's."""
+
+    algorithm: str | None = None
+    """The drafting method: the speculators type for a speculators file, else the winning
+    field's method (``"dflash"``, ``"dspark"``, ``"pard"``, ``"ptd"``), or ``None`` for the
+    generic ``mask_token_id``."""
+
     @classmethod
     def from_hf_config(cls, hf_config: object) -> Self:
         """Resolve and validate the parallel-drafting token of a draft model's config.
+
+        The same as :meth:`model_validate`, but raising our own error.
 
         Args:
             hf_config: a ``transformers`` ``PreTrainedConfig`` (any subclass), a
@@ -92,12 +115,10 @@ class ParallelDraftingConfig(BaseModel):
             ParallelDraftingConfigError: no token-id field is set, a set field
                 is not a valid token id, or ``hf_config`` is not a config at all.
         """
-        fields, pending = resolve(hf_config)
-        if pending:
-            _emit(pending)
-        if fields["shadowed"]:
-            return cls._from_fields(fields)
-        return _construct(cls, fields)  # _from_fields' common case, inlined for speed
+        try:
+            return cls.model_validate(hf_config)
+        except ValidationError as error:
+            raise _our_error(error) from None
 
     @classmethod
     def from_pretrained(cls, path: str | os.PathLike[str]) -> Self:
@@ -113,48 +134,40 @@ class ParallelDraftingConfig(BaseModel):
         """
         hf_config = load_config_json(path)
         try:
-            fields, pending = resolve(hf_config)
+            return cls.from_hf_config(hf_config)
         except ParallelDraftingConfigError as error:
             raise ParallelDraftingConfigError(
-                f"{os.fspath(path)}: {error}", field=error.field
+                f"{os.fsdecode(path)}: {error}", field=error.field
             ) from None
-        _emit(pending)
-        return cls._from_fields(fields)
-
-    @classmethod
-    def _from_fields(cls, fields: ResolvedFields) -> Self:
-        """Build from fields that ``resolve`` has validated, without validating again."""
-        if fields["shadowed"]:
-            shadowed = tuple(
-                _construct(ShadowedTokenId, {"source": source, "token_id": token_id})
-                for source, token_id in fields["shadowed"]
-            )
-            return _construct(cls, {**fields, "shadowed": shadowed})
-        return _construct(cls, fields)  # the dict becomes the instance's __dict__
 
     @model_validator(mode="before")
     @classmethod
     def _resolve_hf_config(cls, data: object) -> object:
-        """Let ``model_validate`` accept an HF config as well as this model's own fields.
+        """Resolve an HF config into this model's fields, by the priority order.
 
-        A mapping with a ``token_id`` key is this model's serialized form and is
-        validated field by field; anything else is treated as an HF config.
+        A mapping with a ``token_id`` key is this model's own form and is
+        validated field by field; a :class:`~drafting_config.resolution.Resolution`
+        is used as it is (its warnings are the caller's to emit); anything else
+        is treated as an HF config.
         """
-        if isinstance(data, Mapping) and "token_id" in data:
+        if type(data) is Resolution:
+            return _model_fields(data)
+        if _is_own_form(data):
             return data
-        fields, pending = resolve(data)
-        _emit(pending)
-        return dict(cls._from_fields(fields))
+        resolution = resolve(data)
+        resolution.raise_first()
+        emit_warnings(resolution.warnings)
+        return _model_fields(resolution)
 
     @model_validator(mode="after")
     def _check_consistency(self) -> Self:
-        """Cross-field rules for configs built from their own fields (e.g. deserialized)."""
-        if self.vocab_size is not None and self.token_id >= self.vocab_size:
-            raise ParallelDraftingConfigError(
-                f"`token_id` = {self.token_id} is out of range: expected an int in "
-                f"[0, {self.vocab_size}) (vocab_size is {self.vocab_size}).",
-                field="token_id",
-            )
+        """Cross-field rules: every id below ``vocab_size``, shadowed fields in priority order."""
+        ids = [("token_id", self.token_id)]
+        ids += [(f"shadowed[{i}].token_id", s.token_id) for i, s in enumerate(self.shadowed)]
+        for field, token_id in ids:
+            checked = token_id_error(field, token_id, self.vocab_size)
+            if isinstance(checked, ParallelDraftingConfigError):
+                raise checked
         rank = PRIORITY_ORDER.index
         ranks = [rank(self.source), *(rank(item.source) for item in self.shadowed)]
         if ranks != sorted(set(ranks)):
@@ -167,60 +180,47 @@ class ParallelDraftingConfig(BaseModel):
         return self
 
 
-_ModelT = TypeVar("_ModelT", bound=BaseModel)
-
-# What pydantic's model_construct sets on an instance of a model without private
-# attributes, extra fields or post-init hooks: the four slots BaseModel declares.
-# Setting them through their slot descriptors is ~8x faster than model_construct
-# (benchmarks/RESULTS.md); tests/test_model.py checks the instances are identical.
-_INSTANCE_SLOTS: Final = (
-    "__dict__",
-    "__pydantic_fields_set__",
-    "__pydantic_extra__",
-    "__pydantic_private__",
-)
-_SLOTS_AS_EXPECTED: Final = BaseModel.__slots__ == _INSTANCE_SLOTS
+def _is_own_form(data: object) -> bool:
+    """Whether ``data`` is this model's serialized form: a mapping with a ``token_id`` key."""
+    if not issubclass(type(data), Mapping):
+        return False
+    try:
+        return "token_id" in data  # type: ignore[operator]
+    except Exception as error:  # a mapping whose __contains__ raises
+        raise foreign_error("Could not read the draft model's config", error, field=None) from None
 
 
-def _slot_setter(name: str) -> Callable[[object, object], None]:
-    """The ``__set__`` of BaseModel's slot ``name``, or a plain setattr if it has none."""
-    descriptor = BaseModel.__dict__.get(name)
-    if descriptor is None:
-        return lambda instance, value: object.__setattr__(instance, name, value)
-    setter: Callable[[object, object], None] = descriptor.__set__
-    return setter
+def _model_fields(resolution: Resolution) -> dict[str, object]:
+    """The model's fields from a resolution whose first set field won."""
+    winner = resolution.winner
+    if winner is None:  # only a failed resolution has none, and those raise first
+        resolution.raise_first()
+        raise ParallelDraftingConfigError("no parallel drafting token id was resolved")
+    return {
+        "token_id": winner.token_id,
+        "source": winner.source,
+        "shadowed": [{"source": f.source, "token_id": f.token_id} for f in resolution.shadowed],
+        "hidden_size": resolution.hidden_size,
+        "vocab_size": resolution.vocab_size,
+        "format": resolution.format,
+        "algorithm": resolution.algorithm,
+    }
 
 
-_set_dict, _set_fields_set, _set_extra, _set_private = map(_slot_setter, _INSTANCE_SLOTS)
-_new_instance = object.__new__
+def _our_error(error: ValidationError) -> ParallelDraftingConfigError:
+    """The error a rule of ours raised inside validation, or one built from pydantic's first."""
+    details = error.errors()
+    for detail in details:
+        original = detail.get("ctx", {}).get("error")
+        if isinstance(original, ParallelDraftingConfigError):
+            return original
+    first = details[0]
+    field = ".".join(str(part) for part in first["loc"]) or None
+    return ParallelDraftingConfigError(f"`{field}`: {first['msg']}.", field=field)
 
 
-def _construct(cls: type[_ModelT], fields: Mapping[str, object]) -> _ModelT:
-    """``cls.model_construct(**fields)`` for a model whose every field is in ``fields``.
-
-    ``fields`` must be a fresh ``dict``: it becomes the instance's ``__dict__``.
-    """
-    if cls not in _PLAIN_MODELS:  # a subclass, or a pydantic whose instances differ
-        return cls.model_construct(None, **fields)
-    instance = _new_instance(cls)
-    _set_dict(instance, fields)
-    _set_fields_set(instance, set(fields))
-    _set_extra(instance, None)
-    _set_private(instance, None)
-    return instance
-
-
-_PLAIN_MODELS: Final = frozenset(
-    model
-    for model in (ParallelDraftingConfig, ShadowedTokenId)
-    if _SLOTS_AS_EXPECTED
-    and model.__pydantic_post_init__ is None
-    and not model.__private_attributes__
-)
-"""Models that :func:`_construct` may build directly."""
-
-
-def _emit(pending: list[ParallelDraftingConfigWarning]) -> None:
+def emit_warnings(pending: Iterable[ParallelDraftingConfigWarning]) -> None:
+    """Emit collected warnings, each pointing at the user's call site."""
     for warning in pending:
         warnings.warn(warning, stacklevel=caller_stacklevel())
 

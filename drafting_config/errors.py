@@ -14,6 +14,8 @@ __all__ = [
     "PlaceholderTokenIdWarning",
     "caller_stacklevel",
     "describe_value",
+    "foreign_error",
+    "type_name",
 ]
 
 
@@ -73,19 +75,57 @@ _REPR.maxother = 40
 _REPR.maxlevel = 3
 
 
+MAX_VALUE_CHARS: Final = 120
+"""The most characters :func:`describe_value` shows of a value (its type name comes after)."""
+
+MAX_TYPE_NAME_CHARS: Final = 60
+"""The most characters :func:`describe_value` shows of a type's name."""
+
+
 def describe_value(value: object) -> str:
     """Render a config value for an error message: short, bounded, never raising.
 
     Shows the value and its type (``'7' (str)``, ``7.0 (float)``, ``True (bool)``),
-    truncating long strings and deep or recursive containers.
+    truncating long strings and deep or recursive containers.  The value part is
+    at most :data:`MAX_VALUE_CHARS` characters and the type name at most
+    :data:`MAX_TYPE_NAME_CHARS`, each ending in ``...`` when cut.
     """
     if value is None:
         return "None"
+    name = _truncate(type_name(type(value)), MAX_TYPE_NAME_CHARS)
     try:
-        text = _REPR.repr(value)
+        text = _truncate(_REPR.repr(value), MAX_VALUE_CHARS)
     except Exception:  # a hostile __repr__, or RecursionError: say what it is instead
-        text = f"<{type(value).__name__} object>"
-    return f"{text} ({type(value).__name__})"
+        text = f"<{name} object>"
+    return f"{text} ({name})"
+
+
+def type_name(kind: type) -> str:
+    """``kind.__name__``, or ``"<unnamed type>"`` when a hostile metaclass makes that raise."""
+    try:
+        name = kind.__name__
+    except Exception:
+        return "<unnamed type>"
+    return name if type(name) is str else "<unnamed type>"
+
+
+def _truncate(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def foreign_error(
+    what: str, error: BaseException, *, field: str | None
+) -> ParallelDraftingConfigError:
+    """Our error for an exception raised by someone else's code (a property, a mapping).
+
+    The message is ``"{what}: {ExceptionType}: {first 200 characters}"``; an
+    exception whose ``__str__`` raises too is shown as ``<unprintable>``.
+    """
+    try:
+        detail = _truncate(str(error), 200)
+    except Exception:
+        detail = "<unprintable>"
+    return ParallelDraftingConfigError(f"{what}: {type_name(type(error))}: {detail}", field=field)
 
 
 def caller_stacklevel() -> int:

@@ -1,19 +1,23 @@
 """Resolving the parallel-drafting token id from a draft model's HF config.
 
-:func:`resolve` applies the priority order of
-:data:`~drafting_config.sources.PRIORITY_ORDER`, validates every field that is
-set, and collects (without emitting) the warnings a suspicious config deserves.
-It is the one implementation behind :class:`~drafting_config.ParallelDraftingConfig`,
-:func:`~drafting_config.get_parallel_drafting_token_id` and the command line.
+:func:`resolve` is the one resolver.  It reads every field of the priority
+table, gives each a :class:`FieldVerdict` (winner, shadowed, valid, absent,
+null or invalid, with the reason), reads and checks the draft's sizes, and
+collects (without emitting) the warnings a suspicious config deserves.  The
+pydantic model, :func:`~drafting_config.get_parallel_drafting_token_id`, the
+error messages and the command line's ``check`` and ``explain`` all read its
+:class:`Resolution`, so they cannot disagree.
 
-It is written to be cheap: engines call it at load time in place of a bare
-``getattr`` chain (see ``benchmarks/``), so the common path does dictionary
-reads and few function calls.
+Validity rules live here once: :func:`token_id_error` for a token id,
+:func:`~drafting_config.integers.positive_int32` for a size.
 """
 
 from __future__ import annotations
 
-from typing import Final, TypedDict
+import enum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Final, Literal, TypeVar
 
 from drafting_config.errors import (
     ConflictingTokenIdWarning,
@@ -21,206 +25,310 @@ from drafting_config.errors import (
     ParallelDraftingConfigWarning,
     PlaceholderTokenIdWarning,
     describe_value,
+    type_name,
 )
-from drafting_config.reading import MISSING, FieldGetter, field_getter
+from drafting_config.integers import INT32_LIMIT, exact_int, positive_int32
+from drafting_config.reading import MISSING, FieldGetter, field_getter, join_path
 from drafting_config.sources import (
+    EAGLE_CONFIG,
     PLACEHOLDER_FIELDS,
     PRIORITY_ORDER,
     TEXT_CONFIG,
-    TokenIdSource,
+    TokenIdField,
+    describe_order,
 )
 
 __all__ = [
-    "INT32_LIMIT",
+    "ConfigFormat",
+    "FieldStatus",
+    "FieldVerdict",
     "Resolution",
-    "ResolvedFields",
-    "check_token_id",
     "missing_token_id_message",
-    "read_token_id_fields",
     "resolve",
+    "token_id_error",
 ]
 
-INT32_LIMIT: Final = 2**31
-"""Engines feed token ids to the model as int32: every id must be below this."""
-
-# The priority table unpacked once: (source, section or None, key).
-_LOOKUPS: Final = tuple((source, source.section, source.key) for source in PRIORITY_ORDER)
+ConfigFormat = Literal["hf", "speculators"]
+"""The layout of a draft model's ``config.json``: Hugging Face's, or the speculators library's."""
 
 
-class ResolvedFields(TypedDict):
-    """The validated fields, keyed like :class:`~drafting_config.ParallelDraftingConfig`'s."""
+class FieldStatus(str, enum.Enum):
+    """What one token-id field contributed to a resolution."""
 
-    token_id: int
-    source: TokenIdSource
-    shadowed: tuple[tuple[TokenIdSource, int], ...]
-    """Lower-priority fields that were also set, with their values, in priority order."""
+    WINNER = "winner"
+    """The first set field, and valid: its value is the token id."""
+    SHADOWED = "shadowed"
+    """Set and valid, but a higher-priority field won."""
+    VALID = "valid"
+    """Set and valid, but unused because a higher-priority field is invalid."""
+    ABSENT = "absent"
+    """Not in the config."""
+    NULL = "null"
+    """Set to null (``None``), which counts as absent."""
+    INVALID = "invalid"
+    """Set, but not a usable token id (or unreadable); :attr:`FieldVerdict.error` says why."""
+
+
+@dataclass(frozen=True)
+class FieldVerdict:
+    """The verdict on one token-id field of a config."""
+
+    source: TokenIdField
+    """The field."""
+    status: FieldStatus
+    """What it contributed."""
+    value: object
+    """The raw value read from the config (:data:`~drafting_config.reading.MISSING` if absent)."""
+    token_id: int | None = None
+    """The value as a token id, for a winner, shadowed or valid field."""
+    error: ParallelDraftingConfigError | None = None
+    """Why the field is invalid, for an invalid field."""
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Everything :func:`resolve` found in one config; never raises, never warns itself."""
+
+    fields: tuple[FieldVerdict, ...]
+    """One verdict per token-id field, in priority order (empty if the config is unreadable)."""
     hidden_size: int | None
+    """The draft's hidden size (top level, else ``text_config``), if it has a valid one."""
     vocab_size: int | None
+    """The draft's vocabulary size (top level, else ``text_config``), if it has a valid one."""
+    errors: tuple[ParallelDraftingConfigError, ...]
+    """Every failed rule; the config is usable only if this is empty."""
+    warnings: tuple[ParallelDraftingConfigWarning, ...]
+    """Warnings to emit; only collected for a usable token id."""
+    format: ConfigFormat = "hf"
+    """The layout of the config."""
+    algorithm: str | None = None
+    """The drafting method, from the winning field's row of the table (or the speculators
+    type); ``None`` when the winning field is shared by several methods."""
+    eagle_mask_token_id: int | None = None
+    """``eagle_config.mask_token_id``, checked beside the table but never the token id: some
+    model classes read it instead, so it must agree with the winner."""
+
+    @property
+    def winner(self) -> FieldVerdict | None:
+        """The winning field, if the first set field is valid (even if the config has errors)."""
+        return next((f for f in self.fields if f.status is FieldStatus.WINNER), None)
+
+    @property
+    def shadowed(self) -> tuple[FieldVerdict, ...]:
+        """The fields that were set, valid, and lost to the winner, in priority order."""
+        return tuple(f for f in self.fields if f.status is FieldStatus.SHADOWED)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the config names a usable token id and breaks no rule."""
+        return not self.errors
+
+    def raise_first(self) -> None:
+        """Raise the first error, if any.
+
+        Raises:
+            ParallelDraftingConfigError: the first failed rule.
+        """
+        if self.errors:
+            raise self.errors[0]
 
 
-Resolution = tuple[ResolvedFields, list[ParallelDraftingConfigWarning]]
-"""What :func:`resolve` returns: the fields, and the warnings to emit (not yet emitted)."""
-
-
-def missing_token_id_message() -> str:
+def missing_token_id_message(order: Sequence[TokenIdField] = PRIORITY_ORDER) -> str:
     """The error text for a config that sets none of the token-id fields."""
-    *first, last = (f"`{source.value}`" for source in PRIORITY_ORDER)
     return (
         "The draft model's config names no parallel drafting token id: set one of "
-        f"{', '.join(first)}, or {last} (checked in that order; a field set to null "
-        "counts as unset)."
+        f"{describe_order(order)} (checked in that order; a field set to null counts as unset)."
     )
 
 
-def read_token_id_fields(get: FieldGetter) -> list[tuple[TokenIdSource, object]]:
-    """The raw value of each token-id field, in priority order (:data:`MISSING` if absent).
+def token_id_error(
+    field: str, value: object, vocab_size: int | None
+) -> ParallelDraftingConfigError | int:
+    """``value`` as a token id read from ``field``, or the error saying why it is not one.
 
-    Raises:
-        ParallelDraftingConfigError: a section such as ``dflash_config`` is set
-            to something that cannot hold fields.
+    A token id is an int (see :mod:`drafting_config.integers`: nothing is coerced)
+    in ``[0, vocab_size)``, or in ``[0, 2**31)`` when the vocabulary size is unknown.
     """
-    return [
-        (
-            source,
-            get(key, MISSING) if section is None else _section_value(get, section, key, MISSING),
-        )
-        for source, section, key in _LOOKUPS
-    ]
-
-
-def resolve(hf_config: object) -> Resolution:
-    """Find, validate and explain the parallel-drafting token id of ``hf_config``.
-
-    Raises:
-        ParallelDraftingConfigError: for every kind of bad input; no other
-            exception escapes.
-    """
-    get = field_getter(hf_config, "")
-    text_config = get(TEXT_CONFIG, None)
-    text_get = None if text_config is None else field_getter(text_config, TEXT_CONFIG)
-    # Each check is written twice: an inline test for the common valid case,
-    # then the full function (text_config fallback, error messages) otherwise.
-    vocab_size = get("vocab_size", None)
-    if not (type(vocab_size) is int and 0 < vocab_size < INT32_LIMIT):
-        vocab_size = _model_size(get, text_get, "vocab_size")
-    hidden_size = get("hidden_size", None)
-    if not (type(hidden_size) is int and 0 < hidden_size < INT32_LIMIT):
-        hidden_size = _model_size(get, text_get, "hidden_size")
-
-    bound = INT32_LIMIT if vocab_size is None else vocab_size
-    found: list[tuple[TokenIdSource, int]] = []  # the set fields, in priority order
-    for source, section, key in _LOOKUPS:
-        if section is None:
-            value = get(key, None)
-        else:  # _section_value, inlined: this loop is the hot path
-            container = get(section, None)
-            value = None if container is None else field_getter(container, section)(key, None)
-        if value is not None:
-            if not (type(value) is int and 0 <= value < bound):
-                value = check_token_id(source, value, vocab_size)
-            found.append((source, value))
-    if not found:
-        raise ParallelDraftingConfigError(missing_token_id_message())
-    source, token_id = found[0]
-    shadowed = tuple(found[1:])
-
-    warnings: list[ParallelDraftingConfigWarning] = (
-        [
-            _conflict(hf_config, source, token_id, other, value)
-            for other, value in shadowed
-            if value != token_id
-        ]
-        if shadowed
-        else []
-    )
-    _add_placeholder_warnings(warnings, get, text_get, source, token_id)
-    fields: ResolvedFields = {
-        "token_id": token_id,
-        "source": source,
-        "shadowed": shadowed,
-        "hidden_size": hidden_size,
-        "vocab_size": vocab_size,
-    }
-    return fields, warnings
-
-
-def _add_placeholder_warnings(
-    warnings: list[ParallelDraftingConfigWarning],
-    get: FieldGetter,
-    text_get: FieldGetter | None,
-    source: TokenIdSource,
-    token_id: int,
-) -> None:
-    """Warn for each special-token field (top level, else text_config) equal to ``token_id``."""
-    for name in PLACEHOLDER_FIELDS:
-        value, field = get(name, None), name
-        if value is None and text_get is not None:
-            value, field = text_get(name, None), f"{TEXT_CONFIG}.{name}"
-        if type(value) is int:
-            hit = value == token_id
-        else:  # None, a list of ids, or junk: no foreign __eq__ is called
-            hit = value is not None and _names_id(value, token_id)
-        if hit:
-            warnings.append(_placeholder(source, token_id, field, value))
-
-
-def _section_value(get: FieldGetter, section: str, key: str, absent: object) -> object:
-    """``key`` inside the nested ``section`` (e.g. ``dflash_config``), or ``absent``."""
-    container = get(section, None)
-    if container is None:
-        return absent
-    return field_getter(container, section)(key, absent)
-
-
-def check_token_id(source: TokenIdSource, value: object, vocab_size: int | None) -> int:
-    """``value`` as a token id read from ``source``.
-
-    Raises:
-        ParallelDraftingConfigError: it is not an int (bools, strings and floats
-            included) in ``[0, vocab_size)``, or ``[0, 2**31)`` if unknown.
-    """
-    if type(value) is not int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise ParallelDraftingConfigError(
-            f"`{source.value}` must be an integer token id, got {describe_value(value)}. "
+    token_id = exact_int(value)
+    if token_id is None:
+        return ParallelDraftingConfigError(
+            f"`{field}` must be an integer token id, got {describe_value(value)}. "
             f"Expected {_expected_range(vocab_size)}.{_type_hint(value)}",
-            field=source.value,
+            field=field,
         )
-    token_id = int(value)  # an int subclass such as IntEnum becomes a plain int
     if not 0 <= token_id < (INT32_LIMIT if vocab_size is None else vocab_size):
         shown = describe_value(token_id).removesuffix(" (int)")
-        raise ParallelDraftingConfigError(
-            f"`{source.value}` = {shown} is out of range: expected {_expected_range(vocab_size)}.",
-            field=source.value,
+        return ParallelDraftingConfigError(
+            f"`{field}` = {shown} is out of range: expected {_expected_range(vocab_size)}.",
+            field=field,
         )
     return token_id
 
 
+def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER) -> Resolution:
+    """Read, validate and explain the parallel-drafting token id of ``hf_config``.
+
+    Args:
+        hf_config: a ``transformers`` ``PreTrainedConfig``, a mapping such as a
+            parsed ``config.json``, or any object with attributes.
+        order: the priority table; :data:`~drafting_config.sources.PRIORITY_ORDER`
+            unless a test builds another.
+
+    Never raises for bad input: every failure is in :attr:`Resolution.errors`.
+    """
+    try:
+        get = field_getter(hf_config, "")
+    except ParallelDraftingConfigError as error:
+        return Resolution((), None, None, (error,), ())
+    errors: list[ParallelDraftingConfigError] = []
+    text_get = _attempt(errors, lambda: _section_getter(get, TEXT_CONFIG))
+    hidden_size = _attempt(errors, lambda: _model_size(get, text_get, "hidden_size"))
+    vocab_size = _attempt(errors, lambda: _model_size(get, text_get, "vocab_size"))
+
+    fields = _field_verdicts(get, order, vocab_size)
+    errors.extend(f.error for f in fields if f.error is not None)
+    winner = next((f for f in fields if f.status is FieldStatus.WINNER), None)
+    if not any(f.status in _SET for f in fields):
+        errors.append(ParallelDraftingConfigError(missing_token_id_message(order)))
+    eagle = _attempt(errors, lambda: _eagle_mask_token_id(get, vocab_size))
+
+    warnings: list[ParallelDraftingConfigWarning] = []
+    if winner is not None and winner.token_id is not None:
+        token_id = winner.token_id
+        warnings.extend(
+            _conflict(hf_config, winner.source, token_id, f.source, f.token_id)
+            for f in fields
+            if f.status is FieldStatus.SHADOWED and f.token_id != token_id
+        )
+        if eagle is not None and eagle != token_id:
+            warnings.append(_eagle_disagrees(winner.source, token_id, eagle))
+        try:
+            warnings.extend(_placeholder_warnings(get, text_get, winner.source, token_id))
+        except ParallelDraftingConfigError as error:
+            errors.append(error)
+    return Resolution(
+        fields=fields,
+        hidden_size=hidden_size,
+        vocab_size=vocab_size,
+        errors=tuple(errors),
+        warnings=tuple(warnings),
+        algorithm=None if winner is None else winner.source.algorithm,
+        eagle_mask_token_id=eagle,
+    )
+
+
+_SET: Final = frozenset(
+    {FieldStatus.WINNER, FieldStatus.SHADOWED, FieldStatus.VALID, FieldStatus.INVALID}
+)
+
+
+def _field_verdicts(
+    get: FieldGetter, order: Sequence[TokenIdField], vocab_size: int | None
+) -> tuple[FieldVerdict, ...]:
+    """One verdict per field; the first set field wins if valid, later valid ones are shadowed
+    by it, or merely valid when it is invalid."""
+    verdicts: list[FieldVerdict] = []
+    first_set: FieldVerdict | None = None
+    for source in order:
+        try:
+            value = _read_source(get, source)
+        except ParallelDraftingConfigError as error:
+            verdict = FieldVerdict(source, FieldStatus.INVALID, MISSING, error=error)
+        else:
+            verdict = _judge(source, value, vocab_size, first_set)
+        if first_set is None and verdict.status in _SET:
+            first_set = verdict
+        verdicts.append(verdict)
+    return tuple(verdicts)
+
+
+def _judge(
+    source: TokenIdField, value: object, vocab_size: int | None, first_set: FieldVerdict | None
+) -> FieldVerdict:
+    if value is MISSING:
+        return FieldVerdict(source, FieldStatus.ABSENT, value)
+    if value is None:
+        return FieldVerdict(source, FieldStatus.NULL, value)
+    checked = token_id_error(source.value, value, vocab_size)
+    if isinstance(checked, ParallelDraftingConfigError):
+        return FieldVerdict(source, FieldStatus.INVALID, value, error=checked)
+    if first_set is None:
+        status = FieldStatus.WINNER
+    elif first_set.status is FieldStatus.WINNER:
+        status = FieldStatus.SHADOWED
+    else:
+        status = FieldStatus.VALID
+    return FieldVerdict(source, status, value, token_id=checked)
+
+
+def _read_source(get: FieldGetter, source: TokenIdField) -> object:
+    """The raw value of ``source``: :data:`MISSING` if it or its section is absent or null."""
+    if source.section is None:
+        return get(source.key, MISSING)
+    section = _section_getter(get, source.section)
+    return MISSING if section is None else section(source.key, MISSING)
+
+
+def _section_getter(get: FieldGetter, section: str) -> FieldGetter | None:
+    """A reader for the nested ``section`` (null or absent: ``None``)."""
+    container = get(section, None)
+    return None if container is None else field_getter(container, section)
+
+
+_T = TypeVar("_T")
+
+
+def _attempt(errors: list[ParallelDraftingConfigError], read: Callable[[], _T]) -> _T | None:
+    """``read()``, or ``None`` with its error recorded."""
+    try:
+        return read()
+    except ParallelDraftingConfigError as error:
+        errors.append(error)
+        return None
+
+
 def _model_size(get: FieldGetter, text_get: FieldGetter | None, name: str) -> int | None:
     """A size field as an int in ``[1, 2**31)``, from the top level else ``text_config``."""
-    value = get(name, None)
-    field = name
+    value, field = get(name, None), name
     if value is None and text_get is not None:
-        value, field = text_get(name, None), f"{TEXT_CONFIG}.{name}"
+        value, field = text_get(name, None), join_path(TEXT_CONFIG, name)
+    return None if value is None else positive_int32(field, value)
+
+
+def _eagle_mask_token_id(get: FieldGetter, vocab_size: int | None) -> int | None:
+    """``eagle_config.mask_token_id``, which some model classes read instead of the winner."""
+    section = _section_getter(get, EAGLE_CONFIG)
+    value = None if section is None else section("mask_token_id", None)
     if value is None:
         return None
-    if (
-        type(value) is not int and (isinstance(value, bool) or not isinstance(value, int))
-    ) or not 0 < value < INT32_LIMIT:
-        raise ParallelDraftingConfigError(
-            f"`{field}` must be a positive int below 2**31, got {describe_value(value)}.",
-            field=field,
-        )
-    return int(value)
+    checked = token_id_error(join_path(EAGLE_CONFIG, "mask_token_id"), value, vocab_size)
+    if isinstance(checked, ParallelDraftingConfigError):
+        raise checked
+    return checked
+
+
+def _placeholder_warnings(
+    get: FieldGetter, text_get: FieldGetter | None, source: TokenIdField, token_id: int
+) -> list[ParallelDraftingConfigWarning]:
+    """A warning for each special-token field (top level, else text_config) equal to the id."""
+    found: list[ParallelDraftingConfigWarning] = []
+    for name in PLACEHOLDER_FIELDS:
+        value, field = get(name, None), name
+        if value is None and text_get is not None:
+            value, field = text_get(name, None), join_path(TEXT_CONFIG, name)
+        if _names_id(value, token_id):
+            found.append(_placeholder(source, token_id, field, value))
+    return found
 
 
 def _names_id(value: object, token_id: int) -> bool:
-    """Whether a special-token field that is a list of ids holds ``token_id``.
+    """Whether a special-token field (an id, or a list of ids) holds ``token_id``.
 
-    Only real ints are compared: a foreign object's ``__eq__`` is never called.
+    Only exact ints are compared: a foreign object's ``__eq__`` is never called.
     """
-    if not isinstance(value, (list, tuple)):
-        return False
-    return any(type(i) is int and i == token_id for i in value)
+    if type(value) in (list, tuple):
+        return any(exact_int(item) == token_id for item in value)  # type: ignore[attr-defined]
+    return exact_int(value) == token_id
 
 
 def _expected_range(vocab_size: int | None) -> str:
@@ -230,17 +338,18 @@ def _expected_range(vocab_size: int | None) -> str:
 
 
 def _type_hint(value: object) -> str:
-    if isinstance(value, str):
+    kind = type(value)
+    if issubclass(kind, str):
         return " Strings are not converted: write the number without quotes."
-    if isinstance(value, float):
+    if issubclass(kind, float):
         return " Floats are not converted, not even whole ones such as 7.0."
-    if isinstance(value, bool):
+    if issubclass(kind, bool):
         return " Booleans are not token ids."
     return ""
 
 
 def _conflict(
-    hf_config: object, winner: TokenIdSource, token_id: int, other: TokenIdSource, value: int
+    hf_config: object, winner: TokenIdField, token_id: int, other: TokenIdField, value: int | None
 ) -> ConflictingTokenIdWarning:
     message = (
         f"`{winner.value}` = {token_id} and `{other.value}` = {value} disagree; "
@@ -252,14 +361,24 @@ def _conflict(
     config_class = type(hf_config)
     if winner.section is None and _class_default(config_class, winner.key) == token_id:
         message += (
-            f" Note: {token_id} is also the class default of {config_class.__name__}."
+            f" Note: {token_id} is also the class default of {type_name(config_class)}."
             f"{winner.key}, so it may not come from config.json at all."
         )
     return ConflictingTokenIdWarning(message)
 
 
+def _eagle_disagrees(winner: TokenIdField, token_id: int, eagle: int) -> ConflictingTokenIdWarning:
+    field = join_path(EAGLE_CONFIG, "mask_token_id")
+    return ConflictingTokenIdWarning(
+        f"`{winner.value}` = {token_id} and `{field}` = {eagle} disagree. Engines feed "
+        f"{token_id}, but some model classes (vLLM's Qwen3 DFlash/DSpark) merge `{EAGLE_CONFIG}` "
+        f"into `dflash_config` and embed their mask slots as {eagle}, and nothing fails. "
+        f"Set `{field}` to {token_id} or remove it."
+    )
+
+
 def _placeholder(
-    source: TokenIdSource, token_id: int, field: str, value: object
+    source: TokenIdField, token_id: int, field: str, value: object
 ) -> PlaceholderTokenIdWarning:
     return PlaceholderTokenIdWarning(
         f"The parallel drafting token id {token_id} (from `{source.value}`) equals the "
@@ -275,4 +394,4 @@ def _class_default(config_class: type, name: str) -> int | None:
         default = getattr(config_class, name, None)
     except Exception:  # a metaclass property that raises: no usable default
         return None
-    return default if type(default) is int else None
+    return exact_int(default)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from drafting_config import ParallelDraftingConfig
+from drafting_config import PRIORITY_ORDER, ParallelDraftingConfig
 from tests.bad_files import BAD_FILES
 from tests.conftest import EXAMPLES, INVALID_EXAMPLES, REPO, VALID_EXAMPLES
 
@@ -121,7 +121,7 @@ def test_explain_shows_each_field_with_its_status(tmp_path: Path) -> None:
     )
     result = run("explain", path)
     assert result.returncode == 0
-    rows = [line.split() for line in result.stdout.splitlines()[2:7]]
+    rows = [line.split() for line in result.stdout.splitlines()[2 : 2 + len(PRIORITY_ORDER)]]
     assert rows == [
         ["1", "dflash_config.mask_token_id", "-", "absent"],
         ["2", "mask_token_id", "null", "null"],
@@ -231,9 +231,9 @@ def test_explain_marks_a_token_outside_the_vocabulary_invalid(tmp_path: Path) ->
     path.write_text(json.dumps({"pard_token": 200, "ptd_token_id": 7, "vocab_size": 100}))
     result = run("explain", path)
     assert result.returncode == 1
-    rows = [line.split() for line in result.stdout.splitlines()[2:7]]
+    rows = [line.split() for line in result.stdout.splitlines()[2 : 2 + len(PRIORITY_ORDER)]]
     assert rows[3] == ["4", "pard_token", "200", "invalid"]
-    assert rows[4] == ["5", "ptd_token_id", "7", "shadowed"]
+    assert rows[4] == ["5", "ptd_token_id", "7", "valid"]  # unused: a higher field is invalid
     assert "INVALID: `pard_token` = 200 is out of range" in result.stdout
 
 

@@ -14,6 +14,7 @@ import pytest
 from pydantic import ValidationError
 
 from drafting_config import (
+    PRIORITY_ORDER,
     ConflictingTokenIdWarning,
     ParallelDraftingConfig,
     ParallelDraftingConfigError,
@@ -22,9 +23,9 @@ from drafting_config import (
     get_parallel_drafting_token_id,
 )
 
-FIVE_IN_ORDER = re.compile(
-    r"`dflash_config\.mask_token_id`, `mask_token_id`, `dspark_noise_token_id`, "
-    r"`pard_token`, or `ptd_token_id`"
+EVERY_FIELD_IN_ORDER = re.compile(
+    ", ".join(re.escape(f"`{s.value}`") for s in PRIORITY_ORDER[:-1])
+    + re.escape(f", or `{PRIORITY_ORDER[-1].value}`")
 )
 
 
@@ -48,12 +49,12 @@ def test_error_is_a_value_error() -> None:
         {"hidden_size": 2560, "vocab_size": 151936},
         SimpleNamespace(hidden_size=2560),
         {"dflash_config": {"target_layer_ids": [1]}},
-        dict.fromkeys(["mask_token_id", "dspark_noise_token_id", "pard_token", "ptd_token_id"]),
+        dict.fromkeys(s.value for s in PRIORITY_ORDER if s.section is None),
     ],
 )
-def test_none_set_names_all_five_in_priority_order(hf_config: object) -> None:
+def test_none_set_names_every_field_in_priority_order(hf_config: object) -> None:
     error = raises(hf_config)
-    assert FIVE_IN_ORDER.search(str(error)), str(error)
+    assert EVERY_FIELD_IN_ORDER.search(str(error)), str(error)
     assert error.field is None
 
 

@@ -50,6 +50,8 @@ def test_round_trip_keeps_shadowed_fields() -> None:
         "shadowed": [{"source": "ptd_token_id", "token_id": 151669}],
         "hidden_size": None,
         "vocab_size": 151936,
+        "format": "hf",
+        "algorithm": "dspark",
     }
     assert ParallelDraftingConfig.model_validate_json(config.model_dump_json()) == config
 
@@ -136,7 +138,8 @@ def test_serialized_form_is_validated(fields: dict[str, Any], complaint: str) ->
 def test_json_schema_describes_every_field() -> None:
     schema = ParallelDraftingConfig.model_json_schema()
     properties = schema["properties"]
-    assert set(properties) == {"token_id", "source", "shadowed", "hidden_size", "vocab_size"}
+    assert set(properties) == set(ParallelDraftingConfig.model_fields)
+    assert set(properties) >= {"token_id", "source", "shadowed", "hidden_size", "vocab_size"}
     assert all(p.get("description") for p in properties.values())
     assert properties["token_id"]["minimum"] == 0
     assert properties["token_id"]["exclusiveMaximum"] == 2**31

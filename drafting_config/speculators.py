@@ -1,0 +1,527 @@
+"""The speculators format: a draft's ``config.json`` read the way vLLM 0.33 reads it.
+
+The ``speculators`` library saves a draft model as ``speculators_model_type``
+(the algorithm), ``transformer_layer_config`` (the draft's own Hugging Face
+config), ``speculators_config`` (proposal methods and the verifier, i.e. the
+target model) and algorithm fields at the top level: ``mask_token_id``,
+``aux_hidden_state_layer_ids``, ``draft_vocab_size``, ``target_hidden_size``.
+
+vLLM does not read those top-level fields directly.  It starts from
+``transformer_layer_config`` and writes each algorithm's fields where its
+runners and model classes look for them; :data:`SPECULATORS_ALGORITHMS` holds
+that translation as data, one row per algorithm, and :func:`translate`
+applies it.  The result's ``hf_config`` is the Hugging Face-shaped config
+that the resolver then reads like any other draft config, so the token id and
+sizes it finds are the ones vLLM ends up with.
+
+Where vLLM raises a bare ``KeyError`` or ``TypeError`` for a missing or
+malformed key, :func:`translate` raises a
+:class:`~drafting_config.errors.ParallelDraftingConfigError` whose ``field``
+is the key's full path from the file's root, such as
+``speculators_config.proposal_methods[0].speculative_tokens``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final, cast
+
+from drafting_config.errors import ParallelDraftingConfigError, describe_value
+from drafting_config.layers import check_layer_ids, strict_int
+from drafting_config.reading import MISSING, FieldGetter, field_getter
+from drafting_config.sources import TokenIdSource
+
+__all__ = [
+    "AUX_LAYER_IDS_FIELD",
+    "EAGLE_LAYER_IDS_FIELD",
+    "MASK_TOKEN_FIELD",
+    "PARALLEL_DRAFTING_ALGORITHMS",
+    "SPECULATIVE_TOKENS_FIELD",
+    "SPECULATORS_ALGORITHMS",
+    "SPECULATORS_CONFIG_FIELD",
+    "SPECULATORS_TYPE_FIELD",
+    "TRANSFORMER_LAYER_CONFIG_FIELD",
+    "VERIFIER_FIELD",
+    "SpeculatorsAlgorithm",
+    "SpeculatorsDraft",
+    "is_speculators",
+    "translate",
+]
+
+SPECULATORS_TYPE_FIELD: Final = "speculators_model_type"
+"""The top-level field naming a speculators draft's algorithm; its presence marks the format."""
+
+SPECULATORS_CONFIG_FIELD: Final = "speculators_config"
+"""The section holding ``proposal_methods`` and the ``verifier``; vLLM detects the format by it."""
+
+TRANSFORMER_LAYER_CONFIG_FIELD: Final = "transformer_layer_config"
+"""The section holding the draft's own Hugging Face config, which vLLM starts from."""
+
+MASK_TOKEN_FIELD: Final = "mask_token_id"
+"""The top-level mask token id of a speculators draft (before translation)."""
+
+AUX_LAYER_IDS_FIELD: Final = "aux_hidden_state_layer_ids"
+"""The top-level, 1-based target-layer ids of DFlash and DSpark speculators drafts."""
+
+EAGLE_LAYER_IDS_FIELD: Final = "eagle_aux_hidden_state_layer_ids"
+"""The HF field of the target layers whose hidden states vLLM's runner captures."""
+
+VERIFIER_FIELD: Final = "speculators_config.verifier.name_or_path"
+"""The target model (a hub repo id or a local path), required by vLLM."""
+
+SPECULATIVE_TOKENS_FIELD: Final = "speculators_config.proposal_methods[0].speculative_tokens"
+"""The number of tokens drafted per step, required by vLLM."""
+
+_DRAFT_VOCAB_SIZE: Final = "draft_vocab_size"
+_TARGET_HIDDEN_SIZE: Final = "target_hidden_size"
+
+
+@dataclass(frozen=True)
+class SpeculatorsAlgorithm:
+    """What vLLM 0.33 does with the draft of one ``speculators_model_type``."""
+
+    name: str
+    """The ``speculators_model_type`` value."""
+
+    parallel_drafting: bool
+    """Whether the draft fills masked slots with a parallel-drafting token."""
+
+    vllm_method: str
+    """The ``speculative_config.method`` vLLM runs it with (``peagle`` runs as ``eagle3``
+    with parallel drafting on)."""
+
+    mask_token_source: TokenIdSource | None
+    """The HF field the top-level ``mask_token_id`` is written to, i.e. where the resolver
+    finds it; ``None`` when vLLM does not read ``mask_token_id``."""
+
+    mask_token_required: bool
+    """vLLM reads ``mask_token_id`` unconditionally (a bare ``KeyError`` when it is absent);
+    otherwise it copies it only when it is set and not null."""
+
+    target_layer_ids_field: str | None
+    """The HF field that receives ``aux - 1`` for each of the 1-based
+    ``aux_hidden_state_layer_ids`` (then required), which are also copied as given to
+    ``eagle_aux_hidden_state_layer_ids``; ``None`` when vLLM does not read
+    ``aux_hidden_state_layer_ids``."""
+
+    copies_eagle_layer_ids: bool
+    """vLLM copies a top-level ``eagle_aux_hidden_state_layer_ids`` when it is not empty."""
+
+    always_sets_draft_vocab_size: bool
+    """vLLM sets ``draft_vocab_size`` even when the file has none (to null, hiding any value in
+    ``transformer_layer_config``); otherwise it copies it only when it is set and not null."""
+
+    fed_target_hidden_states: bool = True
+    """The drafter reads the target's hidden states, so its ``target_hidden_size`` (or
+    ``hidden_size``) must be the target's ``hidden_size``."""
+
+
+_ROWS: Final = (
+    SpeculatorsAlgorithm(
+        name="dflash",
+        parallel_drafting=True,
+        vllm_method="dflash",
+        mask_token_source=TokenIdSource.DFLASH_MASK_TOKEN_ID,
+        mask_token_required=True,
+        target_layer_ids_field="dflash_config.target_layer_ids",
+        copies_eagle_layer_ids=False,
+        always_sets_draft_vocab_size=True,
+    ),
+    SpeculatorsAlgorithm(
+        name="dflash2",
+        parallel_drafting=True,
+        vllm_method="dflash",
+        mask_token_source=TokenIdSource.DFLASH_MASK_TOKEN_ID,
+        mask_token_required=True,
+        target_layer_ids_field="dflash_config.target_layer_ids",
+        copies_eagle_layer_ids=False,
+        always_sets_draft_vocab_size=True,
+    ),
+    SpeculatorsAlgorithm(
+        name="dspark",
+        parallel_drafting=True,
+        vllm_method="dspark",
+        mask_token_source=TokenIdSource.MASK_TOKEN_ID,
+        mask_token_required=False,
+        target_layer_ids_field="target_layer_ids",
+        copies_eagle_layer_ids=False,
+        always_sets_draft_vocab_size=False,
+    ),
+    SpeculatorsAlgorithm(
+        name="peagle",
+        parallel_drafting=True,
+        vllm_method="eagle3",
+        mask_token_source=TokenIdSource.PARD_TOKEN,
+        mask_token_required=True,
+        target_layer_ids_field=None,
+        copies_eagle_layer_ids=True,
+        always_sets_draft_vocab_size=True,
+    ),
+    SpeculatorsAlgorithm(
+        name="eagle3",
+        parallel_drafting=False,
+        vllm_method="eagle3",
+        mask_token_source=None,
+        mask_token_required=False,
+        target_layer_ids_field=None,
+        copies_eagle_layer_ids=True,
+        always_sets_draft_vocab_size=True,
+    ),
+)
+
+SPECULATORS_ALGORITHMS: Final[Mapping[str, SpeculatorsAlgorithm]] = MappingProxyType(
+    {row.name: row for row in _ROWS}
+)
+"""Every ``speculators_model_type`` known here, by name, in declaration order."""
+
+PARALLEL_DRAFTING_ALGORITHMS: Final = tuple(row.name for row in _ROWS if row.parallel_drafting)
+"""The speculators algorithms that draft in parallel: the ones :func:`translate` accepts."""
+
+
+@dataclass(frozen=True)
+class SpeculatorsDraft:
+    """A speculators-format draft config, translated the way vLLM 0.33 translates it."""
+
+    algorithm: str
+    """The ``speculators_model_type`` (``"dflash"``, ``"dflash2"``, ``"dspark"``, ``"peagle"``)."""
+
+    hf_config: dict[str, object]
+    """The Hugging Face-shaped config vLLM's runners read: a shallow copy of
+    ``transformer_layer_config`` with the algorithm's token, size and layer fields written
+    where vLLM writes them (see :class:`SpeculatorsAlgorithm`).  Other fields vLLM sets
+    (``architectures``, norm and Markov-head options) are not reproduced."""
+
+    verifier: str
+    """``speculators_config.verifier.name_or_path``: the target model, a repo id or a path."""
+
+    layer_ids_field: str | None
+    """``"aux_hidden_state_layer_ids"`` when the algorithm reads it, else ``None``."""
+
+    layer_ids: tuple[int, ...]
+    """The ``aux_hidden_state_layer_ids`` as given (1-based), checked for shape; empty when
+    ``layer_ids_field`` is ``None``.  Check them against a target with
+    ``check_layer_ids(layer_ids_field, layer_ids, offset=1, num_layers=...)``."""
+
+    speculative_tokens: int
+    """``speculators_config.proposal_methods[0].speculative_tokens``: tokens drafted per step."""
+
+    @property
+    def spec(self) -> SpeculatorsAlgorithm:
+        """The table row of this draft's algorithm."""
+        return SPECULATORS_ALGORITHMS[self.algorithm]
+
+
+def is_speculators(get: FieldGetter) -> bool:
+    """Whether a draft config is in the speculators format.
+
+    True when ``speculators_model_type`` or ``speculators_config`` is set and not null
+    (vLLM switches to its speculators reader on the latter; the former names the algorithm).
+
+    Args:
+        get: the config's field reader, called like ``dict.get(name, default)``
+            (see :func:`drafting_config.reading.field_getter`).
+    """
+    return (
+        get(SPECULATORS_TYPE_FIELD, None) is not None
+        or get(SPECULATORS_CONFIG_FIELD, None) is not None
+    )
+
+
+def translate(get: FieldGetter) -> SpeculatorsDraft:
+    """Translate a speculators-format draft config the way vLLM 0.33 does.
+
+    Checks, in order: the algorithm, the proposal's ``speculative_tokens``, the verifier,
+    ``transformer_layer_config``, then the algorithm's own fields
+    (``aux_hidden_state_layer_ids``, then ``mask_token_id``).  Token ids and sizes are
+    copied as they are: validating them is the resolver's job, on ``hf_config``.
+
+    Args:
+        get: the config's field reader, called like ``dict.get(name, default)``.
+
+    Raises:
+        ParallelDraftingConfigError: ``field`` is the full path, from the file's root, of
+            the first key that is missing or malformed; ``speculators_model_type`` when
+            the algorithm is missing, unknown or ``eagle3`` (not parallel drafting).
+    """
+    algorithm = _algorithm(get)
+    speculators_config = _section(
+        get, SPECULATORS_CONFIG_FIELD, SPECULATORS_CONFIG_FIELD, needed_for=SPECULATIVE_TOKENS_FIELD
+    )
+    speculative_tokens = _speculative_tokens(speculators_config)
+    verifier = _verifier(speculators_config)
+    hf_config = _transformer_layer_config(get)
+
+    if algorithm.always_sets_draft_vocab_size:
+        hf_config[_DRAFT_VOCAB_SIZE] = _value_or_none(get, _DRAFT_VOCAB_SIZE)
+    else:
+        _copy_when_set(get, _DRAFT_VOCAB_SIZE, hf_config, _DRAFT_VOCAB_SIZE)
+    _copy_when_set(get, _TARGET_HIDDEN_SIZE, hf_config, _TARGET_HIDDEN_SIZE)
+    for section in _written_sections(algorithm):
+        hf_config[section] = {}  # vLLM assigns these sections afresh
+
+    layer_ids_field: str | None = None
+    layer_ids: tuple[int, ...] = ()
+    if algorithm.target_layer_ids_field is not None:
+        raw = _required(get, AUX_LAYER_IDS_FIELD, algorithm)
+        target_layers = check_layer_ids(AUX_LAYER_IDS_FIELD, raw, offset=1)
+        layer_ids_field = AUX_LAYER_IDS_FIELD
+        layer_ids = tuple(layer + 1 for layer in target_layers)
+        hf_config[EAGLE_LAYER_IDS_FIELD] = list(layer_ids)
+        _write(hf_config, algorithm.target_layer_ids_field, list(target_layers))
+    if algorithm.copies_eagle_layer_ids:
+        eagle_layer_ids = get(EAGLE_LAYER_IDS_FIELD, None)
+        if not _json_falsy(eagle_layer_ids):
+            hf_config[EAGLE_LAYER_IDS_FIELD] = eagle_layer_ids
+
+    if algorithm.mask_token_source is not None:
+        if algorithm.mask_token_required:
+            mask = _required(get, MASK_TOKEN_FIELD, algorithm)
+            _write(hf_config, algorithm.mask_token_source.value, mask)
+        else:
+            _copy_when_set(get, MASK_TOKEN_FIELD, hf_config, algorithm.mask_token_source.value)
+
+    return SpeculatorsDraft(
+        algorithm=algorithm.name,
+        hf_config=hf_config,
+        verifier=verifier,
+        layer_ids_field=layer_ids_field,
+        layer_ids=layer_ids,
+        speculative_tokens=speculative_tokens,
+    )
+
+
+# --- the required structure --------------------------------------------------------------------
+
+
+def _algorithm(get: FieldGetter) -> SpeculatorsAlgorithm:
+    value = get(SPECULATORS_TYPE_FIELD, MISSING)
+    parallel = ", ".join(PARALLEL_DRAFTING_ALGORITHMS)
+    if value is MISSING or value is None:
+        raise ParallelDraftingConfigError(
+            f"`{SPECULATORS_TYPE_FIELD}` is {_absent(value)}: a speculators-format draft "
+            f"names its algorithm there, one of {parallel} for parallel drafting.",
+            field=SPECULATORS_TYPE_FIELD,
+        )
+    name = _exact_str(value)
+    row = None if name is None else SPECULATORS_ALGORITHMS.get(name)
+    if row is None:
+        others = ", ".join(r.name for r in _ROWS if not r.parallel_drafting)
+        raise ParallelDraftingConfigError(
+            f"`{SPECULATORS_TYPE_FIELD}` must be a speculators algorithm known here: "
+            f"{parallel} (parallel drafting) or {others} (not parallel drafting); "
+            f"got {describe_value(value)}.",
+            field=SPECULATORS_TYPE_FIELD,
+        )
+    if not row.parallel_drafting:
+        raise ParallelDraftingConfigError(
+            f"`{SPECULATORS_TYPE_FIELD}` is {row.name!r}: {row.name} is not parallel drafting, "
+            f"so this draft has no parallel-drafting mask token to check. Parallel-drafting "
+            f"speculators algorithms: {parallel}.",
+            field=SPECULATORS_TYPE_FIELD,
+        )
+    return row
+
+
+def _speculative_tokens(speculators_config: FieldGetter) -> int:
+    methods_field = f"{SPECULATORS_CONFIG_FIELD}.proposal_methods"
+    methods = speculators_config("proposal_methods", MISSING)
+    if methods is MISSING:
+        raise _missing(methods_field, SPECULATIVE_TOKENS_FIELD)
+    kind = type(methods)
+    if not issubclass(kind, (list, tuple)):
+        raise ParallelDraftingConfigError(
+            f"`{methods_field}` must be a non-empty JSON array of proposal methods; "
+            f"got {describe_value(methods)}.",
+            field=methods_field,
+        )
+    first = _first_item(methods)
+    if first is MISSING:
+        raise _missing(f"{methods_field}[0]", SPECULATIVE_TOKENS_FIELD, empty=methods_field)
+    method_field = f"{methods_field}[0]"
+    method = _mapping_reader(first, method_field)
+    tokens = method("speculative_tokens", MISSING)
+    if tokens is MISSING:
+        raise _missing(SPECULATIVE_TOKENS_FIELD, SPECULATIVE_TOKENS_FIELD)
+    count = strict_int(tokens)
+    if count is None or not 1 <= count < 2**31:
+        raise ParallelDraftingConfigError(
+            f"`{SPECULATIVE_TOKENS_FIELD}` must be a positive int below 2**31 (the number of "
+            f"tokens drafted per step); got {describe_value(tokens)}.",
+            field=SPECULATIVE_TOKENS_FIELD,
+        )
+    return count
+
+
+def _verifier(speculators_config: FieldGetter) -> str:
+    verifier_field = f"{SPECULATORS_CONFIG_FIELD}.verifier"
+    verifier = _section(speculators_config, "verifier", verifier_field, needed_for=VERIFIER_FIELD)
+    value = verifier("name_or_path", MISSING)
+    if value is MISSING:
+        raise _missing(VERIFIER_FIELD, VERIFIER_FIELD)
+    name = _exact_str(value)
+    if not name:
+        raise ParallelDraftingConfigError(
+            f"`{VERIFIER_FIELD}` must be the target model's hub repo id or local path (a "
+            f"non-empty string); got {describe_value(value)}.",
+            field=VERIFIER_FIELD,
+        )
+    return name
+
+
+def _transformer_layer_config(get: FieldGetter) -> dict[str, object]:
+    """A shallow copy of ``transformer_layer_config``, read without calling its own methods
+    when it is a dict (or a dict subclass)."""
+    field = TRANSFORMER_LAYER_CONFIG_FIELD
+    section = get(field, MISSING)
+    if section is MISSING:
+        raise ParallelDraftingConfigError(
+            f"`{field}` is missing: vLLM builds the draft's config from it (the draft's own "
+            "Hugging Face config: model_type, hidden_size, vocab_size, ...).",
+            field=field,
+        )
+    kind = type(section)
+    if not issubclass(kind, Mapping):
+        raise _not_an_object(field, section)
+    try:
+        if issubclass(kind, dict):
+            items = list(dict.items(cast("dict[object, object]", section)))
+        else:
+            items = list(cast("Mapping[object, object]", section).items())
+        copy: dict[str, object] = {}
+        for key, value in items:
+            name = _exact_str(key)
+            if name is None:
+                raise ParallelDraftingConfigError(
+                    f"`{field}` must have string keys (a JSON object); it has the key "
+                    f"{describe_value(key)}.",
+                    field=field,
+                )
+            copy[name] = value
+    except ParallelDraftingConfigError:
+        raise
+    except Exception as error:  # a hostile mapping: say which section, not where it broke
+        raise ParallelDraftingConfigError(
+            f"Could not read `{field}`: {type(error).__name__} while listing its fields.",
+            field=field,
+        ) from None
+    return copy
+
+
+# --- reading helpers ---------------------------------------------------------------------------
+
+
+def _section(
+    get: FieldGetter, name: str, path: str, *, needed_for: str | None = None
+) -> FieldGetter:
+    """The reader of a required nested section, which must be a JSON object (a mapping)."""
+    value = get(name, MISSING)
+    if value is MISSING:
+        raise _missing(path, needed_for)
+    return _mapping_reader(value, path)
+
+
+def _mapping_reader(value: object, path: str) -> FieldGetter:
+    if not issubclass(type(value), Mapping):
+        raise _not_an_object(path, value)
+    return field_getter(value, path)
+
+
+def _first_item(value: object) -> object:
+    """The first item of a list or tuple (read with their own iterators), or MISSING."""
+    if issubclass(type(value), list):
+        return next(list.__iter__(cast("list[object]", value)), MISSING)
+    return next(tuple.__iter__(cast("tuple[object, ...]", value)), MISSING)
+
+
+def _required(get: FieldGetter, field: str, algorithm: SpeculatorsAlgorithm) -> object:
+    value = get(field, MISSING)
+    if value is MISSING:
+        raise ParallelDraftingConfigError(
+            f"`{field}` is missing: a speculators {algorithm.name} draft must set it "
+            "(vLLM reads it unconditionally and fails with a bare KeyError without it).",
+            field=field,
+        )
+    return value
+
+
+def _value_or_none(get: FieldGetter, field: str) -> object:
+    value = get(field, None)
+    return None if value is MISSING else value
+
+
+def _copy_when_set(
+    get: FieldGetter, field: str, hf_config: dict[str, object], destination: str
+) -> None:
+    value = get(field, None)
+    if value is not None and value is not MISSING:
+        _write(hf_config, destination, value)
+
+
+def _written_sections(algorithm: SpeculatorsAlgorithm) -> tuple[str, ...]:
+    """The nested sections the translation writes into (``dflash_config`` for DFlash)."""
+    paths = (
+        algorithm.target_layer_ids_field,
+        algorithm.mask_token_source.value if algorithm.mask_token_source else None,
+    )
+    sections = (path.rpartition(".")[0] for path in paths if path is not None)
+    return tuple(dict.fromkeys(section for section in sections if section))
+
+
+def _write(hf_config: dict[str, object], path: str, value: object) -> None:
+    """Write ``value`` at a top-level or ``section.key`` path of ``hf_config``; the section
+    is one :func:`translate` created."""
+    section, _, key = path.rpartition(".")
+    if section:
+        cast("dict[str, object]", hf_config[section])[key] = value
+    else:
+        hf_config[key] = value
+
+
+def _exact_str(value: object) -> str | None:
+    """``value`` as an exact ``str`` (a str subclass counts as ``str.__str__``), else None."""
+    kind = type(value)
+    if kind is str:
+        return cast("str", value)
+    if issubclass(kind, str):
+        return str.__str__(cast("str", value))
+    return None
+
+
+def _json_falsy(value: object) -> bool:
+    """``not value`` for JSON values (null, false, 0, "", [], {}), without calling any
+    method of a foreign object: anything else counts as set."""
+    kind = type(value)
+    if value is None or kind is bool:
+        return value is not True
+    if kind is int or kind is float:
+        return cast("float", value) == 0
+    if kind in (str, list, tuple, dict):
+        return len(cast("str", value)) == 0
+    return False
+
+
+def _absent(value: object) -> str:
+    return "missing" if value is MISSING else "null"
+
+
+def _missing(
+    path: str, needed_for: str | None, *, empty: str | None = None
+) -> ParallelDraftingConfigError:
+    """The error for a missing required key (or, with ``empty``, an empty array)."""
+    reason = "vLLM requires it"
+    if needed_for is not None and needed_for != path:
+        reason = f"vLLM reads `{needed_for}` through it"
+    what = f"`{empty}` is empty, so `{path}` is missing" if empty else f"`{path}` is missing"
+    return ParallelDraftingConfigError(
+        f"{what}: {reason} (and fails with a bare KeyError or IndexError without it).",
+        field=path,
+    )
+
+
+def _not_an_object(path: str, value: object) -> ParallelDraftingConfigError:
+    return ParallelDraftingConfigError(
+        f"`{path}` must be a JSON object (vLLM reads it as a dict); got {describe_value(value)}.",
+        field=path,
+    )

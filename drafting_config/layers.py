@@ -12,38 +12,20 @@ Speculators' ``aux_hidden_state_layer_ids`` are 1-based: vLLM taps target
 layer ``id - 1`` for each of them.  :func:`check_layer_ids` takes that shift
 as ``offset`` and returns the 0-based target layers.
 
-Ints follow the project's rule (:func:`strict_int`): a bool is not an int; an
-``int`` subclass counts as ``int.__int__(value)`` and its own methods are
+Ints follow the project's rule (:func:`~drafting_config.integers.exact_int`): a bool
+is not an int; an ``int`` subclass counts as ``int.__int__(value)`` and its own methods are
 never called; anything whose type is not an ``int`` subclass is refused,
 whatever its ``__class__`` claims.
 """
 
 from __future__ import annotations
 
-from typing import Final, cast
+from typing import cast
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
+from drafting_config.integers import exact_int
 
-__all__ = ["MAX_LAYER_COUNT", "check_layer_count", "check_layer_ids", "strict_int"]
-
-MAX_LAYER_COUNT: Final = 2**31 - 1
-"""The largest layer count accepted: counts are int32 in the engines that read them."""
-
-
-def strict_int(value: object) -> int | None:
-    """``value`` as an exact ``int`` under the project's int rule, or ``None`` if it is not one.
-
-    A bool is not an int.  An ``int`` subclass counts as ``int.__int__(value)``:
-    none of its own methods (``__int__``, ``__index__``, ``__eq__``, ...) is
-    called.  A value whose type is not an ``int`` subclass is not an int, even
-    if its ``__class__`` says so.
-    """
-    kind = type(value)  # never value.__class__, which an object may fake
-    if kind is int:
-        return cast("int", value)
-    if kind is bool or not issubclass(kind, int):
-        return None
-    return int.__int__(cast("int", value))
+__all__ = ["check_layer_ids"]
 
 
 def check_layer_ids(
@@ -90,23 +72,6 @@ def check_layer_ids(
     return layers
 
 
-def check_layer_count(field: str, value: object) -> int:
-    """Check a count of target layers (``num_target_layers``) and return it.
-
-    Raises:
-        ParallelDraftingConfigError: with ``field=field``, when ``value`` is not
-            an int (bools refused) in ``[1, MAX_LAYER_COUNT]``.
-    """
-    count = strict_int(value)
-    if count is None or not 1 <= count <= MAX_LAYER_COUNT:
-        raise ParallelDraftingConfigError(
-            f"`{field}` must be a positive int below 2**31 (a number of target layers); "
-            f"got {describe_value(value)}.",
-            field=field,
-        )
-    return count
-
-
 def _read_layer_ids(
     value: object, offset: int, num_layers: int | None
 ) -> tuple[tuple[int, ...], str | None]:
@@ -124,7 +89,7 @@ def _read_layer_ids(
     layers: list[int] = []
     previous: int | None = None
     for position, item in enumerate(items):
-        layer_id = strict_int(item)
+        layer_id = exact_int(item)
         if layer_id is None:
             return (), f"item {position} is {describe_value(item)}"
         shown = f"item {position} is {_number(layer_id)}"

@@ -37,6 +37,7 @@ from drafting_config.sources import (
     TokenIdField,
     describe_order,
 )
+from drafting_config.speculators import SpeculatorsDraft, is_speculators, translate
 
 __all__ = [
     "ConfigFormat",
@@ -107,6 +108,17 @@ class Resolution:
     eagle_mask_token_id: int | None = None
     """``eagle_config.mask_token_id``, checked beside the table but never the token id: some
     model classes read it instead, so it must agree with the winner."""
+    speculators: SpeculatorsDraft | None = None
+    """For a speculators-format file, what it says beyond the HF config vLLM derives from it
+    (the verifier, the 1-based aux layer ids)."""
+
+    @property
+    def takes_target_hidden_states(self) -> bool:
+        """Whether the drafter is fed the target's hidden states (all but PARD drafters)."""
+        if self.speculators is not None:
+            return self.speculators.spec.fed_target_hidden_states
+        winner = self.winner
+        return winner is None or winner.source.takes_target_hidden_states
 
     @property
     def winner(self) -> FieldVerdict | None:
@@ -178,8 +190,11 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
     """
     try:
         get = field_getter(hf_config, "")
+        speculators = translate(get) if is_speculators(get) else None
     except ParallelDraftingConfigError as error:
         return Resolution((), None, None, (error,), ())
+    if speculators is not None:  # read what vLLM's runners read after its translation
+        get = field_getter(speculators.hf_config, "")
     errors: list[ParallelDraftingConfigError] = []
     text_get = _attempt(errors, lambda: _section_getter(get, TEXT_CONFIG))
     hidden_size = _attempt(errors, lambda: _model_size(get, text_get, "hidden_size"))
@@ -212,9 +227,17 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
         vocab_size=vocab_size,
         errors=tuple(errors),
         warnings=tuple(warnings),
-        algorithm=None if winner is None else winner.source.algorithm,
+        format="hf" if speculators is None else "speculators",
+        algorithm=_algorithm(winner, speculators),
         eagle_mask_token_id=eagle,
+        speculators=speculators,
     )
+
+
+def _algorithm(winner: FieldVerdict | None, speculators: SpeculatorsDraft | None) -> str | None:
+    if speculators is not None:
+        return speculators.algorithm
+    return None if winner is None else winner.source.algorithm
 
 
 _SET: Final = frozenset(

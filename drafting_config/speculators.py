@@ -29,7 +29,8 @@ from types import MappingProxyType
 from typing import Final, cast
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
-from drafting_config.layers import check_layer_ids, strict_int
+from drafting_config.integers import exact_int
+from drafting_config.layers import check_layer_ids
 from drafting_config.reading import MISSING, FieldGetter, field_getter
 from drafting_config.sources import TokenIdSource
 
@@ -344,7 +345,7 @@ def _speculative_tokens(speculators_config: FieldGetter) -> int:
     tokens = method("speculative_tokens", MISSING)
     if tokens is MISSING:
         raise _missing(SPECULATIVE_TOKENS_FIELD, SPECULATIVE_TOKENS_FIELD)
-    count = strict_int(tokens)
+    count = exact_int(tokens)
     if count is None or not 1 <= count < 2**31:
         raise ParallelDraftingConfigError(
             f"`{SPECULATIVE_TOKENS_FIELD}` must be a positive int below 2**31 (the number of "

@@ -214,7 +214,7 @@ class RaisingUnprintably:
         (RaisingProperty(), "dflash_config", "RuntimeError: weights not loaded"),
         (RaisingUnprintably(), "dflash_config", "UnprintableError: <unprintable>"),
         (RecursingProperty(), "mask_token_id", "RecursionError"),
-        (RaisingMapping(), "text_config", "OSError: disk gone"),
+        (RaisingMapping(), "speculators_model_type", "OSError: disk gone"),  # the first read
         ({"dflash_config": RaisingMapping()}, "dflash_config.mask_token_id", "OSError"),
         (
             {"pard_token": RaisingProperty()},

@@ -11,12 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
-from drafting_config.layers import (
-    MAX_LAYER_COUNT,
-    check_layer_count,
-    check_layer_ids,
-    strict_int,
-)
+from drafting_config.layers import check_layer_ids
+from tests.hostile import LyingInt, PretendsToBeInt
 
 FIELD = "dflash_config.target_layer_ids"
 
@@ -35,53 +31,6 @@ def oracle(value: object, offset: int, num_layers: int | None) -> tuple[int, ...
     if any(not 0 <= layer <= upper for layer in layers):
         return None
     return layers
-
-
-class LyingInt(int):
-    """An int whose every own method lies or raises: only int.__int__ may be trusted."""
-
-    def __int__(self) -> int:
-        return 7
-
-    def __index__(self) -> int:
-        return 7
-
-    def __eq__(self, other: object) -> bool:
-        raise RuntimeError("no ==")
-
-    def __lt__(self, other: object) -> bool:
-        raise RuntimeError("no <")
-
-    def __le__(self, other: object) -> bool:
-        raise RuntimeError("no <=")
-
-    def __gt__(self, other: object) -> bool:
-        raise RuntimeError("no >")
-
-    def __ge__(self, other: object) -> bool:
-        raise RuntimeError("no >=")
-
-    def __sub__(self, other: object) -> int:
-        raise RuntimeError("no -")
-
-    def __rsub__(self, other: object) -> int:
-        raise RuntimeError("no -")
-
-    def __bool__(self) -> bool:
-        raise RuntimeError("no truth value")
-
-    def __repr__(self) -> str:
-        raise RuntimeError("no repr")
-
-    __hash__ = int.__hash__
-
-
-class PretendsToBeInt:
-    """Not an int, whatever ``__class__`` says."""
-
-    @property  # type: ignore[misc]
-    def __class__(self) -> type:
-        return int
 
 
 class LyingList(list[Any]):
@@ -271,56 +220,3 @@ def test_the_error_survives_pickling_with_its_field() -> None:
         check_layer_ids(FIELD, [3, 1])
     copy = pickle.loads(pickle.dumps(caught.value))
     assert (copy.field, str(copy)) == (FIELD, str(caught.value))
-
-
-# --- check_layer_count and strict_int ----------------------------------------------------------
-
-
-@given(st.integers(min_value=-(2**40), max_value=2**40))
-def test_layer_counts_are_positive_int32s(value: int) -> None:
-    if 1 <= value <= MAX_LAYER_COUNT:
-        assert check_layer_count("num_target_layers", value) == value
-    else:
-        with pytest.raises(ParallelDraftingConfigError) as caught:
-            check_layer_count("num_target_layers", value)
-        assert caught.value.field == "num_target_layers"
-        assert describe_value(value) in str(caught.value)
-
-
-@pytest.mark.parametrize(
-    "value",
-    [True, False, 36.0, "36", None, [36], PretendsToBeInt(), 0, -36, 2**31, 10**5000],
-    ids=describe_value,
-)
-def test_layer_counts_refuse_everything_else(value: object) -> None:
-    with pytest.raises(
-        ParallelDraftingConfigError, match=r"^`num_target_layers` must be a positive"
-    ):
-        check_layer_count("num_target_layers", value)
-
-
-def test_a_hostile_int_count_counts_as_its_real_value() -> None:
-    count = check_layer_count("num_target_layers", LyingInt(36))
-    assert count == 36
-    assert type(count) is int
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        (5, 5),
-        (-5, -5),
-        (LyingInt(36), 36),
-        (True, None),
-        (False, None),
-        (5.0, None),
-        ("5", None),
-        (None, None),
-        (PretendsToBeInt(), None),
-    ],
-    ids=lambda value: f"{type(value).__name__}",
-)
-def test_strict_int_is_the_projects_int_rule(value: object, expected: int | None) -> None:
-    result = strict_int(value)
-    assert result == expected
-    assert result is None or type(result) is int

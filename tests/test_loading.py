@@ -36,6 +36,7 @@ def test_examples_resolve_as_their_readme_says() -> None:
         "dspark-noise-qwen3-8b": (151669, TokenIdSource.DSPARK_NOISE_TOKEN_ID),
         "pard-llama3-1b": (128020, TokenIdSource.PARD_TOKEN),
         "ptd-eagle3-llama3-8b": (128002, TokenIdSource.PTD_TOKEN_ID),
+        "speculators-dflash-qwen3-8b": (151669, TokenIdSource.DFLASH_MASK_TOKEN_ID),
     }
     assert {p.parent.name for p in VALID_EXAMPLES} == set(expected)
     for name, (token_id, source) in expected.items():

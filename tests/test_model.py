@@ -9,8 +9,13 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from drafting_config import ParallelDraftingConfig, ShadowedTokenId, TokenIdSource
-from tests.conftest import VALID_EXAMPLES, Carrier, load_json
+from drafting_config import (
+    ParallelDraftingConfig,
+    ParallelDraftingConfigError,
+    ShadowedTokenId,
+    TokenIdSource,
+)
+from tests.conftest import CARRIERS, VALID_EXAMPLES, Carrier, load_json
 
 
 @pytest.fixture(params=[p.parent.name for p in VALID_EXAMPLES])
@@ -20,6 +25,14 @@ def example(request: pytest.FixtureRequest) -> dict[str, Any]:
 
 def test_from_hf_config_and_model_validate_agree(example: dict[str, Any], carrier: Carrier) -> None:
     hf_config = carrier(example)
+    if "speculators_config" in example and carrier is CARRIERS["namespace"]:
+        # The speculators format's sections must be JSON objects (vLLM requires dicts).
+        with pytest.raises(ParallelDraftingConfigError) as info:
+            ParallelDraftingConfig.from_hf_config(hf_config)
+        assert info.value.field == "speculators_config"
+        with pytest.raises(ValidationError):
+            ParallelDraftingConfig.model_validate(hf_config)
+        return
     assert ParallelDraftingConfig.from_hf_config(
         hf_config
     ) == ParallelDraftingConfig.model_validate(hf_config)

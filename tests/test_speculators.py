@@ -29,7 +29,7 @@ from drafting_config.speculators import (
     translate,
 )
 from tests.conftest import EXAMPLES, VALID_EXAMPLES, load_json
-from tests.test_layers import LyingInt
+from tests.hostile import LyingInt
 
 Config = dict[str, Any]
 
@@ -828,3 +828,20 @@ def test_a_transformers_config_of_a_speculators_file_translates_the_same() -> No
     hf = PreTrainedConfig.from_dict(json.loads(json.dumps(data)))
     draft = translate(field_getter(hf, ""))
     assert draft == translate(data.get)
+
+
+def test_the_resolver_reads_a_speculators_file_as_vllm_does() -> None:
+    from drafting_config import ParallelDraftingConfig
+    from tests.conftest import EXAMPLES
+
+    config = ParallelDraftingConfig.from_pretrained(EXAMPLES / "speculators-dflash-qwen3-8b")
+    assert (config.token_id, config.hidden_size, config.vocab_size) == (151669, 4096, 151936)
+    assert (config.format, config.algorithm) == ("speculators", "dflash")
+
+
+def test_eagle3_is_refused_as_not_parallel_drafting_by_the_model() -> None:
+    from drafting_config import ParallelDraftingConfig
+
+    with pytest.raises(ParallelDraftingConfigError, match="not parallel drafting") as info:
+        ParallelDraftingConfig.from_hf_config({"speculators_model_type": "eagle3"})
+    assert info.value.field == "speculators_model_type"

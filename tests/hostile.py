@@ -1,0 +1,50 @@
+"""Hostile values for tests: objects whose own methods lie or raise."""
+
+from __future__ import annotations
+
+
+class LyingInt(int):
+    """An int whose every own method lies or raises: only int.__int__ may be trusted."""
+
+    def __int__(self) -> int:
+        return 7
+
+    def __index__(self) -> int:
+        return 7
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("no ==")
+
+    def __lt__(self, other: object) -> bool:
+        raise RuntimeError("no <")
+
+    def __le__(self, other: object) -> bool:
+        raise RuntimeError("no <=")
+
+    def __gt__(self, other: object) -> bool:
+        raise RuntimeError("no >")
+
+    def __ge__(self, other: object) -> bool:
+        raise RuntimeError("no >=")
+
+    def __sub__(self, other: object) -> int:
+        raise RuntimeError("no -")
+
+    def __rsub__(self, other: object) -> int:
+        raise RuntimeError("no -")
+
+    def __bool__(self) -> bool:
+        raise RuntimeError("no truth value")
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+    __hash__ = int.__hash__
+
+
+class PretendsToBeInt:
+    """Not an int, whatever ``__class__`` says."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return int

@@ -69,7 +69,7 @@ _SHORT_HASH: Final = re.compile(r"[0-9a-f]{7,39}")
 _REVISION_FORBIDDEN: Final = frozenset(" ~^:?*[\\")
 _FETCHABLE_SUFFIXES: Final = (".json", ".txt", ".model")
 _MAX_LISTED_REFS: Final = 8
-_SHOWN_MAX: Final = 100
+_SHOWN_MAX: Final = 260
 
 
 class RepoIdError(ParallelDraftingConfigError):
@@ -388,7 +388,7 @@ def _why_not_cached(repo_id: str, revision: str, cache: str, *, hub_says_absent:
     at = "" if revision == DEFAULT_REVISION else f" at revision {revision}"
     repo_dir = Path(cache, "models--" + repo_id.replace("/", "--"))
     if hub_says_absent:
-        return f"the cache records that the repo has no {CONFIG_FILE}{at}; is it a model repo?"
+        return f"the cache records that the repo has no {CONFIG_FILE}{at} (is it a model repo?)"
     if not repo_dir.is_dir():
         return f"not found locally nor in the local Hugging Face cache ({cache})"
     commit = revision if (repo_dir / "snapshots" / revision).is_dir() else None
@@ -447,9 +447,22 @@ def _download(
     config = _fetch(repo_id, revision, CONFIG_FILE, cache, endpoint, required=True)
     assert config is not None  # required files raise instead
     snapshot = Path(config).parent
+    commit = snapshot.name
     for name in extra_files:
-        _fetch(repo_id, snapshot.name, name, cache, endpoint, required=False)
+        if _in_cache_at_commit(repo_id, commit, name, cache):
+            continue
+        _fetch(repo_id, commit, name, cache, endpoint, required=False)
     return snapshot
+
+
+def _in_cache_at_commit(repo_id: str, commit: str, filename: str, cache: str) -> bool:
+    """Whether the cache has ``filename`` at ``commit``, or knows the commit lacks it.
+
+    A commit never changes, so either answer saves asking the hub.
+    """
+    from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415 (the optional extra)
+
+    return try_to_load_from_cache(repo_id, filename, cache_dir=cache, revision=commit) is not None
 
 
 def _fetch(
@@ -463,45 +476,72 @@ def _fetch(
         from huggingface_hub import errors, hf_hub_download  # noqa: PLC0415 (the optional extra)
     except ImportError:
         raise MissingExtraError(repo_id) from None
-
-    def failure(problem: str) -> HubDownloadError:
-        return HubDownloadError(repo_id, revision, filename, problem)
-
     try:
         return hf_hub_download(
             repo_id, filename, revision=revision, cache_dir=cache, endpoint=endpoint
         )
-    except errors.GatedRepoError:
-        raise failure(
+    except Exception as error:  # every failure below is translated, none escapes raw
+        absent = isinstance(error, errors.EntryNotFoundError) and not isinstance(
+            error, errors.LocalEntryNotFoundError
+        )
+        if absent and not required:
+            return None
+        if isinstance(error, errors.LocalEntryNotFoundError):
+            problem = _unreached_problem(error, endpoint)
+        elif isinstance(error, errors.HfHubHTTPError):
+            problem = _refusal_problem(error, filename, revision, endpoint)
+        elif isinstance(error, PermissionError):
+            problem = f"cannot write to the cache {cache}: {error.strerror or error}."
+        else:  # a transfer or disk failure inside huggingface_hub or below
+            problem = f"{type(error).__name__}: {_first_line(error)}"
+        raise HubDownloadError(repo_id, revision, filename, problem) from None
+
+
+def _refusal_problem(error: Exception, filename: str, revision: str, endpoint: str) -> str:
+    """What the hub's refusal means: no repo, no access, no revision, no file, ..."""
+    from huggingface_hub import errors  # noqa: PLC0415 (the optional extra)
+
+    if isinstance(error, errors.GatedRepoError):
+        return (
             f"the repo is gated on {endpoint}; accept its terms on its page there and set "
             "HF_TOKEN to a token of that account."
-        ) from None
-    except errors.RepositoryNotFoundError:
-        raise failure(
+        )
+    if isinstance(error, errors.RepositoryNotFoundError):
+        return (
             f"{endpoint} has no such repo, or it is private and HF_TOKEN is unset or has no "
             "access to it."
-        ) from None
-    except errors.RevisionNotFoundError:
-        raise failure(f"the repo has no revision {revision} on {endpoint}.") from None
-    except errors.LocalEntryNotFoundError as error:
-        if _caused_by(error, errors.OfflineModeIsEnabled):
-            raise failure("HF_HUB_OFFLINE is set; unset it to download.") from None
-        raise failure(
-            f"could not get an answer a hub gives from {endpoint} (no connection, or "
-            "HF_ENDPOINT or the proxy settings are wrong)."
-        ) from None
-    except errors.EntryNotFoundError:
-        if not required:
-            return None
-        raise failure(f"the repo has no {filename} at this revision; is it a model repo?") from None
-    except errors.HfHubHTTPError as error:
-        status = error.response.status_code
-        hint = " (is HF_TOKEN valid?)" if status in (401, 403) else ""
-        raise failure(f"{endpoint} answered HTTP {status}{hint}.") from None
-    except PermissionError as error:
-        raise failure(f"cannot write to the cache {cache}: {error.strerror or error}.") from None
-    except Exception as error:  # a transfer or disk failure inside huggingface_hub or below
-        raise failure(f"{type(error).__name__}: {_first_line(error)}") from None
+        )
+    if isinstance(error, errors.RevisionNotFoundError):
+        return f"the repo has no revision {revision} on {endpoint}."
+    if isinstance(error, errors.EntryNotFoundError):
+        return f"the repo has no {filename} at this revision; is it a model repo?"
+    status = _status(error)
+    hint = " (is HF_TOKEN valid?)" if status in (401, 403) else ""
+    return f"{endpoint} answered HTTP {status}{hint}."
+
+
+def _unreached_problem(error: Exception, endpoint: str) -> str:
+    """Why the hub gave no usable answer; huggingface_hub chains the failure it hit."""
+    from huggingface_hub import errors  # noqa: PLC0415 (the optional extra)
+
+    if _cause(error, errors.OfflineModeIsEnabled) is not None:
+        return "HF_HUB_OFFLINE is set; unset it to download."
+    http = _cause(error, errors.HfHubHTTPError)
+    if http is not None:
+        return f"{endpoint} answered HTTP {_status(http)}."
+    if _cause(error, errors.FileMetadataError) is not None:
+        return (
+            f"the server at {endpoint} does not answer like a Hugging Face hub; check HF_ENDPOINT."
+        )
+    return (
+        f"could not reach a Hugging Face hub at {endpoint}; check the network connection, "
+        "HF_ENDPOINT and the proxy settings."
+    )
+
+
+def _status(error: BaseException) -> object:
+    """The HTTP status of a huggingface_hub HTTP error ("no status" if it has none)."""
+    return getattr(getattr(error, "response", None), "status_code", None) or "no status"
 
 
 def _first_line(error: BaseException) -> str:
@@ -509,12 +549,13 @@ def _first_line(error: BaseException) -> str:
     return lines[0][:200] if lines else "no details given."
 
 
-def _caused_by(error: BaseException, kind: type[BaseException]) -> bool:
+def _cause(error: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """The first exception of type ``kind`` in the chain of causes of ``error``."""
     seen: set[int] = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
         if isinstance(current, kind):
-            return True
+            return current
         seen.add(id(current))
         current = current.__cause__ or current.__context__
-    return False
+    return None

@@ -550,9 +550,10 @@ def _first_line(error: BaseException) -> str:
 
 
 def _cause(error: BaseException, kind: type[BaseException]) -> BaseException | None:
-    """The first exception of type ``kind`` in the chain of causes of ``error``."""
-    seen: set[int] = set()
-    current: BaseException | None = error
+    """The first exception of type ``kind`` among the causes of ``error`` (not ``error``
+    itself: in huggingface_hub 0.x the wrapping error is an HTTP error class too)."""
+    seen: set[int] = {id(error)}
+    current: BaseException | None = error.__cause__ or error.__context__
     while current is not None and id(current) not in seen:
         if isinstance(current, kind):
             return current

@@ -13,6 +13,8 @@ tokenizer files), through ``huggingface_hub``'s own cache API:
   (:class:`RepoIdError`, a usage error) without needing ``huggingface_hub``.
 - :func:`locate` finds the snapshot, offline; with ``download=True`` it first fetches
   ``config.json`` and the tokenizer files, never weights and never code.
+- :func:`path_or_snapshot` applies the precedence in one call: a local path as given,
+  else the snapshot of the repo id.
 
 ``huggingface_hub`` is the optional extra ``drafting-config[hub]``: it is imported
 only inside :func:`locate`, so importing this module does not import it, and a
@@ -25,7 +27,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeGuard
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
 
@@ -40,6 +42,7 @@ __all__ = [
     "RepoNotCachedError",
     "locate",
     "looks_like_repo_id",
+    "path_or_snapshot",
     "validate_repo_id",
     "validate_revision",
 ]
@@ -132,16 +135,20 @@ class MissingExtraError(ParallelDraftingConfigError):
 
     Attributes:
         repo_id: the repo id that needed it.
+        problem: the message without the repo id.
     """
 
     repo_id: str
+    problem: str
 
     def __init__(self, repo_id: str) -> None:
-        super().__init__(
-            f"{repo_id}: looking up a Hugging Face repo id needs huggingface_hub, which is not "
-            f"installed (or is too old); install the extra: pip install '{EXTRA_NAME}'"
+        problem = (
+            "looking up a Hugging Face repo id needs huggingface_hub, which is not installed "
+            f"(or is too old); install the extra: pip install '{EXTRA_NAME}'"
         )
+        super().__init__(f"{repo_id}: {problem}")
         self.repo_id = repo_id
+        self.problem = problem
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.repo_id,))
@@ -173,7 +180,7 @@ class HubDownloadError(ParallelDraftingConfigError):
         return (type(self), (self.repo_id, self.revision, self.filename, self.problem))
 
 
-def looks_like_repo_id(text: object) -> bool:
+def looks_like_repo_id(text: object) -> TypeGuard[str]:
     """Whether a command-line argument is meant as a hub repo id rather than a local path.
 
     True for text shaped like ``ORG/NAME`` (exactly one ``/``, both sides non-empty)
@@ -339,6 +346,33 @@ def locate(
     if download:
         return _download(repo_id, revision, extra_files, cache, endpoint or constants.ENDPOINT)
     return _cached_snapshot(repo_id, revision, cache)
+
+
+def path_or_snapshot(
+    text: str | os.PathLike[str],
+    *,
+    revision: str = DEFAULT_REVISION,
+    download: bool = False,
+) -> Path:
+    """Where to read a model from: ``text`` itself when it is a local path, else the
+    cache snapshot of the repo id it names.
+
+    The precedence, in one place: a path that exists wins; ``os.PathLike`` values and
+    text that only a path can be (see :func:`looks_like_repo_id`) are returned as
+    paths even when missing, so reading them reports the missing file; only the rest
+    is looked up with :func:`locate`.  ``revision`` and ``download`` apply to repo ids
+    only.
+
+    Raises:
+        RepoIdError: the text is shaped like ``ORG/NAME`` but is malformed, or
+            ``revision`` is (checked even for local paths, so a bad option is always
+            reported).
+        MissingExtraError, RepoNotCachedError, HubDownloadError: as :func:`locate`.
+    """
+    validate_revision(revision)
+    if looks_like_repo_id(text):
+        return locate(text, revision=revision, download=download)
+    return Path(text)
 
 
 def _checked_files(files: Sequence[object]) -> tuple[str, ...]:

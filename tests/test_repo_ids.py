@@ -28,6 +28,7 @@ from drafting_config.repo_ids import (
     RepoNotCachedError,
     locate,
     looks_like_repo_id,
+    path_or_snapshot,
     validate_repo_id,
     validate_revision,
 )
@@ -193,6 +194,38 @@ def test_an_existing_local_path_wins_over_the_same_repo_id(
 @pytest.mark.parametrize("value", [None, 7, b"org/name", Path("org/name"), ["org/name"]])
 def test_non_strings_never_look_like_repo_ids(value: object) -> None:
     assert not looks_like_repo_id(value)
+
+
+def test_local_paths_are_returned_as_given_without_huggingface_hub(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "huggingface_hub", None)
+    (tmp_path / "org" / "name").mkdir(parents=True)
+    assert path_or_snapshot("org/name", revision="v2") == Path("org/name")
+    assert path_or_snapshot("models/config.json") == Path("models/config.json")  # missing
+    assert path_or_snapshot(Path("other/name")) == Path("other/name")  # PathLike: a path
+    assert path_or_snapshot("gpt2") == Path("gpt2")
+    with pytest.raises(MissingExtraError):
+        path_or_snapshot("other/name")
+
+
+def test_a_repo_id_is_resolved_to_its_snapshot(filled_cache: Path) -> None:
+    assert path_or_snapshot(DRAFT) == locate(DRAFT)
+    assert path_or_snapshot(DRAFT, revision="v1.0").name == TAG_COMMIT
+    with pytest.raises(RepoNotCachedError):
+        path_or_snapshot(DRAFT, revision="dev")
+
+
+def test_malformed_values_are_usage_errors_even_beside_a_local_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config.json").write_text("{}")
+    with pytest.raises(RepoIdError, match="revision"):
+        path_or_snapshot("config.json", revision="a b")
+    with pytest.raises(RepoIdError, match="repo id 'org/bad name'"):
+        path_or_snapshot("org/bad name")
 
 
 # ------------------------------------------------------------ validation

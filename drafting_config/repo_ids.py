@@ -1,0 +1,596 @@
+"""Hugging Face repo ids: telling them from local paths, checking them, and finding the
+``config.json`` of one in the local Hugging Face cache.
+
+Users name models the way the hub does, ``ORG/NAME`` (``z-lab/Qwen3-8B-DFlash-b16``),
+and a speculators draft names its target the same way (``Qwen/Qwen3-8B``).  This
+module turns such a name and a revision into the snapshot directory of the local
+cache that holds the model's ``config.json`` (and, when they were fetched, its
+tokenizer files), through ``huggingface_hub``'s own cache API:
+
+- :func:`looks_like_repo_id` decides whether a command-line argument is meant as a
+  repo id; a local path that exists always wins.
+- :func:`validate_repo_id` and :func:`validate_revision` refuse malformed values
+  (:class:`RepoIdError`, a usage error) without needing ``huggingface_hub``.
+- :func:`locate` finds the snapshot, offline; with ``download=True`` it first fetches
+  ``config.json`` and the tokenizer files, never weights and never code.
+- :func:`path_or_snapshot` applies the precedence in one call: a local path as given,
+  else the snapshot of the repo id.
+
+``huggingface_hub`` is the optional extra ``drafting-config[hub]``: it is imported
+only inside :func:`locate`, so importing this module does not import it, and a
+missing extra is a one-line :class:`MissingExtraError`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Final, TypeGuard
+
+from drafting_config.errors import ParallelDraftingConfigError, describe_value
+
+__all__ = [
+    "CONFIG_FILE",
+    "DEFAULT_FILES",
+    "DEFAULT_REVISION",
+    "EXTRA_NAME",
+    "HubDownloadError",
+    "MissingExtraError",
+    "RepoIdError",
+    "RepoNotCachedError",
+    "locate",
+    "looks_like_repo_id",
+    "path_or_snapshot",
+    "validate_repo_id",
+    "validate_revision",
+]
+
+DEFAULT_REVISION: Final = "main"
+"""The revision looked up when none is given: the hub's default branch."""
+
+CONFIG_FILE: Final = "config.json"
+"""The file a snapshot must hold; it is always fetched first by a download."""
+
+DEFAULT_FILES: Final = (
+    CONFIG_FILE,
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+)
+"""What ``locate(..., download=True)`` fetches: the config and the tokenizer files."""
+
+EXTRA_NAME: Final = "drafting-config[hub]"
+"""The optional extra that installs ``huggingface_hub``."""
+
+_NAME_PART_MAX: Final = 96
+_REVISION_MAX: Final = 255
+_NAME_PART: Final = re.compile(r"[A-Za-z0-9._-]+")
+_COMMIT_HASH: Final = re.compile(r"[0-9a-f]{40}")
+_SHORT_HASH: Final = re.compile(r"[0-9a-f]{7,39}")
+_REVISION_FORBIDDEN: Final = frozenset(" ~^:?*[\\")
+_FETCHABLE_SUFFIXES: Final = (".json", ".txt", ".model")
+_MAX_LISTED_REFS: Final = 8
+_SHOWN_MAX: Final = 260
+
+
+class RepoIdError(ParallelDraftingConfigError):
+    """A repo id or revision is malformed: a usage error (the CLI exits with 2).
+
+    Attributes:
+        parameter: ``"repo_id"`` or ``"revision"``.
+        value: the value that was refused.
+        problem: what is wrong with it.
+    """
+
+    parameter: str
+    value: object
+    problem: str
+
+    def __init__(self, parameter: str, value: object, problem: str) -> None:
+        short = isinstance(value, str) and len(value) <= _SHOWN_MAX
+        shown = repr(value) if short else describe_value(value)
+        label = parameter.replace("_", " ")
+        super().__init__(f"{label} {shown} is malformed: {problem}")
+        self.parameter = parameter
+        self.value = value
+        self.problem = problem
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.parameter, self.value, self.problem))
+
+
+class RepoNotCachedError(ParallelDraftingConfigError):
+    """The repo, the revision or its ``config.json`` is not in the local cache.
+
+    The message says what is missing and how to get it (``--download``, or
+    ``hf download ORG/NAME config.json``).
+
+    Attributes:
+        repo_id: the repo that was looked up.
+        revision: the branch, tag or commit that was looked up.
+        cache_dir: the cache directory that was searched.
+        problem: what is missing and how to get it, without the repo id.
+    """
+
+    repo_id: str
+    revision: str
+    cache_dir: str
+    problem: str
+
+    def __init__(self, repo_id: str, revision: str, cache_dir: str, problem: str) -> None:
+        super().__init__(f"{repo_id}: {problem}")
+        self.repo_id = repo_id
+        self.revision = revision
+        self.cache_dir = cache_dir
+        self.problem = problem
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.repo_id, self.revision, self.cache_dir, self.problem))
+
+
+class MissingExtraError(ParallelDraftingConfigError):
+    """``huggingface_hub`` is needed to resolve a repo id but cannot be imported.
+
+    Attributes:
+        repo_id: the repo id that needed it.
+        problem: the message without the repo id.
+    """
+
+    repo_id: str
+    problem: str
+
+    def __init__(self, repo_id: str) -> None:
+        problem = (
+            "looking up a Hugging Face repo id needs huggingface_hub, which is not installed "
+            f"(or is too old); install the extra: pip install '{EXTRA_NAME}'"
+        )
+        super().__init__(f"{repo_id}: {problem}")
+        self.repo_id = repo_id
+        self.problem = problem
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.repo_id,))
+
+
+class HubDownloadError(ParallelDraftingConfigError):
+    """A download asked for with ``download=True`` failed; the message says why.
+
+    Attributes:
+        repo_id: the repo being downloaded from.
+        revision: the branch, tag or commit asked for.
+        filename: the file whose download failed.
+        problem: why, without the repo id.
+    """
+
+    repo_id: str
+    revision: str
+    filename: str
+    problem: str
+
+    def __init__(self, repo_id: str, revision: str, filename: str, problem: str) -> None:
+        super().__init__(f"{repo_id}: cannot download {filename} (revision {revision}): {problem}")
+        self.repo_id = repo_id
+        self.revision = revision
+        self.filename = filename
+        self.problem = problem
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.repo_id, self.revision, self.filename, self.problem))
+
+
+def looks_like_repo_id(text: object) -> TypeGuard[str]:
+    """Whether a command-line argument is meant as a hub repo id rather than a local path.
+
+    True for text shaped like ``ORG/NAME`` (exactly one ``/``, both sides non-empty)
+    that does not exist as a local path: a path that exists always wins, so a
+    directory ``z-lab/model`` next to you is read from disk.  Text that only a path
+    can be (absolute, ``./x``, ``~/x``, ``..``, a backslash, a drive letter, or a name
+    ending in ``.json``) is never a repo id, so a missing ``models/config.json`` is
+    reported as a missing file.  A bare ``NAME`` is not taken as a repo id either:
+    it would shadow every mistyped file name.
+
+    The shape is checked loosely on purpose: ``org/bad name`` looks like a repo id,
+    and :func:`validate_repo_id` then reports it as malformed (a usage error).
+    """
+    if not isinstance(text, str) or text.count("/") != 1 or "\\" in text:
+        return False
+    org, name = text.split("/")
+    if not org or not name or ":" in org:
+        return False
+    if org.startswith((".", "~")) or name.startswith(".") or name.lower().endswith(".json"):
+        return False
+    return not os.path.lexists(text)
+
+
+def validate_repo_id(text: object) -> str:
+    """Return ``text`` if it is a well-formed ``ORG/NAME`` repo id, else raise.
+
+    Each of ``ORG`` and ``NAME`` has 1 to 96 letters, digits, ``-``, ``_`` or ``.``,
+    does not start or end with ``-`` or ``.``, and holds no ``--`` or ``..``; ``NAME``
+    does not end with ``.git``.  No ``huggingface_hub`` is needed.
+
+    Raises:
+        RepoIdError: with ``parameter="repo_id"``, naming the value and what is wrong.
+    """
+    if not isinstance(text, str):
+        raise RepoIdError("repo_id", text, "expected a string of the form ORG/NAME.")
+    problem = _repo_id_problem(text)
+    if problem is not None:
+        raise RepoIdError("repo_id", text, f"{problem}; expected ORG/NAME, as in Qwen/Qwen3-8B.")
+    return text
+
+
+_PART_RULES: Final[tuple[tuple[Callable[[str], bool], str], ...]] = (
+    (lambda part: not part, "{label} is empty"),
+    (
+        lambda part: len(part) > _NAME_PART_MAX,
+        f"{{label}} is longer than {_NAME_PART_MAX} characters",
+    ),
+    (
+        lambda part: not _NAME_PART.fullmatch(part),
+        "{label} may only hold letters, digits, '-', '_' and '.'",
+    ),
+    (lambda part: part[0] in "-." or part[-1] in "-.", "{label} starts or ends with '-' or '.'"),
+    (lambda part: "--" in part or ".." in part, "{label} holds '--' or '..'"),
+)
+"""The rules each of ORG and NAME must pass, in the order they are checked."""
+
+
+def _repo_id_problem(text: str) -> str | None:
+    if text.count("/") != 1:
+        return "it has no '/'" if "/" not in text else "it has more than one '/'"
+    for label, part in zip(("ORG", "NAME"), text.split("/"), strict=True):
+        for breaks, problem in _PART_RULES:
+            if breaks(part):
+                return problem.format(label=label)
+    return "NAME ends with '.git'" if text.endswith(".git") else None
+
+
+def validate_revision(text: object) -> str:
+    """Return ``text`` if it is a well-formed branch, tag or commit hash, else raise.
+
+    The rules are git's for ref names, which also keep the revision a safe path below
+    the cache's ``refs`` and ``snapshots`` folders: no spaces or control characters,
+    none of ``~^:?*[\\``, no ``..``, ``//`` or ``@{``, no leading ``-`` or ``/``, no
+    trailing ``/`` or ``.``, no part starting with ``.`` or ending with ``.lock``, at
+    most 255 characters.  ``refs/pr/1`` (a pull request on the hub) is fine.
+
+    Raises:
+        RepoIdError: with ``parameter="revision"``, naming the value and what is wrong.
+    """
+    if not isinstance(text, str):
+        raise RepoIdError("revision", text, "expected a string: a branch, a tag or a commit hash.")
+    problem = _revision_problem(text)
+    if problem is not None:
+        raise RepoIdError(
+            "revision", text, f"{problem}; expected a branch, a tag or a commit hash."
+        )
+    return text
+
+
+_REVISION_RULES: Final[tuple[tuple[Callable[[str], bool], str], ...]] = (
+    (lambda rev: not rev, "it is empty"),
+    (lambda rev: len(rev) > _REVISION_MAX, f"it is longer than {_REVISION_MAX} characters"),
+    (
+        lambda rev: any(c in _REVISION_FORBIDDEN or not c.isprintable() for c in rev),
+        "it holds a space, a control character or one of ~^:?*[\\",
+    ),
+    (lambda rev: ".." in rev or "//" in rev or "@{" in rev, "it holds '..', '//' or '@{'"),
+    (lambda rev: rev == "@", "it is '@'"),
+    (lambda rev: rev.startswith(("-", "/")), "it starts with '-' or '/'"),
+    (lambda rev: rev.endswith(("/", ".")), "it ends with '/' or '.'"),
+    (
+        lambda rev: any(p.startswith(".") or p.endswith(".lock") for p in rev.split("/")),
+        "a part of it starts with '.' or ends with '.lock'",
+    ),
+)
+"""The rules a revision must pass (git's for ref names), in the order they are checked."""
+
+
+def _revision_problem(text: str) -> str | None:
+    return next((problem for breaks, problem in _REVISION_RULES if breaks(text)), None)
+
+
+def locate(
+    repo_id: str,
+    *,
+    revision: str = DEFAULT_REVISION,
+    files: Sequence[str] = DEFAULT_FILES,
+    download: bool = False,
+    cache_dir: str | os.PathLike[str] | None = None,
+    endpoint: str | None = None,
+) -> Path:
+    """The snapshot directory of the local Hugging Face cache that holds the repo's
+    ``config.json`` at ``revision``; tokenizer files, when cached, are beside it.
+
+    Offline by default: the cache is read through ``huggingface_hub``'s
+    ``try_to_load_from_cache`` and no socket is opened.  ``revision`` may be a branch,
+    a tag or a full 40-character commit hash.  Callers check local paths first (see
+    :func:`looks_like_repo_id`): a path that exists wins over a repo id.
+
+    Args:
+        repo_id: ``ORG/NAME``.
+        revision: a branch, a tag or a commit hash; ``main`` by default.
+        files: what ``download=True`` fetches.  ``config.json`` is always fetched,
+            first, and must exist; the others are fetched from the same commit when
+            the repo has them.  Only ``.json``, ``.txt`` and ``.model`` (tokenizer)
+            files are allowed: never weights, never code.
+        download: fetch ``files`` from the hub into the cache first, honouring
+            ``HF_TOKEN`` and ``HF_ENDPOINT`` (and ``HF_HUB_OFFLINE``, which forbids it).
+        cache_dir: the cache to use; by default ``huggingface_hub``'s, which it takes
+            from ``HF_HUB_CACHE``, else ``HF_HOME``/hub, when it is first imported.
+        endpoint: the hub to download from; by default ``huggingface_hub``'s, which
+            it takes from ``HF_ENDPOINT`` when it is first imported.
+
+    Raises:
+        RepoIdError: ``repo_id`` or ``revision`` is malformed (checked before anything
+            is imported).
+        MissingExtraError: ``huggingface_hub`` is not installed.
+        RepoNotCachedError: the repo, the revision or its ``config.json`` is not in
+            the cache; the message says how to get it.
+        HubDownloadError: with ``download=True``, the download failed (no such repo,
+            revision or config.json, no access, no connection, ...).
+        TypeError, ValueError: ``files`` is a string or names a file that is not a
+            tokenizer or config file.
+    """
+    validate_repo_id(repo_id)
+    validate_revision(revision)
+    extra_files = _checked_files(files)
+    try:
+        from huggingface_hub import constants  # noqa: PLC0415 (the optional extra)
+    except ImportError:
+        raise MissingExtraError(repo_id) from None
+    cache = os.fspath(cache_dir) if cache_dir is not None else constants.HF_HUB_CACHE
+    if download:
+        return _download(repo_id, revision, extra_files, cache, endpoint or constants.ENDPOINT)
+    return _cached_snapshot(repo_id, revision, cache)
+
+
+def path_or_snapshot(
+    text: str | os.PathLike[str],
+    *,
+    revision: str = DEFAULT_REVISION,
+    download: bool = False,
+) -> Path:
+    """Where to read a model from: ``text`` itself when it is a local path, else the
+    cache snapshot of the repo id it names.
+
+    The precedence, in one place: a path that exists wins; ``os.PathLike`` values and
+    text that only a path can be (see :func:`looks_like_repo_id`) are returned as
+    paths even when missing, so reading them reports the missing file; only the rest
+    is looked up with :func:`locate`.  ``revision`` and ``download`` apply to repo ids
+    only.
+
+    Raises:
+        RepoIdError: the text is shaped like ``ORG/NAME`` but is malformed, or
+            ``revision`` is (checked even for local paths, so a bad option is always
+            reported).
+        MissingExtraError, RepoNotCachedError, HubDownloadError: as :func:`locate`.
+    """
+    validate_revision(revision)
+    if looks_like_repo_id(text):
+        return locate(text, revision=revision, download=download)
+    return Path(text)
+
+
+def _checked_files(files: Sequence[object]) -> tuple[str, ...]:
+    """The files to fetch besides config.json; refuses anything but tokenizer files."""
+    if isinstance(files, str):
+        raise TypeError(f"files must be a sequence of file names, not the string {files!r}.")
+    extra: list[str] = []
+    for name in files:
+        if (
+            not isinstance(name, str)
+            or not name
+            or "/" in name
+            or "\\" in name
+            or name.startswith(".")
+            or not name.endswith(_FETCHABLE_SUFFIXES)
+        ):
+            raise ValueError(
+                f"files: {describe_value(name)} is not allowed; expected plain names of "
+                f"config or tokenizer files ending in {', '.join(_FETCHABLE_SUFFIXES)} "
+                "(weights and code are never fetched)."
+            )
+        if name != CONFIG_FILE and name not in extra:
+            extra.append(name)
+    return tuple(extra)
+
+
+def _cached_snapshot(repo_id: str, revision: str, cache: str) -> Path:
+    try:
+        from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415 (the optional extra)
+    except ImportError:
+        raise MissingExtraError(repo_id) from None
+    found = try_to_load_from_cache(repo_id, CONFIG_FILE, cache_dir=cache, revision=revision)
+    if isinstance(found, str):
+        return Path(found).parent
+    raise RepoNotCachedError(
+        repo_id,
+        revision,
+        cache,
+        f"{_why_not_cached(repo_id, revision, cache, hub_says_absent=found is not None)}; "
+        f"{_how_to_fetch(repo_id, revision)}",
+    )
+
+
+def _why_not_cached(repo_id: str, revision: str, cache: str, *, hub_says_absent: bool) -> str:
+    """Which part is missing, read from the documented cache layout
+    (``models--ORG--NAME/{refs,snapshots}``) for the message only."""
+    at = "" if revision == DEFAULT_REVISION else f" at revision {revision}"
+    repo_dir = Path(cache, "models--" + repo_id.replace("/", "--"))
+    if hub_says_absent:
+        return f"the cache records that the repo has no {CONFIG_FILE}{at} (is it a model repo?)"
+    if not repo_dir.is_dir():
+        return f"not found locally nor in the local Hugging Face cache ({cache})"
+    commit = revision if (repo_dir / "snapshots" / revision).is_dir() else None
+    ref = repo_dir / "refs" / revision
+    if commit is None and ref.is_file():
+        commit = _read_ref(ref)
+    if commit is None:
+        known = _cached_refs(repo_dir / "refs")
+        listed = f" (cached: {', '.join(known)})" if known else ""
+        hint = (
+            "; give a commit by its full 40-character hash"
+            if _SHORT_HASH.fullmatch(revision)
+            else ""
+        )
+        return f"revision {revision} is not in the local Hugging Face cache ({cache}){listed}{hint}"
+    snapshot = repo_dir / "snapshots" / commit
+    if not snapshot.is_dir():
+        return f"revision {revision} points at commit {commit}, which is not in the cache ({cache})"
+    if os.path.lexists(snapshot / CONFIG_FILE):
+        return f"the cached {CONFIG_FILE}{at} is a broken link (its blob is gone) in {snapshot}"
+    return f"the cached snapshot{at} ({snapshot}) has no {CONFIG_FILE}"
+
+
+def _read_ref(ref: Path) -> str | None:
+    try:
+        text = ref.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if _COMMIT_HASH.fullmatch(text) else None
+
+
+def _cached_refs(refs_dir: Path) -> list[str]:
+    try:
+        names = sorted(
+            p.relative_to(refs_dir).as_posix() for p in refs_dir.rglob("*") if p.is_file()
+        )
+    except OSError:
+        return []
+    if len(names) > _MAX_LISTED_REFS:
+        return [*names[:_MAX_LISTED_REFS], "..."]
+    return names
+
+
+def _how_to_fetch(repo_id: str, revision: str) -> str:
+    option = "" if revision == DEFAULT_REVISION else f" --revision {revision}"
+    return (
+        "to fetch its config and tokenizer files (never weights), pass --download "
+        f"(download=True in Python), or run `hf download {repo_id} {CONFIG_FILE}{option}`"
+    )
+
+
+def _download(
+    repo_id: str, revision: str, extra_files: tuple[str, ...], cache: str, endpoint: str
+) -> Path:
+    """Fetch config.json at ``revision``, then the other files at the very same commit."""
+    config = _fetch(repo_id, revision, CONFIG_FILE, cache, endpoint, required=True)
+    assert config is not None  # required files raise instead
+    snapshot = Path(config).parent
+    commit = snapshot.name
+    for name in extra_files:
+        if _in_cache_at_commit(repo_id, commit, name, cache):
+            continue
+        _fetch(repo_id, commit, name, cache, endpoint, required=False)
+    return snapshot
+
+
+def _in_cache_at_commit(repo_id: str, commit: str, filename: str, cache: str) -> bool:
+    """Whether the cache has ``filename`` at ``commit``, or knows the commit lacks it.
+
+    A commit never changes, so either answer saves asking the hub.
+    """
+    from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415 (the optional extra)
+
+    return try_to_load_from_cache(repo_id, filename, cache_dir=cache, revision=commit) is not None
+
+
+def _fetch(
+    repo_id: str, revision: str, filename: str, cache: str, endpoint: str, *, required: bool
+) -> str | None:
+    """One ``hf_hub_download``; its failures become a one-line :class:`HubDownloadError`.
+
+    Returns None when an optional file is not in the repo.
+    """
+    try:
+        from huggingface_hub import errors, hf_hub_download  # noqa: PLC0415 (the optional extra)
+    except ImportError:
+        raise MissingExtraError(repo_id) from None
+    try:
+        return hf_hub_download(
+            repo_id, filename, revision=revision, cache_dir=cache, endpoint=endpoint
+        )
+    except Exception as error:  # every failure below is translated, none escapes raw
+        absent = isinstance(error, errors.EntryNotFoundError) and not isinstance(
+            error, errors.LocalEntryNotFoundError
+        )
+        if absent and not required:
+            return None
+        if isinstance(error, errors.LocalEntryNotFoundError):
+            problem = _unreached_problem(error, endpoint)
+        elif isinstance(error, errors.HfHubHTTPError):
+            problem = _refusal_problem(error, filename, revision, endpoint)
+        elif isinstance(error, PermissionError):
+            problem = f"cannot write to the cache {cache}: {error.strerror or error}."
+        else:  # a transfer or disk failure inside huggingface_hub or below
+            problem = f"{type(error).__name__}: {_first_line(error)}"
+        raise HubDownloadError(repo_id, revision, filename, problem) from None
+
+
+def _refusal_problem(error: Exception, filename: str, revision: str, endpoint: str) -> str:
+    """What the hub's refusal means: no repo, no access, no revision, no file, ..."""
+    from huggingface_hub import errors  # noqa: PLC0415 (the optional extra)
+
+    if isinstance(error, errors.GatedRepoError):
+        return (
+            f"the repo is gated on {endpoint}; accept its terms on its page there and set "
+            "HF_TOKEN to a token of that account."
+        )
+    if isinstance(error, errors.RepositoryNotFoundError):
+        return (
+            f"{endpoint} has no such repo, or it is private and HF_TOKEN is unset or has no "
+            "access to it."
+        )
+    if isinstance(error, errors.RevisionNotFoundError):
+        return f"the repo has no revision {revision} on {endpoint}."
+    if isinstance(error, errors.EntryNotFoundError):
+        return f"the repo has no {filename} at this revision; is it a model repo?"
+    status = _status(error)
+    hint = " (is HF_TOKEN valid?)" if status in (401, 403) else ""
+    return f"{endpoint} answered HTTP {status}{hint}."
+
+
+def _unreached_problem(error: Exception, endpoint: str) -> str:
+    """Why the hub gave no usable answer; huggingface_hub chains the failure it hit."""
+    from huggingface_hub import errors  # noqa: PLC0415 (the optional extra)
+
+    if _cause(error, errors.OfflineModeIsEnabled) is not None:
+        return "HF_HUB_OFFLINE is set; unset it to download."
+    http = _cause(error, errors.HfHubHTTPError)
+    if http is not None:
+        return f"{endpoint} answered HTTP {_status(http)}."
+    if _cause(error, errors.FileMetadataError) is not None:
+        return (
+            f"the server at {endpoint} does not answer like a Hugging Face hub; check HF_ENDPOINT."
+        )
+    return (
+        f"could not reach a Hugging Face hub at {endpoint}; check the network connection, "
+        "HF_ENDPOINT and the proxy settings."
+    )
+
+
+def _status(error: BaseException) -> object:
+    """The HTTP status of a huggingface_hub HTTP error ("no status" if it has none)."""
+    return getattr(getattr(error, "response", None), "status_code", None) or "no status"
+
+
+def _first_line(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0][:200] if lines else "no details given."
+
+
+def _cause(error: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """The first exception of type ``kind`` among the causes of ``error`` (not ``error``
+    itself: in huggingface_hub 0.x the wrapping error is an HTTP error class too)."""
+    seen: set[int] = {id(error)}
+    current: BaseException | None = error.__cause__ or error.__context__
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None

@@ -8,6 +8,7 @@ file is read with a size limit, and every problem with it becomes a
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
@@ -150,7 +151,7 @@ def _parse_object(name: str, data: bytes, what: str) -> dict[str, object]:
             name, f"not valid UTF-8 (byte {error.start}); save the {what} as UTF-8 JSON."
         ) from None
     try:
-        parsed: object = json.loads(text)
+        parsed = _loads(text)
     except json.JSONDecodeError as error:
         raise ConfigFileError(
             name, f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}."
@@ -163,6 +164,23 @@ def _parse_object(name: str, data: bytes, what: str) -> dict[str, object]:
         raise ConfigFileError(
             name, f"the JSON root is {_JSON_KINDS[type(parsed)]}; expected an object."
         )
+    return parsed
+
+
+def _loads(text: str) -> object:
+    """``json.loads`` with the cyclic garbage collector paused.
+
+    Parsing a large file (a 10 MB ``tokenizer.json`` holds ~600,000 objects)
+    otherwise sets off collections that traverse everything parsed so far, for
+    a third of the time; the parser creates no cycles for them to find.
+    """
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        parsed: object = json.loads(text)
+    finally:
+        if paused:
+            gc.enable()
     return parsed
 
 

@@ -1,27 +1,37 @@
-"""Reading a draft model's ``config.json`` from local disk, safely and quickly.
+"""Reading JSON files from local disk, safely and quickly: a model's ``config.json`` and others.
 
 Only JSON is parsed: nothing here imports ``transformers``, contacts a hub or
 runs code that a config names (``auto_map``, ``trust_remote_code``).  Every
-problem with the file becomes a :class:`ConfigFileError` that names the path
-and says what is wrong.
+file is read with a size limit, and every problem with it becomes a
+:class:`ConfigFileError` that names the path and says what is wrong.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import os
+import re
 import stat
+import sys
 from typing import Final
 
 from drafting_config.errors import ParallelDraftingConfigError
+from drafting_config.paths import PathArgument, as_path, display_path
 
-__all__ = ["CONFIG_NAME", "MAX_CONFIG_BYTES", "ConfigFileError", "load_config_json"]
+__all__ = [
+    "CONFIG_NAME",
+    "MAX_CONFIG_BYTES",
+    "ConfigFileError",
+    "load_config_json",
+    "read_json_object",
+]
 
 CONFIG_NAME: Final = "config.json"
 """The file looked for inside a model directory."""
 
 MAX_CONFIG_BYTES: Final = 1 << 20
-"""Larger files are refused unread: real configs are a few KB, weights are GBs."""
+"""Larger configs are refused unread: real configs are a few KB, weights are GBs."""
 
 _JSON_KINDS: Final[dict[type, str]] = {
     list: "an array",
@@ -33,16 +43,41 @@ _JSON_KINDS: Final[dict[type, str]] = {
 }
 
 _CHUNK_BYTES: Final = 1 << 16
-_BOM: Final = b"\xef\xbb\xbf"
+_UTF8_BOM: Final = b"\xef\xbb\xbf"
+
+# Byte-order marks of the other Unicode encodings, longest first (UTF-32-LE's
+# starts with UTF-16-LE's).
+_OTHER_BOMS: Final = (
+    (b"\xff\xfe\x00\x00", "utf-32-le", "UTF-32 (little-endian)"),
+    (b"\x00\x00\xfe\xff", "utf-32-be", "UTF-32 (big-endian)"),
+    (b"\xff\xfe", "utf-16-le", "UTF-16 (little-endian)"),
+    (b"\xfe\xff", "utf-16-be", "UTF-16 (big-endian)"),
+)
+# Without a mark, JSON text starts with an ASCII character, which these
+# encodings pad with NUL bytes in a telling pattern (x = the character).
+_NUL_PATTERNS: Final = (
+    ((False, True, True, True), "utf-32-le", "UTF-32 (little-endian)"),  # x 0 0 0
+    ((True, True, True, False), "utf-32-be", "UTF-32 (big-endian)"),  # 0 0 0 x
+    ((False, True, False, True), "utf-16-le", "UTF-16 (little-endian)"),  # x 0 x 0
+    ((True, False, True, False), "utf-16-be", "UTF-16 (big-endian)"),  # 0 x 0 x
+)
+_JSON_START_BYTES: Final = frozenset(b' \t\r\n{["-0123456789tfn')
+
+# A JSON string, or a number: used only to find an over-long integer in a file
+# that ``json`` has already refused for it.
+_STRING_OR_NUMBER: Final = re.compile(r'"(?:[^"\\]|\\.)*"|-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?')
 
 _OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
 class ConfigFileError(ParallelDraftingConfigError):
-    """A ``config.json`` could not be read or parsed; the message names the path.
+    """A JSON file could not be read or parsed; the message names the path.
+
+    The message is ``"<path>: <problem>"``, with the path shown by
+    :func:`drafting_config.paths.display_path` so that it is one printable line.
 
     Attributes:
-        path: the file (or directory) that was asked for.
+        path: the file (or directory) that was asked for, as given.
         problem: what is wrong with it, without the path.
     """
 
@@ -50,7 +85,7 @@ class ConfigFileError(ParallelDraftingConfigError):
     problem: str
 
     def __init__(self, path: str, problem: str) -> None:
-        super().__init__(f"{path}: {problem}")
+        super().__init__(f"{display_path(path)}: {problem}")
         self.path = path
         self.problem = problem
 
@@ -58,40 +93,73 @@ class ConfigFileError(ParallelDraftingConfigError):
         return (type(self), (self.path, self.problem))
 
 
-def load_config_json(path: str | os.PathLike[str]) -> dict[str, object]:
+def load_config_json(path: PathArgument) -> dict[str, object]:
     """Parse a ``config.json`` file, or the one inside a model directory.
+
+    ``path`` may be a ``str``, ``bytes`` (UTF-8 or not) or ``os.PathLike``.
 
     Raises:
         ConfigFileError: the file is missing, unreadable, not a regular file,
-            empty, over :data:`MAX_CONFIG_BYTES`, binary, not UTF-8, not valid
-            JSON, nested too deeply, or its root is not a JSON object.
+            empty, over :data:`MAX_CONFIG_BYTES`, binary, UTF-16 or otherwise
+            not UTF-8, not valid JSON, nested too deeply, or its root is not a
+            JSON object.
+        ParallelDraftingConfigError: ``path`` is not a path at all.
     """
-    name = os.fspath(path)
-    data = _read_bytes(name)
+    name, data = _read_file(
+        as_path(path), max_bytes=MAX_CONFIG_BYTES, what=CONFIG_NAME, inner=CONFIG_NAME
+    )
+    return _parse_object(name, data, CONFIG_NAME)
+
+
+def read_json_object(path: PathArgument, *, max_bytes: int, what: str) -> dict[str, object]:
+    """Read and parse a JSON file whose root must be an object, refusing it over ``max_bytes``.
+
+    Args:
+        path: the file (``str``, ``bytes`` or ``os.PathLike``).
+        max_bytes: files larger than this are refused; a file of exactly this
+            size is read.  Never more than ``max_bytes + 1`` bytes are held.
+        what: the kind of file, for messages (``"tokenizer.json"``).
+
+    Raises:
+        ConfigFileError: as :func:`load_config_json`, except that a directory
+            is refused rather than looked into.
+        ParallelDraftingConfigError: ``path`` is not a path at all.
+    """
+    name, data = _read_file(as_path(path), max_bytes=max_bytes, what=what, inner=None)
+    return _parse_object(name, data, what)
+
+
+def _parse_object(name: str, data: bytes, what: str) -> dict[str, object]:
+    """Decode and parse the bytes of ``name``; its root must be a JSON object."""
     if not data.strip():
         raise ConfigFileError(name, "the file is empty; expected a JSON object.")
+    other_encoding = _other_unicode_encoding(data)
+    if other_encoding is not None:
+        raise ConfigFileError(
+            name, f"the file is {other_encoding} text, not UTF-8; save the {what} as UTF-8."
+        )
     if b"\0" in data:
         raise ConfigFileError(
-            name, "this is a binary file, not a config.json (a weights file, perhaps?)."
+            name, f"this is a binary file, not a {what} (a weights file, perhaps?)."
         )
-    if data.startswith(_BOM):  # tolerated, as editors on Windows add it
-        data = data[len(_BOM) :]
+    if data.startswith(_UTF8_BOM):  # tolerated, as editors on Windows add it
+        data = data[len(_UTF8_BOM) :]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ConfigFileError(
-            name, f"not valid UTF-8 (byte {error.start}); save the config as UTF-8 JSON."
+            name, f"not valid UTF-8 (byte {error.start}); save the {what} as UTF-8 JSON."
         ) from None
     try:
-        parsed: object = json.loads(text)
+        parsed = _loads(text)
     except json.JSONDecodeError as error:
         raise ConfigFileError(
             name, f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}."
         ) from None
     except RecursionError:
-        raise ConfigFileError(name, "the JSON is nested too deeply to be a config.") from None
-    except ValueError as error:  # e.g. an integer literal longer than 4300 digits
-        raise ConfigFileError(name, f"not valid JSON: {error}.") from None
+        raise ConfigFileError(name, f"the JSON is nested too deeply to be a {what}.") from None
+    except ValueError:  # Python refuses to convert integer literals over its digit limit
+        raise ConfigFileError(name, _huge_integer_problem(text)) from None
     if not isinstance(parsed, dict):
         raise ConfigFileError(
             name, f"the JSON root is {_JSON_KINDS[type(parsed)]}; expected an object."
@@ -99,8 +167,71 @@ def load_config_json(path: str | os.PathLike[str]) -> dict[str, object]:
     return parsed
 
 
-def _read_bytes(name: str, *, directory_allowed: bool = True) -> bytes:
-    """Read at most :data:`MAX_CONFIG_BYTES` from ``name`` (or ``name``/config.json)."""
+def _loads(text: str) -> object:
+    """``json.loads`` with the cyclic garbage collector paused.
+
+    Parsing a large file (a 10 MB ``tokenizer.json`` holds ~600,000 objects)
+    otherwise sets off collections that traverse everything parsed so far, for
+    a third of the time; the parser creates no cycles for them to find.
+    """
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        parsed: object = json.loads(text)
+    finally:
+        if paused:
+            gc.enable()
+    return parsed
+
+
+def _other_unicode_encoding(data: bytes) -> str | None:
+    """``"UTF-16 (little-endian)"`` and so on when ``data`` is JSON text in UTF-16 or UTF-32."""
+    for mark, codec, label in _OTHER_BOMS:
+        if data.startswith(mark):
+            return label if _decodes(data[len(mark) :], codec) else None
+    head = data[:4]
+    if len(head) < 4:
+        return None
+    nuls = tuple(byte == 0 for byte in head)
+    for pattern, codec, label in _NUL_PATTERNS:
+        if nuls == pattern and all(b in _JSON_START_BYTES for b in head if b):
+            return label if _decodes(data, codec) else None
+    return None
+
+
+def _decodes(data: bytes, codec: str) -> bool:
+    try:
+        data.decode(codec)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _huge_integer_problem(text: str) -> str:
+    """Say where the integer literal is that is too long for Python to convert."""
+    limit: int = getattr(sys, "get_int_max_str_digits", lambda: 4300)()
+    for match in _STRING_OR_NUMBER.finditer(text):
+        literal = match.group()
+        if literal[0] == '"' or match.group(1) or match.group(2):
+            continue  # strings and non-integers are never refused
+        digits = len(literal.lstrip("-"))
+        if digits > limit:
+            start = match.start()
+            line = text.count("\n", 0, start) + 1
+            column = start - text.rfind("\n", 0, start)
+            return (
+                f"an integer literal with {digits:,} digits at line {line}, column {column}; "
+                f"integers longer than {limit:,} digits cannot be read (no id or size is "
+                "that long)."
+            )
+    return f"an integer literal has more than {limit:,} digits, too long to be read."
+
+
+def _read_file(name: str, *, max_bytes: int, what: str, inner: str | None) -> tuple[str, bytes]:
+    """Read at most ``max_bytes`` from ``name``, or from ``name``/``inner`` when a directory.
+
+    Returns the path that was read (``name``, or the inner file's) and its bytes.
+    """
     try:
         fd = os.open(name, _OPEN_FLAGS)
     except FileNotFoundError:
@@ -111,24 +242,35 @@ def _read_bytes(name: str, *, directory_allowed: bool = True) -> bytes:
     except OSError as error:
         raise ConfigFileError(name, f"cannot open: {error.strerror or error}.") from None
     except ValueError:  # a NUL byte in the path
-        raise ConfigFileError(repr(name), "not a valid path (it contains a NUL byte).") from None
+        raise ConfigFileError(name, "not a valid path (it contains a NUL byte).") from None
     try:
         info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode) and directory_allowed:
-            return _read_bytes_in_directory(name)
+        if stat.S_ISDIR(info.st_mode):
+            if inner is None:
+                raise ConfigFileError(name, f"this is a directory; expected a {what} file.")
+            return _read_inner_file(name, inner, max_bytes=max_bytes, what=what)
         if not stat.S_ISREG(info.st_mode):
-            raise ConfigFileError(name, "not a regular file; expected a config.json file.")
-        if info.st_size > MAX_CONFIG_BYTES:
-            raise ConfigFileError(name, _too_large(info.st_size))
-        return _read_bounded(fd, name, info.st_size)
+            raise ConfigFileError(name, f"not a regular file; expected a {what} file.")
+        if info.st_size > max_bytes:
+            raise ConfigFileError(name, _too_large(info.st_size, max_bytes, what))
+        return name, _read_bounded(fd, name, info.st_size, max_bytes=max_bytes, what=what)
     except OSError as error:
         raise ConfigFileError(name, f"cannot read: {error.strerror or error}.") from None
     finally:
         os.close(fd)
 
 
-def _read_bounded(fd: int, name: str, expected_size: int) -> bytes:
-    """Read the file, never holding more than :data:`MAX_CONFIG_BYTES` + 1 bytes.
+def _read_inner_file(directory: str, inner: str, *, max_bytes: int, what: str) -> tuple[str, bytes]:
+    path = os.path.join(directory, inner)
+    if not os.path.lexists(path):
+        raise ConfigFileError(
+            directory, f"this directory has no {inner}; point at a model directory."
+        )
+    return _read_file(path, max_bytes=max_bytes, what=what, inner=None)
+
+
+def _read_bounded(fd: int, name: str, expected_size: int, *, max_bytes: int, what: str) -> bytes:
+    """Read the file, never holding more than ``max_bytes`` + 1 bytes.
 
     The first read asks for one byte more than ``fstat`` reported, so a file
     that is as large as it says is read in one call; files that grow while
@@ -136,30 +278,18 @@ def _read_bounded(fd: int, name: str, expected_size: int) -> bytes:
     """
     chunks: list[bytes] = []
     total = 0
-    request = min(expected_size, MAX_CONFIG_BYTES) + 1
+    request = min(expected_size, max_bytes) + 1
     while chunk := os.read(fd, request):
         chunks.append(chunk)
         total += len(chunk)
-        if total > MAX_CONFIG_BYTES:
-            raise ConfigFileError(name, _too_large(None))
+        if total > max_bytes:
+            raise ConfigFileError(name, _too_large(None, max_bytes, what))
         if total == expected_size and len(chunks) == 1:
             break  # a short first read at the reported size: the end of the file
-        request = min(MAX_CONFIG_BYTES + 1 - total, _CHUNK_BYTES)
+        request = min(max_bytes + 1 - total, _CHUNK_BYTES)
     return b"".join(chunks)
 
 
-def _read_bytes_in_directory(directory: str) -> bytes:
-    inner = os.path.join(directory, CONFIG_NAME)
-    if not os.path.lexists(inner):
-        raise ConfigFileError(
-            directory, f"this directory has no {CONFIG_NAME}; point at a model directory."
-        )
-    return _read_bytes(inner, directory_allowed=False)
-
-
-def _too_large(size: int | None) -> str:
-    what = "the file" if size is None else f"the file ({size:,} bytes)"
-    return (
-        f"{what} is over the {MAX_CONFIG_BYTES:,}-byte limit for a config.json; "
-        "is this a weights file?"
-    )
+def _too_large(size: int | None, max_bytes: int, what: str) -> str:
+    subject = "the file" if size is None else f"the file ({size:,} bytes)"
+    return f"{subject} is over the {max_bytes:,}-byte limit for a {what}; is this a weights file?"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import pickle
@@ -16,7 +17,12 @@ from drafting_config import (
     ParallelDraftingConfigError,
     TokenIdSource,
 )
-from drafting_config.loading import load_config_json
+from drafting_config.loading import (
+    MAX_CONFIG_BYTES,
+    load_config_json,
+    read_json_object,
+)
+from drafting_config.paths import display_path
 from tests.bad_files import BAD_FILES
 from tests.conftest import EXAMPLES, INVALID_EXAMPLES, VALID_EXAMPLES, load_json
 
@@ -97,7 +103,7 @@ def test_an_oversized_file_is_refused_unread(
     def no_read(fd: int, size: int) -> bytes:
         raise AssertionError("the loader read a file it should refuse from its size")
 
-    monkeypatch.setattr("drafting_config.loading.os.read", no_read)
+    _patch_os(monkeypatch, read=no_read)
     with pytest.raises(ConfigFileError, match="over the"):
         load_config_json(path)
 
@@ -111,19 +117,247 @@ def test_files_that_report_no_size_are_still_read_whole() -> None:
 
 
 def test_a_path_with_a_nul_byte() -> None:
-    with pytest.raises(ConfigFileError, match="NUL byte"):
+    with pytest.raises(ConfigFileError) as info:
         ParallelDraftingConfig.from_pretrained("config\0.json")
+    assert str(info.value) == "config\\x00.json: not a valid path (it contains a NUL byte)."
+    assert info.value.path == "config\0.json"
 
 
-def test_a_file_larger_than_it_reports_is_still_bounded(tmp_path: Path) -> None:
-    # Like a procfs file: fstat says 0 bytes, the content runs past the cap.
-    from drafting_config.loading import MAX_CONFIG_BYTES, _read_bounded
+class _PatchedOs:
+    """The ``os`` module as ``drafting_config.loading`` sees it, with some calls replaced.
 
-    path = tmp_path / "growing.json"
-    path.write_bytes(b" " * (MAX_CONFIG_BYTES + 10))
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        with pytest.raises(ConfigFileError, match="over the"):
-            _read_bounded(fd, str(path), expected_size=0)
-    finally:
-        os.close(fd)
+    Only the loader sees the replacements; pytest and the test itself keep the real ones.
+    """
+
+    def __init__(self, **replacements: object) -> None:
+        self.__dict__.update(replacements)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(os, name)
+
+
+def _patch_os(monkeypatch: pytest.MonkeyPatch, **replacements: object) -> None:
+    monkeypatch.setattr("drafting_config.loading.os", _PatchedOs(**replacements))
+
+
+def _exactly(size: int, config: dict[str, object]) -> bytes:
+    """A JSON object of exactly ``size`` bytes holding ``config``, padded with spaces."""
+    data = json.dumps(config).encode()
+    assert len(data) <= size
+    return data[:-1] + b" " * (size - len(data)) + b"}"
+
+
+def test_a_config_of_exactly_the_limit_is_read_and_one_byte_more_is_not(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_bytes(_exactly(MAX_CONFIG_BYTES, {"pard_token": 3}))
+    assert ParallelDraftingConfig.from_pretrained(path).token_id == 3
+    path.write_bytes(_exactly(MAX_CONFIG_BYTES + 1, {"pard_token": 3}))
+    with pytest.raises(ConfigFileError) as info:
+        load_config_json(path)
+    assert info.value.problem == (
+        "the file (1,048,577 bytes) is over the 1,048,576-byte limit for a config.json; "
+        "is this a weights file?"
+    )
+
+
+@pytest.mark.parametrize("limit", [1, 17, 4096])
+def test_read_json_object_takes_its_own_limit(tmp_path: Path, limit: int) -> None:
+    path = tmp_path / "tokenizer.json"
+    path.write_bytes(_exactly(limit, {}) if limit > 1 else b"{}"[:limit])
+    if limit == 1:
+        with pytest.raises(ConfigFileError, match="not valid JSON"):
+            read_json_object(path, max_bytes=limit, what="tokenizer.json")
+    else:
+        assert read_json_object(path, max_bytes=limit, what="tokenizer.json") == {}
+    path.write_bytes(_exactly(limit + 1, {}))
+    with pytest.raises(
+        ConfigFileError, match=f"over the {limit:,}-byte limit for a tokenizer.json"
+    ):
+        read_json_object(path, max_bytes=limit, what="tokenizer.json")
+
+
+def _report_size_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make fstat report 0 bytes, as procfs does, so only the bounded reads limit the file."""
+    real_fstat = os.fstat
+
+    def fstat(fd: int) -> os.stat_result:
+        info = real_fstat(fd)
+        fields = list(info)
+        fields[6] = 0  # st_size
+        return os.stat_result(fields)
+
+    _patch_os(monkeypatch, fstat=fstat)
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+def test_a_file_reporting_no_size_is_bounded_at_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, extra: int
+) -> None:
+    path = tmp_path / "config.json"
+    path.write_bytes(_exactly(MAX_CONFIG_BYTES + extra, {"pard_token": 9}))
+    _report_size_zero(monkeypatch)
+    if extra:
+        with pytest.raises(ConfigFileError) as info:
+            load_config_json(path)
+        assert info.value.problem.startswith("the file is over the 1,048,576-byte limit")
+    else:
+        assert load_config_json(path)["pard_token"] == 9
+
+
+def test_a_file_read_in_many_short_chunks_is_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = {"pard_token": 128020, "padding": "x" * 200_000, "vocab_size": 128256}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    real_read = os.read
+    sizes: list[int] = []
+
+    def short_read(fd: int, size: int) -> bytes:
+        sizes.append(size)
+        return real_read(fd, min(size, 1000))  # like a pipe or a network file system
+
+    _patch_os(monkeypatch, read=short_read)
+    assert load_config_json(path) == config
+    assert len(sizes) > 200
+    assert max(sizes) <= len(json.dumps(config)) + 1
+
+
+def test_a_file_that_grows_while_read_is_still_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "config.json"
+    path.write_bytes(b'{"pard_token": 1' + b" " * 1000)
+    real_read = os.read
+
+    def grow_then_read(fd: int, size: int) -> bytes:
+        with path.open("ab") as file:  # another process keeps appending
+            file.write(b" " * 400_000)
+        return real_read(fd, size)
+
+    _patch_os(monkeypatch, read=grow_then_read)
+    with pytest.raises(ConfigFileError, match=r": the file is over the 1,048,576-byte limit"):
+        load_config_json(path)
+    assert path.stat().st_size > MAX_CONFIG_BYTES
+
+
+@pytest.mark.parametrize("call", ["read", "fstat"])
+def test_an_os_error_after_open_is_a_config_file_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: str
+) -> None:
+    path = tmp_path / "config.json"
+    path.write_text('{"pard_token": 1}')
+    closed: list[int] = []
+    real_close = os.close
+
+    def failing(*args: object) -> object:
+        raise OSError(errno.EIO, "Input/output error")
+
+    def close(fd: int) -> None:
+        closed.append(fd)
+        real_close(fd)
+
+    _patch_os(monkeypatch, **{call: failing, "close": close})
+    with pytest.raises(ConfigFileError) as info:
+        load_config_json(path)
+    assert info.value.problem == "cannot read: Input/output error."
+    assert info.value.path == str(path)
+    assert len(closed) == 1  # the descriptor is not leaked
+
+
+def test_an_error_without_strerror_still_reads_well(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "config.json"
+    path.write_text("{}")
+
+    def failing(fd: int, size: int) -> bytes:
+        raise OSError("disk went away")
+
+    _patch_os(monkeypatch, read=failing)
+    with pytest.raises(ConfigFileError, match="cannot read: disk went away"):
+        load_config_json(path)
+
+
+def test_config_json_that_is_a_directory_names_the_inner_path(tmp_path: Path) -> None:
+    (tmp_path / "model" / "config.json").mkdir(parents=True)
+    with pytest.raises(ConfigFileError) as info:
+        load_config_json(tmp_path / "model")
+    assert info.value.path == str(tmp_path / "model" / "config.json")
+    assert info.value.problem == "this is a directory; expected a config.json file."
+
+
+def test_read_json_object_refuses_a_directory(tmp_path: Path) -> None:
+    with pytest.raises(ConfigFileError, match=r"this is a directory; expected a tokenizer\.json"):
+        read_json_object(tmp_path, max_bytes=100, what="tokenizer.json")
+
+
+def test_huge_integers_inside_strings_or_floats_are_fine(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    digits = "9" * 5000
+    path.write_text(
+        f'{{"note": "{digits}", "x": {digits}.5, "y": 1e{digits[:3]}, "pard_token": 2}}'
+    )
+    assert load_config_json(path)["pard_token"] == 2
+
+
+def test_huge_integer_after_a_string_with_escaped_quotes(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text('{"a": "say \\"1\\" \\\\", "b": ' + "1" * 4301 + "}")
+    with pytest.raises(ConfigFileError) as info:
+        load_config_json(path)
+    assert "an integer literal with 4,301 digits at line 1, column 28;" in info.value.problem
+    assert "set_int_max_str_digits" not in str(info.value)
+
+
+# -- path arguments ----------------------------------------------------------------
+
+
+def _model(folder: Path, token: int = 11) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps({"pard_token": token}))
+    return folder
+
+
+def test_str_bytes_and_path_like_arguments_are_alike(tmp_path: Path) -> None:
+    model = _model(tmp_path / "model")
+    for argument in (model, str(model), os.fsencode(model), model / "config.json"):
+        assert load_config_json(argument) == {"pard_token": 11}
+        assert ParallelDraftingConfig.from_pretrained(argument).token_id == 11  # type: ignore[arg-type]
+        assert read_json_object(model / "config.json", max_bytes=100, what="x") == {
+            "pard_token": 11
+        }
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS refuses file names that are not UTF-8")
+def test_a_path_that_is_not_utf8(tmp_path: Path) -> None:
+    model = os.path.join(os.fsencode(tmp_path), b"model-\xff")
+    os.mkdir(model)
+    with open(os.path.join(model, b"config.json"), "w") as file:
+        file.write('{"pard_token": 4}')
+    assert load_config_json(model) == {"pard_token": 4}
+    assert ParallelDraftingConfig.from_pretrained(model).token_id == 4  # type: ignore[arg-type]
+    assert load_config_json(os.fsdecode(model)) == {"pard_token": 4}
+    missing = os.path.join(model, b"gone\xfe")
+    with pytest.raises(ConfigFileError) as info:
+        load_config_json(missing)
+    assert str(info.value).startswith(display_path(missing) + ": no such file")
+    assert "model-\\xff" + os.sep + "gone\\xfe: no such file" in str(info.value)
+    assert info.value.path == os.fsdecode(missing)
+
+
+def test_a_path_with_a_newline_cannot_forge_output(tmp_path: Path) -> None:
+    path = tmp_path / "x\nOK  config.json"
+    with pytest.raises(ConfigFileError) as info:
+        load_config_json(path)
+    assert "\n" not in str(info.value)
+    assert "x\\nOK  config.json: no such file" in str(info.value)
+    assert info.value.path == str(path)
+
+
+@pytest.mark.parametrize("value", [5, None, 3.5, ["config.json"], object()])
+def test_other_argument_types_are_refused_by_name(value: object) -> None:
+    for load in (load_config_json, ParallelDraftingConfig.from_pretrained):
+        with pytest.raises(ParallelDraftingConfigError, match=r"^`path` must be a path") as info:
+            load(value)  # type: ignore[arg-type]
+        assert not isinstance(info.value, TypeError)

@@ -1,29 +1,48 @@
 """The whole parallel-drafting contract of a draft model, as one non-raising verdict.
 
-:func:`check` loads a draft (a config object or a local path), resolves its
-token id with :func:`~drafting_config.resolution.resolve`, and gathers every
+:func:`check` loads a draft (a config object, a local path, or a repo id in
+the local Hugging Face cache), resolves its token id with
+:func:`~drafting_config.resolution.resolve`, checks it against the target
+model and the tokenizer (:mod:`drafting_config.contract`), and gathers every
 error, warning and note into a :class:`Verdict`.  The command line renders
 verdicts and nothing else; :meth:`ParallelDraftingConfig.from_hf_config` and
 ``from_pretrained`` raise a verdict's first error.
 
 This module builds no pydantic model and imports neither torch nor
-transformers, so a sweep over a whole model cache stays fast.
+transformers; huggingface_hub is imported only to look up a repo id.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Union
 
+from drafting_config.contract import (
+    TargetFacts,
+    contract_errors,
+    read_target,
+    tokenizer_findings,
+)
 from drafting_config.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.loading import ConfigFileError, load_config_json
+from drafting_config.paths import display_path
+from drafting_config.repo_ids import (
+    DEFAULT_REVISION,
+    EXTRA_NAME,
+    MissingExtraError,
+    RepoNotCachedError,
+    path_or_snapshot,
+)
 from drafting_config.resolution import Resolution, resolve
+from drafting_config.tokenizer_files import TokenFacts, load_tokenizer_files
 
-__all__ = ["DraftArgument", "Verdict", "check"]
+__all__ = ["ModelArgument", "Verdict", "check"]
 
-DraftArgument = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", object]
-"""A draft: a local path (``str``, ``bytes`` or ``os.PathLike``) or an HF config object."""
+ModelArgument = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", object]
+"""A model: a local ``config.json`` or model directory (``str``, ``bytes``, ``os.PathLike``),
+a repo id (``"ORG/NAME"``, from the local Hugging Face cache), or an HF config object."""
 
 
 @dataclass(frozen=True)
@@ -31,15 +50,19 @@ class Verdict:
     """Everything :func:`check` found about one draft; built, never raised."""
 
     path: str | None
-    """The path as given (``None`` for a config object)."""
+    """The draft as given, when it was a path or repo id (``None`` for a config object)."""
     resolution: Resolution | None
-    """The token-id resolution, or ``None`` when the file could not be read."""
+    """The token-id resolution, or ``None`` when the draft could not be read."""
     errors: tuple[ParallelDraftingConfigError, ...]
-    """Every failed check, first the file's or the resolution's, in a stable order."""
+    """Every failed check, in a stable order: the draft's own rules first."""
     warnings: tuple[ParallelDraftingConfigWarning, ...] = ()
     """Everything that resolves but looks wrong."""
-    notes: tuple[str, ...] = field(default=())
-    """Facts worth knowing that are neither errors nor warnings (e.g. "target not checked")."""
+    notes: tuple[str, ...] = ()
+    """Facts worth knowing that are neither errors nor warnings ("target not checked")."""
+    target: str | None = None
+    """The target checked against: its path or repo id, ``"<config object>"``, or ``None``."""
+    token: TokenFacts | None = None
+    """What the tokenizer says of the token id, or ``None`` when no tokenizer was read."""
 
     @property
     def ok(self) -> bool:
@@ -48,7 +71,7 @@ class Verdict:
 
     @property
     def token_id(self) -> int | None:
-        """The resolved token id, if the first set field is valid."""
+        """The resolved token id, when the first set field is valid."""
         winner = None if self.resolution is None else self.resolution.winner
         return None if winner is None else winner.token_id
 
@@ -62,21 +85,171 @@ class Verdict:
             raise self.errors[0]
 
 
-def check(draft: object) -> Verdict:
-    """Check a draft model's config; never raises for bad input.
+def check(
+    draft: ModelArgument,
+    *,
+    target: ModelArgument | None = None,
+    tokenizer: str | os.PathLike[str] | None = None,
+    check_tokenizer: bool = True,
+    revision: str = DEFAULT_REVISION,
+    target_revision: str = DEFAULT_REVISION,
+    download: bool = False,
+) -> Verdict:
+    """Check a draft model against the whole parallel-drafting contract; never raises.
 
     Args:
-        draft: a local ``config.json`` or model directory (``str``, ``bytes`` or
-            ``os.PathLike``), or an HF config object or mapping.
+        draft: the draft model (see :data:`ModelArgument`).
+        target: the target model, likewise; when ``None``, a speculators draft's
+            verifier is used if it is a local directory or cached, else only
+            what the draft alone can tell is checked (and a note says so).
+        tokenizer: a directory of tokenizer files; when ``None``, the draft's
+            directory, else the target's, is searched.
+        check_tokenizer: ``False`` skips the tokenizer (for sweeps of whole caches).
+        revision, target_revision: the branch, tag or commit of a repo id.
+        download: fetch a repo id's ``config.json`` and tokenizer files when not
+            cached (never weights, never code).
     """
-    path: str | None = None
-    if isinstance(draft, (str, bytes, os.PathLike)):
-        path = os.fsdecode(draft)
+    try:
+        path, draft_config, draft_dir = _load(draft, revision, download)
+    except ParallelDraftingConfigError as error:
+        return Verdict(_shown(draft), None, (error,))
+    resolution = resolve(draft_config)
+    found = _Findings(list(resolution.errors), list(resolution.warnings), [])
+    target_name, target_facts, target_dir = _target(
+        found, resolution, target, target_revision, download
+    )
+    if resolution.fields:
         try:
-            hf_config: object = load_config_json(path)
-        except ConfigFileError as error:
-            return Verdict(path, None, (error,))
-    else:
-        hf_config = draft
-    resolution = resolve(hf_config)
-    return Verdict(path, resolution, resolution.errors, resolution.warnings)
+            found.errors += contract_errors(draft_config, resolution, target_facts)
+        except ParallelDraftingConfigError as error:  # a draft field that cannot be read
+            found.errors.append(error)
+    token = None
+    if check_tokenizer and resolution.winner is not None:
+        directory = tokenizer if tokenizer is not None else draft_dir or target_dir
+        token = _tokenizer(found, draft_config, resolution, directory, explicit=tokenizer)
+    return Verdict(
+        path=path,
+        resolution=resolution,
+        errors=tuple(found.errors),
+        warnings=tuple(found.warnings),
+        notes=tuple(found.notes),
+        target=target_name,
+        token=token,
+    )
+
+
+@dataclass
+class _Findings:
+    """What a check has found so far."""
+
+    errors: list[ParallelDraftingConfigError]
+    warnings: list[ParallelDraftingConfigWarning]
+    notes: list[str]
+
+
+def _target(
+    found: _Findings,
+    resolution: Resolution,
+    target: ModelArgument | None,
+    revision: str,
+    download: bool,
+) -> tuple[str | None, TargetFacts | None, Path | None]:
+    """(name, facts, directory) of the target: the one given, else a speculators verifier."""
+    if target is not None:
+        try:
+            name, config, directory = _load(target, revision, download)
+            return name or "<config object>", read_target(config), directory
+        except ParallelDraftingConfigError as error:
+            found.errors.append(error)
+            return _shown(target) or "<config object>", None, None
+    verifier = None if resolution.speculators is None else resolution.speculators.verifier
+    if verifier is None:
+        found.notes.append("target not checked: no target given")
+        return None, None, None
+    try:
+        _, config, directory = _load(verifier, DEFAULT_REVISION, download=False)
+        facts = read_target(config)
+    except MissingExtraError:
+        found.notes.append(
+            f"target not checked: the speculators verifier {verifier!r} is a repo id, and "
+            f"looking it up needs the {EXTRA_NAME} extra"
+        )
+        return None, None, None
+    except (RepoNotCachedError, ConfigFileError):
+        found.notes.append(
+            f"target not checked: the speculators verifier {verifier!r} is neither a local "
+            "model directory nor in the local Hugging Face cache (pass --target, or --download)"
+        )
+        return None, None, None
+    except ParallelDraftingConfigError as error:
+        found.errors.append(error)
+        return verifier, None, None
+    found.notes.append(f"target taken from the speculators verifier {verifier!r}")
+    return verifier, facts, directory
+
+
+def _tokenizer(
+    found: _Findings,
+    draft_config: object,
+    resolution: Resolution,
+    directory: str | os.PathLike[str] | None,
+    *,
+    explicit: str | os.PathLike[str] | None,
+) -> TokenFacts | None:
+    """Check the token id against the tokenizer files in ``directory``, if any."""
+    if directory is None:
+        return None
+    try:
+        files = load_tokenizer_files(directory)
+        if files is None:
+            if explicit is not None:
+                raise ConfigFileError(
+                    display_path(os.fsdecode(explicit)),
+                    "no tokenizer files here (tokenizer.json, tokenizer_config.json, "
+                    "special_tokens_map.json).",
+                )
+            found.notes.append("tokenizer not checked: no tokenizer files beside the draft")
+            return None
+        token, errors, warnings = tokenizer_findings(files, draft_config, resolution)
+    except ParallelDraftingConfigError as error:
+        found.errors.append(error)
+        return None
+    found.errors += errors
+    found.warnings += warnings
+    return token
+
+
+def _is_path(argument: object) -> bool:
+    return issubclass(type(argument), (str, bytes, os.PathLike))
+
+
+def _shown(argument: object) -> str | None:
+    """How an argument appears in a verdict: a path as given, escaped; a config as ``None``."""
+    if not _is_path(argument):
+        return None
+    try:
+        return display_path(os.fsdecode(argument))  # type: ignore[arg-type]
+    except Exception:  # an os.PathLike whose __fspath__ raises
+        return "<unprintable path>"
+
+
+def _load(
+    argument: object, revision: str, download: bool
+) -> tuple[str | None, object, Path | None]:
+    """(how it is shown, its config, its directory) for a path, a repo id or a config object.
+
+    Raises:
+        ParallelDraftingConfigError: the file cannot be read or the repo id found.
+    """
+    if not _is_path(argument):
+        return None, argument, None
+    try:
+        text = os.fsdecode(argument)  # type: ignore[arg-type]
+    except Exception as error:
+        raise ParallelDraftingConfigError(
+            f"Could not use the path argument: {type(error).__name__}: {error}"
+        ) from None
+    location = path_or_snapshot(text, revision=revision, download=download)
+    config = load_config_json(location)
+    directory = location if location.is_dir() else location.parent
+    return display_path(text), config, directory

@@ -12,6 +12,7 @@ __all__ = [
     "ParallelDraftingConfigError",
     "ParallelDraftingConfigWarning",
     "PlaceholderTokenIdWarning",
+    "TokenizerTokenIdWarning",
     "caller_stacklevel",
     "describe_value",
     "foreign_error",
@@ -57,6 +58,10 @@ class ConflictingTokenIdWarning(ParallelDraftingConfigWarning):
 
 class PlaceholderTokenIdWarning(ParallelDraftingConfigWarning):
     """The resolved token id equals the config's pad, bos or eos token id."""
+
+
+class TokenizerTokenIdWarning(ParallelDraftingConfigWarning):
+    """The tokenizer disagrees with the token id: an ordinary token, or a mask token elsewhere."""
 
 
 class _BoundedRepr(reprlib.Repr):

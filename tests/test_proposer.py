@@ -1,22 +1,47 @@
-"""ParallelDraftingProposer and the vLLM drop-ins, on the CPU and the meta device."""
+"""ParallelDraftingParams and the vLLM drop-ins, on the CPU and the meta device."""
 
 from __future__ import annotations
 
+import re
+import sys
+import warnings
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, NoReturn
+from unittest import mock
 
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 from drafting_config import ParallelDraftingConfig, ParallelDraftingConfigError
+from drafting_config import proposer as proposer_module
 from drafting_config.integrations import vllm
-from drafting_config.proposer import DTYPE_NAMES, ParallelDraftingProposer
+from drafting_config.proposer import (
+    DTYPE_NAMES,
+    HIDDEN_SIZE_LIMIT,
+    ParallelDraftingParams,
+    parse_device,
+    parse_dtype,
+    parse_hidden_size,
+)
 from tests.conftest import EXAMPLES
 from tests.typing_checks import expected_errors, run_mypy
 
 DFLASH = ParallelDraftingConfig.from_pretrained(EXAMPLES / "dflash-qwen3-4b")
 NO_SIZE = ParallelDraftingConfig.from_hf_config({"pard_token": 7})
+
+
+def params(config: ParallelDraftingConfig = DFLASH, **overrides: Any) -> ParallelDraftingParams:
+    """ParallelDraftingParams with working defaults, some overridden."""
+    arguments: dict[str, Any] = {
+        "dtype": "bfloat16",
+        "device": "cpu",
+        "pass_hidden_states_to_model": True,
+        **overrides,
+    }
+    return ParallelDraftingParams(config, **arguments)
 
 
 @pytest.mark.parametrize("device", ["cpu", "meta", torch.device("cpu"), torch.device("meta")])
@@ -36,16 +61,14 @@ NO_SIZE = ParallelDraftingConfig.from_hf_config({"pard_token": 7})
 def test_hidden_state_tensor_shape_dtype_device(
     dtype: torch.dtype | str, expected: torch.dtype, device: torch.device | str
 ) -> None:
-    proposer = ParallelDraftingProposer(
-        DFLASH, dtype=dtype, device=device, pass_hidden_states_to_model=True
-    )
-    tensor = proposer.parallel_drafting_hidden_state_tensor
+    parallel = params(dtype=dtype, device=device)
+    tensor = parallel.parallel_drafting_hidden_state_tensor
     assert tensor is not None
     assert tensor.shape == (2560,)
     assert tensor.dtype == expected
     assert tensor.device == torch.device(device)
-    assert proposer.parallel_drafting_token_id == 151669
-    assert (proposer.dtype, proposer.device) == (expected, torch.device(device))
+    assert parallel.parallel_drafting_token_id == 151669
+    assert (parallel.dtype, parallel.device) == (expected, torch.device(device))
 
 
 def test_dtype_names_are_the_documented_ones() -> None:
@@ -53,26 +76,25 @@ def test_dtype_names_are_the_documented_ones() -> None:
 
 
 def test_hidden_size_override_wins() -> None:
-    proposer = ParallelDraftingProposer(
-        DFLASH,
-        dtype="float32",
-        device="cpu",
-        pass_hidden_states_to_model=True,
-        hidden_size=3 * 2560,
-    )
-    assert proposer.hidden_size == 7680
-    tensor = proposer.parallel_drafting_hidden_state_tensor
+    parallel = params(dtype="float32", hidden_size=3 * 2560)
+    assert parallel.hidden_size == 7680
+    tensor = parallel.parallel_drafting_hidden_state_tensor
     assert tensor is not None
     assert tensor.shape == (7680,)
 
 
 def test_no_tensor_without_hidden_states() -> None:
-    proposer = ParallelDraftingProposer(
-        NO_SIZE, dtype="bfloat16", device="cpu", pass_hidden_states_to_model=False
+    parallel = params(NO_SIZE, pass_hidden_states_to_model=False)
+    assert parallel.parallel_drafting_hidden_state_tensor is None
+    assert parallel.parallel_drafting_token_id == 7
+    assert "hidden_state_tensor=None" in repr(parallel)
+
+
+def test_repr_names_the_class_and_the_shape() -> None:
+    assert repr(params(device="meta")) == (
+        "ParallelDraftingParams(token_id=151669, source='dflash_config.mask_token_id', "
+        "dtype=torch.bfloat16, device='meta', hidden_size=2560, hidden_state_tensor=(2560,))"
     )
-    assert proposer.parallel_drafting_hidden_state_tensor is None
-    assert proposer.parallel_drafting_token_id == 7
-    assert "hidden_state_tensor=None" in repr(proposer)
 
 
 @pytest.mark.parametrize(
@@ -80,54 +102,281 @@ def test_no_tensor_without_hidden_states() -> None:
     [
         (
             {"dtype": "bfloat15"},
-            "dtype='bfloat15' is not a known dtype; expected a torch.dtype or one of 'bfloat16'",
+            "`dtype` must be a torch.dtype or one of 'bfloat16', 'bf16', 'float16', 'half', "
+            "'float32', 'float', got 'bfloat15' (str).",
         ),
-        ({"dtype": "torch.bfloat16"}, "dtype='torch.bfloat16' is not a known dtype"),
-        ({"dtype": torch.int32}, "dtype=torch.int32 is not a floating-point dtype"),
-        ({"dtype": 16}, "dtype=16 is not a known dtype"),
-        ({"device": "gpu"}, "device='gpu' is not a valid device"),
-        ({"device": "cuda:x"}, "device='cuda:x' is not a valid device"),
-        ({"device": 0}, "device=0 is not a valid device"),
-        ({"hidden_size": 0}, "hidden_size=0 is not a positive int"),
-        ({"hidden_size": -8}, "hidden_size=-8 is not a positive int"),
-        ({"hidden_size": 2560.0}, "hidden_size=2560.0 is not a positive int"),
-        ({"hidden_size": True}, "hidden_size=True is not a positive int"),
+        ({"dtype": "torch.bfloat16"}, "`dtype` must be a torch.dtype or one of"),
+        ({"dtype": torch.int32}, "`dtype` must be a floating-point dtype"),
+        ({"dtype": 16}, "`dtype` must be a torch.dtype or one of"),
+        ({"dtype": mock.Mock(spec=torch.dtype)}, "`dtype` must be a torch.dtype or one of"),
+        ({"dtype": mock.Mock(spec=str)}, "`dtype` must be a torch.dtype or one of"),
+        ({"device": "gpu"}, "`device` must name a torch device"),
+        ({"device": "cuda:x"}, "`device` must name a torch device"),
+        ({"device": ""}, "`device` must name a torch device"),
+        ({"device": 0}, "`device` must be a torch.device or a str, got 0 (int)."),
+        ({"device": mock.Mock(spec=torch.device)}, "`device` must be a torch.device or a str"),
+        ({"device": mock.Mock(spec=str)}, "`device` must be a torch.device or a str"),
+        ({"hidden_size": 0}, "`hidden_size` must be a positive int below 2**31, got 0 (int)."),
+        ({"hidden_size": -8}, "`hidden_size` must be a positive int below 2**31, got -8 (int)."),
+        ({"hidden_size": 2560.0}, "`hidden_size` must be a positive int below 2**31, got 2560.0"),
+        ({"hidden_size": True}, "`hidden_size` must be a positive int below 2**31, got True"),
+        ({"hidden_size": "2560"}, "`hidden_size` must be a positive int below 2**31, got '2560'"),
+        ({"pass_hidden_states_to_model": "false"}, "`pass_hidden_states_to_model` must be True"),
     ],
 )
 def test_bad_parameters_are_value_errors_naming_them(kwargs: dict[str, Any], message: str) -> None:
-    arguments: dict[str, Any] = {
-        "dtype": "bfloat16",
-        "device": "cpu",
-        "pass_hidden_states_to_model": True,
-        **kwargs,
-    }
-    with pytest.raises(ValueError, match="^" + message.replace("(", r"\(").replace(".", r"\.")):
-        ParallelDraftingProposer(DFLASH, **arguments)
+    with pytest.raises(ValueError, match="^" + re.escape(message)):
+        params(**kwargs)
+
+
+# --- hidden_size: the config's bound, named in the error ---------------------
+
+
+@pytest.mark.parametrize("size", [2**31, 2**31 + 1, 2**40, 2**63, 2**64, 10**400])
+def test_an_explicit_hidden_size_has_the_configs_upper_bound(size: int) -> None:
+    with pytest.raises(ValueError, match=r"^`hidden_size` must be a positive int below 2\*\*31"):
+        params(hidden_size=size, device="meta")
+
+
+@pytest.mark.parametrize("size", [1, 2**31 - 1])
+def test_hidden_sizes_at_the_bounds_allocate(size: int) -> None:
+    tensor = params(hidden_size=size, device="meta").parallel_drafting_hidden_state_tensor
+    assert tensor is not None
+    assert tensor.shape == (size,)
+    assert HIDDEN_SIZE_LIMIT == 2**31
+
+
+class LyingInt(int):
+    """An int whose own dunders lie or raise; only its true value may count."""
+
+    def __int__(self) -> int:
+        return 7
+
+    def __index__(self) -> NoReturn:
+        raise RuntimeError("__index__ called")
+
+    def __gt__(self, other: object) -> NoReturn:
+        raise RuntimeError("__gt__ called")
+
+    def __lt__(self, other: object) -> NoReturn:
+        raise RuntimeError("__lt__ called")
+
+    def __le__(self, other: object) -> NoReturn:
+        raise RuntimeError("__le__ called")
+
+    def __ge__(self, other: object) -> NoReturn:
+        raise RuntimeError("__ge__ called")
+
+    def __bool__(self) -> NoReturn:
+        raise RuntimeError("__bool__ called")
+
+    def __repr__(self) -> str:
+        raise RuntimeError("__repr__ called")
+
+
+def test_an_int_subclass_counts_as_its_true_value() -> None:
+    parallel = params(hidden_size=LyingInt(5), device="meta")
+    assert parallel.hidden_size == 5
+    assert type(parallel.hidden_size) is int
+    tensor = parallel.parallel_drafting_hidden_state_tensor
+    assert tensor is not None
+    assert tensor.shape == (5,)
+
+
+def test_an_out_of_range_int_subclass_is_refused_without_calling_it() -> None:
+    with pytest.raises(ValueError, match=r"^`hidden_size` must be a positive int below 2\*\*31"):
+        params(hidden_size=LyingInt(2**31), device="meta")
+
+
+class LyingClass:
+    """Claims to be an int through ``__class__``; its type is not an int subclass."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return int
+
+
+@pytest.mark.parametrize("value", [mock.Mock(spec=int), LyingClass()], ids=["mock", "lying"])
+def test_a_disguised_non_int_is_refused(value: object) -> None:
+    with pytest.raises(ValueError, match=r"^`hidden_size` must be a positive int below 2\*\*31"):
+        params(hidden_size=value, device="meta")
+
+
+@given(st.integers())
+def test_parse_hidden_size_accepts_exactly_the_int32_positives(size: int) -> None:
+    if 0 < size < 2**31:
+        assert parse_hidden_size(size) == size
+    else:
+        with pytest.raises(ValueError, match=r"^`hidden_size` must be a positive int"):
+            parse_hidden_size(size)
+
+
+@given(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.floats(),
+        st.text(),
+        st.binary(),
+        st.lists(st.integers(), max_size=3),
+        st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    )
+)
+def test_parse_hidden_size_refuses_every_non_int(value: object) -> None:
+    with pytest.raises(ValueError, match=r"^`hidden_size` must be a positive int"):
+        parse_hidden_size(value)  # type: ignore[arg-type]
+
+
+# --- devices torch cannot use here -----------------------------------------
+
+
+def _unusable_here(device: str) -> bool:
+    try:
+        torch.empty(0, device=device)
+    except Exception:  # any failure at all makes it a device this machine cannot use
+        return True
+    return False
+
+
+UNUSABLE_DEVICES = [
+    device
+    for device in ("hpu", "hpu:0", "xpu", "mps", "mtia", "ipu", "xla", "vulkan", "privateuseone")
+    if _unusable_here(device)
+] + (["cuda", "cuda:1"] if not torch.cuda.is_available() else [])
+
+
+@pytest.mark.parametrize("device", UNUSABLE_DEVICES)
+def test_a_device_torch_cannot_load_is_a_value_error_naming_it(device: str) -> None:
+    with pytest.raises(ValueError, match=f"^`device` {device!r} cannot be used here") as caught:
+        params(device=device)
+    assert type(caught.value) is ValueError
+    assert caught.value.__cause__ is None
+    assert caught.value.__suppress_context__
+
+
+def test_there_are_unusable_devices_to_test() -> None:
+    assert len(UNUSABLE_DEVICES) >= 3  # hpu and the MPS / XLA backends are never built for CPU
+
+
+@pytest.mark.parametrize("device", ["hpu", "xpu", "mps"])
+def test_an_unusable_device_is_fine_when_nothing_is_allocated(device: str) -> None:
+    parallel = params(device=device, pass_hidden_states_to_model=False)
+    assert parallel.device == torch.device(device)
+    assert parallel.parallel_drafting_hidden_state_tensor is None
+
+
+def test_a_device_torch_only_warns_about_is_a_value_error() -> None:
+    # pytest turns warnings into errors here, so torch's deprecation warning raises.
+    with pytest.raises(ValueError, match=r"^`device` must name a torch device.*no longer used"):
+        params(device="mkldnn")
+
+
+@pytest.mark.parametrize(
+    "error",
+    [torch.OutOfMemoryError("CUDA out of memory"), RuntimeError("can't allocate memory")],
+    ids=["oom", "cpu-allocator"],
+)
+def test_allocation_errors_on_a_working_device_are_not_blamed_on_it(
+    error: Exception, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_empty = torch.empty
+
+    def empty(size: int, **kwargs: Any) -> torch.Tensor:
+        if size:
+            raise error
+        return real_empty(size, **kwargs)
+
+    monkeypatch.setattr(torch, "empty", empty)
+    with pytest.raises(type(error)) as caught:
+        params()
+    assert caught.value is error
 
 
 def test_missing_hidden_size_is_an_error_only_when_needed() -> None:
-    with pytest.raises(ValueError, match=r"^hidden_size=None: hidden states are passed"):
-        ParallelDraftingProposer(
-            NO_SIZE, dtype="half", device="cpu", pass_hidden_states_to_model=True
-        )
+    with pytest.raises(ValueError, match=r"^`hidden_size` is needed because hidden states"):
+        params(NO_SIZE)
+    assert params(NO_SIZE, pass_hidden_states_to_model=False).hidden_size is None
 
 
-@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
-def test_an_unavailable_device_is_a_value_error() -> None:
-    with pytest.raises(ValueError, match=r"^device='cuda' cannot be used here"):
-        ParallelDraftingProposer(
-            DFLASH, dtype="half", device="cuda", pass_hidden_states_to_model=True
-        )
+# --- the flag is a real bool ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "flag", ["false", "False", "", 0, 1, None, 0.0, torch.tensor(True)], ids=repr
+)
+def test_the_flag_must_be_a_real_bool(flag: object) -> None:
+    with pytest.raises(ValueError, match=r"^`pass_hidden_states_to_model` must be True or False"):
+        params(pass_hidden_states_to_model=flag)
+
+
+# --- hostile strings --------------------------------------------------------
+
+
+class HostileStr(str):
+    """A str whose own dunders raise; only its text may count."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> NoReturn:
+        raise RuntimeError("__hash__ called")
+
+    def __eq__(self, other: object) -> NoReturn:
+        raise RuntimeError("__eq__ called")
+
+    def __str__(self) -> NoReturn:
+        raise RuntimeError("__str__ called")
+
+
+def test_str_subclasses_count_as_their_text() -> None:
+    assert parse_dtype(HostileStr("half")) is torch.float16
+    assert parse_device(HostileStr("meta")) == torch.device("meta")
 
 
 def test_config_must_be_the_typed_model() -> None:
-    with pytest.raises(ValueError, match="config must be a ParallelDraftingConfig, got dict"):
-        ParallelDraftingProposer(
+    with pytest.raises(ValueError, match=r"^`config` must be a ParallelDraftingConfig, got dict"):
+        ParallelDraftingParams(
             {"pard_token": 7},  # type: ignore[arg-type]
             dtype="half",
             device="cpu",
             pass_hidden_states_to_model=False,
         )
+
+
+# --- the deprecated name ----------------------------------------------------
+
+
+def test_the_old_name_warns_at_the_importing_line() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = sys._getframe().f_lineno + 1
+        from drafting_config.proposer import ParallelDraftingProposer
+    assert ParallelDraftingProposer is ParallelDraftingParams
+    [warning] = caught
+    assert warning.category is DeprecationWarning
+    assert "ParallelDraftingProposer is deprecated" in str(warning.message)
+    assert "ParallelDraftingParams" in str(warning.message)
+    assert (warning.filename, warning.lineno) == (__file__, line)
+
+
+def test_the_old_name_warns_on_attribute_access_too() -> None:
+    with pytest.warns(DeprecationWarning, match="ParallelDraftingProposer is deprecated") as caught:
+        old = proposer_module.ParallelDraftingProposer
+    assert old is ParallelDraftingParams
+    assert caught[0].filename == __file__
+
+
+def test_the_old_name_is_not_exported_and_other_names_still_fail() -> None:
+    assert "ParallelDraftingProposer" not in proposer_module.__all__
+    assert "ParallelDraftingParams" in proposer_module.__all__
+    with pytest.raises(AttributeError, match="has no attribute 'NoSuchName'"):
+        proposer_module.NoSuchName  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_a_star_import_does_not_warn() -> None:
+    namespace: dict[str, object] = {}
+    exec("from drafting_config.proposer import *", namespace)  # pytest: warnings are errors
+    assert namespace["ParallelDraftingParams"] is ParallelDraftingParams
+    assert "ParallelDraftingProposer" not in namespace
 
 
 # --- vLLM drop-ins ----------------------------------------------------------
@@ -194,18 +443,30 @@ def test_newer_runner_drop_in() -> None:
 TENSOR_MAY_BE_NONE = """
 import torch
 from drafting_config import ParallelDraftingConfig
-from drafting_config.proposer import ParallelDraftingProposer
+from drafting_config.proposer import ParallelDraftingParams
 
 config = ParallelDraftingConfig.from_hf_config({"pard_token": 7, "hidden_size": 8})
-proposer = ParallelDraftingProposer(
+parallel = ParallelDraftingParams(
     config, dtype="half", device="cpu", pass_hidden_states_to_model=True
 )
-size = proposer.parallel_drafting_hidden_state_tensor.shape  # E: union-attr
-tensor: torch.Tensor = proposer.parallel_drafting_hidden_state_tensor  # E: assignment
-proposer.parallel_drafting_token_id = 3  # E: misc
-ParallelDraftingProposer(config, dtype=torch.float16, device="cpu")  # E: call-arg
-if proposer.parallel_drafting_hidden_state_tensor is not None:
-    ok: torch.Tensor = proposer.parallel_drafting_hidden_state_tensor
+size = parallel.parallel_drafting_hidden_state_tensor.shape  # E: union-attr
+tensor: torch.Tensor = parallel.parallel_drafting_hidden_state_tensor  # E: assignment
+parallel.parallel_drafting_token_id = 3  # E: misc
+ParallelDraftingParams(config, dtype=torch.float16, device="cpu")  # E: call-arg
+if parallel.parallel_drafting_hidden_state_tensor is not None:
+    ok: torch.Tensor = parallel.parallel_drafting_hidden_state_tensor
+"""
+
+OLD_NAME_IS_DEPRECATED = """
+from drafting_config import ParallelDraftingConfig, proposer
+from drafting_config.proposer import ParallelDraftingParams
+from drafting_config.proposer import ParallelDraftingProposer  # E: deprecated
+
+config = ParallelDraftingConfig.from_hf_config({"pard_token": 7, "hidden_size": 8})
+old = proposer.ParallelDraftingProposer(  # E: deprecated
+    config, dtype="half", device="cpu", pass_hidden_states_to_model=False
+)
+new: ParallelDraftingParams = old
 """
 
 PROTOCOL_USERS = """
@@ -250,7 +511,11 @@ init_parallel_drafting_params(IncompleteProposer(model, 8))  # E: arg-type
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("source", [TENSOR_MAY_BE_NONE, PROTOCOL_USERS], ids=["tensor", "protocol"])
+@pytest.mark.parametrize(
+    "source",
+    [TENSOR_MAY_BE_NONE, OLD_NAME_IS_DEPRECATED, PROTOCOL_USERS],
+    ids=["tensor", "deprecated", "protocol"],
+)
 def test_mypy_rejects_misuse(source: str, tmp_path: Path) -> None:
-    errors, report = run_mypy(source, tmp_path)
+    errors, report = run_mypy(source, tmp_path, "--enable-error-code", "deprecated")
     assert errors == expected_errors(source), report

@@ -82,10 +82,10 @@ def init_parallel_drafting_params(proposer: ParallelDraftingProposerLike) -> Non
         ParallelDraftingConfigError: the draft model's config names no valid token id.
         ValueError: the proposer's hidden size, dtype or device is unusable.
     """
-    from drafting_config.proposer import ParallelDraftingProposer  # noqa: PLC0415 (torch)
+    from drafting_config.proposer import ParallelDraftingParams  # noqa: PLC0415 (torch)
 
     config = ParallelDraftingConfig.from_hf_config(proposer.draft_model_config.hf_config)
-    parallel = ParallelDraftingProposer(
+    parallel = ParallelDraftingParams(
         config,
         dtype=proposer.dtype,
         device=proposer.device,

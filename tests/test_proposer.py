@@ -425,6 +425,117 @@ def test_init_parallel_drafting_params_without_hidden_states_leaves_the_tensor()
     assert proposer.parallel_drafting_hidden_state_tensor is sentinel
 
 
+class BareProposer:
+    """Stands in for vLLM's proposer class; built with ``object.__new__``, as vLLM's tests do."""
+
+
+def bare_proposer(hf_config: object, *, pass_hidden_states_to_model: bool) -> BareProposer:
+    proposer = object.__new__(BareProposer)
+    proposer.draft_model_config = SimpleNamespace(hf_config=hf_config)  # type: ignore[attr-defined]
+    proposer.pass_hidden_states_to_model = pass_hidden_states_to_model  # type: ignore[attr-defined]
+    return proposer
+
+
+def test_a_bare_proposer_without_hidden_states_gets_only_its_token_id() -> None:
+    proposer = bare_proposer(
+        SimpleNamespace(dflash_config={"mask_token_id": 151669}), pass_hidden_states_to_model=False
+    )
+    vllm.init_parallel_drafting_params(proposer)  # type: ignore[arg-type]
+    assert vars(proposer) == {
+        "draft_model_config": proposer.draft_model_config,  # type: ignore[attr-defined]
+        "pass_hidden_states_to_model": False,
+        "parallel_drafting_token_id": 151669,
+    }
+
+
+def test_a_bare_proposer_with_hidden_states_needs_the_three_attributes() -> None:
+    proposer = bare_proposer(SimpleNamespace(pard_token=5), pass_hidden_states_to_model=True)
+    with pytest.raises(AttributeError, match="hidden_size"):
+        vllm.init_parallel_drafting_params(proposer)  # type: ignore[arg-type]
+    assert not hasattr(proposer, "parallel_drafting_token_id")  # nothing set on failure
+    proposer.hidden_size = 8  # type: ignore[attr-defined]
+    proposer.dtype = torch.float16  # type: ignore[attr-defined]
+    proposer.device = torch.device("meta")  # type: ignore[attr-defined]
+    vllm.init_parallel_drafting_params(proposer)  # type: ignore[arg-type]
+    assert proposer.parallel_drafting_token_id == 5  # type: ignore[attr-defined]
+    tensor = proposer.parallel_drafting_hidden_state_tensor  # type: ignore[attr-defined]
+    assert (tensor.shape, tensor.dtype, tensor.device) == (
+        (8,),
+        torch.float16,
+        torch.device("meta"),
+    )
+
+
+class RecordingProposer:
+    """Records every attribute read and written by name."""
+
+    def __init__(self, hf_config: object, *, pass_hidden_states_to_model: bool) -> None:
+        state = {
+            "draft_model_config": SimpleNamespace(hf_config=hf_config),
+            "pass_hidden_states_to_model": pass_hidden_states_to_model,
+            "hidden_size": 16,
+            "dtype": torch.float32,
+            "device": torch.device("meta"),
+        }
+        object.__setattr__(self, "state", state)
+        object.__setattr__(self, "read", [])
+        object.__setattr__(self, "written", {})
+
+    def __getattr__(self, name: str) -> object:
+        self.read.append(name)
+        return self.state[name]
+
+    def __setattr__(self, name: str, value: object) -> None:
+        self.written[name] = value
+
+    read: list[str]
+    written: dict[str, object]
+    state: dict[str, object]
+
+
+@pytest.mark.parametrize(
+    ("flag", "reads", "writes"),
+    [
+        (
+            False,
+            ["draft_model_config", "pass_hidden_states_to_model"],
+            {"parallel_drafting_token_id"},
+        ),
+        (
+            True,
+            ["draft_model_config", "pass_hidden_states_to_model", "hidden_size", "dtype", "device"],
+            {"parallel_drafting_token_id", "parallel_drafting_hidden_state_tensor"},
+        ),
+    ],
+)
+def test_the_drop_in_touches_exactly_what_vllms_method_touches(
+    flag: bool, reads: list[str], writes: set[str]
+) -> None:
+    proposer = RecordingProposer({"ptd_token_id": 3}, pass_hidden_states_to_model=flag)
+    vllm.init_parallel_drafting_params(proposer)  # type: ignore[arg-type]
+    assert proposer.read == reads  # in vLLM's order: torch.empty(hidden_size, dtype, device)
+    assert set(proposer.written) == writes
+    assert proposer.written["parallel_drafting_token_id"] == 3
+
+
+@pytest.mark.parametrize("flag", ["false", 0, None], ids=repr)
+def test_the_drop_in_refuses_a_flag_that_is_not_a_bool(flag: object) -> None:
+    proposer = fake_vllm_proposer({"pard_token": 9}, pass_hidden_states_to_model=False)
+    proposer.pass_hidden_states_to_model = flag
+    with pytest.raises(ValueError, match=r"`pass_hidden_states_to_model` must be True or False"):
+        vllm.init_parallel_drafting_params(proposer)
+    assert proposer.parallel_drafting_token_id == 0
+
+
+def test_the_drop_in_sets_nothing_when_the_device_fails() -> None:
+    proposer = fake_vllm_proposer({"pard_token": 9}, pass_hidden_states_to_model=True)
+    proposer.device = torch.device("hpu")
+    with pytest.raises(ValueError, match=r"^`device` 'hpu' cannot be used here"):
+        vllm.init_parallel_drafting_params(proposer)
+    assert proposer.parallel_drafting_token_id == 0
+    assert proposer.parallel_drafting_hidden_state_tensor is None
+
+
 def test_init_parallel_drafting_params_raises_value_errors() -> None:
     proposer = fake_vllm_proposer({"pard_token": "128020"}, pass_hidden_states_to_model=False)
     with pytest.raises(ParallelDraftingConfigError, match="`pard_token` must be an integer"):
@@ -472,6 +583,7 @@ new: ParallelDraftingParams = old
 PROTOCOL_USERS = """
 import torch
 from dataclasses import dataclass
+from typing import Literal
 from drafting_config.integrations.vllm import init_parallel_drafting_params
 
 @dataclass
@@ -503,10 +615,24 @@ class IncompleteProposer:
     draft_model_config: ModelConfig
     hidden_size: int
 
+@dataclass
+class TokenOnlyProposer:
+    draft_model_config: ModelConfig
+    pass_hidden_states_to_model: Literal[False] = False
+    parallel_drafting_token_id: int = 0
+
+@dataclass
+class MayPassHiddenStatesButCannotSizeThem:
+    draft_model_config: ModelConfig
+    pass_hidden_states_to_model: bool
+    parallel_drafting_token_id: int = 0
+
 cpu, model = torch.device("cpu"), ModelConfig({})
 init_parallel_drafting_params(GoodProposer(model, True, 8, torch.half, cpu))
 init_parallel_drafting_params(StringlyProposer(model, True, 8, "half", cpu))  # E: arg-type
 init_parallel_drafting_params(IncompleteProposer(model, 8))  # E: arg-type
+init_parallel_drafting_params(TokenOnlyProposer(model))
+init_parallel_drafting_params(MayPassHiddenStatesButCannotSizeThem(model, True))  # E: arg-type
 """
 
 

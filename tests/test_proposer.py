@@ -645,3 +645,46 @@ init_parallel_drafting_params(MayPassHiddenStatesButCannotSizeThem(model, True))
 def test_mypy_rejects_misuse(source: str, tmp_path: Path) -> None:
     errors, report = run_mypy(source, tmp_path, "--enable-error-code", "deprecated")
     assert errors == expected_errors(source), report
+
+
+PUBLIC_API = """
+import torch
+from drafting_config import ParallelDraftingConfig
+from drafting_config.integrations.vllm import (
+    ParallelDraftingProposerLike,
+    TokenOnlyProposerLike,
+    get_parallel_drafting_token_id,
+    init_parallel_drafting_params,
+)
+from drafting_config.proposer import (
+    DTYPE_NAMES,
+    HIDDEN_SIZE_LIMIT,
+    ParallelDraftingParams,
+    parse_device,
+    parse_dtype,
+    parse_hidden_size,
+)
+
+config = ParallelDraftingConfig.from_hf_config({"pard_token": 7, "hidden_size": 8})
+parallel = ParallelDraftingParams(
+    config, dtype="half", device="cpu", pass_hidden_states_to_model=True
+)
+tensor: torch.Tensor | None = parallel.parallel_drafting_hidden_state_tensor
+token_id: int = parallel.parallel_drafting_token_id + get_parallel_drafting_token_id({})
+hidden_size: int | None = parallel.hidden_size
+dtype: torch.dtype = parse_dtype("half")
+device: torch.device = parse_device("cpu")
+size: int = parse_hidden_size(8) + HIDDEN_SIZE_LIMIT
+names: list[str] = list(DTYPE_NAMES)
+
+
+def setup(full: ParallelDraftingProposerLike, token_only: TokenOnlyProposerLike) -> None:
+    init_parallel_drafting_params(full)
+    init_parallel_drafting_params(token_only)
+"""
+
+
+@pytest.mark.slow
+def test_the_proposer_api_leaks_no_any(tmp_path: Path) -> None:
+    errors, report = run_mypy(PUBLIC_API, tmp_path, "--disallow-any-expr")
+    assert errors == set(), report

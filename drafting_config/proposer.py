@@ -1,4 +1,4 @@
-"""Set up parallel drafting for a proposer from a typed config (needs torch).
+"""A proposer's parallel-drafting parameters, built from a typed config (needs torch).
 
 This is the only module of the package that imports ``torch``; install the
 ``torch`` extra to use it.
@@ -6,15 +6,27 @@ This is the only module of the package that imports ``torch``; install the
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import torch
 
 from drafting_config.config import ParallelDraftingConfig
+from drafting_config.errors import describe_value
 
-__all__ = ["DTYPE_NAMES", "ParallelDraftingProposer", "parse_device", "parse_dtype"]
+if TYPE_CHECKING:
+    from typing_extensions import deprecated
+
+__all__ = [
+    "DTYPE_NAMES",
+    "HIDDEN_SIZE_LIMIT",
+    "ParallelDraftingParams",
+    "parse_device",
+    "parse_dtype",
+    "parse_hidden_size",
+]
 
 DTYPE_NAMES: Final[Mapping[str, torch.dtype]] = MappingProxyType(
     {
@@ -28,64 +40,121 @@ DTYPE_NAMES: Final[Mapping[str, torch.dtype]] = MappingProxyType(
 )
 """The dtype names accepted for hidden states, as vLLM and HF spell them."""
 
+HIDDEN_SIZE_LIMIT: Final = 2**31
+"""An explicit hidden size must be below this, the bound a config's ``hidden_size`` has."""
+
 
 def parse_dtype(dtype: torch.dtype | str) -> torch.dtype:
     """``dtype`` as a floating-point ``torch.dtype``; names come from :data:`DTYPE_NAMES`.
 
     Raises:
-        ValueError: an unknown name, or a dtype that is not floating point.
+        ValueError: an unknown name, a dtype that is not floating point, or
+            another type; the message names ``dtype``.
     """
     value: object = dtype  # callers without type checking pass anything
-    if isinstance(value, torch.dtype):
+    if type(value) is torch.dtype:  # not isinstance: a lying __class__ must not pass
         if not value.is_floating_point:
             raise ValueError(
-                f"dtype={value} is not a floating-point dtype; hidden states need one "
-                "such as torch.bfloat16."
+                f"`dtype` must be a floating-point dtype such as torch.bfloat16 for hidden "
+                f"states, got {value}."
             )
         return value
-    if isinstance(value, str) and value in DTYPE_NAMES:
-        return DTYPE_NAMES[value]
+    name = _plain_str(value)
+    if name is not None and name in DTYPE_NAMES:
+        return DTYPE_NAMES[name]
     raise ValueError(
-        f"dtype={dtype!r} is not a known dtype; expected a torch.dtype or one of "
-        f"{', '.join(map(repr, DTYPE_NAMES))}."
+        f"`dtype` must be a torch.dtype or one of {', '.join(map(repr, DTYPE_NAMES))}, "
+        f"got {describe_value(value)}."
     )
 
 
 def parse_device(device: torch.device | str) -> torch.device:
     """``device`` as a ``torch.device``.
 
+    Only the spelling is checked here; whether torch can allocate there is
+    found out when a tensor is allocated (see :class:`ParallelDraftingParams`).
+
     Raises:
-        ValueError: a string torch does not recognise as a device, or another type.
+        ValueError: a string torch does not recognise as a device, or another
+            type; the message names ``device``.
     """
-    if isinstance(device, torch.device):
-        return device
-    if isinstance(device, str):
+    value: object = device
+    if type(value) is torch.device:
+        return value
+    name = _plain_str(value)
+    if name is not None:
         try:
-            return torch.device(device)
-        except RuntimeError as error:
+            return torch.device(name)
+        except (RuntimeError, Warning) as error:  # a Warning when warnings are errors
             raise ValueError(
-                f"device={device!r} is not a valid device ({error}); "
-                "expected e.g. 'cpu', 'cuda', 'cuda:1' or 'meta'."
+                f"`device` must name a torch device such as 'cpu', 'cuda', 'cuda:1' or "
+                f"'meta', got {describe_value(name)}: {_first_sentence(error)}."
             ) from None
-    raise ValueError(f"device={device!r} is not a valid device; expected a torch.device or a str.")
+    raise ValueError(f"`device` must be a torch.device or a str, got {describe_value(value)}.")
 
 
-class ParallelDraftingProposer:
-    """What a proposer needs for parallel drafting, built from a :class:`ParallelDraftingConfig`.
+def parse_hidden_size(hidden_size: int) -> int:
+    """``hidden_size`` as a plain ``int``, positive and below :data:`HIDDEN_SIZE_LIMIT`.
+
+    An ``int`` subclass counts as its true value (``int.__int__``); none of its
+    own methods is called.
+
+    Raises:
+        ValueError: a bool, a value that is not an int, or one out of range;
+            the message names ``hidden_size``.
+    """
+    value: object = hidden_size
+    # type() first, not isinstance alone: a lying __class__ must not pass.
+    if type(value) is not bool and issubclass(type(value), int) and isinstance(value, int):
+        number = int.__int__(value)  # its true value, whatever its own __int__ says
+        if 0 < number < HIDDEN_SIZE_LIMIT:
+            return number
+    raise ValueError(
+        f"`hidden_size` must be a positive int below 2**31, got {describe_value(value)}."
+    )
+
+
+def _plain_str(value: object) -> str | None:
+    """The text of a ``str`` (a subclass's true text, none of its own methods called)."""
+    if issubclass(type(value), str) and isinstance(value, str):
+        return str.__str__(value)
+    return None
+
+
+def _parse_flag(pass_hidden_states_to_model: bool) -> bool:
+    value: object = pass_hidden_states_to_model
+    if type(value) is not bool:
+        raise ValueError(
+            "`pass_hidden_states_to_model` must be True or False, got "
+            f"{describe_value(value)}; strings and numbers are not converted."
+        )
+    return value
+
+
+class ParallelDraftingParams:
+    """A proposer's parallel-drafting parameters, built from a :class:`ParallelDraftingConfig`.
+
+    Named after vLLM's ``_init_parallel_drafting_params``, whose two results it
+    holds: the token id that fills the masked slots and, for drafters that take
+    hidden states, a tensor for those slots' hidden states.
 
     Args:
         config: the draft model's resolved config.
         dtype: the hidden-state dtype, as a ``torch.dtype`` or a name in :data:`DTYPE_NAMES`.
         device: where to allocate, as a ``torch.device`` or a string such as ``"cuda:0"``.
         pass_hidden_states_to_model: whether the draft model takes hidden states
-            (EAGLE-style); only then is a hidden-state tensor allocated.
+            (EAGLE-style); only then is a hidden-state tensor allocated. A real
+            ``bool``: ``"false"`` or ``0`` is an error, not a flag.
         hidden_size: overrides ``config.hidden_size`` (vLLM multiplies it for
-            some drafters).
+            some drafters); a positive int below 2**31, like the config's own.
 
     Raises:
-        ValueError: an unknown dtype name, a bad device, or (when hidden states
-            are passed) a missing or non-positive hidden size; the message
-            names the parameter and the value.
+        ValueError: an unknown dtype name, a bad device, a flag that is not a
+            bool, a hidden size out of range, or (when hidden states are
+            passed) a missing hidden size or a device whose backend torch
+            cannot load; the message names the parameter and shows the value.
+            Errors of the allocation itself, such as running out of memory,
+            propagate from torch unchanged.
     """
 
     config: Final[ParallelDraftingConfig]
@@ -109,30 +178,42 @@ class ParallelDraftingProposer:
     ) -> None:
         if not isinstance(config, ParallelDraftingConfig):
             raise ValueError(
-                f"config must be a ParallelDraftingConfig, got {type(config).__name__}; "
+                f"`config` must be a ParallelDraftingConfig, got {type(config).__name__}; "
                 "build one with ParallelDraftingConfig.from_hf_config(hf_config)."
             )
         self.config = config
         self.dtype = parse_dtype(dtype)
         self.device = parse_device(device)
-        self.hidden_size = _checked_hidden_size(hidden_size, config)
+        self.hidden_size = (
+            config.hidden_size if hidden_size is None else parse_hidden_size(hidden_size)
+        )
         self.parallel_drafting_token_id = config.token_id
         self.parallel_drafting_hidden_state_tensor = (
-            self._allocate() if pass_hidden_states_to_model else None
+            self._allocate() if _parse_flag(pass_hidden_states_to_model) else None
         )
 
     def _allocate(self) -> torch.Tensor:
         if self.hidden_size is None:
             raise ValueError(
-                "hidden_size=None: hidden states are passed to the model, so a hidden size "
-                "is needed; the draft model's config has none, pass hidden_size=..."
+                "`hidden_size` is needed because hidden states are passed to the model, "
+                "and the draft model's config has none: pass hidden_size=..."
             )
         try:
             return torch.empty(self.hidden_size, dtype=self.dtype, device=self.device)
-        except torch.OutOfMemoryError:
-            raise
-        except (RuntimeError, AssertionError) as error:  # e.g. torch built without CUDA
-            raise ValueError(f"device={str(self.device)!r} cannot be used here: {error}") from None
+        except Exception:
+            # An empty tensor needs no memory: if even that fails, the device is at fault.
+            self._check_device_loads()
+            raise  # the device works; this is the allocation's own error (memory)
+
+    def _check_device_loads(self) -> None:
+        try:
+            torch.empty(0, dtype=self.dtype, device=self.device)
+        except Exception as error:  # torch raises many types for this
+            raise ValueError(
+                f"`device` {str(self.device)!r} cannot be used here: torch cannot allocate "
+                f"{self.dtype} tensors there ({type(error).__name__}: "
+                f"{_first_sentence(error)})."
+            ) from None
 
     def __repr__(self) -> str:
         tensor = self.parallel_drafting_hidden_state_tensor
@@ -144,9 +225,29 @@ class ParallelDraftingProposer:
         )
 
 
-def _checked_hidden_size(override: object, config: ParallelDraftingConfig) -> int | None:
-    if override is None:
-        return config.hidden_size
-    if isinstance(override, bool) or not isinstance(override, int) or override <= 0:
-        raise ValueError(f"hidden_size={override!r} is not a positive int.")
-    return override
+def _first_sentence(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    sentence = lines[0].partition(". ")[0].rstrip(".") if lines else "no message"
+    return sentence if len(sentence) <= 200 else sentence[:197] + "..."
+
+
+if TYPE_CHECKING:
+
+    @deprecated("Renamed ParallelDraftingParams; this name goes in the next release.")
+    class ParallelDraftingProposer(ParallelDraftingParams):
+        """Deprecated: the old name of :class:`ParallelDraftingParams`."""
+
+else:
+
+    def __getattr__(name: str) -> object:
+        """The deprecated ``ParallelDraftingProposer``, with a warning at the caller."""
+        if name == "ParallelDraftingProposer":
+            warnings.warn(
+                "drafting_config.proposer.ParallelDraftingProposer is deprecated and will be "
+                "removed in the next release: it is now ParallelDraftingParams (same "
+                "constructor, same attributes).",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return ParallelDraftingParams
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,14 +16,14 @@ def build_in_worker(as_json: str, as_pickle: bytes) -> tuple[bool, str, tuple[in
     """Runs in a fresh spawn-started process: rebuild both ways, then allocate."""
     import torch
 
-    from drafting_config.proposer import ParallelDraftingProposer
+    from drafting_config.proposer import ParallelDraftingParams
 
     from_json = ParallelDraftingConfig.model_validate_json(as_json)
     from_pickle = pickle.loads(as_pickle)
-    proposer = ParallelDraftingProposer(
+    parallel = ParallelDraftingParams(
         from_json, dtype="bfloat16", device="cpu", pass_hidden_states_to_model=True
     )
-    tensor = proposer.parallel_drafting_hidden_state_tensor
+    tensor = parallel.parallel_drafting_hidden_state_tensor
     assert tensor is not None
     return (
         from_json == from_pickle,

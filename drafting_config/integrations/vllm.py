@@ -4,14 +4,16 @@ Newer runner: replace its ``get_parallel_drafting_token_id`` with this module's.
 Older runner: make ``_init_parallel_drafting_params`` call
 :func:`init_parallel_drafting_params` with the proposer.
 
-``torch`` is imported only when :func:`init_parallel_drafting_params` runs.
+``torch`` is imported only when :func:`init_parallel_drafting_params` allocates
+a hidden-state tensor, i.e. when the proposer passes hidden states to its model.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, cast
 
 from drafting_config.config import ParallelDraftingConfig, get_parallel_drafting_token_id
+from drafting_config.errors import describe_value
 
 if TYPE_CHECKING:
     import torch
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DraftModelConfigLike",
     "ParallelDraftingProposerLike",
+    "TokenOnlyProposerLike",
     "get_parallel_drafting_token_id",
     "init_parallel_drafting_params",
 ]
@@ -33,8 +36,37 @@ class DraftModelConfigLike(Protocol):
         ...
 
 
+class TokenOnlyProposerLike(Protocol):
+    """A proposer that passes no hidden states to its model, as far as
+    ``_init_parallel_drafting_params`` uses it: it reads these two attributes
+    and sets the token id, nothing else.
+
+    vLLM's own unit tests build such proposers bare (``object.__new__`` plus
+    ``draft_model_config`` and ``pass_hidden_states_to_model``).
+    """
+
+    @property
+    def draft_model_config(self) -> DraftModelConfigLike:
+        """The draft model's config."""
+        ...
+
+    @property
+    def pass_hidden_states_to_model(self) -> Literal[False]:
+        """False: the draft model takes no hidden states."""
+        ...
+
+    parallel_drafting_token_id: int
+    """Set to the token id that fills the masked slots."""
+
+
 class ParallelDraftingProposerLike(Protocol):
-    """vLLM's speculative-decoding proposer as far as ``_init_parallel_drafting_params`` uses it."""
+    """vLLM's speculative-decoding proposer as far as ``_init_parallel_drafting_params`` uses it.
+
+    ``hidden_size``, ``dtype`` and ``device`` are read, and
+    ``parallel_drafting_hidden_state_tensor`` set, only when
+    ``pass_hidden_states_to_model`` is true; a proposer whose flag is typed
+    ``Literal[False]`` need not have them (see :class:`TokenOnlyProposerLike`).
+    """
 
     @property
     def draft_model_config(self) -> DraftModelConfigLike:
@@ -48,17 +80,17 @@ class ParallelDraftingProposerLike(Protocol):
 
     @property
     def hidden_size(self) -> int:
-        """The hidden size of the states the draft model takes."""
+        """The hidden size of the states the draft model takes (read only when they are passed)."""
         ...
 
     @property
     def dtype(self) -> torch.dtype:
-        """The model dtype."""
+        """The model dtype (read only when hidden states are passed)."""
         ...
 
     @property
     def device(self) -> torch.device:
-        """The device the proposer runs on."""
+        """The device the proposer runs on (read only when hidden states are passed)."""
         ...
 
     parallel_drafting_token_id: int
@@ -68,32 +100,50 @@ class ParallelDraftingProposerLike(Protocol):
     """Set to the masked slots' hidden-state tensor when hidden states are passed."""
 
 
-def init_parallel_drafting_params(proposer: ParallelDraftingProposerLike) -> None:
+def init_parallel_drafting_params(
+    proposer: ParallelDraftingProposerLike | TokenOnlyProposerLike,
+) -> None:
     """The body of vLLM's ``_init_parallel_drafting_params``, typed and validated.
 
-    Resolves the token id from ``proposer.draft_model_config.hf_config`` and
-    sets ``proposer.parallel_drafting_token_id``; when
-    ``proposer.pass_hidden_states_to_model`` is true, also sets
+    Reads ``proposer.draft_model_config.hf_config`` and
+    ``proposer.pass_hidden_states_to_model``, resolves the token id and sets
+    ``proposer.parallel_drafting_token_id``. Only when
+    ``pass_hidden_states_to_model`` is true does it also read
+    ``proposer.hidden_size``, ``proposer.dtype`` and ``proposer.device`` and set
     ``proposer.parallel_drafting_hidden_state_tensor`` to
-    ``torch.empty(proposer.hidden_size, dtype=proposer.dtype, device=proposer.device)``.
-    Otherwise the tensor attribute is left as it is, as vLLM's method does.
+    ``torch.empty(hidden_size, dtype=dtype, device=device)``; otherwise it
+    touches none of them, exactly as vLLM's method does.
+
+    Unlike vLLM's method it sets nothing when it raises: every value is checked
+    before the first attribute is written.
 
     Raises:
         ParallelDraftingConfigError: the draft model's config names no valid token id.
-        ValueError: the proposer's hidden size, dtype or device is unusable.
+        ValueError: ``pass_hidden_states_to_model`` is not a bool, or (when it is
+            true) the proposer's hidden size, dtype or device is unusable.
     """
-    from drafting_config.proposer import ParallelDraftingProposer  # noqa: PLC0415 (torch)
-
     config = ParallelDraftingConfig.from_hf_config(proposer.draft_model_config.hf_config)
-    parallel = ParallelDraftingProposer(
-        config,
-        dtype=proposer.dtype,
-        device=proposer.device,
-        pass_hidden_states_to_model=proposer.pass_hidden_states_to_model,
-        hidden_size=proposer.hidden_size,
-    )
-    proposer.parallel_drafting_token_id = parallel.parallel_drafting_token_id
-    if parallel.parallel_drafting_hidden_state_tensor is not None:
-        proposer.parallel_drafting_hidden_state_tensor = (
-            parallel.parallel_drafting_hidden_state_tensor
+    flag: object = proposer.pass_hidden_states_to_model
+    if type(flag) is not bool:
+        raise ValueError(
+            "The proposer's `pass_hidden_states_to_model` must be True or False, got "
+            f"{describe_value(flag)}; strings and numbers are not converted."
         )
+    if not flag:
+        proposer.parallel_drafting_token_id = config.token_id
+        return
+
+    from drafting_config.proposer import ParallelDraftingParams  # noqa: PLC0415 (torch)
+
+    # The flag is true, so this is not a TokenOnlyProposerLike (whose flag is always False).
+    full = cast("ParallelDraftingProposerLike", proposer)
+    hidden_size, dtype, device = full.hidden_size, full.dtype, full.device  # vLLM's read order
+    params = ParallelDraftingParams(
+        config,
+        dtype=dtype,
+        device=device,
+        pass_hidden_states_to_model=True,
+        hidden_size=hidden_size,
+    )
+    full.parallel_drafting_token_id = params.parallel_drafting_token_id
+    full.parallel_drafting_hidden_state_tensor = params.parallel_drafting_hidden_state_tensor

@@ -169,17 +169,14 @@ def _target(
     try:
         _, config, directory = _load(verifier, DEFAULT_REVISION, download=False)
         facts = read_target(config)
-    except MissingExtraError:
-        found.notes.append(
-            f"target not checked: the speculators verifier {verifier!r} is a repo id, and "
-            f"looking it up needs the {EXTRA_NAME} extra"
+    except (MissingExtraError, RepoNotCachedError, ConfigFileError) as error:
+        why = (
+            f"is a repo id, and looking it up needs the {EXTRA_NAME} extra"
+            if isinstance(error, MissingExtraError)
+            else "is neither a local model directory nor in the local Hugging Face cache "
+            "(pass --target, or --download)"
         )
-        return None, None, None
-    except (RepoNotCachedError, ConfigFileError):
-        found.notes.append(
-            f"target not checked: the speculators verifier {verifier!r} is neither a local "
-            "model directory nor in the local Hugging Face cache (pass --target, or --download)"
-        )
+        found.notes.append(f"target not checked: the speculators verifier {verifier!r} {why}")
         return None, None, None
     except ParallelDraftingConfigError as error:
         found.errors.append(error)

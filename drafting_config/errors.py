@@ -106,12 +106,16 @@ def describe_value(value: object) -> str:
 
 
 def type_name(kind: type) -> str:
-    """``kind.__name__``, or ``"<unnamed type>"`` when a hostile metaclass makes that raise."""
+    """``kind.__name__``, read past any metaclass (whose ``__getattribute__`` may raise)."""
     try:
-        name = kind.__name__
-    except Exception:
+        name = _TYPE_NAME.__get__(kind, type)
+    except Exception:  # not a real type
         return "<unnamed type>"
     return name if type(name) is str else "<unnamed type>"
+
+
+_TYPE_NAME: Final = type.__dict__["__name__"]
+"""The ``__name__`` descriptor of ``type`` itself, which no metaclass can intercept."""
 
 
 def _truncate(text: str, limit: int) -> str:

@@ -73,7 +73,7 @@ def _fspath(value: object, argument: str) -> str | bytes:
         is_path_like = False
     if not is_path_like:
         raise ParallelDraftingConfigError(
-            f"`{argument}` must be a path (str, bytes or os.PathLike); got {_describe(value)}."
+            f"`{argument}` must be a path (str, bytes or os.PathLike); got {describe_value(value)}."
         )
     try:
         result: str | bytes = os.fspath(cast("os.PathLike[str]", value))  # str or bytes
@@ -82,13 +82,6 @@ def _fspath(value: object, argument: str) -> str | bytes:
         raise ParallelDraftingConfigError(
             f"`{argument}` is not a usable path: its __fspath__() failed ({type(error).__name__})."
         ) from None
-
-
-def _describe(value: object) -> str:
-    try:
-        return describe_value(value)
-    except Exception:  # a metaclass whose __getattribute__ raises hides even the type's name
-        return f"an object of type {type.__getattribute__(type(value), '__name__')}"
 
 
 def display_path(path: str | bytes) -> str:

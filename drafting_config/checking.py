@@ -27,7 +27,7 @@ from drafting_config.contract import (
 )
 from drafting_config.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.loading import ConfigFileError, load_config_json
-from drafting_config.paths import display_path
+from drafting_config.paths import as_path, display_path
 from drafting_config.repo_ids import (
     DEFAULT_REVISION,
     EXTRA_NAME,
@@ -225,9 +225,9 @@ def _shown(argument: object) -> str | None:
     if not _is_path(argument):
         return None
     try:
-        return display_path(os.fsdecode(argument))  # type: ignore[arg-type]
-    except Exception:  # an os.PathLike whose __fspath__ raises
-        return "<unprintable path>"
+        return display_path(as_path(argument))
+    except ParallelDraftingConfigError:  # an os.PathLike whose __fspath__ fails
+        return "<unusable path>"
 
 
 def _load(
@@ -240,12 +240,7 @@ def _load(
     """
     if not _is_path(argument):
         return None, argument, None
-    try:
-        text = os.fsdecode(argument)  # type: ignore[arg-type]
-    except Exception as error:
-        raise ParallelDraftingConfigError(
-            f"Could not use the path argument: {type(error).__name__}: {error}"
-        ) from None
+    text = as_path(argument)
     location = path_or_snapshot(text, revision=revision, download=download)
     config = load_config_json(location)
     directory = location if location.is_dir() else location.parent

@@ -10,6 +10,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
 from typing_extensions import Self
 
+from drafting_config.checking import ModelArgument, Verdict, check
 from drafting_config.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -18,6 +19,8 @@ from drafting_config.errors import (
 )
 from drafting_config.integers import INT32_LIMIT
 from drafting_config.loading import load_config_json
+from drafting_config.paths import as_path, display_path
+from drafting_config.repo_ids import DEFAULT_REVISION, path_or_snapshot
 from drafting_config.resolution import ConfigFormat, Resolution, resolve, token_id_error
 from drafting_config.sources import PRIORITY_ORDER, TokenIdSource
 
@@ -101,44 +104,99 @@ class ParallelDraftingConfig(BaseModel):
     generic ``mask_token_id``."""
 
     @classmethod
-    def from_hf_config(cls, hf_config: object) -> Self:
+    def from_hf_config(
+        cls,
+        hf_config: object,
+        *,
+        target: ModelArgument | None = None,
+        tokenizer: str | os.PathLike[str] | None = None,
+    ) -> Self:
         """Resolve and validate the parallel-drafting token of a draft model's config.
 
-        The same as :meth:`model_validate`, but raising our own error.
+        Without ``target`` and ``tokenizer`` this is :meth:`model_validate`, raising
+        our own error.  With either, the whole contract is checked first
+        (:func:`drafting_config.check`) and its first failure raised; the facts
+        about the target and the tokenizer stay in that verdict.
 
         Args:
             hf_config: a ``transformers`` ``PreTrainedConfig`` (any subclass), a
                 mapping such as a parsed ``config.json``, or any object with
                 attributes, such as ``types.SimpleNamespace``.
+            target: the target model: an HF config, a mapping, a local path or
+                a repo id in the local Hugging Face cache.
+            tokenizer: a directory of tokenizer files (default: the target's).
 
         Raises:
             ParallelDraftingConfigError: no token-id field is set, a set field
-                is not a valid token id, or ``hf_config`` is not a config at all.
+                is not a valid token id, ``hf_config`` is not a config at all,
+                or a check against the target or tokenizer fails.
         """
-        try:
-            return cls.model_validate(hf_config)
-        except ValidationError as error:
-            raise _our_error(error) from None
+        if target is None and tokenizer is None:
+            try:
+                return cls.model_validate(hf_config)
+            except ValidationError as error:
+                raise _our_error(error) from None
+        return cls._from_verdict(check(hf_config, target=target, tokenizer=tokenizer))
 
     @classmethod
-    def from_pretrained(cls, path: str | os.PathLike[str]) -> Self:
-        """Read and resolve a local ``config.json``, or the one in a model directory.
+    def from_pretrained(
+        cls,
+        path: str | bytes | os.PathLike[str] | os.PathLike[bytes],
+        *,
+        revision: str = DEFAULT_REVISION,
+        target: ModelArgument | None = None,
+        target_revision: str = DEFAULT_REVISION,
+        tokenizer: str | os.PathLike[str] | None = None,
+        download: bool = False,
+    ) -> Self:
+        """Read and resolve a draft's ``config.json``: a file, a model directory, or a repo id.
 
-        Only JSON is parsed: ``transformers`` is not imported, no hub is
-        contacted, and no code named by the config (``auto_map``) is run.
+        A local path that exists wins; ``ORG/NAME`` is otherwise looked up in the
+        local Hugging Face cache at ``revision`` (needs the ``hub`` extra), and
+        fetched (``config.json`` and tokenizer files only) only with
+        ``download=True``.  Only JSON is parsed: ``transformers`` is not
+        imported and no code named by the config (``auto_map``) is run.
+
+        With ``target`` or ``tokenizer``, the whole contract is checked as in
+        :meth:`from_hf_config`; the tokenizer files are then looked for in
+        ``tokenizer``, else beside the draft, else beside the target.
 
         Raises:
             ConfigFileError: the file cannot be read or is not a JSON object.
-            ParallelDraftingConfigError: the config is invalid; the message
-                starts with the path.
+            ParallelDraftingConfigError: the config is invalid (the message
+                starts with the path), the repo id is not cached, or a check
+                against the target or tokenizer fails.
         """
-        hf_config = load_config_json(path)
+        if target is None and tokenizer is None:
+            name = as_path(path)
+            location = path_or_snapshot(name, revision=revision, download=download)
+            hf_config = load_config_json(location)
+            try:
+                return cls.from_hf_config(hf_config)
+            except ParallelDraftingConfigError as error:
+                raise ParallelDraftingConfigError(
+                    f"{display_path(name)}: {error}", field=error.field
+                ) from None
+        verdict = check(
+            path,
+            target=target,
+            tokenizer=tokenizer,
+            revision=revision,
+            target_revision=target_revision,
+            download=download,
+        )
+        return cls._from_verdict(verdict)
+
+    @classmethod
+    def _from_verdict(cls, verdict: Verdict) -> Self:
+        """The model of a checked draft, raising the verdict's first error and emitting its
+        warnings."""
+        verdict.raise_first()
+        emit_warnings(verdict.warnings)
         try:
-            return cls.from_hf_config(hf_config)
-        except ParallelDraftingConfigError as error:
-            raise ParallelDraftingConfigError(
-                f"{os.fsdecode(path)}: {error}", field=error.field
-            ) from None
+            return cls.model_validate(verdict.resolution)
+        except ValidationError as error:
+            raise _our_error(error) from None
 
     @model_validator(mode="before")
     @classmethod

@@ -15,13 +15,13 @@ import torch
 
 from drafting_config.config import ParallelDraftingConfig
 from drafting_config.errors import describe_value
+from drafting_config.integers import positive_int32
 
 if TYPE_CHECKING:
     from typing_extensions import deprecated
 
 __all__ = [
     "DTYPE_NAMES",
-    "HIDDEN_SIZE_LIMIT",
     "ParallelDraftingParams",
     "parse_device",
     "parse_dtype",
@@ -39,9 +39,6 @@ DTYPE_NAMES: Final[Mapping[str, torch.dtype]] = MappingProxyType(
     }
 )
 """The dtype names accepted for hidden states, as vLLM and HF spell them."""
-
-HIDDEN_SIZE_LIMIT: Final = 2**31
-"""An explicit hidden size must be below this, the bound a config's ``hidden_size`` has."""
 
 
 def parse_dtype(dtype: torch.dtype | str) -> torch.dtype:
@@ -94,24 +91,16 @@ def parse_device(device: torch.device | str) -> torch.device:
 
 
 def parse_hidden_size(hidden_size: int) -> int:
-    """``hidden_size`` as a plain ``int``, positive and below :data:`HIDDEN_SIZE_LIMIT`.
+    """``hidden_size`` as a plain ``int``, positive and below 2**31 (the bound a config's own has).
 
-    An ``int`` subclass counts as its true value (``int.__int__``); none of its
-    own methods is called.
+    The rule is :func:`~drafting_config.integers.positive_int32`'s: an ``int``
+    subclass counts as its true value and none of its own methods is called.
 
     Raises:
         ValueError: a bool, a value that is not an int, or one out of range;
             the message names ``hidden_size``.
     """
-    value: object = hidden_size
-    # type() first, not isinstance alone: a lying __class__ must not pass.
-    if type(value) is not bool and issubclass(type(value), int) and isinstance(value, int):
-        number = int.__int__(value)  # its true value, whatever its own __int__ says
-        if 0 < number < HIDDEN_SIZE_LIMIT:
-            return number
-    raise ValueError(
-        f"`hidden_size` must be a positive int below 2**31, got {describe_value(value)}."
-    )
+    return positive_int32("hidden_size", hidden_size)
 
 
 def _plain_str(value: object) -> str | None:

@@ -20,7 +20,6 @@ from drafting_config import proposer as proposer_module
 from drafting_config.integrations import vllm
 from drafting_config.proposer import (
     DTYPE_NAMES,
-    HIDDEN_SIZE_LIMIT,
     ParallelDraftingParams,
     parse_device,
     parse_dtype,
@@ -143,7 +142,7 @@ def test_hidden_sizes_at_the_bounds_allocate(size: int) -> None:
     tensor = params(hidden_size=size, device="meta").parallel_drafting_hidden_state_tensor
     assert tensor is not None
     assert tensor.shape == (size,)
-    assert HIDDEN_SIZE_LIMIT == 2**31
+    assert parse_hidden_size(2**31 - 1) == 2**31 - 1
 
 
 class LyingInt(int):
@@ -658,7 +657,6 @@ from drafting_config.integrations.vllm import (
 )
 from drafting_config.proposer import (
     DTYPE_NAMES,
-    HIDDEN_SIZE_LIMIT,
     ParallelDraftingParams,
     parse_device,
     parse_dtype,
@@ -674,7 +672,7 @@ token_id: int = parallel.parallel_drafting_token_id + get_parallel_drafting_toke
 hidden_size: int | None = parallel.hidden_size
 dtype: torch.dtype = parse_dtype("half")
 device: torch.device = parse_device("cpu")
-size: int = parse_hidden_size(8) + HIDDEN_SIZE_LIMIT
+size: int = parse_hidden_size(8) + 1
 names: list[str] = list(DTYPE_NAMES)
 
 

@@ -92,13 +92,12 @@ def _read_layer_ids(
         layer_id = exact_int(item)
         if layer_id is None:
             return (), f"item {position} is {describe_value(item)}"
-        shown = f"item {position} is {_number(layer_id)}"
         if previous is not None and layer_id <= previous:
-            return (), f"{shown}, after {_number(previous)}"
+            return (), f"item {position} is {_number(layer_id)}, after {_number(previous)}"
         layer = layer_id - offset
         if layer < 0 or (num_layers is not None and layer >= num_layers):
             tapped = f", which taps target layer {_number(layer)}" if offset else ""
-            return (), shown + tapped
+            return (), f"item {position} is {_number(layer_id)}{tapped}"
         layers.append(layer)
         previous = layer_id
     return tuple(layers), None

@@ -369,7 +369,8 @@ def path_or_snapshot(
             reported).
         MissingExtraError, RepoNotCachedError, HubDownloadError: as :func:`locate`.
     """
-    validate_revision(revision)
+    if revision != DEFAULT_REVISION:  # checked even for local paths, so a bad option shows
+        validate_revision(revision)
     if looks_like_repo_id(text):
         return locate(text, revision=revision, download=download)
     return Path(text)

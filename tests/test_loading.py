@@ -323,7 +323,7 @@ def test_str_bytes_and_path_like_arguments_are_alike(tmp_path: Path) -> None:
     model = _model(tmp_path / "model")
     for argument in (model, str(model), os.fsencode(model), model / "config.json"):
         assert load_config_json(argument) == {"pard_token": 11}
-        assert ParallelDraftingConfig.from_pretrained(argument).token_id == 11  # type: ignore[arg-type]
+        assert ParallelDraftingConfig.from_pretrained(argument).token_id == 11
         assert read_json_object(model / "config.json", max_bytes=100, what="x") == {
             "pard_token": 11
         }
@@ -336,7 +336,7 @@ def test_a_path_that_is_not_utf8(tmp_path: Path) -> None:
     with open(os.path.join(model, b"config.json"), "w") as file:
         file.write('{"pard_token": 4}')
     assert load_config_json(model) == {"pard_token": 4}
-    assert ParallelDraftingConfig.from_pretrained(model).token_id == 4  # type: ignore[arg-type]
+    assert ParallelDraftingConfig.from_pretrained(model).token_id == 4
     assert load_config_json(os.fsdecode(model)) == {"pard_token": 4}
     missing = os.path.join(model, b"gone\xfe")
     with pytest.raises(ConfigFileError) as info:

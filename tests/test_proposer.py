@@ -359,7 +359,7 @@ def test_the_old_name_warns_at_the_importing_line() -> None:
 
 def test_the_old_name_warns_on_attribute_access_too() -> None:
     with pytest.warns(DeprecationWarning, match="ParallelDraftingProposer is deprecated") as caught:
-        old = proposer_module.ParallelDraftingProposer
+        old = proposer_module.ParallelDraftingProposer  # type: ignore[deprecated]  # on purpose
     assert old is ParallelDraftingParams
     assert caught[0].filename == __file__
 

@@ -1,0 +1,91 @@
+"""contract: ``drafting-config check DRAFT --target TARGET --tokenizer DIR`` versus transformers.
+
+A Qwen3-4B DFlash drafter (the bundled example's config) with a generated
+Qwen3-sized tokenizer (151,643 BPE tokens with merges, and 26 added tokens),
+checked against a Qwen3-4B target config.  Both sides are whole processes,
+run in turn; the baseline (``baseline_contract.py``) loads both configs with
+``AutoConfig`` and the tokenizer with ``AutoTokenizer``.  The figure is the
+median of the per-round ratios.
+
+    python -m benchmarks.bench_contract
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.timing import python, report
+from tests.tokenizer_factory import write_qwen3_like
+
+TARGET = 10.0
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "dflash-qwen3-4b" / "config.json"
+QWEN3_4B = {
+    "architectures": ["Qwen3ForCausalLM"],
+    "model_type": "qwen3",
+    "hidden_size": 2560,
+    "intermediate_size": 9728,
+    "num_hidden_layers": 36,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "vocab_size": 151936,
+    "bos_token_id": 151643,
+    "eos_token_id": 151645,
+    "tie_word_embeddings": True,
+}
+
+
+def lay_out(root: Path) -> tuple[Path, Path]:
+    """A draft directory (config and tokenizer) and a target directory, under ``root``."""
+    draft, target = root / "draft", root / "target"
+    draft.mkdir()
+    target.mkdir()
+    shutil.copy(EXAMPLE, draft / "config.json")
+    write_qwen3_like(draft)
+    (target / "config.json").write_text(json.dumps(QWEN3_4B))
+    return draft, target
+
+
+def main() -> list[bool]:
+    script = shutil.which("drafting-config")
+    if script is None:
+        raise SystemExit("drafting-config is not installed: pip install -e '.[dev]'")
+    with tempfile.TemporaryDirectory() as folder:
+        draft, target = lay_out(Path(folder))
+        ours = [script, "check", str(draft), "--target", str(target), "--tokenizer", str(draft)]
+        baseline = [python(), "-m", "benchmarks.baseline_contract", str(draft), str(target)]
+        baseline.append(str(draft))
+        check = subprocess.run(ours, capture_output=True, text=True, check=True)
+        assert "token: unused" in check.stdout, check.stdout
+        ratios, our_times, their_times = [], [], []
+        for _ in range(7):
+            timings = []
+            for command in (ours, baseline):
+                start = time.perf_counter()
+                subprocess.run(command, capture_output=True, check=True)
+                timings.append(time.perf_counter() - start)
+            our_times.append(timings[0])
+            their_times.append(timings[1])
+            ratios.append(timings[1] / timings[0])
+    ratio = statistics.median(ratios)
+    print(
+        report(
+            "contract, check w/ tokenizer",
+            ratio,
+            f">= {TARGET:g}x",
+            ratio >= TARGET,
+            f"drafting-config {statistics.median(our_times) * 1e3:.0f} ms, AutoConfig x2 + "
+            f"AutoTokenizer {statistics.median(their_times) * 1e3:.0f} ms (medians)",
+        )
+    )
+    return [ratio >= TARGET]
+
+
+if __name__ == "__main__":
+    main()

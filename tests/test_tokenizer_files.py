@@ -857,8 +857,21 @@ def test_facts_agree_with_transformers_for_any_layout(layout: dict[str, object])
 
 def test_the_bundled_example_tokenizer() -> None:
     files = _load(EXAMPLES / "tokenizer-small")
-    assert files.length is not None
-    assert files.describe(files.length) == TokenFacts(files.length, TokenKind.UNUSED, None)
-    assert files.special_tokens["pad"].id is not None
-    assert files.special_tokens["eos"].id is not None
-    assert sum(1 for t in files.added_tokens if not t.special) > 0
+    assert files.length == 326
+    assert _facts(files, 326) == TokenFacts(326, TokenKind.UNUSED, None)  # the mask row
+    assert _facts(files, 300) == TokenFacts(300, TokenKind.SPECIAL, "<|endoftext|>")
+    assert _facts(files, 324) == TokenFacts(324, TokenKind.ADDED, "<think>")
+    assert _facts(files, 299).kind is TokenKind.ORDINARY
+    assert {role: t.id for role, t in files.special_tokens.items()} == {"eos": 302, "pad": 300}
+    assert sum(t.special for t in files.added_tokens) == 14
+
+
+def test_the_example_tokenizer_is_what_its_script_writes(tmp_path: Path) -> None:
+    write_qwen3_like(tmp_path, vocab_size=300, config_style="v4")
+    bundled = EXAMPLES / "tokenizer-small"
+    assert sorted(p.name for p in bundled.iterdir()) == sorted(p.name for p in tmp_path.iterdir())
+    for path in bundled.iterdir():
+        assert path.read_bytes() == (tmp_path / path.name).read_bytes(), path.name
+    script = (EXAMPLES / "make_small_tokenizer.py").read_text()
+    assert "BASE_VOCAB = 300" in script
+    assert 'config_style="v4"' in script

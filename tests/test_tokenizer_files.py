@@ -338,6 +338,19 @@ def test_an_empty_vocabulary(tmp_path: Path) -> None:
     assert files.id_of("a") is None
 
 
+def test_the_highest_allowed_ids(tmp_path: Path) -> None:
+    top = 2**31 - 1
+    added = [{"id": top, "content": "<last>", "special": True}]
+    _write_json(tmp_path, "tokenizer.json", _tokenizer_json({"a": 0, "b": top - 1}, added))
+    decoder = {str(top): {"content": "<last>", "special": True}}
+    _write_json(tmp_path, "tokenizer_config.json", {"added_tokens_decoder": decoder})
+    files = _load(tmp_path)
+    assert files.length == 2**31
+    assert _facts(files, top) == TokenFacts(top, TokenKind.SPECIAL, "<last>")
+    assert _facts(files, top - 1) == TokenFacts(top - 1, TokenKind.ORDINARY, "b")
+    assert _facts(files, 1) == TokenFacts(1, TokenKind.UNUSED, None)
+
+
 def test_vocabulary_entries_sharing_an_id(tmp_path: Path) -> None:
     _write_json(tmp_path, "tokenizer.json", _tokenizer_json({"a": 0, "b": 0, "c": 1}))
     files = _load(tmp_path)
@@ -474,6 +487,18 @@ BAD_PARTS: list[tuple[str, str, object, str]] = [
         "added id bool",
         _tokenizer_json({}, [{"id": 0, "content": "a"}, {"id": True, "content": "b"}]),
         "`added_tokens[1].id` must be an integer id; got True (bool)",
+    ),
+    (
+        "tokenizer.json",
+        "added id too big",
+        _tokenizer_json({}, [{"id": 2**31, "content": "a"}]),
+        "`added_tokens[0].id` must be an integer id; got 2147483648 (int)",
+    ),
+    (
+        "tokenizer.json",
+        "added id negative",
+        _tokenizer_json({}, [{"id": -1, "content": "a"}]),
+        "`added_tokens[0].id` must be an integer id; got -1 (int)",
     ),
     (
         "tokenizer.json",

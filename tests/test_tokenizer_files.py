@@ -237,6 +237,18 @@ def test_named_tokens_missing_from_the_files_are_appended_as_transformers_does(
     assert files.id_of("<x>") == 4
 
 
+def test_appended_tokens_follow_the_role_order_whichever_file_names_them(tmp_path: Path) -> None:
+    _write_json(tmp_path, "tokenizer.json", _tokenizer_json({"a": 0}))
+    _write_json(tmp_path, "tokenizer_config.json", {"mask_token": "<M>"})
+    _write_json(tmp_path, "special_tokens_map.json", {"pad_token": "<P>", "bos_token": "<B>"})
+    files = _load(tmp_path)
+    assert [(t.role, t.id) for t in files.special_tokens.values()] == [
+        ("bos", 1),
+        ("pad", 2),
+        ("mask", 3),
+    ]
+
+
 def test_a_token_named_for_a_role_becomes_special_an_extra_one_keeps_its_flag(
     tmp_path: Path,
 ) -> None:

@@ -307,17 +307,20 @@ def _build(directory: str, found: Mapping[str, Mapping[str, object]]) -> Tokeniz
         map_path = os.path.join(directory, SPECIAL_TOKENS_MAP_NAME)
         map_names, map_extras = _named_tokens(map_path, found.get(SPECIAL_TOKENS_MAP_NAME, {}))
         names |= map_names
-        extras = map_extras or extras
-    # As transformers does on load: every named token is a special added token, and
+        extras += (text for text in map_extras if text not in extras)
+    role_texts = [text for role in SPECIAL_TOKEN_ROLES if (text := names.get(role)) is not None]
+    by_text: dict[str, int] = {}  # a Unigram list's pieces, indexed when names need them
+    if isinstance(vocab, list) and (role_texts or extras):
+        by_text.update(zip(vocab, range(len(vocab)), strict=True))
+    # As transformers does on load: each named token becomes a special added token, and
     # one that no file gives an id is appended after the highest id.
     ids: dict[str, int | None] = {}
-    role_texts = {t for t in names.values() if t is not None}
-    for text in (*(t for t in names.values() if t is not None), *extras):
+    for text in (*role_texts, *extras):
         if text in ids:
             continue
         token_id = added_by_text.get(text)
         if token_id is None:
-            token_id = _vocab_id(vocab, text)
+            token_id = vocab.get(text) if isinstance(vocab, dict) else by_text.get(text)
         if token_id is None and top is not None:
             top = token_id = top + 1
             added_by_text[text] = token_id
@@ -342,18 +345,8 @@ def _build(directory: str, found: Mapping[str, Mapping[str, object]]) -> Tokeniz
         _vocab=vocab,
         _added_by_id=MappingProxyType(added_by_id),
         _added_by_text=MappingProxyType(added_by_text),
+        _by_text=by_text,
     )
-
-
-def _vocab_id(vocab: dict[str, int] | list[str] | None, text: str) -> int | None:
-    """The id of ``text`` in the base vocabulary, scanning a Unigram list (the last match wins)."""
-    if isinstance(vocab, dict):
-        return vocab.get(text)
-    found = None
-    for index, piece in enumerate(vocab or ()):
-        if piece == text:
-            found = index
-    return found
 
 
 # -- tokenizer.json ------------------------------------------------------------------

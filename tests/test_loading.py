@@ -230,7 +230,10 @@ def test_a_file_that_grows_while_read_is_still_bounded(
     path.write_bytes(b'{"pard_token": 1' + b" " * 1000)
     real_read = os.read
 
+    sizes: list[int] = []
+
     def grow_then_read(fd: int, size: int) -> bytes:
+        sizes.append(size)
         with path.open("ab") as file:  # another process keeps appending
             file.write(b" " * 400_000)
         return real_read(fd, size)
@@ -239,6 +242,8 @@ def test_a_file_that_grows_while_read_is_still_bounded(
     with pytest.raises(ConfigFileError, match=r": the file is over the 1,048,576-byte limit"):
         load_config_json(path)
     assert path.stat().st_size > MAX_CONFIG_BYTES
+    assert sizes[0] == 1017  # what fstat reported, and one byte more
+    assert max(sizes[1:]) == 1 << 16  # then bounded chunks
 
 
 @pytest.mark.parametrize("call", ["read", "fstat"])
@@ -361,3 +366,28 @@ def test_other_argument_types_are_refused_by_name(value: object) -> None:
         with pytest.raises(ParallelDraftingConfigError, match=r"^`path` must be a path") as info:
             load(value)  # type: ignore[arg-type]
         assert not isinstance(info.value, TypeError)
+
+
+def test_the_integer_digit_limit_is_python_s_own(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text('{"pard_token": ' + "1" * 700 + "}")
+    previous = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(640)
+    try:
+        with pytest.raises(ConfigFileError) as info:
+            load_config_json(path)
+    finally:
+        sys.set_int_max_str_digits(previous)
+    assert info.value.problem.startswith(
+        "an integer literal with 700 digits at line 1, column 16; integers longer than 640 "
+        "digits cannot be read"
+    )
+
+
+def test_an_integer_refusal_that_cannot_be_placed_still_reads_well() -> None:
+    from drafting_config.loading import _huge_integer_problem
+
+    assert _huge_integer_problem('{"a": "' + "9" * 5000 + '"}') == (
+        f"an integer literal has more than {sys.get_int_max_str_digits():,} digits, "
+        "too long to be read."
+    )

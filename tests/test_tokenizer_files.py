@@ -237,6 +237,18 @@ def test_named_tokens_missing_from_the_files_are_appended_as_transformers_does(
     assert files.id_of("<x>") == 4
 
 
+def test_appended_tokens_follow_the_role_order_whichever_file_names_them(tmp_path: Path) -> None:
+    _write_json(tmp_path, "tokenizer.json", _tokenizer_json({"a": 0}))
+    _write_json(tmp_path, "tokenizer_config.json", {"mask_token": "<M>"})
+    _write_json(tmp_path, "special_tokens_map.json", {"pad_token": "<P>", "bos_token": "<B>"})
+    files = _load(tmp_path)
+    assert [(t.role, t.id) for t in files.special_tokens.values()] == [
+        ("bos", 1),
+        ("pad", 2),
+        ("mask", 3),
+    ]
+
+
 def test_a_token_named_for_a_role_becomes_special_an_extra_one_keeps_its_flag(
     tmp_path: Path,
 ) -> None:
@@ -336,6 +348,19 @@ def test_an_empty_vocabulary(tmp_path: Path) -> None:
     files = _load(tmp_path)
     assert (files.length, files.model_type, files.added_tokens) == (0, None, ())
     assert files.id_of("a") is None
+
+
+def test_the_highest_allowed_ids(tmp_path: Path) -> None:
+    top = 2**31 - 1
+    added = [{"id": top, "content": "<last>", "special": True}]
+    _write_json(tmp_path, "tokenizer.json", _tokenizer_json({"a": 0, "b": top - 1}, added))
+    decoder = {str(top): {"content": "<last>", "special": True}}
+    _write_json(tmp_path, "tokenizer_config.json", {"added_tokens_decoder": decoder})
+    files = _load(tmp_path)
+    assert files.length == 2**31
+    assert _facts(files, top) == TokenFacts(top, TokenKind.SPECIAL, "<last>")
+    assert _facts(files, top - 1) == TokenFacts(top - 1, TokenKind.ORDINARY, "b")
+    assert _facts(files, 1) == TokenFacts(1, TokenKind.UNUSED, None)
 
 
 def test_vocabulary_entries_sharing_an_id(tmp_path: Path) -> None:
@@ -474,6 +499,18 @@ BAD_PARTS: list[tuple[str, str, object, str]] = [
         "added id bool",
         _tokenizer_json({}, [{"id": 0, "content": "a"}, {"id": True, "content": "b"}]),
         "`added_tokens[1].id` must be an integer id; got True (bool)",
+    ),
+    (
+        "tokenizer.json",
+        "added id too big",
+        _tokenizer_json({}, [{"id": 2**31, "content": "a"}]),
+        "`added_tokens[0].id` must be an integer id; got 2147483648 (int)",
+    ),
+    (
+        "tokenizer.json",
+        "added id negative",
+        _tokenizer_json({}, [{"id": -1, "content": "a"}]),
+        "`added_tokens[0].id` must be an integer id; got -1 (int)",
     ),
     (
         "tokenizer.json",
@@ -857,8 +894,21 @@ def test_facts_agree_with_transformers_for_any_layout(layout: dict[str, object])
 
 def test_the_bundled_example_tokenizer() -> None:
     files = _load(EXAMPLES / "tokenizer-small")
-    assert files.length is not None
-    assert files.describe(files.length) == TokenFacts(files.length, TokenKind.UNUSED, None)
-    assert files.special_tokens["pad"].id is not None
-    assert files.special_tokens["eos"].id is not None
-    assert sum(1 for t in files.added_tokens if not t.special) > 0
+    assert files.length == 326
+    assert _facts(files, 326) == TokenFacts(326, TokenKind.UNUSED, None)  # the mask row
+    assert _facts(files, 300) == TokenFacts(300, TokenKind.SPECIAL, "<|endoftext|>")
+    assert _facts(files, 324) == TokenFacts(324, TokenKind.ADDED, "<think>")
+    assert _facts(files, 299).kind is TokenKind.ORDINARY
+    assert {role: t.id for role, t in files.special_tokens.items()} == {"eos": 302, "pad": 300}
+    assert sum(t.special for t in files.added_tokens) == 14
+
+
+def test_the_example_tokenizer_is_what_its_script_writes(tmp_path: Path) -> None:
+    write_qwen3_like(tmp_path, vocab_size=300, config_style="v4")
+    bundled = EXAMPLES / "tokenizer-small"
+    assert sorted(p.name for p in bundled.iterdir()) == sorted(p.name for p in tmp_path.iterdir())
+    for path in bundled.iterdir():
+        assert path.read_bytes() == (tmp_path / path.name).read_bytes(), path.name
+    script = (EXAMPLES / "make_small_tokenizer.py").read_text()
+    assert "BASE_VOCAB = 300" in script
+    assert 'config_style="v4"' in script

@@ -19,7 +19,6 @@ from functools import partial
 from benchmarks.timing import per_call_seconds, report
 from drafting_config import ParallelDraftingConfig, TokenIdSource
 
-
 TARGET = 0.33
 """A floor, not a race: resolution runs once per model load."""
 

@@ -47,7 +47,10 @@ def main() -> list[bool]:
         for _ in range(9):
             start = time.perf_counter()
             result = subprocess.run(
-                [script, "check", "--json", "--no-tokenizer", *paths], cwd=root, capture_output=True, check=True
+                [script, "check", "--json", "--no-tokenizer", *paths],
+                cwd=root,
+                capture_output=True,
+                check=True,
             )
             times.append(time.perf_counter() - start)
         report_items = json.loads(result.stdout)

@@ -32,3 +32,10 @@ class AutoConfig:
     def from_pretrained(
         cls, pretrained_model_name_or_path: str | os.PathLike[str], **kwargs: Any
     ) -> PreTrainedConfig: ...
+
+class AutoTokenizer:
+    # Only the benchmarks load a tokenizer, and only to time it: its API is not modelled.
+    @classmethod
+    def from_pretrained(
+        cls, pretrained_model_name_or_path: str | os.PathLike[str], *inputs: Any, **kwargs: Any
+    ) -> Any: ...

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class LyingInt(int):
     """An int whose every own method lies or raises: only int.__int__ may be trusted."""
@@ -39,6 +41,10 @@ class LyingInt(int):
     def __repr__(self) -> str:
         raise RuntimeError("no repr")
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        # Hypothesis prints failing examples with this, so a failure stays readable.
+        printer.text(f"LyingInt({int.__repr__(self)})")
+
     __hash__ = int.__hash__
 
 
@@ -48,3 +54,35 @@ class PretendsToBeInt:
     @property  # type: ignore[misc]
     def __class__(self) -> type:
         return int
+
+
+class RaisingInt(int):
+    """An int whose conversions and comparisons all raise."""
+
+    def __int__(self) -> int:
+        raise RuntimeError("no __int__")
+
+    def __index__(self) -> int:
+        raise RuntimeError("no __index__")
+
+    def __gt__(self, other: object) -> bool:
+        raise RuntimeError("no >")
+
+    def __lt__(self, other: object) -> bool:
+        raise RuntimeError("no <")
+
+    def __ge__(self, other: object) -> bool:
+        raise RuntimeError("no >=")
+
+    def __le__(self, other: object) -> bool:
+        raise RuntimeError("no <=")
+
+    __hash__ = int.__hash__
+
+
+class RaisingClass:
+    """Its ``__class__`` raises when asked."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        raise RuntimeError("no class")

@@ -77,7 +77,9 @@ def oracle(
         holder = config.get(section) if section else config
         value = holder.get(key) if isinstance(holder, dict) else getattr(holder, key, None)
         if value is not None:
-            return source.value, value
+            # An int subclass counts as its true value (never its own __eq__ or __int__).
+            true = int.__int__(value) if issubclass(type(value), int) else value
+            return source.value, true
     return None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from types import SimpleNamespace
 from typing import Any
+from unittest.mock import Mock
 
 import pytest
 from hypothesis import event, given
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from drafting_config import PRIORITY_ORDER, ParallelDraftingConfig, ParallelDraftingConfigError
 from drafting_config.errors import MAX_TYPE_NAME_CHARS, MAX_VALUE_CHARS, describe_value
+from tests.hostile import LyingInt, PretendsToBeInt, RaisingInt
 from tests.test_priority import oracle
 
 TOKEN_FIELDS = [source.value for source in PRIORITY_ORDER if source.section is None]
@@ -53,6 +55,10 @@ scalars = st.one_of(
     st.builds(pow, st.just(10), st.just(5000)),  # too long for repr()
     st.builds(Hostile),
     st.builds(object),
+    st.builds(LyingInt, st.integers(0, 2**31 + 5)),
+    st.builds(RaisingInt, st.integers(-5, 2**31 + 5)),
+    st.builds(PretendsToBeInt),
+    st.builds(Mock, spec=st.just(int)),
 )
 junk: st.SearchStrategy[object] = st.recursive(
     scalars,

@@ -58,7 +58,7 @@ __all__ = [
     "resolve",
 ]
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 # Names whose module imports pydantic's model machinery (~100 ms): loaded on first use.
 _LAZY = {

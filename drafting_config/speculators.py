@@ -24,7 +24,7 @@ is the key's full path from the file's root, such as
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Final, cast
 
@@ -119,27 +119,20 @@ class SpeculatorsAlgorithm:
     ``hidden_size``) must be the target's ``hidden_size``."""
 
 
+_DFLASH: Final = SpeculatorsAlgorithm(
+    name="dflash",
+    parallel_drafting=True,
+    vllm_method="dflash",
+    mask_token_source=TokenIdSource.DFLASH_MASK_TOKEN_ID,
+    mask_token_required=True,
+    target_layer_ids_field="dflash_config.target_layer_ids",
+    copies_eagle_layer_ids=False,
+    always_sets_draft_vocab_size=True,
+)
+
 _ROWS: Final = (
-    SpeculatorsAlgorithm(
-        name="dflash",
-        parallel_drafting=True,
-        vllm_method="dflash",
-        mask_token_source=TokenIdSource.DFLASH_MASK_TOKEN_ID,
-        mask_token_required=True,
-        target_layer_ids_field="dflash_config.target_layer_ids",
-        copies_eagle_layer_ids=False,
-        always_sets_draft_vocab_size=True,
-    ),
-    SpeculatorsAlgorithm(
-        name="dflash2",
-        parallel_drafting=True,
-        vllm_method="dflash",
-        mask_token_source=TokenIdSource.DFLASH_MASK_TOKEN_ID,
-        mask_token_required=True,
-        target_layer_ids_field="dflash_config.target_layer_ids",
-        copies_eagle_layer_ids=False,
-        always_sets_draft_vocab_size=True,
-    ),
+    _DFLASH,
+    replace(_DFLASH, name="dflash2"),  # vLLM reads dflash2 exactly as dflash
     SpeculatorsAlgorithm(
         name="dspark",
         parallel_drafting=True,

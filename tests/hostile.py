@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 
@@ -86,3 +87,38 @@ class RaisingClass:
     @property  # type: ignore[misc]
     def __class__(self) -> type:
         raise RuntimeError("no class")
+
+
+class EmptyMapping(Mapping[str, object]):
+    """A mapping with no keys; subclasses make one of its methods hostile."""
+
+    def __getitem__(self, key: str) -> object:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+class RaisingGet(EmptyMapping):
+    """Its ``get`` raises when called."""
+
+    def get(self, key: str, default: object = None) -> object:
+        raise OSError("disk gone")
+
+
+class RaisingGetAttribute(EmptyMapping):
+    """Its ``get`` attribute raises when looked up."""
+
+    @property
+    def get(self) -> Any:
+        raise RuntimeError("no get for you")
+
+
+class RaisingContains(EmptyMapping):
+    """Its ``__contains__`` raises (``model_validate`` asks it for ``token_id``)."""
+
+    def __contains__(self, key: object) -> bool:
+        raise RuntimeError("no membership tests")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pickle
 import re
 import warnings
-from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -22,6 +21,7 @@ from drafting_config import (
     PlaceholderTokenIdWarning,
     get_parallel_drafting_token_id,
 )
+from tests.hostile import RaisingGet
 
 EVERY_FIELD_IN_ORDER = re.compile(
     ", ".join(re.escape(f"`{s.value}`") for s in PRIORITY_ORDER[:-1])
@@ -183,20 +183,6 @@ class RecursingProperty:
         return self.mask_token_id
 
 
-class RaisingMapping(Mapping[str, object]):
-    def __getitem__(self, key: str) -> object:
-        raise KeyError(key)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(())
-
-    def __len__(self) -> int:
-        return 0
-
-    def get(self, key: str, default: object = None) -> object:
-        raise OSError("disk gone")
-
-
 class UnprintableError(Exception):
     def __str__(self) -> str:
         raise RuntimeError("cannot print")
@@ -214,8 +200,8 @@ class RaisingUnprintably:
         (RaisingProperty(), "dflash_config", "RuntimeError: weights not loaded"),
         (RaisingUnprintably(), "dflash_config", "UnprintableError: <unprintable>"),
         (RecursingProperty(), "mask_token_id", "RecursionError"),
-        (RaisingMapping(), "speculators_model_type", "OSError: disk gone"),  # the first read
-        ({"dflash_config": RaisingMapping()}, "dflash_config.mask_token_id", "OSError"),
+        (RaisingGet(), "speculators_model_type", "OSError: disk gone"),  # the first read
+        ({"dflash_config": RaisingGet()}, "dflash_config.mask_token_id", "OSError"),
         (
             {"pard_token": RaisingProperty()},
             "pard_token",

@@ -8,14 +8,14 @@ disguises itself.  No foreign dunder is ever called.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
 from unittest.mock import Mock
 
 import pytest
 from pydantic import ValidationError
 
 from drafting_config import ParallelDraftingConfig, ParallelDraftingConfigError
-from tests.hostile import LyingInt, PretendsToBeInt, RaisingClass, RaisingInt
+from tests.hostile import LyingInt, PretendsToBeInt, RaisingClass, RaisingContains, RaisingInt
 
 TRUE_VALUE = 5
 
@@ -62,22 +62,6 @@ def test_disguised_non_ints_are_refused_naming_the_field(kind: str, field: str) 
     with pytest.raises(ValidationError) as validation:
         ParallelDraftingConfig.model_validate({**base, field: DISGUISED[kind]()})
     assert validation.value.errors()[0]["ctx"]["error"].field == field
-
-
-class RaisingContains(Mapping[str, object]):
-    """A mapping whose ``__contains__`` raises (``model_validate`` asks it for ``token_id``)."""
-
-    def __getitem__(self, key: str) -> object:
-        raise KeyError(key)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(())
-
-    def __len__(self) -> int:
-        return 0
-
-    def __contains__(self, key: object) -> bool:
-        raise RuntimeError("no membership tests")
 
 
 def test_model_validate_of_a_mapping_whose_contains_raises_is_a_validation_error() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any, ClassVar
 from unittest.mock import Mock
@@ -17,6 +17,7 @@ from transformers import EuroBertConfig, LlamaConfig, PreTrainedConfig, Qwen3Con
 from drafting_config import ParallelDraftingConfig, ParallelDraftingConfigError, TokenIdSource
 from drafting_config.reading import MISSING, field_getter
 from drafting_config.sources import FIELD_NAMES
+from tests.hostile import RaisingGetAttribute
 
 
 class AliasedConfig(PreTrainedConfig):
@@ -92,23 +93,6 @@ def test_objects_without_an_instance_dict_are_read() -> None:
     assert ParallelDraftingConfig.from_hf_config(Slotted()).token_id == 8
 
 
-class RaisingGetMapping(Mapping[str, object]):
-    """A mapping whose ``get`` attribute itself raises when looked up."""
-
-    def __getitem__(self, key: str) -> object:
-        raise KeyError(key)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(())
-
-    def __len__(self) -> int:
-        return 0
-
-    @property
-    def get(self) -> Any:
-        raise RuntimeError("no get for you")
-
-
 class Meta(type):
     def __getattribute__(cls, name: str) -> object:
         raise RuntimeError(f"metaclass refuses {name}")
@@ -137,7 +121,7 @@ class RaisingClass:
 
 
 HOSTILE_CONFIGS: dict[str, Callable[[], object]] = {
-    "raising-get": RaisingGetMapping,
+    "raising-get": RaisingGetAttribute,
     "hostile-metaclass": under_hostile_metaclass,
     "lying-class": LyingClass,
     "raising-class": RaisingClass,

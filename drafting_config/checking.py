@@ -125,7 +125,8 @@ def check(
             found.errors.append(error)
     token = None
     if check_tokenizer and resolution.winner is not None:
-        directory = tokenizer if tokenizer is not None else draft_dir or target_dir
+        beside = draft_dir or target_dir  # a config.json, or the model directory holding it
+        directory = tokenizer if tokenizer is not None else _directory_of(beside)
         token = _tokenizer(found, draft_config, resolution, directory, explicit=tokenizer)
     return Verdict(
         path=path,
@@ -216,6 +217,13 @@ def _tokenizer(
     return token
 
 
+def _directory_of(location: Path | None) -> Path | None:
+    """The model directory of a ``config.json`` or of a model directory."""
+    if location is None:
+        return None
+    return location if location.is_dir() else location.parent
+
+
 def _is_path(argument: object) -> bool:
     return issubclass(type(argument), (str, bytes, os.PathLike))
 
@@ -233,7 +241,7 @@ def _shown(argument: object) -> str | None:
 def _load(
     argument: object, revision: str, download: bool
 ) -> tuple[str | None, object, Path | None]:
-    """(how it is shown, its config, its directory) for a path, a repo id or a config object.
+    """(how it is shown, its config, where it was read) for a path, a repo id or a config object.
 
     Raises:
         ParallelDraftingConfigError: the file cannot be read or the repo id found.
@@ -243,5 +251,4 @@ def _load(
     text = as_path(argument)
     location = path_or_snapshot(text, revision=revision, download=download)
     config = load_config_json(location)
-    directory = location if location.is_dir() else location.parent
-    return display_path(text), config, directory
+    return display_path(text), config, location

@@ -133,12 +133,12 @@ def _parse_object(name: str, data: bytes, what: str) -> dict[str, object]:
     """Decode and parse the bytes of ``name``; its root must be a JSON object."""
     if not data.strip():
         raise ConfigFileError(name, "the file is empty; expected a JSON object.")
-    other_encoding = _other_unicode_encoding(data)
-    if other_encoding is not None:
-        raise ConfigFileError(
-            name, f"the file is {other_encoding} text, not UTF-8; save the {what} as UTF-8."
-        )
-    if b"\0" in data:
+    if b"\0" in data:  # JSON in UTF-16 or UTF-32 always has NULs: tell it from binary
+        other_encoding = _other_unicode_encoding(data)
+        if other_encoding is not None:
+            raise ConfigFileError(
+                name, f"the file is {other_encoding} text, not UTF-8; save the {what} as UTF-8."
+            )
         raise ConfigFileError(
             name, f"this is a binary file, not a {what} (a weights file, perhaps?)."
         )

@@ -80,6 +80,8 @@ def field_getter(config: object, path: str) -> FieldGetter:
             path or ``None``, none of which holds named fields.
     """
     kind = type(config)  # never config.__class__, which an object may fake
+    if kind is dict:  # a parsed config.json: its own get cannot raise for a str key
+        return cast("dict[str, object]", config).get
     try:
         is_mapping = issubclass(kind, Mapping)
         not_a_config = issubclass(kind, _NOT_A_CONFIG)

@@ -48,6 +48,12 @@ class TokenIdField(str, enum.Enum):
     """Whether drafters that use the field are fed the target model's hidden states, so
     their hidden size must match the target's."""
 
+    section: str | None
+    """The nested section holding the field (``"dflash_config"``), or ``None`` at top level."""
+
+    key: str
+    """The field's own name inside its section (``"mask_token_id"``)."""
+
     def __new__(
         cls, path: str, algorithm: str | None = None, takes_target_hidden_states: bool = True
     ) -> Self:
@@ -57,22 +63,14 @@ class TokenIdField(str, enum.Enum):
         member._value_ = path
         member.algorithm = algorithm
         member.takes_target_hidden_states = takes_target_hidden_states
+        prefix, _, member.key = path.rpartition(".")
+        member.section = prefix or None
         return member
 
     @property
     def value(self) -> str:  # typed: mypy cannot infer it from the tuple-valued members
         """The field's path in ``config.json``, such as ``"dflash_config.mask_token_id"``."""
         return self._value_
-
-    @property
-    def section(self) -> str | None:
-        """The nested section holding the field (``"dflash_config"``), or ``None`` at top level."""
-        return self.value.rpartition(".")[0] or None
-
-    @property
-    def key(self) -> str:
-        """The field's own name inside its section (``"mask_token_id"``)."""
-        return self.value.rpartition(".")[2]
 
     def __str__(self) -> str:
         return self.value

@@ -69,15 +69,24 @@ def verdict_json(verdict: Verdict) -> dict[str, object]:
         "target": verdict.target,
         "warnings": [str(w) for w in verdict.warnings],
         "notes": list(verdict.notes),
-        "errors": [{"field": e.field, "message": _message(e)} for e in verdict.errors],
-        "error": None if first is None else _message(first),
+        "errors": [{"field": e.field, "message": _message(e, verdict)} for e in verdict.errors],
+        "error": None if first is None else _message(first, verdict),
         "error_field": None if first is None else first.field,
     }
 
 
-def _message(error: Exception) -> str:
-    """An error's text without the path, which the verdict shows once already."""
-    return error.problem if isinstance(error, ConfigFileError) else str(error)
+def _message(error: Exception, verdict: Verdict) -> str:
+    """An error's text; the draft's own path, which the verdict shows already, left out.
+
+    Only an error that kept the draft from being read is about the draft's path; once
+    the draft is read, a file error is about the target's or the tokenizer's files,
+    and its message keeps the path that says which.
+    """
+    if verdict.resolution is not None:
+        return str(error)
+    if isinstance(error, ConfigFileError):
+        return error.problem
+    return str(error).removeprefix(f"{verdict.path}: ")  # a repo id not cached, ...
 
 
 def _passed(verdict: Verdict, strict: bool) -> bool:
@@ -90,8 +99,8 @@ def _verdict_lines(verdict: Verdict, strict: bool, indent: str = "    ") -> list
     winner = None if resolution is None else resolution.winner
     name = verdict.path if verdict.path is not None else "<config>"
     if not verdict.ok or resolution is None or winner is None:
-        lines = [f"{name}: INVALID: {_message(verdict.errors[0])}"]
-        lines += [f"{indent}error: {_message(e)}" for e in verdict.errors[1:]]
+        lines = [f"{name}: INVALID: {_message(verdict.errors[0], verdict)}"]
+        lines += [f"{indent}error: {_message(e, verdict)}" for e in verdict.errors[1:]]
     else:
         details = [
             f"{size_name} {size}"

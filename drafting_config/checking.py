@@ -32,6 +32,7 @@ from drafting_config.repo_ids import (
     DEFAULT_REVISION,
     EXTRA_NAME,
     MissingExtraError,
+    RepoIdError,
     RepoNotCachedError,
     path_or_snapshot,
 )
@@ -166,10 +167,26 @@ def _target(
     if verifier is None:
         found.notes.append("target not checked: no target given")
         return None, None, None
+    return _verifier_target(found, verifier, download)
+
+
+def _verifier_target(
+    found: _Findings, verifier: str, download: bool
+) -> tuple[str | None, TargetFacts | None, Path | None]:
+    """(name, facts, directory) of a speculators draft's verifier, the implicit target.
+
+    A verifier that cannot be found (a path of the machine the draft was trained on, a
+    repo id not cached, or no huggingface_hub) gets a note; one found but broken, an error.
+    """
+    shown = display_path(verifier)  # a name from the file: never printed raw
     try:
         _, config, directory = _load(verifier, DEFAULT_REVISION, download=False)
         facts = read_target(config)
-    except (MissingExtraError, RepoNotCachedError, ConfigFileError) as error:
+    except (MissingExtraError, RepoNotCachedError, RepoIdError, ConfigFileError) as error:
+        if isinstance(error, ConfigFileError) and os.path.lexists(error.path):
+            found.errors.append(error)  # the target is there, but broken
+            return shown, None, None
+        # A path of the machine it was trained on, or a hub model not fetched: a note.
         why = (
             f"is a repo id, and looking it up needs the {EXTRA_NAME} extra"
             if isinstance(error, MissingExtraError)
@@ -180,9 +197,9 @@ def _target(
         return None, None, None
     except ParallelDraftingConfigError as error:
         found.errors.append(error)
-        return verifier, None, None
+        return shown, None, None
     found.notes.append(f"target taken from the speculators verifier {verifier!r}")
-    return verifier, facts, directory
+    return shown, facts, directory
 
 
 def _tokenizer(

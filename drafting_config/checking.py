@@ -108,7 +108,8 @@ def check(
         check_tokenizer: ``False`` skips the tokenizer (for sweeps of whole caches).
         revision, target_revision: the branch, tag or commit of a repo id.
         download: fetch a repo id's ``config.json`` and tokenizer files when not
-            cached (never weights, never code).
+            cached (never weights, never code): the draft's, the target's, or a
+            speculators verifier's.
     """
     try:
         path, draft_config, draft_dir = _load(draft, revision, download)
@@ -180,7 +181,7 @@ def _verifier_target(
     """
     shown = display_path(verifier)  # a name from the file: never printed raw
     try:
-        _, config, directory = _load(verifier, DEFAULT_REVISION, download=False)
+        _, config, directory = _load(verifier, DEFAULT_REVISION, download)
         facts = read_target(config)
     except (MissingExtraError, RepoNotCachedError, RepoIdError, ConfigFileError) as error:
         if isinstance(error, ConfigFileError) and os.path.lexists(error.path):

@@ -127,8 +127,8 @@ def check(
             found.errors.append(error)
     token = None
     if check_tokenizer and resolution.winner is not None:
-        directory = tokenizer if tokenizer is not None else draft_dir or target_dir
-        token = _tokenizer(found, draft_config, resolution, directory, explicit=tokenizer)
+        beside = {"the draft": draft_dir, "the target": target_dir}
+        token = _tokenizer(found, draft_config, resolution, tokenizer, beside)
     return Verdict(
         path=path,
         resolution=resolution,
@@ -207,24 +207,30 @@ def _tokenizer(
     found: _Findings,
     draft_config: object,
     resolution: Resolution,
-    directory: str | os.PathLike[str] | None,
-    *,
     explicit: str | os.PathLike[str] | None,
+    beside: dict[str, Path | None],
 ) -> TokenFacts | None:
-    """Check the token id against the tokenizer files in ``directory``, if any."""
-    if directory is None:
-        return None
+    """Check the token id against the tokenizer files of ``explicit``, else of the first
+    directory in ``beside`` (the draft's, then the target's) that has any."""
     try:
-        files = load_tokenizer_files(directory)
-        if files is None:
-            if explicit is not None:
+        if explicit is not None:
+            files = load_tokenizer_files(explicit)
+            if files is None:
                 raise ConfigFileError(
-                    display_path(os.fsdecode(explicit)),
+                    os.fsdecode(explicit),
                     "no tokenizer files here (tokenizer.json, tokenizer_config.json, "
                     "special_tokens_map.json).",
                 )
-            found.notes.append("tokenizer not checked: no tokenizer files beside the draft")
-            return None
+        else:
+            searched = {name: path for name, path in beside.items() if path is not None}
+            files = next(
+                (f for f in map(load_tokenizer_files, searched.values()) if f is not None), None
+            )
+            if files is None:
+                if searched:
+                    where = " or ".join(searched)
+                    found.notes.append(f"tokenizer not checked: no tokenizer files beside {where}")
+                return None
         token, errors, warnings = tokenizer_findings(files, draft_config, resolution)
     except ParallelDraftingConfigError as error:
         found.errors.append(error)

@@ -44,8 +44,12 @@ class _UsageError(Exception):
     """A problem with the argument list (exit 2)."""
 
 
-def verdict_json(verdict: Verdict) -> dict[str, object]:
-    """The ``--json`` object of one verdict (documented in the README)."""
+def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]:
+    """The ``--json`` object of one verdict (documented in the README).
+
+    ``ok`` is whether the draft passed, as the exit status counts it: with
+    ``strict``, a verdict with warnings did not.
+    """
     resolution = verdict.resolution
     winner = None if resolution is None else resolution.winner
     usable = winner is not None and verdict.ok
@@ -53,7 +57,7 @@ def verdict_json(verdict: Verdict) -> dict[str, object]:
     token = verdict.token
     return {
         "path": verdict.path,
-        "ok": verdict.ok,
+        "ok": _passed(verdict, strict),
         "token_id": winner.token_id if usable and winner is not None else None,
         "source": winner.source.value if usable and winner is not None else None,
         "shadowed": []
@@ -155,7 +159,7 @@ def _status(verdicts: Sequence[Verdict], strict: bool) -> int:
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     verdicts = _check_all(_expand_stdin(args.paths, nul=args.null), args)
     if args.json:
-        out.write(json.dumps([verdict_json(v) for v in verdicts]) + "\n")
+        out.write(json.dumps([verdict_json(v, strict=args.strict) for v in verdicts]) + "\n")
     else:
         lines = [line for v in verdicts for line in _verdict_lines(v, args.strict)]
         valid = sum(_passed(v, args.strict) for v in verdicts)
@@ -191,7 +195,7 @@ def _shown(value: object) -> str:
 def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
     (verdict,) = _check_all([args.path], args)
     if args.json:
-        document = {**verdict_json(verdict), "fields": _field_rows(verdict)}
+        document = {**verdict_json(verdict, strict=args.strict), "fields": _field_rows(verdict)}
         out.write(json.dumps(document) + "\n")
         return _status([verdict], args.strict)
     lines = [verdict.path or "<config>"]

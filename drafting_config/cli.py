@@ -158,13 +158,19 @@ def _status(verdicts: Sequence[Verdict], strict: bool) -> int:
 
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     verdicts = _check_all(_expand_stdin(args.paths, nul=args.null), args)
+    # Written piece by piece, never as one string: when the reader leaves during one large
+    # write (`... | head`), the kernel reports it partly done and CPython's buffered writer
+    # drops the rest without a BrokenPipeError, so the run would exit 0, not 141.
     if args.json:
-        out.write(json.dumps([verdict_json(v, strict=args.strict) for v in verdicts]) + "\n")
+        items = [json.dumps(verdict_json(v, strict=args.strict)) for v in verdicts]
+        for index, item in enumerate(items):
+            out.write(("[" if index == 0 else ", ") + item)
+        out.write("]\n" if items else "[]\n")
     else:
-        lines = [line for v in verdicts for line in _verdict_lines(v, args.strict)]
+        for verdict in verdicts:
+            out.write("".join(f"{line}\n" for line in _verdict_lines(verdict, args.strict)))
         valid = sum(_passed(v, args.strict) for v in verdicts)
-        lines.append(f"{len(verdicts)} checked: {valid} valid, {len(verdicts) - valid} invalid")
-        out.write("\n".join(lines) + "\n")
+        out.write(f"{len(verdicts)} checked: {valid} valid, {len(verdicts) - valid} invalid\n")
     return _status(verdicts, args.strict)
 
 

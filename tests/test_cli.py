@@ -367,6 +367,27 @@ def test_json_with_a_target_names_it(drafting_config: Cli) -> None:
     assert item["token"] == {"id": 151669, "kind": "unused", "text": None}
 
 
+def test_json_of_a_draft_failing_its_target_gives_no_token_to_use(drafting_config: Cli) -> None:
+    # the draft resolves (151669, shadowing ptd_token_id), but not for a Llama 3 target
+    draft = "examples/dspark-noise-qwen3-8b"
+    (alone,) = drafting_config("check", "--json", draft).json
+    assert alone["shadowed"] == [{"source": "ptd_token_id", "token_id": 151669}]
+    run = drafting_config("check", "--json", draft, "--target", FAILING_TARGET)
+    (item,) = run.json
+    assert (item["ok"], item["token_id"], item["source"], item["shadowed"]) == (
+        False,
+        None,
+        None,
+        [],
+    )
+    assert (item["hidden_size"], item["algorithm"]) == (4096, "dspark")
+    assert [e["field"] for e in item["errors"]] == [
+        "num_target_layers",
+        "target_layer_ids",
+        "dspark_noise_token_id",
+    ]
+
+
 # -- explain ---------------------------------------------------------------------------------
 
 

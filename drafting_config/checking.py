@@ -32,6 +32,7 @@ from drafting_config.repo_ids import (
     DEFAULT_REVISION,
     EXTRA_NAME,
     MissingExtraError,
+    RepoIdError,
     RepoNotCachedError,
     path_or_snapshot,
 )
@@ -107,15 +108,16 @@ def check(
         check_tokenizer: ``False`` skips the tokenizer (for sweeps of whole caches).
         revision, target_revision: the branch, tag or commit of a repo id.
         download: fetch a repo id's ``config.json`` and tokenizer files when not
-            cached (never weights, never code).
+            cached (never weights, never code): the draft's, the target's, or a
+            speculators verifier's.
     """
     try:
-        path, draft_config, draft_dir = _load(draft, revision, download)
+        path, draft_config, draft_at = _load(draft, revision, download)
     except ParallelDraftingConfigError as error:
         return Verdict(_shown(draft), None, (error,))
     resolution = resolve(draft_config)
     found = _Findings(list(resolution.errors), list(resolution.warnings), [])
-    target_name, target_facts, target_dir = _target(
+    target_name, target_facts, target_at = _target(
         found, resolution, target, target_revision, download
     )
     if resolution.fields:
@@ -125,9 +127,8 @@ def check(
             found.errors.append(error)
     token = None
     if check_tokenizer and resolution.winner is not None:
-        beside = draft_dir or target_dir  # a config.json, or the model directory holding it
-        directory = tokenizer if tokenizer is not None else _directory_of(beside)
-        token = _tokenizer(found, draft_config, resolution, directory, explicit=tokenizer)
+        beside = {"the draft": _directory_of(draft_at), "the target": _directory_of(target_at)}
+        token = _tokenizer(found, draft_config, resolution, tokenizer, beside)
     return Verdict(
         path=path,
         resolution=resolution,
@@ -155,7 +156,7 @@ def _target(
     revision: str,
     download: bool,
 ) -> tuple[str | None, TargetFacts | None, Path | None]:
-    """(name, facts, directory) of the target: the one given, else a speculators verifier."""
+    """(name, facts, where read) of the target: the one given, else a speculators verifier."""
     if target is not None:
         try:
             name, config, directory = _load(target, revision, download)
@@ -167,10 +168,26 @@ def _target(
     if verifier is None:
         found.notes.append("target not checked: no target given")
         return None, None, None
+    return _verifier_target(found, verifier, download)
+
+
+def _verifier_target(
+    found: _Findings, verifier: str, download: bool
+) -> tuple[str | None, TargetFacts | None, Path | None]:
+    """(name, facts, where it was read) of a speculators draft's verifier, the implicit target.
+
+    A verifier that cannot be found (a path of the machine the draft was trained on, a
+    repo id not cached, or no huggingface_hub) gets a note; one found but broken, an error.
+    """
+    shown = display_path(verifier)  # a name from the file: never printed raw
     try:
-        _, config, directory = _load(verifier, DEFAULT_REVISION, download=False)
+        _, config, directory = _load(verifier, DEFAULT_REVISION, download)
         facts = read_target(config)
-    except (MissingExtraError, RepoNotCachedError, ConfigFileError) as error:
+    except (MissingExtraError, RepoNotCachedError, RepoIdError, ConfigFileError) as error:
+        if isinstance(error, ConfigFileError) and os.path.lexists(error.path):
+            found.errors.append(error)  # the target is there, but broken
+            return shown, None, None
+        # A path of the machine it was trained on, or a hub model not fetched: a note.
         why = (
             f"is a repo id, and looking it up needs the {EXTRA_NAME} extra"
             if isinstance(error, MissingExtraError)
@@ -181,33 +198,39 @@ def _target(
         return None, None, None
     except ParallelDraftingConfigError as error:
         found.errors.append(error)
-        return verifier, None, None
+        return shown, None, None
     found.notes.append(f"target taken from the speculators verifier {verifier!r}")
-    return verifier, facts, directory
+    return shown, facts, directory
 
 
 def _tokenizer(
     found: _Findings,
     draft_config: object,
     resolution: Resolution,
-    directory: str | os.PathLike[str] | None,
-    *,
     explicit: str | os.PathLike[str] | None,
+    beside: dict[str, Path | None],
 ) -> TokenFacts | None:
-    """Check the token id against the tokenizer files in ``directory``, if any."""
-    if directory is None:
-        return None
+    """Check the token id against the tokenizer files of ``explicit``, else of the first
+    directory in ``beside`` (the draft's, then the target's) that has any."""
     try:
-        files = load_tokenizer_files(directory)
-        if files is None:
-            if explicit is not None:
+        if explicit is not None:
+            files = load_tokenizer_files(explicit)
+            if files is None:
                 raise ConfigFileError(
-                    display_path(os.fsdecode(explicit)),
+                    os.fsdecode(explicit),
                     "no tokenizer files here (tokenizer.json, tokenizer_config.json, "
                     "special_tokens_map.json).",
                 )
-            found.notes.append("tokenizer not checked: no tokenizer files beside the draft")
-            return None
+        else:
+            searched = {name: path for name, path in beside.items() if path is not None}
+            files = next(
+                (f for f in map(load_tokenizer_files, searched.values()) if f is not None), None
+            )
+            if files is None:
+                if searched:
+                    where = " or ".join(searched)
+                    found.notes.append(f"tokenizer not checked: no tokenizer files beside {where}")
+                return None
         token, errors, warnings = tokenizer_findings(files, draft_config, resolution)
     except ParallelDraftingConfigError as error:
         found.errors.append(error)

@@ -44,8 +44,12 @@ class _UsageError(Exception):
     """A problem with the argument list (exit 2)."""
 
 
-def verdict_json(verdict: Verdict) -> dict[str, object]:
-    """The ``--json`` object of one verdict (documented in the README)."""
+def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]:
+    """The ``--json`` object of one verdict (documented in the README).
+
+    ``ok`` is whether the draft passed, as the exit status counts it: with
+    ``strict``, a verdict with warnings did not.
+    """
     resolution = verdict.resolution
     winner = None if resolution is None else resolution.winner
     usable = winner is not None and verdict.ok
@@ -53,7 +57,7 @@ def verdict_json(verdict: Verdict) -> dict[str, object]:
     token = verdict.token
     return {
         "path": verdict.path,
-        "ok": verdict.ok,
+        "ok": _passed(verdict, strict),
         "token_id": winner.token_id if usable and winner is not None else None,
         "source": winner.source.value if usable and winner is not None else None,
         "shadowed": []
@@ -69,15 +73,24 @@ def verdict_json(verdict: Verdict) -> dict[str, object]:
         "target": verdict.target,
         "warnings": [str(w) for w in verdict.warnings],
         "notes": list(verdict.notes),
-        "errors": [{"field": e.field, "message": _message(e)} for e in verdict.errors],
-        "error": None if first is None else _message(first),
+        "errors": [{"field": e.field, "message": _message(e, verdict)} for e in verdict.errors],
+        "error": None if first is None else _message(first, verdict),
         "error_field": None if first is None else first.field,
     }
 
 
-def _message(error: Exception) -> str:
-    """An error's text without the path, which the verdict shows once already."""
-    return error.problem if isinstance(error, ConfigFileError) else str(error)
+def _message(error: Exception, verdict: Verdict) -> str:
+    """An error's text; the draft's own path, which the verdict shows already, left out.
+
+    Only an error that kept the draft from being read is about the draft's path; once
+    the draft is read, a file error is about the target's or the tokenizer's files,
+    and its message keeps the path that says which.
+    """
+    if verdict.resolution is not None:
+        return str(error)
+    if isinstance(error, ConfigFileError):
+        return error.problem
+    return str(error).removeprefix(f"{verdict.path}: ")  # a repo id not cached, ...
 
 
 def _passed(verdict: Verdict, strict: bool) -> bool:
@@ -90,8 +103,8 @@ def _verdict_lines(verdict: Verdict, strict: bool, indent: str = "    ") -> list
     winner = None if resolution is None else resolution.winner
     name = verdict.path if verdict.path is not None else "<config>"
     if not verdict.ok or resolution is None or winner is None:
-        lines = [f"{name}: INVALID: {_message(verdict.errors[0])}"]
-        lines += [f"{indent}error: {_message(e)}" for e in verdict.errors[1:]]
+        lines = [f"{name}: INVALID: {_message(verdict.errors[0], verdict)}"]
+        lines += [f"{indent}error: {_message(e, verdict)}" for e in verdict.errors[1:]]
     else:
         details = [
             f"{size_name} {size}"
@@ -145,13 +158,19 @@ def _status(verdicts: Sequence[Verdict], strict: bool) -> int:
 
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     verdicts = _check_all(_expand_stdin(args.paths, nul=args.null), args)
+    # Written piece by piece, never as one string: when the reader leaves during one large
+    # write (`... | head`), the kernel reports it partly done and CPython's buffered writer
+    # drops the rest without a BrokenPipeError, so the run would exit 0, not 141.
     if args.json:
-        out.write(json.dumps([verdict_json(v) for v in verdicts]) + "\n")
+        items = [json.dumps(verdict_json(v, strict=args.strict)) for v in verdicts]
+        for index, item in enumerate(items):
+            out.write(("[" if index == 0 else ", ") + item)
+        out.write("]\n" if items else "[]\n")
     else:
-        lines = [line for v in verdicts for line in _verdict_lines(v, args.strict)]
+        for verdict in verdicts:
+            out.write("".join(f"{line}\n" for line in _verdict_lines(verdict, args.strict)))
         valid = sum(_passed(v, args.strict) for v in verdicts)
-        lines.append(f"{len(verdicts)} checked: {valid} valid, {len(verdicts) - valid} invalid")
-        out.write("\n".join(lines) + "\n")
+        out.write(f"{len(verdicts)} checked: {valid} valid, {len(verdicts) - valid} invalid\n")
     return _status(verdicts, args.strict)
 
 
@@ -182,7 +201,7 @@ def _shown(value: object) -> str:
 def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
     (verdict,) = _check_all([args.path], args)
     if args.json:
-        document = {**verdict_json(verdict), "fields": _field_rows(verdict)}
+        document = {**verdict_json(verdict, strict=args.strict), "fields": _field_rows(verdict)}
         out.write(json.dumps(document) + "\n")
         return _status([verdict], args.strict)
     lines = [verdict.path or "<config>"]

@@ -32,6 +32,7 @@ from drafting_config.errors import (
 )
 from drafting_config.integers import positive_int32
 from drafting_config.layers import check_layer_ids
+from drafting_config.paths import display_path
 from drafting_config.reading import FieldGetter, field_getter
 from drafting_config.resolution import Resolution
 from drafting_config.sources import TEXT_CONFIG
@@ -241,8 +242,8 @@ def tokenizer_findings(
         warnings.append(
             TokenizerTokenIdWarning(
                 f"`{field}` = {token_id} is an ordinary token of the tokenizer in "
-                f"{tokenizer.directory}, {facts.text!r}: every masked slot will read as that "
-                "text. Use an unused embedding row or a dedicated special token."
+                f"{display_path(tokenizer.directory)}, {facts.text!r}: every masked slot will "
+                "read as that text. Use an unused embedding row or a dedicated special token."
             )
         )
     for role in PLACEHOLDER_ROLES:

@@ -1,155 +1,795 @@
-"""The drafting-config command, run as a user runs it: the installed script, in a subprocess."""
+"""The drafting-config command.
+
+Nearly every test calls :func:`drafting_config.cli.main` in this process, with the
+output captured, and asserts exact lines and exit statuses.  The few tests marked
+slow run the installed console script (or ``python -m drafting_config``) for what
+only a real process shows: the entry points, what gets imported, signals, closed
+pipes and standard streams, and strict stdio encodings.
+"""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from drafting_config import PRIORITY_ORDER, ParallelDraftingConfig
+from drafting_config import PRIORITY_ORDER, ParallelDraftingConfig, __version__, cli
+from drafting_config.cli import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, main
+from drafting_config.paths import parse_display_path
 from tests.bad_files import BAD_FILES
-from tests.conftest import EXAMPLES, INVALID_EXAMPLES, REPO, VALID_EXAMPLES
+from tests.conftest import INVALID_EXAMPLES, REPO, VALID_EXAMPLES
+from tests.example_pairs import FAILING_PAIR, PASSING_PAIR
+from tests.fake_cache import use_cache, write_cached_repo
+from tests.tokenizer_factory import write_llama3_like, write_qwen3_like
 
 SCRIPT = Path(sys.executable).with_name("drafting-config")
-pytestmark = pytest.mark.slow
+
+JSON_KEYS = {
+    "path",
+    "ok",
+    "token_id",
+    "source",
+    "shadowed",
+    "hidden_size",
+    "vocab_size",
+    "format",
+    "algorithm",
+    "token",
+    "target",
+    "warnings",
+    "notes",
+    "errors",
+    "error",
+    "error_field",
+}
+"""The keys of every object of ``check --json`` (the README documents each)."""
+
+NO_TARGET = "    note: target not checked: no target given"
+NO_TOKENIZER = "    note: tokenizer not checked: no tokenizer files beside the draft"
+DFLASH = "examples/dflash-qwen3-4b"
+DFLASH_OK = (
+    f"{DFLASH}: OK: token id 151669 from `dflash_config.mask_token_id` "
+    "(hidden_size 2560, vocab_size 151936)"
+)
+SPECULATORS = "examples/speculators-dflash-qwen3-8b"
+PASSING_DRAFT = "examples/pair-qwen3-4b/draft"
+PASSING_TARGET = "examples/pair-qwen3-4b/target"
+FAILING_DRAFT = "examples/pair-qwen3-8b-drafter-llama3-target/draft"
+FAILING_TARGET = "examples/pair-qwen3-8b-drafter-llama3-target/target"
 
 
-def run(*args: str | Path, module: bool = False) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "drafting_config"] if module else [str(SCRIPT)]
-    result = subprocess.run(
-        [*command, *map(str, args)], capture_output=True, text=True, cwd=REPO, check=False
-    )
-    assert "Traceback" not in result.stdout + result.stderr
-    return result
+@dataclass(frozen=True)
+class Run:
+    """What one run of the command did."""
+
+    status: int
+    out: str
+    err: str
+
+    @property
+    def lines(self) -> list[str]:
+        return self.out.splitlines()
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.out)
 
 
-def test_the_console_script_is_installed() -> None:
-    assert SCRIPT.is_file(), "install the project (pip install -e '.[dev]') before testing"
+Cli = Callable[..., Run]
 
 
-def test_check_valid_examples() -> None:
-    result = run("check", *VALID_EXAMPLES)
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
-    dflash = f"{VALID_EXAMPLES[0].relative_to(REPO)}"
-    assert lines[0].startswith(str(VALID_EXAMPLES[0]))
-    assert "OK: token id 151669 from `dflash_config.mask_token_id`" in lines[0], dflash
-    assert "    shadowed: `ptd_token_id` = 151669" in lines
-    assert lines[-1] == f"{len(VALID_EXAMPLES)} checked: {len(VALID_EXAMPLES)} valid, 0 invalid"
-    assert result.stderr == ""
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Run from the repository root, with an empty Hugging Face cache of our own."""
+    monkeypatch.chdir(REPO)
+    return use_cache(tmp_path / "hf-cache", monkeypatch)
 
 
-def test_check_accepts_model_directories() -> None:
-    result = run("check", EXAMPLES / "pard-llama3-1b")
-    assert result.returncode == 0
+@pytest.fixture
+def cache(_isolated: Path) -> Path:
+    return _isolated
+
+
+@pytest.fixture
+def drafting_config(capsys: pytest.CaptureFixture[str]) -> Cli:
+    """``drafting_config(*args)``: run ``main`` in this process and capture what it printed."""
+
+    def run(*args: str | Path) -> Run:
+        status = main([os.fspath(arg) for arg in args])
+        captured = capsys.readouterr()
+        assert "Traceback" not in captured.out + captured.err
+        return Run(status, captured.out, captured.err)
+
+    return run
+
+
+def feed_stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    """Make ``data`` the bytes on standard input."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+
+def write_config(directory: Path, config: dict[str, Any]) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "config.json").write_text(json.dumps(config))
+    return directory
+
+
+# -- check: text ----------------------------------------------------------------------------
+
+
+def test_a_valid_draft_is_one_ok_line_with_its_notes(drafting_config: Cli) -> None:
+    run = drafting_config("check", DFLASH)
+    assert run.status == 0
+    assert run.lines == [DFLASH_OK, NO_TARGET, NO_TOKENIZER, "1 checked: 1 valid, 0 invalid"]
+    assert run.err == ""
+
+
+def test_every_valid_example_passes_with_its_documented_headline(drafting_config: Cli) -> None:
+    paths = [str(p.relative_to(REPO)) for p in VALID_EXAMPLES]
+    run = drafting_config("check", *paths)
+    assert run.status == 0
+    headlines = [line for line in run.lines if not line.startswith(" ")]
+    assert headlines[-1] == f"{len(paths)} checked: {len(paths)} valid, 0 invalid"
+    assert [h.split(": ")[0] for h in headlines[:-1]] == paths
+    for headline, path in zip(headlines, VALID_EXAMPLES, strict=False):
+        expected = ParallelDraftingConfig.from_pretrained(path)
+        assert f": OK: token id {expected.token_id} from `{expected.source.value}`" in headline
+    assert "    shadowed: `ptd_token_id` = 151669" in run.lines
     assert (
-        "OK: token id 128020 from `pard_token` (hidden_size 2048, vocab_size 128256)"
-        in result.stdout
-    )
+        "examples/speculators-dflash-qwen3-8b/config.json: OK: token id 151669 from "
+        "`dflash_config.mask_token_id` (speculators dflash, hidden_size 4096, vocab_size 151936)"
+    ) in run.lines
 
 
-def test_check_reports_warnings(tmp_path: Path) -> None:
+def test_warnings_are_listed_and_do_not_fail_the_check(
+    drafting_config: Cli, tmp_path: Path
+) -> None:
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"mask_token_id": 5, "pard_token": 6, "pad_token_id": 5}))
-    result = run("check", path)
-    assert result.returncode == 0  # warnings do not fail a check
-    warnings = [line for line in result.stdout.splitlines() if line.startswith("    warning: ")]
+    run = drafting_config("check", path)
+    assert run.status == 0
+    assert run.lines[0] == f"{path}: OK: token id 5 from `mask_token_id`"
+    assert run.lines[1] == "    shadowed: `pard_token` = 6"
+    warnings = [line for line in run.lines if line.startswith("    warning: ")]
     assert len(warnings) == 2
-    assert "`mask_token_id` = 5 and `pard_token` = 6 disagree" in warnings[0]
+    assert warnings[0].startswith("    warning: `mask_token_id` = 5 and `pard_token` = 6 disagree")
     assert "equals the config's `pad_token_id`" in warnings[1]
-
-
-def test_check_json_reports_every_path_in_order(tmp_path: Path) -> None:
-    missing = tmp_path / "missing.json"
-    paths = [INVALID_EXAMPLES[0], missing, *VALID_EXAMPLES]
-    result = run("check", "--json", *paths)
-    assert result.returncode == 1
-    report = json.loads(result.stdout)
-    assert [item["path"] for item in report] == [str(p) for p in paths]
-    required = {"path", "ok", "token_id", "source", "warnings", "error"}
-    assert all(required <= item.keys() for item in report)
-    invalid, absent, *valid = report
-    assert invalid["ok"] is False
-    assert invalid["token_id"] is None
-    assert invalid["error"].startswith("`pard_token` must be an integer token id")
-    assert invalid["error_field"] == "pard_token"
-    assert absent["ok"] is False
-    assert "no such file or directory" in absent["error"]
-    for item, path in zip(valid, VALID_EXAMPLES, strict=True):
-        expected = ParallelDraftingConfig.from_pretrained(path)
-        assert item["ok"] is True
-        assert item["error"] is None
-        assert (item["token_id"], item["source"]) == (expected.token_id, expected.source.value)
-        assert item["shadowed"] == [s.model_dump(mode="json") for s in expected.shadowed]
-        assert item["warnings"] == []
+    assert run.lines[-1] == "1 checked: 1 valid, 0 invalid"
 
 
 @pytest.mark.parametrize("case", sorted(BAD_FILES))
-def test_every_bad_file_gets_exit_1_and_a_one_line_reason(case: str, tmp_path: Path) -> None:
+def test_every_bad_file_gets_exit_1_and_a_one_line_reason(
+    drafting_config: Cli, case: str, tmp_path: Path
+) -> None:
     make, phrase = BAD_FILES[case]
     path = make(tmp_path)
-    result = run("check", path)
-    assert result.returncode == 1
-    first, summary = result.stdout.splitlines()
+    run = drafting_config("check", path)
+    assert run.status == 1
+    first, summary = run.lines
     assert first.startswith(f"{path}: INVALID: ")
     assert phrase in first
     assert summary == "1 checked: 0 valid, 1 invalid"
 
 
-def test_one_bad_path_among_good_ones_fails_the_run_but_all_are_reported() -> None:
-    result = run("check", VALID_EXAMPLES[0], INVALID_EXAMPLES[0], VALID_EXAMPLES[1])
-    assert result.returncode == 1
-    verdicts = [line for line in result.stdout.splitlines() if not line.startswith(" ")][:-1]
-    assert [v.split(": ")[1] for v in verdicts] == ["OK", "INVALID", "OK"]
+def test_one_bad_path_among_good_ones_fails_the_run_but_all_are_reported(
+    drafting_config: Cli,
+) -> None:
+    run = drafting_config("check", VALID_EXAMPLES[0], INVALID_EXAMPLES[0], VALID_EXAMPLES[1])
+    assert run.status == 1
+    headlines = [line for line in run.lines if not line.startswith(" ")]
+    assert [h.split(": ")[1] for h in headlines[:-1]] == ["OK", "INVALID", "OK"]
+    assert headlines[-1] == "3 checked: 2 valid, 1 invalid"
 
 
-def test_explain_shows_each_field_with_its_status(tmp_path: Path) -> None:
-    path = tmp_path / "config.json"
-    path.write_text(
-        json.dumps(
-            {
-                "dflash_config": {"target_layer_ids": [1]},
-                "mask_token_id": None,
-                "dspark_noise_token_id": 151669,
-                "ptd_token_id": 151670,
-            }
-        )
+def test_an_invalid_draft_lists_every_error_after_the_first(
+    drafting_config: Cli, tmp_path: Path
+) -> None:
+    path = write_config(
+        tmp_path, {"mask_token_id": "5", "pard_token": 3, "target_layer_ids": [2, 1]}
     )
-    result = run("explain", path)
-    assert result.returncode == 0
-    rows = [line.split() for line in result.stdout.splitlines()[2 : 2 + len(PRIORITY_ORDER)]]
+    run = drafting_config("check", path)
+    assert run.status == 1
+    assert run.lines[0].startswith(f"{path}: INVALID: `mask_token_id` must be an integer token id")
+    assert run.lines[1].startswith("    error: `target_layer_ids` must be a non-empty JSON array")
+    assert run.lines[2:] == [NO_TARGET, "1 checked: 0 valid, 1 invalid"]
+
+
+# -- the bundled draft/target pairs -----------------------------------------------------------
+
+
+def test_the_passing_pair(drafting_config: Cli) -> None:
+    run = drafting_config("check", PASSING_DRAFT, "--target", PASSING_TARGET)
+    assert run.status == 0
+    assert run.lines == [
+        f"{PASSING_DRAFT}: OK: token id 151669 from `dflash_config.mask_token_id` "
+        "(hidden_size 2560, vocab_size 151936)",
+        "    token: unused",
+        f"    target: {PASSING_TARGET}",
+        "1 checked: 1 valid, 0 invalid",
+    ]
+    assert PASSING_PAIR.relative_to(REPO) == Path(PASSING_DRAFT).parent
+
+
+def test_the_failing_pair_fails_on_layers_and_on_the_vocabulary(drafting_config: Cli) -> None:
+    run = drafting_config("check", FAILING_DRAFT, "--target", FAILING_TARGET)
+    assert run.status == 1
+    assert run.lines == [
+        f"{FAILING_DRAFT}: INVALID: `num_target_layers` = 36 does not match the target's "
+        "num_hidden_layers (32): this drafter is fed the target's hidden states and taps its "
+        "layers, so the two must agree. Is this the draft's intended target?",
+        "    error: `dflash_config.target_layer_ids` must be a non-empty JSON array of unique, "
+        "strictly increasing layer ids (ints, not bools), from 0 to 31 (the target has 32 "
+        "layers: the target's num_hidden_layers = 32); got [1, 9, 17, 25, 33] (list): item 4 "
+        "is 33.",
+        "    error: `dflash_config.mask_token_id` = 151669 is outside the target's vocabulary: "
+        "the target's vocab_size is 128256, so the masked slots would index past its embedding "
+        "table.",
+        f"    target: {FAILING_TARGET}",
+        "    note: tokenizer not checked: no tokenizer files beside the draft or the target",
+        "1 checked: 0 valid, 1 invalid",
+    ]
+    assert FAILING_PAIR.relative_to(REPO) == Path(FAILING_DRAFT).parent
+    # alone, the draft is fine: only the target shows the mistake
+    assert drafting_config("check", FAILING_DRAFT).status == 0
+
+
+def test_the_failing_pair_as_json(drafting_config: Cli) -> None:
+    run = drafting_config("check", "--json", FAILING_DRAFT, "--target", FAILING_TARGET)
+    assert run.status == 1
+    (item,) = run.json
+    assert [e["field"] for e in item["errors"]] == [
+        "num_target_layers",
+        "dflash_config.target_layer_ids",
+        "dflash_config.mask_token_id",
+    ]
+    assert item["error"] == item["errors"][0]["message"]
+    assert item["error_field"] == "num_target_layers"
+    assert (item["ok"], item["token_id"], item["target"]) == (False, None, FAILING_TARGET)
+
+
+def test_the_passing_pairs_tokenizer_is_qwen3s_where_it_matters() -> None:
+    from tokenizers import Tokenizer
+
+    from drafting_config.tokenizer_files import load_tokenizer_files
+
+    directory = PASSING_PAIR / "draft"
+    files = load_tokenizer_files(directory)
+    assert files is not None
+    assert files.length == 151669
+    assert {role: t.id for role, t in files.special_tokens.items()} == {
+        "pad": 151643,
+        "eos": 151645,
+    }
+    backend = Tokenizer.from_file(str(directory / "tokenizer.json"))
+    for text in ("<|endoftext|>", "<|im_end|>", "<tool_call>", "</think>"):
+        assert backend.token_to_id(text) == files.id_of(text)
+    assert backend.id_to_token(151669) is None
+    assert sum(f.stat().st_size for f in directory.iterdir()) < 64 * 1024
+
+
+# -- check --json ----------------------------------------------------------------------------
+
+
+def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config: Cli) -> None:
+    given = ["./examples/dflash-qwen3-4b/", "examples/dflash-qwen3-4b/config.json", DFLASH]
+    run = drafting_config("check", "--json", *given)
+    assert run.status == 0
+    assert run.out == json.dumps(run.json) + "\n"  # one line, json.dumps's own spacing
+    assert [item["path"] for item in run.json] == given
+    for item in run.json:
+        assert set(item) == JSON_KEYS
+    assert run.json[0] == {
+        "path": given[0],
+        "ok": True,
+        "token_id": 151669,
+        "source": "dflash_config.mask_token_id",
+        "shadowed": [],
+        "hidden_size": 2560,
+        "vocab_size": 151936,
+        "format": "hf",
+        "algorithm": "dflash",
+        "token": None,
+        "target": None,
+        "warnings": [],
+        "notes": [
+            "target not checked: no target given",
+            "tokenizer not checked: no tokenizer files beside the draft",
+        ],
+        "errors": [],
+        "error": None,
+        "error_field": None,
+    }
+
+
+def test_json_reports_format_and_algorithm(drafting_config: Cli) -> None:
+    paths = ["examples/pard-llama3-1b", "examples/dspark-qwen3-8b", SPECULATORS]
+    run = drafting_config("check", "--json", *paths)
+    assert [(i["format"], i["algorithm"]) for i in run.json] == [
+        ("hf", "pard"),
+        ("hf", None),  # a top-level mask_token_id is shared by several methods
+        ("speculators", "dflash"),
+    ]
+
+
+def test_json_invalid_and_unreadable_drafts(drafting_config: Cli, tmp_path: Path) -> None:
+    missing = tmp_path / "missing.json"
+    run = drafting_config("check", "--json", INVALID_EXAMPLES[0], missing)
+    assert run.status == 1
+    invalid, absent = run.json
+    assert (invalid["ok"], invalid["token_id"], invalid["source"]) == (False, None, None)
+    assert invalid["error"].startswith("`pard_token` must be an integer token id")
+    assert invalid["error_field"] == "pard_token"
+    assert invalid["errors"] == [{"field": "pard_token", "message": invalid["error"]}]
+    assert invalid["format"] == "hf"
+    assert absent["error"] == (
+        "no such file or directory (only local paths are read; nothing is downloaded)."
+    )
+    assert absent["errors"] == [{"field": None, "message": absent["error"]}]
+    assert (absent["format"], absent["hidden_size"], absent["notes"]) == (None, None, [])
+
+
+def test_json_token_facts(drafting_config: Cli, tmp_path: Path) -> None:
+    llama = write_llama3_like(tmp_path / "llama", vocab_size=200, added_count=56)
+    qwen = write_qwen3_like(tmp_path / "qwen", vocab_size=300)
+    from tests.tokenizer_factory import base_vocabulary
+
+    ordinary_text = base_vocabulary(300)[0][7]
+    cases = [
+        (llama, 220, {"id": 220, "kind": "special", "text": "<|reserved_special_token_12|>"}),
+        (qwen, 324, {"id": 324, "kind": "added", "text": "<think>"}),
+        (qwen, 400, {"id": 400, "kind": "unused", "text": None}),
+        (qwen, 7, {"id": 7, "kind": "ordinary", "text": ordinary_text}),
+    ]
+    for tokenizer, token_id, token in cases:
+        draft = write_config(tmp_path / f"draft-{token_id}", {"pard_token": token_id})
+        run = drafting_config("check", "--json", draft, "--tokenizer", tokenizer)
+        (item,) = run.json
+        assert item["token"] == token
+        assert item["notes"] == ["target not checked: no target given"]
+    # the ordinary token's warning quotes it
+    assert repr(ordinary_text) in item["warnings"][0]
+
+
+def test_json_with_a_target_names_it(drafting_config: Cli) -> None:
+    run = drafting_config("check", "--json", PASSING_DRAFT, "--target", PASSING_TARGET)
+    (item,) = run.json
+    assert (item["ok"], item["target"], item["notes"]) == (True, PASSING_TARGET, [])
+    assert item["token"] == {"id": 151669, "kind": "unused", "text": None}
+
+
+def test_json_of_a_draft_failing_its_target_gives_no_token_to_use(drafting_config: Cli) -> None:
+    # the draft resolves (151669, shadowing ptd_token_id), but not for a Llama 3 target
+    draft = "examples/dspark-noise-qwen3-8b"
+    (alone,) = drafting_config("check", "--json", draft).json
+    assert alone["shadowed"] == [{"source": "ptd_token_id", "token_id": 151669}]
+    run = drafting_config("check", "--json", draft, "--target", FAILING_TARGET)
+    (item,) = run.json
+    assert (item["ok"], item["token_id"], item["source"], item["shadowed"]) == (
+        False,
+        None,
+        None,
+        [],
+    )
+    assert (item["hidden_size"], item["algorithm"]) == (4096, "dspark")
+    assert [e["field"] for e in item["errors"]] == [
+        "num_target_layers",
+        "target_layer_ids",
+        "dspark_noise_token_id",
+    ]
+
+
+# -- explain ---------------------------------------------------------------------------------
+
+
+def write_explained(tmp_path: Path) -> Path:
+    return write_config(
+        tmp_path,
+        {
+            "dflash_config": {"target_layer_ids": [1]},
+            "mask_token_id": None,
+            "dspark_noise_token_id": 151669,
+            "ptd_token_id": 151670,
+        },
+    )
+
+
+def test_explain_shows_each_field_then_the_verdict(drafting_config: Cli, tmp_path: Path) -> None:
+    path = write_explained(tmp_path)
+    run = drafting_config("explain", path)
+    assert run.status == 0
+    assert run.lines[0] == str(path)
+    rows = [line.split() for line in run.lines[1 : 2 + len(PRIORITY_ORDER)]]
     assert rows == [
+        ["rank", "field", "value", "status"],
         ["1", "dflash_config.mask_token_id", "-", "absent"],
         ["2", "mask_token_id", "null", "null"],
         ["3", "dspark_noise_token_id", "151669", "winner"],
         ["4", "pard_token", "-", "absent"],
         ["5", "ptd_token_id", "151670", "shadowed"],
     ]
-    assert "OK: token id 151669 from `dspark_noise_token_id`" in result.stdout
-    assert "warning: `dspark_noise_token_id` = 151669 and `ptd_token_id` = 151670" in result.stdout
+    verdict = run.lines[2 + len(PRIORITY_ORDER) :]
+    assert verdict[0] == "  OK: token id 151669 from `dspark_noise_token_id`"
+    assert verdict[1] == "  shadowed: `ptd_token_id` = 151670"
+    assert verdict[2].startswith(
+        "  warning: `dspark_noise_token_id` = 151669 and `ptd_token_id` = 151670 disagree"
+    )
+    assert verdict[3:] == [
+        "  note: target not checked: no target given",
+        "  note: tokenizer not checked: no tokenizer files beside the draft",
+    ]
 
 
-def test_explain_an_invalid_config() -> None:
-    result = run("explain", INVALID_EXAMPLES[0])
-    assert result.returncode == 1
-    assert "'151665' (str)  invalid" in result.stdout
-    assert "INVALID: `pard_token` must be an integer token id" in result.stdout
+def test_explain_json_is_the_verdict_plus_the_fields(drafting_config: Cli, tmp_path: Path) -> None:
+    path = write_explained(tmp_path)
+    run = drafting_config("explain", "--json", path)
+    assert run.status == 0
+    document = run.json
+    assert set(document) == JSON_KEYS | {"fields"}
+    assert document["fields"] == [
+        {
+            "rank": 1,
+            "field": "dflash_config.mask_token_id",
+            "value": None,
+            "status": "absent",
+            "error": None,
+        },
+        {"rank": 2, "field": "mask_token_id", "value": None, "status": "null", "error": None},
+        {
+            "rank": 3,
+            "field": "dspark_noise_token_id",
+            "value": 151669,
+            "status": "winner",
+            "error": None,
+        },
+        {"rank": 4, "field": "pard_token", "value": None, "status": "absent", "error": None},
+        {"rank": 5, "field": "ptd_token_id", "value": 151670, "status": "shadowed", "error": None},
+    ]
+    checked = drafting_config("check", "--json", path).json[0]
+    assert {k: v for k, v in document.items() if k != "fields"} == checked
 
 
-def test_explain_an_unreadable_file(tmp_path: Path) -> None:
-    result = run("explain", tmp_path / "absent.json")
-    assert result.returncode == 1
-    assert "INVALID: no such file or directory" in result.stdout
+def test_explain_an_invalid_config(drafting_config: Cli, tmp_path: Path) -> None:
+    run = drafting_config("explain", INVALID_EXAMPLES[0])
+    assert run.status == 1
+    assert "'151665' (str)  invalid" in run.out
+    assert "  INVALID: `pard_token` must be an integer token id" in run.out
+    document = drafting_config("explain", "--json", INVALID_EXAMPLES[0]).json
+    (row,) = [f for f in document["fields"] if f["status"] == "invalid"]
+    assert row["value"] == "151665"
+    assert row["error"].startswith("`pard_token` must be an integer token id")
 
 
-def test_schema_is_the_models_json_schema() -> None:
-    result = run("schema")
-    assert result.returncode == 0
-    assert json.loads(result.stdout) == ParallelDraftingConfig.model_json_schema()
+def test_explain_marks_a_token_outside_the_vocabulary_invalid(
+    drafting_config: Cli, tmp_path: Path
+) -> None:
+    path = write_config(tmp_path, {"pard_token": 200, "ptd_token_id": 7, "vocab_size": 100})
+    run = drafting_config("explain", path)
+    assert run.status == 1
+    rows = [line.split() for line in run.lines[2 : 2 + len(PRIORITY_ORDER)]]
+    assert rows[3] == ["4", "pard_token", "200", "invalid"]
+    assert rows[4] == ["5", "ptd_token_id", "7", "valid"]  # unused: a higher field is invalid
+    (verdict,) = [line for line in run.lines if "INVALID" in line]
+    assert verdict.startswith("  INVALID: `pard_token` = 200 is out of range: expected an int in")
+
+
+def test_explain_an_unreadable_file(drafting_config: Cli, tmp_path: Path) -> None:
+    path = tmp_path / "absent.json"
+    run = drafting_config("explain", path)
+    assert run.status == 1
+    assert run.lines == [
+        str(path),
+        "  INVALID: no such file or directory (only local paths are read; nothing is downloaded).",
+    ]
+    assert drafting_config("explain", "--json", path).json["fields"] == []
+
+
+def test_explain_takes_the_target_and_tokenizer_options(drafting_config: Cli) -> None:
+    run = drafting_config("explain", FAILING_DRAFT, "--target", FAILING_TARGET)
+    assert run.status == 1
+    assert run.lines[-3:] == [
+        "  error: `dflash_config.mask_token_id` = 151669 is outside the target's vocabulary: the "
+        "target's vocab_size is 128256, so the masked slots would index past its embedding table.",
+        f"  target: {FAILING_TARGET}",
+        "  note: tokenizer not checked: no tokenizer files beside the draft or the target",
+    ]
+    run = drafting_config("explain", PASSING_DRAFT, "--no-tokenizer")
+    assert run.lines[-1] == "  note: target not checked: no target given"
+    assert "  token: unused" not in run.lines
+
+
+# -- --strict --------------------------------------------------------------------------------
+
+
+def test_strict_turns_warnings_into_a_failure(drafting_config: Cli, tmp_path: Path) -> None:
+    warned = write_config(tmp_path / "warned", {"mask_token_id": 5, "pad_token_id": 5})
+    assert drafting_config("check", warned, DFLASH).status == 0
+    run = drafting_config("check", "--strict", warned, DFLASH)
+    assert run.status == 1
+    assert run.lines[0] == f"{warned}: FAILED (--strict: warnings): token id 5 from `mask_token_id`"
+    assert DFLASH_OK in run.lines
+    assert run.lines[-1] == "2 checked: 1 valid, 1 invalid"
+    items = drafting_config("check", "--json", "--strict", warned, DFLASH).json
+    assert [item["ok"] for item in items] == [False, True]
+    assert items[0]["token_id"] == 5
+    assert drafting_config("check", "--json", warned).json[0]["ok"] is True
+
+
+def test_strict_passes_drafts_without_warnings(drafting_config: Cli) -> None:
+    assert drafting_config("check", "--strict", DFLASH, PASSING_DRAFT).status == 0
+    assert drafting_config("explain", "--strict", DFLASH).status == 0
+
+
+def test_strict_fails_an_ordinary_token_and_explain_says_so(
+    drafting_config: Cli, tmp_path: Path
+) -> None:
+    qwen = write_qwen3_like(tmp_path / "qwen", vocab_size=300)
+    draft = write_config(tmp_path / "draft", {"pard_token": 7})
+    assert drafting_config("check", draft, "--tokenizer", qwen).status == 0
+    run = drafting_config("explain", "--strict", draft, "--tokenizer", qwen)
+    assert run.status == 1
+    assert "  FAILED (--strict: warnings): token id 7 from `pard_token`" in run.lines
+    assert (
+        drafting_config("explain", "--json", "--strict", draft, "--tokenizer", qwen).json["ok"]
+        is False
+    )
+
+
+# -- --target, --tokenizer, --no-tokenizer ---------------------------------------------------
+
+
+def test_target_tokenizer_and_no_tokenizer(drafting_config: Cli, tmp_path: Path) -> None:
+    llama = write_llama3_like(tmp_path / "llama", vocab_size=200, added_count=56)
+    draft = write_config(tmp_path / "draft", {"pard_token": 220})
+    target = write_config(tmp_path / "target", {"vocab_size": 256, "num_hidden_layers": 16})
+    run = drafting_config("check", draft, "--target", target, "--tokenizer", llama)
+    assert run.status == 0
+    assert run.lines == [
+        f"{draft}: OK: token id 220 from `pard_token`",
+        "    token: special '<|reserved_special_token_12|>'",
+        f"    target: {target}",
+        "1 checked: 1 valid, 0 invalid",
+    ]
+    run = drafting_config("check", draft, "--target", target, "--no-tokenizer")
+    assert run.lines == [
+        f"{draft}: OK: token id 220 from `pard_token`",
+        f"    target: {target}",
+        "1 checked: 1 valid, 0 invalid",
+    ]
+    run = drafting_config(
+        "check", draft, "--target", write_config(tmp_path / "small", {"vocab_size": 220})
+    )
+    assert run.status == 1
+    assert "`pard_token` = 220 is outside the target's vocabulary" in run.lines[0]
+
+
+def test_a_missing_target_or_tokenizer_is_named_in_the_error(
+    drafting_config: Cli, tmp_path: Path
+) -> None:
+    run = drafting_config("check", DFLASH, "--target", tmp_path / "nowhere")
+    assert run.status == 1
+    assert run.lines[0] == (
+        f"{DFLASH}: INVALID: {tmp_path}/nowhere: no such file or directory (only local paths "
+        "are read; nothing is downloaded)."
+    )
+    run = drafting_config("check", DFLASH, "--tokenizer", tmp_path)
+    assert run.lines[0] == (
+        f"{DFLASH}: INVALID: {tmp_path}: no tokenizer files here (tokenizer.json, "
+        "tokenizer_config.json, special_tokens_map.json)."
+    )
+    broken = write_config(tmp_path / "broken", {"pard_token": 3})
+    (broken / "tokenizer_config.json").write_text("[]")
+    run = drafting_config("check", "--json", broken)
+    assert run.json[0]["error"].startswith(f"{broken}/tokenizer_config.json: ")
+
+
+# -- repo ids --------------------------------------------------------------------------------
+
+
+def test_a_cached_repo_id_is_checked_offline(drafting_config: Cli, cache: Path) -> None:
+    config = (REPO / DFLASH / "config.json").read_text()
+    write_cached_repo(cache, "z-lab/Qwen3-4B-DFlash-b16", {"config.json": config})
+    target = (REPO / PASSING_TARGET / "config.json").read_text()
+    write_cached_repo(
+        cache, "Qwen/Qwen3-4B", {"config.json": target}, revision="v1", commit="1" * 40
+    )
+    run = drafting_config(
+        "check", "z-lab/Qwen3-4B-DFlash-b16", "--target", "Qwen/Qwen3-4B", "--target-revision", "v1"
+    )
+    assert run.status == 0
+    assert run.lines[0] == DFLASH_OK.replace(DFLASH, "z-lab/Qwen3-4B-DFlash-b16")
+    assert "    target: Qwen/Qwen3-4B" in run.lines
+
+
+def test_a_repo_id_not_cached_fails_with_exit_1_naming_download(
+    drafting_config: Cli, cache: Path
+) -> None:
+    run = drafting_config("check", "org/absent")
+    assert run.status == 1
+    assert run.lines[0] == (
+        f"org/absent: INVALID: not found locally nor in the local Hugging Face cache ({cache}); "
+        "to fetch its config and tokenizer files (never weights), pass --download (download=True "
+        "in Python), or run `hf download org/absent config.json`"
+    )
+    run = drafting_config("check", DFLASH, "--target", "org/absent")
+    assert run.status == 1
+    assert run.lines[0].startswith(f"{DFLASH}: INVALID: org/absent: not found locally")
+    assert "pass --download" in run.lines[0]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("check", "org/bad name"),
+        ("check", DFLASH, "--target", "org/bad name"),
+        ("explain", "org/bad name"),
+        ("check", "--json", DFLASH, "org/bad name"),
+    ],
+)
+def test_a_malformed_repo_id_is_a_usage_error(drafting_config: Cli, args: Sequence[str]) -> None:
+    run = drafting_config(*args)
+    assert run.status == EXIT_USAGE
+    assert "repo id 'org/bad name' is malformed" in run.out
+
+
+@pytest.mark.parametrize("option", ["--revision", "--target-revision"])
+def test_a_malformed_revision_is_an_argparse_usage_error(drafting_config: Cli, option: str) -> None:
+    run = drafting_config("check", DFLASH, option, "a..b")
+    assert run.status == EXIT_USAGE
+    assert run.out == ""
+    assert f"argument {option}: it holds '..', '//' or '@{{'" in run.err
+
+
+def test_a_malformed_verifier_in_the_file_is_no_usage_error(
+    drafting_config: Cli, tmp_path: Path
+) -> None:
+    spec = json.loads((REPO / SPECULATORS / "config.json").read_text())
+    spec["speculators_config"]["verifier"]["name_or_path"] = "checkpoints/Qwen3 8B"
+    draft = write_config(tmp_path, spec)
+    run = drafting_config("check", draft)
+    assert run.status == 0
+    assert run.lines[1] == (
+        "    note: target not checked: the speculators verifier 'checkpoints/Qwen3 8B' is neither "
+        "a local model directory nor in the local Hugging Face cache (pass --target, or --download)"
+    )
+
+
+def test_a_cached_verifier_is_the_target(drafting_config: Cli, cache: Path) -> None:
+    llama = (REPO / FAILING_TARGET / "config.json").read_text()
+    write_cached_repo(cache, "Qwen/Qwen3-8B", {"config.json": llama})
+    run = drafting_config("check", SPECULATORS)
+    assert run.status == 1
+    assert run.lines[0].startswith(f"{SPECULATORS}: INVALID: `aux_hidden_state_layer_ids`")
+    assert "    target: Qwen/Qwen3-8B" in run.lines
+    assert "    note: target taken from the speculators verifier 'Qwen/Qwen3-8B'" in run.lines
+
+
+# -- paths on standard input -----------------------------------------------------------------
+
+
+def test_dash_reads_paths_from_stdin_one_per_line(
+    drafting_config: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    listing = "\n".join(str(p) for p in VALID_EXAMPLES) + "\n\n"
+    feed_stdin(monkeypatch, listing.encode())
+    run = drafting_config("check", "--json", INVALID_EXAMPLES[0], "-", DFLASH)
+    assert run.status == 1
+    assert [item["path"] for item in run.json] == [
+        str(INVALID_EXAMPLES[0]),
+        *map(str, VALID_EXAMPLES),
+        DFLASH,
+    ]
+
+
+def test_dash_zero_reads_nul_separated_paths_holding_newlines(
+    drafting_config: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    odd = write_config(tmp_path / "two\nlines", {"pard_token": 3})
+    plain = write_config(tmp_path / "plain", {"pard_token": 4})
+    feed_stdin(monkeypatch, os.fsencode(odd) + b"\0" + os.fsencode(plain) + b"\0")
+    run = drafting_config("check", "-0", "-", "--json")
+    assert run.status == 0
+    assert [item["path"] for item in run.json] == [f"{tmp_path}/two\\nlines", str(plain)]
+    assert [item["token_id"] for item in run.json] == [3, 4]
+    # the same listing, one path per line, splits the odd path in two
+    feed_stdin(monkeypatch, os.fsencode(odd) + b"\n" + os.fsencode(plain) + b"\n")
+    assert [i["ok"] for i in drafting_config("check", "-", "--json").json] == [False, False, True]
+
+
+def test_dash_zero_without_dash_is_a_usage_error(drafting_config: Cli) -> None:
+    run = drafting_config("check", "-0", DFLASH)
+    assert run.status == EXIT_USAGE
+    assert run.out == ""
+    assert run.err == (
+        "drafting-config: error: -0 reads NUL-separated paths from standard input: give '-' too\n"
+    )
+
+
+def test_dash_with_stdin_closed_is_a_usage_error(
+    drafting_config: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", None)
+    run = drafting_config("check", "-")
+    assert run.status == EXIT_USAGE
+    assert run.err == (
+        "drafting-config: error: '-' reads paths from standard input, but it is closed\n"
+    )
+    closed = io.TextIOWrapper(io.BytesIO(b""))
+    closed.close()
+    monkeypatch.setattr(sys, "stdin", closed)
+    run = drafting_config("check", "-")
+    assert run.status == EXIT_USAGE
+    assert run.err.startswith("drafting-config: error: cannot read paths from standard input: ")
+
+
+def test_a_path_that_is_not_utf8_gets_its_verdict_escaped(
+    drafting_config: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    name = os.fsencode(tmp_path) + b"/caf\xe9.json"
+    with open(name, "wb") as file:
+        file.write(b'{"pard_token": 3}')
+    shown = f"{tmp_path}/caf\\xe9.json"
+    run = drafting_config("check", os.fsdecode(name))  # as argv arrives
+    assert run.lines[0] == f"{shown}: OK: token id 3 from `pard_token`"
+    feed_stdin(monkeypatch, name + b"\n" + os.fsencode(tmp_path) + b"/gone\xff.json\n")
+    run = drafting_config("check", "--json", "-")
+    assert [item["path"] for item in run.json] == [shown, f"{tmp_path}/gone\\xff.json"]
+    assert [item["ok"] for item in run.json] == [True, False]
+    assert parse_display_path(run.json[0]["path"]) == name
+    assert drafting_config("explain", os.fsdecode(name)).lines[0] == shown
+
+
+FORGERY = "evil\nfake.json: OK: token id 1 from `pard_token`\n1 checked: 1 valid, 0 invalid"
+
+
+def test_a_directory_name_cannot_forge_an_ok_line_or_a_summary(
+    drafting_config: Cli, tmp_path: Path
+) -> None:
+    draft = write_config(tmp_path / FORGERY, {"pard_token": "one"})
+    shown = f"{tmp_path}/" + FORGERY.replace("\n", "\\n")
+    run = drafting_config("check", draft)
+    assert run.status == 1
+    assert len(run.lines) == 3
+    assert run.lines[0].startswith(f"{shown}: INVALID: ")
+    assert run.lines[1:] == [NO_TARGET, "1 checked: 0 valid, 1 invalid"]
+    (item,) = drafting_config("check", "--json", draft).json
+    assert item["path"] == shown
+    assert parse_display_path(item["path"]) == os.fsencode(draft)
+
+
+def test_control_characters_in_target_tokenizer_and_verifier_paths_are_escaped(
+    drafting_config: Cli, tmp_path: Path
+) -> None:
+    qwen = write_qwen3_like(tmp_path / "tok\x1b[32m", vocab_size=300)
+    target = write_config(tmp_path / FORGERY, {"vocab_size": 151936})
+    run = drafting_config("check", PASSING_DRAFT, "--target", target, "--tokenizer", qwen)
+    assert run.status == 0
+    assert len(run.lines) == 4
+    assert run.lines[2] == f"    target: {tmp_path}/" + FORGERY.replace("\n", "\\n")
+    # an ordinary token's warning names the tokenizer directory, escaped
+    draft = write_config(tmp_path / "draft", {"pard_token": 7})
+    run = drafting_config("check", draft, "--tokenizer", qwen)
+    (warning,) = [line for line in run.lines if line.startswith("    warning: ")]
+    assert f"{tmp_path}/tok\\x1b[32m" in warning
+    assert "\x1b" not in run.out
+    spec = json.loads((REPO / SPECULATORS / "config.json").read_text())
+    spec["speculators_config"]["verifier"]["name_or_path"] = str(target)
+    run = drafting_config("check", write_config(tmp_path / "spec", spec))
+    assert f"    target: {tmp_path}/" + FORGERY.replace("\n", "\\n") in run.lines
+    assert not [line for line in run.lines if line.startswith("fake.json")]
+    assert [line for line in run.lines if line.startswith("1 checked")] == [run.lines[-1]]
+
+
+# -- usage, help, schema, failures -----------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -161,93 +801,267 @@ def test_schema_is_the_models_json_schema() -> None:
         ("check", "--yaml", "x"),
         ("explain",),
         ("explain", "a", "b"),
+        ("explain", "-0", "x"),
     ],
 )
-def test_usage_errors_exit_2(args: tuple[str, ...]) -> None:
-    result = run(*args)
-    assert result.returncode == 2
-    assert "usage: drafting-config" in result.stderr
+def test_usage_errors_exit_2(drafting_config: Cli, args: tuple[str, ...]) -> None:
+    run = drafting_config(*args)
+    assert run.status == EXIT_USAGE
+    assert run.err.startswith("usage: drafting-config")
+    assert run.out == ""
 
 
-def test_help_and_version_exit_0() -> None:
-    assert run("--help").returncode == 0
-    version = run("--version")
-    assert version.returncode == 0
-    assert version.stdout.startswith("drafting-config ")
+def test_help_and_version_exit_0(drafting_config: Cli) -> None:
+    run = drafting_config("--help")
+    assert run.status == 0
+    assert run.out.startswith("usage: drafting-config")
+    for command in ("check", "explain"):
+        helped = drafting_config(command, "--help").out
+        for option in ("--target", "--tokenizer", "--no-tokenizer", "--strict", "--download"):
+            assert option in helped
+    run = drafting_config("--version")
+    assert (run.status, run.out) == (0, f"drafting-config {__version__}\n")
 
 
-def test_python_dash_m_is_the_same_command() -> None:
-    assert run("check", *VALID_EXAMPLES, module=True).stdout == run("check", *VALID_EXAMPLES).stdout
+def test_schema_is_the_models_json_schema(drafting_config: Cli) -> None:
+    run = drafting_config("schema")
+    assert run.status == 0
+    assert json.loads(run.out) == ParallelDraftingConfig.model_json_schema()
 
 
-def test_check_imports_neither_torch_nor_transformers() -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-X",
-            "importtime",
-            "-m",
-            "drafting_config",
-            "check",
-            *map(str, VALID_EXAMPLES),
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
+def test_ctrl_c_exits_130_quietly(drafting_config: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "check", interrupted)
+    run = drafting_config("check", DFLASH)
+    assert (run.status, run.out, run.err) == (EXIT_INTERRUPTED, "", "")
+    assert EXIT_INTERRUPTED == 128 + signal.SIGINT
+
+
+class ClosedPipe(io.StringIO):
+    """Standard output whose reader went away."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def fileno(self) -> int:
+        raise io.UnsupportedOperation("no file descriptor")
+
+
+def test_a_reader_that_went_away_exits_141_quietly(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(["check", DFLASH]) == EXIT_BROKEN_PIPE == 128 + signal.SIGPIPE
+    assert main(["check", "--json", DFLASH, str(INVALID_EXAMPLES[0])]) == EXIT_BROKEN_PIPE
+    assert capsys.readouterr().err == ""
+
+
+def test_a_bug_of_ours_is_one_line_on_stderr_and_exit_1(
+    drafting_config: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli, "check", broken)
+    run = drafting_config("check", DFLASH)
+    assert (run.status, run.out) == (1, "")
+    assert run.err == (
+        "drafting-config: internal error: RuntimeError: boom "
+        "(please report this, with the file that caused it)\n"
     )
-    imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if "|" in line}
-    assert "drafting_config.resolution" in imported  # the trace is real
-    assert not {name for name in imported if name.split(".")[0] in {"torch", "transformers"}}
-    # Nor pydantic's model machinery: that keeps sweeps fast (see benchmarks/).
-    assert "pydantic.main" not in imported
 
 
-def test_output_to_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
-    # `drafting-config check ... | head -1`: the reader leaves after one line,
-    # while megabytes of output are still to be written.
-    listing = tmp_path / "paths.txt"
-    listing.write_text("\n".join(str(p) for p in VALID_EXAMPLES * 4000))
-    script = f"mapfile -t P < '{listing}'; '{SCRIPT}' check \"${{P[@]}}\" | head -1"
-    result = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True)
-    assert result.stdout.startswith(str(VALID_EXAMPLES[0]))
-    assert result.stdout.count("\n") == 1
-    assert result.stderr == ""
+# -- the real entry points, in subprocesses ------------------------------------------------
+
+PYTHONPATH = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
+LOCAL_EXAMPLES = [p for p in VALID_EXAMPLES if "speculators" not in p.parent.name]
+"""Examples that name no repo id (a speculators verifier is one)."""
 
 
-def test_a_path_that_is_not_utf8_is_reported(tmp_path: Path) -> None:
-    name = os.fsencode(tmp_path) + b"/caf\xe9.json"  # Latin-1 bytes in a file name
-    with open(name, "wb") as file:
-        file.write(b'{"pard_token": 3}')
-    for args in ([b"check", name], [b"check", b"--json", name], [b"explain", name]):
-        result = subprocess.run([os.fsencode(SCRIPT), *args], capture_output=True, check=False)
-        assert result.returncode == 0, result.stderr
-        assert b"Traceback" not in result.stderr
-        assert b"caf" in result.stdout
-        assert b"token" in result.stdout
+def env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """The environment of a subprocess: this checkout first, an empty cache."""
+    return {
+        **os.environ,
+        "PYTHONPATH": PYTHONPATH,
+        "HF_HUB_CACHE": str(tmp_path / "empty-cache"),
+        **extra,
+    }
 
 
-def test_explain_marks_a_token_outside_the_vocabulary_invalid(tmp_path: Path) -> None:
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps({"pard_token": 200, "ptd_token_id": 7, "vocab_size": 100}))
-    result = run("explain", path)
-    assert result.returncode == 1
-    rows = [line.split() for line in result.stdout.splitlines()[2 : 2 + len(PRIORITY_ORDER)]]
-    assert rows[3] == ["4", "pard_token", "200", "invalid"]
-    assert rows[4] == ["5", "ptd_token_id", "7", "valid"]  # unused: a higher field is invalid
-    assert "INVALID: `pard_token` = 200 is out of range" in result.stdout
-
-
-def test_check_reads_paths_from_stdin() -> None:
-    listing = "\n".join(str(p) for p in VALID_EXAMPLES) + "\n\n"
-    result = subprocess.run(
-        [str(SCRIPT), "check", "--json", str(INVALID_EXAMPLES[0]), "-"],
-        input=listing,
+def script(
+    *args: str | Path, tmp_path: Path, module: bool = False
+) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "drafting_config"] if module else [str(SCRIPT)]
+    done = subprocess.run(
+        [*command, *map(str, args)],
         capture_output=True,
         text=True,
+        cwd=REPO,
+        env=env(tmp_path),
+        timeout=60,
         check=False,
     )
-    assert result.returncode == 1
-    report = json.loads(result.stdout)
-    assert [item["path"] for item in report] == [str(INVALID_EXAMPLES[0])] + [
-        str(p) for p in VALID_EXAMPLES
-    ]
+    assert "Traceback" not in done.stdout + done.stderr
+    return done
+
+
+@pytest.mark.slow
+def test_the_console_script_and_python_dash_m_are_the_same_command(tmp_path: Path) -> None:
+    assert SCRIPT.is_file(), "install the project (pip install -e '.[dev]') before testing"
+    installed = script("check", *VALID_EXAMPLES, tmp_path=tmp_path)
+    assert installed.returncode == 0, installed.stderr
+    assert installed.stdout.endswith(
+        f"{len(VALID_EXAMPLES)} checked: {len(VALID_EXAMPLES)} valid, 0 invalid\n"
+    )
+    assert script("check", *VALID_EXAMPLES, tmp_path=tmp_path, module=True).stdout == (
+        installed.stdout
+    )
+    passing = script("check", PASSING_DRAFT, "--target", PASSING_TARGET, tmp_path=tmp_path)
+    assert passing.returncode == 0
+    failing = script("check", FAILING_DRAFT, "--target", FAILING_TARGET, tmp_path=tmp_path)
+    assert failing.returncode == 1
+
+
+@pytest.mark.slow
+def test_checking_local_paths_imports_no_heavy_or_optional_module(tmp_path: Path) -> None:
+    for args in (
+        [*map(str, LOCAL_EXAMPLES)],
+        [DFLASH, PASSING_DRAFT, "--target", PASSING_TARGET],  # a target, a tokenizer
+    ):
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "drafting_config", "check", *args],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            env=env(tmp_path),
+            timeout=60,
+            check=True,
+        )
+        lines = done.stderr.splitlines()
+        imported = {line.split("|")[-1].strip() for line in lines if "|" in line}
+        assert "drafting_config.checking" in imported  # the trace is real
+        assert "drafting_config.tokenizer_files" in imported
+        heavy = {"torch", "transformers", "huggingface_hub", "tokenizers"}
+        assert not {name for name in imported if name.split(".")[0] in heavy}
+        # Nor pydantic's model machinery: that keeps sweeps fast (see benchmarks/).
+        assert "pydantic.main" not in imported
+
+
+@pytest.mark.slow
+def test_a_closed_pipe_exits_141_without_a_word(tmp_path: Path) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has gone before anything is written
+    try:
+        done = subprocess.run(
+            [str(SCRIPT), "check", DFLASH],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            cwd=REPO,
+            env=env(tmp_path),
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == EXIT_BROKEN_PIPE
+    assert done.stderr == b""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("form", ["text", "--json"])
+def test_a_reader_leaving_a_long_sweep_early_gets_141(tmp_path: Path, form: str) -> None:
+    # `drafting-config check ... | head -c 200`: the reader leaves while hundreds of
+    # kilobytes are still to be written, often in the middle of a write.
+    listing = tmp_path / "paths.txt"
+    listing.write_text("\n".join(str(p) for p in LOCAL_EXAMPLES * 1000))
+    options = "--json" if form == "--json" else ""
+    command = (
+        f"'{SCRIPT}' check {options} - < '{listing}' | head -c 200; echo \"${{PIPESTATUS[0]}}\" >&2"
+    )
+    done = subprocess.run(
+        ["bash", "-c", command], capture_output=True, text=True, env=env(tmp_path), check=True
+    )
+    assert len(done.stdout) == 200
+    assert done.stderr == "141\n"
+
+
+def blocked_in_a_read_of_stdin(pid: int, deadline: float) -> bool:
+    """Wait until the process sits in read(0, ...), as /proc shows it; False if /proc cannot."""
+    syscall = Path(f"/proc/{pid}/syscall")
+    while time.monotonic() < deadline:
+        try:
+            fields = syscall.read_text().split()
+        except OSError:
+            return False
+        if fields[:2] == ["0", "0x0"]:  # x86-64: syscall 0 is read, its first argument the fd
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_reading_stdin_exits_130(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [str(SCRIPT), "check", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+        env=env(tmp_path),
+    )
+    try:
+        if not blocked_in_a_read_of_stdin(process.pid, time.monotonic() + 20):
+            time.sleep(3)  # no /proc syscall view: give the interpreter time to start
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == EXIT_INTERRUPTED
+    assert (out, err) == (b"", b"")
+
+
+@pytest.mark.slow
+def test_dash_with_stdin_closed_exits_2(tmp_path: Path) -> None:
+    done = subprocess.run(
+        ["bash", "-c", f"'{SCRIPT}' check - <&-"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env(tmp_path),
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == EXIT_USAGE
+    assert done.stderr == (
+        "drafting-config: error: '-' reads paths from standard input, but it is closed\n"
+    )
+
+
+@pytest.mark.slow
+def test_a_sweep_under_strict_utf8_stdio_gives_one_verdict_per_path(tmp_path: Path) -> None:
+    name = os.fsencode(tmp_path) + b"/caf\xe9.json"
+    with open(name, "wb") as file:
+        file.write(b'{"pard_token": 3}')
+    listing = os.fsencode(REPO / DFLASH) + b"\n" + name + b"\n" + b"/nowhere/\xff\n"
+    for args in (["--json"], []):
+        done = subprocess.run(
+            [str(SCRIPT), "check", *args, "-"],
+            input=listing,
+            capture_output=True,
+            cwd=REPO,
+            env=env(tmp_path, PYTHONIOENCODING="utf-8:strict", LC_ALL="C.UTF-8"),
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 1, done.stderr
+        assert done.stderr == b""
+        text = done.stdout.decode("utf-8")  # strictly UTF-8
+        if args:
+            paths = [item["path"] for item in json.loads(text)]
+            assert paths == [str(REPO / DFLASH), f"{tmp_path}/caf\\xe9.json", "/nowhere/\\xff"]
+        else:
+            assert f"{tmp_path}/caf\\xe9.json: OK: token id 3 from `pard_token`" in text
+            assert text.endswith("3 checked: 2 valid, 1 invalid\n")

@@ -1,0 +1,514 @@
+"""check(): how a draft, its target and its tokenizer are found, and what the verdict holds.
+
+The contract's rules themselves are in test_contract.py; here: paths, repo ids from
+a local Hugging Face cache (tests/fake_cache.py), a speculators draft's verifier as
+the implicit target, where tokenizer files are looked for, notes, and that check()
+never raises.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drafting_config import ConfigFileError, ParallelDraftingConfigError, Verdict, check
+from drafting_config.repo_ids import (
+    EXTRA_NAME,
+    HubDownloadError,
+    RepoIdError,
+    RepoNotCachedError,
+)
+from drafting_config.tokenizer_files import TokenFacts, TokenKind
+from tests.conftest import EXAMPLES, REPO, load_json
+from tests.fake_cache import use_cache, write_cached_repo
+from tests.fake_hub import MAIN_COMMIT, FakeHub, draft_repo, serve
+from tests.hostile import LyingInt
+from tests.tokenizer_factory import QWEN3_ADDED, write_qwen3_like
+
+DFLASH_4B = EXAMPLES / "dflash-qwen3-4b"
+SPECULATORS = load_json(EXAMPLES / "speculators-dflash-qwen3-8b" / "config.json")
+QWEN3_8B = {"vocab_size": 151936, "hidden_size": 4096, "num_hidden_layers": 36}
+LLAMA3_8B = {"vocab_size": 128256, "hidden_size": 4096, "num_hidden_layers": 32}
+VERIFIER = "Qwen/Qwen3-8B"
+NO_TARGET = "target not checked: no target given"
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty Hugging Face cache, used by every look-up of a repo id in the test."""
+    return use_cache(tmp_path / "hf-cache", monkeypatch)
+
+
+def write_config(directory: Path, config: dict[str, Any]) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "config.json").write_text(json.dumps(config))
+    return directory
+
+
+def speculators_for(verifier: str, **top: object) -> dict[str, Any]:
+    """The bundled speculators drafter, naming another verifier."""
+    draft: dict[str, Any] = json.loads(json.dumps(SPECULATORS))
+    draft["speculators_config"]["verifier"]["name_or_path"] = verifier
+    draft.update(top)
+    return draft
+
+
+def fields(verdict: Verdict) -> list[str | None]:
+    return [error.field for error in verdict.errors]
+
+
+# -- the verdict ------------------------------------------------------------------------------
+
+
+def test_a_valid_draft_path_gets_a_verdict_echoing_the_path_as_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(REPO)
+    for given in ("examples/dflash-qwen3-4b", "examples/dflash-qwen3-4b/config.json"):
+        verdict = check(given)
+        assert verdict.path == given
+        assert verdict.ok
+        assert verdict.token_id == 151669
+        assert verdict.resolution is not None
+        assert verdict.resolution.algorithm == "dflash"
+        assert verdict.errors == ()
+        assert verdict.warnings == ()
+        assert verdict.notes == (
+            NO_TARGET,
+            "tokenizer not checked: no tokenizer files beside the draft",
+        )
+        assert verdict.target is None
+        assert verdict.token is None
+        verdict.raise_first()  # nothing to raise
+    assert check(Path("examples/dflash-qwen3-4b")).path == "examples/dflash-qwen3-4b"
+    assert check(b"examples/dflash-qwen3-4b").path == "examples/dflash-qwen3-4b"
+
+
+def test_a_config_object_has_no_path() -> None:
+    verdict = check({"pard_token": 3})
+    assert (verdict.path, verdict.ok, verdict.token_id) == (None, True, 3)
+    assert verdict.notes == (NO_TARGET,)  # no directory: no tokenizer looked for
+
+
+def test_an_unreadable_draft_is_a_verdict_with_no_resolution(tmp_path: Path) -> None:
+    missing = tmp_path / "absent.json"
+    verdict = check(missing)
+    assert verdict.path == str(missing)
+    assert verdict.resolution is None
+    assert not verdict.ok
+    assert verdict.token_id is None
+    (error,) = verdict.errors
+    assert type(error) is ConfigFileError
+    assert "no such file or directory" in str(error)
+    assert verdict.notes == ()
+    assert verdict.warnings == ()
+    with pytest.raises(ConfigFileError) as raised:
+        verdict.raise_first()
+    assert raised.value is error
+
+
+def test_an_invalid_draft_keeps_its_resolution_and_reads_no_tokenizer(tmp_path: Path) -> None:
+    write_qwen3_like(tmp_path, vocab_size=100)
+    write_config(tmp_path, {"pard_token": "151665"})
+    verdict = check(tmp_path)
+    assert verdict.resolution is not None
+    assert verdict.token_id is None
+    assert fields(verdict) == ["pard_token"]
+    assert verdict.token is None
+    with pytest.raises(ParallelDraftingConfigError, match="`pard_token` must be an integer"):
+        verdict.raise_first()
+
+
+def test_the_first_error_is_the_drafts_own_then_the_contracts() -> None:
+    draft = {"pard_token": 5, "mask_token_id": "x", "num_target_layers": 36}
+    verdict = check(draft, target=LLAMA3_8B)
+    assert fields(verdict) == ["mask_token_id", "num_target_layers"]
+    # the invalid winner leaves no token id to check the target's vocabulary with
+    assert verdict.token_id is None
+
+
+class ExplodingPath:
+    """An os.PathLike whose __fspath__ raises."""
+
+    def __fspath__(self) -> str:
+        raise RuntimeError("no path for you")
+
+
+os.PathLike.register(ExplodingPath)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"draft": ExplodingPath()},
+        {"draft": {"pard_token": 3}, "target": ExplodingPath()},
+        {"draft": {"pard_token": 3}, "tokenizer": ExplodingPath()},
+        {"draft": {"pard_token": 3}, "tokenizer": 7},
+        {"draft": object()},
+        {"draft": {"pard_token": 3}, "target": {"vocab_size": object()}},
+        {"draft": {"pard_token": LyingInt(3)}, "target": {"vocab_size": LyingInt(2)}},
+        {"draft": "org/bad name"},
+        {"draft": {"pard_token": 3}, "target": "org/bad name"},
+        {"draft": b"\xff\xfe/config.json"},
+    ],
+)
+def test_check_never_raises(kwargs: dict[str, Any]) -> None:
+    verdict = check(kwargs.pop("draft"), **kwargs)
+    assert not verdict.ok
+    assert all(isinstance(e, ParallelDraftingConfigError) for e in verdict.errors)
+
+
+# -- the target ----------------------------------------------------------------------------
+
+
+def test_a_target_path_is_named_as_given_and_its_failure_is_an_error(tmp_path: Path) -> None:
+    target = write_config(tmp_path / "target", QWEN3_8B)
+    verdict = check(DFLASH_4B, target=target)
+    assert verdict.target == str(target)
+    assert fields(verdict) == ["hidden_size"]  # a Qwen3-4B drafter at a Qwen3-8B target
+    assert NO_TARGET not in verdict.notes
+    missing = tmp_path / "absent"
+    verdict = check(DFLASH_4B, target=missing)
+    assert verdict.target == str(missing)
+    (error,) = verdict.errors
+    assert type(error) is ConfigFileError
+    assert str(error).startswith(f"{missing}: ")
+    assert check(DFLASH_4B, target=QWEN3_8B).target == "<config object>"
+
+
+def test_a_target_path_with_a_newline_is_named_escaped(tmp_path: Path) -> None:
+    target = write_config(tmp_path / "qwen\nOK", QWEN3_8B)
+    verdict = check({"pard_token": 5}, target=target)
+    assert verdict.target == f"{tmp_path}/qwen\\nOK"
+    assert verdict.ok
+
+
+def test_a_speculators_verifier_that_is_a_local_directory_is_the_target(tmp_path: Path) -> None:
+    llama = write_config(tmp_path / "llama", LLAMA3_8B)
+    verdict = check(speculators_for(str(llama)))
+    assert verdict.target == str(llama)
+    assert verdict.notes == (
+        f"target taken from the speculators verifier {str(llama)!r}",
+        "tokenizer not checked: no tokenizer files beside the target",
+    )
+    # 1-based aux id 34 taps layer 33, which a 32-layer Llama does not have
+    assert fields(verdict) == ["aux_hidden_state_layer_ids", "dflash_config.mask_token_id"]
+
+
+def test_a_relative_verifier_is_read_from_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_config(tmp_path / "models" / "qwen3-8b", QWEN3_8B)
+    monkeypatch.chdir(tmp_path)
+    verdict = check(speculators_for("models/qwen3-8b"))
+    assert (verdict.target, verdict.errors) == ("models/qwen3-8b", ())
+
+
+def test_an_explicit_target_wins_over_the_verifier(tmp_path: Path) -> None:
+    llama = write_config(tmp_path / "llama", LLAMA3_8B)
+    verdict = check(speculators_for(str(llama)), target=QWEN3_8B)
+    assert verdict.target == "<config object>"
+    assert verdict.notes == ()
+    assert verdict.errors == ()
+
+
+def test_a_cached_verifier_repo_id_is_the_target(cache: Path) -> None:
+    write_cached_repo(cache, VERIFIER, {"config.json": json.dumps(LLAMA3_8B)})
+    verdict = check(speculators_for(VERIFIER))
+    assert verdict.target == VERIFIER
+    assert verdict.notes == (
+        f"target taken from the speculators verifier {VERIFIER!r}",
+        "tokenizer not checked: no tokenizer files beside the target",
+    )
+    assert fields(verdict) == ["aux_hidden_state_layer_ids", "dflash_config.mask_token_id"]
+
+
+def test_an_uncached_verifier_is_a_note_and_the_draft_alone_is_checked(cache: Path) -> None:
+    # the draft records a 32-layer target, so its aux id 34 is wrong even without the target
+    draft = speculators_for(VERIFIER)
+    draft["transformer_layer_config"]["num_target_layers"] = 32
+    verdict = check(draft)
+    assert verdict.target is None
+    assert verdict.notes == (
+        f"target not checked: the speculators verifier {VERIFIER!r} is neither a local model "
+        "directory nor in the local Hugging Face cache (pass --target, or --download)",
+    )
+    assert fields(verdict) == ["aux_hidden_state_layer_ids"]
+
+
+def test_without_huggingface_hub_a_verifier_repo_id_is_a_note_naming_the_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "huggingface_hub", None)
+    verdict = check(speculators_for(VERIFIER))
+    assert verdict.ok
+    assert verdict.notes == (
+        f"target not checked: the speculators verifier {VERIFIER!r} is a repo id, and looking "
+        f"it up needs the {EXTRA_NAME} extra",
+    )
+
+
+@pytest.mark.parametrize(
+    "verifier",
+    [
+        "/home/trainer/checkpoints/Qwen3-8B",  # a path of the machine it was trained on
+        "checkpoints/Qwen3 8B",  # shaped like a repo id, but not a well-formed one
+        "org/name\nx.json: OK: token id 1 from `pard_token`",
+    ],
+)
+def test_a_verifier_that_is_not_here_is_a_note_never_an_error(cache: Path, verifier: str) -> None:
+    verdict = check(speculators_for(verifier))
+    assert verdict.errors == ()
+    assert verdict.target is None
+    (note,) = verdict.notes
+    assert note.startswith(f"target not checked: the speculators verifier {verifier!r} ")
+    assert "\n" not in note
+
+
+def test_a_verifier_that_is_here_but_broken_is_an_error(tmp_path: Path) -> None:
+    empty = tmp_path / "qwen3-8b"
+    empty.mkdir()
+    verdict = check(speculators_for(str(empty)))
+    (error,) = verdict.errors
+    assert type(error) is ConfigFileError
+    assert "has no config.json" in str(error)
+    assert verdict.target == str(empty)
+    broken = write_config(tmp_path / "broken", {"num_hidden_layers": "36"})
+    verdict = check(speculators_for(str(broken)))
+    assert fields(verdict) == ["target.num_hidden_layers"]
+    assert verdict.target == str(broken)
+
+
+def test_a_verifier_named_with_a_newline_is_shown_escaped(tmp_path: Path) -> None:
+    target = write_config(tmp_path / "qwen\n1 checked: 1 valid", QWEN3_8B)
+    verdict = check(speculators_for(str(target)))
+    assert verdict.errors == ()
+    assert verdict.target == f"{tmp_path}/qwen\\n1 checked: 1 valid"
+
+
+# -- repo ids --------------------------------------------------------------------------------
+
+
+def test_a_cached_draft_repo_id_is_read_with_the_tokenizer_of_its_snapshot(
+    cache: Path, tmp_path: Path
+) -> None:
+    tokenizer = write_qwen3_like(tmp_path / "tok", vocab_size=300)
+    files = {name.name: name.read_bytes() for name in tokenizer.iterdir()}
+    config = (DFLASH_4B / "config.json").read_text()
+    write_cached_repo(cache, "z-lab/Qwen3-4B-DFlash-b16", {"config.json": config, **files})
+    verdict = check("z-lab/Qwen3-4B-DFlash-b16")
+    assert verdict.path == "z-lab/Qwen3-4B-DFlash-b16"
+    assert verdict.ok
+    assert verdict.token == TokenFacts(151669, TokenKind.UNUSED, None)
+    assert verdict.notes == (NO_TARGET,)
+
+
+def test_revisions_pick_the_snapshot(cache: Path) -> None:
+    write_cached_repo(cache, "org/draft", {"config.json": '{"pard_token": 1}'})
+    write_cached_repo(
+        cache, "org/draft", {"config.json": '{"pard_token": 2}'}, revision="v2", commit="2" * 40
+    )
+    write_cached_repo(cache, "org/target", {"config.json": '{"vocab_size": 2}'})
+    write_cached_repo(
+        cache, "org/target", {"config.json": '{"vocab_size": 3}'}, revision="v2", commit="3" * 40
+    )
+    assert check("org/draft").token_id == 1
+    assert check("org/draft", revision="v2").token_id == 2
+    assert check("org/draft", revision="2" * 40).token_id == 2
+    assert fields(check("org/draft", revision="v2", target="org/target")) == ["pard_token"]
+    verdict = check("org/draft", revision="v2", target="org/target", target_revision="v2")
+    assert (verdict.ok, verdict.target) == (True, "org/target")
+
+
+def test_a_repo_id_not_cached_is_an_error_naming_download(cache: Path) -> None:
+    verdict = check("org/absent")
+    assert verdict.resolution is None
+    (error,) = verdict.errors
+    assert type(error) is RepoNotCachedError
+    assert "pass --download" in str(error)
+    verdict = check({"pard_token": 3}, target="org/absent")
+    assert [type(e) for e in verdict.errors] == [RepoNotCachedError]
+    assert verdict.target == "org/absent"
+
+
+def test_a_malformed_repo_id_or_revision_is_a_repo_id_error(cache: Path) -> None:
+    assert [type(e) for e in check("org/bad name").errors] == [RepoIdError]
+    assert [type(e) for e in check(DFLASH_4B, revision="..").errors] == [RepoIdError]
+    verdict = check({"pard_token": 3}, target=DFLASH_4B, target_revision="a b")
+    assert [type(e) for e in verdict.errors] == [RepoIdError]
+
+
+def test_a_local_path_wins_over_the_repo_id_of_the_same_spelling(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_cached_repo(cache, "org/draft", {"config.json": '{"pard_token": 1}'})
+    write_config(tmp_path / "org" / "draft", {"pard_token": 9})
+    monkeypatch.chdir(tmp_path)
+    assert check("org/draft").token_id == 9
+
+
+@pytest.fixture
+def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
+    """A fake hub serving Qwen/Qwen3-8B's config, set as huggingface_hub's endpoint."""
+    from huggingface_hub import constants
+
+    registry = tmp_path / "agent_harnesses.json"  # keeps huggingface_hub 2 offline
+    registry.write_text('{"standardEnvVars": [], "harnesses": {}}')
+    if hasattr(constants, "AGENT_HARNESSES_PATH"):
+        monkeypatch.setattr(constants, "AGENT_HARNESSES_PATH", str(registry))
+    with serve({VERIFIER: draft_repo(json.dumps(LLAMA3_8B).encode())}) as running:
+        # What HF_ENDPOINT sets when huggingface_hub is imported: the endpoint, and the
+        # URL template of file downloads built from it.
+        monkeypatch.setattr(constants, "ENDPOINT", running.url)
+        template = running.url + "/{repo_id}/resolve/{revision}/{filename}"
+        monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", template)
+        yield running
+
+
+def test_download_fetches_a_verifier_that_is_not_cached(cache: Path, hub: FakeHub) -> None:
+    assert check(speculators_for(VERIFIER)).target is None
+    assert hub.requests == []
+    verdict = check(speculators_for(VERIFIER), download=True)
+    assert verdict.target == VERIFIER
+    assert "config.json" in hub.files_requested()
+    # the fake hub's tokenizer.json has no model: read from the snapshot, and refused
+    *contract, tokenizer = verdict.errors
+    assert [e.field for e in contract] == [
+        "aux_hidden_state_layer_ids",
+        "dflash_config.mask_token_id",
+    ]
+    assert type(tokenizer) is ConfigFileError
+    assert tokenizer.path == str(
+        cache / "models--Qwen--Qwen3-8B" / "snapshots" / MAIN_COMMIT / "tokenizer.json"
+    )
+
+
+def test_a_failed_download_of_a_verifier_is_an_error(cache: Path, hub: FakeHub) -> None:
+    verdict = check(speculators_for("acme/absent"), download=True)
+    assert [type(e) for e in verdict.errors] == [HubDownloadError]
+    assert verdict.target == "acme/absent"
+
+
+# -- where the tokenizer files come from ------------------------------------------------------
+
+ID = 310
+"""An id that is a special added token, an ordinary token or unused, depending on the tokenizer."""
+
+
+@pytest.fixture(scope="module")
+def tokenizers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Tokenizers that say three different things of ``ID``, and a directory with none."""
+    root = tmp_path_factory.mktemp("tokenizers")
+    return {
+        "special": write_qwen3_like(root / "special", vocab_size=300),  # 310 is added token 10
+        "ordinary": write_qwen3_like(root / "ordinary", vocab_size=400),
+        "unused": write_qwen3_like(root / "unused", vocab_size=200),  # 226 tokens in all
+        "none": root,
+    }
+
+
+SPECIAL = TokenFacts(ID, TokenKind.SPECIAL, QWEN3_ADDED[10].content)
+
+
+def model_dir(base: Path, tokenizer: Path, config: dict[str, Any]) -> Path:
+    """A model directory: ``config`` beside copies of the tokenizer files in ``tokenizer``."""
+    base.mkdir()
+    for file in tokenizer.iterdir():
+        if file.is_file():
+            (base / file.name).write_bytes(file.read_bytes())
+    return write_config(base, config)
+
+
+def kind(verdict: Verdict) -> TokenKind | None:
+    return None if verdict.token is None else verdict.token.kind
+
+
+def test_tokenizer_files_come_from_the_option_else_the_draft_else_the_target(
+    tmp_path: Path, tokenizers: dict[str, Path]
+) -> None:
+    draft = model_dir(tmp_path / "draft", tokenizers["special"], {"pard_token": ID})
+    bare_draft = model_dir(tmp_path / "bare", tokenizers["none"], {"pard_token": ID})
+    target = model_dir(tmp_path / "target", tokenizers["ordinary"], {"vocab_size": 1000})
+    explicit = tokenizers["unused"]
+    assert kind(check(draft, target=target, tokenizer=explicit)) is TokenKind.UNUSED
+    assert check(draft, target=target).token == SPECIAL
+    assert kind(check(bare_draft, target=target)) is TokenKind.ORDINARY
+    assert kind(check({"pard_token": ID}, target=target)) is TokenKind.ORDINARY
+    assert check(draft).token == SPECIAL
+
+
+def test_without_tokenizer_files_a_note_names_where_they_were_looked_for(
+    tmp_path: Path, tokenizers: dict[str, Path]
+) -> None:
+    draft = model_dir(tmp_path / "draft", tokenizers["none"], {"pard_token": ID})
+    target = model_dir(tmp_path / "target", tokenizers["none"], {"vocab_size": 1000})
+    verdict = check(draft, target=target)
+    assert verdict.notes == (
+        "tokenizer not checked: no tokenizer files beside the draft or the target",
+    )
+    verdict = check({"pard_token": ID}, target=target)
+    assert verdict.notes == ("tokenizer not checked: no tokenizer files beside the target",)
+
+
+def test_an_explicit_tokenizer_directory_must_hold_tokenizer_files(
+    tmp_path: Path, tokenizers: dict[str, Path]
+) -> None:
+    draft = model_dir(tmp_path / "draft", tokenizers["special"], {"pard_token": ID})
+    for directory, problem in [
+        (tmp_path / "empty", "no tokenizer files here"),
+        (tmp_path / "absent", "no such directory"),
+        (draft / "config.json", "not a directory"),
+    ]:
+        if directory.name == "empty":
+            directory.mkdir()
+        verdict = check(draft, tokenizer=directory)
+        (error,) = verdict.errors
+        assert type(error) is ConfigFileError
+        assert str(error).startswith(f"{directory}: {problem}")
+        assert verdict.token is None
+
+
+def test_a_broken_tokenizer_file_beside_the_draft_is_an_error_naming_the_file(
+    tmp_path: Path,
+) -> None:
+    draft = write_config(tmp_path, {"pard_token": ID})
+    (tmp_path / "tokenizer.json").write_text('{"model": 3}')
+    verdict = check(draft)
+    (error,) = verdict.errors
+    assert type(error) is ConfigFileError
+    assert str(error) == f"{tmp_path}/tokenizer.json: `model` must be an object; got 3 (int)."
+    # --no-tokenizer: not read at all
+    assert check(draft, check_tokenizer=False).errors == ()
+
+
+def test_check_tokenizer_false_skips_the_tokenizer_entirely(
+    tmp_path: Path, tokenizers: dict[str, Path]
+) -> None:
+    pad = 300  # <|endoftext|>, the pad token of tokenizers["special"]
+    draft = model_dir(tmp_path / "draft", tokenizers["special"], {"pard_token": pad})
+    assert [type(w).__name__ for w in check(draft).warnings] == ["PlaceholderTokenIdWarning"]
+    for verdict in (
+        check(draft, check_tokenizer=False),
+        check(draft, tokenizer=tokenizers["special"], check_tokenizer=False),
+        check(draft, tokenizer=tmp_path / "absent", check_tokenizer=False),
+    ):
+        assert verdict.ok
+        assert (verdict.token, verdict.warnings, verdict.notes) == (None, (), (NO_TARGET,))
+
+
+def test_a_speculators_draft_is_checked_against_the_tokenizer_beside_it(
+    tmp_path: Path, tokenizers: dict[str, Path]
+) -> None:
+    draft = model_dir(tmp_path / "draft", tokenizers["special"], speculators_for("/nowhere"))
+    draft_config = json.loads((draft / "config.json").read_text())
+    draft_config["mask_token_id"] = 300
+    write_config(draft, draft_config)
+    verdict = check(draft)
+    assert verdict.token == TokenFacts(300, TokenKind.SPECIAL, "<|endoftext|>")
+    assert "the tokenizer's pad token" in str(verdict.warnings[0])

@@ -1,0 +1,598 @@
+"""The draft/target/tokenizer contract (issue 10 B and C), each rule seen as a verdict.
+
+Every rule is checked through :func:`drafting_config.check`, the one entry point the
+CLI and the Python API share: a broken rule is an error (or, for the tokenizer's
+softer rules, a warning) whose ``.field`` names the draft's field and whose
+message gives the draft's value and the target's.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drafting_config import PRIORITY_ORDER, TokenIdSource, Verdict, check
+from drafting_config.errors import (
+    ParallelDraftingConfigError,
+    PlaceholderTokenIdWarning,
+    TokenizerTokenIdWarning,
+)
+from drafting_config.tokenizer_files import TokenFacts, TokenKind
+from tests.conftest import EXAMPLES, load_json
+from tests.hostile import LyingInt
+from tests.tokenizer_factory import (
+    QWEN3_ADDED,
+    Added,
+    ConfigStyle,
+    base_vocabulary,
+    llama3_added,
+    write_llama3_like,
+    write_qwen3_like,
+    write_tokenizer,
+)
+
+HF_LAYER_FIELDS = (
+    "dflash_config.target_layer_ids",
+    "target_layer_ids",
+    "eagle_aux_hidden_state_layer_ids",
+)
+NUM_TARGET_LAYERS_FIELDS = ("num_target_layers", "dflash_config.num_target_layers")
+STYLES: tuple[ConfigStyle, ...] = ("v5", "v4", "legacy", "map-only")
+
+QWEN3_4B = {"vocab_size": 151936, "hidden_size": 2560, "num_hidden_layers": 36}
+"""The sizes of a Qwen3-4B target."""
+
+SPECULATORS = load_json(EXAMPLES / "speculators-dflash-qwen3-8b" / "config.json")
+"""A speculators DFlash drafter for Qwen3-8B: aux ids [2, 10, 18, 26, 34], target_hidden_size
+4096, its draft vocabulary 32000 tokens."""
+QWEN3_8B = {"vocab_size": 151936, "hidden_size": 4096, "num_hidden_layers": 36}
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def at(path: str, value: object) -> dict[str, Any]:
+    """``{"a": {"b": value}}`` for the path ``"a.b"``."""
+    section, _, key = path.rpartition(".")
+    return {section: {key: value}} if section else {key: value}
+
+
+def merged(*parts: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts merged, nested sections too."""
+    out: dict[str, Any] = {}
+    for part in parts:
+        for key, value in part.items():
+            if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+                out[key] = merged(out[key], value)
+            else:
+                out[key] = copy.deepcopy(value)
+    return out
+
+
+def speculators(algorithm: str = "dflash", **top: object) -> dict[str, Any]:
+    """The bundled speculators drafter, as another algorithm or with top-level fields changed
+    (``None`` removes one)."""
+    draft = copy.deepcopy(SPECULATORS)
+    draft["speculators_model_type"] = algorithm
+    draft["speculators_config"]["algorithm"] = algorithm
+    for key, value in top.items():
+        if value is None:
+            draft.pop(key, None)
+        else:
+            draft[key] = value
+    return draft
+
+
+def only_error(verdict: Verdict) -> ParallelDraftingConfigError:
+    assert len(verdict.errors) == 1, [str(e) for e in verdict.errors]
+    return verdict.errors[0]
+
+
+def fields(verdict: Verdict) -> list[str | None]:
+    return [error.field for error in verdict.errors]
+
+
+def assert_clean(verdict: Verdict) -> None:
+    assert verdict.errors == (), [str(e) for e in verdict.errors]
+    assert verdict.warnings == (), [str(w) for w in verdict.warnings]
+
+
+# -- B: the token id is below the target's vocab size --------------------------------------
+
+
+@pytest.mark.parametrize("source", PRIORITY_ORDER, ids=str)
+def test_a_token_id_at_the_targets_vocab_size_is_an_error_naming_the_field(
+    source: TokenIdSource,
+) -> None:
+    target = {"vocab_size": 1000}
+    assert_clean(check(at(source.value, 999), target=target))
+    error = only_error(check(at(source.value, 1000), target=target))
+    assert error.field == source.value
+    message = str(error)
+    assert f"`{source.value}` = 1000 is outside the target's vocabulary" in message
+    assert "the target's vocab_size is 1000" in message
+
+
+def test_the_draft_may_have_a_larger_vocabulary_than_its_target_only_if_the_id_fits() -> None:
+    # A PARD drafter of Qwen2.5-0.5B (151936 rows) for Qwen2.5-7B (152064): fine both ways
+    # as long as the id indexes both tables.
+    draft = {"pard_token": 151665, "vocab_size": 151936}
+    assert_clean(check(draft, target={"vocab_size": 152064}))
+    assert fields(check(draft, target={"vocab_size": 151665})) == ["pard_token"]
+
+
+def test_the_vocab_rule_reads_the_winner_only() -> None:
+    # A shadowed field past the target's vocabulary is not what engines feed.
+    draft = {"mask_token_id": 5, "ptd_token_id": 5000}
+    verdict = check(draft, target={"vocab_size": 1000})
+    assert verdict.errors == ()
+    assert verdict.token_id == 5
+
+
+# -- B: draft_vocab_size is at most the target's vocab size --------------------------------
+
+
+def test_draft_vocab_size_above_the_targets_is_an_error_with_both_values() -> None:
+    draft = {"mask_token_id": 5, "draft_vocab_size": 32001}
+    assert_clean(check({**draft, "draft_vocab_size": 32000}, target={"vocab_size": 32000}))
+    error = only_error(check(draft, target={"vocab_size": 32000}))
+    assert error.field == "draft_vocab_size"
+    assert "`draft_vocab_size` = 32001 is larger than the target's vocab_size (32000)" in str(error)
+
+
+@pytest.mark.parametrize("value", [0, -3, "32000", True, 32000.0, 2**31])
+def test_a_malformed_draft_vocab_size_is_an_error_naming_it(value: object) -> None:
+    error = only_error(check({"mask_token_id": 5, "draft_vocab_size": value}, target=QWEN3_4B))
+    assert error.field == "draft_vocab_size"
+    assert "`draft_vocab_size`" in str(error)
+
+
+def test_the_speculators_draft_vocab_size_is_checked_against_the_target() -> None:
+    assert_clean(check(speculators(), target=QWEN3_8B))
+    verdict = check(speculators(mask_token_id=5), target={**QWEN3_8B, "vocab_size": 31999})
+    error = only_error(verdict)
+    assert error.field == "draft_vocab_size"
+    assert "= 32000" in str(error)
+    assert "(31999)" in str(error)
+
+
+# -- B: hidden sizes of drafters fed the target's hidden states -----------------------------
+
+FED = [s for s in PRIORITY_ORDER if s.takes_target_hidden_states]
+NOT_FED = [s for s in PRIORITY_ORDER if not s.takes_target_hidden_states]
+
+
+def test_pard_is_the_only_drafter_not_fed_hidden_states() -> None:
+    assert [s.algorithm for s in NOT_FED] == ["pard"]
+
+
+@pytest.mark.parametrize("source", FED, ids=str)
+def test_a_drafter_fed_hidden_states_must_match_the_targets_hidden_size(
+    source: TokenIdSource,
+) -> None:
+    draft = {**at(source.value, 5), "hidden_size": 4096}
+    assert_clean(check(draft, target={"hidden_size": 4096}))
+    error = only_error(check(draft, target=QWEN3_4B))
+    assert error.field == "hidden_size"
+    message = str(error)
+    assert "`hidden_size` = 4096 does not match the target's hidden_size (2560)" in message
+
+
+@pytest.mark.parametrize("source", NOT_FED, ids=str)
+def test_a_pard_drafter_may_have_any_hidden_size(source: TokenIdSource) -> None:
+    draft = {**at(source.value, 5), "hidden_size": 1024, "target_hidden_size": 8}
+    assert_clean(check(draft, target=QWEN3_4B))
+
+
+def test_target_hidden_size_wins_over_the_drafts_hidden_size() -> None:
+    # An EAGLE3 head with parallel token drafting: its own width 1024, fed 2560-wide states.
+    draft = {"ptd_token_id": 5, "hidden_size": 1024, "target_hidden_size": 2560}
+    assert_clean(check(draft, target=QWEN3_4B))
+    error = only_error(check({**draft, "target_hidden_size": 4096}, target=QWEN3_4B))
+    assert error.field == "target_hidden_size"
+    assert "`target_hidden_size` = 4096 does not match the target's hidden_size (2560)" in str(
+        error
+    )
+    # a null target_hidden_size counts as unset: the draft's own size is compared
+    error = only_error(check({**draft, "target_hidden_size": None}, target=QWEN3_4B))
+    assert error.field == "hidden_size"
+
+
+@pytest.mark.parametrize("value", [0, "2560", 2560.0, False, [2560]])
+def test_a_malformed_target_hidden_size_is_an_error_naming_it(value: object) -> None:
+    draft = {"ptd_token_id": 5, "target_hidden_size": value}
+    error = only_error(check(draft, target=QWEN3_4B))
+    assert error.field == "target_hidden_size"
+
+
+def test_without_sizes_on_either_side_nothing_is_compared() -> None:
+    assert_clean(check({"mask_token_id": 5, "hidden_size": 4096}, target={"vocab_size": 10}))
+    assert_clean(check({"mask_token_id": 5}, target=QWEN3_4B))
+
+
+def test_the_draft_hidden_size_falls_back_to_its_text_config() -> None:
+    draft = {"mask_token_id": 5, "text_config": {"hidden_size": 4096}}
+    error = only_error(check(draft, target=QWEN3_4B))
+    assert "= 4096" in str(error)
+    assert "(2560)" in str(error)
+
+
+def test_a_speculators_peagle_drafter_is_fed_hidden_states_although_its_id_is_pard_token() -> None:
+    draft = speculators("peagle")
+    verdict = check(draft, target=QWEN3_8B)
+    assert verdict.resolution is not None
+    assert (verdict.resolution.algorithm, verdict.resolution.winner is not None) == ("peagle", True)
+    assert verdict.resolution.winner is not None
+    assert verdict.resolution.winner.source is TokenIdSource.PARD_TOKEN
+    assert_clean(verdict)
+    error = only_error(check(draft, target={**QWEN3_8B, "hidden_size": 2560}))
+    assert error.field == "target_hidden_size"
+    assert "= 4096" in str(error)
+    assert "(2560)" in str(error)
+
+
+def test_a_speculators_drafter_without_target_hidden_size_compares_its_own_width() -> None:
+    draft = speculators(target_hidden_size=None)
+    assert_clean(check(draft, target=QWEN3_8B))  # transformer_layer_config.hidden_size 4096
+    error = only_error(check(draft, target={**QWEN3_8B, "hidden_size": 5120}))
+    assert "= 4096" in str(error)
+    assert "(5120)" in str(error)
+
+
+# -- B: layer-id lists ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("field", HF_LAYER_FIELDS)
+def test_each_layer_list_must_name_layers_the_target_has(field: str) -> None:
+    draft = {"mask_token_id": 5}
+    assert_clean(check({**draft, **at(field, [0, 17, 35])}, target=QWEN3_4B))
+    error = only_error(check({**draft, **at(field, [1, 9, 17, 25, 36])}, target=QWEN3_4B))
+    assert error.field == field
+    message = str(error)
+    assert f"`{field}` must be" in message
+    assert "[1, 9, 17, 25, 36] (list): item 4 is 36" in message
+    assert "from 0 to 35 (the target has 36 layers: the target's num_hidden_layers = 36)" in message
+
+
+@pytest.mark.parametrize("field", HF_LAYER_FIELDS)
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ([], "it is empty"),
+        ("1,9,17", "it is not an array"),
+        ({"0": 1}, "it is not an array"),
+        ([1, True], "item 1 is True (bool)"),
+        ([1, 9.0], "item 1 is 9.0 (float)"),
+        ([9, 9], "item 1 is 9, after 9"),
+        ([9, 1], "item 1 is 1, after 9"),
+        ([-1, 3], "item 0 is -1"),
+    ],
+)
+def test_a_malformed_layer_list_is_an_error_with_or_without_a_target(
+    field: str, value: object, problem: str
+) -> None:
+    for target in (None, QWEN3_4B):
+        error = only_error(check({"mask_token_id": 5, **at(field, value)}, target=target))
+        assert error.field == field
+        assert problem in str(error)
+
+
+def test_every_broken_layer_list_is_reported() -> None:
+    draft = merged(
+        {"mask_token_id": 5, "target_layer_ids": [36], "eagle_aux_hidden_state_layer_ids": []},
+        at("dflash_config.target_layer_ids", [40]),
+    )
+    assert fields(check(draft, target=QWEN3_4B)) == list(HF_LAYER_FIELDS)
+
+
+@pytest.mark.parametrize("count_field", NUM_TARGET_LAYERS_FIELDS)
+@pytest.mark.parametrize("field", HF_LAYER_FIELDS)
+def test_without_a_target_layer_ids_are_checked_against_num_target_layers(
+    field: str, count_field: str
+) -> None:
+    draft = merged({"mask_token_id": 5}, at(count_field, 36))
+    assert_clean(check(merged(draft, at(field, [1, 35]))))
+    verdict = check(merged(draft, at(field, [1, 36])))
+    error = only_error(verdict)
+    assert error.field == field
+    assert f"the target has 36 layers: the draft's {count_field} = 36" in str(error)
+    assert "target not checked: no target given" in verdict.notes
+
+
+def test_without_a_target_or_a_layer_count_only_the_shape_is_checked() -> None:
+    assert_clean(check({"mask_token_id": 5, "target_layer_ids": [1, 1000]}))
+
+
+def test_a_speculators_layer_list_is_one_based() -> None:
+    # aux ids 1..36 tap layers 0..35: all of a 36-layer target's
+    aux = list(range(1, 37))
+    assert_clean(check(speculators(aux_hidden_state_layer_ids=aux), target=QWEN3_8B))
+    assert_clean(check(speculators(), target=QWEN3_8B))
+    error = only_error(check(speculators(), target={**QWEN3_8B, "num_hidden_layers": 32}))
+    assert error.field == "aux_hidden_state_layer_ids"
+    message = str(error)
+    assert "from 1 to 32 (the target has 32 layers: the target's num_hidden_layers = 32)" in message
+    assert "item 4 is 34, which taps target layer 33" in message
+    assert "1-based" in message
+
+
+def test_a_speculators_peagle_drafter_has_its_eagle_layer_ids_checked() -> None:
+    draft = speculators("peagle", eagle_aux_hidden_state_layer_ids=[2, 18, 33])
+    assert_clean(check(draft, target=QWEN3_8B))
+    error = only_error(check(draft, target={**QWEN3_8B, "num_hidden_layers": 32}))
+    assert error.field == "eagle_aux_hidden_state_layer_ids"
+
+
+# -- B: num_target_layers agrees with the target --------------------------------------------
+
+
+@pytest.mark.parametrize("count_field", NUM_TARGET_LAYERS_FIELDS)
+def test_num_target_layers_must_match_the_target(count_field: str) -> None:
+    draft = merged({"mask_token_id": 5}, at(count_field, 36))
+    assert_clean(check(draft, target=QWEN3_4B))
+    error = only_error(check(draft, target={"num_hidden_layers": 32}))
+    assert error.field == count_field
+    assert f"`{count_field}` = 36 does not match the target's num_hidden_layers (32)" in str(error)
+
+
+def test_both_layer_counts_are_checked_against_the_target() -> None:
+    draft = merged(
+        {"mask_token_id": 5, "num_target_layers": 40}, at(NUM_TARGET_LAYERS_FIELDS[1], 30)
+    )
+    assert fields(check(draft, target=QWEN3_4B)) == list(NUM_TARGET_LAYERS_FIELDS)
+
+
+def test_with_a_target_layer_ids_are_judged_by_the_target_not_the_draft() -> None:
+    wrong_count = {"mask_token_id": 5, "num_target_layers": 40, "target_layer_ids": [1, 38]}
+    assert fields(check(wrong_count, target=QWEN3_4B)) == ["num_target_layers", "target_layer_ids"]
+    in_range = {"mask_token_id": 5, "num_target_layers": 30, "target_layer_ids": [1, 33]}
+    assert fields(check(in_range, target=QWEN3_4B)) == ["num_target_layers"]
+
+
+@pytest.mark.parametrize("value", [0, -36, "36", True, 36.0])
+def test_a_malformed_num_target_layers_is_an_error_naming_it(value: object) -> None:
+    for target in (None, QWEN3_4B):
+        error = only_error(check({"mask_token_id": 5, "num_target_layers": value}, target=target))
+        assert error.field == "num_target_layers"
+
+
+# -- B: the target's sizes, multimodal targets ---------------------------------------------
+
+
+def test_a_multimodal_targets_sizes_come_from_its_text_config() -> None:
+    target = {"model_type": "qwen2_5_vl", "text_config": QWEN3_4B, "vision_config": {}}
+    assert_clean(check(load_json(EXAMPLES / "dflash-qwen3-4b" / "config.json"), target=target))
+    draft = {"mask_token_id": 151936, "hidden_size": 4096, "num_target_layers": 28}
+    assert fields(check(draft, target=target)) == [
+        "num_target_layers",
+        "mask_token_id",
+        "hidden_size",
+    ]
+
+
+def test_a_targets_top_level_sizes_win_over_its_text_config() -> None:
+    target = {"vocab_size": 1000, "text_config": {"vocab_size": 10, "num_hidden_layers": 2}}
+    verdict = check({"mask_token_id": 500, "target_layer_ids": [1]}, target=target)
+    assert_clean(verdict)
+    assert fields(check({"mask_token_id": 500, "target_layer_ids": [2]}, target=target)) == [
+        "target_layer_ids"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("target", "field"),
+    [
+        ({"vocab_size": "151936"}, "target.vocab_size"),
+        ({"hidden_size": 0}, "target.hidden_size"),
+        ({"num_hidden_layers": True}, "target.num_hidden_layers"),
+        ({"text_config": {"vocab_size": -1}}, "target.text_config.vocab_size"),
+        ({"text_config": "qwen3"}, "target.text_config"),
+    ],
+)
+def test_a_malformed_target_is_an_error_naming_the_targets_field(
+    target: dict[str, object], field: str
+) -> None:
+    verdict = check({"mask_token_id": 5, "num_target_layers": 36}, target=target)
+    assert fields(verdict) == [field]
+    assert verdict.target == "<config object>"
+
+
+def test_a_target_config_object_with_lying_ints_counts_their_true_values() -> None:
+    target = {"vocab_size": LyingInt(1000), "num_hidden_layers": LyingInt(36)}
+    assert_clean(check({"mask_token_id": 999, "target_layer_ids": [35]}, target=target))
+    assert fields(check({"mask_token_id": 1000}, target=target)) == ["mask_token_id"]
+
+
+def test_every_broken_rule_is_an_error_at_once() -> None:
+    draft = {
+        "dflash_config": {"mask_token_id": 151669, "target_layer_ids": [1, 9, 17, 25, 33]},
+        "num_target_layers": 36,
+        "hidden_size": 4096,
+        "draft_vocab_size": 151936,
+    }
+    llama = {"vocab_size": 128256, "hidden_size": 4096, "num_hidden_layers": 32}
+    verdict = check(draft, target=llama)
+    assert fields(verdict) == [
+        "num_target_layers",
+        "dflash_config.target_layer_ids",
+        "dflash_config.mask_token_id",
+        "draft_vocab_size",
+    ]
+    assert not verdict.ok
+
+
+# -- C: what the tokenizer says the id is ---------------------------------------------------
+
+QWEN_BASE = 300
+"""A Qwen3-like tokenizer with a small base vocabulary: ids 0..299, then its 26 added tokens."""
+
+
+@pytest.fixture(scope="module")
+def qwen(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_qwen3_like(tmp_path_factory.mktemp("qwen"), vocab_size=QWEN_BASE)
+
+
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_llama3_like(tmp_path_factory.mktemp("llama"), vocab_size=200, added_count=56)
+
+
+def added_id(text: str) -> int:
+    return QWEN_BASE + [token.content for token in QWEN3_ADDED].index(text)
+
+
+def test_an_added_special_token_is_named(llama: Path) -> None:
+    verdict = check({"pard_token": 220}, tokenizer=llama)
+    text = llama3_added(56)[20].content
+    assert text == "<|reserved_special_token_12|>"
+    assert verdict.token == TokenFacts(220, TokenKind.SPECIAL, text)
+    assert_clean(verdict)
+
+
+def test_an_added_token_that_is_not_special(qwen: Path) -> None:
+    think = added_id("<think>")
+    verdict = check({"pard_token": think}, tokenizer=qwen)
+    assert verdict.token == TokenFacts(think, TokenKind.ADDED, "<think>")
+    assert_clean(verdict)
+
+
+def test_an_id_past_the_tokenizer_is_an_unused_row(qwen: Path) -> None:
+    first_free = QWEN_BASE + len(QWEN3_ADDED)
+    for token_id in (first_free, first_free + 1, 151669):
+        verdict = check({"dflash_config": {"mask_token_id": token_id}}, tokenizer=qwen)
+        assert verdict.token == TokenFacts(token_id, TokenKind.UNUSED, None)
+        assert_clean(verdict)
+
+
+def test_a_gap_in_the_ids_is_an_unused_row(tmp_path: Path) -> None:
+    write_tokenizer(tmp_path, vocab_size=50, vocab_holes=[10])
+    verdict = check({"pard_token": 10}, tokenizer=tmp_path)
+    assert verdict.token == TokenFacts(10, TokenKind.UNUSED, None)
+    assert_clean(verdict)
+
+
+def test_an_ordinary_token_warns_quoting_its_text(qwen: Path) -> None:
+    texts, _ = base_vocabulary(QWEN_BASE)
+    verdict = check({"pard_token": 7}, tokenizer=qwen)
+    assert verdict.token == TokenFacts(7, TokenKind.ORDINARY, texts[7])
+    assert verdict.ok  # a warning, not an error
+    (warning,) = verdict.warnings
+    assert type(warning) is TokenizerTokenIdWarning
+    message = str(warning)
+    assert f"`pard_token` = 7 is an ordinary token of the tokenizer in {qwen}, {texts[7]!r}" in (
+        message
+    )
+    assert "every masked slot will read as that text" in message
+
+
+@pytest.mark.parametrize(("role", "text"), [("pad", "<|endoftext|>"), ("eos", "<|im_end|>")])
+def test_the_tokenizers_pad_or_eos_token_warns(qwen: Path, role: str, text: str) -> None:
+    token_id = added_id(text)
+    verdict = check({"mask_token_id": token_id}, tokenizer=qwen)
+    assert verdict.token == TokenFacts(token_id, TokenKind.SPECIAL, text)
+    (warning,) = verdict.warnings
+    assert type(warning) is PlaceholderTokenIdWarning
+    assert f"`mask_token_id` = {token_id} is the tokenizer's {role} token ({text!r})" in str(
+        warning
+    )
+
+
+SPECIALS = {"unk": "<unk>", "bos": "<s>", "eos": "</s>", "pad": "<pad>", "cls": "<cls>"}
+
+
+def write_with_roles(directory: Path, style: ConfigStyle, *, tokenizer_json: bool = True) -> Path:
+    """A tokenizer naming every role: <unk> is id 0 of the vocabulary, the others are added
+    from id 100 on (<s>, </s>, <pad>, <cls>)."""
+    return write_tokenizer(
+        directory,
+        vocab_size=100,
+        vocab_first=["<unk>"],
+        added=[Added(text) for role, text in SPECIALS.items() if role != "unk"],
+        specials=SPECIALS,
+        config_style=style,
+        tokenizer_json=tokenizer_json,
+    )
+
+
+ROLE_IDS = {"unk": 0, "bos": 100, "eos": 101, "pad": 102}
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_pad_eos_bos_and_unk_warn_in_every_layout_of_the_config_files(
+    tmp_path: Path, style: ConfigStyle
+) -> None:
+    write_with_roles(tmp_path, style)
+    for role, token_id in ROLE_IDS.items():
+        verdict = check({"pard_token": token_id}, tokenizer=tmp_path)
+        placeholders = [w for w in verdict.warnings if type(w) is PlaceholderTokenIdWarning]
+        assert len(placeholders) == 1, (role, [str(w) for w in verdict.warnings])
+        assert f"is the tokenizer's {role} token ({SPECIALS[role]!r})" in str(placeholders[0])
+        assert verdict.token is not None
+        assert verdict.token.kind is TokenKind.SPECIAL
+    # cls is named too, but is no placeholder a mask id is mistaken for
+    assert_clean(check({"pard_token": 103}, tokenizer=tmp_path))
+
+
+@pytest.mark.parametrize("style", ["v4", "legacy"])
+def test_added_tokens_decoder_alone_is_enough_to_warn(tmp_path: Path, style: ConfigStyle) -> None:
+    write_with_roles(tmp_path, style, tokenizer_json=False)
+    assert not (tmp_path / "tokenizer.json").exists()
+    verdict = check({"pard_token": ROLE_IDS["pad"]}, tokenizer=tmp_path)
+    assert verdict.token == TokenFacts(ROLE_IDS["pad"], TokenKind.SPECIAL, "<pad>")
+    assert [type(w) for w in verdict.warnings] == [PlaceholderTokenIdWarning]
+    # without a base vocabulary, an id that is no added token cannot be described
+    assert check({"pard_token": 50}, tokenizer=tmp_path).token is None
+
+
+# -- C: the mask token by name --------------------------------------------------------------
+
+
+def test_dflash_config_mask_token_at_another_id_is_an_error(qwen: Path) -> None:
+    think = added_id("<think>")
+    draft = {"dflash_config": {"mask_token_id": 151669, "mask_token": "<think>"}}
+    error = only_error(check(draft, tokenizer=qwen))
+    assert error.field == "dflash_config.mask_token"
+    message = str(error)
+    assert f"`dflash_config.mask_token` = '<think>' is id {think} in the tokenizer" in message
+    assert "`dflash_config.mask_token_id` = 151669" in message
+    assert "SGLang" in message
+
+
+def test_dflash_config_mask_token_at_the_same_id_or_unknown_is_fine(qwen: Path) -> None:
+    think = added_id("<think>")
+    same = {"dflash_config": {"mask_token_id": think, "mask_token": "<think>"}}
+    assert_clean(check(same, tokenizer=qwen))
+    # SGLang's default name, which the speculators trainer adds at training time
+    unknown = {"dflash_config": {"mask_token_id": 151669, "mask_token": "<|MASK|>"}}
+    assert_clean(check(unknown, tokenizer=qwen))
+
+
+@pytest.mark.parametrize("value", [151669, ["<|MASK|>"], True])
+def test_a_mask_token_that_is_not_text_is_an_error(qwen: Path, value: object) -> None:
+    draft = {"dflash_config": {"mask_token_id": 151669, "mask_token": value}}
+    error = only_error(check(draft, tokenizer=qwen))
+    assert error.field == "dflash_config.mask_token"
+    assert "must be the mask token's text" in str(error)
+
+
+def test_the_tokenizers_own_mask_token_elsewhere_warns(tmp_path: Path) -> None:
+    write_tokenizer(tmp_path, vocab_size=100, added=[Added("<mask>")], specials={"mask": "<mask>"})
+    verdict = check({"pard_token": 150}, tokenizer=tmp_path)
+    (warning,) = verdict.warnings
+    assert type(warning) is TokenizerTokenIdWarning
+    assert "`pard_token` = 150, but the tokenizer's mask_token '<mask>' is id 100" in str(warning)
+    same = check({"pard_token": 100}, tokenizer=tmp_path)
+    assert_clean(same)
+    assert same.token == TokenFacts(100, TokenKind.SPECIAL, "<mask>")
+
+
+def test_a_broken_contract_and_a_broken_tokenizer_rule_are_reported_together(qwen: Path) -> None:
+    pad = added_id("<|endoftext|>")
+    draft = {"dflash_config": {"mask_token_id": pad, "mask_token": "<think>"}}
+    verdict = check(draft, target={"vocab_size": pad}, tokenizer=qwen)
+    assert fields(verdict) == ["dflash_config.mask_token_id", "dflash_config.mask_token"]
+    assert [type(w) for w in verdict.warnings] == [PlaceholderTokenIdWarning]

@@ -120,6 +120,11 @@ def check(
     target_name, target_facts, target_at = _target(
         found, resolution, target, target_revision, download
     )
+    if target_facts is not None and target_facts == TargetFacts(None, None, None):
+        found.notes.append(
+            "target compared on nothing: it gives no vocab_size, hidden_size or "
+            "num_hidden_layers (nor in text_config)"
+        )
     if resolution.fields:
         try:
             found.errors += contract_errors(draft_config, resolution, target_facts)

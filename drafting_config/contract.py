@@ -116,8 +116,15 @@ def contract_errors(
             continue
         if num_layers is None:
             num_layers, num_layers_source = count, f"the draft's {field}"
-        elif target is not None and count != target.num_layers:
-            errors.append(_mismatch(field, count, "num_hidden_layers", target.num_layers))
+        elif count != num_layers:  # the target's layer count, or the draft's other field
+            errors.append(
+                ParallelDraftingConfigError(
+                    f"`{field}` = {count} does not match {num_layers_source} ({num_layers}): "
+                    "the drafter's layer ids index the target's layers, so the counts must "
+                    "agree. Is this the draft's intended target?",
+                    field=field,
+                )
+            )
 
     layer_lists: list[tuple[str, object, int]]
     if speculators is not None and speculators.layer_ids_field is not None:
@@ -202,8 +209,8 @@ def _mismatch(
 ) -> ParallelDraftingConfigError:
     return ParallelDraftingConfigError(
         f"`{field}` = {value} does not match the target's {target_field} ({target_value}): "
-        "this drafter is fed the target's hidden states and taps its layers, so the two "
-        "must agree. Is this the draft's intended target?",
+        "this drafter is fed the target's hidden states, so the two must agree. Is this the "
+        "draft's intended target?",
         field=field,
     )
 

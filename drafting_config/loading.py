@@ -237,7 +237,7 @@ def _read_file(name: str, *, max_bytes: int, what: str, inner: str | None) -> tu
     except FileNotFoundError:
         raise ConfigFileError(
             name,
-            "no such file or directory (only local paths are read; nothing is downloaded).",
+            "no such file or directory (not found locally).",
         ) from None
     except OSError as error:
         raise ConfigFileError(name, f"cannot open: {error.strerror or error}.") from None

@@ -267,7 +267,7 @@ def load_tokenizer_files(directory: PathArgument) -> TokenizerFiles | None:
         problem = (
             "not a directory; expected a model or tokenizer directory."
             if os.path.lexists(name)
-            else "no such directory (only local paths are read; nothing is downloaded)."
+            else "no such directory (not found locally)."
         )
         raise ConfigFileError(name, problem)
     found: dict[str, dict[str, object]] = {}

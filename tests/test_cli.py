@@ -225,8 +225,8 @@ def test_the_failing_pair_fails_on_layers_and_on_the_vocabulary(drafting_config:
     assert run.status == 1
     assert run.lines == [
         f"{FAILING_DRAFT}: INVALID: `num_target_layers` = 36 does not match the target's "
-        "num_hidden_layers (32): this drafter is fed the target's hidden states and taps its "
-        "layers, so the two must agree. Is this the draft's intended target?",
+        "num_hidden_layers (32): the drafter's layer ids index the target's layers, so the "
+        "counts must agree. Is this the draft's intended target?",
         "    error: `dflash_config.target_layer_ids` must be a non-empty JSON array of unique, "
         "strictly increasing layer ids (ints, not bools), from 0 to 31 (the target has 32 "
         "layers: the target's num_hidden_layers = 32); got [1, 9, 17, 25, 33] (list): item 4 "
@@ -331,9 +331,7 @@ def test_json_invalid_and_unreadable_drafts(drafting_config: Cli, tmp_path: Path
     assert invalid["error_field"] == "pard_token"
     assert invalid["errors"] == [{"field": "pard_token", "message": invalid["error"]}]
     assert invalid["format"] == "hf"
-    assert absent["error"] == (
-        "no such file or directory (only local paths are read; nothing is downloaded)."
-    )
+    assert absent["error"] == ("no such file or directory (not found locally).")
     assert absent["errors"] == [{"field": None, "message": absent["error"]}]
     assert (absent["format"], absent["hidden_size"], absent["notes"]) == (None, None, [])
 
@@ -488,7 +486,7 @@ def test_explain_an_unreadable_file(drafting_config: Cli, tmp_path: Path) -> Non
     assert run.status == 1
     assert run.lines == [
         str(path),
-        "  INVALID: no such file or directory (only local paths are read; nothing is downloaded).",
+        "  INVALID: no such file or directory (not found locally).",
     ]
     assert drafting_config("explain", "--json", path).json["fields"] == []
 
@@ -578,8 +576,7 @@ def test_a_missing_target_or_tokenizer_is_named_in_the_error(
     run = drafting_config("check", DFLASH, "--target", tmp_path / "nowhere")
     assert run.status == 1
     assert run.lines[0] == (
-        f"{DFLASH}: INVALID: {tmp_path}/nowhere: no such file or directory (only local paths "
-        "are read; nothing is downloaded)."
+        f"{DFLASH}: INVALID: {tmp_path}/nowhere: no such file or directory (not found locally)."
     )
     run = drafting_config("check", DFLASH, "--tokenizer", tmp_path)
     assert run.lines[0] == (

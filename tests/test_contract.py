@@ -596,3 +596,22 @@ def test_a_broken_contract_and_a_broken_tokenizer_rule_are_reported_together(qwe
     verdict = check(draft, target={"vocab_size": pad}, tokenizer=qwen)
     assert fields(verdict) == ["dflash_config.mask_token_id", "dflash_config.mask_token"]
     assert [type(w) for w in verdict.warnings] == [PlaceholderTokenIdWarning]
+
+
+# -- counts that disagree, and targets that say nothing ----------------------------------------
+
+
+def test_the_two_num_target_layers_fields_must_agree_without_a_target() -> None:
+    draft = merged(at("pard_token", 5), at("num_target_layers", 36))
+    draft = merged(draft, at("dflash_config.num_target_layers", 32))
+    error = only_error(check(draft, check_tokenizer=False))
+    assert error.field == "dflash_config.num_target_layers"
+    assert "= 32 does not match the draft's num_target_layers (36)" in str(error)
+
+
+def test_a_target_without_sizes_is_noted_as_compared_on_nothing() -> None:
+    verdict = check({"pard_token": 5}, target={"model_type": "llama"}, check_tokenizer=False)
+    assert verdict.ok
+    assert any("compared on nothing" in note for note in verdict.notes)
+    sized = check({"pard_token": 5}, target=QWEN3_4B, check_tokenizer=False)
+    assert not any("compared on nothing" in note for note in sized.notes)

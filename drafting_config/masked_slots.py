@@ -1,0 +1,587 @@
+"""Lay out masked-slot (parallel) drafting inputs in pure torch, on any device.
+
+At every decoding step a parallel-drafting proposer expands each request's
+inputs with one bonus token and masked slots that hold the parallel-drafting
+token id. vLLM does this with Triton kernels; the functions here compute the
+same layouts with plain torch operations, so a backend without Triton (CPU,
+Apple MPS, XPU, TPU through torch-xla) gets the same answer, and a kernel
+author gets an oracle to test against.
+
+* :func:`expand_eagle_inputs`: the EAGLE-style layout (input ids, positions,
+  masks, the rows to sample, where the target's hidden states go).
+* :func:`expand_hidden_states`: the draft model's hidden-state input for that
+  layout.
+* :func:`expand_dflash_inputs`: the DFlash layout (query ids and positions,
+  KV-cache slot mappings).
+
+The functions run on the inputs' device, with no Python loop over requests
+and no host synchronisation: every output size follows from input shapes
+alone, so they trace under ``torch.compile(fullgraph=True)`` and can be
+captured in a CUDA graph. Shapes, dtypes and scalars are validated up front;
+the checks that would read tensor values (and so synchronise with the device)
+run only with ``check=True``. Without it, inconsistent values (a
+``query_start_loc`` that is not a running sum, more rejected rows than a
+request has) give unspecified results.
+
+This module imports ``torch``; install the ``torch`` extra to use it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import torch
+
+from drafting_config.errors import describe_value
+
+__all__ = [
+    "DFlashInputs",
+    "EagleInputs",
+    "expand_dflash_inputs",
+    "expand_eagle_inputs",
+    "expand_hidden_states",
+]
+
+INDEX_DTYPES: Final = (torch.int32, torch.int64)
+"""The dtypes accepted for token ids, positions and index tensors."""
+
+
+@dataclass(frozen=True, slots=True)
+class EagleInputs:
+    """The EAGLE-style parallel-drafting inputs, as laid out by :func:`expand_eagle_inputs`.
+
+    With ``B`` requests, ``N`` input rows and ``K`` speculative tokens, the
+    ``M = N + B * (K - 1)`` output rows (``N + B * K`` without the shift) hold,
+    per request: its valid input tokens (shifted left by one when
+    ``shift_input_ids``), the bonus token, ``K - 1`` masked slots, then one
+    padding row per rejected input row.
+    """
+
+    input_ids: torch.Tensor
+    """``(M,)``, the dtype of ``target_token_ids``: the draft model's input ids."""
+    positions: torch.Tensor
+    """``(M,)``, the dtype of ``target_positions``: output row ``j`` of a request is at
+    the request's first input position plus ``j``; rejected rows are at 0."""
+    is_rejected: torch.Tensor
+    """``(M,)`` bool: the padding rows that stand for rejected input rows."""
+    is_masked: torch.Tensor
+    """``(M,)`` bool: the ``K - 1`` masked slots of each request."""
+    token_indices_to_sample: torch.Tensor
+    """``(B * K,)``, the dtype of ``query_start_loc``: per request, its bonus row and
+    its masked rows, in order."""
+    hidden_state_mapping: torch.Tensor
+    """``(N,)``, the dtype of ``query_start_loc``: for each input row, the output row
+    that receives its hidden state (``new_start[r] + (i - query_start_loc[r])``)."""
+    query_start_loc: torch.Tensor
+    """``(B + 1,)``, the dtype of ``query_start_loc``: where each request's output rows
+    start; each request grows by ``K - 1`` rows (``K`` without the shift)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DFlashInputs:
+    """The DFlash parallel-drafting inputs, as laid out by :func:`expand_dflash_inputs`.
+
+    With ``B`` requests, ``N`` context rows and ``K`` speculative tokens, the
+    query of each request is ``K + 1`` rows: the bonus token, then ``K`` masked
+    slots.
+    """
+
+    input_ids: torch.Tensor
+    """``(B * (K + 1),)``, the dtype of ``next_token_ids``: per request the bonus token,
+    then ``K`` copies of the parallel-drafting token id."""
+    query_positions: torch.Tensor
+    """``(B * (K + 1),)``, the dtype of ``target_positions``: the request's last accepted
+    position plus ``1 + offset``."""
+    context_positions: torch.Tensor
+    """``(N,)``: the context rows keep their positions; this is ``target_positions``
+    itself, not a copy (clone it before writing into it)."""
+    context_slot_mapping: torch.Tensor
+    """``(N,)`` int64: the KV-cache slot of each context row."""
+    query_slot_mapping: torch.Tensor
+    """``(B * (K + 1),)`` int64: the KV-cache slot of each query row."""
+    token_indices_to_sample: torch.Tensor
+    """``(B * K,)``, the dtype of ``query_start_loc``: the query rows of the masked
+    slots, ``K`` per request."""
+
+
+def expand_eagle_inputs(
+    target_token_ids: torch.Tensor,
+    target_positions: torch.Tensor,
+    next_token_ids: torch.Tensor,
+    query_start_loc: torch.Tensor,
+    num_rejected_tokens: torch.Tensor,
+    *,
+    parallel_drafting_token_id: int,
+    num_speculative_tokens: int,
+    shift_input_ids: bool,
+    padding_token_id: int = 0,
+    check: bool = False,
+) -> EagleInputs:
+    """Lay out the EAGLE-style parallel-drafting inputs of one decoding step.
+
+    Request ``r`` owns input rows ``[query_start_loc[r], query_start_loc[r + 1])``,
+    the last ``num_rejected_tokens[r]`` of which were rejected. Its output rows
+    are, in order: the valid input tokens (shifted left by one when
+    ``shift_input_ids``, as for drafters fed the target's hidden states), the
+    bonus token ``next_token_ids[r]``, ``num_speculative_tokens - 1`` masked slots
+    holding ``parallel_drafting_token_id``, and one row of ``padding_token_id`` at
+    position 0 per rejected row. See :class:`EagleInputs` for the outputs.
+
+    Args:
+        target_token_ids: ``(N,)`` int32/int64, the target's input ids.
+        target_positions: ``(N,)`` int32/int64, their positions.
+        next_token_ids: ``(B,)``, the bonus token of each request; same dtype as
+            ``target_token_ids``.
+        query_start_loc: ``(B + 1,)`` int32/int64, the running sum of the
+            requests' row counts, from 0 to ``N``.
+        num_rejected_tokens: ``(B,)`` int32/int64, rejected rows per request,
+            each from 0 to the request's row count minus one.
+        parallel_drafting_token_id: the id placed in the masked slots.
+        num_speculative_tokens: ``K >= 1``, the bonus row plus the masked slots.
+        shift_input_ids: shift the valid tokens left by one (hidden-state drafters).
+        padding_token_id: the id placed in the rejected rows.
+        check: also check the tensors' values (``query_start_loc`` runs from 0
+            to ``N`` without decreasing, every request has a row, rejected counts
+            fit); this reads them on the host, so leave it off in a compiled or
+            captured step.
+
+    Raises:
+        ValueError: a bad argument; the message names it, shows its value (a
+            tensor's shape, dtype and device) and says what was expected.
+    """
+    k = _positive_int("num_speculative_tokens", num_speculative_tokens)
+    shift = _flag("shift_input_ids", shift_input_ids)
+    do_check = _flag("check", check)
+    ids = _index_vector("target_token_ids", target_token_ids)
+    positions = _index_vector("target_positions", target_positions)
+    next_ids = _index_vector("next_token_ids", next_token_ids)
+    starts = _index_vector("query_start_loc", query_start_loc)
+    rejected = _index_vector("num_rejected_tokens", num_rejected_tokens)
+    num_requests = starts.shape[0] - 1
+    _same_length("target_positions", positions, "target_token_ids", ids.shape[0])
+    _same_length("next_token_ids", next_ids, "query_start_loc minus one", num_requests)
+    _same_length("num_rejected_tokens", rejected, "query_start_loc minus one", num_requests)
+    _same_dtype("next_token_ids", next_ids, "target_token_ids", ids)
+    _rows_for_requests(ids.shape[0], num_requests)
+    _same_device(ids, positions, next_ids, starts, rejected)
+    mask_id = _token_id("parallel_drafting_token_id", parallel_drafting_token_id, ids.dtype)
+    pad_id = _token_id("padding_token_id", padding_token_id, ids.dtype)
+    if do_check:
+        _check_query_start_loc(starts, ids.shape[0])
+        _check_rejected(rejected, starts)
+    return _eagle_layout(
+        ids, positions, next_ids, starts, rejected, k=k, shift=shift, mask_id=mask_id, pad_id=pad_id
+    )
+
+
+def expand_hidden_states(
+    target_hidden_states: torch.Tensor,
+    eagle_inputs: EagleInputs,
+    parallel_drafting_hidden_state_tensor: torch.Tensor | None,
+) -> torch.Tensor:
+    """The draft model's hidden-state input for the layout in ``eagle_inputs``.
+
+    Input row ``i``'s hidden state goes to output row
+    ``eagle_inputs.hidden_state_mapping[i]``; then every masked row gets
+    ``parallel_drafting_hidden_state_tensor``. The other rows (rejected rows no
+    input row maps to) are zero.
+
+    Args:
+        target_hidden_states: ``(N, H)``, the target's hidden states, one row per
+            input row of :func:`expand_eagle_inputs`.
+        eagle_inputs: the layout from :func:`expand_eagle_inputs`.
+        parallel_drafting_hidden_state_tensor: ``(H,)``, same dtype and device as
+            ``target_hidden_states``; ``None`` when hidden states are not passed
+            to the draft model, which is an error here.
+
+    Returns:
+        ``(M, H)``, the dtype and device of ``target_hidden_states``.
+
+    Raises:
+        ValueError: the tensor is ``None``, or a shape, dtype or device mismatch.
+    """
+    if not isinstance(eagle_inputs, EagleInputs):
+        raise ValueError(
+            f"eagle_inputs={describe_value(eagle_inputs)} is not an EagleInputs; "
+            "pass the result of expand_eagle_inputs(...)."
+        )
+    filler: object = parallel_drafting_hidden_state_tensor
+    if filler is None:
+        raise ValueError(
+            "parallel_drafting_hidden_state_tensor=None: no hidden-state tensor was "
+            "allocated because hidden states are not passed to the draft model "
+            "(pass_hidden_states_to_model=False); only drafters fed the target's hidden "
+            "states need expand_hidden_states."
+        )
+    hidden = _tensor("target_hidden_states", target_hidden_states, "an (N, H) floating tensor")
+    mapping = eagle_inputs.hidden_state_mapping
+    if hidden.dim() != 2 or not hidden.is_floating_point():
+        raise ValueError(
+            f"target_hidden_states={_describe_tensor(hidden)} is not an (N, H) "
+            "floating-point tensor."
+        )
+    if hidden.shape[0] != mapping.shape[0]:
+        raise ValueError(
+            f"target_hidden_states={_describe_tensor(hidden)} has {hidden.shape[0]} rows; "
+            f"expected one per input row of eagle_inputs ({mapping.shape[0]})."
+        )
+    tensor = _tensor(
+        "parallel_drafting_hidden_state_tensor", filler, f"a ({hidden.shape[1]},) tensor"
+    )
+    if (
+        tensor.shape != (hidden.shape[1],)
+        or tensor.dtype != hidden.dtype
+        or tensor.device != hidden.device
+    ):
+        raise ValueError(
+            f"parallel_drafting_hidden_state_tensor={_describe_tensor(tensor)} does not match "
+            f"target_hidden_states; expected shape ({hidden.shape[1]},), dtype {hidden.dtype}, "
+            f"device {hidden.device}."
+        )
+    _same_device(hidden, mapping)
+    out = hidden.new_zeros((eagle_inputs.input_ids.shape[0], hidden.shape[1]))
+    out.index_copy_(0, mapping.long(), hidden)
+    return torch.where(eagle_inputs.is_masked[:, None], tensor, out)
+
+
+def expand_dflash_inputs(
+    next_token_ids: torch.Tensor,
+    target_positions: torch.Tensor,
+    query_start_loc: torch.Tensor,
+    *,
+    parallel_drafting_token_id: int,
+    num_speculative_tokens: int,
+    block_table: torch.Tensor,
+    kv_block_size: int,
+    num_rejected_tokens: torch.Tensor | None = None,
+    check: bool = False,
+) -> DFlashInputs:
+    """Lay out the DFlash parallel-drafting inputs of one decoding step.
+
+    The context rows (the target's input rows) keep their positions. Each
+    request's query is ``K + 1`` rows, ``[next_token_ids[r], mask x K]``, at
+    positions ``last + 1 + offset`` where ``last`` is the position of the
+    request's last accepted row (its last row, before its
+    ``num_rejected_tokens[r]`` rejected ones when given). The ``K`` masked rows
+    are the ones to sample. A row of request ``r`` at position ``p`` goes to
+    KV-cache slot ``block_table[r, min(p // kv_block_size, width - 1)] *
+    kv_block_size + p % kv_block_size``. See :class:`DFlashInputs`.
+
+    Args:
+        next_token_ids: ``(B,)`` int32/int64, the bonus token of each request.
+        target_positions: ``(N,)`` int32/int64, the context rows' positions.
+        query_start_loc: ``(B + 1,)`` int32/int64, the running sum of the
+            requests' row counts, from 0 to ``N``.
+        parallel_drafting_token_id: the id placed in the masked slots.
+        num_speculative_tokens: ``K >= 1``, the masked slots per request.
+        block_table: ``(B, width)`` int32/int64, each request's KV-cache blocks.
+        kv_block_size: the KV cache's page size in tokens (not the DFlash draft
+            block length).
+        num_rejected_tokens: ``(B,)`` int32/int64 or ``None`` (nothing rejected).
+        check: also check the tensors' values (``query_start_loc`` runs from 0
+            to ``N`` without decreasing, every request has a row, rejected counts
+            fit, positions are not negative); this reads them on the host.
+
+    Raises:
+        ValueError: a bad argument; the message names it, shows its value and
+            says what was expected.
+    """
+    k = _positive_int("num_speculative_tokens", num_speculative_tokens)
+    block_size = _positive_int("kv_block_size", kv_block_size)
+    do_check = _flag("check", check)
+    next_ids = _index_vector("next_token_ids", next_token_ids)
+    positions = _index_vector("target_positions", target_positions)
+    starts = _index_vector("query_start_loc", query_start_loc)
+    table = _tensor("block_table", block_table, "a (B, width) int32 or int64 tensor")
+    num_requests = starts.shape[0] - 1
+    if table.dim() != 2 or table.dtype not in INDEX_DTYPES or table.shape[1] == 0:
+        raise ValueError(
+            f"block_table={_describe_tensor(table)} is not a (B, width) int32 or int64 "
+            "tensor with width >= 1."
+        )
+    if table.shape[0] != num_requests:
+        raise ValueError(
+            f"block_table={_describe_tensor(table)} has {table.shape[0]} rows; expected "
+            f"one per request ({num_requests}, query_start_loc's length minus one)."
+        )
+    _same_length("next_token_ids", next_ids, "query_start_loc minus one", num_requests)
+    _rows_for_requests(positions.shape[0], num_requests, "target_positions")
+    _same_device(next_ids, positions, starts, table)
+    rejected: torch.Tensor | None = None
+    if num_rejected_tokens is not None:
+        rejected = _index_vector("num_rejected_tokens", num_rejected_tokens)
+        _same_length("num_rejected_tokens", rejected, "query_start_loc minus one", num_requests)
+        _same_device(positions, rejected)
+    mask_id = _token_id("parallel_drafting_token_id", parallel_drafting_token_id, next_ids.dtype)
+    if do_check:
+        _check_query_start_loc(starts, positions.shape[0])
+        if rejected is not None:
+            _check_rejected(rejected, starts)
+        if positions.numel() and bool((positions < 0).any()):
+            raise ValueError(
+                f"target_positions={_describe_tensor(positions)} holds negative positions; "
+                "expected positions >= 0."
+            )
+    return _dflash_layout(
+        next_ids, positions, starts, rejected, table, block_size=block_size, k=k, mask_id=mask_id
+    )
+
+
+# --- the layouts ---------------------------------------------------------------------------
+
+
+def _eagle_layout(
+    ids: torch.Tensor,
+    positions: torch.Tensor,
+    next_ids: torch.Tensor,
+    starts: torch.Tensor,
+    rejected: torch.Tensor,
+    *,
+    k: int,
+    shift: bool,
+    mask_id: int,
+    pad_id: int,
+) -> EagleInputs:
+    device = starts.device
+    num_requests = next_ids.shape[0]
+    num_rows = ids.shape[0]
+    sh = 1 if shift else 0
+    extra = k - sh  # output rows added per request
+    num_out = num_rows + num_requests * extra
+
+    first_in = starts[:-1].long()
+    lengths = starts[1:].long() - first_in
+    request = torch.arange(num_requests, device=device)
+    first_out = first_in + request * extra
+    new_starts = starts + torch.arange(num_requests + 1, device=device, dtype=starts.dtype) * extra
+    valid = lengths - rejected.long()
+    bonus = first_out + valid - sh  # each request's bonus row
+    sample = bonus[:, None] + torch.arange(k, device=device)
+
+    # Three ramps over the output rows, each rising by one per row within a request:
+    # the row's offset from its request's bonus row, its position before rejection,
+    # and the input row it copies when it is a token row.
+    start_values = torch.stack(
+        (
+            sh - valid,
+            positions.index_select(0, first_in.clamp_max(max(num_rows - 1, 0))).long(),
+            first_in + sh,
+        )
+    )
+    rel, position, source = _ramps(first_out, start_values, lengths + extra, num_out)
+    is_rejected = rel >= k
+    out_positions = torch.where(is_rejected, 0, position).to(positions.dtype)
+    copied = ids.index_select(0, source.clamp_max_(max(num_rows - 1, 0)))
+    input_ids = torch.where(rel < 0, copied, pad_id)
+    input_ids.index_copy_(0, bonus, next_ids)
+    masked_rows = sample[:, 1:].reshape(-1)
+    input_ids.index_fill_(0, masked_rows, mask_id)
+    is_masked = torch.zeros(num_out, dtype=torch.bool, device=device)
+    is_masked.index_fill_(0, masked_rows, True)
+    (mapping,) = _ramps(first_in, first_out[None, :], lengths, num_rows)
+    return EagleInputs(
+        input_ids=input_ids,
+        positions=out_positions,
+        is_rejected=is_rejected,
+        is_masked=is_masked,
+        token_indices_to_sample=sample.reshape(-1).to(starts.dtype),
+        hidden_state_mapping=mapping.to(starts.dtype),
+        query_start_loc=new_starts,
+    )
+
+
+def _ramps(
+    segment_starts: torch.Tensor, start_values: torch.Tensor, lengths: torch.Tensor, size: int
+) -> torch.Tensor:
+    """``(R, size)`` int64: row ``q`` is ``start_values[q, s] + (i - segment_starts[s])``
+    at every index ``i`` of segment ``s``.
+
+    Built as the running sum of ones, with a jump at each segment's first index
+    (one scatter of ``B`` values per row, one cumulative sum).
+    """
+    end_values = start_values + lengths - 1
+    before = torch.cat((torch.zeros_like(end_values[:, :1]), end_values[:, :-1]), dim=1)
+    steps = torch.ones((start_values.shape[0], size), dtype=torch.int64, device=lengths.device)
+    steps.scatter_(1, segment_starts.expand(start_values.shape[0], -1), start_values - before)
+    return steps.cumsum_(1)
+
+
+def _dflash_layout(
+    next_ids: torch.Tensor,
+    positions: torch.Tensor,
+    starts: torch.Tensor,
+    rejected: torch.Tensor | None,
+    table: torch.Tensor,
+    *,
+    block_size: int,
+    k: int,
+    mask_id: int,
+) -> DFlashInputs:
+    device = starts.device
+    num_requests = next_ids.shape[0]
+    num_rows = positions.shape[0]
+    width = table.shape[1]
+
+    input_ids = torch.full((num_requests, k + 1), mask_id, dtype=next_ids.dtype, device=device)
+    input_ids[:, 0] = next_ids
+    last_row = starts[1:].long() - 1
+    if rejected is not None:
+        last_row = last_row - rejected.long()
+    last_position = positions.index_select(0, last_row.clamp(0, max(num_rows - 1, 0)))
+    offsets = torch.arange(1, k + 2, device=device, dtype=positions.dtype)
+    query_positions = last_position[:, None] + offsets
+
+    flat_table = table.reshape(-1)  # a view, unless the table is a strided slice
+    request = torch.arange(num_requests, device=device)
+    query_slots = _slots(
+        query_positions.long(), flat_table, block_size, width, request[:, None] * width
+    )
+    lengths = starts[1:].long() - starts[:-1].long()
+    row_request = torch.repeat_interleave(lengths, output_size=num_rows)
+    context_slots = _slots(positions.long(), flat_table, block_size, width, row_request * width)
+    sample = request[:, None] * (k + 1) + torch.arange(1, k + 1, device=device)
+    return DFlashInputs(
+        input_ids=input_ids.reshape(-1),
+        query_positions=query_positions.reshape(-1),
+        context_positions=positions,
+        context_slot_mapping=context_slots,
+        query_slot_mapping=query_slots.reshape(-1),
+        token_indices_to_sample=sample.reshape(-1).to(starts.dtype),
+    )
+
+
+def _slots(
+    positions: torch.Tensor,
+    flat_table: torch.Tensor,
+    block_size: int,
+    width: int,
+    row_offsets: torch.Tensor,
+) -> torch.Tensor:
+    """int64 KV-cache slots of int64 ``positions``, whose requests' block-table rows
+    start at ``row_offsets`` in ``flat_table`` (broadcast against ``positions``)."""
+    page = positions // block_size
+    column = page.clamp_max(width - 1)
+    blocks = flat_table.index_select(0, (row_offsets + column).reshape(-1)).view(positions.shape)
+    return blocks.long() * block_size + (positions - page * block_size)
+
+
+# --- validation ----------------------------------------------------------------------------
+
+
+def _describe_tensor(tensor: torch.Tensor) -> str:
+    return f"tensor(shape={tuple(tensor.shape)}, dtype={tensor.dtype}, device={tensor.device})"
+
+
+def _tensor(name: str, value: object, expected: str) -> torch.Tensor:
+    if not isinstance(value, torch.Tensor):
+        raise ValueError(f"{name}={describe_value(value)} is not a tensor; expected {expected}.")
+    return value
+
+
+def _index_vector(name: str, value: object) -> torch.Tensor:
+    tensor = _tensor(name, value, "a 1-D int32 or int64 tensor")
+    if tensor.dim() != 1 or tensor.dtype not in INDEX_DTYPES:
+        raise ValueError(f"{name}={_describe_tensor(tensor)} is not a 1-D int32 or int64 tensor.")
+    return tensor
+
+
+def _same_length(name: str, tensor: torch.Tensor, other: str, length: int) -> None:
+    if tensor.shape[0] != length:
+        raise ValueError(
+            f"{name}={_describe_tensor(tensor)} has {tensor.shape[0]} entries; expected "
+            f"{length}, the length of {other}."
+        )
+
+
+def _same_dtype(name: str, tensor: torch.Tensor, other: str, reference: torch.Tensor) -> None:
+    if tensor.dtype != reference.dtype:
+        raise ValueError(
+            f"{name}={_describe_tensor(tensor)} has dtype {tensor.dtype}; expected "
+            f"{reference.dtype}, the dtype of {other} (cast one of them)."
+        )
+
+
+def _same_device(*tensors: torch.Tensor) -> None:
+    devices = {tensor.device for tensor in tensors}
+    if len(devices) > 1:
+        raise ValueError(
+            f"the tensors are on different devices ({', '.join(sorted(map(str, devices)))}); "
+            "expected them all on one device."
+        )
+
+
+def _rows_for_requests(num_rows: int, num_requests: int, name: str = "target_token_ids") -> None:
+    if num_requests < 0:
+        raise ValueError("query_start_loc is empty; expected B + 1 entries (at least [0]).")
+    if num_rows < num_requests:
+        raise ValueError(
+            f"{name} has {num_rows} rows for {num_requests} requests; expected at least "
+            "one row per request."
+        )
+
+
+def _exact_int(name: str, value: object, expected: str) -> int:
+    """``value`` as an int: bools and non-int types are refused, an int subclass is read
+    through ``int.__int__`` so that its own dunders are never called."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name}={describe_value(value)} is not an int; expected {expected}.")
+    return value if type(value) is int else int.__int__(value)
+
+
+def _positive_int(name: str, value: object) -> int:
+    number = _exact_int(name, value, "an int >= 1")
+    if number < 1:
+        raise ValueError(f"{name}={number} is not >= 1; expected an int >= 1.")
+    return number
+
+
+def _flag(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name}={describe_value(value)} is not a bool; expected True or False.")
+    return value
+
+
+def _token_id(name: str, value: object, dtype: torch.dtype) -> int:
+    info = torch.iinfo(dtype)
+    number = _exact_int(name, value, f"an int that fits {dtype}")
+    if not info.min <= number <= info.max:
+        raise ValueError(
+            f"{name}={describe_value(number)} does not fit the token ids' dtype {dtype}; "
+            f"expected an int from {info.min} to {info.max}."
+        )
+    return number
+
+
+def _check_query_start_loc(starts: torch.Tensor, num_rows: int) -> None:
+    """The value checks of ``query_start_loc`` (they read it on the host)."""
+    first, last = int(starts[0]), int(starts[-1])
+    if first != 0 or last != num_rows:
+        raise ValueError(
+            f"query_start_loc={_describe_tensor(starts)} runs from {first} to {last}; "
+            f"expected it to run from 0 to {num_rows}, the number of input rows."
+        )
+    lengths = starts[1:] - starts[:-1]
+    empty = torch.nonzero(lengths < 1).flatten()
+    if empty.numel():
+        request = int(empty[0])
+        raise ValueError(
+            f"query_start_loc={_describe_tensor(starts)} gives request {request} "
+            f"{int(lengths[request])} rows (query_start_loc[{request}]={int(starts[request])}, "
+            f"query_start_loc[{request + 1}]={int(starts[request + 1])}); expected a "
+            "non-decreasing running sum in which every request has at least one row."
+        )
+
+
+def _check_rejected(rejected: torch.Tensor, starts: torch.Tensor) -> None:
+    """Each request keeps at least one row: ``0 <= num_rejected_tokens[r] < length[r]``."""
+    lengths = starts[1:].long() - starts[:-1].long()
+    bad = torch.nonzero((rejected < 0) | (rejected >= lengths)).flatten()
+    if bad.numel():
+        request = int(bad[0])
+        length = int(lengths[request])
+        raise ValueError(
+            f"num_rejected_tokens[{request}]={int(rejected[request])} is out of range for a "
+            f"request of {length} rows; expected 0 to {length - 1} (a request keeps at least "
+            "one row)."
+        )

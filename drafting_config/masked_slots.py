@@ -158,7 +158,7 @@ def expand_eagle_inputs(
     next_ids = _index_vector("next_token_ids", next_token_ids)
     starts = _index_vector("query_start_loc", query_start_loc)
     rejected = _index_vector("num_rejected_tokens", num_rejected_tokens)
-    num_requests = starts.shape[0] - 1
+    num_requests = _num_requests(starts)
     _same_length("target_positions", positions, "target_token_ids", ids.shape[0])
     _same_length("next_token_ids", next_ids, "query_start_loc minus one", num_requests)
     _same_length("num_rejected_tokens", rejected, "query_start_loc minus one", num_requests)
@@ -218,8 +218,8 @@ def expand_hidden_states(
     mapping = eagle_inputs.hidden_state_mapping
     if hidden.dim() != 2 or not hidden.is_floating_point():
         raise ValueError(
-            f"target_hidden_states={_describe_tensor(hidden)} is not an (N, H) "
-            "floating-point tensor."
+            f"target_hidden_states={_describe_tensor(hidden)} is not what was expected: "
+            "an (N, H) floating-point tensor."
         )
     if hidden.shape[0] != mapping.shape[0]:
         raise ValueError(
@@ -293,12 +293,12 @@ def expand_dflash_inputs(
     next_ids = _index_vector("next_token_ids", next_token_ids)
     positions = _index_vector("target_positions", target_positions)
     starts = _index_vector("query_start_loc", query_start_loc)
+    num_requests = _num_requests(starts)
     table = _tensor("block_table", block_table, "a (B, width) int32 or int64 tensor")
-    num_requests = starts.shape[0] - 1
     if table.dim() != 2 or table.dtype not in INDEX_DTYPES or table.shape[1] == 0:
         raise ValueError(
-            f"block_table={_describe_tensor(table)} is not a (B, width) int32 or int64 "
-            "tensor with width >= 1."
+            f"block_table={_describe_tensor(table)} is not what was expected: a (B, width) "
+            "int32 or int64 tensor with width >= 1."
         )
     if table.shape[0] != num_requests:
         raise ValueError(
@@ -365,17 +365,18 @@ def _eagle_layout(
     start_values = torch.stack(
         (
             sh - valid,
-            positions.index_select(0, first_in.clamp_max(max(num_rows - 1, 0))).long(),
+            positions.index_select(0, first_in.clamp(0, max(num_rows - 1, 0))).long(),
             first_in + sh,
         )
     )
     rel, position, source = _ramps(first_out, start_values, lengths + extra, num_out)
     is_rejected = rel >= k
     out_positions = torch.where(is_rejected, 0, position).to(positions.dtype)
-    copied = ids.index_select(0, source.clamp_max_(max(num_rows - 1, 0)))
+    copied = ids.index_select(0, source.clamp_(0, max(num_rows - 1, 0)))
     input_ids = torch.where(rel < 0, copied, pad_id)
-    input_ids.index_copy_(0, bonus, next_ids)
-    masked_rows = sample[:, 1:].reshape(-1)
+    # The clamps keep inconsistent values (unchecked) from indexing out of bounds.
+    input_ids.index_copy_(0, bonus.clamp(0, num_out - 1), next_ids)
+    masked_rows = sample[:, 1:].reshape(-1).clamp(0, num_out - 1)
     input_ids.index_fill_(0, masked_rows, mask_id)
     is_masked = torch.zeros(num_out, dtype=torch.bool, device=device)
     is_masked.index_fill_(0, masked_rows, True)
@@ -403,6 +404,7 @@ def _ramps(
     end_values = start_values + lengths - 1
     before = torch.cat((torch.zeros_like(end_values[:, :1]), end_values[:, :-1]), dim=1)
     steps = torch.ones((start_values.shape[0], size), dtype=torch.int64, device=lengths.device)
+    segment_starts = segment_starts.clamp(0, size - 1)
     steps.scatter_(1, segment_starts.expand(start_values.shape[0], -1), start_values - before)
     return steps.cumsum_(1)
 
@@ -461,7 +463,7 @@ def _slots(
     """int64 KV-cache slots of int64 ``positions``, whose requests' block-table rows
     start at ``row_offsets`` in ``flat_table`` (broadcast against ``positions``)."""
     page = positions // block_size
-    column = page.clamp_max(width - 1)
+    column = page.clamp(0, width - 1)
     blocks = flat_table.index_select(0, (row_offsets + column).reshape(-1)).view(positions.shape)
     return blocks.long() * block_size + (positions - page * block_size)
 
@@ -482,7 +484,10 @@ def _tensor(name: str, value: object, expected: str) -> torch.Tensor:
 def _index_vector(name: str, value: object) -> torch.Tensor:
     tensor = _tensor(name, value, "a 1-D int32 or int64 tensor")
     if tensor.dim() != 1 or tensor.dtype not in INDEX_DTYPES:
-        raise ValueError(f"{name}={_describe_tensor(tensor)} is not a 1-D int32 or int64 tensor.")
+        raise ValueError(
+            f"{name}={_describe_tensor(tensor)} is not what was expected: a 1-D int32 or "
+            "int64 tensor."
+        )
     return tensor
 
 
@@ -511,9 +516,16 @@ def _same_device(*tensors: torch.Tensor) -> None:
         )
 
 
+def _num_requests(starts: torch.Tensor) -> int:
+    if starts.shape[0] == 0:
+        raise ValueError(
+            f"query_start_loc={_describe_tensor(starts)} is empty; expected B + 1 entries "
+            "(at least [0])."
+        )
+    return starts.shape[0] - 1
+
+
 def _rows_for_requests(num_rows: int, num_requests: int, name: str = "target_token_ids") -> None:
-    if num_requests < 0:
-        raise ValueError("query_start_loc is empty; expected B + 1 entries (at least [0]).")
     if num_rows < num_requests:
         raise ValueError(
             f"{name} has {num_rows} rows for {num_requests} requests; expected at least "

@@ -52,28 +52,20 @@ def eagle_reference(
     for request, next_token in enumerate(next_token_ids):
         start, end = query_start_loc[request], query_start_loc[request + 1]
         valid_end = end - num_rejected_tokens[request]
+        # 1. the valid input tokens, shifted left by one for hidden-state drafters;
+        # 2. the bonus token; 3. the masked slots; 4. one padding row per rejected row.
+        rows = [(token_ids[row], "token") for row in range(start + shift_input_ids, valid_end)]
+        rows.append((next_token, "bonus"))
+        rows += [(parallel_drafting_token_id, "masked")] * (num_speculative_tokens - 1)
+        rows += [(padding_token_id, "rejected")] * (end - valid_end)
         out_start = len(out.input_ids)
-        first_position = positions[start]
-
-        def add(token: int, *, masked: bool = False, rejected: bool = False) -> None:
-            row_in_request = len(out.input_ids) - out_start
+        for row_in_request, (token, kind) in enumerate(rows):
+            if kind in ("bonus", "masked"):
+                out.token_indices_to_sample.append(out_start + row_in_request)
             out.input_ids.append(token)
-            out.positions.append(0 if rejected else first_position + row_in_request)
-            out.is_masked.append(masked)
-            out.is_rejected.append(rejected)
-
-        # 1. the valid input tokens, shifted left by one for hidden-state drafters
-        for row in range(start + 1 if shift_input_ids else start, valid_end):
-            add(token_ids[row])
-        # 2. the bonus token, then 3. the masked slots: the rows to sample
-        out.token_indices_to_sample.append(len(out.input_ids))
-        add(next_token)
-        for _ in range(num_speculative_tokens - 1):
-            out.token_indices_to_sample.append(len(out.input_ids))
-            add(parallel_drafting_token_id, masked=True)
-        # 4. one padding row per rejected input row
-        for _ in range(valid_end, end):
-            add(padding_token_id, rejected=True)
+            out.positions.append(0 if kind == "rejected" else positions[start] + row_in_request)
+            out.is_masked.append(kind == "masked")
+            out.is_rejected.append(kind == "rejected")
         out.hidden_state_mapping.extend(out_start + row - start for row in range(start, end))
         out.query_start_loc.append(len(out.input_ids))
     return out

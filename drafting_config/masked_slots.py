@@ -343,44 +343,48 @@ def _eagle_layout(
     mask_id: int,
     pad_id: int,
 ) -> EagleInputs:
+    """Every output row copies one entry of a source table: ``[input ids | per request
+    the bonus token and K - 1 mask ids | a run of padding ids]``. Within each request the
+    row's source index rises by one per row in three segments (the valid tokens, the
+    bonus and masked rows, the rejected rows), so all of them come from one running sum.
+    Positions are a second running sum, zeroed on the rejected rows."""
     device = starts.device
     num_requests = next_ids.shape[0]
     num_rows = ids.shape[0]
-    sh = 1 if shift else 0
-    extra = k - sh  # output rows added per request
+    extra = k - 1 if shift else k  # output rows added per request
     num_out = num_rows + num_requests * extra
+    special = num_rows + num_requests * k  # the source index of the first padding id
 
-    first_in = starts[:-1].long()
-    lengths = starts[1:].long() - first_in
-    request = torch.arange(num_requests, device=device)
-    first_out = first_in + request * extra
-    new_starts = starts + torch.arange(num_requests + 1, device=device, dtype=starts.dtype) * extra
-    valid = lengths - rejected.long()
-    bonus = first_out + valid - sh  # each request's bonus row
+    request = torch.arange(num_requests + 1, device=device)
+    in_start = starts.long()
+    out_start = in_start + request * extra  # the new query_start_loc, in int64
+    bonus = out_start[1:] - k - rejected  # each request's bonus row
     sample = bonus[:, None] + torch.arange(k, device=device)
-
-    # Three ramps over the output rows, each rising by one per row within a request:
-    # the row's offset from its request's bonus row, its position before rejection,
-    # and the input row it copies when it is a token row.
-    start_values = torch.stack(
+    segment_starts = torch.stack((out_start[:-1], bonus, bonus + k), dim=1)
+    segment_values = torch.stack(
         (
-            sh - valid,
-            positions.index_select(0, first_in.clamp(0, max(num_rows - 1, 0))).long(),
-            first_in + sh,
-        )
+            in_start[:-1] + (1 if shift else 0),
+            request[:-1] * k + num_rows,
+            torch.full_like(bonus, special),
+        ),
+        dim=1,
     )
-    rel, position, source = _ramps(first_out, start_values, lengths + extra, num_out)
-    is_rejected = rel >= k
+    source = _ramp(segment_starts.reshape(-1), segment_values.reshape(-1), num_out)
+    bonus_and_masks = torch.full((num_requests, k), mask_id, dtype=ids.dtype, device=device)
+    bonus_and_masks[:, 0] = next_ids
+    # A request keeps at least one row, so it has at most num_rows - num_requests rejected.
+    padding = torch.full((num_rows - num_requests,), pad_id, dtype=ids.dtype, device=device)
+    table = torch.cat((ids, bonus_and_masks.reshape(-1), padding))
+    # The clamp keeps inconsistent (unchecked) values from indexing out of bounds.
+    input_ids = table.index_select(0, source.clamp_(0, max(table.shape[0] - 1, 0)))
+    is_rejected = source >= special
+
+    first_position = positions.index_select(0, in_start[:-1].clamp(0, max(num_rows - 1, 0)))
+    position = _ramp(out_start[:-1], first_position.long(), num_out)
     out_positions = torch.where(is_rejected, 0, position).to(positions.dtype)
-    copied = ids.index_select(0, source.clamp_(0, max(num_rows - 1, 0)))
-    input_ids = torch.where(rel < 0, copied, pad_id)
-    # The clamps keep inconsistent values (unchecked) from indexing out of bounds.
-    input_ids.index_copy_(0, bonus.clamp(0, num_out - 1), next_ids)
-    masked_rows = sample[:, 1:].reshape(-1).clamp(0, num_out - 1)
-    input_ids.index_fill_(0, masked_rows, mask_id)
     is_masked = torch.zeros(num_out, dtype=torch.bool, device=device)
-    is_masked.index_fill_(0, masked_rows, True)
-    (mapping,) = _ramps(first_in, first_out[None, :], lengths, num_rows)
+    is_masked.index_fill_(0, sample[:, 1:].reshape(-1).clamp(0, max(num_out - 1, 0)), True)
+    mapping = _ramp(in_start[:-1], out_start[:-1], num_rows)
     return EagleInputs(
         input_ids=input_ids,
         positions=out_positions,
@@ -388,25 +392,24 @@ def _eagle_layout(
         is_masked=is_masked,
         token_indices_to_sample=sample.reshape(-1).to(starts.dtype),
         hidden_state_mapping=mapping.to(starts.dtype),
-        query_start_loc=new_starts,
+        query_start_loc=out_start.to(starts.dtype),
     )
 
 
-def _ramps(
-    segment_starts: torch.Tensor, start_values: torch.Tensor, lengths: torch.Tensor, size: int
-) -> torch.Tensor:
-    """``(R, size)`` int64: row ``q`` is ``start_values[q, s] + (i - segment_starts[s])``
-    at every index ``i`` of segment ``s``.
+def _ramp(segment_starts: torch.Tensor, values: torch.Tensor, size: int) -> torch.Tensor:
+    """``(size,)`` int64 that is ``values[s] + (i - segment_starts[s])`` at each index ``i``
+    of segment ``s``, for segments given in order (the first starting at 0; empty ones
+    allowed), each running to the next one's start.
 
-    Built as the running sum of ones, with a jump at each segment's first index
-    (one scatter of ``B`` values per row, one cumulative sum).
+    The running sum of ones with a jump at each segment's start: one scatter of the
+    segments' jumps, one cumulative sum. Starts at ``size`` (empty last segments) land
+    in a spare last entry.
     """
-    end_values = start_values + lengths - 1
-    before = torch.cat((torch.zeros_like(end_values[:, :1]), end_values[:, :-1]), dim=1)
-    steps = torch.ones((start_values.shape[0], size), dtype=torch.int64, device=lengths.device)
-    segment_starts = segment_starts.clamp(0, size - 1)
-    steps.scatter_(1, segment_starts.expand(start_values.shape[0], -1), start_values - before)
-    return steps.cumsum_(1)
+    offsets = values.long() - segment_starts  # the value minus the index, per segment
+    previous = torch.cat((offsets.new_ones(1), offsets))[:-1]
+    steps = torch.ones(size + 1, dtype=torch.int64, device=values.device)
+    steps.index_add_(0, segment_starts.clamp(0, size), offsets - previous)
+    return steps.cumsum_(0)[:size]
 
 
 def _dflash_layout(

@@ -21,7 +21,7 @@ captured in a CUDA graph. Shapes, dtypes and scalars are validated up front;
 the checks that would read tensor values (and so synchronise with the device)
 run only with ``check=True``. Without it, inconsistent values (a
 ``query_start_loc`` that is not a running sum, more rejected rows than a
-request has) give unspecified results.
+request has) give unspecified results, or an indexing error from torch.
 
 This module imports ``torch``; install the ``torch`` extra to use it.
 """
@@ -344,72 +344,79 @@ def _eagle_layout(
     pad_id: int,
 ) -> EagleInputs:
     """Every output row copies one entry of a source table: ``[input ids | per request
-    the bonus token and K - 1 mask ids | a run of padding ids]``. Within each request the
-    row's source index rises by one per row in three segments (the valid tokens, the
-    bonus and masked rows, the rejected rows), so all of them come from one running sum.
-    Positions are a second running sum, zeroed on the rejected rows."""
+    the bonus token and K - 1 mask ids | a run of padding ids]``. A request's output
+    rows fall in three segments (its valid tokens, its bonus and masked rows, its
+    rejected rows); within a segment the source index is the row's index plus a
+    per-segment offset, and the position is the row's index plus a per-request offset
+    (zeroed on the rejected rows afterwards). One running sum builds both."""
     device = starts.device
     num_requests = next_ids.shape[0]
     num_rows = ids.shape[0]
-    extra = k - 1 if shift else k  # output rows added per request
+    sh = 1 if shift else 0
+    extra = k - sh  # output rows added per request
     num_out = num_rows + num_requests * extra
     special = num_rows + num_requests * k  # the source index of the first padding id
 
     request = torch.arange(num_requests + 1, device=device)
-    in_start = starts.long()
-    out_start = in_start + request * extra  # the new query_start_loc, in int64
-    bonus = out_start[1:] - k - rejected  # each request's bonus row
+    out_start = torch.add(starts, request, alpha=extra)  # the new query_start_loc, int64
+    first_out = out_start[:-1]
+    bonus = out_start[1:] - rejected - k  # each request's bonus row
     sample = bonus[:, None] + torch.arange(k, device=device)
-    segment_starts = torch.stack((out_start[:-1], bonus, bonus + k), dim=1)
-    segment_values = torch.stack(
+    # Per request and segment: the source index minus the output row.
+    source_offsets = torch.stack(
         (
-            in_start[:-1] + (1 if shift else 0),
-            request[:-1] * k + num_rows,
-            torch.full_like(bonus, special),
+            torch.mul(request[:-1], -extra).add_(sh),  # valid tokens: input row + sh
+            torch.mul(request[:-1], k).add_(num_rows).sub_(bonus),  # its bonus/mask block
+            (special - k) - bonus,  # rejected rows: the padding run
         ),
-        dim=1,
+        1,
     )
-    source = _ramp(segment_starts.reshape(-1), segment_values.reshape(-1), num_out)
+    position_offsets = positions.index_select(0, starts[:-1]) - first_out
+    offsets = torch.stack((source_offsets, position_offsets[:, None].expand(-1, 3)))
+    segment_starts = torch.stack((first_out, bonus, bonus + k), 1)
+    source, position = _ramps(segment_starts.view(-1), offsets.view(2, -1), num_out)
+
     bonus_and_masks = torch.full((num_requests, k), mask_id, dtype=ids.dtype, device=device)
     bonus_and_masks[:, 0] = next_ids
     # A request keeps at least one row, so it has at most num_rows - num_requests rejected.
-    padding = torch.full((num_rows - num_requests,), pad_id, dtype=ids.dtype, device=device)
-    table = torch.cat((ids, bonus_and_masks.reshape(-1), padding))
-    # The clamp keeps inconsistent (unchecked) values from indexing out of bounds.
-    input_ids = table.index_select(0, source.clamp_(0, max(table.shape[0] - 1, 0)))
+    padding = ids.new_full((num_rows - num_requests,), pad_id)
+    input_ids = torch.cat((ids, bonus_and_masks.view(-1), padding)).index_select(0, source)
     is_rejected = source >= special
-
-    first_position = positions.index_select(0, in_start[:-1].clamp(0, max(num_rows - 1, 0)))
-    position = _ramp(out_start[:-1], first_position.long(), num_out)
-    out_positions = torch.where(is_rejected, 0, position).to(positions.dtype)
+    out_positions = _as(torch.where(is_rejected, 0, position), positions.dtype)
     is_masked = torch.zeros(num_out, dtype=torch.bool, device=device)
-    is_masked.index_fill_(0, sample[:, 1:].reshape(-1).clamp(0, max(num_out - 1, 0)), True)
-    mapping = _ramp(in_start[:-1], out_start[:-1], num_rows)
+    is_masked.index_fill_(0, sample.view(-1), True).index_fill_(0, bonus, False)
+    # Input row i of request r goes to output row i + extra * r.
+    request_of_row = torch.repeat_interleave(starts.diff(), output_size=num_rows)
+    mapping = torch.arange(num_rows, device=device, dtype=starts.dtype)
+    mapping.add_(request_of_row, alpha=extra)
     return EagleInputs(
         input_ids=input_ids,
         positions=out_positions,
         is_rejected=is_rejected,
         is_masked=is_masked,
-        token_indices_to_sample=sample.reshape(-1).to(starts.dtype),
-        hidden_state_mapping=mapping.to(starts.dtype),
-        query_start_loc=out_start.to(starts.dtype),
+        token_indices_to_sample=_as(sample.view(-1), starts.dtype),
+        hidden_state_mapping=mapping,
+        query_start_loc=_as(out_start, starts.dtype),
     )
 
 
-def _ramp(segment_starts: torch.Tensor, values: torch.Tensor, size: int) -> torch.Tensor:
-    """``(size,)`` int64 that is ``values[s] + (i - segment_starts[s])`` at each index ``i``
-    of segment ``s``, for segments given in order (the first starting at 0; empty ones
-    allowed), each running to the next one's start.
+def _as(tensor: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    return tensor if tensor.dtype == dtype else tensor.to(dtype)
+
+
+def _ramps(segment_starts: torch.Tensor, offsets: torch.Tensor, size: int) -> torch.Tensor:
+    """``(R, size)`` int64 whose row ``q`` is ``i + offsets[q, s]`` at each index ``i`` of
+    segment ``s``. The segments are given in order by their starts, the first at 0, each
+    running to the next one's start (empty ones allowed).
 
     The running sum of ones with a jump at each segment's start: one scatter of the
-    segments' jumps, one cumulative sum. Starts at ``size`` (empty last segments) land
-    in a spare last entry.
+    jumps between consecutive offsets, one cumulative sum. A start at ``size`` (an
+    empty last segment) lands in a spare last column.
     """
-    offsets = values.long() - segment_starts  # the value minus the index, per segment
-    previous = torch.cat((offsets.new_ones(1), offsets))[:-1]
-    steps = torch.ones(size + 1, dtype=torch.int64, device=values.device)
-    steps.index_add_(0, segment_starts.clamp(0, size), offsets - previous)
-    return steps.cumsum_(0)[:size]
+    jumps = offsets.diff(dim=1, prepend=offsets.new_ones(offsets.shape[0], 1))
+    steps = torch.ones((offsets.shape[0], size + 1), dtype=torch.int64, device=offsets.device)
+    steps.index_add_(1, segment_starts, jumps)
+    return steps.cumsum_(1)[:, :size]
 
 
 def _dflash_layout(

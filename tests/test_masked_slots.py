@@ -546,7 +546,6 @@ def test_check_reads_the_values(starts: list[int], rejected: list[int], message:
         "query_start_loc": torch.tensor(starts, dtype=I32),
         "num_rejected_tokens": torch.tensor(rejected, dtype=I32),
     }
-    eagle_call(**changes)  # the default path trusts the values: no error, any result
     with pytest.raises(ValueError, match="expected") as error:
         eagle_call(check=True, **changes)
     assert message in str(error.value)

@@ -437,29 +437,25 @@ def _dflash_layout(
 
     input_ids = torch.full((num_requests, k + 1), mask_id, dtype=next_ids.dtype, device=device)
     input_ids[:, 0] = next_ids
-    last_row = starts[1:].long() - 1
-    if rejected is not None:
-        last_row = last_row - rejected.long()
-    last_position = positions.index_select(0, last_row.clamp(0, max(num_rows - 1, 0)))
-    offsets = torch.arange(1, k + 2, device=device, dtype=positions.dtype)
-    query_positions = last_position[:, None] + offsets
+    last_row = starts[1:] - 1 if rejected is None else starts[1:] - rejected - 1
+    last_position = positions.index_select(0, last_row)
+    query_positions = last_position[:, None] + torch.arange(
+        1, k + 2, device=device, dtype=positions.dtype
+    )
+    request = torch.arange(num_requests, device=device)
+    sample = request[:, None] * (k + 1) + torch.arange(1, k + 1, device=device)
 
     flat_table = table.reshape(-1)  # a view, unless the table is a strided slice
-    request = torch.arange(num_requests, device=device)
-    query_slots = _slots(
-        query_positions.long(), flat_table, block_size, width, request[:, None] * width
-    )
-    lengths = starts[1:].long() - starts[:-1].long()
-    row_request = torch.repeat_interleave(lengths, output_size=num_rows)
-    context_slots = _slots(positions.long(), flat_table, block_size, width, row_request * width)
-    sample = request[:, None] * (k + 1) + torch.arange(1, k + 1, device=device)
+    query_slots = _slots(query_positions, flat_table, block_size, width, request[:, None] * width)
+    row_request = torch.repeat_interleave(starts.diff(), output_size=num_rows)
+    context_slots = _slots(positions, flat_table, block_size, width, row_request * width)
     return DFlashInputs(
-        input_ids=input_ids.reshape(-1),
-        query_positions=query_positions.reshape(-1),
+        input_ids=input_ids.view(-1),
+        query_positions=query_positions.view(-1),
         context_positions=positions,
         context_slot_mapping=context_slots,
-        query_slot_mapping=query_slots.reshape(-1),
-        token_indices_to_sample=sample.reshape(-1).to(starts.dtype),
+        query_slot_mapping=query_slots.view(-1),
+        token_indices_to_sample=_as(sample.view(-1), starts.dtype),
     )
 
 
@@ -470,12 +466,19 @@ def _slots(
     width: int,
     row_offsets: torch.Tensor,
 ) -> torch.Tensor:
-    """int64 KV-cache slots of int64 ``positions``, whose requests' block-table rows
-    start at ``row_offsets`` in ``flat_table`` (broadcast against ``positions``)."""
-    page = positions // block_size
-    column = page.clamp(0, width - 1)
-    blocks = flat_table.index_select(0, (row_offsets + column).reshape(-1)).view(positions.shape)
-    return blocks.long() * block_size + (positions - page * block_size)
+    """int64 KV-cache slots of ``positions``, whose requests' block-table rows start at
+    ``row_offsets`` in ``flat_table`` (broadcast against ``positions``):
+    ``table[row, min(p // block_size, width - 1)] * block_size + p % block_size``."""
+    positions = positions.long()
+    if block_size & (block_size - 1) == 0:  # a power of two: shift and mask, as // and %
+        page = positions >> (block_size.bit_length() - 1)
+        offset = positions & (block_size - 1)
+    else:
+        page = torch.div(positions, block_size, rounding_mode="floor")
+        offset = positions - page * block_size
+    index = torch.add(row_offsets, page.clamp_max_(width - 1))
+    blocks = flat_table.index_select(0, index.view(-1)).view(positions.shape)
+    return torch.add(offset, blocks, alpha=block_size)
 
 
 # --- validation ----------------------------------------------------------------------------

@@ -184,8 +184,8 @@ def expand_hidden_states(
 
     Input row ``i``'s hidden state goes to output row
     ``eagle_inputs.hidden_state_mapping[i]``; then every masked row gets
-    ``parallel_drafting_hidden_state_tensor``. The other rows (rejected rows no
-    input row maps to) are zero.
+    ``parallel_drafting_hidden_state_tensor``. Rows that get neither are zero (the
+    rejected rows past the mapped ones; without the shift, also the bonus rows).
 
     Args:
         target_hidden_states: ``(N, H)``, the target's hidden states, one row per
@@ -240,9 +240,21 @@ def expand_hidden_states(
             f"device {hidden.device}."
         )
     _same_device(hidden, mapping)
-    out = hidden.new_zeros((eagle_inputs.input_ids.shape[0], hidden.shape[1]))
+    num_out, num_rows, width = eagle_inputs.input_ids.shape[0], hidden.shape[0], hidden.shape[1]
+    new_starts = eagle_inputs.query_start_loc
+    num_requests = new_starts.shape[0] - 1
+    out = hidden.new_empty((num_out, width))
     out.index_copy_(0, mapping.long(), hidden)
-    return torch.where(eagle_inputs.is_masked[:, None], tensor, out)
+    if num_requests and num_out > num_rows:
+        # No input row maps to the last `extra` rows of each request: zero them.
+        extra = (num_out - num_rows) // num_requests
+        tail = new_starts[1:, None] - torch.arange(extra, 0, -1, device=new_starts.device)
+        out.index_fill_(0, tail.view(-1).long(), 0)
+    sample = eagle_inputs.token_indices_to_sample
+    if num_requests and sample.shape[0] > num_requests:
+        masked = sample.view(num_requests, -1)[:, 1:].reshape(-1).long()
+        out.index_copy_(0, masked, tensor.expand(masked.shape[0], width))
+    return out
 
 
 def expand_dflash_inputs(

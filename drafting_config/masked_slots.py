@@ -244,7 +244,7 @@ def expand_hidden_states(
     new_starts = eagle_inputs.query_start_loc
     num_requests = new_starts.shape[0] - 1
     out = hidden.new_empty((num_out, width))
-    out.index_copy_(0, mapping.long(), hidden)
+    out.index_put_((mapping.long(),), hidden)
     if num_requests and num_out > num_rows:
         # No input row maps to the last `extra` rows of each request: zero them.
         extra = (num_out - num_rows) // num_requests
@@ -253,7 +253,7 @@ def expand_hidden_states(
     sample = eagle_inputs.token_indices_to_sample
     if num_requests and sample.shape[0] > num_requests:
         masked = sample.view(num_requests, -1)[:, 1:].reshape(-1).long()
-        out.index_copy_(0, masked, tensor.expand(masked.shape[0], width))
+        out.index_put_((masked,), tensor)
     return out
 
 

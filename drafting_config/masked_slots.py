@@ -159,12 +159,18 @@ def expand_eagle_inputs(
     starts = _index_vector("query_start_loc", query_start_loc)
     rejected = _index_vector("num_rejected_tokens", num_rejected_tokens)
     num_requests = _num_requests(starts)
-    _same_length("target_positions", positions, "target_token_ids", ids.shape[0])
-    _same_length("next_token_ids", next_ids, "query_start_loc minus one", num_requests)
-    _same_length("num_rejected_tokens", rejected, "query_start_loc minus one", num_requests)
+    _same_length("target_positions", positions, ids.shape[0], "one per row of `target_token_ids`")
+    _same_length("next_token_ids", next_ids, num_requests, "one per request")
+    _same_length("num_rejected_tokens", rejected, num_requests, "one per request")
     _same_dtype("next_token_ids", next_ids, "target_token_ids", ids)
-    _rows_for_requests(ids.shape[0], num_requests)
-    _same_device(ids, positions, next_ids, starts, rejected)
+    _rows_for_requests("target_token_ids", ids, num_requests)
+    _same_device(
+        target_token_ids=ids,
+        target_positions=positions,
+        next_token_ids=next_ids,
+        query_start_loc=starts,
+        num_rejected_tokens=rejected,
+    )
     mask_id = _token_id("parallel_drafting_token_id", parallel_drafting_token_id, ids.dtype)
     pad_id = _token_id("padding_token_id", padding_token_id, ids.dtype)
     if do_check:
@@ -201,15 +207,15 @@ def expand_hidden_states(
     Raises:
         ValueError: the tensor is ``None``, or a shape, dtype or device mismatch.
     """
-    if not isinstance(eagle_inputs, EagleInputs):
+    if type(eagle_inputs) is not EagleInputs:
         raise ValueError(
-            f"eagle_inputs={describe_value(eagle_inputs)} is not an EagleInputs; "
-            "pass the result of expand_eagle_inputs(...)."
+            "`eagle_inputs` must be the EagleInputs that expand_eagle_inputs(...) returned, "
+            f"got {describe_value(eagle_inputs)}."
         )
     filler: object = parallel_drafting_hidden_state_tensor
     if filler is None:
         raise ValueError(
-            "parallel_drafting_hidden_state_tensor=None: no hidden-state tensor was "
+            "`parallel_drafting_hidden_state_tensor` is None: no hidden-state tensor was "
             "allocated because hidden states are not passed to the draft model "
             "(pass_hidden_states_to_model=False); only drafters fed the target's hidden "
             "states need expand_hidden_states."
@@ -218,13 +224,13 @@ def expand_hidden_states(
     mapping = eagle_inputs.hidden_state_mapping
     if hidden.dim() != 2 or not hidden.is_floating_point():
         raise ValueError(
-            f"target_hidden_states={_describe_tensor(hidden)} is not what was expected: "
-            "an (N, H) floating-point tensor."
+            "`target_hidden_states` must be an (N, H) floating-point tensor, got "
+            f"{_describe_tensor(hidden)}."
         )
     if hidden.shape[0] != mapping.shape[0]:
         raise ValueError(
-            f"target_hidden_states={_describe_tensor(hidden)} has {hidden.shape[0]} rows; "
-            f"expected one per input row of eagle_inputs ({mapping.shape[0]})."
+            "`target_hidden_states` must have one row per input row of `eagle_inputs` "
+            f"({mapping.shape[0]}), got {_describe_tensor(hidden)}."
         )
     tensor = _tensor(
         "parallel_drafting_hidden_state_tensor", filler, f"a ({hidden.shape[1]},) tensor"
@@ -235,11 +241,11 @@ def expand_hidden_states(
         or tensor.device != hidden.device
     ):
         raise ValueError(
-            f"parallel_drafting_hidden_state_tensor={_describe_tensor(tensor)} does not match "
-            f"target_hidden_states; expected shape ({hidden.shape[1]},), dtype {hidden.dtype}, "
-            f"device {hidden.device}."
+            f"`parallel_drafting_hidden_state_tensor` must have shape ({hidden.shape[1]},), "
+            f"dtype {hidden.dtype} and device {hidden.device}, like `target_hidden_states`; "
+            f"got {_describe_tensor(tensor)}."
         )
-    _same_device(hidden, mapping)
+    _same_device(target_hidden_states=hidden, eagle_inputs=mapping)
     num_out, num_rows, width = eagle_inputs.input_ids.shape[0], hidden.shape[0], hidden.shape[1]
     new_starts = eagle_inputs.query_start_loc
     num_requests = new_starts.shape[0] - 1
@@ -309,22 +315,27 @@ def expand_dflash_inputs(
     table = _tensor("block_table", block_table, "a (B, width) int32 or int64 tensor")
     if table.dim() != 2 or table.dtype not in INDEX_DTYPES or table.shape[1] == 0:
         raise ValueError(
-            f"block_table={_describe_tensor(table)} is not what was expected: a (B, width) "
-            "int32 or int64 tensor with width >= 1."
+            "`block_table` must be a (B, width) int32 or int64 tensor with width >= 1, got "
+            f"{_describe_tensor(table)}."
         )
     if table.shape[0] != num_requests:
         raise ValueError(
-            f"block_table={_describe_tensor(table)} has {table.shape[0]} rows; expected "
-            f"one per request ({num_requests}, query_start_loc's length minus one)."
+            f"`block_table` must have one row per request ({num_requests}), got "
+            f"{_describe_tensor(table)}."
         )
-    _same_length("next_token_ids", next_ids, "query_start_loc minus one", num_requests)
-    _rows_for_requests(positions.shape[0], num_requests, "target_positions")
-    _same_device(next_ids, positions, starts, table)
+    _same_length("next_token_ids", next_ids, num_requests, "one per request")
+    _rows_for_requests("target_positions", positions, num_requests)
+    _same_device(
+        next_token_ids=next_ids,
+        target_positions=positions,
+        query_start_loc=starts,
+        block_table=table,
+    )
     rejected: torch.Tensor | None = None
     if num_rejected_tokens is not None:
         rejected = _index_vector("num_rejected_tokens", num_rejected_tokens)
-        _same_length("num_rejected_tokens", rejected, "query_start_loc minus one", num_requests)
-        _same_device(positions, rejected)
+        _same_length("num_rejected_tokens", rejected, num_requests, "one per request")
+        _same_device(target_positions=positions, num_rejected_tokens=rejected)
     mask_id = _token_id("parallel_drafting_token_id", parallel_drafting_token_id, next_ids.dtype)
     if do_check:
         _check_query_start_loc(starts, positions.shape[0])
@@ -332,8 +343,8 @@ def expand_dflash_inputs(
             _check_rejected(rejected, starts)
         if positions.numel() and bool((positions < 0).any()):
             raise ValueError(
-                f"target_positions={_describe_tensor(positions)} holds negative positions; "
-                "expected positions >= 0."
+                "`target_positions` must not be negative, got a negative position in "
+                f"{_describe_tensor(positions)}."
             )
     return _dflash_layout(
         next_ids, positions, starts, rejected, table, block_size=block_size, k=k, mask_id=mask_id
@@ -501,92 +512,93 @@ def _describe_tensor(tensor: torch.Tensor) -> str:
 
 
 def _tensor(name: str, value: object, expected: str) -> torch.Tensor:
-    if not isinstance(value, torch.Tensor):
-        raise ValueError(f"{name}={describe_value(value)} is not a tensor; expected {expected}.")
-    return value
+    if not issubclass(type(value), torch.Tensor):  # type(), not __class__, which may lie
+        raise ValueError(f"`{name}` must be {expected}, got {describe_value(value)}.")
+    return value  # type: ignore[return-value]  # type() narrowing is not understood
 
 
 def _index_vector(name: str, value: object) -> torch.Tensor:
     tensor = _tensor(name, value, "a 1-D int32 or int64 tensor")
     if tensor.dim() != 1 or tensor.dtype not in INDEX_DTYPES:
         raise ValueError(
-            f"{name}={_describe_tensor(tensor)} is not what was expected: a 1-D int32 or "
-            "int64 tensor."
+            f"`{name}` must be a 1-D int32 or int64 tensor, got {_describe_tensor(tensor)}."
         )
     return tensor
 
 
-def _same_length(name: str, tensor: torch.Tensor, other: str, length: int) -> None:
+def _same_length(name: str, tensor: torch.Tensor, length: int, what: str) -> None:
     if tensor.shape[0] != length:
         raise ValueError(
-            f"{name}={_describe_tensor(tensor)} has {tensor.shape[0]} entries; expected "
-            f"{length}, the length of {other}."
+            f"`{name}` must have {length} entries ({what}), got {_describe_tensor(tensor)}."
         )
 
 
 def _same_dtype(name: str, tensor: torch.Tensor, other: str, reference: torch.Tensor) -> None:
     if tensor.dtype != reference.dtype:
         raise ValueError(
-            f"{name}={_describe_tensor(tensor)} has dtype {tensor.dtype}; expected "
-            f"{reference.dtype}, the dtype of {other} (cast one of them)."
+            f"`{name}` must have the dtype of `{other}` ({reference.dtype}), got "
+            f"{_describe_tensor(tensor)}; cast one of them."
         )
 
 
-def _same_device(*tensors: torch.Tensor) -> None:
-    devices = {tensor.device for tensor in tensors}
-    if len(devices) > 1:
-        raise ValueError(
-            f"the tensors are on different devices ({', '.join(sorted(map(str, devices)))}); "
-            "expected them all on one device."
-        )
+def _same_device(**tensors: torch.Tensor) -> None:
+    (first_name, first), *others = tensors.items()
+    for name, tensor in others:
+        if tensor.device != first.device:
+            raise ValueError(
+                f"`{name}` must be on the device of `{first_name}` ({first.device}), got "
+                f"{_describe_tensor(tensor)}."
+            )
 
 
 def _num_requests(starts: torch.Tensor) -> int:
     if starts.shape[0] == 0:
         raise ValueError(
-            f"query_start_loc={_describe_tensor(starts)} is empty; expected B + 1 entries "
-            "(at least [0])."
+            "`query_start_loc` must have B + 1 entries (at least [0]), got "
+            f"{_describe_tensor(starts)}."
         )
     return starts.shape[0] - 1
 
 
-def _rows_for_requests(num_rows: int, num_requests: int, name: str = "target_token_ids") -> None:
-    if num_rows < num_requests:
+def _rows_for_requests(name: str, tensor: torch.Tensor, num_requests: int) -> None:
+    if tensor.shape[0] < num_requests:
         raise ValueError(
-            f"{name} has {num_rows} rows for {num_requests} requests; expected at least "
-            "one row per request."
+            f"`{name}` must have at least one row per request ({num_requests}), got "
+            f"{_describe_tensor(tensor)}."
         )
 
 
 def _exact_int(name: str, value: object, expected: str) -> int:
-    """``value`` as an int: bools and non-int types are refused, an int subclass is read
-    through ``int.__int__`` so that its own dunders are never called."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name}={describe_value(value)} is not an int; expected {expected}.")
-    return value if type(value) is int else int.__int__(value)
+    """``value`` as a plain int: its type must be ``int`` or a subclass other than
+    ``bool``, and a subclass counts as ``int.__int__(value)`` (none of its own methods
+    is called)."""
+    kind = type(value)  # never value.__class__, which may lie
+    if kind is int:
+        return value  # type: ignore[return-value]  # type() narrowing is not understood
+    if issubclass(kind, int) and not issubclass(kind, bool):
+        return int.__int__(value)  # type: ignore[arg-type]  # the true value, not its __int__
+    raise ValueError(f"`{name}` must be {expected}, got {describe_value(value)}.")
 
 
 def _positive_int(name: str, value: object) -> int:
     number = _exact_int(name, value, "an int >= 1")
     if number < 1:
-        raise ValueError(f"{name}={number} is not >= 1; expected an int >= 1.")
+        raise ValueError(f"`{name}` must be an int >= 1, got {describe_value(number)}.")
     return number
 
 
 def _flag(name: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"{name}={describe_value(value)} is not a bool; expected True or False.")
+    if type(value) is not bool:
+        raise ValueError(f"`{name}` must be True or False, got {describe_value(value)}.")
     return value
 
 
 def _token_id(name: str, value: object, dtype: torch.dtype) -> int:
     info = torch.iinfo(dtype)
-    number = _exact_int(name, value, f"an int that fits {dtype}")
+    expected = f"an int that fits the token ids' dtype {dtype} ({info.min} to {info.max})"
+    number = _exact_int(name, value, expected)
     if not info.min <= number <= info.max:
-        raise ValueError(
-            f"{name}={describe_value(number)} does not fit the token ids' dtype {dtype}; "
-            f"expected an int from {info.min} to {info.max}."
-        )
+        raise ValueError(f"`{name}` must be {expected}, got {describe_value(number)}.")
     return number
 
 
@@ -595,18 +607,17 @@ def _check_query_start_loc(starts: torch.Tensor, num_rows: int) -> None:
     first, last = int(starts[0]), int(starts[-1])
     if first != 0 or last != num_rows:
         raise ValueError(
-            f"query_start_loc={_describe_tensor(starts)} runs from {first} to {last}; "
-            f"expected it to run from 0 to {num_rows}, the number of input rows."
+            f"`query_start_loc` must run from 0 to {num_rows} (the number of input rows), "
+            f"got {_describe_tensor(starts)} running from {first} to {last}."
         )
     lengths = starts[1:] - starts[:-1]
     empty = torch.nonzero(lengths < 1).flatten()
     if empty.numel():
         request = int(empty[0])
         raise ValueError(
-            f"query_start_loc={_describe_tensor(starts)} gives request {request} "
-            f"{int(lengths[request])} rows (query_start_loc[{request}]={int(starts[request])}, "
-            f"query_start_loc[{request + 1}]={int(starts[request + 1])}); expected a "
-            "non-decreasing running sum in which every request has at least one row."
+            "`query_start_loc` must increase at every request (each has at least one row), "
+            f"got query_start_loc[{request}] = {int(starts[request])} and "
+            f"query_start_loc[{request + 1}] = {int(starts[request + 1])}."
         )
 
 
@@ -618,7 +629,6 @@ def _check_rejected(rejected: torch.Tensor, starts: torch.Tensor) -> None:
         request = int(bad[0])
         length = int(lengths[request])
         raise ValueError(
-            f"num_rejected_tokens[{request}]={int(rejected[request])} is out of range for a "
-            f"request of {length} rows; expected 0 to {length - 1} (a request keeps at least "
-            "one row)."
+            f"`num_rejected_tokens[{request}]` must be from 0 to {length - 1} (request "
+            f"{request} has {length} rows and keeps at least one), got {int(rejected[request])}."
         )

@@ -16,10 +16,10 @@ author gets an oracle to test against.
 
 The functions run on the inputs' device, with no Python loop over requests
 and no host synchronisation: every output size follows from input shapes
-alone, so they trace under ``torch.compile(fullgraph=True)`` and can be
-captured in a CUDA graph. Shapes, dtypes and scalars are validated up front;
-the checks that would read tensor values (and so synchronise with the device)
-run only with ``check=True``. Without it, inconsistent values (a
+alone, so they trace under ``torch.compile(fullgraph=True)``, and nothing in
+them waits for the device, as CUDA-graph capture requires. Shapes, dtypes and
+scalars are validated up front; the checks that would read tensor values (and
+so synchronise with the device) run only with ``check=True``. Without it, inconsistent values (a
 ``query_start_loc`` that is not a running sum, more rejected rows than a
 request has) give unspecified results, or an indexing error from torch.
 
@@ -43,7 +43,7 @@ __all__ = [
     "expand_hidden_states",
 ]
 
-INDEX_DTYPES: Final = (torch.int32, torch.int64)
+_INDEX_DTYPES: Final = (torch.int32, torch.int64)
 """The dtypes accepted for token ids, positions and index tensors."""
 
 
@@ -313,7 +313,7 @@ def expand_dflash_inputs(
     starts = _index_vector("query_start_loc", query_start_loc)
     num_requests = _num_requests(starts)
     table = _tensor("block_table", block_table, "a (B, width) int32 or int64 tensor")
-    if table.dim() != 2 or table.dtype not in INDEX_DTYPES or table.shape[1] == 0:
+    if table.dim() != 2 or table.dtype not in _INDEX_DTYPES or table.shape[1] == 0:
         raise ValueError(
             "`block_table` must be a (B, width) int32 or int64 tensor with width >= 1, got "
             f"{_describe_tensor(table)}."
@@ -519,7 +519,7 @@ def _tensor(name: str, value: object, expected: str) -> torch.Tensor:
 
 def _index_vector(name: str, value: object) -> torch.Tensor:
     tensor = _tensor(name, value, "a 1-D int32 or int64 tensor")
-    if tensor.dim() != 1 or tensor.dtype not in INDEX_DTYPES:
+    if tensor.dim() != 1 or tensor.dtype not in _INDEX_DTYPES:
         raise ValueError(
             f"`{name}` must be a 1-D int32 or int64 tensor, got {_describe_tensor(tensor)}."
         )

@@ -12,7 +12,7 @@ import platform
 import sys
 from datetime import datetime, timezone
 
-from benchmarks import bench_cli, bench_import, bench_resolve, bench_sweep
+from benchmarks import bench_cli, bench_import, bench_masked_slots, bench_resolve, bench_sweep
 
 
 def main() -> int:
@@ -21,6 +21,7 @@ def main() -> int:
         f"{platform.machine()}, {platform.processor() or 'unknown CPU'}"
     )
     results = [*bench_resolve.main(), *bench_cli.main(), *bench_sweep.main(), *bench_import.main()]
+    results += bench_masked_slots.main()
     met = sum(results)
     print(f"# {met} of {len(results)} targets met")
     return 0 if met == len(results) else 1

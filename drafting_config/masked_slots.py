@@ -34,6 +34,7 @@ from typing import Final
 import torch
 
 from drafting_config.errors import describe_value
+from drafting_config.integers import exact_int
 
 __all__ = [
     "DFlashInputs",
@@ -569,15 +570,11 @@ def _rows_for_requests(name: str, tensor: torch.Tensor, num_requests: int) -> No
 
 
 def _exact_int(name: str, value: object, expected: str) -> int:
-    """``value`` as a plain int: its type must be ``int`` or a subclass other than
-    ``bool``, and a subclass counts as ``int.__int__(value)`` (none of its own methods
-    is called)."""
-    kind = type(value)  # never value.__class__, which may lie
-    if kind is int:
-        return value  # type: ignore[return-value]  # type() narrowing is not understood
-    if issubclass(kind, int) and not issubclass(kind, bool):
-        return int.__int__(value)  # type: ignore[arg-type]  # the true value, not its __int__
-    raise ValueError(f"`{name}` must be {expected}, got {describe_value(value)}.")
+    """``value`` by the package's int rule (:func:`~drafting_config.integers.exact_int`)."""
+    number = exact_int(value)
+    if number is None:
+        raise ValueError(f"`{name}` must be {expected}, got {describe_value(value)}.")
+    return number
 
 
 def _positive_int(name: str, value: object) -> int:

@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Final
 
 import torch
 
+from drafting_config import masked_slots
 from drafting_config.config import ParallelDraftingConfig
 from drafting_config.errors import describe_value
 from drafting_config.integers import positive_int32
+from drafting_config.masked_slots import DFlashInputs, EagleInputs
 
 if TYPE_CHECKING:
     from typing_extensions import deprecated
@@ -203,6 +205,70 @@ class ParallelDraftingParams:
                 f"{self.dtype} tensors there ({type(error).__name__}: "
                 f"{_first_sentence(error)})."
             ) from None
+
+    def expand_eagle_inputs(
+        self,
+        target_token_ids: torch.Tensor,
+        target_positions: torch.Tensor,
+        next_token_ids: torch.Tensor,
+        query_start_loc: torch.Tensor,
+        num_rejected_tokens: torch.Tensor,
+        *,
+        num_speculative_tokens: int,
+        shift_input_ids: bool,
+        padding_token_id: int = 0,
+        check: bool = False,
+    ) -> EagleInputs:
+        """:func:`~drafting_config.masked_slots.expand_eagle_inputs` with this draft
+        model's :attr:`parallel_drafting_token_id` in the masked slots."""
+        return masked_slots.expand_eagle_inputs(
+            target_token_ids,
+            target_positions,
+            next_token_ids,
+            query_start_loc,
+            num_rejected_tokens,
+            parallel_drafting_token_id=self.parallel_drafting_token_id,
+            num_speculative_tokens=num_speculative_tokens,
+            shift_input_ids=shift_input_ids,
+            padding_token_id=padding_token_id,
+            check=check,
+        )
+
+    def expand_hidden_states(
+        self, target_hidden_states: torch.Tensor, eagle_inputs: EagleInputs
+    ) -> torch.Tensor:
+        """:func:`~drafting_config.masked_slots.expand_hidden_states` with
+        :attr:`parallel_drafting_hidden_state_tensor` in the masked rows; a
+        ``ValueError`` when it was not allocated (hidden states not passed)."""
+        return masked_slots.expand_hidden_states(
+            target_hidden_states, eagle_inputs, self.parallel_drafting_hidden_state_tensor
+        )
+
+    def expand_dflash_inputs(
+        self,
+        next_token_ids: torch.Tensor,
+        target_positions: torch.Tensor,
+        query_start_loc: torch.Tensor,
+        *,
+        num_speculative_tokens: int,
+        block_table: torch.Tensor,
+        kv_block_size: int,
+        num_rejected_tokens: torch.Tensor | None = None,
+        check: bool = False,
+    ) -> DFlashInputs:
+        """:func:`~drafting_config.masked_slots.expand_dflash_inputs` with this draft
+        model's :attr:`parallel_drafting_token_id` in the masked slots."""
+        return masked_slots.expand_dflash_inputs(
+            next_token_ids,
+            target_positions,
+            query_start_loc,
+            parallel_drafting_token_id=self.parallel_drafting_token_id,
+            num_speculative_tokens=num_speculative_tokens,
+            block_table=block_table,
+            kv_block_size=kv_block_size,
+            num_rejected_tokens=num_rejected_tokens,
+            check=check,
+        )
 
     def __repr__(self) -> str:
         tensor = self.parallel_drafting_hidden_state_tensor

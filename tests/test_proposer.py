@@ -686,3 +686,39 @@ def setup(full: ParallelDraftingProposerLike, token_only: TokenOnlyProposerLike)
 def test_the_proposer_api_leaks_no_any(tmp_path: Path) -> None:
     errors, report = run_mypy(PUBLIC_API, tmp_path, "--disallow-any-expr")
     assert errors == set(), report
+
+
+def test_params_lay_out_masked_slots_with_the_resolved_id() -> None:
+    config = ParallelDraftingConfig.from_pretrained(EXAMPLES / "ptd-eagle3-llama3-8b")
+    i32 = torch.int32
+    ids = torch.tensor([10, 11, 12, 13, 20, 21, 22, 23], dtype=i32)
+    positions = torch.tensor([5, 6, 7, 8, 10, 11, 12, 13])
+    next_ids, starts = torch.tensor([100, 200], dtype=i32), torch.tensor([0, 4, 8], dtype=i32)
+    rejected = torch.tensor([1, 0], dtype=i32)
+    params = ParallelDraftingParams(
+        config, dtype="float32", device="cpu", pass_hidden_states_to_model=True
+    )
+    tensor = params.parallel_drafting_hidden_state_tensor
+    assert tensor is not None
+    tensor.fill_(-1.0)
+    eagle = params.expand_eagle_inputs(
+        ids, positions, next_ids, starts, rejected, num_speculative_tokens=3, shift_input_ids=True
+    )
+    mask = config.token_id  # 128002, where vLLM's pin has -2
+    assert eagle.input_ids.tolist() == [11, 12, 100, mask, mask, 0, 21, 22, 23, 200, mask, mask]
+    hidden = params.expand_hidden_states(torch.ones(8, 4096), eagle)
+    assert hidden[:, 0].tolist() == [1, 1, 1, -1, -1, 0, 1, 1, 1, 1, -1, -1]
+    dflash = params.expand_dflash_inputs(
+        next_ids,
+        positions,
+        starts,
+        num_speculative_tokens=2,
+        block_table=torch.tensor([[1], [2]]),
+        kv_block_size=16,
+    )
+    assert dflash.input_ids.tolist() == [100, mask, mask, 200, mask, mask]
+    no_hidden = ParallelDraftingParams(
+        config, dtype="float32", device="cpu", pass_hidden_states_to_model=False
+    )
+    with pytest.raises(ValueError, match="is None"):
+        no_hidden.expand_hidden_states(torch.ones(8, 4096), eagle)

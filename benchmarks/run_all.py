@@ -12,7 +12,14 @@ import platform
 import sys
 from datetime import datetime, timezone
 
-from benchmarks import bench_cli, bench_import, bench_masked_slots, bench_resolve, bench_sweep
+from benchmarks import (
+    bench_cli,
+    bench_contract,
+    bench_import,
+    bench_masked_slots,
+    bench_resolve,
+    bench_sweep,
+)
 
 
 def main() -> int:
@@ -20,8 +27,14 @@ def main() -> int:
         f"# {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, Python {platform.python_version()}, "
         f"{platform.machine()}, {platform.processor() or 'unknown CPU'}"
     )
-    results = [*bench_resolve.main(), *bench_cli.main(), *bench_sweep.main(), *bench_import.main()]
-    results += bench_masked_slots.main()
+    results = [
+        *bench_resolve.main(),
+        *bench_cli.main(),
+        *bench_sweep.main(),
+        *bench_import.main(),
+        *bench_contract.main(),
+        *bench_masked_slots.main(),
+    ]
     met = sum(results)
     print(f"# {met} of {len(results)} targets met")
     return 0 if met == len(results) else 1

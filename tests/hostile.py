@@ -122,3 +122,28 @@ class RaisingContains(EmptyMapping):
 
     def __contains__(self, key: object) -> bool:
         raise RuntimeError("no membership tests")
+
+
+class Hostile:
+    """An object whose every attribute read, repr, comparison and truth test fails."""
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __getattr__(self, name: str) -> object:
+        raise RuntimeError(name)
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("no comparison")
+
+    def __bool__(self) -> bool:
+        raise RuntimeError("no truth value")
+
+    def __len__(self) -> int:
+        raise RuntimeError("no length")
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        # Hypothesis prints failing examples with this, so a failure stays readable.
+        printer.text("Hostile()")

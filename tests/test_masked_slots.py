@@ -19,6 +19,7 @@ from drafting_config.masked_slots import (
     expand_eagle_inputs,
     expand_hidden_states,
 )
+from tests.hostile import LyingInt, PretendsToBeInt
 from tests.masked_slots_reference import (
     DFlashReference,
     EagleReference,
@@ -430,30 +431,6 @@ def test_layouts_trace_without_graph_breaks(dynamic: bool) -> None:
 CPU_I32 = "dtype=torch.int32, device=cpu)"
 
 
-class LyingInt(int):
-    """An int subclass whose dunders lie or raise: only its real value may be used."""
-
-    def __int__(self) -> int:
-        raise AssertionError("__int__ called")
-
-    def __index__(self) -> int:
-        raise AssertionError("__index__ called")
-
-    def __lt__(self, other: object) -> bool:
-        raise AssertionError("__lt__ called")
-
-    def __add__(self, other: object) -> int:
-        raise AssertionError("__add__ called")
-
-
-class PosingAsInt:
-    """Not an int, whose ``__class__`` claims it is one."""
-
-    @property  # type: ignore[misc]
-    def __class__(self) -> type:
-        return int
-
-
 class PosingAsTensor:
     """Not a tensor, whose ``__class__`` claims it is one."""
 
@@ -512,7 +489,7 @@ def eagle_call(**changes: Any) -> EagleInputs:
             "`num_speculative_tokens` must be an int >= 1, got 3.0 (float).",
         ),
         (
-            {"num_speculative_tokens": PosingAsInt()},
+            {"num_speculative_tokens": PretendsToBeInt()},
             "`num_speculative_tokens` must be an int >= 1, got <",
         ),
         ({"shift_input_ids": 1}, "`shift_input_ids` must be True or False, got 1 (int)."),

@@ -13,34 +13,12 @@ from hypothesis import strategies as st
 
 from drafting_config import PRIORITY_ORDER, ParallelDraftingConfig, ParallelDraftingConfigError
 from drafting_config.errors import MAX_TYPE_NAME_CHARS, MAX_VALUE_CHARS, describe_value
-from tests.hostile import LyingInt, PretendsToBeInt, RaisingInt
+from tests.hostile import Hostile, LyingInt, PretendsToBeInt, RaisingInt
 from tests.test_priority import oracle
 
 TOKEN_FIELDS = [source.value for source in PRIORITY_ORDER if source.section is None]
 SECTIONS = sorted({source.section for source in PRIORITY_ORDER if source.section is not None})
 OTHER_FIELDS = ["hidden_size", "vocab_size", "pad_token_id", "bos_token_id", "eos_token_id"]
-
-
-class Hostile:
-    """An object whose every attribute read, repr, comparison and truth test fails."""
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __getattr__(self, name: str) -> object:
-        raise RuntimeError(name)
-
-    def __repr__(self) -> str:
-        raise RuntimeError("no repr")
-
-    def __eq__(self, other: object) -> bool:
-        raise RuntimeError("no comparison")
-
-    def __bool__(self) -> bool:
-        raise RuntimeError("no truth value")
-
-    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        # Hypothesis prints failing examples with this, so a failure stays readable.
-        printer.text("Hostile()")
 
 
 scalars = st.one_of(

@@ -26,6 +26,7 @@ from drafting_config.proposer import (
     parse_hidden_size,
 )
 from tests.conftest import EXAMPLES
+from tests.hostile import LyingInt, PretendsToBeInt
 from tests.typing_checks import expected_errors, run_mypy
 
 DFLASH = ParallelDraftingConfig.from_pretrained(EXAMPLES / "dflash-qwen3-4b")
@@ -145,34 +146,6 @@ def test_hidden_sizes_at_the_bounds_allocate(size: int) -> None:
     assert parse_hidden_size(2**31 - 1) == 2**31 - 1
 
 
-class LyingInt(int):
-    """An int whose own dunders lie or raise; only its true value may count."""
-
-    def __int__(self) -> int:
-        return 7
-
-    def __index__(self) -> NoReturn:
-        raise RuntimeError("__index__ called")
-
-    def __gt__(self, other: object) -> NoReturn:
-        raise RuntimeError("__gt__ called")
-
-    def __lt__(self, other: object) -> NoReturn:
-        raise RuntimeError("__lt__ called")
-
-    def __le__(self, other: object) -> NoReturn:
-        raise RuntimeError("__le__ called")
-
-    def __ge__(self, other: object) -> NoReturn:
-        raise RuntimeError("__ge__ called")
-
-    def __bool__(self) -> NoReturn:
-        raise RuntimeError("__bool__ called")
-
-    def __repr__(self) -> str:
-        raise RuntimeError("__repr__ called")
-
-
 def test_an_int_subclass_counts_as_its_true_value() -> None:
     parallel = params(hidden_size=LyingInt(5), device="meta")
     assert parallel.hidden_size == 5
@@ -187,15 +160,7 @@ def test_an_out_of_range_int_subclass_is_refused_without_calling_it() -> None:
         params(hidden_size=LyingInt(2**31), device="meta")
 
 
-class LyingClass:
-    """Claims to be an int through ``__class__``; its type is not an int subclass."""
-
-    @property  # type: ignore[misc]
-    def __class__(self) -> type:
-        return int
-
-
-@pytest.mark.parametrize("value", [mock.Mock(spec=int), LyingClass()], ids=["mock", "lying"])
+@pytest.mark.parametrize("value", [mock.Mock(spec=int), PretendsToBeInt()], ids=["mock", "lying"])
 def test_a_disguised_non_int_is_refused(value: object) -> None:
     with pytest.raises(ValueError, match=r"^`hidden_size` must be a positive int below 2\*\*31"):
         params(hidden_size=value, device="meta")

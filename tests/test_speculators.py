@@ -29,7 +29,7 @@ from drafting_config.speculators import (
     translate,
 )
 from tests.conftest import EXAMPLES, VALID_EXAMPLES, load_json
-from tests.hostile import LyingInt
+from tests.hostile import Hostile, LyingInt
 
 Config = dict[str, Any]
 
@@ -715,27 +715,6 @@ def test_a_hostile_root_mapping_gives_our_error() -> None:
     assert caught.value.field == SPECULATORS_TYPE_FIELD
     with pytest.raises(ParallelDraftingConfigError):
         is_speculators(field_getter(HostileMapping(), ""))
-
-
-class Hostile:
-    """An object whose every attribute read, repr, comparison and truth test fails."""
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __getattr__(self, name: str) -> object:
-        raise RuntimeError(name)
-
-    def __repr__(self) -> str:
-        raise RuntimeError("no repr")
-
-    def __eq__(self, other: object) -> bool:
-        raise RuntimeError("no comparison")
-
-    def __bool__(self) -> bool:
-        raise RuntimeError("no truth value")
-
-    def __len__(self) -> int:
-        raise RuntimeError("no length")
 
 
 scalars = st.one_of(

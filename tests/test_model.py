@@ -7,7 +7,7 @@ import pickle
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
+from pydantic import ValidationError, model_validator
 
 from drafting_config import (
     ParallelDraftingConfig,
@@ -168,3 +168,43 @@ def test_token_id_source_is_a_str_enum() -> None:
     assert TokenIdSource.DFLASH_MASK_TOKEN_ID.key == "mask_token_id"
     assert TokenIdSource.PARD_TOKEN.section is None
     assert TokenIdSource.PARD_TOKEN.key == "pard_token"
+
+
+class Tagged(ParallelDraftingConfig):
+    """A subclass with a defaulted extra field and a validator of its own."""
+
+    tag: str = "default"
+
+    @model_validator(mode="after")
+    def _no_pard(self) -> Tagged:
+        if self.source is TokenIdSource.PARD_TOKEN:
+            raise ValueError("this engine does not run PARD drafters")
+        return self
+
+
+class NeedsEngine(ParallelDraftingConfig):
+    """A subclass with a required extra field, which no HF config fills."""
+
+    engine: str
+
+
+def test_a_subclass_is_built_and_validated_like_model_validate() -> None:
+    config = Tagged.from_hf_config({"ptd_token_id": 5})
+    assert isinstance(config, Tagged)
+    assert (config.token_id, config.tag) == (5, "default")
+    assert config == Tagged.model_validate({"ptd_token_id": 5})
+
+
+def test_a_subclass_validator_runs_from_an_hf_config() -> None:
+    with pytest.raises(ParallelDraftingConfigError, match="does not run PARD drafters"):
+        Tagged.from_hf_config({"pard_token": 5})
+    with pytest.raises(ValidationError, match="does not run PARD drafters"):
+        Tagged.model_validate({"pard_token": 5})
+
+
+def test_a_required_extra_field_of_a_subclass_is_an_error_naming_it() -> None:
+    with pytest.raises(ParallelDraftingConfigError) as info:
+        NeedsEngine.from_hf_config({"pard_token": 5})
+    assert info.value.field == "engine"
+    with pytest.raises(ValidationError, match="engine"):
+        NeedsEngine.model_validate({"pard_token": 5})

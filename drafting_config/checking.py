@@ -25,9 +25,14 @@ from drafting_config.contract import (
     read_target,
     tokenizer_findings,
 )
-from drafting_config.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
+from drafting_config.errors import (
+    ParallelDraftingConfigError,
+    ParallelDraftingConfigWarning,
+    describe_value,
+)
 from drafting_config.loading import ConfigFileError, load_config_json
 from drafting_config.paths import as_path, display_path
+from drafting_config.reading import is_kind
 from drafting_config.repo_ids import (
     DEFAULT_REVISION,
     EXTRA_NAME,
@@ -111,6 +116,12 @@ def check(
             cached (never weights, never code): the draft's, the target's, or a
             speculators verifier's.
     """
+    flag: object = check_tokenizer  # callers without type checking pass anything
+    if type(flag) is not bool:
+        error = ParallelDraftingConfigError(
+            f"`check_tokenizer` must be True or False, got {describe_value(flag)}."
+        )
+        return Verdict(_shown(draft), None, (error,))
     try:
         path, draft_config, draft_at = _load(draft, revision, download)
     except ParallelDraftingConfigError as error:
@@ -137,7 +148,7 @@ def check(
     return Verdict(
         path=path,
         resolution=resolution,
-        errors=tuple(found.errors),
+        errors=_unique(found.errors),
         warnings=tuple(found.warnings),
         notes=tuple(found.notes),
         target=target_name,
@@ -245,6 +256,18 @@ def _tokenizer(
     return token
 
 
+def _unique(errors: list[ParallelDraftingConfigError]) -> tuple[ParallelDraftingConfigError, ...]:
+    """The errors without repeats (one broken section can break two rules the same way)."""
+    seen: set[tuple[str | None, str]] = set()
+    unique = []
+    for error in errors:
+        key = (error.field, str(error))
+        if key not in seen:
+            seen.add(key)
+            unique.append(error)
+    return tuple(unique)
+
+
 def _directory_of(location: Path | None) -> Path | None:
     """The model directory of a ``config.json`` or of a model directory."""
     if location is None:
@@ -253,7 +276,7 @@ def _directory_of(location: Path | None) -> Path | None:
 
 
 def _is_path(argument: object) -> bool:
-    return issubclass(type(argument), (str, bytes, os.PathLike))
+    return is_kind(argument, (str, bytes, os.PathLike))
 
 
 def _shown(argument: object) -> str | None:

@@ -390,6 +390,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         status = EXIT_INTERRUPTED
+    except OSError as error:  # stdout closed, a full disk: the output could not be written
+        print(f"drafting-config: cannot write the output: {error}", file=sys.stderr)
+        status = EXIT_INVALID
     except Exception as error:  # a bug of ours: say so in one line, never a traceback
         print(
             f"drafting-config: internal error: {type(error).__name__}: {error} "

@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Iterable, Mapping
-from typing import Annotated
+from typing import Annotated, cast
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
 from typing_extensions import Self
 
 from drafting_config.checking import ModelArgument, Verdict, check
+from drafting_config.contract import contract_errors
 from drafting_config.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -20,6 +21,7 @@ from drafting_config.errors import (
 from drafting_config.integers import INT32_LIMIT
 from drafting_config.loading import load_config_json
 from drafting_config.paths import as_path, display_path
+from drafting_config.reading import is_kind
 from drafting_config.repo_ids import DEFAULT_REVISION, path_or_snapshot
 from drafting_config.resolution import ConfigFormat, Resolution, resolve, token_id_error
 from drafting_config.sources import PRIORITY_ORDER, TokenIdSource
@@ -210,10 +212,15 @@ class ParallelDraftingConfig(BaseModel):
         """
         if type(data) is Resolution:
             return _model_fields(data)
-        if _is_own_form(data):
-            return data
+        own_form = _own_form(data)
+        if own_form is not None:
+            return own_form
         resolution = resolve(data)
         resolution.raise_first()
+        # The draft-only rules of check() too (layer lists, num_target_layers), so that the
+        # model and the command line never disagree about a draft.
+        for error in contract_errors(data, resolution, None):
+            raise error
         emit_warnings(resolution.warnings)
         return _model_fields(resolution)
 
@@ -238,13 +245,19 @@ class ParallelDraftingConfig(BaseModel):
         return self
 
 
-def _is_own_form(data: object) -> bool:
-    """Whether ``data`` is this model's serialized form: a mapping with a ``token_id`` key."""
-    if not issubclass(type(data), Mapping):
-        return False
+def _own_form(data: object) -> dict[object, object] | None:
+    """This model's serialized form (a mapping with a ``token_id`` key) as a plain dict,
+    or ``None`` when ``data`` is anything else (an HF config).
+
+    Raises:
+        ParallelDraftingConfigError: the mapping's own methods raise.
+    """
+    if not is_kind(data, Mapping):
+        return None
+    mapping = cast("Mapping[object, object]", data)
     try:
-        return "token_id" in data  # type: ignore[operator]
-    except Exception as error:  # a mapping whose __contains__ raises
+        return dict(mapping.items()) if "token_id" in mapping else None
+    except Exception as error:  # a mapping whose __contains__ or items raises
         raise foreign_error("Could not read the draft model's config", error, field=None) from None
 
 

@@ -34,7 +34,7 @@ from typing import Final
 import torch
 
 from drafting_config.errors import describe_value
-from drafting_config.integers import exact_int
+from drafting_config.integers import exact_int, positive_int32
 
 __all__ = [
     "DFlashInputs",
@@ -175,6 +175,7 @@ def expand_eagle_inputs(
     mask_id = _token_id("parallel_drafting_token_id", parallel_drafting_token_id, ids.dtype)
     pad_id = _token_id("padding_token_id", padding_token_id, ids.dtype)
     if do_check:
+        _host_readable(starts)
         _check_query_start_loc(starts, ids.shape[0])
         _check_rejected(rejected, starts)
     return _eagle_layout(
@@ -339,6 +340,7 @@ def expand_dflash_inputs(
         _same_device(target_positions=positions, num_rejected_tokens=rejected)
     mask_id = _token_id("parallel_drafting_token_id", parallel_drafting_token_id, next_ids.dtype)
     if do_check:
+        _host_readable(starts)
         _check_query_start_loc(starts, positions.shape[0])
         if rejected is not None:
             _check_rejected(rejected, starts)
@@ -578,10 +580,7 @@ def _exact_int(name: str, value: object, expected: str) -> int:
 
 
 def _positive_int(name: str, value: object) -> int:
-    number = _exact_int(name, value, "an int >= 1")
-    if number < 1:
-        raise ValueError(f"`{name}` must be an int >= 1, got {describe_value(number)}.")
-    return number
+    return positive_int32(name, value)  # the package's size rule: a positive int32
 
 
 def _flag(name: str, value: object) -> bool:
@@ -597,6 +596,14 @@ def _token_id(name: str, value: object, dtype: torch.dtype) -> int:
     if not info.min <= number <= info.max:
         raise ValueError(f"`{name}` must be {expected}, got {describe_value(number)}.")
     return number
+
+
+def _host_readable(tensor: torch.Tensor) -> None:
+    if tensor.device.type == "meta":
+        raise ValueError(
+            "`check=True` reads the inputs' values on the host, and tensors on the meta "
+            "device have none; pass check=False."
+        )
 
 
 def _check_query_start_loc(starts: torch.Tensor, num_rows: int) -> None:

@@ -21,7 +21,7 @@ from typing import Final, cast
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value, foreign_error
 
-__all__ = ["MISSING", "FieldGetter", "Missing", "field_getter", "join_path"]
+__all__ = ["MISSING", "FieldGetter", "Missing", "field_getter", "is_kind", "join_path"]
 
 
 class Missing(enum.Enum):
@@ -60,6 +60,19 @@ _EXPECTED: Final = (
     "a transformers PreTrainedConfig, a mapping such as a parsed config.json, "
     "or an object with attributes"
 )
+
+
+def is_kind(value: object, kinds: type | tuple[type, ...]) -> bool:
+    """``issubclass(type(value), kinds)``, or ``False`` when the value's class cannot answer.
+
+    ``type(value)`` never asks the value (its ``__class__`` may lie), and a
+    metaclass whose ``__hash__`` or ``__getattribute__`` raises, which an ABC
+    such as ``Mapping`` trips over, makes the value simply not of those kinds.
+    """
+    try:
+        return issubclass(type(value), kinds)
+    except Exception:
+        return False
 
 
 def join_path(path: str, name: str) -> str:

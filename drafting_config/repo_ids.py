@@ -27,9 +27,10 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Final, TypeGuard
+from typing import Final, TypeGuard, cast
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
+from drafting_config.reading import is_kind
 
 __all__ = [
     "CONFIG_FILE",
@@ -89,7 +90,7 @@ class RepoIdError(ParallelDraftingConfigError):
     problem: str
 
     def __init__(self, parameter: str, value: object, problem: str) -> None:
-        short = isinstance(value, str) and len(value) <= _SHOWN_MAX
+        short = type(value) is str and len(value) <= _SHOWN_MAX  # never a foreign len or repr
         shown = repr(value) if short else describe_value(value)
         label = parameter.replace("_", " ")
         super().__init__(f"{label} {shown} is malformed: {problem}")
@@ -194,7 +195,10 @@ def looks_like_repo_id(text: object) -> TypeGuard[str]:
     The shape is checked loosely on purpose: ``org/bad name`` looks like a repo id,
     and :func:`validate_repo_id` then reports it as malformed (a usage error).
     """
-    if not isinstance(text, str) or text.count("/") != 1 or "\\" in text:
+    if not is_kind(text, str):
+        return False
+    text = str.__str__(cast("str", text))
+    if text.count("/") != 1 or "\\" in text:
         return False
     org, name = text.split("/")
     if not org or not name or ":" in org:
@@ -214,8 +218,9 @@ def validate_repo_id(text: object) -> str:
     Raises:
         RepoIdError: with ``parameter="repo_id"``, naming the value and what is wrong.
     """
-    if not isinstance(text, str):
+    if not is_kind(text, str):
         raise RepoIdError("repo_id", text, "expected a string of the form ORG/NAME.")
+    text = str.__str__(cast("str", text))  # a str subclass as its plain text
     problem = _repo_id_problem(text)
     if problem is not None:
         raise RepoIdError("repo_id", text, f"{problem}; expected ORG/NAME, as in Qwen/Qwen3-8B.")
@@ -260,8 +265,9 @@ def validate_revision(text: object) -> str:
     Raises:
         RepoIdError: with ``parameter="revision"``, naming the value and what is wrong.
     """
-    if not isinstance(text, str):
+    if not is_kind(text, str):
         raise RepoIdError("revision", text, "expected a string: a branch, a tag or a commit hash.")
+    text = str.__str__(cast("str", text))  # a str subclass as its plain text, never its methods
     problem = _revision_problem(text)
     if problem is not None:
         raise RepoIdError(
@@ -369,8 +375,13 @@ def path_or_snapshot(
             reported).
         MissingExtraError, RepoNotCachedError, HubDownloadError: as :func:`locate`.
     """
-    if revision != DEFAULT_REVISION:  # checked even for local paths, so a bad option shows
-        validate_revision(revision)
+    flag: object = download  # callers without type checking pass anything
+    if type(flag) is not bool:
+        raise ParallelDraftingConfigError(
+            f"`download` must be True or False, got {describe_value(flag)}.", field=None
+        )
+    if type(revision) is not str or revision != DEFAULT_REVISION:
+        revision = validate_revision(revision)  # even for local paths, so a bad option shows
     if looks_like_repo_id(text):
         return locate(text, revision=revision, download=download)
     return Path(text)

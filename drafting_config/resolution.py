@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal, TypeVar
+from typing import Final, Literal, TypeVar, cast
 
 from drafting_config.errors import (
     ConflictingTokenIdWarning,
@@ -349,8 +349,8 @@ def _names_id(value: object, token_id: int) -> bool:
 
     Only exact ints are compared: a foreign object's ``__eq__`` is never called.
     """
-    if type(value) in (list, tuple):
-        return any(exact_int(item) == token_id for item in value)  # type: ignore[attr-defined]
+    if type(value) is list or type(value) is tuple:  # never a metaclass's __eq__
+        return any(exact_int(item) == token_id for item in cast("list[object]", value))
     return exact_int(value) == token_id
 
 

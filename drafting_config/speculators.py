@@ -31,7 +31,7 @@ from typing import Final, cast
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
 from drafting_config.integers import exact_int
 from drafting_config.layers import check_layer_ids
-from drafting_config.reading import MISSING, FieldGetter, field_getter
+from drafting_config.reading import MISSING, FieldGetter, field_getter, is_kind
 from drafting_config.sources import TokenIdSource
 
 __all__ = [
@@ -376,7 +376,7 @@ def _transformer_layer_config(get: FieldGetter) -> dict[str, object]:
             field=field,
         )
     kind = type(section)
-    if not issubclass(kind, Mapping):
+    if not is_kind(section, Mapping):
         raise _not_an_object(field, section)
     try:
         if issubclass(kind, dict):
@@ -417,7 +417,7 @@ def _section(
 
 
 def _mapping_reader(value: object, path: str) -> FieldGetter:
-    if not issubclass(type(value), Mapping):
+    if not is_kind(value, Mapping):
         raise _not_an_object(path, value)
     return field_getter(value, path)
 
@@ -491,7 +491,7 @@ def _json_falsy(value: object) -> bool:
         return value is not True
     if kind is int or kind is float:
         return cast("float", value) == 0
-    if kind in (str, list, tuple, dict):
+    if kind is str or kind is list or kind is tuple or kind is dict:  # never kind.__eq__
         return len(cast("str", value)) == 0
     return False
 

@@ -443,7 +443,7 @@ def _added_tokens_decoder(path: str, config: Mapping[str, object]) -> list[Added
     tokens = []
     for key, entry in decoder.items():
         where = f"added_tokens_decoder[{_key(key)}]"
-        if not (key.isascii() and key.isdecimal()) or int(key) > _MAX_ID:
+        if not (key.isascii() and key.isdecimal()) or len(key) > 10 or int(key) > _MAX_ID:
             raise ConfigFileError(
                 path, f"`{where}`: the key must be a token id (a decimal number); got {key!r}."
             )

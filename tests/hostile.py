@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import types
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -147,3 +148,68 @@ class Hostile:
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         # Hypothesis prints failing examples with this, so a failure stays readable.
         printer.text("Hostile()")
+
+
+class HashRaisingMeta(type):
+    """A metaclass whose ``__hash__`` raises: ABC checks such as ``Mapping`` trip over it."""
+
+    def __hash__(cls) -> int:
+        raise TypeError("no hash for this class")
+
+    __eq__ = type.__eq__
+
+
+class EqRaisingMeta(type):
+    """A metaclass whose ``__eq__`` raises: ``type(x) in (list, tuple)`` trips over it."""
+
+    def __eq__(cls, other: object) -> bool:
+        raise RuntimeError("no == for this class")
+
+    __hash__ = type.__hash__
+
+
+class GetattributeRaisingMeta(type):
+    """A metaclass whose ``__getattribute__`` raises on every lookup."""
+
+    def __getattribute__(cls, name: str) -> Any:
+        raise RuntimeError(f"no {name} for this class")
+
+
+def instance_of(metaclass: type) -> object:
+    """An instance of a fresh class of ``metaclass`` (made on demand: such classes at
+    module level trip up tools that scan modules)."""
+    return types.new_class("UnderHostileMeta", (), {"metaclass": metaclass})()
+
+
+class HostileStr(str):
+    """A str whose own methods raise: only ``str.__str__`` may read it."""
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("no ==")
+
+    def __ne__(self, other: object) -> bool:
+        raise RuntimeError("no !=")
+
+    def __contains__(self, key: object) -> bool:
+        raise RuntimeError("no in")
+
+    def __len__(self) -> int:
+        raise RuntimeError("no len")
+
+    __hash__ = str.__hash__
+
+
+class TokenIdMapping(EmptyMapping):
+    """Claims a ``token_id`` key (so it looks like the model's own form), then raises on reads."""
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(["token_id"])
+
+    def __len__(self) -> int:
+        return 1
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __getitem__(self, key: str) -> object:
+        raise RuntimeError("no items for you")

@@ -474,23 +474,23 @@ def eagle_call(**changes: Any) -> EagleInputs:
     [
         (
             {"num_speculative_tokens": 0},
-            "`num_speculative_tokens` must be an int >= 1, got 0 (int).",
+            "`num_speculative_tokens` must be a positive int below 2**31, got 0 (int).",
         ),
         (
             {"num_speculative_tokens": -3},
-            "`num_speculative_tokens` must be an int >= 1, got -3 (int).",
+            "`num_speculative_tokens` must be a positive int below 2**31, got -3 (int).",
         ),
         (
             {"num_speculative_tokens": True},
-            "`num_speculative_tokens` must be an int >= 1, got True (bool).",
+            "`num_speculative_tokens` must be a positive int below 2**31, got True (bool).",
         ),
         (
             {"num_speculative_tokens": 3.0},
-            "`num_speculative_tokens` must be an int >= 1, got 3.0 (float).",
+            "`num_speculative_tokens` must be a positive int below 2**31, got 3.0 (float).",
         ),
         (
             {"num_speculative_tokens": PretendsToBeInt()},
-            "`num_speculative_tokens` must be an int >= 1, got <",
+            "`num_speculative_tokens` must be a positive int below 2**31, got <",
         ),
         ({"shift_input_ids": 1}, "`shift_input_ids` must be True or False, got 1 (int)."),
         ({"check": "yes"}, "`check` must be True or False, got 'yes' (str)."),
@@ -706,11 +706,14 @@ def dflash_call(**changes: Any) -> DFlashInputs:
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"kv_block_size": 0}, "`kv_block_size` must be an int >= 1, got 0 (int)."),
-        ({"kv_block_size": 16.0}, "`kv_block_size` must be an int >= 1, got 16.0 (float)."),
+        ({"kv_block_size": 0}, "`kv_block_size` must be a positive int below 2**31, got 0 (int)."),
+        (
+            {"kv_block_size": 16.0},
+            "`kv_block_size` must be a positive int below 2**31, got 16.0 (float).",
+        ),
         (
             {"num_speculative_tokens": 0},
-            "`num_speculative_tokens` must be an int >= 1, got 0 (int).",
+            "`num_speculative_tokens` must be a positive int below 2**31, got 0 (int).",
         ),
         (
             {"block_table": torch.tensor([3, 8])},
@@ -828,3 +831,27 @@ def test_mypy_types_the_results(tmp_path: Path) -> None:
 def test_results_leak_no_any(tmp_path: Path) -> None:
     errors, report = run_mypy(CORRECT_USE, tmp_path, "--disallow-any-expr")
     assert errors == set(), report
+
+
+def test_counts_beyond_int32_and_checks_on_meta_are_value_errors() -> None:
+    ids, positions, next_ids, starts, rejected = pin_batch()
+    with pytest.raises(ValueError, match=r"`num_speculative_tokens` must be a positive int below"):
+        expand_eagle_inputs(
+            ids,
+            positions,
+            next_ids,
+            starts,
+            rejected,
+            parallel_drafting_token_id=-2,
+            num_speculative_tokens=2**40,
+            shift_input_ids=True,
+        )
+    meta = [t.to("meta") for t in (ids, positions, next_ids, starts, rejected)]
+    with pytest.raises(ValueError, match="meta device"):
+        expand_eagle_inputs(
+            *meta,
+            parallel_drafting_token_id=-2,
+            num_speculative_tokens=3,
+            shift_input_ids=True,
+            check=True,
+        )

@@ -208,3 +208,21 @@ def test_a_required_extra_field_of_a_subclass_is_an_error_naming_it() -> None:
     assert info.value.field == "engine"
     with pytest.raises(ValidationError, match="engine"):
         NeedsEngine.model_validate({"pard_token": 5})
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"num_target_layers": "4"},
+        {"dflash_config": {"mask_token_id": 5, "target_layer_ids": [3, 1]}},
+        {"target_layer_ids": [True, 2]},
+    ],
+)
+def test_the_model_refuses_what_check_refuses_in_a_draft(extra: dict[str, Any]) -> None:
+    from drafting_config import check
+
+    draft = {"mask_token_id": 5, **extra}
+    (expected,) = check(draft, check_tokenizer=False).errors
+    with pytest.raises(ParallelDraftingConfigError) as info:
+        ParallelDraftingConfig.from_hf_config(draft)
+    assert (info.value.field, str(info.value)) == (expected.field, str(expected))

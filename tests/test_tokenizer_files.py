@@ -912,3 +912,12 @@ def test_the_example_tokenizer_is_what_its_script_writes(tmp_path: Path) -> None
     script = (EXAMPLES / "make_small_tokenizer.py").read_text()
     assert "BASE_VOCAB = 300" in script
     assert 'config_style="v4"' in script
+
+
+def test_an_added_tokens_decoder_key_too_long_to_convert_is_a_file_error(tmp_path: Path) -> None:
+    key = "1" * 5000  # Python refuses to convert it; the file itself parses
+    (tmp_path / "tokenizer_config.json").write_text(
+        json.dumps({"added_tokens_decoder": {key: {"content": "x", "special": True}}})
+    )
+    with pytest.raises(ConfigFileError, match="the key must be a token id"):
+        load_tokenizer_files(tmp_path)

@@ -371,6 +371,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_:  # argparse: --help, --version, or a usage error
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
     out = sys.stdout
+    if out is None:  # started with standard output closed (>&-)
+        print(
+            "drafting-config: cannot write the output: standard output is closed", file=sys.stderr
+        )
+        return EXIT_INVALID
     if isinstance(out, io.TextIOWrapper):
         # Paths are escaped already; anything else odd prints as an escape, never an error.
         out.reconfigure(errors="backslashreplace")

@@ -1062,3 +1062,22 @@ def test_a_sweep_under_strict_utf8_stdio_gives_one_verdict_per_path(tmp_path: Pa
         else:
             assert f"{tmp_path}/caf\\xe9.json: OK: token id 3 from `pard_token`" in text
             assert text.endswith("3 checked: 2 valid, 1 invalid\n")
+
+
+def test_a_closed_standard_output_is_said_plainly(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdout", None)
+    assert main(["check", str(VALID_EXAMPLES[0])]) == 1
+
+
+def test_an_output_that_cannot_be_written_is_said_plainly(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class Full(io.StringIO):
+        def write(self, text: str) -> int:
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(sys, "stdout", Full())
+    assert main(["check", str(VALID_EXAMPLES[0])]) == 1
+    assert capsys.readouterr().err == (
+        "drafting-config: cannot write the output: [Errno 28] No space left on device\n"
+    )

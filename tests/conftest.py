@@ -15,7 +15,9 @@ from hypothesis import HealthCheck, settings
 settings.register_profile(
     "ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
-settings.load_profile("ci")
+# Under `mutmut run` (see pyproject.toml) the suite runs once per mutant: fewer examples there.
+settings.register_profile("mutmut", parent=settings.get_profile("ci"), max_examples=50)
+settings.load_profile("mutmut" if "MUTANT_UNDER_TEST" in os.environ else "ci")
 
 
 @pytest.fixture(autouse=True)

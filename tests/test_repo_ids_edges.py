@@ -1,0 +1,113 @@
+"""Exact edges of the repo-id messages: what the cache is missing, what the hub said
+(found by mutation testing).  The cache layouts are built by hand, as huggingface_hub
+documents them (``models--ORG--NAME/{refs,snapshots}``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from huggingface_hub import errors as hub_errors
+
+from drafting_config import repo_ids
+from drafting_config.repo_ids import (
+    _cached_refs,
+    _refusal_problem,
+    _status,
+    _unreached_problem,
+    _why_not_cached,
+    path_or_snapshot,
+)
+
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+def _repo(cache: Path) -> Path:
+    folder = cache / "models--org--name"
+    folder.mkdir(parents=True)
+    return folder
+
+
+def _why(cache: Path, revision: str) -> str:
+    return _why_not_cached("org/name", revision, str(cache), hub_says_absent=False)
+
+
+def test_a_cached_commit_without_config_json(tmp_path: Path) -> None:
+    snapshot = _repo(tmp_path) / "snapshots" / COMMIT
+    snapshot.mkdir(parents=True)
+    assert _why(tmp_path, COMMIT) == (
+        f"the cached snapshot at revision {COMMIT} ({snapshot}) has no config.json"
+    )
+
+
+def test_an_uncached_revision_with_no_refs_at_all(tmp_path: Path) -> None:
+    _repo(tmp_path)
+    assert (
+        _why(tmp_path, "dev") == f"revision dev is not in the local Hugging Face cache ({tmp_path})"
+    )
+    assert _why(tmp_path, "abcdef1") == (
+        f"revision abcdef1 is not in the local Hugging Face cache ({tmp_path}); give a commit "
+        "by its full 40-character hash"
+    )
+
+
+def test_a_ref_that_holds_no_commit_hash_is_ignored(tmp_path: Path) -> None:
+    refs = _repo(tmp_path) / "refs"
+    refs.mkdir()
+    (refs / "dev").write_text("not a commit hash\n")
+    assert _why(tmp_path, "dev") == (
+        f"revision dev is not in the local Hugging Face cache ({tmp_path}) (cached: dev)"
+    )
+
+
+@pytest.mark.parametrize("count", [8, 9])
+def test_at_most_eight_cached_refs_are_listed(tmp_path: Path, count: int) -> None:
+    names = [f"b{i}" for i in range(count)]
+    for name in names:
+        (tmp_path / name).write_text(COMMIT)
+    assert _cached_refs(tmp_path) == (names if count <= 8 else [*names[:8], "..."])
+
+
+def test_a_repo_id_is_looked_up_with_the_download_flag_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[tuple[str, str, bool]] = []
+
+    def locate(repo_id: str, *, revision: str, download: bool) -> Path:
+        calls.append((repo_id, revision, download))
+        return Path("/snapshot")
+
+    monkeypatch.setattr(repo_ids, "locate", locate)
+    assert path_or_snapshot("org/name", revision="dev", download=True) == Path("/snapshot")
+    assert path_or_snapshot("org/name") == Path("/snapshot")
+    assert calls == [("org/name", "dev", True), ("org/name", "main", False)]
+
+
+def test_an_error_without_a_response_has_no_status() -> None:
+    assert _status(ValueError("x")) == "no status"
+    no_code = ValueError("x")
+    no_code.response = SimpleNamespace()  # type: ignore[attr-defined]
+    assert _status(no_code) == "no status"
+    coded = ValueError("x")
+    coded.response = SimpleNamespace(status_code=418)  # type: ignore[attr-defined]
+    assert _status(coded) == 418
+
+
+@pytest.mark.parametrize(
+    ("status", "hint"), [(401, " (is HF_TOKEN valid?)"), (403, " (is HF_TOKEN valid?)"), (404, "")]
+)
+def test_only_401_and_403_mention_the_token(status: int, hint: str) -> None:
+    error = ValueError("refused")
+    error.response = SimpleNamespace(status_code=status)  # type: ignore[attr-defined]
+    assert _refusal_problem(error, "config.json", "main", "https://hub.test") == (
+        f"https://hub.test answered HTTP {status}{hint}."
+    )
+
+
+def test_offline_mode_is_named_with_its_variable() -> None:
+    error = OSError("cannot download")
+    error.__cause__ = hub_errors.OfflineModeIsEnabled("offline")
+    assert _unreached_problem(error, "https://hub.test") == (
+        "HF_HUB_OFFLINE is set; unset it to download."
+    )

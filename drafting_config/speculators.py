@@ -29,7 +29,7 @@ from types import MappingProxyType
 from typing import Final, cast
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
-from drafting_config.integers import exact_int
+from drafting_config.integers import INT32_LIMIT, exact_int
 from drafting_config.layers import check_layer_ids
 from drafting_config.reading import MISSING, FieldGetter, field_getter, is_kind
 from drafting_config.sources import TokenIdSource
@@ -339,7 +339,7 @@ def _speculative_tokens(speculators_config: FieldGetter) -> int:
     if tokens is MISSING:
         raise _missing(SPECULATIVE_TOKENS_FIELD, SPECULATIVE_TOKENS_FIELD)
     count = exact_int(tokens)
-    if count is None or not 1 <= count < 2**31:
+    if count is None or not 1 <= count < INT32_LIMIT:
         raise ParallelDraftingConfigError(
             f"`{SPECULATIVE_TOKENS_FIELD}` must be a positive int below 2**31 (the number of "
             f"tokens drafted per step); got {describe_value(tokens)}.",

@@ -23,7 +23,13 @@ import json
 from pathlib import Path
 
 from tests.conftest import EXAMPLES
-from tests.tokenizer_factory import QWEN3_ADDED, QWEN3_BASE_VOCAB, QWEN3_SPECIALS, base_vocabulary
+from tests.tokenizer_factory import (
+    QWEN3_ADDED,
+    QWEN3_BASE_VOCAB,
+    QWEN3_SPECIALS,
+    added_tokens_decoder,
+    base_vocabulary,
+)
 
 __all__ = [
     "FAILING_PAIR",
@@ -73,17 +79,7 @@ def write_pair_tokenizer(directory: Path) -> Path:
             backend.add_tokens([entry])
     directory.mkdir(parents=True, exist_ok=True)
     backend.save(str(directory / "tokenizer.json"))
-    decoder = {
-        str(token_id): {
-            "content": token.content,
-            "lstrip": False,
-            "normalized": not token.special,
-            "rstrip": False,
-            "single_word": False,
-            "special": token.special,
-        }
-        for token_id, token in sorted(backend.get_added_tokens_decoder().items())
-    }
+    decoder = added_tokens_decoder(backend)
     config = {  # the layout of Qwen3's own tokenizer_config.json (transformers 4.5x)
         "add_bos_token": False,
         "add_prefix_space": False,

@@ -19,7 +19,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = [
     "QWEN3_ADDED",
@@ -29,6 +29,7 @@ __all__ = [
     "Added",
     "ConfigStyle",
     "ModelKind",
+    "added_tokens_decoder",
     "base_vocabulary",
     "llama3_added",
     "write_llama3_like",
@@ -219,17 +220,7 @@ def write_tokenizer(
             backend.add_tokens([entry])
     if tokenizer_json:
         backend.save(str(directory / "tokenizer.json"))
-    decoder = {
-        str(token_id): {
-            "content": token.content,
-            "lstrip": False,
-            "normalized": not token.special,
-            "rstrip": False,
-            "single_word": False,
-            "special": token.special,
-        }
-        for token_id, token in sorted(backend.get_added_tokens_decoder().items())
-    }
+    decoder = added_tokens_decoder(backend)
     _write_configs(directory, specials, extra_specials, decoder, config_style)
     return directory
 
@@ -321,3 +312,19 @@ def read_added_tokens(directory: Path) -> list[dict[str, object]]:
     data = json.loads((directory / "tokenizer.json").read_text())
     added: list[dict[str, object]] = data["added_tokens"]
     return added
+
+
+def added_tokens_decoder(backend: Any) -> dict[str, dict[str, object]]:
+    """``added_tokens_decoder`` of ``tokenizer_config.json`` for a ``tokenizers.Tokenizer``,
+    as transformers writes it."""
+    return {
+        str(token_id): {
+            "content": token.content,
+            "lstrip": False,
+            "normalized": not token.special,
+            "rstrip": False,
+            "single_word": False,
+            "special": token.special,
+        }
+        for token_id, token in sorted(backend.get_added_tokens_decoder().items())
+    }

@@ -20,7 +20,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from drafting_config.checking import Verdict, check
+from drafting_config.checking import Verdict, check, check_many
 from drafting_config.errors import (
     ConflictingTokenIdWarning,
     ParallelDraftingConfigError,
@@ -54,6 +54,7 @@ __all__ = [
     "TokenIdSource",
     "Verdict",
     "check",
+    "check_many",
     "get_parallel_drafting_token_id",
     "resolve",
 ]

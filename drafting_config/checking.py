@@ -15,9 +15,10 @@ transformers; huggingface_hub is imported only to look up a repo id.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Union
+from typing import Final, Union
 
 from drafting_config.contract import (
     TargetFacts,
@@ -42,9 +43,9 @@ from drafting_config.repo_ids import (
     path_or_snapshot,
 )
 from drafting_config.resolution import Resolution, resolve
-from drafting_config.tokenizer_files import TokenFacts, load_tokenizer_files
+from drafting_config.tokenizer_files import TokenFacts, TokenizerFiles, load_tokenizer_files
 
-__all__ = ["ModelArgument", "Verdict", "check"]
+__all__ = ["ModelArgument", "Verdict", "check", "check_many"]
 
 ModelArgument = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", object]
 """A model: a local ``config.json`` or model directory (``str``, ``bytes``, ``os.PathLike``),
@@ -116,42 +117,143 @@ def check(
             cached (never weights, never code): the draft's, the target's, or a
             speculators verifier's.
     """
-    flag: object = check_tokenizer  # callers without type checking pass anything
+    options = _Options(target, tokenizer, check_tokenizer, revision, target_revision, download)
+    return _check(draft, options, _SharedReads())
+
+
+def check_many(
+    drafts: Iterable[ModelArgument],
+    *,
+    target: ModelArgument | None = None,
+    tokenizer: str | os.PathLike[str] | None = None,
+    check_tokenizer: bool = True,
+    revision: str = DEFAULT_REVISION,
+    target_revision: str = DEFAULT_REVISION,
+    download: bool = False,
+) -> list[Verdict]:
+    """Check several drafts with the same options: one :class:`Verdict` per draft, in order.
+
+    The verdicts are those of :func:`check`, called on each draft with these
+    options, but what the drafts share is read once per call rather than once
+    per draft: the target, every tokenizer directory (an explicit one, or the
+    target's), and each speculators verifier.  A sweep of a thousand drafts
+    against one target, or of one verifier's drafts, reads it once.  Files are
+    assumed not to change while the call runs.
+
+    Raises:
+        TypeError: ``drafts`` is a single path (a ``str``, ``bytes`` or
+            ``os.PathLike``) rather than a collection of drafts.  Nothing else
+            is raised: bad drafts and options get verdicts, as with :func:`check`.
+    """
+    if _is_path(drafts):
+        raise TypeError(
+            f"check_many() takes a collection of drafts, not the single path "
+            f"{describe_value(drafts)}; pass [path], or call check(path)."
+        )
+    options = _Options(target, tokenizer, check_tokenizer, revision, target_revision, download)
+    shared = _SharedReads()
+    return [_check(draft, options, shared) for draft in drafts]
+
+
+@dataclass(frozen=True)
+class _Options:
+    """The keyword arguments of :func:`check` (see there)."""
+
+    target: ModelArgument | None
+    tokenizer: str | os.PathLike[str] | None
+    check_tokenizer: bool
+    revision: str
+    target_revision: str
+    download: bool
+
+
+@dataclass(frozen=True)
+class _Target:
+    """What was found of a draft's target, and what it adds to the verdict."""
+
+    name: str | None
+    facts: TargetFacts | None = None
+    directory: Path | None = None
+    errors: tuple[ParallelDraftingConfigError, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+_NO_TARGET: Final = _Target(None, notes=("target not checked: no target given",))
+
+
+class _SharedReads:
+    """What the drafts of one call share (targets, tokenizer files), each read at most once."""
+
+    def __init__(self) -> None:
+        self._targets: dict[str | None, _Target] = {}
+        self._tokenizers: dict[str, TokenizerFiles | ParallelDraftingConfigError | None] = {}
+
+    def target(self, verifier: str | None, read: Callable[[], _Target]) -> _Target:
+        """The explicit target (``verifier=None``) or a verifier's: ``read()`` on first use."""
+        if verifier not in self._targets:
+            self._targets[verifier] = read()
+        return self._targets[verifier]
+
+    def tokenizer_files(self, directory: str | os.PathLike[str]) -> TokenizerFiles | None:
+        """:func:`~drafting_config.tokenizer_files.load_tokenizer_files`, once per directory.
+
+        Raises:
+            ParallelDraftingConfigError: as that function (the same error every time).
+        """
+        key = as_path(directory, argument="tokenizer")
+        if key not in self._tokenizers:
+            try:
+                self._tokenizers[key] = load_tokenizer_files(key)
+            except ParallelDraftingConfigError as error:
+                self._tokenizers[key] = error
+        found = self._tokenizers[key]
+        if isinstance(found, ParallelDraftingConfigError):
+            raise found
+        return found
+
+
+def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Verdict:
+    flag: object = options.check_tokenizer  # callers without type checking pass anything
     if type(flag) is not bool:
         error = ParallelDraftingConfigError(
             f"`check_tokenizer` must be True or False, got {describe_value(flag)}."
         )
         return Verdict(_shown(draft), None, (error,))
     try:
-        path, draft_config, draft_at = _load(draft, revision, download)
+        path, draft_config, draft_at = _load(draft, options.revision, options.download)
     except ParallelDraftingConfigError as error:
         return Verdict(_shown(draft), None, (error,))
     resolution = resolve(draft_config)
     found = _Findings(list(resolution.errors), list(resolution.warnings), [])
-    target_name, target_facts, target_at = _target(
-        found, resolution, target, target_revision, download
-    )
-    if target_facts is not None and target_facts == TargetFacts(None, None, None):
+    target = _target(resolution, options, shared)
+    found.errors += target.errors
+    found.notes += target.notes
+    if target.facts is not None and target.facts == TargetFacts(None, None, None):
         found.notes.append(
             "target compared on nothing: it gives no vocab_size, hidden_size or "
             "num_hidden_layers (nor in text_config)"
         )
     if resolution.fields:
         try:
-            found.errors += contract_errors(draft_config, resolution, target_facts)
+            found.errors += contract_errors(draft_config, resolution, target.facts)
         except ParallelDraftingConfigError as error:  # a draft field that cannot be read
             found.errors.append(error)
     token = None
-    if check_tokenizer and resolution.winner is not None:
-        beside = {"the draft": _directory_of(draft_at), "the target": _directory_of(target_at)}
-        token = _tokenizer(found, draft_config, resolution, tokenizer, beside)
+    if options.check_tokenizer and resolution.winner is not None:
+        beside = {
+            "the draft": _directory_of(draft_at),
+            "the target": _directory_of(target.directory),
+        }
+        token = _tokenizer(
+            found, draft_config, resolution, options.tokenizer, beside, shared=shared
+        )
     return Verdict(
         path=path,
         resolution=resolution,
         errors=_unique(found.errors),
         warnings=tuple(found.warnings),
         notes=tuple(found.notes),
-        target=target_name,
+        target=target.name,
         token=token,
     )
 
@@ -165,32 +267,27 @@ class _Findings:
     notes: list[str]
 
 
-def _target(
-    found: _Findings,
-    resolution: Resolution,
-    target: ModelArgument | None,
-    revision: str,
-    download: bool,
-) -> tuple[str | None, TargetFacts | None, Path | None]:
-    """(name, facts, where read) of the target: the one given, else a speculators verifier."""
+def _target(resolution: Resolution, options: _Options, shared: _SharedReads) -> _Target:
+    """The target given, else a speculators verifier, else none."""
+    target = options.target
     if target is not None:
-        try:
-            name, config, directory = _load(target, revision, download)
-            return name or "<config object>", read_target(config), directory
-        except ParallelDraftingConfigError as error:
-            found.errors.append(error)
-            return _shown(target) or "<config object>", None, None
+        return shared.target(None, lambda: _explicit_target(target, options))
     verifier = None if resolution.speculators is None else resolution.speculators.verifier
     if verifier is None:
-        found.notes.append("target not checked: no target given")
-        return None, None, None
-    return _verifier_target(found, verifier, download)
+        return _NO_TARGET
+    return shared.target(verifier, lambda: _verifier_target(verifier, options.download))
 
 
-def _verifier_target(
-    found: _Findings, verifier: str, download: bool
-) -> tuple[str | None, TargetFacts | None, Path | None]:
-    """(name, facts, where it was read) of a speculators draft's verifier, the implicit target.
+def _explicit_target(target: ModelArgument, options: _Options) -> _Target:
+    try:
+        name, config, directory = _load(target, options.target_revision, options.download)
+        return _Target(name or "<config object>", read_target(config), directory)
+    except ParallelDraftingConfigError as error:
+        return _Target(_shown(target) or "<config object>", errors=(error,))
+
+
+def _verifier_target(verifier: str, download: bool) -> _Target:
+    """A speculators draft's verifier, the implicit target.
 
     A verifier that cannot be found (a path of the machine the draft was trained on, a
     repo id not cached, or no huggingface_hub) gets a note; one found but broken, an error.
@@ -201,8 +298,7 @@ def _verifier_target(
         facts = read_target(config)
     except (MissingExtraError, RepoNotCachedError, RepoIdError, ConfigFileError) as error:
         if isinstance(error, ConfigFileError) and os.path.lexists(error.path):
-            found.errors.append(error)  # the target is there, but broken
-            return shown, None, None
+            return _Target(shown, errors=(error,))  # the target is there, but broken
         # A path of the machine it was trained on, or a hub model not fetched: a note.
         why = (
             f"is a repo id, and looking it up needs the {EXTRA_NAME} extra"
@@ -210,13 +306,13 @@ def _verifier_target(
             else "is neither a local model directory nor in the local Hugging Face cache "
             "(pass --target, or --download)"
         )
-        found.notes.append(f"target not checked: the speculators verifier {verifier!r} {why}")
-        return None, None, None
+        return _Target(
+            None, notes=(f"target not checked: the speculators verifier {verifier!r} {why}",)
+        )
     except ParallelDraftingConfigError as error:
-        found.errors.append(error)
-        return shown, None, None
-    found.notes.append(f"target taken from the speculators verifier {verifier!r}")
-    return shown, facts, directory
+        return _Target(shown, errors=(error,))
+    note = f"target taken from the speculators verifier {verifier!r}"
+    return _Target(shown, facts, directory, notes=(note,))
 
 
 def _tokenizer(
@@ -225,12 +321,14 @@ def _tokenizer(
     resolution: Resolution,
     explicit: str | os.PathLike[str] | None,
     beside: dict[str, Path | None],
+    *,
+    shared: _SharedReads,
 ) -> TokenFacts | None:
     """Check the token id against the tokenizer files of ``explicit``, else of the first
     directory in ``beside`` (the draft's, then the target's) that has any."""
     try:
         if explicit is not None:
-            files = load_tokenizer_files(explicit)
+            files = shared.tokenizer_files(explicit)
             if files is None:
                 raise ConfigFileError(
                     os.fsdecode(explicit),
@@ -240,7 +338,8 @@ def _tokenizer(
         else:
             searched = {name: path for name, path in beside.items() if path is not None}
             files = next(
-                (f for f in map(load_tokenizer_files, searched.values()) if f is not None), None
+                (f for f in map(shared.tokenizer_files, searched.values()) if f is not None),
+                None,
             )
             if files is None:
                 if searched:

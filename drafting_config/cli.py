@@ -1,6 +1,6 @@
 """The ``drafting-config`` command: check draft models offline, and render the verdicts.
 
-Every decision is made by :func:`drafting_config.checking.check`; this module
+Every decision is made by :func:`drafting_config.checking.check_many`; this module
 parses arguments, renders :class:`~drafting_config.checking.Verdict`\\ s as text
 or JSON, and maps them to an exit status.  ``check`` and ``explain`` build no
 pydantic model and import neither torch nor transformers; only ``schema``
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Final, TextIO
 
 from drafting_config import __version__
-from drafting_config.checking import Verdict, check
+from drafting_config.checking import Verdict, check_many
 from drafting_config.errors import describe_value
 from drafting_config.loading import ConfigFileError
 from drafting_config.reading import MISSING
@@ -136,18 +136,15 @@ def _verdict_lines(verdict: Verdict, strict: bool, indent: str = "    ") -> list
 
 
 def _check_all(paths: Sequence[str], args: argparse.Namespace) -> list[Verdict]:
-    return [
-        check(
-            path,
-            target=args.target,
-            tokenizer=args.tokenizer,
-            check_tokenizer=not args.no_tokenizer,
-            revision=args.revision,
-            target_revision=args.target_revision,
-            download=args.download,
-        )
-        for path in paths
-    ]
+    return check_many(
+        paths,
+        target=args.target,
+        tokenizer=args.tokenizer,
+        check_tokenizer=not args.no_tokenizer,
+        revision=args.revision,
+        target_revision=args.target_revision,
+        download=args.download,
+    )
 
 
 def _status(verdicts: Sequence[Verdict], strict: bool) -> int:

@@ -412,27 +412,38 @@ def _checked_files(files: Sequence[object]) -> tuple[str, ...]:
 
 
 def _cached_snapshot(repo_id: str, revision: str, cache: str) -> Path:
-    try:
-        from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415 (the optional extra)
-    except ImportError:
-        raise MissingExtraError(repo_id) from None
-    found = try_to_load_from_cache(repo_id, CONFIG_FILE, cache_dir=cache, revision=revision)
-    if isinstance(found, str):
-        return Path(found).parent
+    # A repo without its folder in the cache is not cached, and saying so needs none of the
+    # hub's download machinery, whose import (~0.2 s) a sweep would pay for each run.
+    if _repo_folder(repo_id, cache).is_dir():
+        try:
+            from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415 (the extra)
+        except ImportError:
+            raise MissingExtraError(repo_id) from None
+        found = try_to_load_from_cache(repo_id, CONFIG_FILE, cache_dir=cache, revision=revision)
+        if isinstance(found, str):
+            return Path(found).parent
+        hub_says_absent = found is not None
+    else:
+        hub_says_absent = False
     raise RepoNotCachedError(
         repo_id,
         revision,
         cache,
-        f"{_why_not_cached(repo_id, revision, cache, hub_says_absent=found is not None)}; "
+        f"{_why_not_cached(repo_id, revision, cache, hub_says_absent=hub_says_absent)}; "
         f"{_how_to_fetch(repo_id, revision)}",
     )
+
+
+def _repo_folder(repo_id: str, cache: str) -> Path:
+    """The repo's folder in the cache, by the documented layout (``models--ORG--NAME``)."""
+    return Path(cache, "models--" + repo_id.replace("/", "--"))
 
 
 def _why_not_cached(repo_id: str, revision: str, cache: str, *, hub_says_absent: bool) -> str:
     """Which part is missing, read from the documented cache layout
     (``models--ORG--NAME/{refs,snapshots}``) for the message only."""
     at = "" if revision == DEFAULT_REVISION else f" at revision {revision}"
-    repo_dir = Path(cache, "models--" + repo_id.replace("/", "--"))
+    repo_dir = _repo_folder(repo_id, cache)
     if hub_says_absent:
         return f"the cache records that the repo has no {CONFIG_FILE}{at} (is it a model repo?)"
     if not repo_dir.is_dir():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,14 @@ from typing import Any
 
 import pytest
 
-from drafting_config import ConfigFileError, ParallelDraftingConfigError, Verdict, check
+from drafting_config import (
+    ConfigFileError,
+    ParallelDraftingConfigError,
+    Verdict,
+    check,
+    check_many,
+    checking,
+)
 from drafting_config.repo_ids import (
     EXTRA_NAME,
     HubDownloadError,
@@ -513,3 +521,140 @@ def test_a_speculators_draft_is_checked_against_the_tokenizer_beside_it(
     verdict = check(draft)
     assert verdict.token == TokenFacts(300, TokenKind.SPECIAL, "<|endoftext|>")
     assert "the tokenizer's pad token" in str(verdict.warnings[0])
+
+
+# -- check_many: one verdict per draft, shared files read once ----------------------------------
+
+
+def summary(verdict: Verdict) -> tuple[object, ...]:
+    """Everything a verdict says, comparable across calls (errors by type and text)."""
+    return (
+        verdict.path,
+        verdict.token_id,
+        verdict.token,
+        verdict.target,
+        verdict.notes,
+        [(type(e), e.field, str(e)) for e in verdict.errors],
+        [(type(w), str(w)) for w in verdict.warnings],
+    )
+
+
+def test_check_many_gives_the_verdicts_check_gives_one_by_one(
+    cache: Path, tmp_path: Path, tokenizers: dict[str, Path]
+) -> None:
+    write_cached_repo(cache, VERIFIER, {"config.json": json.dumps(LLAMA3_8B)})
+    drafts: list[object] = [
+        DFLASH_4B,
+        str(EXAMPLES / "invalid" / "pard-token-as-string" / "config.json"),
+        model_dir(tmp_path / "draft", tokenizers["special"], {"pard_token": ID}),
+        {"pard_token": ID},
+        speculators_for(VERIFIER),
+        speculators_for("Qwen/Qwen3-32B"),  # not cached: a note
+        tmp_path / "absent",
+        "Org/not-cached",
+        {"pard_token": "7"},
+    ]
+    target = model_dir(tmp_path / "target", tokenizers["ordinary"], QWEN3_8B)
+    every_options: list[dict[str, Any]] = [
+        {},
+        {"target": target},
+        {"target": QWEN3_8B, "tokenizer": tokenizers["unused"]},
+        {"tokenizer": tmp_path / "no-such-tokenizer"},
+        {"check_tokenizer": False, "target": tmp_path / "no-such-target"},
+    ]
+    for options in every_options:
+        one_by_one = [summary(check(draft, **options)) for draft in drafts]
+        assert [summary(v) for v in check_many(drafts, **options)] == one_by_one
+    assert check_many([]) == []
+    assert [v.path for v in check_many(iter(["a/config.json", "b/config.json"]))] == [
+        "a/config.json",
+        "b/config.json",
+    ]
+
+
+def counting(monkeypatch: pytest.MonkeyPatch, name: str) -> list[str]:
+    """Record the first argument of every call of ``drafting_config.checking.<name>``."""
+    original = getattr(checking, name)
+    calls: list[str] = []
+
+    def counted(first: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(os.fspath(first))
+        return original(first, *args, **kwargs)
+
+    monkeypatch.setattr(checking, name, counted)
+    return calls
+
+
+def test_check_many_reads_the_target_and_its_tokenizer_once(
+    tmp_path: Path, tokenizers: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = model_dir(tmp_path / "target", tokenizers["ordinary"], QWEN3_8B)
+    configs = counting(monkeypatch, "load_config_json")
+    tokenizer_reads = counting(monkeypatch, "load_tokenizer_files")
+    verdicts = check_many([{"pard_token": ID}] * 3, target=target)
+    assert [kind(v) for v in verdicts] == [TokenKind.ORDINARY] * 3
+    assert configs == [str(target)]
+    assert tokenizer_reads == [str(target)]
+    for _ in range(3):
+        check({"pard_token": ID}, target=target)
+    assert len(configs) == len(tokenizer_reads) == 4  # check() shares nothing between calls
+
+
+def test_check_many_reads_an_explicit_tokenizer_once_and_repeats_its_error(
+    tmp_path: Path, tokenizers: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tokenizer_reads = counting(monkeypatch, "load_tokenizer_files")
+    good = check_many([{"pard_token": ID}, {"pard_token": ID + 1}], tokenizer=tokenizers["special"])
+    assert [v.token_id for v in good] == [ID, ID + 1]
+    assert good[0].token == SPECIAL
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "tokenizer.json").write_text("{")
+    bad = check_many([{"pard_token": ID}] * 2, tokenizer=broken)
+    assert tokenizer_reads == [str(tokenizers["special"]), str(broken)]
+    assert [[str(e) for e in v.errors] for v in bad] == [[str(bad[0].errors[0])]] * 2
+    assert str(bad[0].errors[0]).startswith(f"{broken}/tokenizer.json: ")
+
+
+def test_check_many_looks_each_verifier_up_once(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_cached_repo(cache, VERIFIER, {"config.json": json.dumps(QWEN3_8B)})
+    lookups = counting(monkeypatch, "path_or_snapshot")
+    other = "Qwen/Qwen3-32B"  # not cached
+    drafts = [speculators_for(VERIFIER), speculators_for(other)] * 3
+    verdicts = check_many(drafts, check_tokenizer=False)
+    assert lookups == [VERIFIER, other]
+    assert [v.target for v in verdicts] == [VERIFIER, None] * 3
+    assert all(v.ok for v in verdicts)
+
+
+@pytest.mark.parametrize("single", ["examples/dflash-qwen3-4b", b"draft", DFLASH_4B])
+def test_check_many_refuses_a_single_path(single: object) -> None:
+    with pytest.raises(TypeError, match=r"check_many\(\) takes a collection of drafts"):
+        check_many(single)  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cached", [False, True])
+def test_an_uncached_verifier_is_reported_without_importing_the_hubs_downloader(
+    tmp_path: Path, cached: bool
+) -> None:
+    # The downloader's import costs ~0.2 s; a repo whose folder is not in the cache is
+    # known to be uncached without it.
+    cache = tmp_path / "hf-cache"
+    cache.mkdir()
+    if cached:
+        write_cached_repo(cache, VERIFIER, {"config.json": json.dumps(QWEN3_8B)})
+    program = (
+        "import json, sys\n"
+        "from drafting_config import check\n"
+        f"verdict = check(json.loads({json.dumps(json.dumps(speculators_for(VERIFIER)))}))\n"
+        "print(json.dumps([verdict.target, 'huggingface_hub.file_download' in sys.modules]))\n"
+    )
+    env = {**os.environ, "HF_HUB_CACHE": str(cache)}
+    env.pop("HF_HUB_OFFLINE", None)
+    result = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, env=env, check=True
+    )
+    assert json.loads(result.stdout) == ([VERIFIER, True] if cached else [None, False])

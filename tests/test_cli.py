@@ -830,7 +830,7 @@ def test_ctrl_c_exits_130_quietly(drafting_config: Cli, monkeypatch: pytest.Monk
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "check", interrupted)
+    monkeypatch.setattr(cli, "check_many", interrupted)
     run = drafting_config("check", DFLASH)
     assert (run.status, run.out, run.err) == (EXIT_INTERRUPTED, "", "")
     assert EXIT_INTERRUPTED == 128 + signal.SIGINT
@@ -861,7 +861,7 @@ def test_a_bug_of_ours_is_one_line_on_stderr_and_exit_1(
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "check", broken)
+    monkeypatch.setattr(cli, "check_many", broken)
     run = drafting_config("check", DFLASH)
     assert (run.status, run.out) == (1, "")
     assert run.err == (

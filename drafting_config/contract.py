@@ -21,6 +21,7 @@ field's value and the target's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from drafting_config.errors import (
@@ -99,14 +100,13 @@ def contract_errors(
         target: the target's facts, or ``None`` to check the draft alone.
     """
     errors: list[ParallelDraftingConfigError] = []
-    speculators = resolution.speculators
-    get = field_getter(draft_config if speculators is None else speculators.hf_config, "")
+    read = _path_reader(draft_config, resolution)
 
     num_layers, num_layers_source = None, None
     if target is not None and target.num_layers is not None:
         num_layers, num_layers_source = target.num_layers, "the target's num_hidden_layers"
     for field in NUM_TARGET_LAYERS_FIELDS:
-        value = _read(get, field)
+        value = read(field)
         if value is None:
             continue
         try:
@@ -127,10 +127,11 @@ def contract_errors(
             )
 
     layer_lists: list[tuple[str, object, int]]
+    speculators = resolution.speculators
     if speculators is not None and speculators.layer_ids_field is not None:
         layer_lists = [(speculators.layer_ids_field, list(speculators.layer_ids), 1)]
     else:
-        layer_lists = [(field, _read(get, field), 0) for field in HF_LAYER_ID_FIELDS]
+        layer_lists = [(field, read(field), 0) for field in HF_LAYER_ID_FIELDS]
     for field, value, offset in layer_lists:
         if value is None:
             continue
@@ -145,12 +146,12 @@ def contract_errors(
         except ParallelDraftingConfigError as error:
             errors.append(error)
     if target is not None:
-        errors.extend(_target_size_errors(get, resolution, target))
+        errors.extend(_target_size_errors(read, resolution, target))
     return errors
 
 
 def _target_size_errors(
-    get: FieldGetter, resolution: Resolution, target: TargetFacts
+    read: _PathReader, resolution: Resolution, target: TargetFacts
 ) -> list[ParallelDraftingConfigError]:
     errors: list[ParallelDraftingConfigError] = []
     winner = resolution.winner
@@ -168,7 +169,7 @@ def _target_size_errors(
                 field=winner.source.value,
             )
         )
-    draft_vocab = _read(get, "draft_vocab_size")
+    draft_vocab = read("draft_vocab_size")
     if draft_vocab is not None:
         try:
             size = positive_int32("draft_vocab_size", draft_vocab)
@@ -185,7 +186,7 @@ def _target_size_errors(
                 )
     if resolution.takes_target_hidden_states and target.hidden_size is not None:
         field = "target_hidden_size"
-        value = get(field, None)
+        value = read(field)
         if value is None:
             field, value = "hidden_size", resolution.hidden_size
         size_or_none = None if value is None else _size_or_error(errors, field, value)
@@ -215,13 +216,30 @@ def _mismatch(
     )
 
 
-def _read(get: FieldGetter, path: str) -> object:
-    """A dotted path's value (``None`` when it or its section is absent or null)."""
-    section, _, key = path.rpartition(".")
-    if not section:
-        return get(key, None)
-    container = get(section, None)
-    return None if container is None else field_getter(container, section)(key, None)
+_PathReader = Callable[[str], object]
+"""Reads a dotted path of the draft's config: ``None`` when it or its section is absent or null."""
+
+
+def _path_reader(draft_config: object, resolution: Resolution) -> _PathReader:
+    """A reader of the draft's fields by dotted path, reading each section once.
+
+    A speculators file is read through the HF config vLLM derives from it.
+    """
+    speculators = resolution.speculators
+    get = field_getter(draft_config if speculators is None else speculators.hf_config, "")
+    sections: dict[str, FieldGetter | None] = {}
+
+    def read(path: str) -> object:
+        section, _, key = path.rpartition(".")
+        if not section:
+            return get(key, None)
+        if section not in sections:
+            container = get(section, None)
+            sections[section] = None if container is None else field_getter(container, section)
+        section_get = sections[section]
+        return None if section_get is None else section_get(key, None)
+
+    return read
 
 
 def tokenizer_findings(
@@ -271,9 +289,7 @@ def tokenizer_findings(
                 f"{mask.id}; engines that look the mask token up by name will use {mask.id}."
             )
         )
-    speculators = resolution.speculators
-    get = field_getter(draft_config if speculators is None else speculators.hf_config, "")
-    named = _read(get, MASK_TOKEN_TEXT_FIELD)
+    named = _path_reader(draft_config, resolution)(MASK_TOKEN_TEXT_FIELD)
     if named is not None:
         if not issubclass(type(named), str):
             errors.append(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from benchmarks.timing import interleaved_process_seconds, python, report
+from benchmarks.timing import process_rounds, python, report
 
 TARGET = 15.0
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "dflash-qwen3-4b"
@@ -22,14 +22,15 @@ def main() -> list[bool]:
     script = shutil.which("drafting-config")
     if script is None:
         raise SystemExit("drafting-config is not installed: pip install -e '.[dev]'")
-    ours, baseline = interleaved_process_seconds(
+    timed = process_rounds(
         [
             [script, "check", str(EXAMPLE / "config.json")],
             [python(), "-m", "benchmarks.baseline_autoconfig", str(EXAMPLE)],
         ],
-        repeats=11,
+        rounds=11,
     )
-    ratio = baseline / ours
+    ours, baseline = timed.medians()
+    ratio = timed.ratio(1, 0)
     print(
         report(
             "cli, one config",

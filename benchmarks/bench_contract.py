@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import statistics
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
-from benchmarks.timing import python, report
+from benchmarks.timing import process_rounds, python, report
 from tests.tokenizer_factory import write_qwen3_like
 
 TARGET = 10.0
@@ -63,25 +61,16 @@ def main() -> list[bool]:
         baseline.append(str(draft))
         check = subprocess.run(ours, capture_output=True, text=True, check=True)
         assert "token: unused" in check.stdout, check.stdout
-        ratios, our_times, their_times = [], [], []
-        for _ in range(7):
-            timings = []
-            for command in (ours, baseline):
-                start = time.perf_counter()
-                subprocess.run(command, capture_output=True, check=True)
-                timings.append(time.perf_counter() - start)
-            our_times.append(timings[0])
-            their_times.append(timings[1])
-            ratios.append(timings[1] / timings[0])
-    ratio = statistics.median(ratios)
+        timed = process_rounds([ours, baseline], rounds=7)
+    ratio = timed.ratio(1, 0)
     print(
         report(
             "contract, check w/ tokenizer",
             ratio,
             f">= {TARGET:g}x",
             ratio >= TARGET,
-            f"drafting-config {statistics.median(our_times) * 1e3:.0f} ms, AutoConfig x2 + "
-            f"AutoTokenizer {statistics.median(their_times) * 1e3:.0f} ms (medians)",
+            f"drafting-config {timed.median(0) * 1e3:.0f} ms, AutoConfig x2 + "
+            f"AutoTokenizer {timed.median(1) * 1e3:.0f} ms (medians)",
         )
     )
     return [ratio >= TARGET]

@@ -17,15 +17,12 @@ Three targets, each measured against its baseline in the same run:
 from __future__ import annotations
 
 import random
-import statistics
-import timeit
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from functools import partial
 
 import torch
 
-from benchmarks.timing import report
+from benchmarks.timing import per_call_rounds, report
 from drafting_config.masked_slots import (
     DFlashInputs,
     EagleInputs,
@@ -112,18 +109,6 @@ def bytes_moved(tensors: tuple[torch.Tensor, ...], result: EagleInputs | DFlashI
     return sum(t.numel() * t.element_size() for t in unique)
 
 
-def side_by_side(functions: Sequence[Callable[[], object]], *, rounds: int = 15) -> list[float]:
-    """Median seconds per call of each function, timed in alternating rounds so that
-    load on the machine hits every one alike (each round ~50 ms per function)."""
-    timers = [timeit.Timer(function) for function in functions]
-    numbers = [max(1, timer.autorange()[0] // 4) for timer in timers]
-    times: list[list[float]] = [[] for _ in functions]
-    for _ in range(rounds):
-        for timer, number, series in zip(timers, numbers, times, strict=True):
-            series.append(timer.timeit(number) / number)
-    return [statistics.median(series) for series in times]
-
-
 def main() -> list[bool]:
     torch.set_num_threads(1)
     results = []
@@ -134,10 +119,11 @@ def main() -> list[bool]:
         field.name: getattr(layout(tensors), field.name).tolist() for field in fields(EagleInputs)
     } == reference(decode)._asdict()
     small = make_batch(64, 2, 5, seed=3).tensors()
-    python, vectorized, few = side_by_side(
+    decode_timed = per_call_rounds(
         [partial(reference, decode), partial(layout, tensors), partial(layout, small)]
     )
-    ratio = python / vectorized
+    python, vectorized, few = decode_timed.medians()
+    ratio = decode_timed.ratio(0, 1)
     results.append(ratio >= 10)
     print(
         report(
@@ -152,8 +138,9 @@ def main() -> list[bool]:
     big = make_batch(4096, 2, 64, seed=2).tensors()
     size = bytes_moved(big, layout(big))
     floor = torch.empty(size, dtype=torch.uint8)
-    copy, expand = side_by_side([floor.clone, partial(layout, big)])
-    ratio = expand / copy
+    timed = per_call_rounds([floor.clone, partial(layout, big)])
+    copy, expand = timed.medians()
+    ratio = timed.ratio(1, 0)
     results.append(ratio <= 30)
     print(
         report(
@@ -165,7 +152,7 @@ def main() -> list[bool]:
         )
     )
 
-    ratio = vectorized / few
+    ratio = decode_timed.ratio(1, 2)
     results.append(ratio <= 4)
     print(
         report(
@@ -191,7 +178,7 @@ def main() -> list[bool]:
     )
     size = bytes_moved((next_ids, positions, starts, rejected), dflash())
     floor = torch.empty(size, dtype=torch.uint8)
-    copy, expand = side_by_side([floor.clone, dflash])
+    copy, expand = per_call_rounds([floor.clone, dflash]).medians()
     print(
         f"{'for information: DFlash':<28} {expand / copy:8.2f}x  of a {size / 1e6:.2f} MB copy "
         f"({copy * 1e6:.0f} us), torch {expand * 1e3:.2f} ms, same 4,096 requests"
@@ -201,7 +188,8 @@ def main() -> list[bool]:
     hidden = torch.randn(tensors[0].numel(), 2048, dtype=torch.bfloat16)
     filler = torch.randn(2048, dtype=torch.bfloat16)
     out = expand_hidden_states(hidden, eagle, filler)
-    copy, expand = side_by_side([out.clone, partial(expand_hidden_states, hidden, eagle, filler)])
+    timed = per_call_rounds([out.clone, partial(expand_hidden_states, hidden, eagle, filler)])
+    copy, expand = timed.medians()
     print(
         f"{'for information: hidden':<28} {expand / copy:8.2f}x  of cloning the output "
         f"({out.nbytes / 1e6:.1f} MB, {copy * 1e3:.2f} ms), torch {expand * 1e3:.2f} ms, "

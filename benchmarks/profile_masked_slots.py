@@ -13,7 +13,8 @@ from functools import partial
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from benchmarks.bench_masked_slots import bytes_moved, layout, make_batch, side_by_side
+from benchmarks.bench_masked_slots import bytes_moved, layout, make_batch
+from benchmarks.timing import per_call_rounds
 
 CALLS = 50
 
@@ -22,7 +23,7 @@ def main() -> None:
     torch.set_num_threads(1)
     batch = make_batch(4096, 2, 64, seed=2).tensors()
     floor = torch.empty(bytes_moved(batch, layout(batch)), dtype=torch.uint8)
-    copy, expand = side_by_side([floor.clone, partial(layout, batch)])
+    copy, expand = per_call_rounds([floor.clone, partial(layout, batch)]).medians()
     print(
         f"copy of {floor.numel() / 1e6:.2f} MB: {copy * 1e6:.0f} us; layout: {expand * 1e6:.0f} us"
     )

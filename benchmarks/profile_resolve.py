@@ -13,7 +13,7 @@ import pstats
 from functools import partial
 
 from benchmarks.bench_resolve import cases, untyped_chain
-from benchmarks.timing import per_call_seconds
+from benchmarks.timing import per_call_rounds
 from drafting_config import ParallelDraftingConfig
 from drafting_config.reading import field_getter
 from drafting_config.resolution import resolve
@@ -33,7 +33,7 @@ def main() -> None:
         "typed: from_hf_config, whole": partial(ParallelDraftingConfig.from_hf_config, hf_config),
     }
     for name, function in stages.items():
-        print(f"{name:<34} {per_call_seconds(function) * 1e6:6.2f} us (median)")
+        print(f"{name:<34} {per_call_rounds([function]).median(0) * 1e6:6.2f} us (median)")
 
     profile = cProfile.Profile()
     profile.enable()

@@ -1,4 +1,9 @@
-"""Timing helpers shared by the benchmark scripts: medians of repeated runs, ratio lines."""
+"""Timing helpers shared by the benchmark scripts.
+
+Contenders are timed in alternating rounds (baseline, ours, baseline, ours, ...)
+so that load on the machine hits all of them alike, and ratios are medians of
+per-round ratios: a slow spell that lasts a round cancels out.
+"""
 
 from __future__ import annotations
 
@@ -8,29 +13,51 @@ import sys
 import time
 import timeit
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 
-def per_call_seconds(function: Callable[[], object], *, repeats: int = 15) -> float:
-    """Median over ``repeats`` rounds of the time one call takes (rounds of ~50 ms each)."""
-    timer = timeit.Timer(function)
-    number, _ = timer.autorange()
-    number = max(1, number // 4)
-    return statistics.median(t / number for t in timer.repeat(repeat=repeats, number=number))
+@dataclass(frozen=True)
+class Rounds:
+    """Seconds taken by each contender in each round (``seconds[contender][round]``)."""
+
+    seconds: tuple[tuple[float, ...], ...]
+
+    def median(self, contender: int) -> float:
+        """The contender's median seconds."""
+        return statistics.median(self.seconds[contender])
+
+    def medians(self) -> list[float]:
+        """Every contender's median seconds, in order."""
+        return [statistics.median(series) for series in self.seconds]
+
+    def ratio(self, numerator: int, denominator: int) -> float:
+        """The median over rounds of ``numerator``'s time over ``denominator``'s."""
+        pairs = zip(self.seconds[numerator], self.seconds[denominator], strict=True)
+        return statistics.median(a / b for a, b in pairs)
 
 
-def interleaved_process_seconds(
-    commands: Sequence[Sequence[str]], *, repeats: int = 15
-) -> list[float]:
-    """Median wall time of each command, run in turn so that machine noise hits all alike."""
+def per_call_rounds(functions: Sequence[Callable[[], object]], *, rounds: int = 15) -> Rounds:
+    """Seconds per call of each function, in alternating rounds of ~50 ms per function."""
+    timers = [timeit.Timer(function) for function in functions]
+    numbers = [max(1, timer.autorange()[0] // 4) for timer in timers]
+    times: list[list[float]] = [[] for _ in functions]
+    for _ in range(rounds):
+        for timer, number, series in zip(timers, numbers, times, strict=True):
+            series.append(timer.timeit(number) / number)
+    return Rounds(tuple(map(tuple, times)))
+
+
+def process_rounds(commands: Sequence[Sequence[str]], *, rounds: int = 15) -> Rounds:
+    """Wall seconds of each command, run as a whole process, in alternating rounds."""
     times: list[list[float]] = [[] for _ in commands]
-    for _ in range(repeats):
-        for index, command in enumerate(commands):
+    for _ in range(rounds):
+        for command, series in zip(commands, times, strict=True):
             start = time.perf_counter()
             subprocess.run(
                 command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True
             )
-            times[index].append(time.perf_counter() - start)
-    return [statistics.median(t) for t in times]
+            series.append(time.perf_counter() - start)
+    return Rounds(tuple(map(tuple, times)))
 
 
 def report(name: str, ratio: float, target: str, met: bool, detail: str) -> str:

@@ -14,6 +14,7 @@ import time
 import timeit
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -47,14 +48,20 @@ def per_call_rounds(functions: Sequence[Callable[[], object]], *, rounds: int = 
     return Rounds(tuple(map(tuple, times)))
 
 
-def process_rounds(commands: Sequence[Sequence[str]], *, rounds: int = 15) -> Rounds:
+def process_rounds(
+    commands: Sequence[Sequence[str]], *, rounds: int = 15, cwd: str | Path | None = None
+) -> Rounds:
     """Wall seconds of each command, run as a whole process, in alternating rounds."""
     times: list[list[float]] = [[] for _ in commands]
     for _ in range(rounds):
         for command, series in zip(commands, times, strict=True):
             start = time.perf_counter()
             subprocess.run(
-                command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True
+                command,
+                cwd=cwd,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=True,
             )
             series.append(time.perf_counter() - start)
     return Rounds(tuple(map(tuple, times)))

@@ -15,7 +15,8 @@ transformers; huggingface_hub is imported only to look up a repo id.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Union
@@ -140,15 +141,19 @@ def check_many(
     against one target, or of one verifier's drafts, reads it once.  Files are
     assumed not to change while the call runs.
 
+    Args:
+        drafts: a list, tuple, set or iterator of drafts (see :data:`ModelArgument`).
+
     Raises:
-        TypeError: ``drafts`` is a single path (a ``str``, ``bytes`` or
-            ``os.PathLike``) rather than a collection of drafts.  Nothing else
-            is raised: bad drafts and options get verdicts, as with :func:`check`.
+        TypeError: ``drafts`` is a single draft (a path, a mapping, a config
+            object) or anything else that is not a list, tuple, set or iterator.
+            Bad drafts and options get verdicts, as with :func:`check`;
+            exceptions from iterating ``drafts`` itself propagate.
     """
-    if _is_path(drafts):
+    if _is_path(drafts) or not is_kind(drafts, (Sequence, AbstractSet, Iterator)):
         raise TypeError(
-            f"check_many() takes a collection of drafts, not the single path "
-            f"{describe_value(drafts)}; pass [path], or call check(path)."
+            "check_many() takes a list, tuple, set or iterator of drafts, got "
+            f"{describe_value(drafts)}; for one draft, call check(draft) or pass [draft]."
         )
     options = _Options(target, tokenizer, check_tokenizer, revision, target_revision, download)
     shared = _SharedReads()

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -629,10 +630,36 @@ def test_check_many_looks_each_verifier_up_once(
     assert all(v.ok for v in verdicts)
 
 
-@pytest.mark.parametrize("single", ["examples/dflash-qwen3-4b", b"draft", DFLASH_4B])
-def test_check_many_refuses_a_single_path(single: object) -> None:
-    with pytest.raises(TypeError, match=r"check_many\(\) takes a collection of drafts"):
+@pytest.mark.parametrize(
+    "single",
+    [
+        "examples/dflash-qwen3-4b",
+        b"draft",
+        DFLASH_4B,
+        {"pard_token": 5},  # iterating it would check its keys as paths
+        SimpleNamespace(pard_token=5),
+        5,
+    ],
+)
+def test_check_many_refuses_a_single_draft(single: object) -> None:
+    with pytest.raises(TypeError, match=r"check_many\(\) takes a list, tuple, set or iterator"):
         check_many(single)  # type: ignore[arg-type]
+
+
+def test_check_many_takes_a_single_transformers_config_for_what_it_is() -> None:
+    transformers = pytest.importorskip("transformers")
+    config = transformers.Qwen3Config(pard_token=5)  # iterable, over its attribute names
+    with pytest.raises(TypeError, match=r"got Qwen3Config"):
+        check_many(config)
+    (verdict,) = check_many([config])
+    assert verdict.token_id == 5
+
+
+def test_check_many_takes_tuples_sets_and_generators() -> None:
+    drafts = ({"pard_token": 1}, {"pard_token": 2})
+    assert [v.token_id for v in check_many(drafts)] == [1, 2]
+    assert [v.path for v in check_many({"a/config.json"})] == ["a/config.json"]
+    assert [v.token_id for v in check_many(d for d in drafts)] == [1, 2]
 
 
 @pytest.mark.slow

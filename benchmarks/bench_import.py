@@ -13,7 +13,7 @@ from __future__ import annotations
 import statistics
 import subprocess
 
-from benchmarks.timing import python, report
+from benchmarks.timing import compile_bytecode, python, report
 
 TARGET = 1.3
 
@@ -41,6 +41,7 @@ def timed_in_fresh_process(code: str) -> float:
 
 
 def medians(snippets: dict[str, str], repeats: int = 21) -> dict[str, float]:
+    compile_bytecode()
     times: dict[str, list[float]] = {name: [] for name in snippets}
     for _ in range(repeats):  # interleaved, so that noise hits both alike
         for name, code in snippets.items():

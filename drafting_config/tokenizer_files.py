@@ -441,13 +441,22 @@ def _added_tokens_decoder(path: str, config: Mapping[str, object]) -> list[Added
     if not isinstance(decoder, dict):
         raise _shape(path, "added_tokens_decoder", decoder, "an object keyed by token id")
     tokens = []
+    keys_by_id: dict[int, str] = {}
     for key, entry in decoder.items():
         where = f"added_tokens_decoder[{_key(key)}]"
         if not (key.isascii() and key.isdecimal()) or len(key) > 10 or int(key) > _MAX_ID:
             raise ConfigFileError(
                 path, f"`{where}`: the key must be a token id (a decimal number); got {key!r}."
             )
-        tokens.append(_token_entry(path, where, entry, entry_id=int(key)))
+        token_id = int(key)
+        if token_id in keys_by_id:  # "5" and "05": transformers keeps whichever comes last
+            raise ConfigFileError(
+                path,
+                f"`{where}`: id {token_id} is also the key {keys_by_id[token_id]!r}; "
+                "each token id must have one entry.",
+            )
+        keys_by_id[token_id] = key
+        tokens.append(_token_entry(path, where, entry, entry_id=token_id))
     return tokens
 
 

@@ -203,7 +203,8 @@ class _SharedReads:
         """:func:`~drafting_config.tokenizer_files.load_tokenizer_files`, once per directory.
 
         Raises:
-            ParallelDraftingConfigError: as that function (the same error every time).
+            ParallelDraftingConfigError: as that function (the same error every time, its
+                traceback reset, so that it never holds the frames of earlier drafts).
         """
         key = as_path(directory, argument="tokenizer")
         if key not in self._tokenizers:
@@ -213,7 +214,7 @@ class _SharedReads:
                 self._tokenizers[key] = error
         found = self._tokenizers[key]
         if isinstance(found, ParallelDraftingConfigError):
-            raise found
+            raise found.with_traceback(None)  # each raise would add to the last traceback
         return found
 
 

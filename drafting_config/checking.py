@@ -337,7 +337,7 @@ def _tokenizer(
             files = shared.tokenizer_files(explicit)
             if files is None:
                 raise ConfigFileError(
-                    os.fsdecode(explicit),
+                    as_path(explicit, argument="tokenizer"),  # read again: may fail now
                     "no tokenizer files here (tokenizer.json, tokenizer_config.json, "
                     "special_tokens_map.json).",
                 )

@@ -203,7 +203,8 @@ class _SharedReads:
         """:func:`~drafting_config.tokenizer_files.load_tokenizer_files`, once per directory.
 
         Raises:
-            ParallelDraftingConfigError: as that function (the same error every time).
+            ParallelDraftingConfigError: as that function (the same error every time, its
+                traceback reset, so that it never holds the frames of earlier drafts).
         """
         key = as_path(directory, argument="tokenizer")
         if key not in self._tokenizers:
@@ -213,7 +214,7 @@ class _SharedReads:
                 self._tokenizers[key] = error
         found = self._tokenizers[key]
         if isinstance(found, ParallelDraftingConfigError):
-            raise found
+            raise found.with_traceback(None)  # each raise would add to the last traceback
         return found
 
 
@@ -336,7 +337,7 @@ def _tokenizer(
             files = shared.tokenizer_files(explicit)
             if files is None:
                 raise ConfigFileError(
-                    os.fsdecode(explicit),
+                    as_path(explicit, argument="tokenizer"),  # read again: may fail now
                     "no tokenizer files here (tokenizer.json, tokenizer_config.json, "
                     "special_tokens_map.json).",
                 )

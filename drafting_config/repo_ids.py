@@ -414,7 +414,8 @@ def _checked_files(files: Sequence[object]) -> tuple[str, ...]:
 def _cached_snapshot(repo_id: str, revision: str, cache: str) -> Path:
     # A repo without its folder in the cache is not cached, and saying so needs none of the
     # hub's download machinery, whose import (~0.2 s) a sweep would pay for each run.
-    if _repo_folder(repo_id, cache).is_dir():
+    # os.path.isdir, as the hub's own look-up: a path it cannot stat is simply absent.
+    if os.path.isdir(_repo_folder(repo_id, cache)):
         try:
             from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415 (the extra)
         except ImportError:
@@ -441,16 +442,17 @@ def _repo_folder(repo_id: str, cache: str) -> Path:
 
 def _why_not_cached(repo_id: str, revision: str, cache: str, *, hub_says_absent: bool) -> str:
     """Which part is missing, read from the documented cache layout
-    (``models--ORG--NAME/{refs,snapshots}``) for the message only."""
+    (``models--ORG--NAME/{refs,snapshots}``) for the message only; a path that cannot
+    be stat'ed (too long, not searchable) counts as absent, as for huggingface_hub."""
     at = "" if revision == DEFAULT_REVISION else f" at revision {revision}"
     repo_dir = _repo_folder(repo_id, cache)
     if hub_says_absent:
         return f"the cache records that the repo has no {CONFIG_FILE}{at} (is it a model repo?)"
-    if not repo_dir.is_dir():
+    if not os.path.isdir(repo_dir):
         return f"not found locally nor in the local Hugging Face cache ({cache})"
-    commit = revision if (repo_dir / "snapshots" / revision).is_dir() else None
+    commit = revision if os.path.isdir(repo_dir / "snapshots" / revision) else None
     ref = repo_dir / "refs" / revision
-    if commit is None and ref.is_file():
+    if commit is None and os.path.isfile(ref):
         commit = _read_ref(ref)
     if commit is None:
         known = _cached_refs(repo_dir / "refs")
@@ -462,7 +464,7 @@ def _why_not_cached(repo_id: str, revision: str, cache: str, *, hub_says_absent:
         )
         return f"revision {revision} is not in the local Hugging Face cache ({cache}){listed}{hint}"
     snapshot = repo_dir / "snapshots" / commit
-    if not snapshot.is_dir():
+    if not os.path.isdir(snapshot):
         return f"revision {revision} points at commit {commit}, which is not in the cache ({cache})"
     if os.path.lexists(snapshot / CONFIG_FILE):
         return f"the cached {CONFIG_FILE}{at} is a broken link (its blob is gone) in {snapshot}"

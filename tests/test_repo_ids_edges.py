@@ -4,6 +4,7 @@ documents them (``models--ORG--NAME/{refs,snapshots}``)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -12,11 +13,13 @@ from huggingface_hub import errors as hub_errors
 
 from drafting_config import repo_ids
 from drafting_config.repo_ids import (
+    RepoNotCachedError,
     _cached_refs,
     _refusal_problem,
     _status,
     _unreached_problem,
     _why_not_cached,
+    locate,
     path_or_snapshot,
 )
 
@@ -110,4 +113,33 @@ def test_offline_mode_is_named_with_its_variable() -> None:
     error.__cause__ = hub_errors.OfflineModeIsEnabled("offline")
     assert _unreached_problem(error, "https://hub.test") == (
         "HF_HUB_OFFLINE is set; unset it to download."
+    )
+
+
+def test_a_cache_path_the_system_cannot_stat_is_a_repo_not_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # huggingface_hub's own look-up (os.path.isdir) answers "not cached" for a cache it
+    # cannot stat (a name too long here; a folder not searchable by the user, likewise);
+    # the folder check before it, and the message after, must not raise OSError instead.
+    from huggingface_hub import constants
+
+    cache = str(tmp_path / ("x" * 300))
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", cache)
+    with pytest.raises(RepoNotCachedError) as raised:
+        locate("org/name")
+    assert str(raised.value).startswith(
+        f"org/name: not found locally nor in the local Hugging Face cache ({cache}); "
+    )
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the lengths are for Linux's PATH_MAX, 4096")
+def test_a_revision_path_too_long_to_stat_is_a_revision_not_cached(tmp_path: Path) -> None:
+    # The repo's folder is there, but snapshots/REVISION and refs/REVISION are past
+    # PATH_MAX: huggingface_hub says "not cached"; the message must say which part.
+    cache = tmp_path.joinpath(*["d" * 250] * 15)
+    _repo(cache)
+    revision = "r" * 255
+    assert _why(cache, revision) == (
+        f"revision {revision} is not in the local Hugging Face cache ({cache})"
     )

@@ -49,7 +49,7 @@ def main() -> list[bool]:
         ours = [script, "check", "--json", "--no-tokenizer", *paths]
         result = subprocess.run(ours, cwd=root, capture_output=True, check=True)
         report_items = json.loads(result.stdout)
-        floor = [python(), "-m", "benchmarks.baseline_sweep", *paths]
+        floor = [python(), str(Path(__file__).with_name("baseline_sweep.py")), *paths]
         timed = process_rounds([ours, floor], rounds=7, cwd=root)
     assert len(report_items) == COUNT
     assert all(item["ok"] for item in report_items)

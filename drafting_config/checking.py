@@ -150,7 +150,7 @@ def check_many(
             Bad drafts and options get verdicts, as with :func:`check`;
             exceptions from iterating ``drafts`` itself propagate.
     """
-    if _is_path(drafts) or not is_kind(drafts, (Sequence, AbstractSet, Iterator)):
+    if is_kind(drafts, _ONE_DRAFT) or not is_kind(drafts, (Sequence, AbstractSet, Iterator)):
         raise TypeError(
             "check_many() takes a list, tuple, set or iterator of drafts, got "
             f"{describe_value(drafts)}; for one draft, call check(draft) or pass [draft]."
@@ -158,6 +158,10 @@ def check_many(
     options = _Options(target, tokenizer, check_tokenizer, revision, target_revision, download)
     shared = _SharedReads()
     return [_check(draft, options, shared) for draft in drafts]
+
+
+_ONE_DRAFT: Final = (str, bytes, bytearray, memoryview, os.PathLike)
+"""Sequences that are one draft's path (or its bytes), never a collection of drafts."""
 
 
 @dataclass(frozen=True)

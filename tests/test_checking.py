@@ -635,6 +635,8 @@ def test_check_many_looks_each_verifier_up_once(
     [
         "examples/dflash-qwen3-4b",
         b"draft",
+        bytearray(b"draft"),
+        memoryview(b"draft"),
         DFLASH_4B,
         {"pard_token": 5},  # iterating it would check its keys as paths
         SimpleNamespace(pard_token=5),

@@ -105,10 +105,11 @@ def contract_errors(
     num_layers, num_layers_source = None, None
     if target is not None and target.num_layers is not None:
         num_layers, num_layers_source = target.num_layers, "the target's num_hidden_layers"
-    for field in NUM_TARGET_LAYERS_FIELDS:
-        value = read(field)
+    for read_field in NUM_TARGET_LAYERS_FIELDS:
+        value = read(read_field)
         if value is None:
             continue
+        field = resolution.file_field(read_field)
         try:
             count = positive_int32(field, value)
         except ParallelDraftingConfigError as error:
@@ -131,7 +132,7 @@ def contract_errors(
     if speculators is not None and speculators.layer_ids_field is not None:
         layer_lists = [(speculators.layer_ids_field, list(speculators.layer_ids), 1)]
     else:
-        layer_lists = [(field, read(field), 0) for field in HF_LAYER_ID_FIELDS]
+        layer_lists = [(resolution.file_field(f), read(f), 0) for f in HF_LAYER_ID_FIELDS]
     for field, value, offset in layer_lists:
         if value is None:
             continue
@@ -161,34 +162,33 @@ def _target_size_errors(
         and target.vocab_size is not None
         and winner.token_id >= target.vocab_size
     ):
+        field = resolution.file_field(winner.source.value)
         errors.append(
             ParallelDraftingConfigError(
-                f"`{winner.source.value}` = {winner.token_id} is outside the target's "
+                f"`{field}` = {winner.token_id} is outside the target's "
                 f"vocabulary: the target's vocab_size is {target.vocab_size}, so the masked "
                 "slots would index past its embedding table.",
-                field=winner.source.value,
+                field=field,
             )
         )
     draft_vocab = read("draft_vocab_size")
     if draft_vocab is not None:
-        try:
-            size = positive_int32("draft_vocab_size", draft_vocab)
-        except ParallelDraftingConfigError as error:
-            errors.append(error)
-        else:
-            if target.vocab_size is not None and size > target.vocab_size:
-                errors.append(
-                    ParallelDraftingConfigError(
-                        f"`draft_vocab_size` = {size} is larger than the target's vocab_size "
-                        f"({target.vocab_size}); a reduced draft vocabulary must fit in it.",
-                        field="draft_vocab_size",
-                    )
+        field = resolution.file_field("draft_vocab_size")
+        size = _size_or_error(errors, field, draft_vocab)
+        if size is not None and target.vocab_size is not None and size > target.vocab_size:
+            errors.append(
+                ParallelDraftingConfigError(
+                    f"`{field}` = {size} is larger than the target's vocab_size "
+                    f"({target.vocab_size}); a reduced draft vocabulary must fit in it.",
+                    field=field,
                 )
+            )
     if resolution.takes_target_hidden_states and target.hidden_size is not None:
         field = "target_hidden_size"
         value = read(field)
         if value is None:
             field, value = "hidden_size", resolution.hidden_size
+        field = resolution.file_field(field)
         size_or_none = None if value is None else _size_or_error(errors, field, value)
         if size_or_none is not None and size_or_none != target.hidden_size:
             errors.append(_mismatch(field, size_or_none, "hidden_size", target.hidden_size))
@@ -259,7 +259,7 @@ def tokenizer_findings(
     winner = resolution.winner
     if winner is None or winner.token_id is None:
         return None, [], []
-    token_id, field = winner.token_id, winner.source.value
+    token_id, field = winner.token_id, resolution.file_field(winner.source.value)
     errors: list[ParallelDraftingConfigError] = []
     warnings: list[ParallelDraftingConfigWarning] = []
     facts = tokenizer.describe(token_id)
@@ -290,13 +290,13 @@ def tokenizer_findings(
             )
         )
     named = _path_reader(draft_config, resolution)(MASK_TOKEN_TEXT_FIELD)
+    text_field = resolution.file_field(MASK_TOKEN_TEXT_FIELD)
     if named is not None:
         if not issubclass(type(named), str):
             errors.append(
                 ParallelDraftingConfigError(
-                    f"`{MASK_TOKEN_TEXT_FIELD}` must be the mask token's text, got "
-                    f"{describe_value(named)}.",
-                    field=MASK_TOKEN_TEXT_FIELD,
+                    f"`{text_field}` must be the mask token's text, got {describe_value(named)}.",
+                    field=text_field,
                 )
             )
         else:
@@ -305,10 +305,10 @@ def tokenizer_findings(
             if named_id is not None and named_id != token_id:
                 errors.append(
                     ParallelDraftingConfigError(
-                        f"`{MASK_TOKEN_TEXT_FIELD}` = {text!r} is id {named_id} in the tokenizer, "
+                        f"`{text_field}` = {text!r} is id {named_id} in the tokenizer, "
                         f"but `{field}` = {token_id}: SGLang refuses to start on this mismatch "
                         "and other engines feed one id while the model expects the other.",
-                        field=MASK_TOKEN_TEXT_FIELD,
+                        field=text_field,
                     )
                 )
     return facts, errors, warnings

@@ -112,6 +112,15 @@ class Resolution:
     """For a speculators-format file, what it says beyond the HF config vLLM derives from it
     (the verifier, the 1-based aux layer ids)."""
 
+    def file_field(self, field: str) -> str:
+        """Where ``field``, a path of the config the resolver read, sits in the draft's file.
+
+        The field itself for a Hugging Face config; for a speculators file, the key vLLM
+        translated it from (see :meth:`SpeculatorsDraft.file_field`). Messages and
+        ``error.field`` use it, so that they name what the user can find in the file.
+        """
+        return field if self.speculators is None else self.speculators.file_field(field)
+
     @property
     def takes_target_hidden_states(self) -> bool:
         """Whether the drafter is fed the target's hidden states (all but PARD drafters)."""
@@ -193,32 +202,34 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
         speculators = translate(get) if is_speculators(get) else None
     except ParallelDraftingConfigError as error:
         return Resolution((), None, None, (error,), ())
+    in_file: _FileField = _same
     if speculators is not None:  # read what vLLM's runners read after its translation
         get = field_getter(speculators.hf_config, "")
+        in_file = speculators.file_field
     errors: list[ParallelDraftingConfigError] = []
     text_get = _attempt(errors, lambda: _section_getter(get, TEXT_CONFIG))
-    hidden_size = _attempt(errors, lambda: _model_size(get, text_get, "hidden_size"))
-    vocab_size = _attempt(errors, lambda: _model_size(get, text_get, "vocab_size"))
+    hidden_size = _attempt(errors, lambda: _model_size(get, text_get, "hidden_size", in_file))
+    vocab_size = _attempt(errors, lambda: _model_size(get, text_get, "vocab_size", in_file))
 
-    fields = _field_verdicts(get, order, vocab_size)
+    fields = _field_verdicts(get, order, vocab_size, in_file)
     errors.extend(f.error for f in fields if f.error is not None)
     winner = next((f for f in fields if f.status is FieldStatus.WINNER), None)
     if not any(f.status in _SET for f in fields):
         errors.append(ParallelDraftingConfigError(missing_token_id_message(order)))
-    eagle = _attempt(errors, lambda: _eagle_mask_token_id(get, vocab_size))
+    eagle = _attempt(errors, lambda: _eagle_mask_token_id(get, vocab_size, in_file))
 
     warnings: list[ParallelDraftingConfigWarning] = []
     if winner is not None and winner.token_id is not None:
         token_id = winner.token_id
         warnings.extend(
-            _conflict(hf_config, winner.source, token_id, f.source, f.token_id)
+            _conflict(hf_config, winner.source, token_id, f.source, f.token_id, in_file=in_file)
             for f in fields
             if f.status is FieldStatus.SHADOWED and f.token_id != token_id
         )
         if eagle is not None and eagle != token_id:
-            warnings.append(_eagle_disagrees(winner.source, token_id, eagle))
+            warnings.append(_eagle_disagrees(winner.source, token_id, eagle, in_file))
         try:
-            warnings.extend(_placeholder_warnings(get, text_get, winner.source, token_id))
+            warnings.extend(_placeholder_warnings(get, text_get, winner.source, token_id, in_file))
         except ParallelDraftingConfigError as error:
             errors.append(error)
     return Resolution(
@@ -234,6 +245,15 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
     )
 
 
+_FileField = Callable[[str], str]
+"""Where a field of the config the resolver reads sits in the draft's file."""
+
+
+def _same(field: str) -> str:
+    """:data:`_FileField` of a Hugging Face config: every field is where it was read."""
+    return field
+
+
 def _algorithm(winner: FieldVerdict | None, speculators: SpeculatorsDraft | None) -> str | None:
     if speculators is not None:
         return speculators.algorithm
@@ -246,7 +266,7 @@ _SET: Final = frozenset(
 
 
 def _field_verdicts(
-    get: FieldGetter, order: Sequence[TokenIdField], vocab_size: int | None
+    get: FieldGetter, order: Sequence[TokenIdField], vocab_size: int | None, in_file: _FileField
 ) -> tuple[FieldVerdict, ...]:
     """One verdict per field; the first set field wins if valid, later valid ones are shadowed
     by it, or merely valid when it is invalid."""
@@ -258,7 +278,7 @@ def _field_verdicts(
         except ParallelDraftingConfigError as error:
             verdict = FieldVerdict(source, FieldStatus.INVALID, MISSING, error=error)
         else:
-            verdict = _judge(source, value, vocab_size, first_set)
+            verdict = _judge(source, value, vocab_size, first_set, in_file)
         if first_set is None and verdict.status in _SET:
             first_set = verdict
         verdicts.append(verdict)
@@ -266,13 +286,17 @@ def _field_verdicts(
 
 
 def _judge(
-    source: TokenIdField, value: object, vocab_size: int | None, first_set: FieldVerdict | None
+    source: TokenIdField,
+    value: object,
+    vocab_size: int | None,
+    first_set: FieldVerdict | None,
+    in_file: _FileField,
 ) -> FieldVerdict:
     if value is MISSING:
         return FieldVerdict(source, FieldStatus.ABSENT, value)
     if value is None:
         return FieldVerdict(source, FieldStatus.NULL, value)
-    checked = token_id_error(source.value, value, vocab_size)
+    checked = token_id_error(in_file(source.value), value, vocab_size)
     if isinstance(checked, ParallelDraftingConfigError):
         return FieldVerdict(source, FieldStatus.INVALID, value, error=checked)
     if first_set is None:
@@ -310,28 +334,36 @@ def _attempt(errors: list[ParallelDraftingConfigError], read: Callable[[], _T]) 
         return None
 
 
-def _model_size(get: FieldGetter, text_get: FieldGetter | None, name: str) -> int | None:
+def _model_size(
+    get: FieldGetter, text_get: FieldGetter | None, name: str, in_file: _FileField
+) -> int | None:
     """A size field as an int in ``[1, 2**31)``, from the top level else ``text_config``."""
     value, field = get(name, None), name
     if value is None and text_get is not None:
         value, field = text_get(name, None), join_path(TEXT_CONFIG, name)
-    return None if value is None else positive_int32(field, value)
+    return None if value is None else positive_int32(in_file(field), value)
 
 
-def _eagle_mask_token_id(get: FieldGetter, vocab_size: int | None) -> int | None:
+def _eagle_mask_token_id(
+    get: FieldGetter, vocab_size: int | None, in_file: _FileField
+) -> int | None:
     """``eagle_config.mask_token_id``, which some model classes read instead of the winner."""
     section = _section_getter(get, EAGLE_CONFIG)
     value = None if section is None else section("mask_token_id", None)
     if value is None:
         return None
-    checked = token_id_error(join_path(EAGLE_CONFIG, "mask_token_id"), value, vocab_size)
+    checked = token_id_error(in_file(join_path(EAGLE_CONFIG, "mask_token_id")), value, vocab_size)
     if isinstance(checked, ParallelDraftingConfigError):
         raise checked
     return checked
 
 
 def _placeholder_warnings(
-    get: FieldGetter, text_get: FieldGetter | None, source: TokenIdField, token_id: int
+    get: FieldGetter,
+    text_get: FieldGetter | None,
+    source: TokenIdField,
+    token_id: int,
+    in_file: _FileField,
 ) -> list[ParallelDraftingConfigWarning]:
     """A warning for each special-token field (top level, else text_config) equal to the id."""
     found: list[ParallelDraftingConfigWarning] = []
@@ -340,7 +372,7 @@ def _placeholder_warnings(
         if value is None and text_get is not None:
             value, field = text_get(name, None), join_path(TEXT_CONFIG, name)
         if _names_id(value, token_id):
-            found.append(_placeholder(source, token_id, field, value))
+            found.append(_placeholder(in_file(source.value), token_id, in_file(field), value))
     return found
 
 
@@ -372,12 +404,19 @@ def _type_hint(value: object) -> str:
 
 
 def _conflict(
-    hf_config: object, winner: TokenIdField, token_id: int, other: TokenIdField, value: int | None
+    hf_config: object,
+    winner: TokenIdField,
+    token_id: int,
+    other: TokenIdField,
+    value: int | None,
+    *,
+    in_file: _FileField,
 ) -> ConflictingTokenIdWarning:
+    winner_field, other_field = in_file(winner.value), in_file(other.value)
     message = (
-        f"`{winner.value}` = {token_id} and `{other.value}` = {value} disagree; "
-        f"`{winner.value}` wins because it has higher priority. "
-        f"Remove `{other.value}` or set it to {token_id}."
+        f"`{winner_field}` = {token_id} and `{other_field}` = {value} disagree; "
+        f"`{winner_field}` wins because it has higher priority. "
+        f"Remove `{other_field}` or set it to {token_id}."
     )
     # Some transformers model classes give `mask_token_id` a class default, which
     # an object reports like any other value although config.json never set it.
@@ -390,10 +429,12 @@ def _conflict(
     return ConflictingTokenIdWarning(message)
 
 
-def _eagle_disagrees(winner: TokenIdField, token_id: int, eagle: int) -> ConflictingTokenIdWarning:
-    field = join_path(EAGLE_CONFIG, "mask_token_id")
+def _eagle_disagrees(
+    winner: TokenIdField, token_id: int, eagle: int, in_file: _FileField
+) -> ConflictingTokenIdWarning:
+    field = in_file(join_path(EAGLE_CONFIG, "mask_token_id"))
     return ConflictingTokenIdWarning(
-        f"`{winner.value}` = {token_id} and `{field}` = {eagle} disagree. Engines feed "
+        f"`{in_file(winner.value)}` = {token_id} and `{field}` = {eagle} disagree. Engines feed "
         f"{token_id}, but some model classes (vLLM's Qwen3 DFlash/DSpark) merge `{EAGLE_CONFIG}` "
         f"into `dflash_config` and embed their mask slots as {eagle}, and nothing fails. "
         f"Set `{field}` to {token_id} or remove it."
@@ -401,10 +442,10 @@ def _eagle_disagrees(winner: TokenIdField, token_id: int, eagle: int) -> Conflic
 
 
 def _placeholder(
-    source: TokenIdField, token_id: int, field: str, value: object
+    source: str, token_id: int, field: str, value: object
 ) -> PlaceholderTokenIdWarning:
     return PlaceholderTokenIdWarning(
-        f"The parallel drafting token id {token_id} (from `{source.value}`) equals the "
+        f"The parallel drafting token id {token_id} (from `{source}`) equals the "
         f"config's `{field}` ({describe_value(value)}): a placeholder copied from a special "
         "token makes every masked slot look like that token and ruins acceptance rates. "
         "Use a dedicated mask token id."

@@ -201,6 +201,19 @@ class SpeculatorsDraft:
     speculative_tokens: int
     """``speculators_config.proposal_methods[0].speculative_tokens``: tokens drafted per step."""
 
+    origins: Mapping[str, str]
+    """For each field of :attr:`hf_config` that vLLM copies from the file's top level, that
+    key (``{"dflash_config.mask_token_id": "mask_token_id", ...}``); see :meth:`file_field`."""
+
+    def file_field(self, hf_field: str) -> str:
+        """Where a field of :attr:`hf_config` sits in the speculators file, for messages.
+
+        The top-level key vLLM copied it from (``mask_token_id`` for DFlash's
+        ``dflash_config.mask_token_id``), else its place in ``transformer_layer_config``.
+        """
+        origin = self.origins.get(hf_field)
+        return origin if origin is not None else f"{TRANSFORMER_LAYER_CONFIG_FIELD}.{hf_field}"
+
     @property
     def spec(self) -> SpeculatorsAlgorithm:
         """The table row of this draft's algorithm."""
@@ -246,12 +259,14 @@ def translate(get: FieldGetter) -> SpeculatorsDraft:
     speculative_tokens = _speculative_tokens(speculators_config)
     verifier = _verifier(speculators_config)
     hf_config = _transformer_layer_config(get)
+    origins: dict[str, str] = {}  # hf_config field -> the top-level key it was copied from
 
     if algorithm.always_sets_draft_vocab_size:
         hf_config[_DRAFT_VOCAB_SIZE] = _value_or_none(get, _DRAFT_VOCAB_SIZE)
+        origins[_DRAFT_VOCAB_SIZE] = _DRAFT_VOCAB_SIZE
     else:
-        _copy_when_set(get, _DRAFT_VOCAB_SIZE, hf_config, _DRAFT_VOCAB_SIZE)
-    _copy_when_set(get, _TARGET_HIDDEN_SIZE, hf_config, _TARGET_HIDDEN_SIZE)
+        _copy_when_set(get, _DRAFT_VOCAB_SIZE, hf_config, _DRAFT_VOCAB_SIZE, origins)
+    _copy_when_set(get, _TARGET_HIDDEN_SIZE, hf_config, _TARGET_HIDDEN_SIZE, origins)
     for section in _written_sections(algorithm):
         hf_config[section] = {}  # vLLM assigns these sections afresh
 
@@ -264,17 +279,21 @@ def translate(get: FieldGetter) -> SpeculatorsDraft:
         layer_ids = tuple(layer + 1 for layer in target_layers)
         hf_config[EAGLE_LAYER_IDS_FIELD] = list(layer_ids)
         _write(hf_config, algorithm.target_layer_ids_field, list(target_layers))
+        origins[EAGLE_LAYER_IDS_FIELD] = AUX_LAYER_IDS_FIELD
+        origins[algorithm.target_layer_ids_field] = AUX_LAYER_IDS_FIELD
     if algorithm.copies_eagle_layer_ids:
         eagle_layer_ids = get(EAGLE_LAYER_IDS_FIELD, None)
         if not _json_falsy(eagle_layer_ids):
             hf_config[EAGLE_LAYER_IDS_FIELD] = eagle_layer_ids
+            origins[EAGLE_LAYER_IDS_FIELD] = EAGLE_LAYER_IDS_FIELD
 
     if algorithm.mask_token_source is not None:
+        destination = algorithm.mask_token_source.value
         if algorithm.mask_token_required:
-            mask = _required(get, MASK_TOKEN_FIELD, algorithm)
-            _write(hf_config, algorithm.mask_token_source.value, mask)
+            _write(hf_config, destination, _required(get, MASK_TOKEN_FIELD, algorithm))
+            origins[destination] = MASK_TOKEN_FIELD
         else:
-            _copy_when_set(get, MASK_TOKEN_FIELD, hf_config, algorithm.mask_token_source.value)
+            _copy_when_set(get, MASK_TOKEN_FIELD, hf_config, destination, origins)
 
     return SpeculatorsDraft(
         algorithm=algorithm.name,
@@ -283,6 +302,7 @@ def translate(get: FieldGetter) -> SpeculatorsDraft:
         layer_ids_field=layer_ids_field,
         layer_ids=layer_ids,
         speculative_tokens=speculative_tokens,
+        origins=MappingProxyType(origins),
     )
 
 
@@ -446,11 +466,16 @@ def _value_or_none(get: FieldGetter, field: str) -> object:
 
 
 def _copy_when_set(
-    get: FieldGetter, field: str, hf_config: dict[str, object], destination: str
+    get: FieldGetter,
+    field: str,
+    hf_config: dict[str, object],
+    destination: str,
+    origins: dict[str, str],
 ) -> None:
     value = get(field, None)
     if value is not None and value is not MISSING:
         _write(hf_config, destination, value)
+        origins[destination] = field
 
 
 def _written_sections(algorithm: SpeculatorsAlgorithm) -> tuple[str, ...]:

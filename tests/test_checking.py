@@ -208,7 +208,7 @@ def test_a_speculators_verifier_that_is_a_local_directory_is_the_target(tmp_path
         "tokenizer not checked: no tokenizer files beside the target",
     )
     # 1-based aux id 34 taps layer 33, which a 32-layer Llama does not have
-    assert fields(verdict) == ["aux_hidden_state_layer_ids", "dflash_config.mask_token_id"]
+    assert fields(verdict) == ["aux_hidden_state_layer_ids", "mask_token_id"]
 
 
 def test_a_relative_verifier_is_read_from_the_working_directory(
@@ -236,7 +236,7 @@ def test_a_cached_verifier_repo_id_is_the_target(cache: Path) -> None:
         f"target taken from the speculators verifier {VERIFIER!r}",
         "tokenizer not checked: no tokenizer files beside the target",
     )
-    assert fields(verdict) == ["aux_hidden_state_layer_ids", "dflash_config.mask_token_id"]
+    assert fields(verdict) == ["aux_hidden_state_layer_ids", "mask_token_id"]
 
 
 def test_an_uncached_verifier_is_a_note_and_the_draft_alone_is_checked(cache: Path) -> None:
@@ -391,7 +391,7 @@ def test_download_fetches_a_verifier_that_is_not_cached(cache: Path, hub: FakeHu
     *contract, tokenizer = verdict.errors
     assert [e.field for e in contract] == [
         "aux_hidden_state_layer_ids",
-        "dflash_config.mask_token_id",
+        "mask_token_id",
     ]
     assert type(tokenizer) is ConfigFileError
     assert tokenizer.path == str(

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drafting_config import ParallelDraftingConfig
+from drafting_config import ParallelDraftingConfig, resolve
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
 from drafting_config.layers import check_layer_ids
 from drafting_config.reading import field_getter
@@ -824,3 +824,71 @@ def test_eagle3_is_refused_as_not_parallel_drafting_by_the_model() -> None:
     with pytest.raises(ParallelDraftingConfigError, match="not parallel drafting") as info:
         ParallelDraftingConfig.from_hf_config({"speculators_model_type": "eagle3"})
     assert info.value.field == "speculators_model_type"
+
+
+# --- errors name the file's fields, not the translated ones ----------------------------------
+
+
+def test_a_bad_mask_token_id_is_named_as_the_file_has_it(algorithm: str) -> None:
+    # vLLM reads it as dflash_config.mask_token_id (DFlash), mask_token_id (DSpark) or
+    # pard_token (P-EAGLE); the user's file has a top-level mask_token_id in every case.
+    config = CONFIGS[algorithm]()
+    vocab_size = config["transformer_layer_config"]["vocab_size"]
+    for value, phrase in [(vocab_size, "is out of range"), ("5", "must be an integer")]:
+        config["mask_token_id"] = value
+        resolution = resolve(config)
+        (error,) = resolution.errors
+        assert error.field == "mask_token_id"
+        assert str(error).startswith("`mask_token_id` ")
+        assert phrase in str(error)
+        # The verdict table stays vLLM's view: which field of the priority order holds it.
+        (invalid,) = [f for f in resolution.fields if f.error is not None]
+        assert invalid.source is translate(config.get).spec.mask_token_source
+        with pytest.raises(ParallelDraftingConfigError) as info:
+            ParallelDraftingConfig.from_hf_config(config)
+        assert info.value.field == "mask_token_id"
+
+
+def test_sizes_and_placeholders_are_named_inside_transformer_layer_config() -> None:
+    config = dflash2_config()
+    config["transformer_layer_config"]["vocab_size"] = "151936"
+    (error,) = resolve(config).errors
+    assert error.field == "transformer_layer_config.vocab_size"
+    assert str(error).startswith("`transformer_layer_config.vocab_size` must be")
+
+    config = dflash2_config()
+    config["mask_token_id"] = config["transformer_layer_config"]["eos_token_id"]
+    (warning,) = resolve(config).warnings
+    placeholder = (
+        "(from `mask_token_id`) equals the config's `transformer_layer_config.eos_token_id`"
+    )
+    assert placeholder in str(warning)
+
+
+def test_target_errors_name_the_files_fields() -> None:
+    from drafting_config import check
+
+    config = dflash2_config()
+    small = {"vocab_size": 1000, "hidden_size": 1024, "num_hidden_layers": 40}
+    fields = [e.field for e in check(config, target=small, check_tokenizer=False).errors]
+    assert fields == ["mask_token_id", "draft_vocab_size", "target_hidden_size"]
+    del config["target_hidden_size"]
+    fields = [e.field for e in check(config, target=small, check_tokenizer=False).errors]
+    assert fields[-1] == "transformer_layer_config.hidden_size"
+
+
+def test_file_field_maps_what_vllm_copied_and_nothing_else(algorithm: str) -> None:
+    config = CONFIGS[algorithm]()
+    draft = translate(config.get)
+    resolution = resolve(config)
+    mask_source = draft.spec.mask_token_source
+    assert mask_source is not None
+    assert resolution.file_field(mask_source.value) == "mask_token_id"
+    assert resolution.file_field("vocab_size") == "transformer_layer_config.vocab_size"
+    assert resolution.file_field("draft_vocab_size") == "draft_vocab_size"
+    if draft.layer_ids_field is not None:
+        assert resolution.file_field("eagle_aux_hidden_state_layer_ids") == AUX_LAYER_IDS_FIELD
+    # A Hugging Face config's fields are where they were read.
+    assert resolve({"pard_token": 5}).file_field("dflash_config.mask_token_id") == (
+        "dflash_config.mask_token_id"
+    )

@@ -39,10 +39,17 @@ from drafting_config import (
     ParallelDraftingConfig,
     ParallelDraftingConfigError,
     TokenIdSource,
+    Verdict,
+    check,
+    check_many,
     get_parallel_drafting_token_id,
 )
 
 config = ParallelDraftingConfig.from_hf_config(object())
+verdicts: list[Verdict] = check_many(["a/config.json", {"pard_token": 1}], target="t")
+first = check("a/config.json", tokenizer="t")
+passed: bool = first.ok and all(v.ok for v in verdicts)
+where: str | None = None if first.resolution is None else first.resolution.file_field("x")
 raw: dict[str, int] = {"pard_token": 1}
 validated = ParallelDraftingConfig.model_validate(raw)
 token_id: int = config.token_id + validated.token_id + get_parallel_drafting_token_id({})

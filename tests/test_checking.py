@@ -687,3 +687,25 @@ def test_an_uncached_verifier_is_reported_without_importing_the_hubs_downloader(
         [sys.executable, "-c", program], capture_output=True, text=True, env=env, check=True
     )
     assert json.loads(result.stdout) == ([VERIFIER, True] if cached else [None, False])
+
+
+# -- edges found by mutation testing -----------------------------------------------------------
+
+
+def test_a_check_tokenizer_that_is_no_bool_is_shown_and_the_draft_still_named() -> None:
+    verdict = check("some/config.json", check_tokenizer="yes")  # type: ignore[arg-type]
+    assert verdict.path == "some/config.json"
+    assert [str(e) for e in verdict.errors] == [
+        "`check_tokenizer` must be True or False, got 'yes' (str)."
+    ]
+
+
+def test_the_tokenizers_warnings_are_added_to_the_resolvers(
+    tmp_path: Path, tokenizers: dict[str, Path]
+) -> None:
+    pad = 300  # <|endoftext|>, the pad token of tokenizers["special"]
+    draft = {"pard_token": pad, "pad_token_id": pad}
+    verdict = check(draft, tokenizer=tokenizers["special"])
+    assert [type(w).__name__ for w in verdict.warnings] == ["PlaceholderTokenIdWarning"] * 2
+    assert "equals the config's `pad_token_id`" in str(verdict.warnings[0])
+    assert "is the tokenizer's pad token" in str(verdict.warnings[1])

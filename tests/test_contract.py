@@ -15,13 +15,15 @@ from typing import Any
 
 import pytest
 
-from drafting_config import PRIORITY_ORDER, TokenIdSource, Verdict, check
+from drafting_config import PRIORITY_ORDER, TokenIdSource, Verdict, check, resolve
+from drafting_config.contract import tokenizer_findings
 from drafting_config.errors import (
     ParallelDraftingConfigError,
     PlaceholderTokenIdWarning,
     TokenizerTokenIdWarning,
+    describe_value,
 )
-from drafting_config.tokenizer_files import TokenFacts, TokenKind
+from drafting_config.tokenizer_files import TokenFacts, TokenKind, load_tokenizer_files
 from tests.conftest import EXAMPLES, load_json
 from tests.hostile import LyingInt
 from tests.tokenizer_factory import (
@@ -482,11 +484,11 @@ def test_an_ordinary_token_warns_quoting_its_text(qwen: Path) -> None:
     assert verdict.ok  # a warning, not an error
     (warning,) = verdict.warnings
     assert type(warning) is TokenizerTokenIdWarning
-    message = str(warning)
-    assert f"`pard_token` = 7 is an ordinary token of the tokenizer in {qwen}, {texts[7]!r}" in (
-        message
+    assert str(warning) == (
+        f"`pard_token` = 7 is an ordinary token of the tokenizer in {qwen}, {texts[7]!r}: "
+        "every masked slot will read as that text. Use an unused embedding row or a "
+        "dedicated special token."
     )
-    assert "every masked slot will read as that text" in message
 
 
 @pytest.mark.parametrize(("role", "text"), [("pad", "<|endoftext|>"), ("eos", "<|im_end|>")])
@@ -496,8 +498,10 @@ def test_the_tokenizers_pad_or_eos_token_warns(qwen: Path, role: str, text: str)
     assert verdict.token == TokenFacts(token_id, TokenKind.SPECIAL, text)
     (warning,) = verdict.warnings
     assert type(warning) is PlaceholderTokenIdWarning
-    assert f"`mask_token_id` = {token_id} is the tokenizer's {role} token ({text!r})" in str(
-        warning
+    assert str(warning) == (
+        f"`mask_token_id` = {token_id} is the tokenizer's {role} token ({text!r}): a "
+        "placeholder copied from a special token makes every masked slot look like it and "
+        "ruins acceptance rates."
     )
 
 
@@ -548,6 +552,15 @@ def test_added_tokens_decoder_alone_is_enough_to_warn(tmp_path: Path, style: Con
     assert check({"pard_token": 50}, tokenizer=tmp_path).token is None
 
 
+def test_tokenizer_findings_without_a_token_id_finds_nothing(qwen: Path) -> None:
+    # A public function: a resolution with no winner (or one whose id is unusable) is no
+    # finding, never an AttributeError on the missing winner.
+    tokenizer = load_tokenizer_files(qwen)
+    assert tokenizer is not None
+    for draft in ({}, {"pard_token": "5"}):
+        assert tokenizer_findings(tokenizer, draft, resolve(draft)) == (None, [], [])
+
+
 # -- C: the mask token by name --------------------------------------------------------------
 
 
@@ -556,10 +569,11 @@ def test_dflash_config_mask_token_at_another_id_is_an_error(qwen: Path) -> None:
     draft = {"dflash_config": {"mask_token_id": 151669, "mask_token": "<think>"}}
     error = only_error(check(draft, tokenizer=qwen))
     assert error.field == "dflash_config.mask_token"
-    message = str(error)
-    assert f"`dflash_config.mask_token` = '<think>' is id {think} in the tokenizer" in message
-    assert "`dflash_config.mask_token_id` = 151669" in message
-    assert "SGLang" in message
+    assert str(error) == (
+        f"`dflash_config.mask_token` = '<think>' is id {think} in the tokenizer, but "
+        "`dflash_config.mask_token_id` = 151669: SGLang refuses to start on this mismatch "
+        "and other engines feed one id while the model expects the other."
+    )
 
 
 def test_dflash_config_mask_token_at_the_same_id_or_unknown_is_fine(qwen: Path) -> None:
@@ -576,7 +590,9 @@ def test_a_mask_token_that_is_not_text_is_an_error(qwen: Path, value: object) ->
     draft = {"dflash_config": {"mask_token_id": 151669, "mask_token": value}}
     error = only_error(check(draft, tokenizer=qwen))
     assert error.field == "dflash_config.mask_token"
-    assert "must be the mask token's text" in str(error)
+    assert str(error) == (
+        f"`dflash_config.mask_token` must be the mask token's text, got {describe_value(value)}."
+    )
 
 
 def test_the_tokenizers_own_mask_token_elsewhere_warns(tmp_path: Path) -> None:
@@ -612,6 +628,9 @@ def test_the_two_num_target_layers_fields_must_agree_without_a_target() -> None:
 def test_a_target_without_sizes_is_noted_as_compared_on_nothing() -> None:
     verdict = check({"pard_token": 5}, target={"model_type": "llama"}, check_tokenizer=False)
     assert verdict.ok
-    assert any("compared on nothing" in note for note in verdict.notes)
+    assert verdict.notes == (
+        "target compared on nothing: it gives no vocab_size, hidden_size or "
+        "num_hidden_layers (nor in text_config)",
+    )
     sized = check({"pard_token": 5}, target=QWEN3_4B, check_tokenizer=False)
     assert not any("compared on nothing" in note for note in sized.notes)

@@ -6,7 +6,7 @@ import contextlib
 import copy
 import json
 from collections.abc import Callable, Iterator, Mapping
-from types import SimpleNamespace
+from types import MappingProxyType, SimpleNamespace
 from typing import Any
 
 import pytest
@@ -891,4 +891,40 @@ def test_file_field_maps_what_vllm_copied_and_nothing_else(algorithm: str) -> No
     # A Hugging Face config's fields are where they were read.
     assert resolve({"pard_token": 5}).file_field("dflash_config.mask_token_id") == (
         "dflash_config.mask_token_id"
+    )
+
+
+def test_origins_name_the_top_level_key_of_every_field_vllm_copied() -> None:
+    assert dict(translate(load_json(EXAMPLE).get).origins) == {
+        "draft_vocab_size": "draft_vocab_size",
+        "target_hidden_size": "target_hidden_size",
+        "eagle_aux_hidden_state_layer_ids": AUX_LAYER_IDS_FIELD,
+        "dflash_config.target_layer_ids": AUX_LAYER_IDS_FIELD,
+        "dflash_config.mask_token_id": "mask_token_id",
+    }
+    assert dict(translate(dspark_config().get).origins)["target_layer_ids"] == AUX_LAYER_IDS_FIELD
+    assert dict(translate(peagle_config().get).origins) == {
+        "draft_vocab_size": "draft_vocab_size",
+        "target_hidden_size": "target_hidden_size",
+        "eagle_aux_hidden_state_layer_ids": "eagle_aux_hidden_state_layer_ids",
+        "pard_token": "mask_token_id",
+    }
+
+
+def test_a_config_that_is_a_mapping_but_no_dict_translates_as_the_dict() -> None:
+    # A non-dict config is read through a getter that needs its default passed, also for
+    # P-EAGLE's optional eagle_aux_hidden_state_layer_ids.
+    for config in (peagle_config(), {**peagle_config(), "eagle_aux_hidden_state_layer_ids": []}):
+        assert translate(field_getter(MappingProxyType(config), "")) == translate(config.get)
+
+
+def test_a_missing_speculators_config_says_what_vllm_reads_through_it() -> None:
+    config = load_json(EXAMPLE)
+    del config["speculators_config"]
+    with pytest.raises(ParallelDraftingConfigError) as info:
+        translate(config.get)
+    assert info.value.field == "speculators_config"
+    assert str(info.value) == (
+        f"`speculators_config` is missing: vLLM reads `{SPECULATIVE_TOKENS_FIELD}` through it "
+        "(and fails with a bare KeyError or IndexError without it)."
     )

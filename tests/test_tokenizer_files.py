@@ -544,7 +544,7 @@ BAD_PARTS: list[tuple[str, str, object, str]] = [
         "tokenizer_config.json",
         "decoder list",
         {"added_tokens_decoder": []},
-        "`added_tokens_decoder` must be an object keyed by token id",
+        "`added_tokens_decoder` must be an object keyed by token id; got [] (list).",
     ),
     (
         "tokenizer_config.json",
@@ -557,6 +557,13 @@ BAD_PARTS: list[tuple[str, str, object, str]] = [
         "decoder key too big",
         {"added_tokens_decoder": {str(2**31): {"content": "a"}}},
         '`added_tokens_decoder["2147483648"]`: the key must be a token id',
+    ),
+    (
+        # 11 digits is a small id with leading zeros, but never a key transformers writes.
+        "tokenizer_config.json",
+        "decoder key too long",
+        {"added_tokens_decoder": {"00000000005": {"content": "a"}}},
+        '`added_tokens_decoder["00000000005"]`: the key must be a token id',
     ),
     (
         "tokenizer_config.json",

@@ -420,7 +420,16 @@ def _cached_snapshot(repo_id: str, revision: str, cache: str) -> Path:
             from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415 (the extra)
         except ImportError:
             raise MissingExtraError(repo_id) from None
-        found = try_to_load_from_cache(repo_id, CONFIG_FILE, cache_dir=cache, revision=revision)
+        try:
+            found = try_to_load_from_cache(repo_id, CONFIG_FILE, cache_dir=cache, revision=revision)
+        except OSError as error:  # a folder it may not read, such as another user's cache
+            raise RepoNotCachedError(
+                repo_id,
+                revision,
+                cache,
+                f"the local Hugging Face cache ({cache}) could not be read: "
+                f"{error.strerror or type(error).__name__}",
+            ) from None
         if isinstance(found, str):
             return Path(found).parent
         hub_says_absent = found is not None

@@ -143,3 +143,30 @@ def test_a_revision_path_too_long_to_stat_is_a_revision_not_cached(tmp_path: Pat
     assert _why(cache, revision) == (
         f"revision {revision} is not in the local Hugging Face cache ({cache})"
     )
+
+
+def test_a_cache_the_hub_cannot_read_is_a_repo_not_cached_not_an_os_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # huggingface_hub lets PermissionError out when the repo's folder exists but its
+    # snapshots/ cannot be listed (another user's cache); root reads everything, so the
+    # hub's answer is simulated. check() must still give a verdict.
+    import huggingface_hub
+    from huggingface_hub import constants
+
+    from drafting_config import check
+
+    _repo(tmp_path)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
+
+    def unreadable(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied", str(tmp_path / "models--org--name"))
+
+    monkeypatch.setattr(huggingface_hub, "try_to_load_from_cache", unreadable)
+    with pytest.raises(RepoNotCachedError) as raised:
+        locate("org/name")
+    assert str(raised.value) == (
+        f"org/name: the local Hugging Face cache ({tmp_path}) could not be read: Permission denied"
+    )
+    (error,) = check("org/name").errors
+    assert type(error) is RepoNotCachedError

@@ -27,6 +27,7 @@ from tests.tokenizer_factory import (
     QWEN3_ADDED,
     QWEN3_BASE_VOCAB,
     QWEN3_SPECIALS,
+    add_tokens,
     added_tokens_decoder,
     base_vocabulary,
 )
@@ -65,18 +66,13 @@ def pair_vocabulary() -> tuple[dict[str, int], list[tuple[str, str]]]:
 
 def write_pair_tokenizer(directory: Path) -> Path:
     """Write the passing pair's tokenizer files into ``directory`` and return it."""
-    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 
     vocab, merges = pair_vocabulary()
     backend = Tokenizer(models.BPE(vocab=vocab, merges=merges))
     backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     backend.decoder = decoders.ByteLevel()
-    for token in QWEN3_ADDED:
-        entry = AddedToken(token.content, special=token.special, normalized=not token.special)
-        if token.special:
-            backend.add_special_tokens([entry])
-        else:
-            backend.add_tokens([entry])
+    add_tokens(backend, QWEN3_ADDED)
     directory.mkdir(parents=True, exist_ok=True)
     backend.save(str(directory / "tokenizer.json"))
     decoder = added_tokens_decoder(backend)

@@ -190,7 +190,7 @@ def write_tokenizer(
         tokenizer_json: write ``tokenizer.json`` (else only the config files).
         seed: for the generated vocabulary.
     """
-    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 
     specials = dict(specials or {})
     directory.mkdir(parents=True, exist_ok=True)
@@ -212,12 +212,7 @@ def write_tokenizer(
         scores = [(text, -1.0 - index / 100) for index, text in enumerate(texts)]
         unk_id = texts.index(specials["unk"]) if specials.get("unk") in texts else None
         backend = Tokenizer(models.Unigram(scores, unk_id=unk_id, byte_fallback=False))
-    for token in added:
-        entry = AddedToken(token.content, special=token.special, normalized=not token.special)
-        if token.special:
-            backend.add_special_tokens([entry])
-        else:
-            backend.add_tokens([entry])
+    add_tokens(backend, added)
     if tokenizer_json:
         backend.save(str(directory / "tokenizer.json"))
     decoder = added_tokens_decoder(backend)
@@ -312,6 +307,19 @@ def read_added_tokens(directory: Path) -> list[dict[str, object]]:
     data = json.loads((directory / "tokenizer.json").read_text())
     added: list[dict[str, object]] = data["added_tokens"]
     return added
+
+
+def add_tokens(backend: Any, added: Sequence[Added]) -> None:
+    """Append ``added`` to a ``tokenizers.Tokenizer`` in order, as transformers adds them
+    (special tokens unnormalized), so each gets the next free id."""
+    from tokenizers import AddedToken
+
+    for token in added:
+        entry = AddedToken(token.content, special=token.special, normalized=not token.special)
+        if token.special:
+            backend.add_special_tokens([entry])
+        else:
+            backend.add_tokens([entry])
 
 
 def added_tokens_decoder(backend: Any) -> dict[str, dict[str, object]]:

@@ -802,7 +802,7 @@ def test_dflash_reads_the_first_rows_of_a_padded_block_table(padding: int) -> No
 def test_negative_ids_are_accepted_plainly_and_refused_with_check() -> None:
     # vLLM's pin uses -2, so a plain call takes it; check=True refuses it, naming it.
     assert dflash_call(parallel_drafting_token_id=-2).input_ids.tolist()[:3] == [100, -2, -2]
-    with pytest.raises(ValueError) as error:
+    with pytest.raises(ValueError, match="must not be negative") as error:
         dflash_call(parallel_drafting_token_id=-2, check=True)
     assert str(error.value) == (
         "`parallel_drafting_token_id` must not be negative with check=True (it indexes the "
@@ -819,7 +819,7 @@ def test_negative_ids_are_accepted_plainly_and_refused_with_check() -> None:
 def test_check_refuses_negative_block_ids_in_the_rows_read() -> None:
     table = torch.tensor([[3, 8, 2], [5, -1, 6]])
     assert dflash_call(block_table=table, parallel_drafting_token_id=7).query_slot_mapping.numel()
-    with pytest.raises(ValueError) as error:
+    with pytest.raises(ValueError, match="negative block ids") as error:
         dflash_call(block_table=table, parallel_drafting_token_id=7, check=True)
     assert str(error.value) == (
         "`block_table` must not hold negative block ids (they give negative KV-cache slots), "
@@ -832,10 +832,13 @@ def test_check_refuses_positions_that_would_overflow_their_dtype(dtype: torch.dt
     top = torch.iinfo(dtype).max
     # DFlash: the query of request 1 runs to its last position plus K + 1 = 3.
     fits = torch.tensor([5, 6, 7, top - 4, top - 3], dtype=dtype)
-    assert dflash_call(
-        target_positions=fits, parallel_drafting_token_id=7, check=True
-    ).query_positions.tolist()[-1] == top
-    with pytest.raises(ValueError) as error:
+    assert (
+        dflash_call(
+            target_positions=fits, parallel_drafting_token_id=7, check=True
+        ).query_positions.tolist()[-1]
+        == top
+    )
+    with pytest.raises(ValueError, match="must leave room") as error:
         dflash_call(
             target_positions=fits + torch.tensor([0, 0, 0, 1, 1], dtype=dtype),
             parallel_drafting_token_id=7,
@@ -847,7 +850,7 @@ def test_check_refuses_positions_that_would_overflow_their_dtype(dtype: torch.dt
     )
     # EAGLE (shifted, K = 3): request 1 (4 rows, none rejected) ends at its first
     # position plus 4 - 0 - 1 + 2 = 5.
-    ids, positions, next_ids, starts, rejected = pin_batch()
+    positions = pin_batch()[1]
     for first, ok in ((top - 5, True), (top - 4, False)):
         moved = positions.to(dtype).clone()
         moved[4:] = torch.tensor([first + row for row in range(4)], dtype=dtype)

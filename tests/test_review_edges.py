@@ -79,7 +79,7 @@ def test_strict_json_lists_the_warnings_that_failed_the_check(
     (item,) = json.loads(out)
     assert status == 1
     assert item["ok"] is False
-    assert item["token_id"] == 2 and item["source"] == "pard_token"
+    assert (item["token_id"], item["source"]) == (2, "pard_token")
     assert item["warnings"]
     assert item["errors"] == [
         {"field": None, "message": f"--strict: {warning}"} for warning in item["warnings"]

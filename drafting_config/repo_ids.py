@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Final, TypeGuard, cast
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
+from drafting_config.loading import CONFIG_NAME
 from drafting_config.reading import is_kind
+from drafting_config.tokenizer_files import TOKENIZER_FILE_NAMES
 
 __all__ = [
-    "CONFIG_FILE",
-    "DEFAULT_FILES",
     "DEFAULT_REVISION",
     "EXTRA_NAME",
     "HubDownloadError",
@@ -50,17 +50,6 @@ __all__ = [
 
 DEFAULT_REVISION: Final = "main"
 """The revision looked up when none is given: the hub's default branch."""
-
-CONFIG_FILE: Final = "config.json"
-"""The file a snapshot must hold; it is always fetched first by a download."""
-
-DEFAULT_FILES: Final = (
-    CONFIG_FILE,
-    "tokenizer.json",
-    "tokenizer_config.json",
-    "special_tokens_map.json",
-)
-"""What ``locate(..., download=True)`` fetches: the config and the tokenizer files."""
 
 EXTRA_NAME: Final = "drafting-config[hub]"
 """The optional extra that installs ``huggingface_hub``."""
@@ -303,7 +292,7 @@ def locate(
     repo_id: str,
     *,
     revision: str = DEFAULT_REVISION,
-    files: Sequence[str] = DEFAULT_FILES,
+    files: Sequence[str] = TOKENIZER_FILE_NAMES,
     download: bool = False,
     cache_dir: str | os.PathLike[str] | None = None,
     endpoint: str | None = None,
@@ -406,7 +395,7 @@ def _checked_files(files: Sequence[object]) -> tuple[str, ...]:
                 f"config or tokenizer files ending in {', '.join(_FETCHABLE_SUFFIXES)} "
                 "(weights and code are never fetched)."
             )
-        if name != CONFIG_FILE and name not in extra:
+        if name != CONFIG_NAME and name not in extra:
             extra.append(name)
     return tuple(extra)
 
@@ -421,7 +410,7 @@ def _cached_snapshot(repo_id: str, revision: str, cache: str) -> Path:
         except ImportError:
             raise MissingExtraError(repo_id) from None
         try:
-            found = try_to_load_from_cache(repo_id, CONFIG_FILE, cache_dir=cache, revision=revision)
+            found = try_to_load_from_cache(repo_id, CONFIG_NAME, cache_dir=cache, revision=revision)
         except OSError as error:  # a folder it may not read, such as another user's cache
             raise RepoNotCachedError(
                 repo_id,
@@ -456,7 +445,7 @@ def _why_not_cached(repo_id: str, revision: str, cache: str, *, hub_says_absent:
     at = "" if revision == DEFAULT_REVISION else f" at revision {revision}"
     repo_dir = _repo_folder(repo_id, cache)
     if hub_says_absent:
-        return f"the cache records that the repo has no {CONFIG_FILE}{at} (is it a model repo?)"
+        return f"the cache records that the repo has no {CONFIG_NAME}{at} (is it a model repo?)"
     if not os.path.isdir(repo_dir):
         return f"not found locally nor in the local Hugging Face cache ({cache})"
     commit = revision if os.path.isdir(repo_dir / "snapshots" / revision) else None
@@ -475,9 +464,9 @@ def _why_not_cached(repo_id: str, revision: str, cache: str, *, hub_says_absent:
     snapshot = repo_dir / "snapshots" / commit
     if not os.path.isdir(snapshot):
         return f"revision {revision} points at commit {commit}, which is not in the cache ({cache})"
-    if os.path.lexists(snapshot / CONFIG_FILE):
-        return f"the cached {CONFIG_FILE}{at} is a broken link (its blob is gone) in {snapshot}"
-    return f"the cached snapshot{at} ({snapshot}) has no {CONFIG_FILE}"
+    if os.path.lexists(snapshot / CONFIG_NAME):
+        return f"the cached {CONFIG_NAME}{at} is a broken link (its blob is gone) in {snapshot}"
+    return f"the cached snapshot{at} ({snapshot}) has no {CONFIG_NAME}"
 
 
 def _read_ref(ref: Path) -> str | None:
@@ -504,7 +493,7 @@ def _how_to_fetch(repo_id: str, revision: str) -> str:
     option = "" if revision == DEFAULT_REVISION else f" --revision {revision}"
     return (
         "to fetch its config and tokenizer files (never weights), pass --download "
-        f"(download=True in Python), or run `hf download {repo_id} {CONFIG_FILE}{option}`"
+        f"(download=True in Python), or run `hf download {repo_id} {CONFIG_NAME}{option}`"
     )
 
 
@@ -512,7 +501,7 @@ def _download(
     repo_id: str, revision: str, extra_files: tuple[str, ...], cache: str, endpoint: str
 ) -> Path:
     """Fetch config.json at ``revision``, then the other files at the very same commit."""
-    config = _fetch(repo_id, revision, CONFIG_FILE, cache, endpoint, required=True)
+    config = _fetch(repo_id, revision, CONFIG_NAME, cache, endpoint, required=True)
     assert config is not None  # required files raise instead
     snapshot = Path(config).parent
     commit = snapshot.name

@@ -89,9 +89,6 @@ class ConfigFileError(ParallelDraftingConfigError):
         self.path = path
         self.problem = problem
 
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.path, self.problem))
-
 
 def load_config_json(path: PathArgument) -> dict[str, object]:
     """Parse a ``config.json`` file, or the one inside a model directory.

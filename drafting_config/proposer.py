@@ -15,7 +15,7 @@ import torch
 
 from drafting_config import masked_slots
 from drafting_config.config import ParallelDraftingConfig
-from drafting_config.errors import describe_value
+from drafting_config.errors import describe_value, exception_text
 from drafting_config.integers import positive_int32
 from drafting_config.masked_slots import DFlashInputs, EagleInputs
 
@@ -87,7 +87,7 @@ def parse_device(device: torch.device | str) -> torch.device:
         except (RuntimeError, Warning) as error:  # a Warning when warnings are errors
             raise ValueError(
                 f"`device` must name a torch device such as 'cpu', 'cuda', 'cuda:1' or "
-                f"'meta', got {describe_value(name)}: {_first_sentence(error)}."
+                f"'meta', got {describe_value(name)}: {exception_text(error)}."
             ) from None
     raise ValueError(f"`device` must be a torch.device or a str, got {describe_value(value)}.")
 
@@ -203,7 +203,7 @@ class ParallelDraftingParams:
             raise ValueError(
                 f"`device` {str(self.device)!r} cannot be used here: torch cannot allocate "
                 f"{self.dtype} tensors there ({type(error).__name__}: "
-                f"{_first_sentence(error)})."
+                f"{exception_text(error)})."
             ) from None
 
     def expand_eagle_inputs(
@@ -278,12 +278,6 @@ class ParallelDraftingParams:
             f"device={str(self.device)!r}, hidden_size={self.hidden_size}, "
             f"hidden_state_tensor={'None' if tensor is None else tuple(tensor.shape)})"
         )
-
-
-def _first_sentence(error: BaseException) -> str:
-    lines = str(error).strip().splitlines()
-    sentence = lines[0].partition(". ")[0].rstrip(".") if lines else "no message"
-    return sentence if len(sentence) <= 200 else sentence[:197] + "..."
 
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final, TypeGuard, cast
 
-from drafting_config.errors import ParallelDraftingConfigError, describe_value
+from drafting_config.errors import ParallelDraftingConfigError, describe_value, exception_text
 from drafting_config.loading import CONFIG_NAME
 from drafting_config.reading import is_kind
 from drafting_config.tokenizer_files import TOKENIZER_FILE_NAMES
@@ -87,9 +87,6 @@ class RepoIdError(ParallelDraftingConfigError):
         self.value = value
         self.problem = problem
 
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.parameter, self.value, self.problem))
-
 
 class RepoNotCachedError(ParallelDraftingConfigError):
     """The repo, the revision or its ``config.json`` is not in the local cache.
@@ -116,9 +113,6 @@ class RepoNotCachedError(ParallelDraftingConfigError):
         self.cache_dir = cache_dir
         self.problem = problem
 
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.repo_id, self.revision, self.cache_dir, self.problem))
-
 
 class MissingExtraError(ParallelDraftingConfigError):
     """``huggingface_hub`` is needed to resolve a repo id but cannot be imported.
@@ -139,9 +133,6 @@ class MissingExtraError(ParallelDraftingConfigError):
         super().__init__(f"{repo_id}: {problem}")
         self.repo_id = repo_id
         self.problem = problem
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.repo_id,))
 
 
 class HubDownloadError(ParallelDraftingConfigError):
@@ -165,9 +156,6 @@ class HubDownloadError(ParallelDraftingConfigError):
         self.revision = revision
         self.filename = filename
         self.problem = problem
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.repo_id, self.revision, self.filename, self.problem))
 
 
 def looks_like_repo_id(text: object) -> TypeGuard[str]:
@@ -550,7 +538,7 @@ def _fetch(
         elif isinstance(error, PermissionError):
             problem = f"cannot write to the cache {cache}: {error.strerror or error}."
         else:  # a transfer or disk failure inside huggingface_hub or below
-            problem = f"{type(error).__name__}: {_first_line(error)}"
+            problem = f"{type(error).__name__}: {exception_text(error)}"
         raise HubDownloadError(repo_id, revision, filename, problem) from None
 
 
@@ -599,11 +587,6 @@ def _unreached_problem(error: Exception, endpoint: str) -> str:
 def _status(error: BaseException) -> object:
     """The HTTP status of a huggingface_hub HTTP error ("no status" if it has none)."""
     return getattr(getattr(error, "response", None), "status_code", None) or "no status"
-
-
-def _first_line(error: BaseException) -> str:
-    lines = str(error).strip().splitlines()
-    return lines[0][:200] if lines else "no details given."
 
 
 def _cause(error: BaseException, kind: type[BaseException]) -> BaseException | None:

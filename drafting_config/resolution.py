@@ -25,7 +25,6 @@ from drafting_config.errors import (
     ParallelDraftingConfigWarning,
     PlaceholderTokenIdWarning,
     describe_value,
-    type_name,
 )
 from drafting_config.integers import INT32_LIMIT, exact_int, positive_int32
 from drafting_config.reading import MISSING, FieldGetter, field_getter, join_path
@@ -423,7 +422,7 @@ def _conflict(
     config_class = type(hf_config)
     if winner.section is None and _class_default(config_class, winner.key) == token_id:
         message += (
-            f" Note: {token_id} is also the class default of {type_name(config_class)}."
+            f" Note: {token_id} is also the class default of {config_class.__name__}."
             f"{winner.key}, so it may not come from config.json at all."
         )
     return ConflictingTokenIdWarning(message)
@@ -454,8 +453,4 @@ def _placeholder(
 
 def _class_default(config_class: type, name: str) -> int | None:
     """The class-level int default of ``name``, if the class has one."""
-    try:
-        default = getattr(config_class, name, None)
-    except Exception:  # a metaclass property that raises: no usable default
-        return None
-    return exact_int(default)
+    return exact_int(getattr(config_class, name, None))

@@ -32,6 +32,7 @@ from drafting_config.errors import (
     ParallelDraftingConfigWarning,
     describe_value,
 )
+from drafting_config.integers import exact_bool
 from drafting_config.loading import ConfigFileError, load_config_json
 from drafting_config.paths import as_path, display_path
 from drafting_config.reading import is_kind
@@ -223,13 +224,8 @@ class _SharedReads:
 
 
 def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Verdict:
-    flag: object = options.check_tokenizer  # callers without type checking pass anything
-    if type(flag) is not bool:
-        error = ParallelDraftingConfigError(
-            f"`check_tokenizer` must be True or False, got {describe_value(flag)}."
-        )
-        return Verdict(_shown(draft), None, (error,))
     try:
+        exact_bool("`check_tokenizer`", options.check_tokenizer)
         path, draft_config, draft_at = _load(draft, options.revision, options.download)
     except ParallelDraftingConfigError as error:
         return Verdict(_shown(draft), None, (error,))

@@ -11,11 +11,13 @@ whose type is not an ``int`` subclass is refused however it disguises itself
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, TypeVar
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
 
-__all__ = ["INT32_LIMIT", "exact_int", "positive_int32"]
+_Error = TypeVar("_Error", bound=ValueError)
+
+__all__ = ["INT32_LIMIT", "exact_bool", "exact_int", "positive_int32"]
 
 INT32_LIMIT: Final = 2**31
 """Engines feed token ids and sizes to kernels as int32: every value must be below this."""
@@ -47,3 +49,21 @@ def positive_int32(field: str, value: object) -> int:
             field=field,
         )
     return number
+
+
+def exact_bool(
+    what: str, value: object, error: type[ValueError] = ParallelDraftingConfigError
+) -> bool:
+    """``value`` if it is ``True`` or ``False``; nothing else counts (not ``"false"``, not 0).
+
+    Args:
+        what: how the flag is named in the message (```check_tokenizer```).
+        value: what the caller passed, typed or not.
+        error: the type raised; vLLM's drop-ins and the tensor helpers raise ``ValueError``.
+
+    Raises:
+        ValueError: ``error``, saying what was expected and what was got.
+    """
+    if type(value) is not bool:
+        raise error(f"{what} must be True or False, got {describe_value(value)}.")
+    return value

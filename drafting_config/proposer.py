@@ -16,7 +16,7 @@ import torch
 from drafting_config import masked_slots
 from drafting_config.config import ParallelDraftingConfig
 from drafting_config.errors import describe_value, exception_text
-from drafting_config.integers import positive_int32
+from drafting_config.integers import exact_bool, positive_int32
 from drafting_config.masked_slots import DFlashInputs, EagleInputs
 
 if TYPE_CHECKING:
@@ -112,16 +112,6 @@ def _plain_str(value: object) -> str | None:
     return None
 
 
-def _parse_flag(pass_hidden_states_to_model: bool) -> bool:
-    value: object = pass_hidden_states_to_model
-    if type(value) is not bool:
-        raise ValueError(
-            "`pass_hidden_states_to_model` must be True or False, got "
-            f"{describe_value(value)}; strings and numbers are not converted."
-        )
-    return value
-
-
 class ParallelDraftingParams:
     """A proposer's parallel-drafting parameters, built from a :class:`ParallelDraftingConfig`.
 
@@ -180,7 +170,9 @@ class ParallelDraftingParams:
         )
         self.parallel_drafting_token_id = config.token_id
         self.parallel_drafting_hidden_state_tensor = (
-            self._allocate() if _parse_flag(pass_hidden_states_to_model) else None
+            self._allocate()
+            if exact_bool("`pass_hidden_states_to_model`", pass_hidden_states_to_model, ValueError)
+            else None
         )
 
     def _allocate(self) -> torch.Tensor:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Final, TypeGuard, cast
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value, exception_text
+from drafting_config.integers import exact_bool
 from drafting_config.loading import CONFIG_NAME
 from drafting_config.reading import is_kind
 from drafting_config.tokenizer_files import TOKENIZER_FILE_NAMES
@@ -352,11 +353,7 @@ def path_or_snapshot(
             reported).
         MissingExtraError, RepoNotCachedError, HubDownloadError: as :func:`locate`.
     """
-    flag: object = download  # callers without type checking pass anything
-    if type(flag) is not bool:
-        raise ParallelDraftingConfigError(
-            f"`download` must be True or False, got {describe_value(flag)}.", field=None
-        )
+    exact_bool("`download`", download)
     if type(revision) is not str or revision != DEFAULT_REVISION:
         revision = validate_revision(revision)  # even for local paths, so a bad option shows
     if looks_like_repo_id(text):

@@ -105,7 +105,7 @@ def describe_value(value: object) -> str:
     name = _truncate(type(value).__name__, MAX_TYPE_NAME_CHARS)
     try:
         text = _truncate(_REPR.repr(value), MAX_VALUE_CHARS)
-    except Exception:  # a hostile __repr__, or RecursionError: say what it is instead
+    except Exception:  # a __repr__ that fails (a half-built config): say what it is instead
         text = f"<{name} object>"
     return f"{text} ({name})"
 

@@ -515,7 +515,7 @@ def _describe_tensor(tensor: torch.Tensor) -> str:
 
 
 def _tensor(name: str, value: object, expected: str) -> torch.Tensor:
-    if not issubclass(type(value), torch.Tensor):  # type(), not __class__, which may lie
+    if not issubclass(type(value), torch.Tensor):  # type(): a Mock(spec=Tensor) is refused
         raise ValueError(f"`{name}` must be {expected}, got {describe_value(value)}.")
     return value  # type: ignore[return-value]  # type() narrowing is not understood
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 import torch
 
@@ -18,6 +18,7 @@ from drafting_config.config import ParallelDraftingConfig
 from drafting_config.errors import describe_value, exception_text
 from drafting_config.integers import exact_bool, positive_int32
 from drafting_config.masked_slots import DFlashInputs, EagleInputs
+from drafting_config.reading import is_kind
 
 if TYPE_CHECKING:
     from typing_extensions import deprecated
@@ -51,16 +52,15 @@ def parse_dtype(dtype: torch.dtype | str) -> torch.dtype:
             another type; the message names ``dtype``.
     """
     value: object = dtype  # callers without type checking pass anything
-    if type(value) is torch.dtype:  # not isinstance: a lying __class__ must not pass
+    if type(value) is torch.dtype:
         if not value.is_floating_point:
             raise ValueError(
                 f"`dtype` must be a floating-point dtype such as torch.bfloat16 for hidden "
                 f"states, got {value}."
             )
         return value
-    name = _plain_str(value)
-    if name is not None and name in DTYPE_NAMES:
-        return DTYPE_NAMES[name]
+    if is_kind(value, str) and value in DTYPE_NAMES:  # type(): a Mock(spec=str) is refused
+        return DTYPE_NAMES[cast("str", value)]
     raise ValueError(
         f"`dtype` must be a torch.dtype or one of {', '.join(map(repr, DTYPE_NAMES))}, "
         f"got {describe_value(value)}."
@@ -80,8 +80,8 @@ def parse_device(device: torch.device | str) -> torch.device:
     value: object = device
     if type(value) is torch.device:
         return value
-    name = _plain_str(value)
-    if name is not None:
+    if is_kind(value, str):
+        name = cast("str", value)
         try:
             return torch.device(name)
         except (RuntimeError, Warning) as error:  # a Warning when warnings are errors
@@ -96,20 +96,13 @@ def parse_hidden_size(hidden_size: int) -> int:
     """``hidden_size`` as a plain ``int``, positive and below 2**31 (the bound a config's own has).
 
     The rule is :func:`~drafting_config.integers.positive_int32`'s: an ``int``
-    subclass counts as its true value and none of its own methods is called.
+    subclass counts as its int value.
 
     Raises:
         ValueError: a bool, a value that is not an int, or one out of range;
             the message names ``hidden_size``.
     """
     return positive_int32("hidden_size", hidden_size)
-
-
-def _plain_str(value: object) -> str | None:
-    """The text of a ``str`` (a subclass's true text, none of its own methods called)."""
-    if issubclass(type(value), str) and isinstance(value, str):
-        return str.__str__(value)
-    return None
 
 
 class ParallelDraftingParams:

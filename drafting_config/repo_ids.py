@@ -80,7 +80,7 @@ class RepoIdError(ParallelDraftingConfigError):
     problem: str
 
     def __init__(self, parameter: str, value: object, problem: str) -> None:
-        short = type(value) is str and len(value) <= _SHOWN_MAX  # never a foreign len or repr
+        short = type(value) is str and len(value) <= _SHOWN_MAX  # type(): not a Mock(spec=str)
         shown = repr(value) if short else describe_value(value)
         label = parameter.replace("_", " ")
         super().__init__(f"{label} {shown} is malformed: {problem}")
@@ -175,7 +175,7 @@ def looks_like_repo_id(text: object) -> TypeGuard[str]:
     """
     if not is_kind(text, str):
         return False
-    text = str.__str__(cast("str", text))
+    text = cast("str", text)
     if text.count("/") != 1 or "\\" in text:
         return False
     org, name = text.split("/")
@@ -198,7 +198,7 @@ def validate_repo_id(text: object) -> str:
     """
     if not is_kind(text, str):
         raise RepoIdError("repo_id", text, "expected a string of the form ORG/NAME.")
-    text = str.__str__(cast("str", text))  # a str subclass as its plain text
+    text = cast("str", text)
     problem = _repo_id_problem(text)
     if problem is not None:
         raise RepoIdError("repo_id", text, f"{problem}; expected ORG/NAME, as in Qwen/Qwen3-8B.")
@@ -245,7 +245,7 @@ def validate_revision(text: object) -> str:
     """
     if not is_kind(text, str):
         raise RepoIdError("revision", text, "expected a string: a branch, a tag or a commit hash.")
-    text = str.__str__(cast("str", text))  # a str subclass as its plain text, never its methods
+    text = cast("str", text)
     problem = _revision_problem(text)
     if problem is not None:
         raise RepoIdError(

@@ -26,7 +26,7 @@ from drafting_config.errors import (
     PlaceholderTokenIdWarning,
     describe_value,
 )
-from drafting_config.integers import INT32_LIMIT, exact_int, positive_int32
+from drafting_config.integers import INT32_LIMIT, exact_int, int_hint, positive_int32
 from drafting_config.reading import MISSING, FieldGetter, field_getter, join_path
 from drafting_config.sources import (
     EAGLE_CONFIG,
@@ -378,17 +378,11 @@ def _placeholder_warnings(
 def _names_id(value: object, token_id: int) -> bool:
     """Whether a special-token field (an id, or a list of ids) holds ``token_id``.
 
-    Only exact ints are compared: a foreign object's ``__eq__`` is never called.
+    Only ints are compared (see :func:`~drafting_config.integers.exact_int`).
     """
-    if type(value) is list or type(value) is tuple:  # never a metaclass's __eq__
+    if issubclass(type(value), (list, tuple)):
         return any(exact_int(item) == token_id for item in cast("list[object]", value))
     return exact_int(value) == token_id
-
-
-def _expected_range(vocab_size: int | None) -> str:
-    if vocab_size is None:
-        return "an int in [0, 2**31) (engines feed token ids as int32)"
-    return f"an int in [0, {vocab_size}) (the draft model's vocab_size is {vocab_size})"
 
 
 def _type_hint(value: object) -> str:
@@ -399,7 +393,13 @@ def _type_hint(value: object) -> str:
         return " Floats are not converted, not even whole ones such as 7.0."
     if issubclass(kind, bool):
         return " Booleans are not token ids."
-    return ""
+    return int_hint(value)
+
+
+def _expected_range(vocab_size: int | None) -> str:
+    if vocab_size is None:
+        return "an int in [0, 2**31) (engines feed token ids as int32)"
+    return f"an int in [0, {vocab_size}) (the draft model's vocab_size is {vocab_size})"
 
 
 def _conflict(

@@ -6,6 +6,7 @@ import random
 from dataclasses import FrozenInstanceError, fields
 from pathlib import Path
 from typing import Any
+from unittest.mock import Mock
 
 import pytest
 import torch
@@ -19,7 +20,7 @@ from drafting_config.masked_slots import (
     expand_eagle_inputs,
     expand_hidden_states,
 )
-from tests.hostile import LyingInt, PretendsToBeInt
+from tests.foreign import int_enum
 from tests.masked_slots_reference import (
     DFlashReference,
     EagleReference,
@@ -442,10 +443,10 @@ class PosingAsTensor:
 def test_int_subclasses_count_as_their_real_value() -> None:
     lying = expand_eagle_inputs(
         *pin_batch(),
-        parallel_drafting_token_id=LyingInt(-2),
-        num_speculative_tokens=LyingInt(3),
+        parallel_drafting_token_id=int_enum(-2),
+        num_speculative_tokens=int_enum(3),
         shift_input_ids=True,
-        padding_token_id=LyingInt(0),
+        padding_token_id=int_enum(0),
     )
     plain = expand_eagle_inputs(
         *pin_batch(), parallel_drafting_token_id=-2, num_speculative_tokens=3, shift_input_ids=True
@@ -489,7 +490,7 @@ def eagle_call(**changes: Any) -> EagleInputs:
             "`num_speculative_tokens` must be a positive int below 2**31, got 3.0 (float).",
         ),
         (
-            {"num_speculative_tokens": PretendsToBeInt()},
+            {"num_speculative_tokens": Mock(spec=int)},
             "`num_speculative_tokens` must be a positive int below 2**31, got <",
         ),
         ({"shift_input_ids": 1}, "`shift_input_ids` must be True or False, got 1 (int)."),

@@ -7,7 +7,15 @@ import warnings
 from collections.abc import Iterable, Mapping
 from typing import Annotated, cast
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    StrictInt,
+    ValidationError,
+    model_validator,
+)
 from typing_extensions import Self
 
 from drafting_config.checking import ModelArgument, Verdict, check
@@ -104,6 +112,18 @@ class ParallelDraftingConfig(BaseModel):
     """The drafting method: the speculators type for a speculators file, else the winning
     field's method (``"dflash"``, ``"dspark"``, ``"pard"``, ``"ptd"``), or ``None`` for the
     generic ``mask_token_id``."""
+
+    aux_layer_ids: tuple[StrictInt, ...] | None = None
+    """The target layers the drafter taps, as capture indices (0: the input of the target's
+    first layer; ``i + 1``: the output of layer ``i``), exactly as the chain of the vLLM
+    model runner serving the draft's method returns them; vLLM sorts and de-duplicates
+    them later.  ``None`` when the config names none (vLLM then taps the target model's
+    default layers) or the drafter takes no hidden states.  Not checked here: the layer
+    rules belong to :func:`drafting_config.check`."""
+
+    aux_layer_source: str | None = None
+    """The field :attr:`aux_layer_ids` came from, as the draft's file names it
+    (``"dflash_config.target_layer_ids"``, ``"aux_hidden_state_layer_ids"``)."""
 
     @classmethod
     def from_hf_config(
@@ -275,6 +295,8 @@ def _model_fields(resolution: Resolution) -> dict[str, object]:
         "vocab_size": resolution.vocab_size,
         "format": resolution.format,
         "algorithm": resolution.algorithm,
+        "aux_layer_ids": resolution.aux_layer_ids,
+        "aux_layer_source": resolution.aux_layer_source,
     }
 
 

@@ -37,6 +37,7 @@ from drafting_config.sources import (
     describe_order,
 )
 from drafting_config.speculators import SpeculatorsDraft, is_speculators, translate
+from drafting_config.tapped_layers import chain_of, runner_of, tapped_layers
 
 __all__ = [
     "ConfigFormat",
@@ -109,7 +110,19 @@ class Resolution:
     model classes read it instead, so it must agree with the winner."""
     speculators: SpeculatorsDraft | None = None
     """For a speculators-format file, what it says beyond the HF config vLLM derives from it
-    (the verifier, the 1-based aux layer ids)."""
+    (the verifier, the proposal)."""
+    aux_layer_ids: tuple[int, ...] | None = None
+    """The target layers the drafter taps, as capture indices (0: the input of the target's
+    first layer; ``i + 1``: the output of layer ``i``), exactly as the chain of the vLLM
+    model runner serving the draft's method returns them
+    (:mod:`drafting_config.tapped_layers`).  vLLM sorts and de-duplicates them later.
+    ``None`` when the config names no layers (vLLM then taps the target model's default
+    layers), when the drafter takes no hidden states (PARD), or when vLLM's function would
+    fail on the field or return something other than ints (``check()`` reports that)."""
+    aux_layer_source: str | None = None
+    """The field :attr:`aux_layer_ids` came from, as the draft's file names it
+    (``"dflash_config.target_layer_ids"``; ``"aux_hidden_state_layer_ids"`` for a
+    speculators file); ``None`` when :attr:`aux_layer_ids` is."""
 
     def file_field(self, field: str) -> str:
         """Where ``field``, a path of the config the resolver read, sits in the draft's file.
@@ -231,6 +244,8 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
             warnings.extend(_placeholder_warnings(get, text_get, winner.source, token_id, in_file))
         except ParallelDraftingConfigError as error:
             errors.append(error)
+    algorithm = _algorithm(winner, speculators)
+    aux_layer_ids, aux_layer_source = _aux_layers(get, algorithm, in_file)
     return Resolution(
         fields=fields,
         hidden_size=hidden_size,
@@ -238,9 +253,11 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
         errors=tuple(errors),
         warnings=tuple(warnings),
         format="hf" if speculators is None else "speculators",
-        algorithm=_algorithm(winner, speculators),
+        algorithm=algorithm,
         eagle_mask_token_id=eagle,
         speculators=speculators,
+        aux_layer_ids=aux_layer_ids,
+        aux_layer_source=aux_layer_source,
     )
 
 
@@ -251,6 +268,26 @@ _FileField = Callable[[str], str]
 def _same(field: str) -> str:
     """:data:`_FileField` of a Hugging Face config: every field is where it was read."""
     return field
+
+
+def _aux_layers(
+    get: FieldGetter, algorithm: str | None, in_file: _FileField
+) -> tuple[tuple[int, ...] | None, str | None]:
+    """The tapped layers by the serving runner's chain, and where they came from.
+
+    Never raises: a field that cannot be read gives ``(None, None)``, and ``check()``
+    reports it (this resolver checks only the token id and sizes).
+    """
+    runner = runner_of(algorithm)
+    if runner is None:  # PARD: no hidden states
+        return None, None
+    try:
+        taps = tapped_layers(get, chain_of(runner))
+    except ParallelDraftingConfigError:
+        return None, None
+    if taps.ids is None or taps.field is None:
+        return None, None
+    return taps.ids, in_file(taps.field)
 
 
 def _algorithm(winner: FieldVerdict | None, speculators: SpeculatorsDraft | None) -> str | None:

@@ -65,6 +65,8 @@ def test_round_trip_keeps_shadowed_fields() -> None:
         "vocab_size": 151936,
         "format": "hf",
         "algorithm": "dspark",
+        "aux_layer_ids": None,
+        "aux_layer_source": None,
     }
     assert ParallelDraftingConfig.model_validate_json(config.model_dump_json()) == config
 

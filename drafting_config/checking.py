@@ -351,6 +351,11 @@ def _tokenizer(
                 if searched:
                     where = " or ".join(searched)
                     found.notes.append(f"tokenizer not checked: no tokenizer files beside {where}")
+                else:
+                    found.notes.append(
+                        "tokenizer not checked: a config object has no directory to look in; "
+                        "pass tokenizer=DIR"
+                    )
                 return None
         token, errors, warnings = tokenizer_findings(files, draft_config, resolution)
     except ParallelDraftingConfigError as error:

@@ -36,7 +36,12 @@ from drafting_config.sources import (
     TokenIdField,
     describe_order,
 )
-from drafting_config.speculators import SpeculatorsDraft, is_speculators, translate
+from drafting_config.speculators import (
+    MASK_TOKEN_FIELD,
+    SpeculatorsDraft,
+    is_speculators,
+    translate,
+)
 from drafting_config.tapped_layers import chain_of, runner_of, tapped_layers
 
 __all__ = [
@@ -227,7 +232,7 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
     errors.extend(f.error for f in fields if f.error is not None)
     winner = next((f for f in fields if f.status is FieldStatus.WINNER), None)
     if not any(f.status in _SET for f in fields):
-        errors.append(ParallelDraftingConfigError(missing_token_id_message(order)))
+        errors.append(_missing_token_id(order, speculators))
     eagle = _attempt(errors, lambda: _eagle_mask_token_id(get, vocab_size, in_file))
 
     warnings: list[ParallelDraftingConfigWarning] = []
@@ -268,6 +273,25 @@ _FileField = Callable[[str], str]
 def _same(field: str) -> str:
     """:data:`_FileField` of a Hugging Face config: every field is where it was read."""
     return field
+
+
+def _missing_token_id(
+    order: Sequence[TokenIdField], speculators: SpeculatorsDraft | None
+) -> ParallelDraftingConfigError:
+    """The error for a config that sets no token-id field, naming what the user's file lacks.
+
+    A speculators file names its token id in its top-level ``mask_token_id``, which vLLM
+    (``vllm/transformers_utils/configs/speculators/algos.py``) copies into the HF field the
+    resolver reads; the HF fields are not what that user can set.
+    """
+    if speculators is None or speculators.spec.mask_token_source is None:
+        return ParallelDraftingConfigError(missing_token_id_message(order))
+    return ParallelDraftingConfigError(
+        f"`{MASK_TOKEN_FIELD}` is missing or null: a speculators {speculators.algorithm} draft "
+        f"names its parallel drafting token id there (vLLM copies it to "
+        f"`{speculators.spec.mask_token_source.value}`); set it to the mask token's id.",
+        field=MASK_TOKEN_FIELD,
+    )
 
 
 def _aux_layers(

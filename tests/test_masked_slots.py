@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import FrozenInstanceError, fields
-from pathlib import Path
 from typing import Any
 from unittest.mock import Mock
 
@@ -28,7 +27,7 @@ from tests.masked_slots_reference import (
     eagle_reference,
     hidden_states_reference,
 )
-from tests.typing_checks import expected_errors, run_mypy
+from tests.typing_checks import MypyResult, expected_errors, snippet
 
 I32, I64 = torch.int32, torch.int64
 
@@ -897,15 +896,19 @@ expand_hidden_states(t, dflash, t)  # E: arg-type
 )
 
 
+MISUSE_CHECK = snippet("masked_slots_misuse", MISUSE)
+CORRECT_USE_CHECK = snippet("masked_slots_correct_use", CORRECT_USE, no_any=True)
+
+
 @pytest.mark.slow
-def test_mypy_types_the_results(tmp_path: Path) -> None:
-    errors, report = run_mypy(MISUSE, tmp_path)
+def test_mypy_types_the_results(mypy_results: dict[str, MypyResult]) -> None:
+    errors, report = mypy_results[MISUSE_CHECK]
     assert errors == expected_errors(MISUSE), report
 
 
 @pytest.mark.slow
-def test_results_leak_no_any(tmp_path: Path) -> None:
-    errors, report = run_mypy(CORRECT_USE, tmp_path, "--disallow-any-expr")
+def test_results_leak_no_any(mypy_results: dict[str, MypyResult]) -> None:
+    errors, report = mypy_results[CORRECT_USE_CHECK]
     assert errors == set(), report
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import sys
 import warnings
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 from unittest import mock
@@ -25,7 +24,7 @@ from drafting_config.proposer import (
 )
 from tests.conftest import EXAMPLES
 from tests.foreign import int_enum
-from tests.typing_checks import expected_errors, run_mypy
+from tests.typing_checks import MypyResult, expected_errors, snippet
 
 DFLASH = ParallelDraftingConfig.from_pretrained(EXAMPLES / "dflash-qwen3-4b")
 NO_SIZE = ParallelDraftingConfig.from_hf_config({"pard_token": 7})
@@ -581,15 +580,18 @@ init_parallel_drafting_params(MayPassHiddenStatesButCannotSizeThem(model, True))
 """
 
 
+MISUSES = {
+    snippet("proposer_tensor", TENSOR_MAY_BE_NONE): TENSOR_MAY_BE_NONE,
+    snippet("proposer_deprecated", OLD_NAME_IS_DEPRECATED): OLD_NAME_IS_DEPRECATED,
+    snippet("proposer_protocol", PROTOCOL_USERS): PROTOCOL_USERS,
+}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "source",
-    [TENSOR_MAY_BE_NONE, OLD_NAME_IS_DEPRECATED, PROTOCOL_USERS],
-    ids=["tensor", "deprecated", "protocol"],
-)
-def test_mypy_rejects_misuse(source: str, tmp_path: Path) -> None:
-    errors, report = run_mypy(source, tmp_path, "--enable-error-code", "deprecated")
-    assert errors == expected_errors(source), report
+@pytest.mark.parametrize("name", sorted(MISUSES))
+def test_mypy_rejects_misuse(name: str, mypy_results: dict[str, MypyResult]) -> None:
+    errors, report = mypy_results[name]
+    assert errors == expected_errors(MISUSES[name]), report
 
 
 PUBLIC_API = """
@@ -628,9 +630,12 @@ def setup(full: ParallelDraftingProposerLike, token_only: TokenOnlyProposerLike)
 """
 
 
+PUBLIC_API_CHECK = snippet("proposer_public_api", PUBLIC_API, no_any=True)
+
+
 @pytest.mark.slow
-def test_the_proposer_api_leaks_no_any(tmp_path: Path) -> None:
-    errors, report = run_mypy(PUBLIC_API, tmp_path, "--disallow-any-expr")
+def test_the_proposer_api_leaks_no_any(mypy_results: dict[str, MypyResult]) -> None:
+    errors, report = mypy_results[PUBLIC_API_CHECK]
     assert errors == set(), report
 
 

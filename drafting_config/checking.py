@@ -14,6 +14,7 @@ transformers; huggingface_hub is imported only to look up a repo id.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
@@ -32,6 +33,7 @@ from drafting_config.errors import (
     ParallelDraftingConfigWarning,
     describe_value,
 )
+from drafting_config.integers import exact_bool
 from drafting_config.loading import ConfigFileError, load_config_json
 from drafting_config.paths import as_path, display_path
 from drafting_config.reading import is_kind
@@ -180,7 +182,16 @@ def check_many(
         target, tokenizer, check_tokenizer, check_weights, revision, target_revision, download
     )
     shared = _SharedReads()
-    return [_check(draft, options, shared) for draft in drafts]
+    # The cyclic collector paused, as for parsing (loading._loads): the verdicts pile up
+    # thousands of objects it would traverse again and again, for the few cycles (errors
+    # and their tracebacks) it collects once it runs again.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return [_check(draft, options, shared) for draft in drafts]
+    finally:
+        if paused:
+            gc.enable()
 
 
 _ONE_DRAFT: Final = (str, bytes, bytearray, memoryview, os.PathLike)
@@ -247,17 +258,9 @@ class _SharedReads:
 
 
 def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Verdict:
-    flags: dict[str, object] = {  # callers without type checking pass anything
-        "check_tokenizer": options.check_tokenizer,
-        "check_weights": options.check_weights,
-    }
-    for name, flag in flags.items():
-        if type(flag) is not bool:
-            error = ParallelDraftingConfigError(
-                f"`{name}` must be True or False, got {describe_value(flag)}."
-            )
-            return Verdict(_shown(draft), None, (error,))
     try:
+        exact_bool("`check_tokenizer`", options.check_tokenizer)
+        exact_bool("`check_weights`", options.check_weights)
         path, draft_config, draft_at = _load(draft, options.revision, options.download)
     except ParallelDraftingConfigError as error:
         return Verdict(_shown(draft), None, (error,))

@@ -29,7 +29,7 @@ from typing import Final, cast
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
 from drafting_config.integers import exact_int, positive_int32
 from drafting_config.paths import display_path
-from drafting_config.reading import MISSING, FieldGetter, field_getter
+from drafting_config.reading import MISSING, FieldGetter, field_getter, read_path
 from drafting_config.resolution import Resolution
 from drafting_config.safetensors_headers import CheckpointHeaders, TensorHeader, WeightsFileError
 from drafting_config.sources import EAGLE_CONFIG
@@ -569,12 +569,8 @@ def _drafter_section(draft: _Draft, dflash_wins: bool) -> dict[str, object]:
     """``eagle_config``, merged with ``dflash_config`` (which wins) when ``dflash_wins``."""
     merged: dict[str, object] = {}
     for section in (EAGLE_CONFIG, DFLASH_CONFIG) if dflash_wins else (EAGLE_CONFIG,):
-        value = draft.get(section, None)
-        if value is None:
-            continue
-        section_get = field_getter(value, section)
         for key in ("use_aux_hidden_state", "mask_token_id", "eagle_aux_hidden_state_layer_ids"):
-            found = section_get(key, MISSING)
+            found = read_path(draft.get, f"{section}.{key}", MISSING)
             if found is not MISSING:
                 merged[key] = found
     return merged
@@ -768,10 +764,7 @@ def mask_token_of_model_class(config: FieldGetter) -> tuple[object, str]:
     ``eagle_config`` merged with ``dflash_config`` (``dflash_config`` wins), else the top level
     (``DFlashQwen3Model.__init__``)."""
     for section in (DFLASH_CONFIG, EAGLE_CONFIG):
-        value = config(section, None)
-        if value is None:
-            continue
-        found = field_getter(value, section)("mask_token_id", MISSING)
+        found = read_path(config, f"{section}.mask_token_id", MISSING)
         if found is not MISSING:
             return found, f"{section}.mask_token_id"
     return config("mask_token_id", None), "mask_token_id"

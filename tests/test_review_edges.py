@@ -8,15 +8,19 @@ promises; the masked-slot layouts; start-up and signals.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
+import pickle
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from drafting_config import check
-from drafting_config.cli import main
+from drafting_config import Verdict, check
+from drafting_config.cli import main, verdict_json
+from drafting_config.reading import MISSING
 from tests.conftest import REPO
 from tests.fake_cache import use_cache
 
@@ -150,3 +154,61 @@ def test_a_config_object_against_a_config_object_target_notes_the_tokenizer() ->
         "tokenizer not checked: a config object has no directory to look in; pass tokenizer=DIR"
     ]
     assert check(draft, target=target, check_tokenizer=False).notes == ()
+
+
+# ------------------------------------------------ 3: every verdict pickles, through spawn
+
+
+def verdict_facts(verdict: Verdict) -> dict[str, object]:
+    """Everything a verdict says, in plain values (exceptions compare by identity)."""
+    resolution = verdict.resolution
+    return {
+        "json": verdict_json(verdict),
+        "strict": verdict_json(verdict, strict=True),
+        "errors": [(type(e), e.field, str(e)) for e in verdict.errors],
+        "warnings": [(type(w), str(w)) for w in verdict.warnings],
+        "fields": None
+        if resolution is None
+        else [(f.source, f.status, f.value is MISSING, repr(f.value)) for f in resolution.fields],
+        "speculators": None if resolution is None else resolution.speculators,
+        "token": verdict.token,
+    }
+
+
+def every_kind_of_draft(tmp_path: Path) -> list[tuple[object, dict[str, Any]]]:
+    warned = {"pard_token": 2, "pad_token_id": 2, "vocab_size": 100}
+    return [
+        (DFLASH, {}),  # Hugging Face format
+        (SPECULATORS, {}),  # speculators format, its verifier not cached: a note
+        (SPECULATORS, {"target": "examples/pair-qwen3-4b/target"}),
+        ("examples/invalid/pard-token-as-string/config.json", {}),  # invalid
+        (warned, {}),  # with warnings, a config object
+        ("examples/pair-qwen3-4b/draft", {"target": "examples/pair-qwen3-4b/target"}),
+        (
+            "examples/pair-qwen3-8b-drafter-llama3-target/draft",
+            {"target": "examples/pair-qwen3-8b-drafter-llama3-target/target"},
+        ),
+        (str(tmp_path / "missing"), {}),  # unreadable
+        ("acme/not-cached", {}),  # a repo id that is not cached
+        ("org/bad name", {}),  # a malformed repo id
+        (speculators_config(mask_token_id=None), {"check_tokenizer": False}),
+    ]
+
+
+def check_one(draft: object, options: dict[str, Any]) -> Verdict:
+    return check(draft, **options)
+
+
+@pytest.mark.slow
+def test_every_kind_of_verdict_survives_a_spawn_process_pool(tmp_path: Path) -> None:
+    cases = every_kind_of_draft(tmp_path)
+    here = [check(draft, **options) for draft, options in cases]
+    assert any(v.resolution and v.resolution.speculators for v in here)
+    assert any(v.warnings for v in here) and any(v.token for v in here)
+    assert any(not v.ok for v in here) and any(v.target for v in here)
+    for verdict in here:
+        assert verdict_facts(pickle.loads(pickle.dumps(verdict))) == verdict_facts(verdict)
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        there = list(pool.map(check_one, *zip(*cases, strict=True)))
+    assert [verdict_facts(v) for v in there] == [verdict_facts(v) for v in here]

@@ -219,40 +219,13 @@ class SpeculatorsDraft:
         """The table row of this draft's algorithm."""
         return SPECULATORS_ALGORITHMS[self.algorithm]
 
-    def __reduce__(self) -> tuple[object, ...]:
+    def __getstate__(self) -> dict[str, object]:
         # A mappingproxy does not pickle; a Verdict must (ProcessPoolExecutor.map(check, ...)).
-        return (
-            _rebuild_draft,
-            (
-                self.algorithm,
-                self.hf_config,
-                self.verifier,
-                self.layer_ids_field,
-                self.layer_ids,
-                self.speculative_tokens,
-                dict(self.origins),
-            ),
-        )
+        return {**self.__dict__, "origins": dict(self.origins)}
 
-
-def _rebuild_draft(
-    algorithm: str,
-    hf_config: dict[str, object],
-    verifier: str,
-    layer_ids_field: str | None,
-    layer_ids: tuple[int, ...],
-    speculative_tokens: int,
-    origins: dict[str, str],
-) -> SpeculatorsDraft:
-    return SpeculatorsDraft(
-        algorithm=algorithm,
-        hf_config=hf_config,
-        verifier=verifier,
-        layer_ids_field=layer_ids_field,
-        layer_ids=layer_ids,
-        speculative_tokens=speculative_tokens,
-        origins=MappingProxyType(origins),
-    )
+    def __setstate__(self, state: dict[str, object]) -> None:
+        origins = cast("dict[str, str]", state["origins"])
+        self.__dict__.update(state, origins=MappingProxyType(origins))
 
 
 def is_speculators(get: FieldGetter) -> bool:

@@ -14,6 +14,7 @@ transformers; huggingface_hub is imported only to look up a repo id.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
@@ -32,12 +33,11 @@ from drafting_config.errors import (
     ParallelDraftingConfigWarning,
     describe_value,
 )
+from drafting_config.integers import exact_bool
 from drafting_config.loading import ConfigFileError, load_config_json
 from drafting_config.paths import as_path, display_path
 from drafting_config.reading import is_kind
 from drafting_config.repo_ids import (
-    CONFIG_FILE,
-    DEFAULT_FILES,
     DEFAULT_REVISION,
     EXTRA_NAME,
     HubDownloadError,
@@ -48,7 +48,12 @@ from drafting_config.repo_ids import (
     model_location,
 )
 from drafting_config.resolution import Resolution, resolve
-from drafting_config.tokenizer_files import TokenFacts, TokenizerFiles, load_tokenizer_files
+from drafting_config.tokenizer_files import (
+    TOKENIZER_FILE_NAMES,
+    TokenFacts,
+    TokenizerFiles,
+    load_tokenizer_files,
+)
 
 __all__ = ["ModelArgument", "Verdict", "check", "check_many"]
 
@@ -164,7 +169,16 @@ def check_many(
         )
     options = _Options(target, tokenizer, check_tokenizer, revision, target_revision, download)
     shared = _SharedReads()
-    return [_check(draft, options, shared) for draft in drafts]
+    # The cyclic collector paused, as for parsing (loading._loads): the verdicts pile up
+    # thousands of objects it would traverse again and again, for the few cycles (errors
+    # and their tracebacks) it collects once it runs again.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return [_check(draft, options, shared) for draft in drafts]
+    finally:
+        if paused:
+            gc.enable()
 
 
 _ONE_DRAFT: Final = (str, bytes, bytearray, memoryview, os.PathLike)
@@ -251,13 +265,8 @@ class _SharedReads:
 
 
 def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Verdict:
-    flag: object = options.check_tokenizer  # callers without type checking pass anything
-    if type(flag) is not bool:
-        error = ParallelDraftingConfigError(
-            f"`check_tokenizer` must be True or False, got {describe_value(flag)}."
-        )
-        return Verdict(_shown(draft), None, (error,))
     try:
+        exact_bool("`check_tokenizer`", options.check_tokenizer)
         path, draft_config, draft_at, fetch_notes = _load(draft, options.revision, options)
     except ParallelDraftingConfigError as error:
         return Verdict(_shown(draft), None, (error,))
@@ -468,7 +477,7 @@ def _load(
         text if is_kind(argument, (str, bytes)) else Path(text),
         revision=revision,
         download=options.download,
-        files=DEFAULT_FILES if options.check_tokenizer else (CONFIG_FILE,),
+        files=TOKENIZER_FILE_NAMES if options.check_tokenizer else (),
     )
     config = load_config_json(located.path)
     return display_path(text), config, located.path, located.notes

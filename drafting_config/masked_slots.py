@@ -34,7 +34,7 @@ from typing import Final
 import torch
 
 from drafting_config.errors import describe_value
-from drafting_config.integers import exact_int, positive_int32
+from drafting_config.integers import exact_bool, exact_int, positive_int32
 
 __all__ = [
     "DFlashInputs",
@@ -153,8 +153,8 @@ def expand_eagle_inputs(
             tensor's shape, dtype and device) and says what was expected.
     """
     k = _positive_int("num_speculative_tokens", num_speculative_tokens)
-    shift = _flag("shift_input_ids", shift_input_ids)
-    do_check = _flag("check", check)
+    shift = exact_bool("`shift_input_ids`", shift_input_ids, ValueError)
+    do_check = exact_bool("`check`", check, ValueError)
     ids = _index_vector("target_token_ids", target_token_ids)
     positions = _index_vector("target_positions", target_positions)
     next_ids = _index_vector("next_token_ids", next_token_ids)
@@ -320,7 +320,7 @@ def expand_dflash_inputs(
     """
     k = _positive_int("num_speculative_tokens", num_speculative_tokens)
     block_size = _positive_int("kv_block_size", kv_block_size)
-    do_check = _flag("check", check)
+    do_check = exact_bool("`check`", check, ValueError)
     next_ids = _index_vector("next_token_ids", next_token_ids)
     positions = _index_vector("target_positions", target_positions)
     starts = _index_vector("query_start_loc", query_start_loc)
@@ -532,7 +532,7 @@ def _describe_tensor(tensor: torch.Tensor) -> str:
 
 
 def _tensor(name: str, value: object, expected: str) -> torch.Tensor:
-    if not issubclass(type(value), torch.Tensor):  # type(), not __class__, which may lie
+    if not issubclass(type(value), torch.Tensor):  # type(): a Mock(spec=Tensor) is refused
         raise ValueError(f"`{name}` must be {expected}, got {describe_value(value)}.")
     return value  # type: ignore[return-value]  # type() narrowing is not understood
 
@@ -598,12 +598,6 @@ def _exact_int(name: str, value: object, expected: str) -> int:
 
 def _positive_int(name: str, value: object) -> int:
     return positive_int32(name, value)  # the package's size rule: a positive int32
-
-
-def _flag(name: str, value: object) -> bool:
-    if type(value) is not bool:
-        raise ValueError(f"`{name}` must be True or False, got {describe_value(value)}.")
-    return value
 
 
 def _token_id(name: str, value: object, dtype: torch.dtype) -> int:

@@ -20,8 +20,18 @@ from collections.abc import Callable, Mapping
 from typing import Final, cast
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value, foreign_error
+from drafting_config.sources import TEXT_CONFIG
 
-__all__ = ["MISSING", "FieldGetter", "Missing", "field_getter", "is_kind", "join_path"]
+__all__ = [
+    "MISSING",
+    "FieldGetter",
+    "Missing",
+    "field_getter",
+    "is_kind",
+    "join_path",
+    "read_path",
+    "top_or_text_config",
+]
 
 
 class Missing(enum.Enum):
@@ -63,16 +73,12 @@ _EXPECTED: Final = (
 
 
 def is_kind(value: object, kinds: type | tuple[type, ...]) -> bool:
-    """``issubclass(type(value), kinds)``, or ``False`` when the value's class cannot answer.
+    """``issubclass(type(value), kinds)``: what ``value`` is, not what it claims to be.
 
-    ``type(value)`` never asks the value (its ``__class__`` may lie), and a
-    metaclass whose ``__hash__`` or ``__getattribute__`` raises, which an ABC
-    such as ``Mapping`` trips over, makes the value simply not of those kinds.
+    Unlike ``isinstance``, this does not believe ``__class__``, so a
+    ``Mock(spec=dict)`` is read as the attribute object it is, not as a mapping.
     """
-    try:
-        return issubclass(type(value), kinds)
-    except Exception:
-        return False
+    return issubclass(type(value), kinds)
 
 
 def join_path(path: str, name: str) -> str:
@@ -92,45 +98,67 @@ def field_getter(config: object, path: str) -> FieldGetter:
         ParallelDraftingConfigError: ``config`` is a number, string, sequence,
             path or ``None``, none of which holds named fields.
     """
-    kind = type(config)  # never config.__class__, which an object may fake
+    kind = type(config)  # not config.__class__, which a Mock(spec=dict) fakes
     if kind is dict:  # a parsed config.json: its own get cannot raise for a str key
         return cast("dict[str, object]", config).get
-    try:
-        is_mapping = issubclass(kind, Mapping)
-        not_a_config = issubclass(kind, _NOT_A_CONFIG)
-        is_path = issubclass(kind, os.PathLike)
-    except Exception as error:  # a metaclass that raises on every lookup
-        raise foreign_error(
-            f"Could not inspect {_where(path)}", error, field=path or None
-        ) from None
-    if not_a_config:
+    if issubclass(kind, _NOT_A_CONFIG):
         raise ParallelDraftingConfigError(
             f"{_where(path)} must be {_EXPECTED}; got {describe_value(config)}.",
             field=path or None,
         )
-    if is_path:
+    if issubclass(kind, os.PathLike):
         raise ParallelDraftingConfigError(
             f"Got a path ({describe_value(config)}) where a config object was expected; use "
             "ParallelDraftingConfig.from_pretrained(path) to read a config.json file.",
             field=path or None,
         )
 
-    if is_mapping:
-        mapping = cast("Mapping[str, object]", config)
+    mapping = issubclass(kind, Mapping)
 
-        def read(name: str, default: object) -> object:
-            try:
-                return mapping.get(name, default)
-            except Exception as error:
-                raise _unreadable(path, name, error) from None
+    def read(name: str, default: object) -> object:
+        # The one guard around reading: a property or mapping that raises (or recurses)
+        # becomes our error naming the field.
+        try:
+            if mapping:
+                return cast("Mapping[str, object]", config).get(name, default)
+            return getattr(config, name, default)
+        except Exception as error:
+            raise _unreadable(path, name, error) from None
 
-    else:
+    return read
 
-        def read(name: str, default: object) -> object:
-            try:
-                return getattr(config, name, default)
-            except Exception as error:
-                raise _unreadable(path, name, error) from None
+
+def read_path(get: FieldGetter, path: str, default: object = None) -> object:
+    """The field at ``path``, a ``key`` or ``section.key`` of the config ``get`` reads;
+    ``default`` when it or its section is absent or null.
+
+    Raises:
+        ParallelDraftingConfigError: the section is not a config section, or a read raises.
+    """
+    section, _, key = path.rpartition(".")
+    if not section:
+        return get(key, default)
+    container = get(section, None)
+    return default if container is None else field_getter(container, section)(key, default)
+
+
+def top_or_text_config(get: FieldGetter, path: str = "") -> Callable[[str], tuple[object, str]]:
+    """A reader of fields at the top level of a config, else in its nested ``text_config``
+    (multimodal configs): ``read(name)`` gives the value (``None`` when neither sets it)
+    and the path of the field it came from, under ``path`` (where the config sits).
+
+    Raises:
+        ParallelDraftingConfigError: ``text_config`` is set but not a config section.
+    """
+    text_path = join_path(path, TEXT_CONFIG)
+    text = get(TEXT_CONFIG, None)
+    text_get = None if text is None else field_getter(text, text_path)
+
+    def read(name: str) -> tuple[object, str]:
+        value = get(name, None)
+        if value is None and text_get is not None:
+            return text_get(name, None), join_path(text_path, name)
+        return value, join_path(path, name)
 
     return read
 

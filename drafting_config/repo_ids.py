@@ -31,14 +31,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final, NamedTuple, TypeGuard, cast
 
-from drafting_config.errors import ParallelDraftingConfigError, describe_value
-from drafting_config.loading import ConfigFileError
+from drafting_config.errors import ParallelDraftingConfigError, describe_value, exception_text
+from drafting_config.integers import exact_bool
+from drafting_config.loading import CONFIG_NAME, ConfigFileError
 from drafting_config.paths import display_path
 from drafting_config.reading import is_kind
+from drafting_config.tokenizer_files import TOKENIZER_FILE_NAMES
 
 __all__ = [
-    "CONFIG_FILE",
-    "DEFAULT_FILES",
     "DEFAULT_REVISION",
     "EXTRA_NAME",
     "HubDownloadError",
@@ -56,17 +56,6 @@ __all__ = [
 
 DEFAULT_REVISION: Final = "main"
 """The revision looked up when none is given: the hub's default branch."""
-
-CONFIG_FILE: Final = "config.json"
-"""The file a snapshot must hold; it is always fetched first by a download."""
-
-DEFAULT_FILES: Final = (
-    CONFIG_FILE,
-    "tokenizer.json",
-    "tokenizer_config.json",
-    "special_tokens_map.json",
-)
-"""What ``locate(..., download=True)`` fetches: the config and the tokenizer files."""
 
 EXTRA_NAME: Final = "drafting-config[hub]"
 """The optional extra that installs ``huggingface_hub``."""
@@ -97,16 +86,13 @@ class RepoIdError(ParallelDraftingConfigError):
     problem: str
 
     def __init__(self, parameter: str, value: object, problem: str) -> None:
-        short = type(value) is str and len(value) <= _SHOWN_MAX  # never a foreign len or repr
+        short = type(value) is str and len(value) <= _SHOWN_MAX  # type(): not a Mock(spec=str)
         shown = repr(value) if short else describe_value(value)
         label = parameter.replace("_", " ")
         super().__init__(f"{label} {shown} is malformed: {problem}")
         self.parameter = parameter
         self.value = value
         self.problem = problem
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.parameter, self.value, self.problem))
 
 
 class RepoNotCachedError(ParallelDraftingConfigError):
@@ -133,9 +119,6 @@ class RepoNotCachedError(ParallelDraftingConfigError):
         self.revision = revision
         self.cache_dir = cache_dir
         self.problem = problem
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.repo_id, self.revision, self.cache_dir, self.problem))
 
 
 class MissingExtraError(ParallelDraftingConfigError):
@@ -168,9 +151,6 @@ class MissingExtraError(ParallelDraftingConfigError):
         self.failure = failure
         self.problem = problem
 
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.repo_id, self.failure))
-
 
 class HubDownloadError(ParallelDraftingConfigError):
     """A download asked for with ``download=True`` failed; the message says why.
@@ -194,9 +174,6 @@ class HubDownloadError(ParallelDraftingConfigError):
         self.filename = filename
         self.problem = problem
 
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.repo_id, self.revision, self.filename, self.problem))
-
 
 def looks_like_repo_id(text: object) -> TypeGuard[str]:
     """Whether a command-line argument is meant as a hub repo id rather than a local path.
@@ -214,7 +191,7 @@ def looks_like_repo_id(text: object) -> TypeGuard[str]:
     """
     if not is_kind(text, str):
         return False
-    text = str.__str__(cast("str", text))
+    text = cast("str", text)
     if text.count("/") != 1 or "\\" in text:
         return False
     org, name = text.split("/")
@@ -237,7 +214,7 @@ def validate_repo_id(text: object) -> str:
     """
     if not is_kind(text, str):
         raise RepoIdError("repo_id", text, "expected a string of the form ORG/NAME.")
-    text = str.__str__(cast("str", text))  # a str subclass as its plain text
+    text = cast("str", text)
     problem = _repo_id_problem(text)
     if problem is not None:
         raise RepoIdError("repo_id", text, f"{problem}; expected ORG/NAME, as in Qwen/Qwen3-8B.")
@@ -284,7 +261,7 @@ def validate_revision(text: object) -> str:
     """
     if not is_kind(text, str):
         raise RepoIdError("revision", text, "expected a string: a branch, a tag or a commit hash.")
-    text = str.__str__(cast("str", text))  # a str subclass as its plain text, never its methods
+    text = cast("str", text)
     problem = _revision_problem(text)
     if problem is not None:
         raise RepoIdError(
@@ -320,7 +297,7 @@ def locate(
     repo_id: str,
     *,
     revision: str = DEFAULT_REVISION,
-    files: Sequence[str] = DEFAULT_FILES,
+    files: Sequence[str] = TOKENIZER_FILE_NAMES,
     download: bool = False,
     cache_dir: str | os.PathLike[str] | None = None,
     endpoint: str | None = None,
@@ -409,7 +386,9 @@ def _importing_hub(repo_id: str) -> Iterator[None]:
     except ImportError:
         raise MissingExtraError(repo_id) from None
     except Exception as error:  # its own code failed: say how, never a traceback
-        raise MissingExtraError(repo_id, f"{type(error).__name__}: {_first_line(error)}") from None
+        raise MissingExtraError(
+            repo_id, f"{type(error).__name__}: {exception_text(error)}"
+        ) from None
 
 
 def path_or_snapshot(
@@ -417,7 +396,7 @@ def path_or_snapshot(
     *,
     revision: str = DEFAULT_REVISION,
     download: bool = False,
-    files: Sequence[str] = DEFAULT_FILES,
+    files: Sequence[str] = TOKENIZER_FILE_NAMES,
 ) -> Path:
     """Where to read a model from: ``text`` itself when it is a local path, else the
     cache snapshot of the repo id it names.
@@ -443,7 +422,7 @@ def model_location(
     *,
     revision: str = DEFAULT_REVISION,
     download: bool = False,
-    files: Sequence[str] = DEFAULT_FILES,
+    files: Sequence[str] = TOKENIZER_FILE_NAMES,
 ) -> Located:
     """:func:`path_or_snapshot`, with a note for each optional file that ``download=True``
     could not fetch (offline, an unreachable hub, ``HF_HUB_OFFLINE``): the model is
@@ -452,11 +431,7 @@ def model_location(
     Raises:
         As :func:`path_or_snapshot`.
     """
-    flag: object = download  # callers without type checking pass anything
-    if type(flag) is not bool:
-        raise ParallelDraftingConfigError(
-            f"`download` must be True or False, got {describe_value(flag)}.", field=None
-        )
+    exact_bool("`download`", download)
     if type(revision) is not str or revision != DEFAULT_REVISION:
         revision = validate_revision(revision)  # even for local paths, so a bad option shows
     if not looks_like_repo_id(text):
@@ -490,7 +465,7 @@ def _checked_files(files: Sequence[object]) -> tuple[str, ...]:
                 f"config or tokenizer files ending in {', '.join(_FETCHABLE_SUFFIXES)} "
                 "(weights and code are never fetched)."
             )
-        if name != CONFIG_FILE and name not in extra:
+        if name != CONFIG_NAME and name not in extra:
             extra.append(name)
     return tuple(extra)
 
@@ -503,7 +478,7 @@ def _cached_snapshot(repo_id: str, revision: str, cache: str) -> Path:
         with _importing_hub(repo_id):
             from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415 (the extra)
         try:
-            found = try_to_load_from_cache(repo_id, CONFIG_FILE, cache_dir=cache, revision=revision)
+            found = try_to_load_from_cache(repo_id, CONFIG_NAME, cache_dir=cache, revision=revision)
         except Exception as error:  # a folder it may not read, a corrupt ref, ...
             corrupt = _corrupt_ref(repo_id, revision, cache)
             if corrupt is not None:
@@ -512,7 +487,7 @@ def _cached_snapshot(repo_id: str, revision: str, cache: str) -> Path:
             reason = (
                 error.strerror
                 if isinstance(error, OSError) and error.strerror
-                else f"{type(error).__name__}: {_first_line(error)}"
+                else f"{type(error).__name__}: {exception_text(error)}"
             )
             raise RepoNotCachedError(
                 repo_id,
@@ -547,7 +522,7 @@ def _why_not_cached(repo_id: str, revision: str, cache: str, *, hub_says_absent:
     repo_dir = _repo_folder(repo_id, cache)
     shown_cache = display_path(cache)
     if hub_says_absent:
-        return f"the cache records that the repo has no {CONFIG_FILE}{at} (is it a model repo?)"
+        return f"the cache records that the repo has no {CONFIG_NAME}{at} (is it a model repo?)"
     if not os.path.isdir(repo_dir):
         return f"not found locally nor in the local Hugging Face cache ({shown_cache})"
     corrupt = _corrupt_ref(repo_id, revision, cache)
@@ -581,15 +556,15 @@ def _why_not_cached(repo_id: str, revision: str, cache: str, *, hub_says_absent:
 def _snapshot_problem(snapshot: Path, at: str) -> str:
     """Why a snapshot that is there gives no config.json: none, a broken link, a loop."""
     shown = display_path(os.fspath(snapshot))
-    config = snapshot / CONFIG_FILE
+    config = snapshot / CONFIG_NAME
     if not os.path.lexists(config):
-        return f"the cached snapshot{at} ({shown}) has no {CONFIG_FILE}"
+        return f"the cached snapshot{at} ({shown}) has no {CONFIG_NAME}"
     try:
         os.stat(config)
     except OSError as error:
         if error.errno == errno.ELOOP:
-            return f"the cached {CONFIG_FILE}{at} is a symbolic link loop in {shown}"
-    return f"the cached {CONFIG_FILE}{at} is a broken link (its blob is gone) in {shown}"
+            return f"the cached {CONFIG_NAME}{at} is a symbolic link loop in {shown}"
+    return f"the cached {CONFIG_NAME}{at} is a broken link (its blob is gone) in {shown}"
 
 
 def _corrupt_ref(repo_id: str, revision: str, cache: str) -> str | None:
@@ -633,7 +608,7 @@ def _how_to_fetch(repo_id: str, revision: str) -> str:
     option = "" if revision == DEFAULT_REVISION else f" --revision {revision}"
     return (
         "to fetch its config and tokenizer files (never weights), pass --download "
-        f"(download=True in Python), or run `hf download {repo_id} {CONFIG_FILE}{option}`"
+        f"(download=True in Python), or run `hf download {repo_id} {CONFIG_NAME}{option}`"
     )
 
 
@@ -645,7 +620,7 @@ def _download(
     A file already cached at that commit (or known to be absent from it) is not asked
     for again.  An optional file that cannot be fetched is a note: the model is usable.
     """
-    config = _fetch(repo_id, revision, CONFIG_FILE, cache, endpoint)
+    config = _fetch(repo_id, revision, CONFIG_NAME, cache, endpoint)
     assert config is not None  # config.json is required: its absence raises
     snapshot = Path(config).parent
     commit = snapshot.name
@@ -707,7 +682,7 @@ def _fetch(
         elif isinstance(error, PermissionError):
             problem = f"cannot write to the cache {display_path(cache)}: {error.strerror or error}."
         else:  # a transfer or disk failure inside huggingface_hub or below
-            problem = f"{type(error).__name__}: {_first_line(error)}"
+            problem = f"{type(error).__name__}: {exception_text(error)}"
         raise HubDownloadError(repo_id, revision, filename, problem) from None
 
 
@@ -756,11 +731,6 @@ def _unreached_problem(error: Exception, endpoint: str) -> str:
 def _status(error: BaseException) -> object:
     """The HTTP status of a huggingface_hub HTTP error ("no status" if it has none)."""
     return getattr(getattr(error, "response", None), "status_code", None) or "no status"
-
-
-def _first_line(error: BaseException) -> str:
-    lines = str(error).strip().splitlines()
-    return lines[0][:200] if lines else "no details given."
 
 
 def _cause(error: BaseException, kind: type[BaseException]) -> BaseException | None:

@@ -25,15 +25,20 @@ from drafting_config.errors import (
     ParallelDraftingConfigWarning,
     PlaceholderTokenIdWarning,
     describe_value,
-    type_name,
 )
-from drafting_config.integers import INT32_LIMIT, exact_int, positive_int32
-from drafting_config.reading import MISSING, FieldGetter, field_getter, join_path
+from drafting_config.integers import INT32_LIMIT, exact_int, int_hint, positive_int32
+from drafting_config.reading import (
+    MISSING,
+    FieldGetter,
+    field_getter,
+    join_path,
+    read_path,
+    top_or_text_config,
+)
 from drafting_config.sources import (
     EAGLE_CONFIG,
     PLACEHOLDER_FIELDS,
     PRIORITY_ORDER,
-    TEXT_CONFIG,
     TokenIdField,
     describe_order,
 )
@@ -225,9 +230,9 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
         get = field_getter(speculators.hf_config, "")
         in_file = speculators.file_field
     errors: list[ParallelDraftingConfigError] = []
-    text_get = _attempt(errors, lambda: _section_getter(get, TEXT_CONFIG))
-    hidden_size = _attempt(errors, lambda: _model_size(get, text_get, "hidden_size", in_file))
-    vocab_size = _attempt(errors, lambda: _model_size(get, text_get, "vocab_size", in_file))
+    read = _attempt(errors, lambda: top_or_text_config(get)) or _top_level(get)
+    hidden_size = _attempt(errors, lambda: _model_size(read, "hidden_size", in_file))
+    vocab_size = _attempt(errors, lambda: _model_size(read, "vocab_size", in_file))
 
     fields = _field_verdicts(get, order, vocab_size, in_file)
     errors.extend(f.error for f in fields if f.error is not None)
@@ -247,7 +252,7 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
         if eagle is not None and eagle != token_id:
             warnings.append(_eagle_disagrees(winner.source, token_id, eagle, in_file))
         try:
-            warnings.extend(_placeholder_warnings(get, text_get, winner.source, token_id, in_file))
+            warnings.extend(_placeholder_warnings(read, winner.source, token_id, in_file))
         except ParallelDraftingConfigError as error:
             errors.append(error)
     algorithm = _algorithm(winner, speculators)
@@ -371,16 +376,12 @@ def _judge(
 
 def _read_source(get: FieldGetter, source: TokenIdField) -> object:
     """The raw value of ``source``: :data:`MISSING` if it or its section is absent or null."""
-    if source.section is None:
-        return get(source.key, MISSING)
-    section = _section_getter(get, source.section)
-    return MISSING if section is None else section(source.key, MISSING)
+    return read_path(get, source.value, MISSING)
 
 
-def _section_getter(get: FieldGetter, section: str) -> FieldGetter | None:
-    """A reader for the nested ``section`` (null or absent: ``None``)."""
-    container = get(section, None)
-    return None if container is None else field_getter(container, section)
+def _top_level(get: FieldGetter) -> Callable[[str], tuple[object, str]]:
+    """Reads fields at the top level only (when ``text_config`` is unusable)."""
+    return lambda name: (get(name, None), name)
 
 
 _T = TypeVar("_T")
@@ -396,12 +397,10 @@ def _attempt(errors: list[ParallelDraftingConfigError], read: Callable[[], _T]) 
 
 
 def _model_size(
-    get: FieldGetter, text_get: FieldGetter | None, name: str, in_file: _FileField
+    read: Callable[[str], tuple[object, str]], name: str, in_file: _FileField
 ) -> int | None:
     """A size field as an int in ``[1, 2**31)``, from the top level else ``text_config``."""
-    value, field = get(name, None), name
-    if value is None and text_get is not None:
-        value, field = text_get(name, None), join_path(TEXT_CONFIG, name)
+    value, field = read(name)
     return None if value is None else positive_int32(in_file(field), value)
 
 
@@ -409,19 +408,18 @@ def _eagle_mask_token_id(
     get: FieldGetter, vocab_size: int | None, in_file: _FileField
 ) -> int | None:
     """``eagle_config.mask_token_id``, which some model classes read instead of the winner."""
-    section = _section_getter(get, EAGLE_CONFIG)
-    value = None if section is None else section("mask_token_id", None)
+    field = join_path(EAGLE_CONFIG, "mask_token_id")
+    value = read_path(get, field)
     if value is None:
         return None
-    checked = token_id_error(in_file(join_path(EAGLE_CONFIG, "mask_token_id")), value, vocab_size)
+    checked = token_id_error(in_file(field), value, vocab_size)
     if isinstance(checked, ParallelDraftingConfigError):
         raise checked
     return checked
 
 
 def _placeholder_warnings(
-    get: FieldGetter,
-    text_get: FieldGetter | None,
+    read: Callable[[str], tuple[object, str]],
     source: TokenIdField,
     token_id: int,
     in_file: _FileField,
@@ -429,9 +427,7 @@ def _placeholder_warnings(
     """A warning for each special-token field (top level, else text_config) equal to the id."""
     found: list[ParallelDraftingConfigWarning] = []
     for name in PLACEHOLDER_FIELDS:
-        value, field = get(name, None), name
-        if value is None and text_get is not None:
-            value, field = text_get(name, None), join_path(TEXT_CONFIG, name)
+        value, field = read(name)
         if _names_id(value, token_id):
             found.append(_placeholder(in_file(source.value), token_id, in_file(field), value))
     return found
@@ -440,17 +436,11 @@ def _placeholder_warnings(
 def _names_id(value: object, token_id: int) -> bool:
     """Whether a special-token field (an id, or a list of ids) holds ``token_id``.
 
-    Only exact ints are compared: a foreign object's ``__eq__`` is never called.
+    Only ints are compared (see :func:`~drafting_config.integers.exact_int`).
     """
-    if type(value) is list or type(value) is tuple:  # never a metaclass's __eq__
+    if issubclass(type(value), (list, tuple)):
         return any(exact_int(item) == token_id for item in cast("list[object]", value))
     return exact_int(value) == token_id
-
-
-def _expected_range(vocab_size: int | None) -> str:
-    if vocab_size is None:
-        return "an int in [0, 2**31) (engines feed token ids as int32)"
-    return f"an int in [0, {vocab_size}) (the draft model's vocab_size is {vocab_size})"
 
 
 def _type_hint(value: object) -> str:
@@ -461,7 +451,13 @@ def _type_hint(value: object) -> str:
         return " Floats are not converted, not even whole ones such as 7.0."
     if issubclass(kind, bool):
         return " Booleans are not token ids."
-    return ""
+    return int_hint(value)
+
+
+def _expected_range(vocab_size: int | None) -> str:
+    if vocab_size is None:
+        return "an int in [0, 2**31) (engines feed token ids as int32)"
+    return f"an int in [0, {vocab_size}) (the draft model's vocab_size is {vocab_size})"
 
 
 def _conflict(
@@ -484,7 +480,7 @@ def _conflict(
     config_class = type(hf_config)
     if winner.section is None and _class_default(config_class, winner.key) == token_id:
         message += (
-            f" Note: {token_id} is also the class default of {type_name(config_class)}."
+            f" Note: {token_id} is also the class default of {config_class.__name__}."
             f"{winner.key}, so it may not come from config.json at all."
         )
     return ConflictingTokenIdWarning(message)
@@ -515,8 +511,4 @@ def _placeholder(
 
 def _class_default(config_class: type, name: str) -> int | None:
     """The class-level int default of ``name``, if the class has one."""
-    try:
-        default = getattr(config_class, name, None)
-    except Exception:  # a metaclass property that raises: no usable default
-        return None
-    return exact_int(default)
+    return exact_int(getattr(config_class, name, None))

@@ -36,7 +36,7 @@ from drafting_config.tokenizer_files import TokenFacts, TokenKind
 from tests.conftest import EXAMPLES, REPO, load_json
 from tests.fake_cache import use_cache, write_cached_repo
 from tests.fake_hub import MAIN_COMMIT, FakeHub, draft_repo, serve
-from tests.hostile import LyingInt
+from tests.foreign import int_enum
 from tests.tokenizer_factory import QWEN3_ADDED, write_qwen3_like
 
 DFLASH_4B = EXAMPLES / "dflash-qwen3-4b"
@@ -163,7 +163,7 @@ os.PathLike.register(ExplodingPath)
         {"draft": {"pard_token": 3}, "tokenizer": 7},
         {"draft": object()},
         {"draft": {"pard_token": 3}, "target": {"vocab_size": object()}},
-        {"draft": {"pard_token": LyingInt(3)}, "target": {"vocab_size": LyingInt(2)}},
+        {"draft": {"pard_token": int_enum(3)}, "target": {"vocab_size": int_enum(2)}},
         {"draft": "org/bad name"},
         {"draft": {"pard_token": 3}, "target": "org/bad name"},
         {"draft": b"\xff\xfe/config.json"},

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pickle
 from itertools import pairwise
 from typing import Any
+from unittest.mock import Mock
 
 import pytest
 from hypothesis import given
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
 from drafting_config.layers import check_layer_ids
-from tests.hostile import LyingInt, PretendsToBeInt
+from tests.foreign import int_enum
 
 FIELD = "dflash_config.target_layer_ids"
 
@@ -180,7 +181,7 @@ def test_random_lists_agree_with_the_oracle(
 def test_hostile_ints_count_as_their_real_value(
     plain: list[int], hostile: list[bool], as_tuple: bool
 ) -> None:
-    items: list[int] = [LyingInt(v) if lie else v for v, lie in zip(plain, hostile, strict=False)]
+    items: list[int] = [int_enum(v) if lie else v for v, lie in zip(plain, hostile, strict=False)]
     value: object = tuple(items) if as_tuple else items
     expected = oracle(plain, 0, 36)
     if expected is None:
@@ -198,11 +199,11 @@ def test_huge_ints_give_a_bounded_message() -> None:
     assert "<int of 16610 bits>" in str(caught.value)
     assert len(str(caught.value)) < 500
     with pytest.raises(ParallelDraftingConfigError, match="item 0 is <int of"):
-        check_layer_ids(FIELD, [LyingInt(10**5000)], num_layers=36)
+        check_layer_ids(FIELD, [int_enum(10**5000)], num_layers=36)
 
 
 def test_an_object_pretending_to_be_an_int_is_refused() -> None:
-    fake = PretendsToBeInt()
+    fake = Mock(spec=int)
     assert isinstance(fake, int)  # the lie this test is about
     with pytest.raises(ParallelDraftingConfigError, match="item 0 is"):
         check_layer_ids(FIELD, [fake])

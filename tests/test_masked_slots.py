@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import FrozenInstanceError, fields
-from pathlib import Path
 from typing import Any
+from unittest.mock import Mock
 
 import pytest
 import torch
@@ -19,7 +19,7 @@ from drafting_config.masked_slots import (
     expand_eagle_inputs,
     expand_hidden_states,
 )
-from tests.hostile import LyingInt, PretendsToBeInt
+from tests.foreign import int_enum
 from tests.masked_slots_reference import (
     DFlashReference,
     EagleReference,
@@ -27,7 +27,7 @@ from tests.masked_slots_reference import (
     eagle_reference,
     hidden_states_reference,
 )
-from tests.typing_checks import expected_errors, run_mypy
+from tests.typing_checks import MypyResult, expected_errors, snippet
 
 I32, I64 = torch.int32, torch.int64
 
@@ -440,10 +440,10 @@ class PosingAsTensor:
 def test_int_subclasses_count_as_their_real_value() -> None:
     lying = expand_eagle_inputs(
         *pin_batch(),
-        parallel_drafting_token_id=LyingInt(-2),
-        num_speculative_tokens=LyingInt(3),
+        parallel_drafting_token_id=int_enum(-2),
+        num_speculative_tokens=int_enum(3),
         shift_input_ids=True,
-        padding_token_id=LyingInt(0),
+        padding_token_id=int_enum(0),
     )
     plain = expand_eagle_inputs(
         *pin_batch(), parallel_drafting_token_id=-2, num_speculative_tokens=3, shift_input_ids=True
@@ -487,7 +487,7 @@ def eagle_call(**changes: Any) -> EagleInputs:
             "`num_speculative_tokens` must be a positive int below 2**31, got 3.0 (float).",
         ),
         (
-            {"num_speculative_tokens": PretendsToBeInt()},
+            {"num_speculative_tokens": Mock(spec=int)},
             "`num_speculative_tokens` must be a positive int below 2**31, got <",
         ),
         ({"shift_input_ids": 1}, "`shift_input_ids` must be True or False, got 1 (int)."),
@@ -896,15 +896,19 @@ expand_hidden_states(t, dflash, t)  # E: arg-type
 )
 
 
+MISUSE_CHECK = snippet("masked_slots_misuse", MISUSE)
+CORRECT_USE_CHECK = snippet("masked_slots_correct_use", CORRECT_USE, no_any=True)
+
+
 @pytest.mark.slow
-def test_mypy_types_the_results(tmp_path: Path) -> None:
-    errors, report = run_mypy(MISUSE, tmp_path)
+def test_mypy_types_the_results(mypy_results: dict[str, MypyResult]) -> None:
+    errors, report = mypy_results[MISUSE_CHECK]
     assert errors == expected_errors(MISUSE), report
 
 
 @pytest.mark.slow
-def test_results_leak_no_any(tmp_path: Path) -> None:
-    errors, report = run_mypy(CORRECT_USE, tmp_path, "--disallow-any-expr")
+def test_results_leak_no_any(mypy_results: dict[str, MypyResult]) -> None:
+    errors, report = mypy_results[CORRECT_USE_CHECK]
     assert errors == set(), report
 
 

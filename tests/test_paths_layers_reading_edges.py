@@ -8,7 +8,6 @@ import pytest
 from drafting_config import ParallelDraftingConfigError
 from drafting_config.layers import check_layer_ids
 from drafting_config.paths import display_path, parse_display_path
-from drafting_config.reading import field_getter
 
 _EXPECTED = (
     "must be a non-empty JSON array of unique, strictly increasing layer ids (ints, not bools)"
@@ -68,23 +67,3 @@ def test_layer_list_errors_read_exactly(
         check_layer_ids("f", value, **options)  # type: ignore[arg-type]
     assert str(info.value) == message
     assert info.value.field == "f"
-
-
-class _Meta(type):
-    def __getattribute__(cls, name: str) -> object:
-        raise RuntimeError("meta")
-
-
-class _Hostile(metaclass=_Meta):
-    pass
-
-
-@pytest.mark.parametrize(
-    ("path", "where", "field"),
-    [("dflash_config", "`dflash_config`", "dflash_config"), ("", "The draft model's config", None)],
-)
-def test_a_config_whose_type_cannot_be_inspected(path: str, where: str, field: str | None) -> None:
-    with pytest.raises(ParallelDraftingConfigError) as info:
-        field_getter(_Hostile(), path)
-    assert str(info.value) == f"Could not inspect {where}: RuntimeError: meta"
-    assert info.value.field == field

@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from drafting_config import check
 from drafting_config.errors import ParallelDraftingConfigError
 from drafting_config.repo_ids import (
-    DEFAULT_FILES,
     EXTRA_NAME,
     HubDownloadError,
     MissingExtraError,
@@ -33,6 +32,7 @@ from drafting_config.repo_ids import (
     validate_repo_id,
     validate_revision,
 )
+from drafting_config.tokenizer_files import TOKENIZER_FILE_NAMES
 from tests.conftest import REPO
 from tests.fake_hub import (
     BARE_COMMIT,
@@ -645,7 +645,7 @@ def test_download_fetches_config_and_tokenizer_files_only(
         "tokenizer.json",
         "tokenizer_config.json",
     ]
-    assert hub.files_requested() == set(DEFAULT_FILES)
+    assert hub.files_requested() == {"config.json", *TOKENIZER_FILE_NAMES}
     assert not hub.files_requested() & NEVER_FETCHED
     # config.json decides the commit; the other files come from that very commit.
     tokenizer_paths = [r.path for r in hub.requests if r.filename != "config.json"]
@@ -932,7 +932,7 @@ def test_an_optional_file_that_cannot_be_fetched_is_a_note(
     assert verdict.token_id == 151669
     assert [note for note in verdict.notes if "not downloaded" in note] == [
         f"{name} not downloaded: {DRAFT}: cannot download {name} (revision {MAIN_COMMIT}): {why}"
-        for name in DEFAULT_FILES[1:]
+        for name in TOKENIZER_FILE_NAMES
     ]
     assert hub.requests == []
 

@@ -13,10 +13,6 @@ __all__ = [
     "ParallelDraftingConfigWarning",
     "PlaceholderTokenIdWarning",
     "TokenizerTokenIdWarning",
-    "caller_stacklevel",
-    "describe_value",
-    "exception_text",
-    "foreign_error",
 ]
 
 

@@ -134,6 +134,12 @@ class Resolution:
         """
         return field if self.speculators is None else self.speculators.file_field(field)
 
+    def hf_config(self, draft_config: object) -> object:
+        """The config vLLM's runners read for ``draft_config``, the config this resolution
+        was made from: the HF config vLLM derives from a speculators file, else the config
+        itself."""
+        return draft_config if self.speculators is None else self.speculators.hf_config
+
     @property
     def takes_target_hidden_states(self) -> bool:
         """Whether the drafter is fed the target's hidden states (all but PARD drafters)."""

@@ -26,6 +26,7 @@ from drafting_config.contract import (
     TargetFacts,
     contract_errors,
     read_target,
+    target_placeholder_warnings,
     tokenizer_findings,
 )
 from drafting_config.errors import (
@@ -249,6 +250,8 @@ def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Ver
     if resolution.fields:
         try:
             found.errors += contract_errors(draft_config, resolution, target.facts)
+            if target.facts is not None:
+                found.warnings += target_placeholder_warnings(resolution, target.facts)
             layers = check_layers(draft_config, resolution, target.facts)
         except ParallelDraftingConfigError as error:  # a draft field that cannot be read
             found.errors.append(error)

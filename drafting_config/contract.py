@@ -31,7 +31,12 @@ from drafting_config.errors import (
 from drafting_config.integers import positive_int32
 from drafting_config.paths import display_path
 from drafting_config.reading import FieldGetter, field_getter
-from drafting_config.resolution import Resolution
+from drafting_config.resolution import (
+    Resolution,
+    names_token_id,
+    placeholder_warning,
+    special_token_fields,
+)
 from drafting_config.sources import TEXT_CONFIG
 from drafting_config.tokenizer_files import TokenFacts, TokenizerFiles, TokenKind
 
@@ -39,6 +44,7 @@ __all__ = [
     "TargetFacts",
     "contract_errors",
     "read_target",
+    "target_placeholder_warnings",
     "tokenizer_findings",
 ]
 
@@ -62,6 +68,10 @@ class TargetFacts:
     """The target's ``model_type`` (some layer rules of vLLM depend on it)."""
     architectures: tuple[str, ...] = ()
     """The target's ``architectures`` (the strings among them)."""
+    special_tokens: tuple[tuple[str, object], ...] = ()
+    """The target's ``pad_token_id``, ``bos_token_id`` and ``eos_token_id`` that are set
+    (top level, else ``text_config``), as (field, raw value); ``eos_token_id`` may be a
+    list."""
 
 
 THINKER_TEXT_CONFIG: Final = f"thinker_config.{TEXT_CONFIG}"
@@ -95,12 +105,14 @@ def read_target(target_config: object) -> TargetFacts:
     architectures = get("architectures", None)
     if not isinstance(architectures, (list, tuple)):
         architectures = ()
+    text = _nested(get, "target", TEXT_CONFIG)
     return TargetFacts(
         size("vocab_size"),
         size("hidden_size"),
         size("num_hidden_layers"),
         model_type=model_type if isinstance(model_type, str) else None,
         architectures=tuple(item for item in architectures if isinstance(item, str)),
+        special_tokens=tuple(special_token_fields(get, None if text is None else text[0])),
     )
 
 
@@ -131,6 +143,25 @@ def contract_errors(
         return []
     read = _path_reader(draft_config, resolution)
     return _target_size_errors(read, resolution, target)
+
+
+def target_placeholder_warnings(
+    resolution: Resolution, target: TargetFacts
+) -> list[ParallelDraftingConfigWarning]:
+    """A warning for each of the target's ``pad_token_id``, ``bos_token_id`` and
+    ``eos_token_id`` (any of a list) equal to the token id: the draft then fills its masked
+    slots with a token the target gives a meaning, a placeholder copied from the target's
+    config (published convention: trainers that fell back to the pad token as the mask
+    degraded acceptance; see ``draft-target-contract.md``)."""
+    winner = resolution.winner
+    if winner is None or winner.token_id is None:
+        return []
+    source = resolution.file_field(winner.source.value)
+    return [
+        placeholder_warning(source, winner.token_id, field, value, whose="target's")
+        for field, value in target.special_tokens
+        if names_token_id(value, winner.token_id)
+    ]
 
 
 def _target_size_errors(

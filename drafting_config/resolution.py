@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal, TypeVar, cast
+from typing import Final, Literal, TypeVar
 
 from drafting_config.errors import (
     ConflictingTokenIdWarning,
@@ -46,7 +46,10 @@ __all__ = [
     "FieldVerdict",
     "Resolution",
     "missing_token_id_message",
+    "names_token_id",
+    "placeholder_warning",
     "resolve",
+    "special_token_fields",
     "token_id_error",
 ]
 
@@ -409,23 +412,33 @@ def _placeholder_warnings(
     in_file: _FileField,
 ) -> list[ParallelDraftingConfigWarning]:
     """A warning for each special-token field (top level, else text_config) equal to the id."""
-    found: list[ParallelDraftingConfigWarning] = []
+    return [
+        placeholder_warning(in_file(source.value), token_id, in_file(field), value)
+        for field, value in special_token_fields(get, text_get)
+        if names_token_id(value, token_id)
+    ]
+
+
+def special_token_fields(
+    get: FieldGetter, text_get: FieldGetter | None
+) -> list[tuple[str, object]]:
+    """Each set field of :data:`~drafting_config.sources.PLACEHOLDER_FIELDS` (top level, else
+    ``text_config``) with its raw value, for a draft's config or a target's."""
+    found: list[tuple[str, object]] = []
     for name in PLACEHOLDER_FIELDS:
         value, field = get(name, None), name
         if value is None and text_get is not None:
             value, field = text_get(name, None), join_path(TEXT_CONFIG, name)
-        if _names_id(value, token_id):
-            found.append(_placeholder(in_file(source.value), token_id, in_file(field), value))
+        if value is not None:
+            found.append((field, value))
     return found
 
 
-def _names_id(value: object, token_id: int) -> bool:
-    """Whether a special-token field (an id, or a list of ids) holds ``token_id``.
-
-    Only exact ints are compared: a foreign object's ``__eq__`` is never called.
-    """
-    if type(value) is list or type(value) is tuple:  # never a metaclass's __eq__
-        return any(exact_int(item) == token_id for item in cast("list[object]", value))
+def names_token_id(value: object, token_id: int) -> bool:
+    """Whether a special-token field (an id, or a list of ids such as a list of eos ids)
+    holds ``token_id``.  Only exact ints count (see :mod:`drafting_config.integers`)."""
+    if isinstance(value, (list, tuple)):
+        return any(exact_int(item) == token_id for item in value)
     return exact_int(value) == token_id
 
 
@@ -484,12 +497,14 @@ def _eagle_disagrees(
     )
 
 
-def _placeholder(
-    source: str, token_id: int, field: str, value: object
+def placeholder_warning(
+    source: str, token_id: int, field: str, value: object, *, whose: str = "config's"
 ) -> PlaceholderTokenIdWarning:
+    """The warning for a token id equal to a special-token field of the draft's config (or,
+    with ``whose="target's"``, of the target's)."""
     return PlaceholderTokenIdWarning(
         f"The parallel drafting token id {token_id} (from `{source}`) equals the "
-        f"config's `{field}` ({describe_value(value)}): a placeholder copied from a special "
+        f"{whose} `{field}` ({describe_value(value)}): a placeholder copied from a special "
         "token makes every masked slot look like that token and ruins acceptance rates. "
         "Use a dedicated mask token id."
     )

@@ -493,6 +493,41 @@ def test_a_broken_contract_and_a_broken_tokenizer_rule_are_reported_together(qwe
 # -- counts that disagree, and targets that say nothing ----------------------------------------
 
 
+# -- placeholders in the target's config (issue 16, point 4) ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("target", "field"),
+    [
+        ({**QWEN3_8B, "bos_token_id": 151643}, "bos_token_id"),
+        ({**QWEN3_8B, "pad_token_id": 151643}, "pad_token_id"),
+        ({**QWEN3_8B, "eos_token_id": [151645, 151643]}, "eos_token_id"),
+        ({"text_config": {**QWEN3_8B, "bos_token_id": 151643}}, "text_config.bos_token_id"),
+    ],
+)
+def test_the_targets_special_tokens_are_placeholders_too(
+    target: dict[str, Any], field: str
+) -> None:
+    """TorchSpec's Qwen3-8B DFlash drafter uses 151643, Qwen3-8B's bos_token_id."""
+    draft = {"dflash_config": {"mask_token_id": 151643, "target_layer_ids": [1, 9, 17]}}
+    verdict = check(draft, target=target)
+    assert verdict.errors == ()
+    (warning,) = verdict.warnings
+    assert type(warning) is PlaceholderTokenIdWarning
+    assert str(warning).startswith(
+        "The parallel drafting token id 151643 (from `dflash_config.mask_token_id`) equals the "
+        f"target's `{field}` ("
+    )
+    assert check(draft).warnings == ()  # the draft's own config has no such field
+    assert check({**draft, "dflash_config": {"mask_token_id": 151669}}, target=target).ok
+
+
+def test_a_target_placeholder_of_another_id_or_type_is_not_one() -> None:
+    draft = {"dflash_config": {"mask_token_id": 151643, "target_layer_ids": [1]}}
+    for value in (151645, "151643", [151645], True, None):
+        assert check(draft, target={**QWEN3_8B, "eos_token_id": value}).warnings == ()
+
+
 def test_a_target_without_sizes_is_noted_as_compared_on_nothing() -> None:
     verdict = check({"pard_token": 5}, target={"model_type": "llama"}, check_tokenizer=False)
     assert verdict.ok

@@ -221,9 +221,14 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
     """
     try:
         get = field_getter(hf_config, "")
-        speculators = translate(get) if is_speculators(get) else None
     except ParallelDraftingConfigError as error:
         return Resolution((), None, None, (error,), ())
+    speculators_format = False
+    try:
+        speculators_format = is_speculators(get)
+        speculators = translate(get) if speculators_format else None
+    except ParallelDraftingConfigError as error:
+        return _refused(get, error, speculators_format=speculators_format)
     in_file: _FileField = _same
     if speculators is not None:  # read what vLLM's runners read after its translation
         get = field_getter(speculators.hf_config, "")
@@ -254,7 +259,7 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
             warnings.extend(_placeholder_warnings(get, text_get, winner.source, token_id, in_file))
         except ParallelDraftingConfigError as error:
             errors.append(error)
-    algorithm = _algorithm(winner, speculators)
+    algorithm = _algorithm(get, winner, speculators)
     aux_layer_ids, aux_layer_source = _aux_layers(get, algorithm, in_file)
     return Resolution(
         fields=fields,
@@ -266,6 +271,35 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
         algorithm=algorithm,
         eagle_mask_token_id=eagle,
         speculators=speculators,
+        aux_layer_ids=aux_layer_ids,
+        aux_layer_source=aux_layer_source,
+    )
+
+
+def _refused(
+    get: FieldGetter, error: ParallelDraftingConfigError, *, speculators_format: bool
+) -> Resolution:
+    """The resolution of a config refused before its token id is read: a speculators file
+    keeps its format, and one refused for an algorithm that is not parallel drafting
+    (``eagle3``) keeps that algorithm and the layers vLLM would tap for it."""
+    if not speculators_format:
+        return Resolution((), None, None, (error,), ())
+    try:
+        translated = translate(get, parallel_only=False)
+    except ParallelDraftingConfigError:
+        return Resolution((), None, None, (error,), (), format="speculators")
+    translated_get = field_getter(translated.hf_config, "")
+    aux_layer_ids, aux_layer_source = _aux_layers(
+        translated_get, translated.algorithm, translated.file_field
+    )
+    return Resolution(
+        (),
+        None,
+        None,
+        (error,),
+        (),
+        format="speculators",
+        algorithm=translated.algorithm,
         aux_layer_ids=aux_layer_ids,
         aux_layer_source=aux_layer_source,
     )
@@ -300,10 +334,31 @@ def _aux_layers(
     return taps.ids, in_file(taps.field)
 
 
-def _algorithm(winner: FieldVerdict | None, speculators: SpeculatorsDraft | None) -> str | None:
+def _algorithm(
+    get: FieldGetter, winner: FieldVerdict | None, speculators: SpeculatorsDraft | None
+) -> str | None:
+    """The speculators type, else the winning field's method.
+
+    A DFlash-layout config whose ``dflash_config.projector_type`` is ``"dspark"``
+    (SpecForge's DSpark drafters) is DSpark: vLLM serves it as ``dspark``, by its
+    ``DSparkDraftModel`` architecture (``SpeculativeConfig`` in ``config/speculative.py``).
+    """
     if speculators is not None:
         return speculators.algorithm
-    return None if winner is None else winner.source.algorithm
+    if winner is None:
+        return None
+    algorithm = winner.source.algorithm
+    if algorithm == "dflash":
+        section = _attempt([], lambda: _section_getter(get, DFLASH_CONFIG))
+        projector = None if section is None else section(PROJECTOR_TYPE, None)
+        if isinstance(projector, str) and projector == DSPARK:
+            return DSPARK
+    return algorithm
+
+
+DFLASH_CONFIG: Final = "dflash_config"
+PROJECTOR_TYPE: Final = "projector_type"
+DSPARK: Final = "dspark"
 
 
 _SET: Final = frozenset(

@@ -228,7 +228,7 @@ def is_speculators(get: FieldGetter) -> bool:
     )
 
 
-def translate(get: FieldGetter) -> SpeculatorsDraft:
+def translate(get: FieldGetter, *, parallel_only: bool = True) -> SpeculatorsDraft:
     """Translate a speculators-format draft config the way vLLM 0.33 does.
 
     Checks, in order: the algorithm, the proposal's ``speculative_tokens``, the verifier,
@@ -239,13 +239,15 @@ def translate(get: FieldGetter) -> SpeculatorsDraft:
 
     Args:
         get: the config's field reader, called like ``dict.get(name, default)``.
+        parallel_only: refuse an algorithm that is not parallel drafting (``eagle3``);
+            ``False`` translates it too, for what vLLM reads beside the token id.
 
     Raises:
         ParallelDraftingConfigError: ``field`` is the full path, from the file's root, of
             the first key that is missing or malformed; ``speculators_model_type`` when
-            the algorithm is missing, unknown or ``eagle3`` (not parallel drafting).
+            the algorithm is missing, unknown or, with ``parallel_only``, ``eagle3``.
     """
-    algorithm = _algorithm(get)
+    algorithm = _algorithm(get, parallel_only=parallel_only)
     speculators_config = _section(
         get, SPECULATORS_CONFIG_FIELD, SPECULATORS_CONFIG_FIELD, needed_for=SPECULATIVE_TOKENS_FIELD
     )
@@ -295,7 +297,7 @@ def translate(get: FieldGetter) -> SpeculatorsDraft:
 # --- the required structure --------------------------------------------------------------------
 
 
-def _algorithm(get: FieldGetter) -> SpeculatorsAlgorithm:
+def _algorithm(get: FieldGetter, *, parallel_only: bool) -> SpeculatorsAlgorithm:
     value = get(SPECULATORS_TYPE_FIELD, MISSING)
     parallel = ", ".join(PARALLEL_DRAFTING_ALGORITHMS)
     if value is MISSING or value is None:
@@ -314,7 +316,7 @@ def _algorithm(get: FieldGetter) -> SpeculatorsAlgorithm:
             f"got {describe_value(value)}.",
             field=SPECULATORS_TYPE_FIELD,
         )
-    if not row.parallel_drafting:
+    if parallel_only and not row.parallel_drafting:
         raise ParallelDraftingConfigError(
             f"`{SPECULATORS_TYPE_FIELD}` is {row.name!r}: {row.name} is not parallel drafting, "
             f"so this draft has no parallel-drafting mask token to check. Parallel-drafting "

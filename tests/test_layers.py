@@ -494,3 +494,25 @@ def test_the_engine_drop_in_refuses_no_layer_list() -> None:
     config = {**TORCHSPEC_DSPARK, "vocab_size": 151936}
     assert vllm.get_parallel_drafting_token_id(config) == 151669
     assert get_parallel_drafting_token_id({**config, "target_layer_ids": [99, 1, 1]}) == 151669
+
+
+# --- labels (point 6) -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("projector", "algorithm"),
+    [("dspark", "dspark"), ("mlp", "dflash"), (None, "dflash"), (["dspark"], "dflash")],
+)
+def test_a_dflash_layout_with_a_dspark_projector_is_dspark(
+    projector: object, algorithm: str
+) -> None:
+    """SpecForge's DSpark drafters keep DFlash's layout; vLLM serves them as DSpark, on the
+    newer runner only, so no warning compares them with the older runner's layers."""
+    config = {
+        "dflash_config": {"mask_token_id": 151669, "projector_type": projector},
+        "target_layer_ids": [1, 9, 17],
+    }
+    model = ParallelDraftingConfig.from_hf_config(config)
+    assert model.algorithm == algorithm
+    warned = layer_warnings(check(config, target=QWEN3_4B))
+    assert bool(warned) is (algorithm == "dflash")  # the older runner reads no top-level list

@@ -607,6 +607,26 @@ def test_eagle3_is_not_parallel_drafting() -> None:
     assert "ptd_token_id" not in message  # not the five-field error
 
 
+def test_a_file_refused_as_eagle3_is_still_a_speculators_file() -> None:
+    """Issue 16, point 6: the format and algorithm stay, and so do the layers vLLM taps."""
+    resolution = resolve(eagle3_config())
+    assert [error.field for error in resolution.errors] == [SPECULATORS_TYPE_FIELD]
+    assert (resolution.format, resolution.algorithm) == ("speculators", "eagle3")
+    assert resolution.aux_layer_ids == (2, 16, 29)
+    assert resolution.aux_layer_source == "eagle_aux_hidden_state_layer_ids"
+    assert resolution.winner is None
+
+
+@pytest.mark.parametrize("path", ["transformer_layer_config", SPECULATIVE_TOKENS_FIELD])
+def test_a_broken_speculators_file_keeps_its_format(path: str) -> None:
+    config = CONFIGS["dflash"]()
+    delete_path(config, path)
+    resolution = resolve(config)
+    assert [error.field for error in resolution.errors] == [path]
+    assert resolution.format == "speculators"
+    assert (resolution.algorithm, resolution.aux_layer_ids) == (None, None)
+
+
 @pytest.mark.parametrize("value", ["medusa", "DFlash", "", 7, ["dflash"], b"dflash"])
 def test_an_unknown_type_lists_the_known_ones(value: object) -> None:
     config = CONFIGS["dflash"]()

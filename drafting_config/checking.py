@@ -34,6 +34,7 @@ from drafting_config.errors import (
     ParallelDraftingConfigWarning,
     describe_value,
 )
+from drafting_config.integers import exact_bool
 from drafting_config.layers import check_layers
 from drafting_config.loading import ConfigFileError, load_config_json
 from drafting_config.paths import as_path, display_path
@@ -226,13 +227,8 @@ class _SharedReads:
 
 
 def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Verdict:
-    flag: object = options.check_tokenizer  # callers without type checking pass anything
-    if type(flag) is not bool:
-        error = ParallelDraftingConfigError(
-            f"`check_tokenizer` must be True or False, got {describe_value(flag)}."
-        )
-        return Verdict(_shown(draft), None, (error,))
     try:
+        exact_bool("`check_tokenizer`", options.check_tokenizer)
         path, draft_config, draft_at = _load(draft, options.revision, options.download)
     except ParallelDraftingConfigError as error:
         return Verdict(_shown(draft), None, (error,))
@@ -371,6 +367,11 @@ def _tokenizer(
                 if searched:
                     where = " or ".join(searched)
                     found.notes.append(f"tokenizer not checked: no tokenizer files beside {where}")
+                else:
+                    found.notes.append(
+                        "tokenizer not checked: a config object has no directory to look in; "
+                        "pass tokenizer=DIR"
+                    )
                 return None
         token, errors, warnings = tokenizer_findings(files, draft_config, resolution)
     except ParallelDraftingConfigError as error:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from drafting_config import __version__
 from drafting_config.checking import Verdict, check_many
 from drafting_config.errors import describe_value
 from drafting_config.loading import ConfigFileError
+from drafting_config.paths import display_path
 from drafting_config.reading import MISSING
 from drafting_config.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
 from drafting_config.resolution import FieldStatus
@@ -48,12 +50,17 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
     """The ``--json`` object of one verdict (documented in the README).
 
     ``ok`` is whether the draft passed, as the exit status counts it: with
-    ``strict``, a verdict with warnings did not.
+    ``strict``, a verdict with warnings did not, and its warnings are listed in
+    ``errors`` too (``"--strict: ..."``, field null), so ``error`` says why ``ok`` is
+    false; ``token_id`` and ``source`` stay set, as the draft itself has no error.
     """
     resolution = verdict.resolution
     winner = None if resolution is None else resolution.winner
     usable = winner is not None and verdict.ok
-    first = verdict.errors[0] if verdict.errors else None
+    errors = [{"field": e.field, "message": _message(e, verdict)} for e in verdict.errors]
+    if strict and verdict.ok:  # the warnings are what failed the check: list them as such
+        errors += [{"field": None, "message": f"--strict: {w}"} for w in verdict.warnings]
+    first = errors[0] if errors else None
     token = verdict.token
     return {
         "path": verdict.path,
@@ -73,9 +80,9 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
         "target": verdict.target,
         "warnings": [str(w) for w in verdict.warnings],
         "notes": list(verdict.notes),
-        "errors": [{"field": e.field, "message": _message(e, verdict)} for e in verdict.errors],
-        "error": None if first is None else _message(first, verdict),
-        "error_field": None if first is None else first.field,
+        "errors": errors,
+        "error": None if first is None else first["message"],
+        "error_field": None if first is None else first["field"],
     }
 
 
@@ -89,7 +96,8 @@ def _message(error: Exception, verdict: Verdict) -> str:
     if verdict.resolution is not None:
         return str(error)
     if isinstance(error, ConfigFileError):
-        return error.problem
+        # The file's own path when it is not the argument: `DIR/config.json` is a directory.
+        return error.problem if display_path(error.path) == verdict.path else str(error)
     return str(error).removeprefix(f"{verdict.path}: ")  # a repo id not cached, ...
 
 
@@ -159,7 +167,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     # write (`... | head`), the kernel reports it partly done and CPython's buffered writer
     # drops the rest without a BrokenPipeError, so the run would exit 0, not 141.
     if args.json:
-        items = [json.dumps(verdict_json(v, strict=args.strict)) for v in verdicts]
+        items = [_json_text(verdict_json(v, strict=args.strict)) for v in verdicts]
         for index, item in enumerate(items):
             out.write(("[" if index == 0 else ", ") + item)
         out.write("]\n" if items else "[]\n")
@@ -169,6 +177,26 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         valid = sum(_passed(v, args.strict) for v in verdicts)
         out.write(f"{len(verdicts)} checked: {valid} valid, {len(verdicts) - valid} invalid\n")
     return _status(verdicts, args.strict)
+
+
+def _json_text(document: object) -> str:
+    """``document`` as strict JSON: a ``NaN`` or infinity from a config (which Python's
+    ``json``, transformers and vLLM all read) is written as the string ``"NaN"``,
+    ``"Infinity"`` or ``"-Infinity"``, which strict parsers accept."""
+    return json.dumps(_finite(document), allow_nan=False)
+
+
+_NON_FINITE: Final = {math.inf: "Infinity", -math.inf: "-Infinity"}
+
+
+def _finite(value: object) -> object:
+    if isinstance(value, float) and not math.isfinite(value):
+        return _NON_FINITE.get(value, "NaN")
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return value
 
 
 def _field_rows(verdict: Verdict) -> list[dict[str, object]]:
@@ -199,7 +227,7 @@ def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
     (verdict,) = _check_all([args.path], args)
     if args.json:
         document = {**verdict_json(verdict, strict=args.strict), "fields": _field_rows(verdict)}
-        out.write(json.dumps(document) + "\n")
+        out.write(_json_text(document) + "\n")
         return _status([verdict], args.strict)
     lines = [verdict.path or "<config>"]
     resolution = verdict.resolution

@@ -16,8 +16,8 @@ __all__ = [
     "TokenizerTokenIdWarning",
     "caller_stacklevel",
     "describe_value",
+    "exception_text",
     "foreign_error",
-    "type_name",
 ]
 
 
@@ -39,14 +39,19 @@ class ParallelDraftingConfigError(ValueError):
         self.field = field
 
     def __reduce__(self) -> tuple[object, ...]:
-        # Keep ``field`` across pickling (multiprocessing re-raises errors in the parent).
-        return (_rebuild_error, (type(self), str(self), self.field))
+        # Pickling calls ``cls(*args)``, which keyword-only and extra constructor arguments
+        # break; rebuild from the message and attributes instead (``field``, a subclass's
+        # ``path``...), so that multiprocessing re-raises every error class intact.
+        return (_rebuild_error, (type(self), self.args, self.__dict__))
 
 
 def _rebuild_error(
-    cls: type[ParallelDraftingConfigError], message: str, field: str | None
+    cls: type[ParallelDraftingConfigError], args: tuple[object, ...], state: dict[str, object]
 ) -> ParallelDraftingConfigError:
-    return cls(message, field=field)
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 class ParallelDraftingConfigWarning(UserWarning):
@@ -103,25 +108,12 @@ def describe_value(value: object) -> str:
     """
     if value is None:
         return "None"
-    name = _truncate(type_name(type(value)), MAX_TYPE_NAME_CHARS)
+    name = _truncate(type(value).__name__, MAX_TYPE_NAME_CHARS)
     try:
         text = _truncate(_REPR.repr(value), MAX_VALUE_CHARS)
-    except Exception:  # a hostile __repr__, or RecursionError: say what it is instead
+    except Exception:  # a __repr__ that fails (a half-built config): say what it is instead
         text = f"<{name} object>"
     return f"{text} ({name})"
-
-
-def type_name(kind: type) -> str:
-    """``kind.__name__``, read past any metaclass (whose ``__getattribute__`` may raise)."""
-    try:
-        name = _TYPE_NAME.__get__(kind, type)
-    except Exception:  # not a real type
-        return "<unnamed type>"
-    return name if type(name) is str else "<unnamed type>"
-
-
-_TYPE_NAME: Final = type.__dict__["__name__"]
-"""The ``__name__`` descriptor of ``type`` itself, which no metaclass can intercept."""
 
 
 def _truncate(text: str, limit: int) -> str:
@@ -133,14 +125,27 @@ def foreign_error(
 ) -> ParallelDraftingConfigError:
     """Our error for an exception raised by someone else's code (a property, a mapping).
 
-    The message is ``"{what}: {ExceptionType}: {first 200 characters}"``; an
-    exception whose ``__str__`` raises too is shown as ``<unprintable>``.
+    The message is ``"{what}: {ExceptionType}: {its first sentence}"`` (see
+    :func:`exception_text`).
+    """
+    return ParallelDraftingConfigError(
+        f"{what}: {type(error).__name__}: {exception_text(error)}", field=field
+    )
+
+
+def exception_text(error: BaseException) -> str:
+    """The first sentence of an exception's message, for one line of ours.
+
+    The first line of ``str(error)``, up to its first ``". "``, at most 200
+    characters (cut with ``...``); ``"no message"`` when it is empty and
+    ``"<unprintable>"`` when its ``__str__`` raises.
     """
     try:
-        detail = _truncate(str(error), 200)
+        lines = str(error).strip().splitlines()
     except Exception:
-        detail = "<unprintable>"
-    return ParallelDraftingConfigError(f"{what}: {type_name(type(error))}: {detail}", field=field)
+        return "<unprintable>"
+    sentence = lines[0].partition(". ")[0].rstrip(".") if lines else ""
+    return _truncate(sentence, 200) if sentence else "no message"
 
 
 # Not mutated: mutmut would call it through a trampoline, a frame that itself shifts the

@@ -42,26 +42,7 @@ _JSON_KINDS: Final[dict[type, str]] = {
     type(None): "null",
 }
 
-_CHUNK_BYTES: Final = 1 << 16
 _UTF8_BOM: Final = b"\xef\xbb\xbf"
-
-# Byte-order marks of the other Unicode encodings, longest first (UTF-32-LE's
-# starts with UTF-16-LE's).
-_OTHER_BOMS: Final = (
-    (b"\xff\xfe\x00\x00", "utf-32-le", "UTF-32 (little-endian)"),
-    (b"\x00\x00\xfe\xff", "utf-32-be", "UTF-32 (big-endian)"),
-    (b"\xff\xfe", "utf-16-le", "UTF-16 (little-endian)"),
-    (b"\xfe\xff", "utf-16-be", "UTF-16 (big-endian)"),
-)
-# Without a mark, JSON text starts with an ASCII character, which these
-# encodings pad with NUL bytes in a telling pattern (x = the character).
-_NUL_PATTERNS: Final = (
-    ((False, True, True, True), "utf-32-le", "UTF-32 (little-endian)"),  # x 0 0 0
-    ((True, True, True, False), "utf-32-be", "UTF-32 (big-endian)"),  # 0 0 0 x
-    ((False, True, False, True), "utf-16-le", "UTF-16 (little-endian)"),  # x 0 x 0
-    ((True, False, True, False), "utf-16-be", "UTF-16 (big-endian)"),  # 0 x 0 x
-)
-_JSON_START_BYTES: Final = frozenset(b' \t\r\n{["-0123456789tfn')
 
 # A JSON string, or a number: used only to find an over-long integer in a file
 # that ``json`` has already refused for it.
@@ -88,9 +69,6 @@ class ConfigFileError(ParallelDraftingConfigError):
         super().__init__(f"{display_path(path)}: {problem}")
         self.path = path
         self.problem = problem
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.path, self.problem))
 
 
 def load_config_json(path: PathArgument) -> dict[str, object]:
@@ -185,26 +163,19 @@ def _loads(text: str) -> object:
 
 
 def _other_unicode_encoding(data: bytes) -> str | None:
-    """``"UTF-16 (little-endian)"`` and so on when ``data`` is JSON text in UTF-16 or UTF-32."""
-    for mark, codec, label in _OTHER_BOMS:
-        if data.startswith(mark):
-            return label if _decodes(data[len(mark) :], codec) else None
-    head = data[:4]
-    if len(head) < 4:
+    """``"UTF-16 (little-endian)"`` and so on when ``data`` is text in UTF-16 or UTF-32, as
+    :func:`json.detect_encoding` tells them apart (by the mark, else by the NUL bytes)."""
+    encoding = json.detect_encoding(data)
+    if encoding.startswith("utf-8"):
         return None
-    nuls = tuple(byte == 0 for byte in head)
-    for pattern, codec, label in _NUL_PATTERNS:
-        if nuls == pattern and all(b in _JSON_START_BYTES for b in head if b):
-            return label if _decodes(data, codec) else None
-    return None
-
-
-def _decodes(data: bytes, codec: str) -> bool:
     try:
-        data.decode(codec)
-    except UnicodeDecodeError:
-        return False
-    return True
+        data.decode(encoding)
+    except UnicodeDecodeError:  # NUL bytes, but not such text: binary
+        return None
+    width, _, order = encoding.upper().partition("-")[2].partition("-")
+    if not order:  # a byte-order mark, which the codec reads: FF FE is little-endian
+        order = "LE" if data.startswith(b"\xff\xfe") else "BE"
+    return f"UTF-{width} ({'little' if order == 'LE' else 'big'}-endian)"
 
 
 def _huge_integer_problem(text: str) -> str:
@@ -269,25 +240,20 @@ def _read_inner_file(directory: str, inner: str, *, max_bytes: int, what: str) -
     return _read_file(path, max_bytes=max_bytes, what=what, inner=None)
 
 
-def _read_bounded(fd: int, name: str, expected_size: int, *, max_bytes: int, what: str) -> bytes:
+def _read_bounded(fd: int, name: str, size: int, *, max_bytes: int, what: str) -> bytes:
     """Read the file, never holding more than ``max_bytes`` + 1 bytes.
 
-    The first read asks for one byte more than ``fstat`` reported, so a file
-    that is as large as it says is read in one call; files that grow while
-    read, or report no size (procfs), are read in further bounded chunks.
+    The first read asks for one byte more than ``fstat`` reported (``size``), which is
+    the whole of nearly every file; one that grew since, or reports no size (procfs),
+    is read on up to the limit.
     """
-    chunks: list[bytes] = []
-    total = 0
-    request = min(expected_size, max_bytes) + 1
-    while chunk := os.read(fd, request):
-        chunks.append(chunk)
-        total += len(chunk)
-        if total > max_bytes:
-            raise ConfigFileError(name, _too_large(None, max_bytes, what))
-        if total == expected_size and len(chunks) == 1:
-            break  # a short first read at the reported size: the end of the file
-        request = min(max_bytes + 1 - total, _CHUNK_BYTES)
-    return b"".join(chunks)
+    with os.fdopen(fd, "rb", closefd=False) as file:  # reads until the count or the end
+        data = file.read(min(size, max_bytes) + 1)
+        if len(data) > size:
+            data += file.read(max_bytes + 1 - len(data))
+    if len(data) > max_bytes:
+        raise ConfigFileError(name, _too_large(None, max_bytes, what))
+    return data
 
 
 def _too_large(size: int | None, max_bytes: int, what: str) -> str:

@@ -34,7 +34,7 @@ from typing import Final
 import torch
 
 from drafting_config.errors import describe_value
-from drafting_config.integers import exact_int, positive_int32
+from drafting_config.integers import exact_bool, exact_int, positive_int32
 
 __all__ = [
     "DFlashInputs",
@@ -144,16 +144,17 @@ def expand_eagle_inputs(
         padding_token_id: the id placed in the rejected rows.
         check: also check the tensors' values (``query_start_loc`` runs from 0
             to ``N`` without decreasing, every request has a row, rejected counts
-            fit); this reads them on the host, so leave it off in a compiled or
-            captured step.
+            fit, the output positions stay within their dtype) and refuse a
+            negative token id; this reads them on the host, so leave it off in a
+            compiled or captured step.
 
     Raises:
         ValueError: a bad argument; the message names it, shows its value (a
             tensor's shape, dtype and device) and says what was expected.
     """
     k = _positive_int("num_speculative_tokens", num_speculative_tokens)
-    shift = _flag("shift_input_ids", shift_input_ids)
-    do_check = _flag("check", check)
+    shift = exact_bool("`shift_input_ids`", shift_input_ids, ValueError)
+    do_check = exact_bool("`check`", check, ValueError)
     ids = _index_vector("target_token_ids", target_token_ids)
     positions = _index_vector("target_positions", target_positions)
     next_ids = _index_vector("next_token_ids", next_token_ids)
@@ -178,6 +179,12 @@ def expand_eagle_inputs(
         _host_readable(starts)
         _check_query_start_loc(starts, ids.shape[0])
         _check_rejected(rejected, starts)
+        _check_not_negative("parallel_drafting_token_id", mask_id)
+        _check_not_negative("padding_token_id", pad_id)
+        # Output row j of request r sits at position positions[starts[r]] + j; its last
+        # row before the rejected ones is j = length - rejected - shift + K - 1.
+        last_row = starts.diff() - rejected - (1 if shift else 0) + (k - 1)
+        _check_positions_fit(positions.index_select(0, starts[:-1]), last_row, positions.dtype)
     return _eagle_layout(
         ids, positions, next_ids, starts, rejected, k=k, shift=shift, mask_id=mask_id, pad_id=pad_id
     )
@@ -295,13 +302,17 @@ def expand_dflash_inputs(
             requests' row counts, from 0 to ``N``.
         parallel_drafting_token_id: the id placed in the masked slots.
         num_speculative_tokens: ``K >= 1``, the masked slots per request.
-        block_table: ``(B, width)`` int32/int64, each request's KV-cache blocks.
+        block_table: ``(R, width)`` int32/int64 with ``R >= B``, each request's
+            KV-cache blocks; rows past the first ``B`` (an engine's padding to
+            ``max_num_reqs`` or a CUDA-graph batch size) are not read.
         kv_block_size: the KV cache's page size in tokens (not the DFlash draft
             block length).
         num_rejected_tokens: ``(B,)`` int32/int64 or ``None`` (nothing rejected).
         check: also check the tensors' values (``query_start_loc`` runs from 0
             to ``N`` without decreasing, every request has a row, rejected counts
-            fit, positions are not negative); this reads them on the host.
+            fit, positions are not negative and the query's stay within their
+            dtype, the token id and the block ids read are not negative); this
+            reads them on the host.
 
     Raises:
         ValueError: a bad argument; the message names it, shows its value and
@@ -309,7 +320,7 @@ def expand_dflash_inputs(
     """
     k = _positive_int("num_speculative_tokens", num_speculative_tokens)
     block_size = _positive_int("kv_block_size", kv_block_size)
-    do_check = _flag("check", check)
+    do_check = exact_bool("`check`", check, ValueError)
     next_ids = _index_vector("next_token_ids", next_token_ids)
     positions = _index_vector("target_positions", target_positions)
     starts = _index_vector("query_start_loc", query_start_loc)
@@ -320,9 +331,9 @@ def expand_dflash_inputs(
             "`block_table` must be a (B, width) int32 or int64 tensor with width >= 1, got "
             f"{_describe_tensor(table)}."
         )
-    if table.shape[0] != num_requests:
+    if table.shape[0] < num_requests:  # engines pad it (to max_num_reqs, a graph batch size)
         raise ValueError(
-            f"`block_table` must have one row per request ({num_requests}), got "
+            f"`block_table` must have at least one row per request ({num_requests}), got "
             f"{_describe_tensor(table)}."
         )
     _same_length("next_token_ids", next_ids, num_requests, "one per request")
@@ -349,6 +360,12 @@ def expand_dflash_inputs(
                 "`target_positions` must not be negative, got a negative position in "
                 f"{_describe_tensor(positions)}."
             )
+        _check_not_negative("parallel_drafting_token_id", mask_id)
+        _check_block_ids(table[:num_requests])
+        # The query of request r runs to its last accepted position plus K + 1.
+        last_row = starts[1:] - 1 if rejected is None else starts[1:] - rejected - 1
+        last = positions.index_select(0, last_row)
+        _check_positions_fit(last, torch.full_like(last, k + 1), positions.dtype)
     return _dflash_layout(
         next_ids, positions, starts, rejected, table, block_size=block_size, k=k, mask_id=mask_id
     )
@@ -515,7 +532,7 @@ def _describe_tensor(tensor: torch.Tensor) -> str:
 
 
 def _tensor(name: str, value: object, expected: str) -> torch.Tensor:
-    if not issubclass(type(value), torch.Tensor):  # type(), not __class__, which may lie
+    if not issubclass(type(value), torch.Tensor):  # type(): a Mock(spec=Tensor) is refused
         raise ValueError(f"`{name}` must be {expected}, got {describe_value(value)}.")
     return value  # type: ignore[return-value]  # type() narrowing is not understood
 
@@ -583,12 +600,6 @@ def _positive_int(name: str, value: object) -> int:
     return positive_int32(name, value)  # the package's size rule: a positive int32
 
 
-def _flag(name: str, value: object) -> bool:
-    if type(value) is not bool:
-        raise ValueError(f"`{name}` must be True or False, got {describe_value(value)}.")
-    return value
-
-
 def _token_id(name: str, value: object, dtype: torch.dtype) -> int:
     info = torch.iinfo(dtype)
     expected = f"an int that fits the token ids' dtype {dtype} ({info.min} to {info.max})"
@@ -622,6 +633,46 @@ def _check_query_start_loc(starts: torch.Tensor, num_rows: int) -> None:
             "`query_start_loc` must increase at every request (each has at least one row), "
             f"got query_start_loc[{request}] = {int(starts[request])} and "
             f"query_start_loc[{request + 1}] = {int(starts[request + 1])}."
+        )
+
+
+def _check_not_negative(name: str, token_id: int) -> None:
+    """With ``check=True``, a token id must index the embedding table.
+
+    vLLM's own test of this layout pins the id -2 (restated in this project's
+    ``test_vllm_pin_with_shifted_ids``), so plain calls keep accepting any id that fits
+    the dtype; a checked call does not.
+    """
+    if token_id < 0:
+        raise ValueError(
+            f"`{name}` must not be negative with check=True (it indexes the draft model's "
+            f"embedding table), got {token_id}."
+        )
+
+
+def _check_block_ids(table: torch.Tensor) -> None:
+    """The rows of the block table that are read hold no negative block id (a negative
+    KV-cache slot)."""
+    bad = torch.nonzero(table < 0)
+    if bad.numel():
+        row, column = (int(i) for i in bad[0])
+        raise ValueError(
+            "`block_table` must not hold negative block ids (they give negative KV-cache "
+            f"slots), got block_table[{row}, {column}] = {int(table[row, column])}."
+        )
+
+
+def _check_positions_fit(first: torch.Tensor, offsets: torch.Tensor, dtype: torch.dtype) -> None:
+    """Each request's highest output position, ``first[r] + offsets[r]``, fits ``dtype``
+    (compared as ``first[r] > max - offsets[r]``, which cannot overflow itself)."""
+    limit = torch.iinfo(dtype).max
+    bad = torch.nonzero(first.long() > limit - offsets.long()).flatten()
+    if bad.numel():
+        request = int(bad[0])
+        raise ValueError(
+            f"`target_positions` must leave room for the drafted rows in {dtype}: request "
+            f"{request} would reach position {int(first[request]) + int(offsets[request])}, "
+            f"past {limit}."
         )
 
 

@@ -49,8 +49,7 @@ def as_path(value: object, *, argument: str = "path") -> str:
     """The ``str`` form of a path argument given as ``str``, ``bytes`` or ``os.PathLike``.
 
     Bytes are decoded as :func:`os.fsdecode` does, so a path that is not UTF-8
-    still opens the same file.  Subclasses of ``str`` and ``bytes`` count as
-    their plain value; none of their methods is called.
+    still opens the same file.
 
     Raises:
         ParallelDraftingConfigError: ``value`` is of any other type, or its
@@ -60,25 +59,21 @@ def as_path(value: object, *, argument: str = "path") -> str:
     if not issubclass(type(value), (str, bytes)):
         value = _fspath(value, argument)
     if isinstance(value, bytes):
-        return bytes.decode(value, sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
+        return os.fsdecode(value)
     assert isinstance(value, str)
-    return str.__str__(value)  # a plain str, whatever a subclass overrides
+    return value
 
 
 def _fspath(value: object, argument: str) -> str | bytes:
     """``os.fspath(value)`` for an ``os.PathLike``; a clear error for anything else."""
-    try:
-        is_path_like = issubclass(type(value), os.PathLike)
-    except Exception:  # a metaclass that raises on attribute access
-        is_path_like = False
-    if not is_path_like:
+    if not issubclass(type(value), os.PathLike):
         raise ParallelDraftingConfigError(
             f"`{argument}` must be a path (str, bytes or os.PathLike); got {describe_value(value)}."
         )
     try:
         result: str | bytes = os.fspath(cast("os.PathLike[str]", value))  # str or bytes
         return result
-    except Exception as error:  # a hostile __fspath__, or one returning a non-path
+    except Exception as error:  # an __fspath__ that fails, or returns a non-path
         raise ParallelDraftingConfigError(
             f"`{argument}` is not a usable path: its __fspath__() failed ({type(error).__name__})."
         ) from None
@@ -92,10 +87,7 @@ def display_path(path: str | bytes) -> str:
     the same text.  The escapes are listed in this module's documentation.
     Never raises.
     """
-    if isinstance(path, bytes):
-        text = bytes.decode(path, "utf-8", "surrogateescape")
-    else:
-        text = str.__str__(path)
+    text = path.decode("utf-8", "surrogateescape") if isinstance(path, bytes) else path
     if text.isprintable() and "\\" not in text:
         return text  # the common case: nothing to escape
     return "".join(map(_escape, text))

@@ -9,15 +9,16 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 import torch
 
 from drafting_config import masked_slots
 from drafting_config.config import ParallelDraftingConfig
-from drafting_config.errors import describe_value
-from drafting_config.integers import positive_int32
+from drafting_config.errors import describe_value, exception_text
+from drafting_config.integers import exact_bool, positive_int32
 from drafting_config.masked_slots import DFlashInputs, EagleInputs
+from drafting_config.reading import is_kind
 
 if TYPE_CHECKING:
     from typing_extensions import deprecated
@@ -51,16 +52,15 @@ def parse_dtype(dtype: torch.dtype | str) -> torch.dtype:
             another type; the message names ``dtype``.
     """
     value: object = dtype  # callers without type checking pass anything
-    if type(value) is torch.dtype:  # not isinstance: a lying __class__ must not pass
+    if type(value) is torch.dtype:
         if not value.is_floating_point:
             raise ValueError(
                 f"`dtype` must be a floating-point dtype such as torch.bfloat16 for hidden "
                 f"states, got {value}."
             )
         return value
-    name = _plain_str(value)
-    if name is not None and name in DTYPE_NAMES:
-        return DTYPE_NAMES[name]
+    if is_kind(value, str) and value in DTYPE_NAMES:  # type(): a Mock(spec=str) is refused
+        return DTYPE_NAMES[cast("str", value)]
     raise ValueError(
         f"`dtype` must be a torch.dtype or one of {', '.join(map(repr, DTYPE_NAMES))}, "
         f"got {describe_value(value)}."
@@ -80,14 +80,14 @@ def parse_device(device: torch.device | str) -> torch.device:
     value: object = device
     if type(value) is torch.device:
         return value
-    name = _plain_str(value)
-    if name is not None:
+    if is_kind(value, str):
+        name = cast("str", value)
         try:
             return torch.device(name)
         except (RuntimeError, Warning) as error:  # a Warning when warnings are errors
             raise ValueError(
                 f"`device` must name a torch device such as 'cpu', 'cuda', 'cuda:1' or "
-                f"'meta', got {describe_value(name)}: {_first_sentence(error)}."
+                f"'meta', got {describe_value(name)}: {exception_text(error)}."
             ) from None
     raise ValueError(f"`device` must be a torch.device or a str, got {describe_value(value)}.")
 
@@ -96,30 +96,13 @@ def parse_hidden_size(hidden_size: int) -> int:
     """``hidden_size`` as a plain ``int``, positive and below 2**31 (the bound a config's own has).
 
     The rule is :func:`~drafting_config.integers.positive_int32`'s: an ``int``
-    subclass counts as its true value and none of its own methods is called.
+    subclass counts as its int value.
 
     Raises:
         ValueError: a bool, a value that is not an int, or one out of range;
             the message names ``hidden_size``.
     """
     return positive_int32("hidden_size", hidden_size)
-
-
-def _plain_str(value: object) -> str | None:
-    """The text of a ``str`` (a subclass's true text, none of its own methods called)."""
-    if issubclass(type(value), str) and isinstance(value, str):
-        return str.__str__(value)
-    return None
-
-
-def _parse_flag(pass_hidden_states_to_model: bool) -> bool:
-    value: object = pass_hidden_states_to_model
-    if type(value) is not bool:
-        raise ValueError(
-            "`pass_hidden_states_to_model` must be True or False, got "
-            f"{describe_value(value)}; strings and numbers are not converted."
-        )
-    return value
 
 
 class ParallelDraftingParams:
@@ -180,7 +163,9 @@ class ParallelDraftingParams:
         )
         self.parallel_drafting_token_id = config.token_id
         self.parallel_drafting_hidden_state_tensor = (
-            self._allocate() if _parse_flag(pass_hidden_states_to_model) else None
+            self._allocate()
+            if exact_bool("`pass_hidden_states_to_model`", pass_hidden_states_to_model, ValueError)
+            else None
         )
 
     def _allocate(self) -> torch.Tensor:
@@ -203,7 +188,7 @@ class ParallelDraftingParams:
             raise ValueError(
                 f"`device` {str(self.device)!r} cannot be used here: torch cannot allocate "
                 f"{self.dtype} tensors there ({type(error).__name__}: "
-                f"{_first_sentence(error)})."
+                f"{exception_text(error)})."
             ) from None
 
     def expand_eagle_inputs(
@@ -278,12 +263,6 @@ class ParallelDraftingParams:
             f"device={str(self.device)!r}, hidden_size={self.hidden_size}, "
             f"hidden_state_tensor={'None' if tensor is None else tuple(tensor.shape)})"
         )
-
-
-def _first_sentence(error: BaseException) -> str:
-    lines = str(error).strip().splitlines()
-    sentence = lines[0].partition(". ")[0].rstrip(".") if lines else "no message"
-    return sentence if len(sentence) <= 200 else sentence[:197] + "..."
 
 
 if TYPE_CHECKING:

@@ -29,12 +29,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final, TypeGuard, cast
 
-from drafting_config.errors import ParallelDraftingConfigError, describe_value
+from drafting_config.errors import ParallelDraftingConfigError, describe_value, exception_text
+from drafting_config.integers import exact_bool
+from drafting_config.loading import CONFIG_NAME
 from drafting_config.reading import is_kind
+from drafting_config.tokenizer_files import TOKENIZER_FILE_NAMES
 
 __all__ = [
-    "CONFIG_FILE",
-    "DEFAULT_FILES",
     "DEFAULT_REVISION",
     "EXTRA_NAME",
     "HubDownloadError",
@@ -50,17 +51,6 @@ __all__ = [
 
 DEFAULT_REVISION: Final = "main"
 """The revision looked up when none is given: the hub's default branch."""
-
-CONFIG_FILE: Final = "config.json"
-"""The file a snapshot must hold; it is always fetched first by a download."""
-
-DEFAULT_FILES: Final = (
-    CONFIG_FILE,
-    "tokenizer.json",
-    "tokenizer_config.json",
-    "special_tokens_map.json",
-)
-"""What ``locate(..., download=True)`` fetches: the config and the tokenizer files."""
 
 EXTRA_NAME: Final = "drafting-config[hub]"
 """The optional extra that installs ``huggingface_hub``."""
@@ -90,16 +80,13 @@ class RepoIdError(ParallelDraftingConfigError):
     problem: str
 
     def __init__(self, parameter: str, value: object, problem: str) -> None:
-        short = type(value) is str and len(value) <= _SHOWN_MAX  # never a foreign len or repr
+        short = type(value) is str and len(value) <= _SHOWN_MAX  # type(): not a Mock(spec=str)
         shown = repr(value) if short else describe_value(value)
         label = parameter.replace("_", " ")
         super().__init__(f"{label} {shown} is malformed: {problem}")
         self.parameter = parameter
         self.value = value
         self.problem = problem
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.parameter, self.value, self.problem))
 
 
 class RepoNotCachedError(ParallelDraftingConfigError):
@@ -127,9 +114,6 @@ class RepoNotCachedError(ParallelDraftingConfigError):
         self.cache_dir = cache_dir
         self.problem = problem
 
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.repo_id, self.revision, self.cache_dir, self.problem))
-
 
 class MissingExtraError(ParallelDraftingConfigError):
     """``huggingface_hub`` is needed to resolve a repo id but cannot be imported.
@@ -150,9 +134,6 @@ class MissingExtraError(ParallelDraftingConfigError):
         super().__init__(f"{repo_id}: {problem}")
         self.repo_id = repo_id
         self.problem = problem
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.repo_id,))
 
 
 class HubDownloadError(ParallelDraftingConfigError):
@@ -177,9 +158,6 @@ class HubDownloadError(ParallelDraftingConfigError):
         self.filename = filename
         self.problem = problem
 
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.repo_id, self.revision, self.filename, self.problem))
-
 
 def looks_like_repo_id(text: object) -> TypeGuard[str]:
     """Whether a command-line argument is meant as a hub repo id rather than a local path.
@@ -197,7 +175,7 @@ def looks_like_repo_id(text: object) -> TypeGuard[str]:
     """
     if not is_kind(text, str):
         return False
-    text = str.__str__(cast("str", text))
+    text = cast("str", text)
     if text.count("/") != 1 or "\\" in text:
         return False
     org, name = text.split("/")
@@ -220,7 +198,7 @@ def validate_repo_id(text: object) -> str:
     """
     if not is_kind(text, str):
         raise RepoIdError("repo_id", text, "expected a string of the form ORG/NAME.")
-    text = str.__str__(cast("str", text))  # a str subclass as its plain text
+    text = cast("str", text)
     problem = _repo_id_problem(text)
     if problem is not None:
         raise RepoIdError("repo_id", text, f"{problem}; expected ORG/NAME, as in Qwen/Qwen3-8B.")
@@ -267,7 +245,7 @@ def validate_revision(text: object) -> str:
     """
     if not is_kind(text, str):
         raise RepoIdError("revision", text, "expected a string: a branch, a tag or a commit hash.")
-    text = str.__str__(cast("str", text))  # a str subclass as its plain text, never its methods
+    text = cast("str", text)
     problem = _revision_problem(text)
     if problem is not None:
         raise RepoIdError(
@@ -303,7 +281,7 @@ def locate(
     repo_id: str,
     *,
     revision: str = DEFAULT_REVISION,
-    files: Sequence[str] = DEFAULT_FILES,
+    files: Sequence[str] = TOKENIZER_FILE_NAMES,
     download: bool = False,
     cache_dir: str | os.PathLike[str] | None = None,
     endpoint: str | None = None,
@@ -375,11 +353,7 @@ def path_or_snapshot(
             reported).
         MissingExtraError, RepoNotCachedError, HubDownloadError: as :func:`locate`.
     """
-    flag: object = download  # callers without type checking pass anything
-    if type(flag) is not bool:
-        raise ParallelDraftingConfigError(
-            f"`download` must be True or False, got {describe_value(flag)}.", field=None
-        )
+    exact_bool("`download`", download)
     if type(revision) is not str or revision != DEFAULT_REVISION:
         revision = validate_revision(revision)  # even for local paths, so a bad option shows
     if looks_like_repo_id(text):
@@ -406,7 +380,7 @@ def _checked_files(files: Sequence[object]) -> tuple[str, ...]:
                 f"config or tokenizer files ending in {', '.join(_FETCHABLE_SUFFIXES)} "
                 "(weights and code are never fetched)."
             )
-        if name != CONFIG_FILE and name not in extra:
+        if name != CONFIG_NAME and name not in extra:
             extra.append(name)
     return tuple(extra)
 
@@ -421,7 +395,7 @@ def _cached_snapshot(repo_id: str, revision: str, cache: str) -> Path:
         except ImportError:
             raise MissingExtraError(repo_id) from None
         try:
-            found = try_to_load_from_cache(repo_id, CONFIG_FILE, cache_dir=cache, revision=revision)
+            found = try_to_load_from_cache(repo_id, CONFIG_NAME, cache_dir=cache, revision=revision)
         except OSError as error:  # a folder it may not read, such as another user's cache
             raise RepoNotCachedError(
                 repo_id,
@@ -456,7 +430,7 @@ def _why_not_cached(repo_id: str, revision: str, cache: str, *, hub_says_absent:
     at = "" if revision == DEFAULT_REVISION else f" at revision {revision}"
     repo_dir = _repo_folder(repo_id, cache)
     if hub_says_absent:
-        return f"the cache records that the repo has no {CONFIG_FILE}{at} (is it a model repo?)"
+        return f"the cache records that the repo has no {CONFIG_NAME}{at} (is it a model repo?)"
     if not os.path.isdir(repo_dir):
         return f"not found locally nor in the local Hugging Face cache ({cache})"
     commit = revision if os.path.isdir(repo_dir / "snapshots" / revision) else None
@@ -475,9 +449,9 @@ def _why_not_cached(repo_id: str, revision: str, cache: str, *, hub_says_absent:
     snapshot = repo_dir / "snapshots" / commit
     if not os.path.isdir(snapshot):
         return f"revision {revision} points at commit {commit}, which is not in the cache ({cache})"
-    if os.path.lexists(snapshot / CONFIG_FILE):
-        return f"the cached {CONFIG_FILE}{at} is a broken link (its blob is gone) in {snapshot}"
-    return f"the cached snapshot{at} ({snapshot}) has no {CONFIG_FILE}"
+    if os.path.lexists(snapshot / CONFIG_NAME):
+        return f"the cached {CONFIG_NAME}{at} is a broken link (its blob is gone) in {snapshot}"
+    return f"the cached snapshot{at} ({snapshot}) has no {CONFIG_NAME}"
 
 
 def _read_ref(ref: Path) -> str | None:
@@ -504,7 +478,7 @@ def _how_to_fetch(repo_id: str, revision: str) -> str:
     option = "" if revision == DEFAULT_REVISION else f" --revision {revision}"
     return (
         "to fetch its config and tokenizer files (never weights), pass --download "
-        f"(download=True in Python), or run `hf download {repo_id} {CONFIG_FILE}{option}`"
+        f"(download=True in Python), or run `hf download {repo_id} {CONFIG_NAME}{option}`"
     )
 
 
@@ -512,7 +486,7 @@ def _download(
     repo_id: str, revision: str, extra_files: tuple[str, ...], cache: str, endpoint: str
 ) -> Path:
     """Fetch config.json at ``revision``, then the other files at the very same commit."""
-    config = _fetch(repo_id, revision, CONFIG_FILE, cache, endpoint, required=True)
+    config = _fetch(repo_id, revision, CONFIG_NAME, cache, endpoint, required=True)
     assert config is not None  # required files raise instead
     snapshot = Path(config).parent
     commit = snapshot.name
@@ -561,7 +535,7 @@ def _fetch(
         elif isinstance(error, PermissionError):
             problem = f"cannot write to the cache {cache}: {error.strerror or error}."
         else:  # a transfer or disk failure inside huggingface_hub or below
-            problem = f"{type(error).__name__}: {_first_line(error)}"
+            problem = f"{type(error).__name__}: {exception_text(error)}"
         raise HubDownloadError(repo_id, revision, filename, problem) from None
 
 
@@ -610,11 +584,6 @@ def _unreached_problem(error: Exception, endpoint: str) -> str:
 def _status(error: BaseException) -> object:
     """The HTTP status of a huggingface_hub HTTP error ("no status" if it has none)."""
     return getattr(getattr(error, "response", None), "status_code", None) or "no status"
-
-
-def _first_line(error: BaseException) -> str:
-    lines = str(error).strip().splitlines()
-    return lines[0][:200] if lines else "no details given."
 
 
 def _cause(error: BaseException, kind: type[BaseException]) -> BaseException | None:

@@ -25,9 +25,8 @@ from drafting_config.errors import (
     ParallelDraftingConfigWarning,
     PlaceholderTokenIdWarning,
     describe_value,
-    type_name,
 )
-from drafting_config.integers import INT32_LIMIT, exact_int, positive_int32
+from drafting_config.integers import INT32_LIMIT, exact_int, int_hint, positive_int32
 from drafting_config.reading import MISSING, FieldGetter, field_getter, join_path
 from drafting_config.sources import (
     EAGLE_CONFIG,
@@ -37,7 +36,12 @@ from drafting_config.sources import (
     TokenIdField,
     describe_order,
 )
-from drafting_config.speculators import SpeculatorsDraft, is_speculators, translate
+from drafting_config.speculators import (
+    MASK_TOKEN_FIELD,
+    SpeculatorsDraft,
+    is_speculators,
+    translate,
+)
 from drafting_config.tapped_layers import chain_of, runner_of, tapped_layers
 
 __all__ = [
@@ -242,7 +246,7 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
     errors.extend(f.error for f in fields if f.error is not None)
     winner = next((f for f in fields if f.status is FieldStatus.WINNER), None)
     if not any(f.status in _SET for f in fields):
-        errors.append(ParallelDraftingConfigError(missing_token_id_message(order)))
+        errors.append(_missing_token_id(order, speculators))
     eagle = _attempt(errors, lambda: _eagle_mask_token_id(get, vocab_size, in_file))
 
     warnings: list[ParallelDraftingConfigWarning] = []
@@ -312,6 +316,25 @@ _FileField = Callable[[str], str]
 def _same(field: str) -> str:
     """:data:`_FileField` of a Hugging Face config: every field is where it was read."""
     return field
+
+
+def _missing_token_id(
+    order: Sequence[TokenIdField], speculators: SpeculatorsDraft | None
+) -> ParallelDraftingConfigError:
+    """The error for a config that sets no token-id field, naming what the user's file lacks.
+
+    A speculators file names its token id in its top-level ``mask_token_id``, which vLLM
+    (``vllm/transformers_utils/configs/speculators/algos.py``) copies into the HF field the
+    resolver reads; the HF fields are not what that user can set.
+    """
+    if speculators is None or speculators.spec.mask_token_source is None:
+        return ParallelDraftingConfigError(missing_token_id_message(order))
+    return ParallelDraftingConfigError(
+        f"`{MASK_TOKEN_FIELD}` is missing or null: a speculators {speculators.algorithm} draft "
+        f"names its parallel drafting token id there (vLLM copies it to "
+        f"`{speculators.spec.mask_token_source.value}`); set it to the mask token's id.",
+        field=MASK_TOKEN_FIELD,
+    )
 
 
 def _aux_layers(
@@ -497,12 +520,6 @@ def names_token_id(value: object, token_id: int) -> bool:
     return exact_int(value) == token_id
 
 
-def _expected_range(vocab_size: int | None) -> str:
-    if vocab_size is None:
-        return "an int in [0, 2**31) (engines feed token ids as int32)"
-    return f"an int in [0, {vocab_size}) (the draft model's vocab_size is {vocab_size})"
-
-
 def _type_hint(value: object) -> str:
     kind = type(value)
     if issubclass(kind, str):
@@ -511,7 +528,13 @@ def _type_hint(value: object) -> str:
         return " Floats are not converted, not even whole ones such as 7.0."
     if issubclass(kind, bool):
         return " Booleans are not token ids."
-    return ""
+    return int_hint(value)
+
+
+def _expected_range(vocab_size: int | None) -> str:
+    if vocab_size is None:
+        return "an int in [0, 2**31) (engines feed token ids as int32)"
+    return f"an int in [0, {vocab_size}) (the draft model's vocab_size is {vocab_size})"
 
 
 def _conflict(
@@ -534,7 +557,7 @@ def _conflict(
     config_class = type(hf_config)
     if winner.section is None and _class_default(config_class, winner.key) == token_id:
         message += (
-            f" Note: {token_id} is also the class default of {type_name(config_class)}."
+            f" Note: {token_id} is also the class default of {config_class.__name__}."
             f"{winner.key}, so it may not come from config.json at all."
         )
     return ConflictingTokenIdWarning(message)
@@ -567,8 +590,4 @@ def placeholder_warning(
 
 def _class_default(config_class: type, name: str) -> int | None:
     """The class-level int default of ``name``, if the class has one."""
-    try:
-        default = getattr(config_class, name, None)
-    except Exception:  # a metaclass property that raises: no usable default
-        return None
-    return exact_int(default)
+    return exact_int(getattr(config_class, name, None))

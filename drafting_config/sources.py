@@ -19,10 +19,8 @@ if TYPE_CHECKING:  # typing_extensions costs ~4 ms to import; only the checker n
 
 __all__ = [
     "EAGLE_CONFIG",
-    "FIELD_NAMES",
     "PLACEHOLDER_FIELDS",
     "PRIORITY_ORDER",
-    "SIZE_FIELDS",
     "TEXT_CONFIG",
     "TokenIdField",
     "TokenIdSource",
@@ -113,17 +111,8 @@ EAGLE_CONFIG: Final = "eagle_config"
 """A nested section some DFlash/DSpark model classes merge under ``dflash_config``; its
 ``mask_token_id`` is checked beside the priority table, never used as a source."""
 
-SIZE_FIELDS: Final = ("hidden_size", "vocab_size")
-"""The draft model's sizes, kept on the resolved config and checked to be int32s."""
-
 PLACEHOLDER_FIELDS: Final = ("pad_token_id", "bos_token_id", "eos_token_id")
 """Special-token fields that a parallel-drafting token must not coincide with."""
-
-FIELD_NAMES: Final = frozenset(
-    {source.section or source.key for source in PRIORITY_ORDER}
-    | {TEXT_CONFIG, EAGLE_CONFIG, *SIZE_FIELDS, *PLACEHOLDER_FIELDS}
-)
-"""Every top-level field the resolver reads (a section counts by its own name)."""
 
 
 def describe_order(order: Sequence[TokenIdField] = PRIORITY_ORDER) -> str:

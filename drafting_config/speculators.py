@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Final, cast
 
-from drafting_config.errors import ParallelDraftingConfigError, describe_value
+from drafting_config.errors import ParallelDraftingConfigError, describe_value, foreign_error
 from drafting_config.integers import INT32_LIMIT, exact_int
 from drafting_config.reading import MISSING, FieldGetter, field_getter, is_kind
 from drafting_config.sources import TokenIdSource
@@ -338,7 +338,7 @@ def _speculative_tokens(speculators_config: FieldGetter) -> int:
             f"got {describe_value(methods)}.",
             field=methods_field,
         )
-    first = _first_item(methods)
+    first = next(iter(cast("list[object]", methods)), MISSING)
     if first is MISSING:
         raise _missing(f"{methods_field}[0]", SPECULATIVE_TOKENS_FIELD, empty=methods_field)
     method_field = f"{methods_field}[0]"
@@ -373,8 +373,7 @@ def _verifier(speculators_config: FieldGetter) -> str:
 
 
 def _transformer_layer_config(get: FieldGetter) -> dict[str, object]:
-    """A shallow copy of ``transformer_layer_config``, read without calling its own methods
-    when it is a dict (or a dict subclass)."""
+    """A shallow copy of ``transformer_layer_config``."""
     field = TRANSFORMER_LAYER_CONFIG_FIELD
     section = get(field, MISSING)
     if section is MISSING:
@@ -383,32 +382,20 @@ def _transformer_layer_config(get: FieldGetter) -> dict[str, object]:
             "Hugging Face config: model_type, hidden_size, vocab_size, ...).",
             field=field,
         )
-    kind = type(section)
     if not is_kind(section, Mapping):
         raise _not_an_object(field, section)
     try:
-        if issubclass(kind, dict):
-            items = list(dict.items(cast("dict[object, object]", section)))
-        else:
-            items = list(cast("Mapping[object, object]", section).items())
-        copy: dict[str, object] = {}
-        for key, value in items:
-            name = _exact_str(key)
-            if name is None:
-                raise ParallelDraftingConfigError(
-                    f"`{field}` must have string keys (a JSON object); it has the key "
-                    f"{describe_value(key)}.",
-                    field=field,
-                )
-            copy[name] = value
-    except ParallelDraftingConfigError:
-        raise
-    except Exception as error:  # a hostile mapping: say which section, not where it broke
-        raise ParallelDraftingConfigError(
-            f"Could not read `{field}`: {type(error).__name__} while listing its fields.",
-            field=field,
-        ) from None
-    return copy
+        items = list(cast("Mapping[object, object]", section).items())
+    except Exception as error:  # a mapping whose reads raise
+        raise foreign_error(f"Could not list the fields of `{field}`", error, field=field) from None
+    for key, _ in items:
+        if not is_kind(key, str):
+            raise ParallelDraftingConfigError(
+                f"`{field}` must have string keys (a JSON object); it has the key "
+                f"{describe_value(key)}.",
+                field=field,
+            )
+    return dict(cast("list[tuple[str, object]]", items))
 
 
 # --- reading helpers ---------------------------------------------------------------------------
@@ -428,13 +415,6 @@ def _mapping_reader(value: object, path: str) -> FieldGetter:
     if not is_kind(value, Mapping):
         raise _not_an_object(path, value)
     return field_getter(value, path)
-
-
-def _first_item(value: object) -> object:
-    """The first item of a list or tuple (read with their own iterators), or MISSING."""
-    if issubclass(type(value), list):
-        return next(list.__iter__(cast("list[object]", value)), MISSING)
-    return next(tuple.__iter__(cast("tuple[object, ...]", value)), MISSING)
 
 
 def _required(get: FieldGetter, field: str, algorithm: SpeculatorsAlgorithm) -> object:
@@ -518,25 +498,15 @@ def _write(hf_config: dict[str, object], path: str, value: object) -> None:
 
 
 def _exact_str(value: object) -> str | None:
-    """``value`` as an exact ``str`` (a str subclass counts as ``str.__str__``), else None."""
-    kind = type(value)
-    if kind is str:
-        return cast("str", value)
-    if issubclass(kind, str):
-        return str.__str__(cast("str", value))
-    return None
+    """``value`` if it is a ``str`` (by its type, as :func:`exact_int` tests ints), else None."""
+    return cast("str", value) if is_kind(value, str) else None
 
 
 def _json_falsy(value: object) -> bool:
-    """``not value`` for JSON values (null, false, 0, "", [], {}), without calling any
-    method of a foreign object: anything else counts as set."""
-    kind = type(value)
-    if value is None or kind is bool:
-        return value is not True
-    if kind is int or kind is float:
-        return cast("float", value) == 0
-    if kind is str or kind is list or kind is tuple or kind is dict:  # never kind.__eq__
-        return len(cast("str", value)) == 0
+    """``not value`` for JSON values (null, false, 0, "", [], {}); anything else counts as
+    set (vLLM tests the parsed JSON's truth)."""
+    if value is None or is_kind(value, (bool, int, float, str, list, tuple, dict)):
+        return not value
     return False
 
 

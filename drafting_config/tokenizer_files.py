@@ -231,7 +231,6 @@ class TokenizerFiles:
             raise ParallelDraftingConfigError(
                 f"`text` must be a token string; got {describe_value(text)}."
             )
-        text = str.__str__(text)
         token_id = self._added_by_text.get(text)
         if token_id is not None:
             return token_id

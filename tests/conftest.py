@@ -7,10 +7,13 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+if TYPE_CHECKING:
+    from tests.typing_checks import MypyResult
 
 settings.register_profile(
     "ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -75,3 +78,12 @@ def carrier(request: pytest.FixtureRequest) -> Carrier:
 def load_json(path: Path) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(path.read_text())
     return data
+
+
+@pytest.fixture(scope="session")
+def mypy_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, MypyResult]:
+    """Every snippet registered with ``tests.typing_checks.snippet``, type-checked in one
+    mypy run for the whole session (one run costs about as much as six did)."""
+    from tests.typing_checks import run_snippets
+
+    return run_snippets(tmp_path_factory.mktemp("mypy"))

@@ -37,7 +37,7 @@ from drafting_config.tokenizer_files import TokenFacts, TokenKind
 from tests.conftest import EXAMPLES, REPO, load_json
 from tests.fake_cache import use_cache, write_cached_repo
 from tests.fake_hub import MAIN_COMMIT, FakeHub, draft_repo, serve
-from tests.hostile import LyingInt
+from tests.foreign import int_enum
 from tests.tokenizer_factory import QWEN3_ADDED, write_qwen3_like
 
 DFLASH_4B = EXAMPLES / "dflash-qwen3-4b"
@@ -46,6 +46,9 @@ QWEN3_8B = {"vocab_size": 151936, "hidden_size": 4096, "num_hidden_layers": 36}
 LLAMA3_8B = {"vocab_size": 128256, "hidden_size": 4096, "num_hidden_layers": 32}
 VERIFIER = "Qwen/Qwen3-8B"
 NO_TARGET = "target not checked: no target given"
+NO_TOKENIZER_DIRECTORY = (
+    "tokenizer not checked: a config object has no directory to look in; pass tokenizer=DIR"
+)
 
 
 @pytest.fixture
@@ -102,7 +105,7 @@ def test_a_valid_draft_path_gets_a_verdict_echoing_the_path_as_given(
 def test_a_config_object_has_no_path() -> None:
     verdict = check({"pard_token": 3})
     assert (verdict.path, verdict.ok, verdict.token_id) == (None, True, 3)
-    assert verdict.notes == (NO_TARGET,)  # no directory: no tokenizer looked for
+    assert verdict.notes == (NO_TARGET, NO_TOKENIZER_DIRECTORY)
 
 
 def test_an_unreadable_draft_is_a_verdict_with_no_resolution(tmp_path: Path) -> None:
@@ -161,7 +164,7 @@ os.PathLike.register(ExplodingPath)
         {"draft": {"pard_token": 3}, "tokenizer": 7},
         {"draft": object()},
         {"draft": {"pard_token": 3}, "target": {"vocab_size": object()}},
-        {"draft": {"pard_token": LyingInt(3)}, "target": {"vocab_size": LyingInt(2)}},
+        {"draft": {"pard_token": int_enum(3)}, "target": {"vocab_size": int_enum(2)}},
         {"draft": "org/bad name"},
         {"draft": {"pard_token": 3}, "target": "org/bad name"},
         {"draft": b"\xff\xfe/config.json"},
@@ -224,7 +227,7 @@ def test_an_explicit_target_wins_over_the_verifier(tmp_path: Path) -> None:
     llama = write_config(tmp_path / "llama", LLAMA3_8B)
     verdict = check(speculators_for(str(llama)), target=QWEN3_8B)
     assert verdict.target == "<config object>"
-    assert verdict.notes == ()
+    assert verdict.notes == (NO_TOKENIZER_DIRECTORY,)
     assert verdict.errors == ()
 
 
@@ -247,6 +250,7 @@ def test_an_uncached_verifier_is_a_note_and_the_draft_alone_is_checked(cache: Pa
     assert verdict.notes == (
         f"target not checked: the speculators verifier {VERIFIER!r} is neither a local model "
         "directory nor in the local Hugging Face cache (pass --target, or --download)",
+        NO_TOKENIZER_DIRECTORY,
     )
     assert fields(verdict) == ["aux_hidden_state_layer_ids"]
 
@@ -260,6 +264,7 @@ def test_without_huggingface_hub_a_verifier_repo_id_is_a_note_naming_the_extra(
     assert verdict.notes == (
         f"target not checked: the speculators verifier {VERIFIER!r} is a repo id, and looking "
         f"it up needs the {EXTRA_NAME} extra",
+        NO_TOKENIZER_DIRECTORY,
     )
 
 
@@ -275,8 +280,9 @@ def test_a_verifier_that_is_not_here_is_a_note_never_an_error(cache: Path, verif
     verdict = check(speculators_for(verifier))
     assert verdict.errors == ()
     assert verdict.target is None
-    (note,) = verdict.notes
+    note, tokenizer_note = verdict.notes
     assert note.startswith(f"target not checked: the speculators verifier {verifier!r} ")
+    assert tokenizer_note == NO_TOKENIZER_DIRECTORY
     assert "\n" not in note
 
 

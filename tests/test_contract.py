@@ -25,7 +25,7 @@ from drafting_config.errors import (
 )
 from drafting_config.tokenizer_files import TokenFacts, TokenKind, load_tokenizer_files
 from tests.conftest import EXAMPLES, load_json
-from tests.hostile import LyingInt
+from tests.foreign import int_enum
 from tests.tokenizer_factory import (
     QWEN3_ADDED,
     Added,
@@ -281,7 +281,7 @@ def test_a_malformed_target_is_an_error_naming_the_targets_field(
 
 
 def test_a_target_config_object_with_lying_ints_counts_their_true_values() -> None:
-    target = {"vocab_size": LyingInt(1000), "num_hidden_layers": LyingInt(36)}
+    target = {"vocab_size": int_enum(1000), "num_hidden_layers": int_enum(36)}
     assert_clean(check({"mask_token_id": 999, "target_layer_ids": [35]}, target=target))
     assert fields(check({"mask_token_id": 1000}, target=target)) == ["mask_token_id"]
 

@@ -21,7 +21,7 @@ from drafting_config import (
     PlaceholderTokenIdWarning,
     get_parallel_drafting_token_id,
 )
-from tests.hostile import RaisingGet
+from tests.foreign import RaisingGet
 
 EVERY_FIELD_IN_ORDER = re.compile(
     ", ".join(re.escape(f"`{s.value}`") for s in PRIORITY_ORDER[:-1])

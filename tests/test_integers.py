@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from unittest.mock import Mock
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
 from drafting_config.integers import INT32_LIMIT, exact_int, positive_int32
-from tests.hostile import LyingInt, PretendsToBeInt
+from tests.foreign import int_enum
 
 
 @given(st.integers(min_value=-(2**40), max_value=2**40))
@@ -24,7 +26,7 @@ def test_counts_are_positive_int32s(value: int) -> None:
 
 @pytest.mark.parametrize(
     "value",
-    [True, False, 36.0, "36", None, [36], PretendsToBeInt(), 0, -36, 2**31, 10**5000],
+    [True, False, 36.0, "36", None, [36], Mock(spec=int), 0, -36, 2**31, 10**5000],
     ids=describe_value,
 )
 def test_counts_refuse_everything_else(value: object) -> None:
@@ -35,7 +37,7 @@ def test_counts_refuse_everything_else(value: object) -> None:
 
 
 def test_a_hostile_int_count_counts_as_its_real_value() -> None:
-    count = positive_int32("num_target_layers", LyingInt(36))
+    count = positive_int32("num_target_layers", int_enum(36))
     assert count == 36
     assert type(count) is int
 
@@ -45,13 +47,13 @@ def test_a_hostile_int_count_counts_as_its_real_value() -> None:
     [
         (5, 5),
         (-5, -5),
-        (LyingInt(36), 36),
+        (int_enum(36), 36),
         (True, None),
         (False, None),
         (5.0, None),
         ("5", None),
         (None, None),
-        (PretendsToBeInt(), None),
+        (Mock(spec=int), None),
     ],
     ids=lambda value: f"{type(value).__name__}",
 )

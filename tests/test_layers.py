@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 from typing import Any
+from unittest.mock import Mock
 
 import pytest
 from hypothesis import given
@@ -25,6 +26,7 @@ from drafting_config.errors import TargetLayersWarning
 from drafting_config.integrations import vllm
 from drafting_config.layers import default_layers
 from tests.conftest import EXAMPLES, load_json
+from tests.foreign import Unusable, int_enum
 
 QWEN3_4B = {"vocab_size": 151936, "hidden_size": 2560, "num_hidden_layers": 36}
 QWEN3_8B = {"vocab_size": 151936, "hidden_size": 4096, "num_hidden_layers": 36}
@@ -516,3 +518,24 @@ def test_a_dflash_layout_with_a_dspark_projector_is_dspark(
     assert model.algorithm == algorithm
     warned = layer_warnings(check(config, target=QWEN3_4B))
     assert bool(warned) is (algorithm == "dflash")  # the older runner reads no top-level list
+
+
+# --- foreign values real callers pass ---------------------------------------------------------
+
+
+def test_an_int_subclass_is_a_layer_id_and_a_mock_is_not() -> None:
+    config = draft("target_layer_ids", [int_enum(1), int_enum(9)])
+    verdict = check(config, target=QWEN3_4B)
+    assert_clean(verdict)
+    assert verdict.resolution is not None
+    assert verdict.resolution.aux_layer_ids == (2, 10)
+    fake = Mock(spec=int)
+    error = only_error(check(draft("eagle_aux_hidden_state_layer_ids", [fake]), target=QWEN3_4B))
+    assert error.field == "eagle_aux_hidden_state_layer_ids"
+    assert "has item 0 = " in str(error)
+
+
+def test_a_layer_value_whose_truth_value_raises_is_an_error_not_a_crash() -> None:
+    error = only_error(check(draft("target_layer_ids", Unusable()), target=QWEN3_4B))
+    assert error.field == "target_layer_ids"
+    assert "whose truth value raises RuntimeError" in str(error)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import FrozenInstanceError, fields
-from pathlib import Path
 from typing import Any
+from unittest.mock import Mock
 
 import pytest
 import torch
@@ -19,7 +19,7 @@ from drafting_config.masked_slots import (
     expand_eagle_inputs,
     expand_hidden_states,
 )
-from tests.hostile import LyingInt, PretendsToBeInt
+from tests.foreign import int_enum
 from tests.masked_slots_reference import (
     DFlashReference,
     EagleReference,
@@ -27,7 +27,7 @@ from tests.masked_slots_reference import (
     eagle_reference,
     hidden_states_reference,
 )
-from tests.typing_checks import expected_errors, run_mypy
+from tests.typing_checks import MypyResult, expected_errors, snippet
 
 I32, I64 = torch.int32, torch.int64
 
@@ -57,7 +57,6 @@ def test_vllm_pin_with_shifted_ids() -> None:
         parallel_drafting_token_id=-2,
         num_speculative_tokens=3,
         shift_input_ids=True,
-        check=True,
     )
     assert result.input_ids.tolist() == [11, 12, 100, -2, -2, 0, 21, 22, 23, 200, -2, -2]
     assert result.positions.tolist() == [5, 6, 7, 8, 9, 0, 10, 11, 12, 13, 14, 15]
@@ -151,7 +150,6 @@ def test_dflash_example_derived_by_hand() -> None:
         block_table=torch.tensor([[3, 8, 2], [5, 1, 6]], dtype=I32),
         kv_block_size=4,
         num_rejected_tokens=torch.tensor([1, 0], dtype=I32),
-        check=True,
     )
     assert as_lists(result) == {
         "input_ids": [100, -2, -2, 200, -2, -2],
@@ -231,7 +229,7 @@ def test_eagle_matches_the_reference(batch: dict[str, Any]) -> None:
         torch.tensor(batch["next"], dtype=ids_dtype),
         torch.tensor(starts, dtype=starts_dtype),
         torch.tensor(batch["rejected"], dtype=rejected_dtype),
-        check=True,
+        check=batch["token"] >= 0 and batch["pad"] >= 0,  # check=True refuses negative ids
         **kwargs,
     )
     expected = eagle_reference(
@@ -285,7 +283,7 @@ def test_dflash_matches_the_reference(batch: dict[str, Any]) -> None:
         num_rejected_tokens=None
         if rejected is None
         else torch.tensor(rejected, dtype=rejected_dtype),
-        check=True,
+        check=batch["token"] >= 0,  # check=True refuses a negative id
     )
     expected = dflash_reference(
         batch["next"],
@@ -442,10 +440,10 @@ class PosingAsTensor:
 def test_int_subclasses_count_as_their_real_value() -> None:
     lying = expand_eagle_inputs(
         *pin_batch(),
-        parallel_drafting_token_id=LyingInt(-2),
-        num_speculative_tokens=LyingInt(3),
+        parallel_drafting_token_id=int_enum(-2),
+        num_speculative_tokens=int_enum(3),
         shift_input_ids=True,
-        padding_token_id=LyingInt(0),
+        padding_token_id=int_enum(0),
     )
     plain = expand_eagle_inputs(
         *pin_batch(), parallel_drafting_token_id=-2, num_speculative_tokens=3, shift_input_ids=True
@@ -489,7 +487,7 @@ def eagle_call(**changes: Any) -> EagleInputs:
             "`num_speculative_tokens` must be a positive int below 2**31, got 3.0 (float).",
         ),
         (
-            {"num_speculative_tokens": PretendsToBeInt()},
+            {"num_speculative_tokens": Mock(spec=int)},
             "`num_speculative_tokens` must be a positive int below 2**31, got <",
         ),
         ({"shift_input_ids": 1}, "`shift_input_ids` must be True or False, got 1 (int)."),
@@ -723,8 +721,9 @@ def dflash_call(**changes: Any) -> DFlashInputs:
         ({"block_table": torch.zeros(2, 0, dtype=I32)}, "`block_table` must be a (B, width) int32"),
         ({"block_table": torch.zeros(2, 3)}, "`block_table` must be a (B, width) int32 or int64"),
         (
-            {"block_table": torch.zeros(3, 3, dtype=I32)},
-            f"`block_table` must have one row per request (2), got tensor(shape=(3, 3), {CPU_I32}.",
+            {"block_table": torch.zeros(1, 3, dtype=I32)},
+            "`block_table` must have at least one row per request (2), got "
+            f"tensor(shape=(1, 3), {CPU_I32}.",
         ),
         (
             {"block_table": [[1]]},
@@ -787,6 +786,82 @@ def test_dflash_check_reads_the_values(changes: dict[str, Any], message: str) ->
     assert str(error.value).startswith(message)
 
 
+@pytest.mark.parametrize("padding", [1, 6])
+def test_dflash_reads_the_first_rows_of_a_padded_block_table(padding: int) -> None:
+    # Engines pass block tables padded to max_num_reqs or a CUDA-graph batch size;
+    # vLLM's kernel reads them by stride, so only the first B rows count.
+    table = torch.tensor([[3, 8, 2], [5, 1, 6]])
+    padded = torch.cat((table, torch.full((padding, 3), -1)))
+    for check in (False, True):
+        assert as_lists(
+            dflash_call(block_table=padded, parallel_drafting_token_id=7, check=check)
+        ) == as_lists(dflash_call(block_table=table, parallel_drafting_token_id=7))
+    assert dflash_call(block_table=padded).context_slot_mapping.tolist() == [33, 34, 35, 25, 26]
+
+
+def test_negative_ids_are_accepted_plainly_and_refused_with_check() -> None:
+    # vLLM's pin uses -2, so a plain call takes it; check=True refuses it, naming it.
+    assert dflash_call(parallel_drafting_token_id=-2).input_ids.tolist()[:3] == [100, -2, -2]
+    with pytest.raises(ValueError, match="must not be negative") as error:
+        dflash_call(parallel_drafting_token_id=-2, check=True)
+    assert str(error.value) == (
+        "`parallel_drafting_token_id` must not be negative with check=True (it indexes the "
+        "draft model's embedding table), got -2."
+    )
+    eagle_call(parallel_drafting_token_id=-2, padding_token_id=-1)
+    for name, value in (("parallel_drafting_token_id", -2), ("padding_token_id", -1)):
+        changes = {"parallel_drafting_token_id": 5, "padding_token_id": 0, name: value}
+        with pytest.raises(ValueError, match=f"^`{name}` must not be negative with check=True"):
+            eagle_call(check=True, **changes)
+    eagle_call(parallel_drafting_token_id=5, check=True)
+
+
+def test_check_refuses_negative_block_ids_in_the_rows_read() -> None:
+    table = torch.tensor([[3, 8, 2], [5, -1, 6]])
+    assert dflash_call(block_table=table, parallel_drafting_token_id=7).query_slot_mapping.numel()
+    with pytest.raises(ValueError, match="negative block ids") as error:
+        dflash_call(block_table=table, parallel_drafting_token_id=7, check=True)
+    assert str(error.value) == (
+        "`block_table` must not hold negative block ids (they give negative KV-cache slots), "
+        "got block_table[1, 1] = -1."
+    )
+
+
+@pytest.mark.parametrize("dtype", [I32, I64])
+def test_check_refuses_positions_that_would_overflow_their_dtype(dtype: torch.dtype) -> None:
+    top = torch.iinfo(dtype).max
+    # DFlash: the query of request 1 runs to its last position plus K + 1 = 3.
+    fits = torch.tensor([5, 6, 7, top - 4, top - 3], dtype=dtype)
+    assert (
+        dflash_call(
+            target_positions=fits, parallel_drafting_token_id=7, check=True
+        ).query_positions.tolist()[-1]
+        == top
+    )
+    with pytest.raises(ValueError, match="must leave room") as error:
+        dflash_call(
+            target_positions=fits + torch.tensor([0, 0, 0, 1, 1], dtype=dtype),
+            parallel_drafting_token_id=7,
+            check=True,
+        )
+    assert str(error.value) == (
+        f"`target_positions` must leave room for the drafted rows in {dtype}: request 1 "
+        f"would reach position {top + 1}, past {top}."
+    )
+    # EAGLE (shifted, K = 3): request 1 (4 rows, none rejected) ends at its first
+    # position plus 4 - 0 - 1 + 2 = 5.
+    positions = pin_batch()[1]
+    for first, ok in ((top - 5, True), (top - 4, False)):
+        moved = positions.to(dtype).clone()
+        moved[4:] = torch.tensor([first + row for row in range(4)], dtype=dtype)
+        call = {"target_positions": moved, "parallel_drafting_token_id": 5, "check": True}
+        if ok:
+            assert eagle_call(**call).positions.max().item() == top
+        else:
+            with pytest.raises(ValueError, match="request 1 would reach position"):
+                eagle_call(**call)
+
+
 # --- static typing ------------------------------------------------------------------------
 
 CORRECT_USE = """
@@ -821,15 +896,19 @@ expand_hidden_states(t, dflash, t)  # E: arg-type
 )
 
 
+MISUSE_CHECK = snippet("masked_slots_misuse", MISUSE)
+CORRECT_USE_CHECK = snippet("masked_slots_correct_use", CORRECT_USE, no_any=True)
+
+
 @pytest.mark.slow
-def test_mypy_types_the_results(tmp_path: Path) -> None:
-    errors, report = run_mypy(MISUSE, tmp_path)
+def test_mypy_types_the_results(mypy_results: dict[str, MypyResult]) -> None:
+    errors, report = mypy_results[MISUSE_CHECK]
     assert errors == expected_errors(MISUSE), report
 
 
 @pytest.mark.slow
-def test_results_leak_no_any(tmp_path: Path) -> None:
-    errors, report = run_mypy(CORRECT_USE, tmp_path, "--disallow-any-expr")
+def test_results_leak_no_any(mypy_results: dict[str, MypyResult]) -> None:
+    errors, report = mypy_results[CORRECT_USE_CHECK]
     assert errors == set(), report
 
 

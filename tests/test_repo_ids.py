@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 
 from drafting_config.errors import ParallelDraftingConfigError
 from drafting_config.repo_ids import (
-    DEFAULT_FILES,
     EXTRA_NAME,
     HubDownloadError,
     MissingExtraError,
@@ -32,6 +31,7 @@ from drafting_config.repo_ids import (
     validate_repo_id,
     validate_revision,
 )
+from drafting_config.tokenizer_files import TOKENIZER_FILE_NAMES
 from tests.conftest import REPO
 from tests.fake_hub import (
     BARE_COMMIT,
@@ -644,7 +644,7 @@ def test_download_fetches_config_and_tokenizer_files_only(
         "tokenizer.json",
         "tokenizer_config.json",
     ]
-    assert hub.files_requested() == set(DEFAULT_FILES)
+    assert hub.files_requested() == {"config.json", *TOKENIZER_FILE_NAMES}
     assert not hub.files_requested() & NEVER_FETCHED
     # config.json decides the commit; the other files come from that very commit.
     tokenizer_paths = [r.path for r in hub.requests if r.filename != "config.json"]

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO
-from tests.typing_checks import expected_errors, run_mypy
+from tests.typing_checks import MypyResult, expected_errors, snippet
 
 MISUSE = """
 from drafting_config import ParallelDraftingConfig, TokenIdSource
@@ -27,9 +26,12 @@ size: int = config.hidden_size  # E: assignment
 """
 
 
+MISUSE_CHECK = snippet("typing_misuse", MISUSE)
+
+
 @pytest.mark.slow
-def test_mypy_reports_each_misuse_on_its_line(tmp_path: Path) -> None:
-    errors, report = run_mypy(MISUSE, tmp_path)
+def test_mypy_reports_each_misuse_on_its_line(mypy_results: dict[str, MypyResult]) -> None:
+    errors, report = mypy_results[MISUSE_CHECK]
     assert errors == expected_errors(MISUSE), report
 
 
@@ -64,9 +66,12 @@ except ParallelDraftingConfigError as error:
 """
 
 
+PUBLIC_API_CHECK = snippet("typing_public_api", PUBLIC_API, no_any=True)
+
+
 @pytest.mark.slow
-def test_public_api_leaks_no_any(tmp_path: Path) -> None:
-    errors, report = run_mypy(PUBLIC_API, tmp_path, "--disallow-any-expr")
+def test_public_api_leaks_no_any(mypy_results: dict[str, MypyResult]) -> None:
+    errors, report = mypy_results[PUBLIC_API_CHECK]
     assert errors == set(), report
 
 

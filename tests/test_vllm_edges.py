@@ -18,7 +18,6 @@ def test_a_flag_that_is_not_a_bool_is_shown_in_the_error() -> None:
     with pytest.raises(ValueError, match="pass_hidden_states_to_model") as info:
         vllm.init_parallel_drafting_params(proposer)
     assert str(info.value) == (
-        "The proposer's `pass_hidden_states_to_model` must be True or False, got 'false' (str); "
-        "strings and numbers are not converted."
+        "The proposer's `pass_hidden_states_to_model` must be True or False, got 'false' (str)."
     )
     assert proposer.parallel_drafting_token_id == 0

@@ -1,9 +1,15 @@
-"""Helpers to run mypy, with this project's configuration, over snippets of user code."""
+"""Run mypy once per test session, with this project's configuration, over snippets of user code.
+
+Each test module registers its snippets at import with :func:`snippet`; the
+session fixture ``mypy_results`` (``tests/conftest.py``) type-checks them all in
+one mypy run, each snippet as its own module, and each test reads its own result.
+"""
 
 from __future__ import annotations
 
 import re
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 from mypy import api
@@ -13,27 +19,60 @@ from tests.conftest import REPO
 MARK = re.compile(r"#\s*E:\s*([\w-]+)")
 REPORT = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+): error: .*\[(?P<code>[\w-]+)\]$")
 
+MypyResult = tuple[set[tuple[int, str]], str]
+"""The ``(line, code)`` errors reported in one snippet, and mypy's whole report."""
 
-def run_mypy(source: str, tmp_path: Path, *extra_flags: str) -> tuple[set[tuple[int, str]], str]:
-    """Type-check ``source`` as a user module; return the ``(line, code)`` errors and the report."""
-    snippet = tmp_path / "user_code.py"
-    snippet.write_text(textwrap.dedent(source))
+
+@dataclass(frozen=True)
+class _Snippet:
+    source: str
+    no_any: bool
+
+
+_SNIPPETS: dict[str, _Snippet] = {}
+
+
+def snippet(name: str, source: str, *, no_any: bool = False) -> str:
+    """Register ``source`` for the session's mypy run, as module ``snippet_{name}``.
+
+    With ``no_any``, the module is checked with ``disallow_any_expr`` too.
+    Returns ``name``, the key of its result in ``mypy_results``.
+    """
+    assert name not in _SNIPPETS, f"two snippets named {name}"
+    _SNIPPETS[name] = _Snippet(textwrap.dedent(source), no_any)
+    return name
+
+
+def run_snippets(folder: Path) -> dict[str, MypyResult]:
+    """Type-check every registered snippet in one mypy run; the result of each, by name."""
+    files = {}
+    config = (
+        (REPO / "mypy.ini")
+        .read_text()
+        .replace("mypy_path = stubs", f"mypy_path = {REPO / 'stubs'}")
+    )
+    for name, item in _SNIPPETS.items():
+        module = f"snippet_{name}"
+        files[name] = folder / f"{module}.py"
+        files[name].write_text(item.source)
+        if item.no_any:
+            config += f"\n[mypy-{module}]\ndisallow_any_expr = True\n"
+    (folder / "mypy.ini").write_text(config)
     stdout, stderr, _ = api.run(
         [
             "--config-file",
-            str(REPO / "mypy.ini"),
+            str(folder / "mypy.ini"),
             "--cache-dir",
             str(REPO / ".mypy_cache"),
-            *extra_flags,
-            str(snippet),
+            *map(str, files.values()),
         ]
     )
-    errors = {
-        (int(m["line"]), m["code"])
-        for m in map(REPORT.match, stdout.splitlines())
-        if m and Path(m["file"]).name == snippet.name
+    report = stdout + stderr
+    matches = [m for m in map(REPORT.match, stdout.splitlines()) if m]
+    return {
+        name: ({(int(m["line"]), m["code"]) for m in matches if Path(m["file"]) == path}, report)
+        for name, path in files.items()
     }
-    return errors, stdout + stderr
 
 
 def expected_errors(source: str) -> set[tuple[int, str]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal, Protocol, cast
 
 from drafting_config.config import ParallelDraftingConfig, get_parallel_drafting_token_id
-from drafting_config.errors import describe_value
+from drafting_config.integers import exact_bool
 
 if TYPE_CHECKING:
     import torch
@@ -123,12 +123,11 @@ def init_parallel_drafting_params(
             true) the proposer's hidden size, dtype or device is unusable.
     """
     config = ParallelDraftingConfig.from_hf_config(proposer.draft_model_config.hf_config)
-    flag: object = proposer.pass_hidden_states_to_model
-    if type(flag) is not bool:
-        raise ValueError(
-            "The proposer's `pass_hidden_states_to_model` must be True or False, got "
-            f"{describe_value(flag)}; strings and numbers are not converted."
-        )
+    flag = exact_bool(
+        "The proposer's `pass_hidden_states_to_model`",
+        proposer.pass_hidden_states_to_model,
+        ValueError,
+    )
     if not flag:
         proposer.parallel_drafting_token_id = config.token_id
         return

@@ -1,0 +1,77 @@
+"""Safetensors checkpoints written by hand for tests: real headers, sparse weights.
+
+A header is written exactly as the format says (8-byte little-endian length, then the
+JSON), and the file is then extended to the size its tensors need with ``truncate``,
+so a multi-gigabyte checkpoint costs a few kilobytes of disk.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+__all__ = ["DTYPE_BYTES", "header_bytes", "write_safetensors", "write_sharded"]
+
+DTYPE_BYTES = {"BF16": 2, "F16": 2, "F32": 4, "I64": 8, "I32": 4, "U8": 1}
+"""Bytes per element of the dtypes the tests use."""
+
+Shapes = Mapping[str, tuple[str, Sequence[int]]]
+"""Tensor name -> (dtype, shape)."""
+
+
+def header_bytes(tensors: Shapes, *, metadata: Mapping[str, str] | None = None) -> bytes:
+    """The JSON header of a file holding ``tensors`` back to back, in order."""
+    header: dict[str, object] = {}
+    if metadata is not None:
+        header["__metadata__"] = dict(metadata)
+    offset = 0
+    for name, (dtype, shape) in tensors.items():
+        size = DTYPE_BYTES[dtype]
+        for dim in shape:
+            size *= dim
+        header[name] = {
+            "dtype": dtype,
+            "shape": list(shape),
+            "data_offsets": [offset, offset + size],
+        }
+        offset += size
+    return json.dumps(header).encode()
+
+
+def data_size(tensors: Shapes) -> int:
+    """Bytes of weights that follow the header."""
+    total = 0
+    for dtype, shape in tensors.values():
+        size = DTYPE_BYTES[dtype]
+        for dim in shape:
+            size *= dim
+        total += size
+    return total
+
+
+def write_safetensors(path: Path, tensors: Shapes, *, header: bytes | None = None) -> Path:
+    """Write a safetensors file whose weights are a sparse hole; return its path."""
+    data = header_bytes(tensors) if header is None else header
+    with path.open("wb") as file:
+        file.write(len(data).to_bytes(8, "little"))
+        file.write(data)
+        file.truncate(8 + len(data) + data_size(tensors))
+    return path
+
+
+def write_sharded(directory: Path, shards: Sequence[Shapes], *, index: bool = True) -> list[Path]:
+    """Write ``shards`` as ``model-0000i-of-0000n.safetensors`` with an index; return them."""
+    directory.mkdir(parents=True, exist_ok=True)
+    count = len(shards)
+    paths = []
+    weight_map: dict[str, str] = {}
+    for number, tensors in enumerate(shards, 1):
+        name = f"model-{number:05d}-of-{count:05d}.safetensors"
+        paths.append(write_safetensors(directory / name, tensors))
+        weight_map.update(dict.fromkeys(tensors, name))
+    if index:
+        total = sum(data_size(t) for t in shards)
+        document = {"metadata": {"total_size": total}, "weight_map": weight_map}
+        (directory / "model.safetensors.index.json").write_text(json.dumps(document))
+    return paths

@@ -1,0 +1,278 @@
+"""Reading a checkpoint's tensors from its safetensors headers, and never its weights."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from drafting_config.safetensors_headers import (
+    INDEX_FILE,
+    MAX_HEADER_BYTES,
+    TensorHeader,
+    WeightsFileError,
+    find_weight_files,
+    parse_header,
+    read_checkpoint_headers,
+    read_file_header,
+)
+from tests.checkpoint_factory import header_bytes, write_safetensors, write_sharded
+
+GIB = 1 << 30
+
+
+def test_a_file_written_by_the_safetensors_library_reads_as_safe_open_lists_it(
+    tmp_path: Path,
+) -> None:
+    torch = pytest.importorskip("torch")
+    from safetensors import safe_open
+    from safetensors.torch import save_file
+
+    tensors = {
+        "fc.weight": torch.zeros(8, 24, dtype=torch.bfloat16),
+        "layers.0.mlp.up_proj.weight": torch.zeros(16, 8, dtype=torch.float16),
+        "d2t": torch.zeros(5, dtype=torch.int64),
+        "scalar": torch.zeros((), dtype=torch.float32),
+    }
+    path = tmp_path / "model.safetensors"
+    save_file(tensors, str(path), metadata={"format": "pt"})
+    header = read_file_header(str(path))
+    with safe_open(str(path), framework="pt") as opened:
+        expected = {name: tuple(opened.get_slice(name).get_shape()) for name in opened.keys()}  # noqa: SIM118
+    assert {name: t.shape for name, t in header.tensors.items()} == expected
+    assert header.tensors["fc.weight"] == TensorHeader("BF16", (8, 24), "model.safetensors")
+    assert header.tensors["d2t"].dtype == "I64"
+    assert header.header_bytes == 8 + _header_length(path)
+
+
+def _header_length(path: Path) -> int:
+    with path.open("rb") as file:
+        return int.from_bytes(file.read(8), "little")
+
+
+def test_a_sparse_multi_gigabyte_checkpoint_is_read_by_its_headers_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shards = [
+        {
+            f"layers.{i}.mlp.down_proj.weight": ("BF16", (4096, 65536))
+            for i in range(2 * s, 2 * s + 2)
+        }
+        for s in range(3)
+    ]
+    paths = write_sharded(tmp_path, shards)
+    size = sum(p.stat().st_size for p in paths)
+    assert size > 3 * GIB  # sparse: the test costs kilobytes of disk
+    read: list[int] = []
+    real_read = os.read
+
+    def counting_read(fd: int, count: int) -> bytes:
+        data = real_read(fd, count)
+        read.append(len(data))
+        return data
+
+    monkeypatch.setattr(os, "read", counting_read)
+    checkpoint = read_checkpoint_headers(str(tmp_path))
+    assert checkpoint is not None
+    headers = sum(8 + _header_length(p) for p in paths)
+    assert headers == checkpoint.bytes_read
+    assert sum(read) == headers  # the headers, not a byte of weights (loading reads the index)
+    assert sum(read) < 2000
+    assert len(checkpoint.tensors) == 6
+    assert checkpoint.files == tuple(p.name for p in paths)
+
+
+@given(
+    st.dictionaries(
+        st.text(min_size=1, max_size=20).filter(lambda n: n != "__metadata__"),
+        st.tuples(
+            st.sampled_from(["BF16", "F32", "I64", "U8"]), st.lists(st.integers(0, 50), max_size=4)
+        ),
+        max_size=8,
+    )
+)
+def test_any_header_written_by_the_format_reads_back(
+    tensors: dict[str, tuple[str, list[int]]],
+) -> None:
+    data = header_bytes(tensors, metadata={"format": "pt"})
+    parsed = parse_header(data, name="x.safetensors", path="x.safetensors", file_size=None)
+    assert {n: (t.dtype, list(t.shape)) for n, t in parsed.tensors.items()} == tensors
+    assert parsed.header_bytes == 8 + len(data)
+
+
+@given(st.binary(max_size=64))
+def test_arbitrary_header_bytes_are_a_file_error_or_a_header(data: bytes) -> None:
+    try:
+        parse_header(data, name="x.safetensors", path="x.safetensors", file_size=10**6)
+    except WeightsFileError as error:
+        message = str(error)
+    else:
+        message = "x.safetensors: parsed"
+    assert message.startswith("x.safetensors: ")
+
+
+def _file_with(tmp_path: Path, raw: bytes) -> str:
+    path = tmp_path / "model.safetensors"
+    path.write_bytes(raw)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("raw", "problem"),
+    [
+        (b"", "truncated: the file has 0 bytes, fewer than the 8-byte header length"),
+        (b"\x05\0\0", "truncated: the file has 3 bytes"),
+        (
+            (100).to_bytes(8, "little") + b"{}",
+            "truncated: the header is 100 bytes long but the file has only 2 bytes",
+        ),
+        ((MAX_HEADER_BYTES + 1).to_bytes(8, "little"), "over the safetensors limit of 100,000,000"),
+        ((2**64 - 1).to_bytes(8, "little"), "over the safetensors limit"),
+        ((3).to_bytes(8, "little") + b"{x}", "the safetensors header is not JSON"),
+        ((2).to_bytes(8, "little") + b"\xff\xfe", "the safetensors header is not JSON"),
+        (
+            (2).to_bytes(8, "little") + b"[]",
+            "the safetensors header is [] (list), not a JSON object",
+        ),
+    ],
+)
+def test_a_broken_file_is_an_error_naming_it(tmp_path: Path, raw: bytes, problem: str) -> None:
+    path = _file_with(tmp_path, raw)
+    with pytest.raises(WeightsFileError) as caught:
+        read_file_header(path)
+    assert str(caught.value).startswith(f"{path}: ")
+    assert problem in str(caught.value)
+    assert caught.value.path == path
+
+
+@pytest.mark.slow
+def test_a_header_at_the_limit_is_read_not_refused(tmp_path: Path) -> None:
+    path = tmp_path / "model.safetensors"
+    with path.open("wb") as file:  # {} and spaces: padding is allowed by the format
+        file.write(MAX_HEADER_BYTES.to_bytes(8, "little") + b"{}")
+        file.truncate(8 + MAX_HEADER_BYTES)
+    with path.open("r+b") as file:
+        file.seek(10)
+        file.write(b" " * (MAX_HEADER_BYTES - 2))
+    assert read_file_header(str(path)).tensors == {}
+
+
+@pytest.mark.parametrize(
+    ("entry", "problem"),
+    [
+        ([1], "expected an object with dtype, shape and data_offsets"),
+        ({"dtype": 5, "shape": [1], "data_offsets": [0, 2]}, "`dtype` must be a string"),
+        ({"dtype": "F16", "shape": [-1], "data_offsets": [0, 2]}, "`shape` must be an array"),
+        ({"dtype": "F16", "shape": [True], "data_offsets": [0, 2]}, "`shape` must be an array"),
+        ({"dtype": "F16", "shape": "1", "data_offsets": [0, 2]}, "`shape` must be an array"),
+        (
+            {"dtype": "F16", "shape": [1], "data_offsets": [2, 0]},
+            "`data_offsets` must be [begin, end]",
+        ),
+        (
+            {"dtype": "F16", "shape": [1], "data_offsets": [0]},
+            "`data_offsets` must be [begin, end]",
+        ),
+        (
+            {"dtype": "F16", "shape": [1], "data_offsets": [0, 2.0]},
+            "`data_offsets` must be [begin, end]",
+        ),
+    ],
+)
+def test_a_malformed_tensor_entry_names_the_tensor(entry: object, problem: str) -> None:
+    data = json.dumps({"fc.weight": entry}).encode()
+    with pytest.raises(WeightsFileError, match=r"tensor 'fc\.weight' in the header") as caught:
+        parse_header(data, name="m.safetensors", path="m.safetensors", file_size=None)
+    assert problem in str(caught.value)
+
+
+def test_a_tensor_whose_data_runs_past_the_end_of_the_file_is_an_error(tmp_path: Path) -> None:
+    path = write_safetensors(tmp_path / "model.safetensors", {"fc.weight": ("BF16", (64, 64))})
+    with path.open("r+b") as file:
+        file.truncate(path.stat().st_size - 1)  # one byte of weights lost
+    with pytest.raises(
+        WeightsFileError, match=r"tensor 'fc\.weight' in the header: its data runs to byte"
+    ) as caught:
+        read_file_header(str(path))
+    assert "past the end of the file" in str(caught.value)
+    assert caught.value.path == str(path)
+
+
+def test_a_missing_file_a_directory_and_a_fifo_are_errors_not_hangs(tmp_path: Path) -> None:
+    with pytest.raises(WeightsFileError, match="no such file"):
+        read_file_header(str(tmp_path / "gone.safetensors"))
+    (tmp_path / "dir.safetensors").mkdir()
+    with pytest.raises(WeightsFileError, match="not a regular file"):
+        read_file_header(str(tmp_path / "dir.safetensors"))
+    os.mkfifo(tmp_path / "pipe.safetensors")
+    with pytest.raises(WeightsFileError, match="not a regular file"):
+        read_file_header(str(tmp_path / "pipe.safetensors"))
+
+
+def test_a_shard_named_in_the_index_but_missing_is_an_error_naming_it(tmp_path: Path) -> None:
+    paths = write_sharded(
+        tmp_path, [{"a": ("F32", (2,))}, {"b": ("F32", (2,))}, {"c": ("F32", (2,))}]
+    )
+    paths[1].unlink()
+    paths[2].unlink()
+    with pytest.raises(WeightsFileError) as caught:
+        read_checkpoint_headers(str(tmp_path))
+    assert caught.value.path == str(paths[1])
+    assert f"named in {INDEX_FILE} but missing (and 1 more shards)" in str(caught.value)
+
+
+def test_a_tensor_the_index_places_in_a_shard_that_lacks_it_is_an_error(tmp_path: Path) -> None:
+    paths = write_sharded(tmp_path, [{"a": ("F32", (2,))}, {"b": ("F32", (2,))}])
+    index = json.loads((tmp_path / INDEX_FILE).read_text())
+    index["weight_map"]["a"] = paths[1].name
+    (tmp_path / INDEX_FILE).write_text(json.dumps(index))
+    with pytest.raises(WeightsFileError) as caught:
+        read_checkpoint_headers(str(tmp_path))
+    assert caught.value.path == str(paths[1])
+    assert "places tensor 'a' in this shard, but its header does not hold it" in str(caught.value)
+
+
+def test_shards_the_index_does_not_name_are_ignored_as_vllm_ignores_them(tmp_path: Path) -> None:
+    write_sharded(tmp_path, [{"a": ("F32", (2,))}, {"b": ("F32", (3,))}])
+    (tmp_path / "consolidated.safetensors").write_bytes(b"not a safetensors file at all")
+    checkpoint = read_checkpoint_headers(str(tmp_path))
+    assert checkpoint is not None
+    assert set(checkpoint.tensors) == {"a", "b"}
+    assert "consolidated.safetensors" not in checkpoint.files
+
+
+def test_without_an_index_every_safetensors_file_is_read_as_vllm_globs_them(tmp_path: Path) -> None:
+    write_sharded(tmp_path, [{"a": ("F32", (2,))}, {"b": ("F32", (3,))}], index=False)
+    checkpoint = read_checkpoint_headers(str(tmp_path))
+    assert checkpoint is not None
+    assert checkpoint.tensors["b"] == TensorHeader("F32", (3,), "model-00002-of-00002.safetensors")
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        "[]",
+        '{"weight_map": [1]}',
+        '{"weight_map": {"a": 1}}',
+        '{"metadata": {}}',
+    ],
+)
+def test_a_malformed_index_is_an_error_naming_it(tmp_path: Path, index: str) -> None:
+    write_sharded(tmp_path, [{"a": ("F32", (2,))}])
+    (tmp_path / INDEX_FILE).write_text(index)
+    with pytest.raises(WeightsFileError) as caught:
+        read_checkpoint_headers(str(tmp_path))
+    assert caught.value.path == str(tmp_path / INDEX_FILE)
+
+
+def test_no_weights_and_bin_only_are_told_apart(tmp_path: Path) -> None:
+    assert read_checkpoint_headers(str(tmp_path)) is None
+    assert not find_weight_files(str(tmp_path)).bin_only
+    (tmp_path / "pytorch_model.bin").write_bytes(b"\0" * 16)
+    assert read_checkpoint_headers(str(tmp_path)) is None
+    assert find_weight_files(str(tmp_path)).bin_only
+    assert not find_weight_files(str(tmp_path / "missing")).bin_only

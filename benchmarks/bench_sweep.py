@@ -2,12 +2,10 @@
 
 Writes 10,000 model directories (copies of the bundled examples, varied) to a
 temporary folder, then times the whole command, process start included, and
-checks its report. Throughput is configs per second of wall time (median).
-
-The target is absolute, so the same code scores differently as the machine's
-speed drifts. Beside it, for information, the run times ``baseline_sweep.py``
-(read, parse, pick the id, print: no checks) on the same files, in alternating
-rounds: the ratio to that floor is what stays comparable between runs.
+checks its report. Beside it, in alternating rounds on the same files, it times
+``baseline_sweep.py`` (read, parse, pick the id, print: no checks). The target
+is ours at >= 0.4x of that floor's speed: a ratio measured in the same run, so
+it holds as the machine's speed drifts.
 
     python -m benchmarks.bench_sweep
 """
@@ -22,7 +20,7 @@ from pathlib import Path
 
 from benchmarks.timing import process_rounds, python, report
 
-TARGET = 25_000
+TARGET = 0.4
 COUNT = 10_000
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -54,21 +52,18 @@ def main() -> list[bool]:
     assert len(report_items) == COUNT
     assert all(item["ok"] for item in report_items)
     seconds, floor_seconds = timed.medians()
-    rate = COUNT / seconds
+    ratio = timed.ratio(1, 0)  # the floor's time over ours: our speed as a fraction of its
     print(
         report(
             "sweep, 10,000 configs",
-            rate / TARGET,
-            f">= 1x of {TARGET:,}/s",
-            rate >= TARGET,
-            f"{rate:,.0f} configs/s, {seconds * 1e3:.0f} ms per run (median)",
+            ratio,
+            f">= {TARGET:g}x of the no-checks floor's speed",
+            ratio >= TARGET,
+            f"{COUNT / seconds:,.0f} configs/s, {seconds * 1e3:.0f} ms per run; floor "
+            f"{COUNT / floor_seconds:,.0f} configs/s, {floor_seconds * 1e3:.0f} ms (medians)",
         )
     )
-    print(
-        f"{'for information: floor':<28} {timed.ratio(1, 0):8.2f}x  of the no-checks floor's "
-        f"speed ({COUNT / floor_seconds:,.0f} configs/s, {floor_seconds * 1e3:.0f} ms per run)"
-    )
-    return [rate >= TARGET]
+    return [ratio >= TARGET]
 
 
 if __name__ == "__main__":

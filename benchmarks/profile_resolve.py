@@ -20,7 +20,9 @@ from drafting_config.resolution import resolve
 
 
 def main() -> None:
-    hf_config, _ = cases()["resolve, dflash winner"]
+    from transformers import Qwen3Config
+
+    hf_config = Qwen3Config.from_dict(cases()["load cost, dflash winner"])
     resolution = resolve(hf_config)
     stages = {
         "chain: whole (one getattr)": partial(untyped_chain, hf_config),

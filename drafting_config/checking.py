@@ -15,6 +15,7 @@ transformers; huggingface_hub is imported only to look up a repo id.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
@@ -161,7 +162,16 @@ def check_many(
         )
     options = _Options(target, tokenizer, check_tokenizer, revision, target_revision, download)
     shared = _SharedReads()
-    return [_check(draft, options, shared) for draft in drafts]
+    # The cyclic collector paused, as for parsing (loading._loads): the verdicts pile up
+    # thousands of objects it would traverse again and again, for the few cycles (errors
+    # and their tracebacks) it collects once it runs again.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return [_check(draft, options, shared) for draft in drafts]
+    finally:
+        if paused:
+            gc.enable()
 
 
 _ONE_DRAFT: Final = (str, bytes, bytearray, memoryview, os.PathLike)

@@ -183,7 +183,14 @@ def _json_text(document: object) -> str:
     """``document`` as strict JSON: a ``NaN`` or infinity from a config (which Python's
     ``json``, transformers and vLLM all read) is written as the string ``"NaN"``,
     ``"Infinity"`` or ``"-Infinity"``, which strict parsers accept."""
-    return json.dumps(_finite(document), allow_nan=False)
+    try:
+        return _STRICT_JSON.encode(document)
+    except ValueError:  # rare: walk the document only when it holds one
+        return _STRICT_JSON.encode(_finite(document))
+
+
+_STRICT_JSON: Final = json.JSONEncoder(allow_nan=False)
+"""One encoder for every document (``json.dumps`` with an option builds one per call)."""
 
 
 _NON_FINITE: Final = {math.inf: "Infinity", -math.inf: "-Infinity"}

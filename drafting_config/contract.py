@@ -30,7 +30,7 @@ from drafting_config.errors import (
 )
 from drafting_config.integers import positive_int32
 from drafting_config.paths import display_path
-from drafting_config.reading import FieldGetter, field_getter
+from drafting_config.reading import FieldGetter, field_getter, top_or_text_config
 from drafting_config.resolution import (
     Resolution,
     names_token_id,
@@ -105,14 +105,13 @@ def read_target(target_config: object) -> TargetFacts:
     architectures = get("architectures", None)
     if not isinstance(architectures, (list, tuple)):
         architectures = ()
-    text = _nested(get, "target", TEXT_CONFIG)
     return TargetFacts(
         size("vocab_size"),
         size("hidden_size"),
         size("num_hidden_layers"),
         model_type=model_type if isinstance(model_type, str) else None,
         architectures=tuple(item for item in architectures if isinstance(item, str)),
-        special_tokens=tuple(special_token_fields(get, None if text is None else text[0])),
+        special_tokens=tuple(special_token_fields(top_or_text_config(get))),
     )
 
 

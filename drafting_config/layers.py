@@ -35,7 +35,7 @@ from drafting_config.errors import (
     describe_value,
 )
 from drafting_config.integers import exact_int
-from drafting_config.reading import FieldGetter, field_getter, is_kind
+from drafting_config.reading import FieldGetter, field_getter, is_kind, read_path
 from drafting_config.resolution import Resolution
 from drafting_config.tapped_layers import (
     NEWER_RUNNER_CHAIN,
@@ -549,15 +549,12 @@ def _k3_dspark_error(get: FieldGetter) -> ParallelDraftingConfigError | None:
 
 
 def _read_path(get: FieldGetter, path: str) -> object:
-    """A top-level or ``section.key`` field; ``None`` when it is absent, or its section is
-    absent or not a JSON object (vLLM's readers skip such a section)."""
-    section, _, key = path.rpartition(".")
-    if not section:
-        return get(key, None)
-    container = get(section, None)
-    if not is_kind(container, Mapping):
+    """:func:`~drafting_config.reading.read_path`, except that a section that is not a JSON
+    object counts as absent, as vLLM's readers skip it."""
+    section = path.rpartition(".")[0]
+    if section and not is_kind(get(section, None), Mapping):
         return None
-    return field_getter(container, section)(key, None)
+    return read_path(get, path)
 
 
 def _set(value: object) -> bool:

@@ -20,8 +20,18 @@ from collections.abc import Callable, Mapping
 from typing import Final, cast
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value, foreign_error
+from drafting_config.sources import TEXT_CONFIG
 
-__all__ = ["MISSING", "FieldGetter", "Missing", "field_getter", "is_kind", "join_path"]
+__all__ = [
+    "MISSING",
+    "FieldGetter",
+    "Missing",
+    "field_getter",
+    "is_kind",
+    "join_path",
+    "read_path",
+    "top_or_text_config",
+]
 
 
 class Missing(enum.Enum):
@@ -114,6 +124,41 @@ def field_getter(config: object, path: str) -> FieldGetter:
             return getattr(config, name, default)
         except Exception as error:
             raise _unreadable(path, name, error) from None
+
+    return read
+
+
+def read_path(get: FieldGetter, path: str, default: object = None) -> object:
+    """The field at ``path``, a ``key`` or ``section.key`` of the config ``get`` reads;
+    ``default`` when it or its section is absent or null.
+
+    Raises:
+        ParallelDraftingConfigError: the section is not a config section, or a read raises.
+    """
+    section, _, key = path.rpartition(".")
+    if not section:
+        return get(key, default)
+    container = get(section, None)
+    return default if container is None else field_getter(container, section)(key, default)
+
+
+def top_or_text_config(get: FieldGetter, path: str = "") -> Callable[[str], tuple[object, str]]:
+    """A reader of fields at the top level of a config, else in its nested ``text_config``
+    (multimodal configs): ``read(name)`` gives the value (``None`` when neither sets it)
+    and the path of the field it came from, under ``path`` (where the config sits).
+
+    Raises:
+        ParallelDraftingConfigError: ``text_config`` is set but not a config section.
+    """
+    text_path = join_path(path, TEXT_CONFIG)
+    text = get(TEXT_CONFIG, None)
+    text_get = None if text is None else field_getter(text, text_path)
+
+    def read(name: str) -> tuple[object, str]:
+        value = get(name, None)
+        if value is None and text_get is not None:
+            return text_get(name, None), join_path(text_path, name)
+        return value, join_path(path, name)
 
     return read
 

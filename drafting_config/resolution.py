@@ -27,12 +27,18 @@ from drafting_config.errors import (
     describe_value,
 )
 from drafting_config.integers import INT32_LIMIT, exact_int, int_hint, positive_int32
-from drafting_config.reading import MISSING, FieldGetter, field_getter, join_path
+from drafting_config.reading import (
+    MISSING,
+    FieldGetter,
+    field_getter,
+    join_path,
+    read_path,
+    top_or_text_config,
+)
 from drafting_config.sources import (
     EAGLE_CONFIG,
     PLACEHOLDER_FIELDS,
     PRIORITY_ORDER,
-    TEXT_CONFIG,
     TokenIdField,
     describe_order,
 )
@@ -238,9 +244,9 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
         get = field_getter(speculators.hf_config, "")
         in_file = speculators.file_field
     errors: list[ParallelDraftingConfigError] = []
-    text_get = _attempt(errors, lambda: _section_getter(get, TEXT_CONFIG))
-    hidden_size = _attempt(errors, lambda: _model_size(get, text_get, "hidden_size", in_file))
-    vocab_size = _attempt(errors, lambda: _model_size(get, text_get, "vocab_size", in_file))
+    read = _attempt(errors, lambda: top_or_text_config(get)) or _top_level(get)
+    hidden_size = _attempt(errors, lambda: _model_size(read, "hidden_size", in_file))
+    vocab_size = _attempt(errors, lambda: _model_size(read, "vocab_size", in_file))
 
     fields = _field_verdicts(get, order, vocab_size, in_file)
     errors.extend(f.error for f in fields if f.error is not None)
@@ -260,7 +266,7 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
         if eagle is not None and eagle != token_id:
             warnings.append(_eagle_disagrees(winner.source, token_id, eagle, in_file))
         try:
-            warnings.extend(_placeholder_warnings(get, text_get, winner.source, token_id, in_file))
+            warnings.extend(_placeholder_warnings(read, winner.source, token_id, in_file))
         except ParallelDraftingConfigError as error:
             errors.append(error)
     algorithm = _algorithm(get, winner, speculators)
@@ -372,15 +378,15 @@ def _algorithm(
         return None
     algorithm = winner.source.algorithm
     if algorithm == "dflash":
-        section = _attempt([], lambda: _section_getter(get, DFLASH_CONFIG))
-        projector = None if section is None else section(PROJECTOR_TYPE, None)
+        projector = _attempt([], lambda: read_path(get, DSPARK_PROJECTOR_FIELD))
         if isinstance(projector, str) and projector == DSPARK:
             return DSPARK
     return algorithm
 
 
-DFLASH_CONFIG: Final = "dflash_config"
-PROJECTOR_TYPE: Final = "projector_type"
+DSPARK_PROJECTOR_FIELD: Final = "dflash_config.projector_type"
+"""Where SpecForge's DSpark drafters, in DFlash's layout, say they are DSpark."""
+
 DSPARK: Final = "dspark"
 
 
@@ -434,16 +440,12 @@ def _judge(
 
 def _read_source(get: FieldGetter, source: TokenIdField) -> object:
     """The raw value of ``source``: :data:`MISSING` if it or its section is absent or null."""
-    if source.section is None:
-        return get(source.key, MISSING)
-    section = _section_getter(get, source.section)
-    return MISSING if section is None else section(source.key, MISSING)
+    return read_path(get, source.value, MISSING)
 
 
-def _section_getter(get: FieldGetter, section: str) -> FieldGetter | None:
-    """A reader for the nested ``section`` (null or absent: ``None``)."""
-    container = get(section, None)
-    return None if container is None else field_getter(container, section)
+def _top_level(get: FieldGetter) -> Callable[[str], tuple[object, str]]:
+    """Reads fields at the top level only (when ``text_config`` is unusable)."""
+    return lambda name: (get(name, None), name)
 
 
 _T = TypeVar("_T")
@@ -459,12 +461,10 @@ def _attempt(errors: list[ParallelDraftingConfigError], read: Callable[[], _T]) 
 
 
 def _model_size(
-    get: FieldGetter, text_get: FieldGetter | None, name: str, in_file: _FileField
+    read: Callable[[str], tuple[object, str]], name: str, in_file: _FileField
 ) -> int | None:
     """A size field as an int in ``[1, 2**31)``, from the top level else ``text_config``."""
-    value, field = get(name, None), name
-    if value is None and text_get is not None:
-        value, field = text_get(name, None), join_path(TEXT_CONFIG, name)
+    value, field = read(name)
     return None if value is None else positive_int32(in_file(field), value)
 
 
@@ -472,19 +472,18 @@ def _eagle_mask_token_id(
     get: FieldGetter, vocab_size: int | None, in_file: _FileField
 ) -> int | None:
     """``eagle_config.mask_token_id``, which some model classes read instead of the winner."""
-    section = _section_getter(get, EAGLE_CONFIG)
-    value = None if section is None else section("mask_token_id", None)
+    field = join_path(EAGLE_CONFIG, "mask_token_id")
+    value = read_path(get, field)
     if value is None:
         return None
-    checked = token_id_error(in_file(join_path(EAGLE_CONFIG, "mask_token_id")), value, vocab_size)
+    checked = token_id_error(in_file(field), value, vocab_size)
     if isinstance(checked, ParallelDraftingConfigError):
         raise checked
     return checked
 
 
 def _placeholder_warnings(
-    get: FieldGetter,
-    text_get: FieldGetter | None,
+    read: Callable[[str], tuple[object, str]],
     source: TokenIdField,
     token_id: int,
     in_file: _FileField,
@@ -492,21 +491,24 @@ def _placeholder_warnings(
     """A warning for each special-token field (top level, else text_config) equal to the id."""
     return [
         placeholder_warning(in_file(source.value), token_id, in_file(field), value)
-        for field, value in special_token_fields(get, text_get)
+        for field, value in special_token_fields(read)
         if names_token_id(value, token_id)
     ]
 
 
 def special_token_fields(
-    get: FieldGetter, text_get: FieldGetter | None
+    read: Callable[[str], tuple[object, str]],
 ) -> list[tuple[str, object]]:
-    """Each set field of :data:`~drafting_config.sources.PLACEHOLDER_FIELDS` (top level, else
-    ``text_config``) with its raw value, for a draft's config or a target's."""
+    """Each set field of :data:`~drafting_config.sources.PLACEHOLDER_FIELDS` with its raw
+    value, for a draft's config or a target's.
+
+    Args:
+        read: the config's reader of top-level fields, else ``text_config`` ones
+            (:func:`~drafting_config.reading.top_or_text_config`).
+    """
     found: list[tuple[str, object]] = []
     for name in PLACEHOLDER_FIELDS:
-        value, field = get(name, None), name
-        if value is None and text_get is not None:
-            value, field = text_get(name, None), join_path(TEXT_CONFIG, name)
+        value, field = read(name)
         if value is not None:
             found.append((field, value))
     return found
@@ -514,7 +516,8 @@ def special_token_fields(
 
 def names_token_id(value: object, token_id: int) -> bool:
     """Whether a special-token field (an id, or a list of ids such as a list of eos ids)
-    holds ``token_id``.  Only exact ints count (see :mod:`drafting_config.integers`)."""
+    holds ``token_id``.  Only ints are compared (see
+    :func:`~drafting_config.integers.exact_int`)."""
     if isinstance(value, (list, tuple)):
         return any(exact_int(item) == token_id for item in value)
     return exact_int(value) == token_id

@@ -44,7 +44,6 @@ __all__ = [
     "TargetFacts",
     "contract_errors",
     "read_target",
-    "target_placeholder_warnings",
     "tokenizer_findings",
 ]
 

@@ -14,10 +14,6 @@ __all__ = [
     "PlaceholderTokenIdWarning",
     "TargetLayersWarning",
     "TokenizerTokenIdWarning",
-    "caller_stacklevel",
-    "describe_value",
-    "exception_text",
-    "foreign_error",
 ]
 
 

@@ -14,7 +14,7 @@ from typing import Final, cast
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
 
-__all__ = ["INT32_LIMIT", "exact_bool", "exact_int", "int_hint", "positive_int32"]
+__all__ = ["INT32_LIMIT"]
 
 INT32_LIMIT: Final = 2**31
 """Engines feed token ids and sizes to kernels as int32: every value must be below this."""

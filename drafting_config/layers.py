@@ -48,16 +48,7 @@ from drafting_config.tapped_layers import (
     tapped_layers,
 )
 
-__all__ = [
-    "DFLASH_FC_ARCHITECTURES",
-    "LayerFindings",
-    "check_layers",
-    "default_layers",
-    "default_layers_finding",
-    "layer_count_findings",
-    "omni_dspark_errors",
-    "serving_list_errors",
-]
+__all__ = ["LayerFindings", "check_layers", "default_layers"]
 
 DFLASH_FC_ARCHITECTURES: Final = frozenset(
     {

@@ -19,13 +19,7 @@ from typing import Final
 from drafting_config.errors import ParallelDraftingConfigError
 from drafting_config.paths import PathArgument, as_path, display_path
 
-__all__ = [
-    "CONFIG_NAME",
-    "MAX_CONFIG_BYTES",
-    "ConfigFileError",
-    "load_config_json",
-    "read_json_object",
-]
+__all__ = ["MAX_CONFIG_BYTES", "ConfigFileError", "load_config_json"]
 
 CONFIG_NAME: Final = "config.json"
 """The file looked for inside a model directory."""

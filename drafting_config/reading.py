@@ -22,16 +22,7 @@ from typing import Final, cast
 from drafting_config.errors import ParallelDraftingConfigError, describe_value, foreign_error
 from drafting_config.sources import TEXT_CONFIG
 
-__all__ = [
-    "MISSING",
-    "FieldGetter",
-    "Missing",
-    "field_getter",
-    "is_kind",
-    "join_path",
-    "read_path",
-    "top_or_text_config",
-]
+__all__ = ["MISSING", "Missing"]
 
 
 class Missing(enum.Enum):

@@ -50,18 +50,7 @@ from drafting_config.speculators import (
 )
 from drafting_config.tapped_layers import chain_of, runner_of, tapped_layers
 
-__all__ = [
-    "ConfigFormat",
-    "FieldStatus",
-    "FieldVerdict",
-    "Resolution",
-    "missing_token_id_message",
-    "names_token_id",
-    "placeholder_warning",
-    "resolve",
-    "special_token_fields",
-    "token_id_error",
-]
+__all__ = ["ConfigFormat", "FieldStatus", "FieldVerdict", "Resolution", "resolve"]
 
 ConfigFormat = Literal["hf", "speculators"]
 """The layout of a draft model's ``config.json``: Hugging Face's, or the speculators library's."""

@@ -17,15 +17,7 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:  # typing_extensions costs ~4 ms to import; only the checker needs it
     from typing_extensions import Self
 
-__all__ = [
-    "EAGLE_CONFIG",
-    "PLACEHOLDER_FIELDS",
-    "PRIORITY_ORDER",
-    "TEXT_CONFIG",
-    "TokenIdField",
-    "TokenIdSource",
-    "describe_order",
-]
+__all__ = ["PRIORITY_ORDER", "TokenIdField", "TokenIdSource"]
 
 
 class TokenIdField(str, enum.Enum):

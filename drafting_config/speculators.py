@@ -33,22 +33,7 @@ from drafting_config.integers import INT32_LIMIT, exact_int
 from drafting_config.reading import MISSING, FieldGetter, field_getter, is_kind
 from drafting_config.sources import TokenIdSource
 
-__all__ = [
-    "AUX_LAYER_IDS_FIELD",
-    "EAGLE_LAYER_IDS_FIELD",
-    "MASK_TOKEN_FIELD",
-    "PARALLEL_DRAFTING_ALGORITHMS",
-    "SPECULATIVE_TOKENS_FIELD",
-    "SPECULATORS_ALGORITHMS",
-    "SPECULATORS_CONFIG_FIELD",
-    "SPECULATORS_TYPE_FIELD",
-    "TRANSFORMER_LAYER_CONFIG_FIELD",
-    "VERIFIER_FIELD",
-    "SpeculatorsAlgorithm",
-    "SpeculatorsDraft",
-    "is_speculators",
-    "translate",
-]
+__all__ = ["SPECULATORS_ALGORITHMS", "SpeculatorsAlgorithm", "SpeculatorsDraft"]
 
 SPECULATORS_TYPE_FIELD: Final = "speculators_model_type"
 """The top-level field naming a speculators draft's algorithm; its presence marks the format."""
@@ -210,6 +195,14 @@ class SpeculatorsDraft:
     def spec(self) -> SpeculatorsAlgorithm:
         """The table row of this draft's algorithm."""
         return SPECULATORS_ALGORITHMS[self.algorithm]
+
+    def __getstate__(self) -> dict[str, object]:
+        # A mappingproxy does not pickle; a Verdict must (ProcessPoolExecutor.map(check, ...)).
+        return {**self.__dict__, "origins": dict(self.origins)}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        origins = cast("dict[str, str]", state["origins"])
+        self.__dict__.update(state, origins=MappingProxyType(origins))
 
 
 def is_speculators(get: FieldGetter) -> bool:

@@ -54,11 +54,7 @@ from drafting_config.paths import PathArgument, as_path
 
 __all__ = [
     "MAX_TOKENIZER_FILE_BYTES",
-    "SPECIAL_TOKENS_MAP_NAME",
-    "SPECIAL_TOKEN_ROLES",
-    "TOKENIZER_CONFIG_NAME",
     "TOKENIZER_FILE_NAMES",
-    "TOKENIZER_JSON_NAME",
     "AddedToken",
     "SpecialToken",
     "TokenFacts",

@@ -639,10 +639,16 @@ def test_a_repo_id_not_cached_fails_with_exit_1_naming_download(
         ("check", "--json", DFLASH, "org/bad name"),
     ],
 )
-def test_a_malformed_repo_id_is_a_usage_error(drafting_config: Cli, args: Sequence[str]) -> None:
+def test_a_missing_path_that_is_no_repo_id_is_a_missing_path(
+    drafting_config: Cli, args: Sequence[str]
+) -> None:
     run = drafting_config(*args)
-    assert run.status == EXIT_USAGE
-    assert "repo id 'org/bad name' is malformed" in run.out
+    assert run.status == 1
+    assert (
+        "no such file or directory (not found locally); it is not a Hugging Face repo id "
+        "either (NAME may only hold letters, digits, '-', '_' and '.'; a repo id is ORG/NAME, "
+        "as in Qwen/Qwen3-8B)."
+    ) in run.out
 
 
 @pytest.mark.parametrize("option", ["--revision", "--target-revision"])

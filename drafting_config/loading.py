@@ -237,13 +237,13 @@ def _read_inner_file(directory: str, inner: str, *, max_bytes: int, what: str) -
 def _read_bounded(fd: int, name: str, size: int, *, max_bytes: int, what: str) -> bytes:
     """Read the file, never holding more than ``max_bytes`` + 1 bytes.
 
-    The first read asks for one byte more than ``fstat`` reported (``size``), which is
-    the whole of nearly every file; one that grew since, or reports no size (procfs),
-    is read on up to the limit.
+    One ``read`` of one byte more than ``fstat`` reported (``size``) reads nearly every
+    file whole.  A file that gave more (it grew since, or reports no size, as procfs
+    files do) is read on, through a buffered reader, up to one byte over the limit.
     """
-    with os.fdopen(fd, "rb", closefd=False) as file:  # reads until the count or the end
-        data = file.read(min(size, max_bytes) + 1)
-        if len(data) > size:
+    data = os.read(fd, min(size, max_bytes) + 1)
+    if len(data) > size:
+        with os.fdopen(fd, "rb", closefd=False) as file:  # reads until the count or the end
             data += file.read(max_bytes + 1 - len(data))
     if len(data) > max_bytes:
         raise ConfigFileError(name, _too_large(None, max_bytes, what))

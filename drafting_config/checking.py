@@ -3,7 +3,8 @@
 :func:`check` loads a draft (a config object, a local path, or a repo id in
 the local Hugging Face cache), resolves its token id with
 :func:`~drafting_config.resolution.resolve`, checks it against the target
-model and the tokenizer (:mod:`drafting_config.contract`), and gathers every
+model and the tokenizer (:mod:`drafting_config.contract`), checks the target
+layers it taps (:mod:`drafting_config.layers`), and gathers every
 error, warning and note into a :class:`Verdict`.  The command line renders
 verdicts and nothing else; :meth:`ParallelDraftingConfig.from_hf_config` and
 ``from_pretrained`` raise a verdict's first error.
@@ -18,7 +19,7 @@ import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final, Union
 
@@ -26,6 +27,7 @@ from drafting_config.contract import (
     TargetFacts,
     contract_errors,
     read_target,
+    target_placeholder_warnings,
     tokenizer_findings,
 )
 from drafting_config.errors import (
@@ -34,19 +36,27 @@ from drafting_config.errors import (
     describe_value,
 )
 from drafting_config.integers import exact_bool
+from drafting_config.layers import check_layers
 from drafting_config.loading import ConfigFileError, load_config_json
 from drafting_config.paths import as_path, display_path
 from drafting_config.reading import is_kind
 from drafting_config.repo_ids import (
     DEFAULT_REVISION,
     EXTRA_NAME,
+    HubDownloadError,
+    Located,
     MissingExtraError,
     RepoIdError,
     RepoNotCachedError,
-    path_or_snapshot,
+    model_location,
 )
 from drafting_config.resolution import Resolution, resolve
-from drafting_config.tokenizer_files import TokenFacts, TokenizerFiles, load_tokenizer_files
+from drafting_config.tokenizer_files import (
+    TOKENIZER_FILE_NAMES,
+    TokenFacts,
+    TokenizerFiles,
+    load_tokenizer_files,
+)
 
 __all__ = ["ModelArgument", "Verdict", "check", "check_many"]
 
@@ -112,13 +122,16 @@ def check(
         target: the target model, likewise; when ``None``, a speculators draft's
             verifier is used if it is a local directory or cached, else only
             what the draft alone can tell is checked (and a note says so).
-        tokenizer: a directory of tokenizer files; when ``None``, the draft's
-            directory, else the target's, is searched.
+        tokenizer: a directory of tokenizer files, or a repo id (``"ORG/NAME"``, from
+            the local Hugging Face cache); when ``None``, the draft's directory, else
+            the target's, is searched.
         check_tokenizer: ``False`` skips the tokenizer (for sweeps of whole caches).
         revision, target_revision: the branch, tag or commit of a repo id.
         download: fetch a repo id's ``config.json`` and tokenizer files when not
-            cached (never weights, never code): the draft's, the target's, or a
-            speculators verifier's.
+            cached (never weights, never code): the draft's, the target's, a
+            speculators verifier's, or the tokenizer's.  With ``check_tokenizer=False``
+            only ``config.json`` is fetched; an optional file that cannot be fetched
+            is a note.
     """
     options = _Options(target, tokenizer, check_tokenizer, revision, target_revision, download)
     return _check(draft, options, _SharedReads())
@@ -207,6 +220,27 @@ class _SharedReads:
     def __init__(self) -> None:
         self._targets: dict[str | None, _Target] = {}
         self._tokenizers: dict[str, TokenizerFiles | ParallelDraftingConfigError | None] = {}
+        self._located: dict[str, Located | ParallelDraftingConfigError] = {}
+
+    def tokenizer_location(self, tokenizer: str | os.PathLike[str], download: bool) -> Located:
+        """Where an explicit tokenizer is: a local directory, else a repo id's snapshot
+        (as for every path argument, see :func:`~drafting_config.repo_ids.model_location`),
+        looked up once.
+
+        Raises:
+            ParallelDraftingConfigError: the repo id is not cached, cannot be fetched, ...
+        """
+        key = as_path(tokenizer, argument="tokenizer")
+        if key not in self._located:
+            text: str | os.PathLike[str] = key if is_kind(tokenizer, (str, bytes)) else Path(key)
+            try:
+                self._located[key] = model_location(text, download=download)
+            except ParallelDraftingConfigError as error:
+                self._located[key] = error
+        found = self._located[key]
+        if isinstance(found, ParallelDraftingConfigError):
+            raise found.with_traceback(None)
+        return found
 
     def target(self, verifier: str | None, read: Callable[[], _Target]) -> _Target:
         """The explicit target (``verifier=None``) or a verifier's: ``read()`` on first use."""
@@ -236,15 +270,16 @@ class _SharedReads:
 def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Verdict:
     try:
         exact_bool("`check_tokenizer`", options.check_tokenizer)
-        path, draft_config, draft_at = _load(draft, options.revision, options.download)
+        path, draft_config, draft_at, fetch_notes = _load(draft, options.revision, options)
     except ParallelDraftingConfigError as error:
         return Verdict(_shown(draft), None, (error,))
     resolution = resolve(draft_config)
-    found = _Findings(list(resolution.errors), list(resolution.warnings), [])
+    found = _Findings(list(resolution.errors), list(resolution.warnings), list(fetch_notes))
     target = _target(resolution, options, shared)
     found.errors += target.errors
     found.notes += target.notes
-    if target.facts is not None and target.facts == TargetFacts(None, None, None):
+    facts = target.facts
+    if facts is not None and facts.vocab_size is facts.hidden_size is facts.num_layers is None:
         found.notes.append(
             "target compared on nothing: it gives no vocab_size, hidden_size or "
             "num_hidden_layers (nor in text_config)"
@@ -252,17 +287,27 @@ def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Ver
     if resolution.fields:
         try:
             found.errors += contract_errors(draft_config, resolution, target.facts)
+            if target.facts is not None:
+                found.warnings += target_placeholder_warnings(resolution, target.facts)
+            layers = check_layers(draft_config, resolution, target.facts)
         except ParallelDraftingConfigError as error:  # a draft field that cannot be read
             found.errors.append(error)
+        else:
+            found.errors += layers.errors
+            found.warnings += layers.warnings
+            found.notes += layers.notes
+            resolution = replace(  # the layers as vLLM resolves them knowing the target
+                resolution,
+                aux_layer_ids=layers.aux_layer_ids,
+                aux_layer_source=layers.aux_layer_source,
+            )
     token = None
     if options.check_tokenizer and resolution.winner is not None:
         beside = {
             "the draft": _directory_of(draft_at),
             "the target": _directory_of(target.directory),
         }
-        token = _tokenizer(
-            found, draft_config, resolution, options.tokenizer, beside, shared=shared
-        )
+        token = _tokenizer(found, draft_config, resolution, options, beside, shared=shared)
     return Verdict(
         path=path,
         resolution=resolution,
@@ -291,63 +336,83 @@ def _target(resolution: Resolution, options: _Options, shared: _SharedReads) -> 
     verifier = None if resolution.speculators is None else resolution.speculators.verifier
     if verifier is None:
         return _NO_TARGET
-    return shared.target(verifier, lambda: _verifier_target(verifier, options.download))
+    return shared.target(verifier, lambda: _verifier_target(verifier, options))
 
 
 def _explicit_target(target: ModelArgument, options: _Options) -> _Target:
     try:
-        name, config, directory = _load(target, options.target_revision, options.download)
-        return _Target(name or "<config object>", read_target(config), directory)
+        name, config, directory, notes = _load(target, options.target_revision, options)
+        return _Target(name or "<config object>", read_target(config), directory, notes=notes)
     except ParallelDraftingConfigError as error:
         return _Target(_shown(target) or "<config object>", errors=(error,))
 
 
-def _verifier_target(verifier: str, download: bool) -> _Target:
+def _verifier_target(verifier: str, options: _Options) -> _Target:
     """A speculators draft's verifier, the implicit target.
 
     A verifier that cannot be found (a path of the machine the draft was trained on, a
-    repo id not cached, or no huggingface_hub) gets a note; one found but broken, an error.
+    repo id not cached or not downloadable, or no usable huggingface_hub) gets a note;
+    one found but broken, an error.
     """
     shown = display_path(verifier)  # a name from the file: never printed raw
     try:
-        _, config, directory = _load(verifier, DEFAULT_REVISION, download)
+        _, config, directory, fetch_notes = _load(verifier, DEFAULT_REVISION, options)
         facts = read_target(config)
-    except (MissingExtraError, RepoNotCachedError, RepoIdError, ConfigFileError) as error:
+    except (
+        MissingExtraError,
+        RepoNotCachedError,
+        RepoIdError,
+        HubDownloadError,
+        ConfigFileError,
+    ) as error:
         if isinstance(error, ConfigFileError) and os.path.lexists(error.path):
             return _Target(shown, errors=(error,))  # the target is there, but broken
         # A path of the machine it was trained on, or a hub model not fetched: a note.
-        why = (
-            f"is a repo id, and looking it up needs the {EXTRA_NAME} extra"
-            if isinstance(error, MissingExtraError)
-            else "is neither a local model directory nor in the local Hugging Face cache "
-            "(pass --target, or --download)"
-        )
         return _Target(
-            None, notes=(f"target not checked: the speculators verifier {verifier!r} {why}",)
+            None,
+            notes=(f"target not checked: the speculators verifier {verifier!r} {_why(error)}",),
         )
     except ParallelDraftingConfigError as error:
         return _Target(shown, errors=(error,))
     note = f"target taken from the speculators verifier {verifier!r}"
-    return _Target(shown, facts, directory, notes=(note,))
+    return _Target(shown, facts, directory, notes=(note, *fetch_notes))
+
+
+def _why(error: ParallelDraftingConfigError) -> str:
+    """Why a speculators verifier could not be read, for its note."""
+    if isinstance(error, MissingExtraError):
+        if error.failure is None:
+            return f"is a repo id, and looking it up needs the {EXTRA_NAME} extra"
+        return f"is a repo id, and {error.problem}"
+    if isinstance(error, HubDownloadError):
+        return f"could not be downloaded: {error.problem}"
+    return (
+        "is neither a local model directory nor in the local Hugging Face cache "
+        "(pass --target, or --download)"
+    )
 
 
 def _tokenizer(
     found: _Findings,
     draft_config: object,
     resolution: Resolution,
-    explicit: str | os.PathLike[str] | None,
+    options: _Options,
     beside: dict[str, Path | None],
     *,
     shared: _SharedReads,
 ) -> TokenFacts | None:
-    """Check the token id against the tokenizer files of ``explicit``, else of the first
-    directory in ``beside`` (the draft's, then the target's) that has any."""
+    """Check the token id against the tokenizer files of ``options.tokenizer`` (a
+    directory or a repo id), else of the first directory in ``beside`` (the draft's,
+    then the target's) that has any."""
+    explicit = options.tokenizer
     try:
         if explicit is not None:
-            files = shared.tokenizer_files(explicit)
+            located = shared.tokenizer_location(explicit, options.download)
+            found.notes += located.notes
+            files = shared.tokenizer_files(located.path)
             if files is None:
                 raise ConfigFileError(
-                    as_path(explicit, argument="tokenizer"),  # read again: may fail now
+                    os.fspath(located.path),
                     "no tokenizer files here (tokenizer.json, tokenizer_config.json, "
                     "special_tokens_map.json).",
                 )
@@ -410,16 +475,25 @@ def _shown(argument: object) -> str | None:
 
 
 def _load(
-    argument: object, revision: str, download: bool
-) -> tuple[str | None, object, Path | None]:
-    """(how it is shown, its config, where it was read) for a path, a repo id or a config object.
+    argument: object, revision: str, options: _Options
+) -> tuple[str | None, object, Path | None, tuple[str, ...]]:
+    """(how it is shown, its config, where it was read, notes of a download) for a path,
+    a repo id or a config object.
+
+    Only text can be a repo id: an ``os.PathLike`` is a path, even when missing.  A
+    download fetches the tokenizer files only when the tokenizer is checked.
 
     Raises:
         ParallelDraftingConfigError: the file cannot be read or the repo id found.
     """
     if not _is_path(argument):
-        return None, argument, None
+        return None, argument, None, ()
     text = as_path(argument)
-    location = path_or_snapshot(text, revision=revision, download=download)
-    config = load_config_json(location)
-    return display_path(text), config, location
+    located = model_location(
+        text if is_kind(argument, (str, bytes)) else Path(text),
+        revision=revision,
+        download=options.download,
+        files=TOKENIZER_FILE_NAMES if options.check_tokenizer else (),
+    )
+    config = load_config_json(located.path)
+    return display_path(text), config, located.path, located.notes

@@ -313,7 +313,7 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tokenizer",
         metavar="DIR",
-        help="a directory of tokenizer files (default: the draft's, else the target's)",
+        help="a directory of tokenizer files or ORG/NAME (default: the draft's, else the target's)",
     )
     parser.add_argument(
         "--no-tokenizer",

@@ -23,15 +23,18 @@ missing extra is a one-line :class:`MissingExtraError`.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Final, TypeGuard, cast
+from typing import Final, NamedTuple, TypeGuard, cast
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value, exception_text
 from drafting_config.integers import exact_bool
-from drafting_config.loading import CONFIG_NAME
+from drafting_config.loading import CONFIG_NAME, ConfigFileError
+from drafting_config.paths import display_path
 from drafting_config.reading import is_kind
 from drafting_config.tokenizer_files import TOKENIZER_FILE_NAMES
 
@@ -39,11 +42,13 @@ __all__ = [
     "DEFAULT_REVISION",
     "EXTRA_NAME",
     "HubDownloadError",
+    "Located",
     "MissingExtraError",
     "RepoIdError",
     "RepoNotCachedError",
     "locate",
     "looks_like_repo_id",
+    "model_location",
     "path_or_snapshot",
     "validate_repo_id",
     "validate_revision",
@@ -64,6 +69,7 @@ _REVISION_FORBIDDEN: Final = frozenset(" ~^:?*[\\")
 _FETCHABLE_SUFFIXES: Final = (".json", ".txt", ".model")
 _MAX_LISTED_REFS: Final = 8
 _SHOWN_MAX: Final = 260
+_REF_SHOWN: Final = 60
 
 
 class RepoIdError(ParallelDraftingConfigError):
@@ -120,19 +126,29 @@ class MissingExtraError(ParallelDraftingConfigError):
 
     Attributes:
         repo_id: the repo id that needed it.
+        failure: why the import failed when huggingface_hub is installed but raised
+            (``"ValueError: ..."``, from a bad ``HF_*`` environment variable), else ``None``.
         problem: the message without the repo id.
     """
 
     repo_id: str
+    failure: str | None
     problem: str
 
-    def __init__(self, repo_id: str) -> None:
-        problem = (
-            "looking up a Hugging Face repo id needs huggingface_hub, which is not installed "
-            f"(or is too old); install the extra: pip install '{EXTRA_NAME}'"
-        )
+    def __init__(self, repo_id: str, failure: str | None = None) -> None:
+        if failure is None:
+            problem = (
+                "looking up a Hugging Face repo id needs huggingface_hub, which is not "
+                f"installed (or is too old); install the extra: pip install '{EXTRA_NAME}'"
+            )
+        else:
+            problem = (
+                "looking up a Hugging Face repo id needs huggingface_hub, which failed to "
+                f"import ({failure}); check the HF_* environment variables"
+            )
         super().__init__(f"{repo_id}: {problem}")
         self.repo_id = repo_id
+        self.failure = failure
         self.problem = problem
 
 
@@ -319,17 +335,60 @@ def locate(
         TypeError, ValueError: ``files`` is a string or names a file that is not a
             tokenizer or config file.
     """
+    return _locate(
+        repo_id,
+        revision=revision,
+        files=files,
+        download=download,
+        cache_dir=cache_dir,
+        endpoint=endpoint,
+    ).path
+
+
+class Located(NamedTuple):
+    """Where a model is read from, and what a download could not fetch."""
+
+    path: Path
+    """A local path as given, or the snapshot directory of a repo id."""
+    notes: tuple[str, ...] = ()
+    """One line per optional file a download could not fetch (the model is usable)."""
+
+
+def _locate(
+    repo_id: str,
+    *,
+    revision: str,
+    files: Sequence[str],
+    download: bool,
+    cache_dir: str | os.PathLike[str] | None = None,
+    endpoint: str | None = None,
+) -> Located:
     validate_repo_id(repo_id)
     validate_revision(revision)
     extra_files = _checked_files(files)
-    try:
+    with _importing_hub(repo_id):
         from huggingface_hub import constants  # noqa: PLC0415 (the optional extra)
-    except ImportError:
-        raise MissingExtraError(repo_id) from None
     cache = os.fspath(cache_dir) if cache_dir is not None else constants.HF_HUB_CACHE
     if download:
         return _download(repo_id, revision, extra_files, cache, endpoint or constants.ENDPOINT)
-    return _cached_snapshot(repo_id, revision, cache)
+    return Located(_cached_snapshot(repo_id, revision, cache))
+
+
+@contextmanager
+def _importing_hub(repo_id: str) -> Iterator[None]:
+    """Turn a failed import of ``huggingface_hub`` into :class:`MissingExtraError`.
+
+    Importing it can fail with more than ``ImportError``: it reads its ``HF_*`` environment
+    variables on import, and ``HF_HUB_ETAG_TIMEOUT=30s`` makes it raise ``ValueError``.
+    """
+    try:
+        yield
+    except ImportError:
+        raise MissingExtraError(repo_id) from None
+    except Exception as error:  # its own code failed: say how, never a traceback
+        raise MissingExtraError(
+            repo_id, f"{type(error).__name__}: {exception_text(error)}"
+        ) from None
 
 
 def path_or_snapshot(
@@ -337,6 +396,7 @@ def path_or_snapshot(
     *,
     revision: str = DEFAULT_REVISION,
     download: bool = False,
+    files: Sequence[str] = TOKENIZER_FILE_NAMES,
 ) -> Path:
     """Where to read a model from: ``text`` itself when it is a local path, else the
     cache snapshot of the repo id it names.
@@ -344,21 +404,46 @@ def path_or_snapshot(
     The precedence, in one place: a path that exists wins; ``os.PathLike`` values and
     text that only a path can be (see :func:`looks_like_repo_id`) are returned as
     paths even when missing, so reading them reports the missing file; only the rest
-    is looked up with :func:`locate`.  ``revision`` and ``download`` apply to repo ids
-    only.
+    is looked up with :func:`locate`.  ``revision``, ``download`` and ``files`` apply
+    to repo ids only.
 
     Raises:
-        RepoIdError: the text is shaped like ``ORG/NAME`` but is malformed, or
-            ``revision`` is (checked even for local paths, so a bad option is always
-            reported).
+        ConfigFileError: the text is shaped like ``ORG/NAME`` but is no well-formed repo
+            id, and no such path exists: the missing path, with the repo-id form as a hint.
+        RepoIdError: ``revision`` is malformed (checked even for local paths, so a bad
+            option is always reported).
         MissingExtraError, RepoNotCachedError, HubDownloadError: as :func:`locate`.
+    """
+    return model_location(text, revision=revision, download=download, files=files).path
+
+
+def model_location(
+    text: str | os.PathLike[str],
+    *,
+    revision: str = DEFAULT_REVISION,
+    download: bool = False,
+    files: Sequence[str] = TOKENIZER_FILE_NAMES,
+) -> Located:
+    """:func:`path_or_snapshot`, with a note for each optional file that ``download=True``
+    could not fetch (offline, an unreachable hub, ``HF_HUB_OFFLINE``): the model is
+    still read from what is cached.
+
+    Raises:
+        As :func:`path_or_snapshot`.
     """
     exact_bool("`download`", download)
     if type(revision) is not str or revision != DEFAULT_REVISION:
         revision = validate_revision(revision)  # even for local paths, so a bad option shows
-    if looks_like_repo_id(text):
-        return locate(text, revision=revision, download=download)
-    return Path(text)
+    if not looks_like_repo_id(text):
+        return Located(Path(text))
+    problem = _repo_id_problem(text)
+    if problem is not None:  # not a repo id, and no such path: say the path is missing
+        raise ConfigFileError(
+            text,
+            "no such file or directory (not found locally); it is not a Hugging Face repo id "
+            f"either ({problem}; a repo id is ORG/NAME, as in Qwen/Qwen3-8B).",
+        )
+    return _locate(text, revision=revision, files=files, download=download)
 
 
 def _checked_files(files: Sequence[object]) -> tuple[str, ...]:
@@ -390,19 +475,25 @@ def _cached_snapshot(repo_id: str, revision: str, cache: str) -> Path:
     # hub's download machinery, whose import (~0.2 s) a sweep would pay for each run.
     # os.path.isdir, as the hub's own look-up: a path it cannot stat is simply absent.
     if os.path.isdir(_repo_folder(repo_id, cache)):
-        try:
+        with _importing_hub(repo_id):
             from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415 (the extra)
-        except ImportError:
-            raise MissingExtraError(repo_id) from None
         try:
             found = try_to_load_from_cache(repo_id, CONFIG_NAME, cache_dir=cache, revision=revision)
-        except OSError as error:  # a folder it may not read, such as another user's cache
+        except Exception as error:  # a folder it may not read, a corrupt ref, ...
+            corrupt = _corrupt_ref(repo_id, revision, cache)
+            if corrupt is not None:
+                fetch = _how_to_fetch(repo_id, revision)
+                raise RepoNotCachedError(repo_id, revision, cache, f"{corrupt}; {fetch}") from None
+            reason = (
+                error.strerror
+                if isinstance(error, OSError) and error.strerror
+                else f"{type(error).__name__}: {exception_text(error)}"
+            )
             raise RepoNotCachedError(
                 repo_id,
                 revision,
                 cache,
-                f"the local Hugging Face cache ({cache}) could not be read: "
-                f"{error.strerror or type(error).__name__}",
+                f"the local Hugging Face cache ({display_path(cache)}) could not be read: {reason}",
             ) from None
         if isinstance(found, str):
             return Path(found).parent
@@ -429,29 +520,68 @@ def _why_not_cached(repo_id: str, revision: str, cache: str, *, hub_says_absent:
     be stat'ed (too long, not searchable) counts as absent, as for huggingface_hub."""
     at = "" if revision == DEFAULT_REVISION else f" at revision {revision}"
     repo_dir = _repo_folder(repo_id, cache)
+    shown_cache = display_path(cache)
     if hub_says_absent:
         return f"the cache records that the repo has no {CONFIG_NAME}{at} (is it a model repo?)"
     if not os.path.isdir(repo_dir):
-        return f"not found locally nor in the local Hugging Face cache ({cache})"
+        return f"not found locally nor in the local Hugging Face cache ({shown_cache})"
+    corrupt = _corrupt_ref(repo_id, revision, cache)
+    if corrupt is not None:
+        return corrupt
     commit = revision if os.path.isdir(repo_dir / "snapshots" / revision) else None
     ref = repo_dir / "refs" / revision
     if commit is None and os.path.isfile(ref):
         commit = _read_ref(ref)
     if commit is None:
         known = _cached_refs(repo_dir / "refs")
-        listed = f" (cached: {', '.join(known)})" if known else ""
+        listed = f" (cached: {', '.join(map(display_path, known))})" if known else ""
         hint = (
             "; give a commit by its full 40-character hash"
             if _SHORT_HASH.fullmatch(revision)
             else ""
         )
-        return f"revision {revision} is not in the local Hugging Face cache ({cache}){listed}{hint}"
+        return (
+            f"revision {revision} is not in the local Hugging Face cache ({shown_cache})"
+            f"{listed}{hint}"
+        )
     snapshot = repo_dir / "snapshots" / commit
     if not os.path.isdir(snapshot):
-        return f"revision {revision} points at commit {commit}, which is not in the cache ({cache})"
-    if os.path.lexists(snapshot / CONFIG_NAME):
-        return f"the cached {CONFIG_NAME}{at} is a broken link (its blob is gone) in {snapshot}"
-    return f"the cached snapshot{at} ({snapshot}) has no {CONFIG_NAME}"
+        return (
+            f"revision {revision} points at commit {commit}, which is not in the cache "
+            f"({shown_cache})"
+        )
+    return _snapshot_problem(snapshot, at)
+
+
+def _snapshot_problem(snapshot: Path, at: str) -> str:
+    """Why a snapshot that is there gives no config.json: none, a broken link, a loop."""
+    shown = display_path(os.fspath(snapshot))
+    config = snapshot / CONFIG_NAME
+    if not os.path.lexists(config):
+        return f"the cached snapshot{at} ({shown}) has no {CONFIG_NAME}"
+    try:
+        os.stat(config)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return f"the cached {CONFIG_NAME}{at} is a symbolic link loop in {shown}"
+    return f"the cached {CONFIG_NAME}{at} is a broken link (its blob is gone) in {shown}"
+
+
+def _corrupt_ref(repo_id: str, revision: str, cache: str) -> str | None:
+    """What a ``refs/<revision>`` file holds when that is no commit hash, for the message."""
+    ref = _repo_folder(repo_id, cache) / "refs" / revision
+    try:
+        data = ref.read_bytes()
+    except OSError:  # absent, a directory, unreadable: not a corrupt ref
+        return None
+    text = data.decode("utf-8", "backslashreplace").strip()
+    if _COMMIT_HASH.fullmatch(text):
+        return None
+    held = repr(text[:_REF_SHOWN]) + (" (cut short)" if len(text) > _REF_SHOWN else "")
+    return (
+        f"the cached ref of revision {revision} is corrupt: refs/{revision} holds {held}, not "
+        f"a 40-character commit hash (delete {display_path(os.fspath(ref))})"
+    )
 
 
 def _read_ref(ref: Path) -> str | None:
@@ -484,40 +614,57 @@ def _how_to_fetch(repo_id: str, revision: str) -> str:
 
 def _download(
     repo_id: str, revision: str, extra_files: tuple[str, ...], cache: str, endpoint: str
-) -> Path:
-    """Fetch config.json at ``revision``, then the other files at the very same commit."""
-    config = _fetch(repo_id, revision, CONFIG_NAME, cache, endpoint, required=True)
-    assert config is not None  # required files raise instead
+) -> Located:
+    """Fetch config.json at ``revision``, then the other files at the very same commit.
+
+    A file already cached at that commit (or known to be absent from it) is not asked
+    for again.  An optional file that cannot be fetched is a note: the model is usable.
+    """
+    config = _fetch(repo_id, revision, CONFIG_NAME, cache, endpoint)
+    assert config is not None  # config.json is required: its absence raises
     snapshot = Path(config).parent
     commit = snapshot.name
+    notes: list[str] = []
     for name in extra_files:
         if _in_cache_at_commit(repo_id, commit, name, cache):
             continue
-        _fetch(repo_id, commit, name, cache, endpoint, required=False)
-    return snapshot
+        try:
+            _fetch(repo_id, commit, name, cache, endpoint, required=False)
+        except ParallelDraftingConfigError as error:
+            notes.append(f"{name} not downloaded: {error}")
+    return Located(snapshot, tuple(notes))
 
 
 def _in_cache_at_commit(repo_id: str, commit: str, filename: str, cache: str) -> bool:
     """Whether the cache has ``filename`` at ``commit``, or knows the commit lacks it.
 
-    A commit never changes, so either answer saves asking the hub.
+    A commit never changes, so either answer saves asking the hub; a cache entry that
+    cannot be read counts as not cached.
     """
-    from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415 (the optional extra)
-
-    return try_to_load_from_cache(repo_id, filename, cache_dir=cache, revision=commit) is not None
+    with _importing_hub(repo_id):
+        from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415 (the optional extra)
+    try:
+        found = try_to_load_from_cache(repo_id, filename, cache_dir=cache, revision=commit)
+    except Exception:  # an unreadable entry: fetched again
+        return False
+    return found is not None
 
 
 def _fetch(
-    repo_id: str, revision: str, filename: str, cache: str, endpoint: str, *, required: bool
+    repo_id: str,
+    revision: str,
+    filename: str,
+    cache: str,
+    endpoint: str,
+    *,
+    required: bool = True,
 ) -> str | None:
     """One ``hf_hub_download``; its failures become a one-line :class:`HubDownloadError`.
 
     Returns None when an optional file is not in the repo.
     """
-    try:
+    with _importing_hub(repo_id):
         from huggingface_hub import errors, hf_hub_download  # noqa: PLC0415 (the optional extra)
-    except ImportError:
-        raise MissingExtraError(repo_id) from None
     try:
         return hf_hub_download(
             repo_id, filename, revision=revision, cache_dir=cache, endpoint=endpoint
@@ -533,7 +680,7 @@ def _fetch(
         elif isinstance(error, errors.HfHubHTTPError):
             problem = _refusal_problem(error, filename, revision, endpoint)
         elif isinstance(error, PermissionError):
-            problem = f"cannot write to the cache {cache}: {error.strerror or error}."
+            problem = f"cannot write to the cache {display_path(cache)}: {error.strerror or error}."
         else:  # a transfer or disk failure inside huggingface_hub or below
             problem = f"{type(error).__name__}: {exception_text(error)}"
         raise HubDownloadError(repo_id, revision, filename, problem) from None

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from drafting_config import ParallelDraftingConfigError, check, check_many
+from drafting_config import ConfigFileError, check, check_many
 
 
 def test_a_repeated_tokenizer_error_does_not_pile_up_every_drafts_frames(tmp_path: Path) -> None:
@@ -40,8 +40,8 @@ class PathOnce:
 def test_a_tokenizer_path_that_fails_on_its_second_use_is_an_error(
     tmp_path: Path, many: bool
 ) -> None:
-    # A directory without tokenizer files is named in the error: by the path read again,
-    # which must become our error too, never escape check() as the PathLike's own.
+    # The tokenizer's path is read once: a directory without tokenizer files is named in
+    # the error by that path, and a second __fspath__() never runs (nor escapes check()).
     draft = {"pard_token": 3}
     tokenizer = PathOnce(tmp_path)
     if many:
@@ -49,8 +49,10 @@ def test_a_tokenizer_path_that_fails_on_its_second_use_is_an_error(
     else:
         verdict = check(draft, tokenizer=tokenizer)
     (error,) = verdict.errors
-    assert type(error) is ParallelDraftingConfigError
-    assert str(error) == "`tokenizer` is not a usable path: its __fspath__() failed (RuntimeError)."
+    assert type(error) is ConfigFileError
+    assert str(error) == f"{tmp_path}: no tokenizer files here (tokenizer.json, " + (
+        "tokenizer_config.json, special_tokens_map.json)."
+    )
 
 
 def test_a_tokenizer_that_is_not_a_path_is_named_by_its_option() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from drafting_config import ParallelDraftingConfig, repo_ids
-from drafting_config.repo_ids import RepoIdError
+from drafting_config.repo_ids import Located, RepoIdError
 
 
 def test_repo_ids_are_looked_up_offline_unless_download_is_asked(
@@ -17,11 +17,11 @@ def test_repo_ids_are_looked_up_offline_unless_download_is_asked(
     (tmp_path / "config.json").write_text(json.dumps({"pard_token": 5}))
     calls: list[tuple[str, str, bool]] = []
 
-    def locate(repo_id: str, *, revision: str, download: bool) -> Path:
+    def locate(repo_id: str, *, revision: str, download: bool, files: object) -> Located:
         calls.append((repo_id, revision, download))
-        return tmp_path
+        return Located(tmp_path)
 
-    monkeypatch.setattr(repo_ids, "locate", locate)
+    monkeypatch.setattr(repo_ids, "_locate", locate)
     assert ParallelDraftingConfig.from_pretrained("org/name").token_id == 5
     assert (
         ParallelDraftingConfig.from_pretrained("org/name", revision="v1", download=True).token_id

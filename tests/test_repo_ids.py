@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from drafting_config import check
 from drafting_config.errors import ParallelDraftingConfigError
 from drafting_config.repo_ids import (
     EXTRA_NAME,
@@ -225,7 +226,7 @@ def test_malformed_values_are_usage_errors_even_beside_a_local_path(
     with pytest.raises(RepoIdError, match="revision"):
         path_or_snapshot("config.json", revision="a b")
     with pytest.raises(RepoIdError, match="repo id 'org/bad name'"):
-        path_or_snapshot("org/bad name")
+        locate("org/bad name")
 
 
 # ------------------------------------------------------------ validation
@@ -873,3 +874,74 @@ def test_hf_hub_offline_forbids_a_download_with_a_clear_error(tmp_path: Path, hu
         "HF_HUB_OFFLINE is set; unset it to download."
     )
     assert hub.requests == []
+
+
+# ------------------------------------------------------------ downloads keep a cached draft valid
+
+
+@pytest.fixture
+def hub_endpoint(hub: FakeHub, monkeypatch: pytest.MonkeyPatch) -> FakeHub:
+    """The fake hub as huggingface_hub's default endpoint, as HF_ENDPOINT sets it."""
+    point_at(hub.url, monkeypatch)
+    return hub
+
+
+def point_at(endpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What HF_ENDPOINT sets when huggingface_hub is imported: the endpoint, and the URL
+    template of file downloads built from it."""
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "ENDPOINT", endpoint)
+    template = endpoint + "/{repo_id}/resolve/{revision}/{filename}"
+    monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", template)
+
+
+def test_with_no_tokenizer_a_download_fetches_no_tokenizer_file(
+    cache: Path, hub_endpoint: FakeHub
+) -> None:
+    verdict = check(DRAFT, download=True, check_tokenizer=False)
+    assert verdict.errors == ()
+    assert hub_endpoint.files_requested() == {"config.json"}
+    assert sorted(p.name for p in locate(DRAFT).iterdir()) == ["config.json"]
+
+
+@pytest.mark.parametrize("failure", ["unreachable", "offline"])
+def test_an_optional_file_that_cannot_be_fetched_is_a_note(
+    cache: Path,
+    hub: FakeHub,
+    monkeypatch: pytest.MonkeyPatch,
+    no_retry_waits: list[float],
+    failure: str,
+) -> None:
+    from huggingface_hub import constants
+
+    locate(DRAFT, files=["config.json"], download=True, endpoint=hub.url)  # a cached draft
+    if failure == "unreachable":
+        point_at("http://127.0.0.1:9", monkeypatch)
+        why = (
+            "could not reach a Hugging Face hub at http://127.0.0.1:9; check the network "
+            "connection, HF_ENDPOINT and the proxy settings."
+        )
+    else:
+        point_at(hub.url, monkeypatch)
+        monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+        why = "HF_HUB_OFFLINE is set; unset it to download."
+    hub.requests.clear()
+    verdict = check(DRAFT, download=True)
+    assert verdict.errors == ()
+    assert verdict.token_id == 151669
+    assert [note for note in verdict.notes if "not downloaded" in note] == [
+        f"{name} not downloaded: {DRAFT}: cannot download {name} (revision {MAIN_COMMIT}): {why}"
+        for name in TOKENIZER_FILE_NAMES
+    ]
+    assert hub.requests == []
+
+
+def test_a_file_cached_at_the_resolved_commit_is_not_fetched_again(
+    cache: Path, hub_endpoint: FakeHub
+) -> None:
+    check(DRAFT, download=True)
+    assert hub_endpoint.files_requested() >= {"config.json", "tokenizer.json"}
+    hub_endpoint.requests.clear()
+    check(DRAFT, download=True)  # main may have moved: config.json is asked for, only it
+    assert hub_endpoint.files_requested() == {"config.json"}

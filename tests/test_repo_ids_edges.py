@@ -13,6 +13,7 @@ from huggingface_hub import errors as hub_errors
 
 from drafting_config import repo_ids
 from drafting_config.repo_ids import (
+    Located,
     RepoNotCachedError,
     _cached_refs,
     _refusal_problem,
@@ -55,12 +56,13 @@ def test_an_uncached_revision_with_no_refs_at_all(tmp_path: Path) -> None:
     )
 
 
-def test_a_ref_that_holds_no_commit_hash_is_ignored(tmp_path: Path) -> None:
+def test_a_ref_that_holds_no_commit_hash_is_called_corrupt(tmp_path: Path) -> None:
     refs = _repo(tmp_path) / "refs"
     refs.mkdir()
     (refs / "dev").write_text("not a commit hash\n")
     assert _why(tmp_path, "dev") == (
-        f"revision dev is not in the local Hugging Face cache ({tmp_path}) (cached: dev)"
+        "the cached ref of revision dev is corrupt: refs/dev holds 'not a commit hash', not a "
+        f"40-character commit hash (delete {refs / 'dev'})"
     )
 
 
@@ -77,11 +79,11 @@ def test_a_repo_id_is_looked_up_with_the_download_flag_given(
 ) -> None:
     calls: list[tuple[str, str, bool]] = []
 
-    def locate(repo_id: str, *, revision: str, download: bool) -> Path:
+    def locate(repo_id: str, *, revision: str, download: bool, files: object) -> Located:
         calls.append((repo_id, revision, download))
-        return Path("/snapshot")
+        return Located(Path("/snapshot"))
 
-    monkeypatch.setattr(repo_ids, "locate", locate)
+    monkeypatch.setattr(repo_ids, "_locate", locate)
     assert path_or_snapshot("org/name", revision="dev", download=True) == Path("/snapshot")
     assert path_or_snapshot("org/name") == Path("/snapshot")
     assert calls == [("org/name", "dev", True), ("org/name", "main", False)]

@@ -8,12 +8,14 @@ file is read with a size limit, and every problem with it becomes a
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
 import re
 import stat
 import sys
+from collections.abc import Iterator
 from typing import Final
 
 from drafting_config.errors import ParallelDraftingConfigError
@@ -146,14 +148,26 @@ def _loads(text: str) -> object:
     otherwise sets off collections that traverse everything parsed so far, for
     a third of the time; the parser creates no cycles for them to find.
     """
+    with collector_paused():
+        parsed: object = json.loads(text)
+    return parsed
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector (if it runs) for the ``with`` block.
+
+    For work that builds many objects and few cycles (parsing JSON, a sweep's
+    verdicts): collections would traverse them again and again and find almost
+    nothing; the few cycles are collected once it runs again.
+    """
     paused = gc.isenabled()
     gc.disable()
     try:
-        parsed: object = json.loads(text)
+        yield
     finally:
         if paused:
             gc.enable()
-    return parsed
 
 
 def _other_unicode_encoding(data: bytes) -> str | None:

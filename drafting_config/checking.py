@@ -15,7 +15,6 @@ transformers; huggingface_hub is imported only to look up a repo id.
 
 from __future__ import annotations
 
-import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
@@ -37,7 +36,7 @@ from drafting_config.errors import (
 )
 from drafting_config.integers import exact_bool
 from drafting_config.layers import check_layers
-from drafting_config.loading import ConfigFileError, load_config_json
+from drafting_config.loading import ConfigFileError, collector_paused, load_config_json
 from drafting_config.paths import as_path, display_path
 from drafting_config.reading import is_kind
 from drafting_config.repo_ids import (
@@ -173,16 +172,8 @@ def check_many(
         )
     options = _Options(target, tokenizer, check_tokenizer, revision, target_revision, download)
     shared = _SharedReads()
-    # The cyclic collector paused, as for parsing (loading._loads): the verdicts pile up
-    # thousands of objects it would traverse again and again, for the few cycles (errors
-    # and their tracebacks) it collects once it runs again.
-    paused = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():  # thousands of verdicts, few cycles (errors, tracebacks)
         return [_check(draft, options, shared) for draft in drafts]
-    finally:
-        if paused:
-            gc.enable()
 
 
 _ONE_DRAFT: Final = (str, bytes, bytearray, memoryview, os.PathLike)

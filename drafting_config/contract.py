@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Final
+from typing import Final, cast
 
 from drafting_config.errors import (
     ParallelDraftingConfigError,
@@ -323,7 +323,7 @@ def tokenizer_findings(
                 )
             )
         else:
-            text = str.__str__(named)
+            text = cast("str", named)
             named_id = tokenizer.id_of(text)
             if named_id is not None and named_id != token_id:
                 errors.append(

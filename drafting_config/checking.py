@@ -59,6 +59,7 @@ from drafting_config.safetensors_headers import (
 )
 from drafting_config.tokenizer_files import (
     TOKENIZER_FILE_NAMES,
+    TOKENIZER_JSON_NAME,
     TokenFacts,
     TokenizerFiles,
     load_tokenizer_files,
@@ -424,8 +425,12 @@ def _tokenizer(
 ) -> TokenFacts | None:
     """Check the token id against the tokenizer files of ``options.tokenizer`` (a
     directory or a repo id), else of the first directory in ``beside`` (the draft's,
-    then the target's) that has any."""
+    then the target's) whose files can classify it, else the first that has any; a
+    note says when the files cannot classify the id."""
     explicit = options.tokenizer
+    token_id = resolution.winner.token_id if resolution.winner is not None else None
+    if token_id is None:
+        return None
     try:
         if explicit is not None:
             located = shared.tokenizer_location(explicit, options.download)
@@ -439,10 +444,7 @@ def _tokenizer(
                 )
         else:
             searched = {name: path for name, path in beside.items() if path is not None}
-            files = next(
-                (f for f in map(shared.tokenizer_files, searched.values()) if f is not None),
-                None,
-            )
+            files = _first_that_classifies(shared, searched.values(), token_id)
             if files is None:
                 if searched:
                     where = " or ".join(searched)
@@ -459,6 +461,12 @@ def _tokenizer(
         return None
     found.errors += errors
     found.warnings += warnings
+    if token is None:
+        found.notes.append(
+            f"tokenizer cannot classify token id {token_id}: the tokenizer files found "
+            f"({display_path(files.directory)}: {', '.join(files.files)}) have no "
+            f"{TOKENIZER_JSON_NAME} and do not list it as an added token"
+        )
     return token
 
 
@@ -519,6 +527,23 @@ def _weights(
     found.errors += errors
     found.notes += notes
     return facts
+
+
+def _first_that_classifies(
+    shared: _SharedReads, directories: Iterable[Path], token_id: int
+) -> TokenizerFiles | None:
+    """The tokenizer files of the first directory that can classify ``token_id``, reading
+    the next only when the one before cannot (a ``tokenizer_config.json`` or a
+    sentencepiece model without ``tokenizer.json``); else the first files found, if any."""
+    first: TokenizerFiles | None = None
+    for directory in directories:
+        files = shared.tokenizer_files(directory)
+        if files is None:
+            continue
+        if files.describe(token_id) is not None:
+            return files
+        first = first or files
+    return first
 
 
 def _unique(errors: list[ParallelDraftingConfigError]) -> tuple[ParallelDraftingConfigError, ...]:

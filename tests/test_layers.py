@@ -562,3 +562,26 @@ def test_given_a_target_the_model_runs_the_layer_rules_and_knows_the_targets_lay
     config = draft("dspark_target_layer_ids", [1, 61])
     assert ParallelDraftingConfig.from_hf_config(config).aux_layer_ids == (2, 62)
     assert ParallelDraftingConfig.from_hf_config(config, target=v41).aux_layer_ids == (1, 61)
+
+
+def test_the_omni_validator_reads_a_draft_of_the_omni_dspark_architecture() -> None:
+    """A generic ``mask_token_id`` names no method; vLLM serves this architecture as DSpark."""
+    config = {
+        "architectures": ["Qwen3OmniDSparkModel"],
+        "mask_token_id": 5,
+        "eagle_aux_hidden_state_layer_ids": [2, 10],
+        "dflash_config": {"target_layer_ids": [9, 1]},
+    }
+    error = only_error(check(config, target=OMNI, check_tokenizer=False))
+    assert error.field == "dflash_config.target_layer_ids"
+    assert "vLLM's Qwen3-Omni DSpark validator refuses it" in str(error)
+
+
+def test_a_list_read_by_no_runner_says_vllm_taps_the_defaults() -> None:
+    config = {"ptd_token_id": 5, "target_layer_ids": [1, 9]}
+    verdict = check(config, target=QWEN3_4B, check_tokenizer=False)
+    assert verdict.errors == ()
+    assert verdict.notes == (
+        "`target_layer_ids` is not read by vLLM for this draft (it finds no layers and taps "
+        "the target model's default layers)",
+    )

@@ -3,7 +3,8 @@
 :func:`check` loads a draft (a config object, a local path, or a repo id in
 the local Hugging Face cache), resolves its token id with
 :func:`~drafting_config.resolution.resolve`, checks it against the target
-model and the tokenizer (:mod:`drafting_config.contract`), and gathers every
+model and the tokenizer (:mod:`drafting_config.contract`), checks the target
+layers it taps (:mod:`drafting_config.layers`), and gathers every
 error, warning and note into a :class:`Verdict`.  The command line renders
 verdicts and nothing else; :meth:`ParallelDraftingConfig.from_hf_config` and
 ``from_pretrained`` raise a verdict's first error.
@@ -18,7 +19,7 @@ import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final, Union
 
@@ -26,6 +27,7 @@ from drafting_config.contract import (
     TargetFacts,
     contract_errors,
     read_target,
+    target_placeholder_warnings,
     tokenizer_findings,
 )
 from drafting_config.errors import (
@@ -34,6 +36,7 @@ from drafting_config.errors import (
     describe_value,
 )
 from drafting_config.integers import exact_bool
+from drafting_config.layers import check_layers
 from drafting_config.loading import ConfigFileError, load_config_json
 from drafting_config.paths import as_path, display_path
 from drafting_config.reading import is_kind
@@ -275,7 +278,8 @@ def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Ver
     target = _target(resolution, options, shared)
     found.errors += target.errors
     found.notes += target.notes
-    if target.facts is not None and target.facts == TargetFacts(None, None, None):
+    facts = target.facts
+    if facts is not None and facts.vocab_size is facts.hidden_size is facts.num_layers is None:
         found.notes.append(
             "target compared on nothing: it gives no vocab_size, hidden_size or "
             "num_hidden_layers (nor in text_config)"
@@ -283,8 +287,20 @@ def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Ver
     if resolution.fields:
         try:
             found.errors += contract_errors(draft_config, resolution, target.facts)
+            if target.facts is not None:
+                found.warnings += target_placeholder_warnings(resolution, target.facts)
+            layers = check_layers(draft_config, resolution, target.facts)
         except ParallelDraftingConfigError as error:  # a draft field that cannot be read
             found.errors.append(error)
+        else:
+            found.errors += layers.errors
+            found.warnings += layers.warnings
+            found.notes += layers.notes
+            resolution = replace(  # the layers as vLLM resolves them knowing the target
+                resolution,
+                aux_layer_ids=layers.aux_layer_ids,
+                aux_layer_source=layers.aux_layer_source,
+            )
     token = None
     if options.check_tokenizer and resolution.winner is not None:
         beside = {

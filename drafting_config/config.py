@@ -19,7 +19,6 @@ from pydantic import (
 from typing_extensions import Self
 
 from drafting_config.checking import ModelArgument, Verdict, check
-from drafting_config.contract import contract_errors
 from drafting_config.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -236,11 +235,9 @@ class ParallelDraftingConfig(BaseModel):
         if own_form is not None:
             return own_form
         resolution = resolve(data)
+        # The token id and the sizes only: the layer rules belong to check(), which needs
+        # the target to judge them (issue 16).
         resolution.raise_first()
-        # The draft-only rules of check() too (layer lists, num_target_layers), so that the
-        # model and the command line never disagree about a draft.
-        for error in contract_errors(data, resolution, None):
-            raise error
         emit_warnings(resolution.warnings)
         return _model_fields(resolution)
 

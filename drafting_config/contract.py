@@ -8,21 +8,18 @@ checks the draft's config against the target's:
 * the token id is below the target's vocabulary size;
 * ``draft_vocab_size`` is at most the target's vocabulary size;
 * for drafters fed hidden states, ``target_hidden_size`` (else the draft's
-  ``hidden_size``) equals the target's ``hidden_size``;
-* every layer-id list names layers the target has
-  (:func:`~drafting_config.layers.check_layer_ids`), and ``num_target_layers``
-  agrees with the target.
+  ``hidden_size``) equals the target's ``hidden_size``.
 
-Without a target only what the draft alone can tell is checked: the shape of
-the layer lists, and layer ids against the draft's own ``num_target_layers``.
-Every error's ``.field`` names the draft's field; its message gives that
-field's value and the target's.
+The target layers a drafter taps have their own module,
+:mod:`drafting_config.layers`.  Every error's ``.field`` names the draft's
+field; its message gives that field's value and the target's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 from drafting_config.errors import (
     ParallelDraftingConfigError,
@@ -32,21 +29,23 @@ from drafting_config.errors import (
     describe_value,
 )
 from drafting_config.integers import positive_int32
-from drafting_config.layers import check_layer_ids
 from drafting_config.paths import display_path
-from drafting_config.reading import FieldGetter, field_getter
-from drafting_config.resolution import Resolution
+from drafting_config.reading import FieldGetter, field_getter, top_or_text_config
+from drafting_config.resolution import (
+    Resolution,
+    names_token_id,
+    placeholder_warning,
+    special_token_fields,
+)
 from drafting_config.sources import TEXT_CONFIG
 from drafting_config.tokenizer_files import TokenFacts, TokenizerFiles, TokenKind
 
-__all__ = ["TargetFacts", "contract_errors", "read_target", "tokenizer_findings"]
-
-HF_LAYER_ID_FIELDS = (
-    "dflash_config.target_layer_ids",
-    "target_layer_ids",
-    "eagle_aux_hidden_state_layer_ids",
-)
-"""The HF-format fields that name target layers (0-based)."""
+__all__ = [
+    "TargetFacts",
+    "contract_errors",
+    "read_target",
+    "tokenizer_findings",
+]
 
 MASK_TOKEN_TEXT_FIELD = "dflash_config.mask_token"
 """Where a draft names its mask token's text (SGLang reads it beside the id)."""
@@ -54,38 +53,77 @@ MASK_TOKEN_TEXT_FIELD = "dflash_config.mask_token"
 PLACEHOLDER_ROLES = ("pad", "eos", "bos", "unk")
 """Tokenizer roles a mask token must not coincide with."""
 
-NUM_TARGET_LAYERS_FIELDS = ("num_target_layers", "dflash_config.num_target_layers")
-"""Where drafts record how many layers their target has (newer DFlash releases nest it)."""
-
 
 @dataclass(frozen=True)
 class TargetFacts:
-    """What the contract needs to know of the target model (top level, else ``text_config``)."""
+    """What the contract needs to know of the target model (its sizes from the top level,
+    else ``text_config``, else ``thinker_config.text_config``)."""
 
     vocab_size: int | None
     hidden_size: int | None
     num_layers: int | None
     """The target's ``num_hidden_layers``."""
+    model_type: str | None = None
+    """The target's ``model_type`` (some layer rules of vLLM depend on it)."""
+    architectures: tuple[str, ...] = ()
+    """The target's ``architectures`` (the strings among them)."""
+    special_tokens: tuple[tuple[str, object], ...] = ()
+    """The target's ``pad_token_id``, ``bos_token_id`` and ``eos_token_id`` that are set
+    (top level, else ``text_config``), as (field, raw value); ``eos_token_id`` may be a
+    list."""
+
+
+THINKER_TEXT_CONFIG: Final = f"thinker_config.{TEXT_CONFIG}"
+"""Where a Qwen3-Omni target keeps its language model's sizes (vLLM's
+``_get_qwen3_omni_text_config`` in ``vllm/config/speculative.py``)."""
 
 
 def read_target(target_config: object) -> TargetFacts:
-    """The sizes of a target model's config; multimodal targets fall back to ``text_config``.
+    """The facts of a target model's config; sizes fall back to ``text_config``, then to a
+    Qwen3-Omni target's ``thinker_config.text_config``.
 
     Raises:
         ParallelDraftingConfigError: a size is set but not a positive int32; the
             field is prefixed with ``target.``.
     """
     get = field_getter(target_config, "target")
-    text = get(TEXT_CONFIG, None)
-    text_get = None if text is None else field_getter(text, f"target.{TEXT_CONFIG}")
+    readers = [(get, "target")]
+    for path in (TEXT_CONFIG, THINKER_TEXT_CONFIG):
+        nested = _nested(get, "target", path)
+        if nested is not None:
+            readers.append(nested)
 
     def size(name: str) -> int | None:
-        value, field = get(name, None), f"target.{name}"
-        if value is None and text_get is not None:
-            value, field = text_get(name, None), f"target.{TEXT_CONFIG}.{name}"
-        return None if value is None else positive_int32(field, value)
+        for reader, where in readers:
+            value = reader(name, None)
+            if value is not None:
+                return positive_int32(f"{where}.{name}", value)
+        return None
 
-    return TargetFacts(size("vocab_size"), size("hidden_size"), size("num_hidden_layers"))
+    model_type = get("model_type", None)
+    architectures = get("architectures", None)
+    if not isinstance(architectures, (list, tuple)):
+        architectures = ()
+    return TargetFacts(
+        size("vocab_size"),
+        size("hidden_size"),
+        size("num_hidden_layers"),
+        model_type=model_type if isinstance(model_type, str) else None,
+        architectures=tuple(item for item in architectures if isinstance(item, str)),
+        special_tokens=tuple(special_token_fields(top_or_text_config(get))),
+    )
+
+
+def _nested(get: FieldGetter, where: str, path: str) -> tuple[FieldGetter, str] | None:
+    """The reader of the section at dotted ``path``, and its full name; ``None`` when a
+    section on the way is absent or null."""
+    for name in path.split("."):
+        section = get(name, None)
+        if section is None:
+            return None
+        where = f"{where}.{name}"
+        get = field_getter(section, where)
+    return get, where
 
 
 def contract_errors(
@@ -97,58 +135,31 @@ def contract_errors(
         draft_config: the draft's config as given (a speculators file is read
             through the HF config vLLM derives from it).
         resolution: the draft's token-id resolution.
-        target: the target's facts, or ``None`` to check the draft alone.
+        target: the target's facts; ``None`` checks nothing (every rule here needs it).
     """
-    errors: list[ParallelDraftingConfigError] = []
+    if target is None:
+        return []
     read = _path_reader(draft_config, resolution)
+    return _target_size_errors(read, resolution, target)
 
-    num_layers, num_layers_source = None, None
-    if target is not None and target.num_layers is not None:
-        num_layers, num_layers_source = target.num_layers, "the target's num_hidden_layers"
-    for read_field in NUM_TARGET_LAYERS_FIELDS:
-        value = read(read_field)
-        if value is None:
-            continue
-        field = resolution.file_field(read_field)
-        try:
-            count = positive_int32(field, value)
-        except ParallelDraftingConfigError as error:
-            errors.append(error)
-            continue
-        if num_layers is None:
-            num_layers, num_layers_source = count, f"the draft's {field}"
-        elif count != num_layers:  # the target's layer count, or the draft's other field
-            errors.append(
-                ParallelDraftingConfigError(
-                    f"`{field}` = {count} does not match {num_layers_source} ({num_layers}): "
-                    "the drafter's layer ids index the target's layers, so the counts must "
-                    "agree. Is this the draft's intended target?",
-                    field=field,
-                )
-            )
 
-    layer_lists: list[tuple[str, object, int]]
-    speculators = resolution.speculators
-    if speculators is not None and speculators.layer_ids_field is not None:
-        layer_lists = [(speculators.layer_ids_field, list(speculators.layer_ids), 1)]
-    else:
-        layer_lists = [(resolution.file_field(f), read(f), 0) for f in HF_LAYER_ID_FIELDS]
-    for field, value, offset in layer_lists:
-        if value is None:
-            continue
-        try:
-            check_layer_ids(
-                field,
-                value,
-                offset=offset,
-                num_layers=num_layers,
-                num_layers_source=num_layers_source,
-            )
-        except ParallelDraftingConfigError as error:
-            errors.append(error)
-    if target is not None:
-        errors.extend(_target_size_errors(read, resolution, target))
-    return errors
+def target_placeholder_warnings(
+    resolution: Resolution, target: TargetFacts
+) -> list[ParallelDraftingConfigWarning]:
+    """A warning for each of the target's ``pad_token_id``, ``bos_token_id`` and
+    ``eos_token_id`` (any of a list) equal to the token id: the draft then fills its masked
+    slots with a token the target gives a meaning, a placeholder copied from the target's
+    config (published convention: trainers that fell back to the pad token as the mask
+    degraded acceptance; see ``draft-target-contract.md``)."""
+    winner = resolution.winner
+    if winner is None or winner.token_id is None:
+        return []
+    source = resolution.file_field(winner.source.value)
+    return [
+        placeholder_warning(source, winner.token_id, field, value, whose="target's")
+        for field, value in target.special_tokens
+        if names_token_id(value, winner.token_id)
+    ]
 
 
 def _target_size_errors(
@@ -225,8 +236,7 @@ def _path_reader(draft_config: object, resolution: Resolution) -> _PathReader:
 
     A speculators file is read through the HF config vLLM derives from it.
     """
-    speculators = resolution.speculators
-    get = field_getter(draft_config if speculators is None else speculators.hf_config, "")
+    get = field_getter(resolution.hf_config(draft_config), "")
     sections: dict[str, FieldGetter | None] = {}
 
     def read(path: str) -> object:

@@ -12,6 +12,7 @@ __all__ = [
     "ParallelDraftingConfigError",
     "ParallelDraftingConfigWarning",
     "PlaceholderTokenIdWarning",
+    "TargetLayersWarning",
     "TokenizerTokenIdWarning",
 ]
 
@@ -59,6 +60,11 @@ class ConflictingTokenIdWarning(ParallelDraftingConfigWarning):
 
 class PlaceholderTokenIdWarning(ParallelDraftingConfigWarning):
     """The resolved token id equals the config's pad, bos or eos token id."""
+
+
+class TargetLayersWarning(ParallelDraftingConfigWarning):
+    """The target layers a drafter taps, or a count of target layers, look wrong, though
+    vLLM would not fail on them for certain (another runner, another reading, no target)."""
 
 
 class TokenizerTokenIdWarning(ParallelDraftingConfigWarning):

@@ -1,141 +1,562 @@
-"""The one rule for lists of target-layer ids, and for a count of target layers.
+"""The target layers a drafter taps, and its counts of target layers, checked by vLLM 0.33.
 
-A drafter fed the target's hidden states names the target layers it taps:
-``dflash_config.target_layer_ids``, ``target_layer_ids``,
-``eagle_aux_hidden_state_layer_ids``, or, in the speculators format,
-``aux_hidden_state_layer_ids``.  Every such list is checked here, the way
-vLLM checks the target layers of its DSpark drafters: a non-empty JSON array
-of ints (bools refused), unique and strictly increasing, each naming a layer
-in ``[0, num_layers - 1]``.
+Every rule here follows the engine (vLLM 0.33.0), and each rule's docstring cites
+the file and function it follows.  What vLLM reads:
 
-Speculators' ``aux_hidden_state_layer_ids`` are 1-based: vLLM taps target
-layer ``id - 1`` for each of them.  :func:`check_layer_ids` takes that shift
-as ``offset`` and returns the 0-based target layers.
+* the layer list of the runner serving the draft's method, resolved by
+  :mod:`drafting_config.tapped_layers`: its ids must be ints (not bools), each
+  once, in increasing order, and name capture indices the target has
+  (:func:`serving_list_errors`);
+* the Qwen3-Omni DSpark validator's list, a second reader with its own order
+  (:func:`omni_dspark_errors`);
+* with no list at all, the target model's default layers, which a DFlash-style
+  model may not be sized for (:func:`default_layers_finding`);
+* ``num_target_layers``, only for vLLM's K3 DSpark config
+  (:func:`layer_count_findings`).
 
-Ints follow the project's rule (:func:`~drafting_config.integers.exact_int`): a bool
-is not an int; an ``int`` subclass counts as ``int.__int__(value)`` and its own methods are
-never called; anything whose type is not an ``int`` subclass is refused,
-whatever its ``__class__`` claims.
+Lists vLLM never reads get at most a note; ``num_target_layers`` elsewhere and
+``target_num_hidden_layers`` at most a warning: trainers give them different
+meanings (the target's depth, or the number of tapped layers), and vLLM reads
+neither.  Without a target only what the draft alone can tell is checked.
 """
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Final, cast
 
-from drafting_config.errors import ParallelDraftingConfigError, describe_value
+from drafting_config.contract import TargetFacts
+from drafting_config.errors import (
+    ParallelDraftingConfigError,
+    ParallelDraftingConfigWarning,
+    TargetLayersWarning,
+    describe_value,
+)
 from drafting_config.integers import exact_int
+from drafting_config.reading import FieldGetter, field_getter, is_kind, read_path
+from drafting_config.resolution import Resolution
+from drafting_config.tapped_layers import (
+    NEWER_RUNNER_CHAIN,
+    OLDER_RUNNER_CHAIN,
+    RUNS_ON_EITHER_RUNNER,
+    Runner,
+    TappedLayers,
+    chain_of,
+    runner_of,
+    tapped_layers,
+)
 
-__all__ = ["check_layer_ids"]
+__all__ = ["LayerFindings", "check_layers", "default_layers"]
+
+DFLASH_FC_ARCHITECTURES: Final = frozenset(
+    {
+        "DFlashDraftModel",
+        "DFlash2DraftModel",
+        "MuseGlimmerAssistantModel",
+        "DFlashMuseGlimmerAssistantModel",
+        "Qwen3DSparkModel",
+        "Qwen3OmniDSparkModel",
+        "DSparkDraftModel",
+    }
+)
+"""Draft architectures whose vLLM model sizes ``fc`` for the draft's ``num_hidden_layers``
+features when the config names no layers: ``DFlashQwen3Model`` and its subclasses
+(``vllm/model_executor/models/registry.py``; ``qwen3_dflash.py``, ``qwen3_dflash2.py``,
+``qwen3_dspark.py``; ``DSparkDraftModel`` with ``model_type`` ``qwen3`` is renamed
+``Qwen3DSparkModel`` in ``config/speculative.py``)."""
+
+_FC_ALGORITHMS: Final = frozenset({"dflash", "dflash2", "dspark"})
+"""Methods served by those models when the config names no architecture (speculators
+files, whose architectures vLLM sets itself)."""
+
+K3_DSPARK_MODEL_TYPE: Final = "k3_dspark"
+"""The ``model_type`` of vLLM's K3 DSpark config, the one reader of ``num_target_layers``."""
+
+DEEPSEEK_V41: Final = "deepseek_v41"
+"""A target ``model_type`` whose DSpark drafts give ``dspark_target_layer_ids`` as capture
+indices: vLLM gives the draft the target's ``model_type`` (``config/speculative.py``)."""
+
+QWEN3_OMNI_MODEL_TYPE: Final = "qwen3_omni_moe"
+QWEN3_OMNI_ARCHITECTURES: Final = frozenset(
+    {"Qwen3OmniMoeForConditionalGeneration", "Qwen3OmniMoeThinkerForConditionalGeneration"}
+)
+"""A target is Qwen3-Omni by its ``model_type`` or architectures (``_is_qwen3_omni_target``
+in ``vllm/config/speculative.py``)."""
+
+OMNI_DSPARK_ORDER: Final = (
+    "dflash_config.target_layer_ids",
+    "dspark_target_layer_ids",
+    "target_layer_ids",
+)
+"""The Qwen3-Omni DSpark validator's own order: the first field that is not null."""
+
+NUM_TARGET_LAYERS_FIELDS: Final = ("num_target_layers", "dflash_config.num_target_layers")
+"""Where drafts record a count of target layers (newer DFlash releases nest it)."""
+
+TARGET_DEPTH_FIELD: Final = "target_num_hidden_layers"
+"""TorchSpec's record of the target's depth; vLLM does not read it."""
 
 
-def check_layer_ids(
-    field: str,
-    value: object,
-    *,
-    offset: int = 0,
-    num_layers: int | None = None,
-    num_layers_source: str | None = None,
-) -> tuple[int, ...]:
-    """Check a list of target-layer ids and return the 0-based target layers it names.
+@dataclass(frozen=True)
+class LayerFindings:
+    """What the layer rules found about one draft."""
 
-    Args:
-        field: the field's full path in the draft's config, for the error
-            (``"dflash_config.target_layer_ids"``, ``"aux_hidden_state_layer_ids"``).
-        value: the field's raw value.
-        offset: what to subtract from each id to get its target layer: ``0``
-            for Hugging Face fields, ``1`` for speculators'
-            ``aux_hidden_state_layer_ids``, which are 1-based.
-        num_layers: the target's number of layers, when known; every target
-            layer must then be at most ``num_layers - 1``.
-        num_layers_source: where ``num_layers`` came from, for the error
-            (``"the target's num_hidden_layers"``, ``"num_target_layers"``).
+    errors: tuple[ParallelDraftingConfigError, ...] = ()
+    warnings: tuple[ParallelDraftingConfigWarning, ...] = ()
+    notes: tuple[str, ...] = ()
+    aux_layer_ids: tuple[int, ...] | None = None
+    """The serving runner's capture indices, knowing the target (see
+    :attr:`Resolution.aux_layer_ids`)."""
+    aux_layer_source: str | None = None
+    """Where they came from, as the draft's file names it."""
 
-    Returns:
-        ``id - offset`` for each id, in order.
+
+@dataclass
+class _Found:
+    errors: list[ParallelDraftingConfigError] = field(default_factory=list)
+    warnings: list[ParallelDraftingConfigWarning] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def check_layers(
+    draft_config: object, resolution: Resolution, target: TargetFacts | None
+) -> LayerFindings:
+    """Every layer rule for a draft, against ``target`` when given (see the module docstring).
 
     Raises:
-        ParallelDraftingConfigError: with ``field=field``, when ``value`` is not
-            a non-empty list or tuple of ints (bools refused), its ids are not
-            unique and strictly increasing, or an id names a layer below 0 or,
-            with ``num_layers``, above ``num_layers - 1``.
+        ParallelDraftingConfigError: a field of the draft cannot be read at all.
     """
-    layers, problem = _read_layer_ids(value, offset, num_layers)
-    if problem is not None:
-        raise _error(
-            field,
-            value,
-            problem,
-            offset=offset,
-            num_layers=num_layers,
-            num_layers_source=num_layers_source,
-        )
-    return layers
-
-
-def _read_layer_ids(
-    value: object, offset: int, num_layers: int | None
-) -> tuple[tuple[int, ...], str | None]:
-    """The target layers ``value`` names, or what is wrong with it (the first problem)."""
-    kind = type(value)
-    items: list[object]
-    if issubclass(kind, list):  # read with list's own iterator, never a subclass's __iter__
-        items = list(list.__iter__(cast("list[object]", value)))
-    elif issubclass(kind, tuple):
-        items = list(tuple.__iter__(cast("tuple[object, ...]", value)))
-    else:
-        return (), "it is not an array"
-    if not items:
-        return (), "it is empty"
-    layers: list[int] = []
-    previous: int | None = None
-    for position, item in enumerate(items):
-        layer_id = exact_int(item)
-        if layer_id is None:
-            return (), f"item {position} is {describe_value(item)}"
-        if previous is not None and layer_id <= previous:
-            return (), f"item {position} is {_number(layer_id)}, after {_number(previous)}"
-        layer = layer_id - offset
-        if layer < 0 or (num_layers is not None and layer >= num_layers):
-            tapped = f", which taps target layer {_number(layer)}" if offset else ""
-            return (), f"item {position} is {_number(layer_id)}{tapped}"
-        layers.append(layer)
-        previous = layer_id
-    return tuple(layers), None
-
-
-def _error(
-    field: str,
-    value: object,
-    problem: str | None,
-    *,
-    offset: int,
-    num_layers: int | None,
-    num_layers_source: str | None,
-) -> ParallelDraftingConfigError:
-    """One message for every broken layer list: what was expected, the value, what is wrong."""
-    if num_layers is None:
-        bounds = f"each at least {offset}"
-    else:
-        source = f": {num_layers_source} = {num_layers}" if num_layers_source else ""
-        bounds = (
-            f"from {offset} to {num_layers - 1 + offset} "
-            f"(the target has {num_layers} layers{source})"
-        )
-    detail = f": {problem}" if problem else ""
-    message = (
-        f"`{field}` must be a non-empty JSON array of unique, strictly increasing "
-        f"layer ids (ints, not bools), {bounds}; got {describe_value(value)}{detail}."
+    runner = runner_of(resolution.algorithm)
+    if runner is None:  # PARD: a complete LM, fed no hidden states
+        return LayerFindings()
+    get = field_getter(resolution.hf_config(draft_config), "")
+    model_type = DEEPSEEK_V41 if target is not None and target.model_type == DEEPSEEK_V41 else None
+    taps = tapped_layers(get, chain_of(runner), model_type=model_type)
+    found = _Found()
+    found.errors += serving_list_errors(taps, runner, resolution, target)
+    read = [taps]
+    if resolution.algorithm in RUNS_ON_EITHER_RUNNER:
+        older = tapped_layers(get, OLDER_RUNNER_CHAIN, model_type=model_type)
+        read.append(older)
+        warning = _runners_disagree(taps, older, resolution)
+        if warning is not None:
+            found.warnings.append(warning)
+    found.notes += _unread_list_notes(get, read, resolution)
+    if target is not None:
+        found.errors += omni_dspark_errors(get, resolution, target)
+    finding = default_layers_finding(get, taps, resolution, target)
+    if isinstance(finding, ParallelDraftingConfigError):
+        found.errors.append(finding)
+    elif finding is not None:
+        found.warnings.append(finding)
+    count_errors, count_warnings = layer_count_findings(get, taps, resolution, target)
+    found.errors += count_errors
+    found.warnings += count_warnings
+    source = None if taps.ids is None or taps.field is None else resolution.file_field(taps.field)
+    return LayerFindings(
+        tuple(found.errors),
+        tuple(found.warnings),
+        tuple(found.notes),
+        aux_layer_ids=taps.ids,
+        aux_layer_source=source,
     )
-    if offset == 1:
-        message += (
-            " Speculators-format ids are 1-based: vLLM taps target layer id - 1, "
-            "so 1 names the target's first layer."
+
+
+# --- the list the serving runner reads ---------------------------------------------------------
+
+
+def serving_list_errors(
+    taps: TappedLayers, runner: Runner, resolution: Resolution, target: TargetFacts | None
+) -> list[ParallelDraftingConfigError]:
+    """The rules for the layer list the serving runner reads.
+
+    * The runner's function must return ints: where it would raise, or return values
+      that are not ints, or stop at a value that is not a list (and tap the target's
+      defaults instead), the field is an error (``get_eagle3_aux_layers_from_config``
+      in ``vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py``;
+      ``_get_eagle3_aux_layers_from_config`` in ``vllm/v1/worker/gpu_model_runner.py``).
+    * Each id once, in increasing order: vLLM taps ``sorted(set(ids))``
+      (``EagleModelMixin._set_aux_hidden_state_layers`` in
+      ``vllm/model_executor/models/interfaces.py``) while DFlash-style models size
+      ``fc`` for ``len(ids)`` (``_get_dflash_fc_input_size`` in ``qwen3_dflash.py``),
+      so a repeat or a reordering feeds the drafter features it was not trained on.
+    * Capture indices in ``[0, L]``: the target records index 0 (the input of its first
+      layer) and ``i + 1`` (the output of layer ``i``) and nothing else
+      (``LlamaModel.forward`` in ``vllm/model_executor/models/llama.py``).  Ids of a
+      field vLLM shifts by one are layer indices, in ``[0, L - 1]``; no id is negative.
+    """
+    if taps.field is None:
+        return []
+    name = resolution.file_field(taps.field)
+    reader = f"vLLM's {runner.value} model runner serves this draft"
+    if taps.problem is not None:
+        return [
+            ParallelDraftingConfigError(
+                f"`{name}` {taps.problem} ({reader} and reads this field).", field=name
+            )
+        ]
+    if taps.ids is None:
+        return []
+    given = [layer_id - taps.shift for layer_id in taps.ids]  # the ids as the field has them
+    shown = describe_value(taps.value)
+    for index, (previous, current) in enumerate(pairwise(given), start=1):
+        if current <= previous:
+            return [
+                ParallelDraftingConfigError(
+                    f"`{name}` = {shown} must name each target layer once, in increasing "
+                    f"order: item {index} is {current}, after {previous}. vLLM taps the "
+                    "sorted, de-duplicated layers, so the drafter would not get the "
+                    f"features it was trained on ({reader} and reads this field).",
+                    field=name,
+                )
+            ]
+    top = None if target is None or target.num_layers is None else target.num_layers
+    highest = None if top is None else top - taps.shift
+    for index, layer_id in enumerate(given):
+        if layer_id < 0 or (highest is not None and layer_id > highest):
+            return [
+                _out_of_range(
+                    name,
+                    shown,
+                    index=index,
+                    layer_id=layer_id,
+                    shift=taps.shift,
+                    top=top,
+                    reader=reader,
+                )
+            ]
+    return []
+
+
+def _out_of_range(
+    name: str, shown: str, *, index: int, layer_id: int, shift: int, top: int | None, reader: str
+) -> ParallelDraftingConfigError:
+    kind = "layer indices" if shift else "capture indices"
+    how = (
+        "taps capture index id + 1, the output of layer id"
+        if shift
+        else "taps them as given: 0 is the input of the first layer, i the output of layer i - 1"
+    )
+    if top is None:
+        bounds = f"{kind} are never negative"
+    else:
+        bounds = (
+            f"the target's num_hidden_layers is {top}, so its {kind} run from 0 to {top - shift}"
         )
-    elif offset:
-        message += f" Ids here are shifted: vLLM taps target layer id - {offset}."
-    return ParallelDraftingConfigError(message, field=field)
+    return ParallelDraftingConfigError(
+        f"`{name}` = {shown}: item {index} is {layer_id}, but {bounds} ({reader} and {how}).",
+        field=name,
+    )
 
 
-def _number(value: int) -> str:
-    """An int for a message, bounded like every value in this package's errors."""
-    return describe_value(value).removesuffix(" (int)")
+def _runners_disagree(
+    newer: TappedLayers, older: TappedLayers, resolution: Resolution
+) -> TargetLayersWarning | None:
+    """DFlash runs on either runner (``vllm/config/vllm.py``, ``use_v2_model_runner``); the
+    two chains may read different fields.  The older runner taps its own chain's layers
+    while the DFlash model sizes ``fc`` by the newer chain's (``_get_dflash_fc_input_size``
+    in ``qwen3_dflash.py``)."""
+    if (newer.ids, newer.problem) == (older.ids, older.problem):
+        return None
+    return TargetLayersWarning(
+        "vLLM's two model runners read different target layers for this DFlash draft: the "
+        f"newer one {_describe(newer, resolution)}, the older one "
+        f"{_describe(older, resolution)}. vLLM serves DFlash with the older runner when "
+        "VLLM_USE_V2_MODEL_RUNNER=0 or the newer one lacks a feature in use; make the "
+        "fields agree."
+    )
+
+
+def _describe(taps: TappedLayers, resolution: Resolution) -> str:
+    if taps.field is None:
+        return "finds none and taps the target model's default layers"
+    name = resolution.file_field(taps.field)
+    if taps.ids is None:
+        return f"fails on `{name}`"
+    return f"taps capture indices {list(taps.ids)} (from `{name}`)"
+
+
+def _unread_list_notes(
+    get: FieldGetter, read: list[TappedLayers], resolution: Resolution
+) -> list[str]:
+    """A layer list vLLM never reads for this draft is at most a note: it is dead data, but
+    another engine or trainer may read it."""
+    sources = {resolution.file_field(t.field) for t in read if t.field is not None}
+    notes = []
+    for step in dict.fromkeys(s.field for s in (*NEWER_RUNNER_CHAIN, *OLDER_RUNNER_CHAIN)):
+        name = resolution.file_field(step)
+        if name in sources or not _set(_read_path(get, step)):
+            continue
+        whence = f"it taps `{next(iter(sorted(sources)))}`" if sources else "it taps none"
+        notes.append(f"`{name}` is not read by vLLM for this draft ({whence})")
+    return notes
+
+
+# --- the second reader: the Qwen3-Omni DSpark validator ---------------------------------------
+
+
+def omni_dspark_errors(
+    get: FieldGetter, resolution: Resolution, target: TargetFacts
+) -> list[ParallelDraftingConfigError]:
+    """The layer rules of vLLM's Qwen3-Omni DSpark validator, for a DSpark draft of a
+    Qwen3-Omni target (``_validate_qwen3_omni_dspark`` in ``vllm/config/speculative.py``).
+
+    It reads the first field of :data:`OMNI_DSPARK_ORDER` that is not null, which must be
+    a non-empty list of ints (not bools), unique and strictly increasing, each in
+    ``[0, L - 1]`` for the target's thinker text config; vLLM refuses to start otherwise.
+    """
+    if resolution.algorithm != "dspark" or not _is_omni(target):
+        return []
+    name, value = OMNI_DSPARK_ORDER[-1], None
+    for path in OMNI_DSPARK_ORDER:
+        value = _read_path(get, path)
+        if value is not None:
+            name = path
+            break
+    name = resolution.file_field(name)
+    prefix = "vLLM's Qwen3-Omni DSpark validator"
+    if not issubclass(type(value), (list, tuple)) or not value:
+        return [
+            ParallelDraftingConfigError(
+                f"`{name}` must be a non-empty list of target layer ids for a Qwen3-Omni "
+                f"target; got {describe_value(value)} ({prefix} refuses it).",
+                field=name,
+            )
+        ]
+    items = list(cast("Sequence[object]", value))
+    ids = [exact_int(item) for item in items]
+    problem = None
+    if any(layer_id is None for layer_id in ids):
+        problem = "must contain only ints (not bools)"
+    elif ids != sorted(set(ids)):  # type: ignore[type-var]  # all ints here
+        problem = "must be unique and strictly increasing"
+    elif target.num_layers is not None and not all(
+        0 <= cast("int", i) < target.num_layers for i in ids
+    ):
+        problem = f"must be layer indices in [0, {target.num_layers - 1}]"
+    if problem is None:
+        return []
+    return [
+        ParallelDraftingConfigError(
+            f"`{name}` = {describe_value(value)} {problem} for a Qwen3-Omni target "
+            f"({prefix} refuses it).",
+            field=name,
+        )
+    ]
+
+
+def _is_omni(target: TargetFacts) -> bool:
+    return target.model_type == QWEN3_OMNI_MODEL_TYPE or bool(
+        QWEN3_OMNI_ARCHITECTURES & set(target.architectures)
+    )
+
+
+# --- no layers named: the target model's defaults --------------------------------------------
+
+
+def default_layers(num_layers: int) -> tuple[int, ...]:
+    """The capture indices vLLM taps when the config names none: ``(2, L // 2, L - 3)``,
+    sorted and de-duplicated (``SupportsEagle3.get_eagle3_default_aux_hidden_state_layers``
+    in ``vllm/model_executor/models/interfaces.py``; no model class of vLLM 0.33
+    overrides it with other layers, ``mllama4.py`` only delegates to its language model)."""
+    return tuple(sorted({2, num_layers // 2, num_layers - 3}))
+
+
+def default_layers_finding(
+    get: FieldGetter, taps: TappedLayers, resolution: Resolution, target: TargetFacts | None
+) -> ParallelDraftingConfigError | TargetLayersWarning | None:
+    """A DFlash-style draft that names no layers, sized for another number of them.
+
+    vLLM then taps the target's default layers (:func:`default_layers`), while
+    ``DFlashQwen3Model`` sizes ``fc`` for ``num_hidden_layers`` features
+    (``_get_dflash_fc_input_size`` in ``vllm/model_executor/models/qwen3_dflash.py``),
+    when ``use_aux_hidden_state`` (``eagle_config`` merged under ``dflash_config``, else
+    top level, default true) holds.  When the counts differ, the first forward pass fails
+    in ``combine_hidden_states`` ("DFlash drafter expects N concatenated aux hidden
+    features").  An error with a target; without one, a warning, as the defaults depend
+    on the target's depth (3 layers for any target of 7 or more).
+    """
+    if taps.field is not None or not _sizes_fc_by_draft_layers(get, resolution):
+        return None
+    draft_layers = exact_int(get("num_hidden_layers", None))
+    if draft_layers is None or draft_layers <= 0:
+        return None
+    to_set = _field_to_set(get, resolution)
+    trained = f"Set `{to_set}` to the {_layers(draft_layers)} the drafter was trained on."
+    if target is None or target.num_layers is None:
+        if draft_layers == len(default_layers(7)):
+            return None
+        return TargetLayersWarning(
+            "The draft names no target layers, so vLLM taps the target model's default "
+            "layers, (2, L // 2, L - 3): 3 for any target of 7 or more layers. Its DFlash "
+            f"model sizes fc for num_hidden_layers = {draft_layers}, so the first forward "
+            f"pass would fail. {trained}"
+        )
+    defaults = default_layers(target.num_layers)
+    if len(defaults) == draft_layers:
+        return None
+    return ParallelDraftingConfigError(
+        "The draft names no target layers, so vLLM taps the target model's default layers, "
+        f"capture indices {list(defaults)} of its {target.num_layers} layers, but its DFlash "
+        "model "
+        f"sizes fc for num_hidden_layers = {draft_layers}: the first forward pass fails "
+        f'("DFlash drafter expects {_features(get, None, draft_layers)} concatenated aux '
+        f'hidden features but received {_features(get, target, len(defaults))}"). {trained}',
+        field=to_set,
+    )
+
+
+def _layers(count: int) -> str:
+    return "1 target layer" if count == 1 else f"{count} target layers"
+
+
+def _features(get: FieldGetter, target: TargetFacts | None, layers: int) -> str:
+    """``layers`` hidden states' worth of features: of the target's hidden size as the
+    runner delivers them, or (``target=None``) as the draft's fc expects them
+    (``target_hidden_size``, else ``hidden_size``)."""
+    hidden = None if target is None else target.hidden_size
+    if hidden is None:
+        hidden = exact_int(get("target_hidden_size", None)) or exact_int(get("hidden_size", None))
+    return f"{layers} * hidden_size" if hidden is None else str(layers * hidden)
+
+
+def _sizes_fc_by_draft_layers(get: FieldGetter, resolution: Resolution) -> bool:
+    architectures = _strings(get("architectures", None))
+    if architectures:
+        if not DFLASH_FC_ARCHITECTURES & set(architectures):
+            return False
+    elif resolution.algorithm not in _FC_ALGORITHMS:
+        return False
+    merged: dict[object, object] = {}
+    for section in ("eagle_config", "dflash_config"):  # dflash_config wins
+        container = get(section, None)
+        if type(container) is dict:
+            merged.update(cast("dict[object, object]", container))
+    flag = merged.get("use_aux_hidden_state", get("use_aux_hidden_state", True))
+    return flag is not False and flag is not None and flag != 0
+
+
+def _field_to_set(get: FieldGetter, resolution: Resolution) -> str:
+    if resolution.speculators is not None:
+        return resolution.file_field("eagle_aux_hidden_state_layer_ids")
+    if type(get("dflash_config", None)) is dict:
+        return "dflash_config.target_layer_ids"
+    return "target_layer_ids"
+
+
+# --- counts of target layers -----------------------------------------------------------------
+
+
+def layer_count_findings(
+    get: FieldGetter, taps: TappedLayers, resolution: Resolution, target: TargetFacts | None
+) -> tuple[list[ParallelDraftingConfigError], list[ParallelDraftingConfigWarning]]:
+    """``num_target_layers`` and ``target_num_hidden_layers``, which vLLM does not read.
+
+    * ``num_target_layers`` means the target's depth to z-lab's DFlash code and SGLang
+      (used only to derive layer ids when none are given) and the number of tapped
+      layers to TorchSpec.  It is a warning only when it fits neither reading.
+    * vLLM's K3 DSpark config (``model_type`` ``k3_dspark``) requires a non-empty
+      ``target_layer_ids`` and ``num_target_layers == len(target_layer_ids)``, and raises
+      ``ValueError`` otherwise (``K3DSparkConfig.__init__`` in
+      ``vllm/transformers_utils/configs/k3_dspark.py``): an error there.
+    * ``target_num_hidden_layers`` (TorchSpec) that is not the target's depth: a warning.
+    """
+    errors: list[ParallelDraftingConfigError] = []
+    warnings: list[ParallelDraftingConfigWarning] = []
+    if get("model_type", None) == K3_DSPARK_MODEL_TYPE and resolution.speculators is None:
+        error = _k3_dspark_error(get)
+        if error is not None:
+            errors.append(error)
+    depth = None if target is None else target.num_layers
+    ids = taps.ids
+    for path in NUM_TARGET_LAYERS_FIELDS:
+        value = _read_path(get, path)
+        if value is None:
+            continue
+        name = resolution.file_field(path)
+        count = exact_int(value)
+        if count is None or count <= 0:
+            warnings.append(
+                TargetLayersWarning(
+                    f"`{name}` = {describe_value(value)} is not a count of layers. vLLM does "
+                    "not read it, but trainers and other engines do."
+                )
+            )
+            continue
+        highest_layer = None if not ids else max(ids) - 1  # as a layer index
+        as_depth = (
+            count == depth
+            if depth is not None
+            else (highest_layer is None or highest_layer < count)
+        )
+        as_count = ids is not None and count == len(ids)
+        if not as_depth and not as_count:
+            warnings.append(_count_fits_neither(name, count, depth, ids))
+    value = get(TARGET_DEPTH_FIELD, None)
+    if value is not None and depth is not None and exact_int(value) != depth:
+        warnings.append(
+            TargetLayersWarning(
+                f"`{resolution.file_field(TARGET_DEPTH_FIELD)}` = {describe_value(value)}, "
+                f"but the target's num_hidden_layers is {depth}. vLLM does not read it; is "
+                "this the draft's intended target?"
+            )
+        )
+    return errors, warnings
+
+
+def _count_fits_neither(
+    name: str, count: int, depth: int | None, ids: tuple[int, ...] | None
+) -> TargetLayersWarning:
+    depth_part = (
+        f"the target's num_hidden_layers ({depth})"
+        if depth is not None
+        else "the target's depth (a layer id is at or above it)"
+    )
+    ids_part = "" if ids is None else f" nor the number of tapped layers ({len(ids)})"
+    return TargetLayersWarning(
+        f"`{name}` = {count} is neither {depth_part}{ids_part}. vLLM does not read it, "
+        "but z-lab's DFlash code and SGLang derive layer ids from it as the target's depth, "
+        "and TorchSpec reads it as the number of tapped layers."
+    )
+
+
+def _k3_dspark_error(get: FieldGetter) -> ParallelDraftingConfigError | None:
+    ids = get("target_layer_ids", None)
+    count = get("num_target_layers", None)
+    if isinstance(ids, (list, tuple)) and ids and exact_int(count) == len(ids):
+        return None
+    return ParallelDraftingConfigError(
+        f"A K3 DSpark draft (model_type {K3_DSPARK_MODEL_TYPE!r}) must set a non-empty "
+        "`target_layer_ids` and `num_target_layers` equal to its length; got "
+        f"target_layer_ids = {describe_value(ids)}, num_target_layers = "
+        f"{describe_value(count)}. vLLM's K3DSparkConfig raises ValueError otherwise.",
+        field="num_target_layers",
+    )
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def _read_path(get: FieldGetter, path: str) -> object:
+    """:func:`~drafting_config.reading.read_path`, except that a section that is not a JSON
+    object counts as absent, as vLLM's readers skip it."""
+    section = path.rpartition(".")[0]
+    if section and not is_kind(get(section, None), Mapping):
+        return None
+    return read_path(get, path)
+
+
+def _set(value: object) -> bool:
+    """Whether a layer field is set, as vLLM's chains test it (its truth value)."""
+    try:
+        return bool(value)
+    except Exception:  # a value whose truth value raises: set, and broken
+        return True
+
+
+def _strings(value: object) -> list[str]:
+    if not isinstance(value, (list, tuple)):
+        return []
+    return [item for item in value if isinstance(item, str)]

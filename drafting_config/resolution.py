@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal, TypeVar, cast
+from typing import Final, Literal, TypeVar
 
 from drafting_config.errors import (
     ConflictingTokenIdWarning,
@@ -136,6 +136,12 @@ class Resolution:
         """
         return field if self.speculators is None else self.speculators.file_field(field)
 
+    def hf_config(self, draft_config: object) -> object:
+        """The config vLLM's runners read for ``draft_config``, the config this resolution
+        was made from: the HF config vLLM derives from a speculators file, else the config
+        itself."""
+        return draft_config if self.speculators is None else self.speculators.hf_config
+
     @property
     def takes_target_hidden_states(self) -> bool:
         """Whether the drafter is fed the target's hidden states (all but PARD drafters)."""
@@ -214,9 +220,14 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
     """
     try:
         get = field_getter(hf_config, "")
-        speculators = translate(get) if is_speculators(get) else None
     except ParallelDraftingConfigError as error:
         return Resolution((), None, None, (error,), ())
+    speculators_format = False
+    try:
+        speculators_format = is_speculators(get)
+        speculators = translate(get) if speculators_format else None
+    except ParallelDraftingConfigError as error:
+        return _refused(get, error, speculators_format=speculators_format)
     in_file: _FileField = _same
     if speculators is not None:  # read what vLLM's runners read after its translation
         get = field_getter(speculators.hf_config, "")
@@ -247,7 +258,7 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
             warnings.extend(_placeholder_warnings(read, winner.source, token_id, in_file))
         except ParallelDraftingConfigError as error:
             errors.append(error)
-    algorithm = _algorithm(winner, speculators)
+    algorithm = _algorithm(get, winner, speculators)
     aux_layer_ids, aux_layer_source = _aux_layers(get, algorithm, in_file)
     return Resolution(
         fields=fields,
@@ -259,6 +270,35 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
         algorithm=algorithm,
         eagle_mask_token_id=eagle,
         speculators=speculators,
+        aux_layer_ids=aux_layer_ids,
+        aux_layer_source=aux_layer_source,
+    )
+
+
+def _refused(
+    get: FieldGetter, error: ParallelDraftingConfigError, *, speculators_format: bool
+) -> Resolution:
+    """The resolution of a config refused before its token id is read: a speculators file
+    keeps its format, and one refused for an algorithm that is not parallel drafting
+    (``eagle3``) keeps that algorithm and the layers vLLM would tap for it."""
+    if not speculators_format:
+        return Resolution((), None, None, (error,), ())
+    try:
+        translated = translate(get, parallel_only=False)
+    except ParallelDraftingConfigError:
+        return Resolution((), None, None, (error,), (), format="speculators")
+    translated_get = field_getter(translated.hf_config, "")
+    aux_layer_ids, aux_layer_source = _aux_layers(
+        translated_get, translated.algorithm, translated.file_field
+    )
+    return Resolution(
+        (),
+        None,
+        None,
+        (error,),
+        (),
+        format="speculators",
+        algorithm=translated.algorithm,
         aux_layer_ids=aux_layer_ids,
         aux_layer_source=aux_layer_source,
     )
@@ -312,10 +352,31 @@ def _aux_layers(
     return taps.ids, in_file(taps.field)
 
 
-def _algorithm(winner: FieldVerdict | None, speculators: SpeculatorsDraft | None) -> str | None:
+def _algorithm(
+    get: FieldGetter, winner: FieldVerdict | None, speculators: SpeculatorsDraft | None
+) -> str | None:
+    """The speculators type, else the winning field's method.
+
+    A DFlash-layout config whose ``dflash_config.projector_type`` is ``"dspark"``
+    (SpecForge's DSpark drafters) is DSpark: vLLM serves it as ``dspark``, by its
+    ``DSparkDraftModel`` architecture (``SpeculativeConfig`` in ``config/speculative.py``).
+    """
     if speculators is not None:
         return speculators.algorithm
-    return None if winner is None else winner.source.algorithm
+    if winner is None:
+        return None
+    algorithm = winner.source.algorithm
+    if algorithm == "dflash":
+        projector = _attempt([], lambda: read_path(get, DSPARK_PROJECTOR_FIELD))
+        if isinstance(projector, str) and projector == DSPARK:
+            return DSPARK
+    return algorithm
+
+
+DSPARK_PROJECTOR_FIELD: Final = "dflash_config.projector_type"
+"""Where SpecForge's DSpark drafters, in DFlash's layout, say they are DSpark."""
+
+DSPARK: Final = "dspark"
 
 
 _SET: Final = frozenset(
@@ -417,21 +478,37 @@ def _placeholder_warnings(
     in_file: _FileField,
 ) -> list[ParallelDraftingConfigWarning]:
     """A warning for each special-token field (top level, else text_config) equal to the id."""
-    found: list[ParallelDraftingConfigWarning] = []
+    return [
+        placeholder_warning(in_file(source.value), token_id, in_file(field), value)
+        for field, value in special_token_fields(read)
+        if names_token_id(value, token_id)
+    ]
+
+
+def special_token_fields(
+    read: Callable[[str], tuple[object, str]],
+) -> list[tuple[str, object]]:
+    """Each set field of :data:`~drafting_config.sources.PLACEHOLDER_FIELDS` with its raw
+    value, for a draft's config or a target's.
+
+    Args:
+        read: the config's reader of top-level fields, else ``text_config`` ones
+            (:func:`~drafting_config.reading.top_or_text_config`).
+    """
+    found: list[tuple[str, object]] = []
     for name in PLACEHOLDER_FIELDS:
         value, field = read(name)
-        if _names_id(value, token_id):
-            found.append(_placeholder(in_file(source.value), token_id, in_file(field), value))
+        if value is not None:
+            found.append((field, value))
     return found
 
 
-def _names_id(value: object, token_id: int) -> bool:
-    """Whether a special-token field (an id, or a list of ids) holds ``token_id``.
-
-    Only ints are compared (see :func:`~drafting_config.integers.exact_int`).
-    """
-    if issubclass(type(value), (list, tuple)):
-        return any(exact_int(item) == token_id for item in cast("list[object]", value))
+def names_token_id(value: object, token_id: int) -> bool:
+    """Whether a special-token field (an id, or a list of ids such as a list of eos ids)
+    holds ``token_id``.  Only ints are compared (see
+    :func:`~drafting_config.integers.exact_int`)."""
+    if isinstance(value, (list, tuple)):
+        return any(exact_int(item) == token_id for item in value)
     return exact_int(value) == token_id
 
 
@@ -490,12 +567,14 @@ def _eagle_disagrees(
     )
 
 
-def _placeholder(
-    source: str, token_id: int, field: str, value: object
+def placeholder_warning(
+    source: str, token_id: int, field: str, value: object, *, whose: str = "config's"
 ) -> PlaceholderTokenIdWarning:
+    """The warning for a token id equal to a special-token field of the draft's config (or,
+    with ``whose="target's"``, of the target's)."""
     return PlaceholderTokenIdWarning(
         f"The parallel drafting token id {token_id} (from `{source}`) equals the "
-        f"config's `{field}` ({describe_value(value)}): a placeholder copied from a special "
+        f"{whose} `{field}` ({describe_value(value)}): a placeholder copied from a special "
         "token makes every masked slot look like that token and ruins acceptance rates. "
         "Use a dedicated mask token id."
     )

@@ -30,7 +30,6 @@ from typing import Final, cast
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value, foreign_error
 from drafting_config.integers import INT32_LIMIT, exact_int
-from drafting_config.layers import check_layer_ids
 from drafting_config.reading import MISSING, FieldGetter, field_getter, is_kind
 from drafting_config.sources import TokenIdSource
 
@@ -49,7 +48,8 @@ MASK_TOKEN_FIELD: Final = "mask_token_id"
 """The top-level mask token id of a speculators draft (before translation)."""
 
 AUX_LAYER_IDS_FIELD: Final = "aux_hidden_state_layer_ids"
-"""The top-level, 1-based target-layer ids of DFlash and DSpark speculators drafts."""
+"""The top-level target layers of DFlash and DSpark speculators drafts, as capture indices
+(0: the input of the target's first layer; ``i + 1``: the output of layer ``i``)."""
 
 EAGLE_LAYER_IDS_FIELD: Final = "eagle_aux_hidden_state_layer_ids"
 """The HF field of the target layers whose hidden states vLLM's runner captures."""
@@ -87,7 +87,7 @@ class SpeculatorsAlgorithm:
     otherwise it copies it only when it is set and not null."""
 
     target_layer_ids_field: str | None
-    """The HF field that receives ``aux - 1`` for each of the 1-based
+    """The HF field that receives ``aux - 1`` (a layer index) for each capture index of
     ``aux_hidden_state_layer_ids`` (then required), which are also copied as given to
     ``eagle_aux_hidden_state_layer_ids``; ``None`` when vLLM does not read
     ``aux_hidden_state_layer_ids``."""
@@ -175,14 +175,6 @@ class SpeculatorsDraft:
     verifier: str
     """``speculators_config.verifier.name_or_path``: the target model, a repo id or a path."""
 
-    layer_ids_field: str | None
-    """``"aux_hidden_state_layer_ids"`` when the algorithm reads it, else ``None``."""
-
-    layer_ids: tuple[int, ...]
-    """The ``aux_hidden_state_layer_ids`` as given (1-based), checked for shape; empty when
-    ``layer_ids_field`` is ``None``.  Check them against a target with
-    ``check_layer_ids(layer_ids_field, layer_ids, offset=1, num_layers=...)``."""
-
     speculative_tokens: int
     """``speculators_config.proposal_methods[0].speculative_tokens``: tokens drafted per step."""
 
@@ -229,23 +221,26 @@ def is_speculators(get: FieldGetter) -> bool:
     )
 
 
-def translate(get: FieldGetter) -> SpeculatorsDraft:
+def translate(get: FieldGetter, *, parallel_only: bool = True) -> SpeculatorsDraft:
     """Translate a speculators-format draft config the way vLLM 0.33 does.
 
     Checks, in order: the algorithm, the proposal's ``speculative_tokens``, the verifier,
     ``transformer_layer_config``, then the algorithm's own fields
-    (``aux_hidden_state_layer_ids``, then ``mask_token_id``).  Token ids and sizes are
+    (``aux_hidden_state_layer_ids``, refused only where vLLM's translation fails, then
+    ``mask_token_id``).  Token ids and sizes are
     copied as they are: validating them is the resolver's job, on ``hf_config``.
 
     Args:
         get: the config's field reader, called like ``dict.get(name, default)``.
+        parallel_only: refuse an algorithm that is not parallel drafting (``eagle3``);
+            ``False`` translates it too, for what vLLM reads beside the token id.
 
     Raises:
         ParallelDraftingConfigError: ``field`` is the full path, from the file's root, of
             the first key that is missing or malformed; ``speculators_model_type`` when
-            the algorithm is missing, unknown or ``eagle3`` (not parallel drafting).
+            the algorithm is missing, unknown or, with ``parallel_only``, ``eagle3``.
     """
-    algorithm = _algorithm(get)
+    algorithm = _algorithm(get, parallel_only=parallel_only)
     speculators_config = _section(
         get, SPECULATORS_CONFIG_FIELD, SPECULATORS_CONFIG_FIELD, needed_for=SPECULATIVE_TOKENS_FIELD
     )
@@ -263,15 +258,10 @@ def translate(get: FieldGetter) -> SpeculatorsDraft:
     for section in _written_sections(algorithm):
         hf_config[section] = {}  # vLLM assigns these sections afresh
 
-    layer_ids_field: str | None = None
-    layer_ids: tuple[int, ...] = ()
     if algorithm.target_layer_ids_field is not None:
         raw = _required(get, AUX_LAYER_IDS_FIELD, algorithm)
-        target_layers = check_layer_ids(AUX_LAYER_IDS_FIELD, raw, offset=1)
-        layer_ids_field = AUX_LAYER_IDS_FIELD
-        layer_ids = tuple(layer + 1 for layer in target_layers)
-        hf_config[EAGLE_LAYER_IDS_FIELD] = list(layer_ids)
-        _write(hf_config, algorithm.target_layer_ids_field, list(target_layers))
+        hf_config[EAGLE_LAYER_IDS_FIELD] = raw  # as given: capture indices
+        _write(hf_config, algorithm.target_layer_ids_field, _minus_one(raw))
         origins[EAGLE_LAYER_IDS_FIELD] = AUX_LAYER_IDS_FIELD
         origins[algorithm.target_layer_ids_field] = AUX_LAYER_IDS_FIELD
     if algorithm.copies_eagle_layer_ids:
@@ -292,8 +282,6 @@ def translate(get: FieldGetter) -> SpeculatorsDraft:
         algorithm=algorithm.name,
         hf_config=hf_config,
         verifier=verifier,
-        layer_ids_field=layer_ids_field,
-        layer_ids=layer_ids,
         speculative_tokens=speculative_tokens,
         origins=MappingProxyType(origins),
     )
@@ -302,7 +290,7 @@ def translate(get: FieldGetter) -> SpeculatorsDraft:
 # --- the required structure --------------------------------------------------------------------
 
 
-def _algorithm(get: FieldGetter) -> SpeculatorsAlgorithm:
+def _algorithm(get: FieldGetter, *, parallel_only: bool) -> SpeculatorsAlgorithm:
     value = get(SPECULATORS_TYPE_FIELD, MISSING)
     parallel = ", ".join(PARALLEL_DRAFTING_ALGORITHMS)
     if value is MISSING or value is None:
@@ -321,7 +309,7 @@ def _algorithm(get: FieldGetter) -> SpeculatorsAlgorithm:
             f"got {describe_value(value)}.",
             field=SPECULATORS_TYPE_FIELD,
         )
-    if not row.parallel_drafting:
+    if parallel_only and not row.parallel_drafting:
         raise ParallelDraftingConfigError(
             f"`{SPECULATORS_TYPE_FIELD}` is {row.name!r}: {row.name} is not parallel drafting, "
             f"so this draft has no parallel-drafting mask token to check. Parallel-drafting "
@@ -431,6 +419,37 @@ def _required(get: FieldGetter, field: str, algorithm: SpeculatorsAlgorithm) -> 
             field=field,
         )
     return value
+
+
+def _minus_one(value: object) -> list[object]:
+    """``[i - 1 for i in value]``, as vLLM writes DFlash's and DSpark's layer indices from
+    the capture indices in ``aux_hidden_state_layer_ids`` (``update_dflash`` and
+    ``update_dspark`` in ``vllm/transformers_utils/configs/speculators/algos.py``).
+
+    Only what makes vLLM fail here is refused: the layer rules (ints, order, range) are
+    ``check()``'s, on the list the serving runner reads.
+
+    Raises:
+        ParallelDraftingConfigError: ``value`` is not a list, or holds an item that is not
+            a number, where vLLM fails with a bare ``TypeError``.
+    """
+    if not isinstance(value, (list, tuple)):
+        raise ParallelDraftingConfigError(
+            f"`{AUX_LAYER_IDS_FIELD}` must be a JSON array of target layer ids; got "
+            f"{describe_value(value)} (vLLM computes id - 1 for each and fails on it).",
+            field=AUX_LAYER_IDS_FIELD,
+        )
+    shifted: list[object] = []
+    for index, item in enumerate(value):
+        if not isinstance(item, (int, float)):
+            raise ParallelDraftingConfigError(
+                f"`{AUX_LAYER_IDS_FIELD}` must be a JSON array of target layer ids; item "
+                f"{index} is {describe_value(item)} (vLLM computes id - 1 for each and "
+                "fails on it).",
+                field=AUX_LAYER_IDS_FIELD,
+            )
+        shifted.append(item - 1)
+    return shifted
 
 
 def _value_or_none(get: FieldGetter, field: str) -> object:

@@ -137,9 +137,9 @@ def test_an_invalid_draft_keeps_its_resolution_and_reads_no_tokenizer(tmp_path: 
 
 
 def test_the_first_error_is_the_drafts_own_then_the_contracts() -> None:
-    draft = {"pard_token": 5, "mask_token_id": "x", "num_target_layers": 36}
+    draft = {"pard_token": 5, "mask_token_id": "x", "target_layer_ids": [1, 32]}
     verdict = check(draft, target=LLAMA3_8B)
-    assert fields(verdict) == ["mask_token_id", "num_target_layers"]
+    assert fields(verdict) == ["mask_token_id", "target_layer_ids"]
     # the invalid winner leaves no token id to check the target's vocabulary with
     assert verdict.token_id is None
 
@@ -209,8 +209,8 @@ def test_a_speculators_verifier_that_is_a_local_directory_is_the_target(tmp_path
         f"target taken from the speculators verifier {str(llama)!r}",
         "tokenizer not checked: no tokenizer files beside the target",
     )
-    # 1-based aux id 34 taps layer 33, which a 32-layer Llama does not have
-    assert fields(verdict) == ["aux_hidden_state_layer_ids", "mask_token_id"]
+    # capture index 34 is past a 32-layer Llama's last one, 32
+    assert fields(verdict) == ["mask_token_id", "aux_hidden_state_layer_ids"]
 
 
 def test_a_relative_verifier_is_read_from_the_working_directory(
@@ -238,13 +238,12 @@ def test_a_cached_verifier_repo_id_is_the_target(cache: Path) -> None:
         f"target taken from the speculators verifier {VERIFIER!r}",
         "tokenizer not checked: no tokenizer files beside the target",
     )
-    assert fields(verdict) == ["aux_hidden_state_layer_ids", "mask_token_id"]
+    assert fields(verdict) == ["mask_token_id", "aux_hidden_state_layer_ids"]
 
 
 def test_an_uncached_verifier_is_a_note_and_the_draft_alone_is_checked(cache: Path) -> None:
-    # the draft records a 32-layer target, so its aux id 34 is wrong even without the target
-    draft = speculators_for(VERIFIER)
-    draft["transformer_layer_config"]["num_target_layers"] = 32
+    # what the draft alone tells: a negative capture index is wrong for any target
+    draft = speculators_for(VERIFIER, aux_hidden_state_layer_ids=[-1, 10])
     verdict = check(draft)
     assert verdict.target is None
     assert verdict.notes == (
@@ -396,8 +395,8 @@ def test_download_fetches_a_verifier_that_is_not_cached(cache: Path, hub: FakeHu
     # the fake hub's tokenizer.json has no model: read from the snapshot, and refused
     *contract, tokenizer = verdict.errors
     assert [e.field for e in contract] == [
-        "aux_hidden_state_layer_ids",
         "mask_token_id",
+        "aux_hidden_state_layer_ids",
     ]
     assert type(tokenizer) is ConfigFileError
     assert tokenizer.path == str(

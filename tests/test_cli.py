@@ -200,7 +200,9 @@ def test_an_invalid_draft_lists_every_error_after_the_first(
     run = drafting_config("check", path)
     assert run.status == 1
     assert run.lines[0].startswith(f"{path}: INVALID: `mask_token_id` must be an integer token id")
-    assert run.lines[1].startswith("    error: `target_layer_ids` must be a non-empty JSON array")
+    assert run.lines[1].startswith(
+        "    error: `target_layer_ids` = [2, 1] (list) must name each target layer once"
+    )
     assert run.lines[2:] == [NO_TARGET, "1 checked: 0 valid, 1 invalid"]
 
 
@@ -224,17 +226,18 @@ def test_the_failing_pair_fails_on_layers_and_on_the_vocabulary(drafting_config:
     run = drafting_config("check", FAILING_DRAFT, "--target", FAILING_TARGET)
     assert run.status == 1
     assert run.lines == [
-        f"{FAILING_DRAFT}: INVALID: `num_target_layers` = 36 does not match the target's "
-        "num_hidden_layers (32): the drafter's layer ids index the target's layers, so the "
-        "counts must agree. Is this the draft's intended target?",
-        "    error: `dflash_config.target_layer_ids` must be a non-empty JSON array of unique, "
-        "strictly increasing layer ids (ints, not bools), from 0 to 31 (the target has 32 "
-        "layers: the target's num_hidden_layers = 32); got [1, 9, 17, 25, 33] (list): item 4 "
-        "is 33.",
-        "    error: `dflash_config.mask_token_id` = 151669 is outside the target's vocabulary: "
-        "the target's vocab_size is 128256, so the masked slots would index past its embedding "
-        "table.",
+        f"{FAILING_DRAFT}: INVALID: `dflash_config.mask_token_id` = 151669 is outside the "
+        "target's vocabulary: the target's vocab_size is 128256, so the masked slots would "
+        "index past its embedding table.",
+        "    error: `dflash_config.target_layer_ids` = [1, 9, 17, 25, 33] (list): item 4 is 33, "
+        "but the target's num_hidden_layers is 32, so its layer indices run from 0 to 31 "
+        "(vLLM's newer model runner serves this draft and taps capture index id + 1, the "
+        "output of layer id).",
         f"    target: {FAILING_TARGET}",
+        "    warning: `num_target_layers` = 36 is neither the target's num_hidden_layers (32) "
+        "nor the number of tapped layers (5). vLLM does not read it, but z-lab's DFlash code "
+        "and SGLang derive layer ids from it as the target's depth, and TorchSpec reads it as "
+        "the number of tapped layers.",
         "    note: tokenizer not checked: no tokenizer files beside the draft or the target",
         "1 checked: 0 valid, 1 invalid",
     ]
@@ -248,12 +251,11 @@ def test_the_failing_pair_as_json(drafting_config: Cli) -> None:
     assert run.status == 1
     (item,) = run.json
     assert [e["field"] for e in item["errors"]] == [
-        "num_target_layers",
-        "dflash_config.target_layer_ids",
         "dflash_config.mask_token_id",
+        "dflash_config.target_layer_ids",
     ]
     assert item["error"] == item["errors"][0]["message"]
-    assert item["error_field"] == "num_target_layers"
+    assert item["error_field"] == "dflash_config.mask_token_id"
     assert (item["ok"], item["token_id"], item["target"]) == (False, None, FAILING_TARGET)
 
 
@@ -380,9 +382,8 @@ def test_json_of_a_draft_failing_its_target_gives_no_token_to_use(drafting_confi
     )
     assert (item["hidden_size"], item["algorithm"]) == (4096, "dspark")
     assert [e["field"] for e in item["errors"]] == [
-        "num_target_layers",
-        "target_layer_ids",
         "dspark_noise_token_id",
+        "target_layer_ids",
     ]
 
 
@@ -494,11 +495,17 @@ def test_explain_an_unreadable_file(drafting_config: Cli, tmp_path: Path) -> Non
 def test_explain_takes_the_target_and_tokenizer_options(drafting_config: Cli) -> None:
     run = drafting_config("explain", FAILING_DRAFT, "--target", FAILING_TARGET)
     assert run.status == 1
-    assert run.lines[-3:] == [
-        "  error: `dflash_config.mask_token_id` = 151669 is outside the target's vocabulary: the "
-        "target's vocab_size is 128256, so the masked slots would index past its embedding table.",
+    assert run.lines[-5] == (
+        "  INVALID: `dflash_config.mask_token_id` = 151669 is outside the target's vocabulary: "
+        "the target's vocab_size is 128256, so the masked slots would index past its embedding "
+        "table."
+    )
+    assert run.lines[-3:-1] == [
         f"  target: {FAILING_TARGET}",
-        "  note: tokenizer not checked: no tokenizer files beside the draft or the target",
+        "  warning: `num_target_layers` = 36 is neither the target's num_hidden_layers (32) "
+        "nor the number of tapped layers (5). vLLM does not read it, but z-lab's DFlash code "
+        "and SGLang derive layer ids from it as the target's depth, and TorchSpec reads it as "
+        "the number of tapped layers.",
     ]
     run = drafting_config("explain", PASSING_DRAFT, "--no-tokenizer")
     assert run.lines[-1] == "  note: target not checked: no target given"
@@ -671,7 +678,8 @@ def test_a_cached_verifier_is_the_target(drafting_config: Cli, cache: Path) -> N
     write_cached_repo(cache, "Qwen/Qwen3-8B", {"config.json": llama})
     run = drafting_config("check", SPECULATORS)
     assert run.status == 1
-    assert run.lines[0].startswith(f"{SPECULATORS}: INVALID: `aux_hidden_state_layer_ids`")
+    assert run.lines[0].startswith(f"{SPECULATORS}: INVALID: `mask_token_id`")
+    assert run.lines[1].startswith("    error: `aux_hidden_state_layer_ids` = [2, 10, 18, 26, 34]")
     assert "    target: Qwen/Qwen3-8B" in run.lines
     assert "    note: target taken from the speculators verifier 'Qwen/Qwen3-8B'" in run.lines
 

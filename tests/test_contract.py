@@ -37,12 +37,6 @@ from tests.tokenizer_factory import (
     write_tokenizer,
 )
 
-HF_LAYER_FIELDS = (
-    "dflash_config.target_layer_ids",
-    "target_layer_ids",
-    "eagle_aux_hidden_state_layer_ids",
-)
-NUM_TARGET_LAYERS_FIELDS = ("num_target_layers", "dflash_config.num_target_layers")
 STYLES: tuple[ConfigStyle, ...] = ("v5", "v4", "legacy", "map-only")
 
 QWEN3_4B = {"vocab_size": 151936, "hidden_size": 2560, "num_hidden_layers": 36}
@@ -245,134 +239,17 @@ def test_a_speculators_drafter_without_target_hidden_size_compares_its_own_width
     assert "(5120)" in str(error)
 
 
-# -- B: layer-id lists ----------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("field", HF_LAYER_FIELDS)
-def test_each_layer_list_must_name_layers_the_target_has(field: str) -> None:
-    draft = {"mask_token_id": 5}
-    assert_clean(check({**draft, **at(field, [0, 17, 35])}, target=QWEN3_4B))
-    error = only_error(check({**draft, **at(field, [1, 9, 17, 25, 36])}, target=QWEN3_4B))
-    assert error.field == field
-    message = str(error)
-    assert f"`{field}` must be" in message
-    assert "[1, 9, 17, 25, 36] (list): item 4 is 36" in message
-    assert "from 0 to 35 (the target has 36 layers: the target's num_hidden_layers = 36)" in message
-
-
-@pytest.mark.parametrize("field", HF_LAYER_FIELDS)
-@pytest.mark.parametrize(
-    ("value", "problem"),
-    [
-        ([], "it is empty"),
-        ("1,9,17", "it is not an array"),
-        ({"0": 1}, "it is not an array"),
-        ([1, True], "item 1 is True (bool)"),
-        ([1, 9.0], "item 1 is 9.0 (float)"),
-        ([9, 9], "item 1 is 9, after 9"),
-        ([9, 1], "item 1 is 1, after 9"),
-        ([-1, 3], "item 0 is -1"),
-    ],
-)
-def test_a_malformed_layer_list_is_an_error_with_or_without_a_target(
-    field: str, value: object, problem: str
-) -> None:
-    for target in (None, QWEN3_4B):
-        error = only_error(check({"mask_token_id": 5, **at(field, value)}, target=target))
-        assert error.field == field
-        assert problem in str(error)
-
-
-def test_every_broken_layer_list_is_reported() -> None:
-    draft = merged(
-        {"mask_token_id": 5, "target_layer_ids": [36], "eagle_aux_hidden_state_layer_ids": []},
-        at("dflash_config.target_layer_ids", [40]),
-    )
-    assert fields(check(draft, target=QWEN3_4B)) == list(HF_LAYER_FIELDS)
-
-
-@pytest.mark.parametrize("count_field", NUM_TARGET_LAYERS_FIELDS)
-@pytest.mark.parametrize("field", HF_LAYER_FIELDS)
-def test_without_a_target_layer_ids_are_checked_against_num_target_layers(
-    field: str, count_field: str
-) -> None:
-    draft = merged({"mask_token_id": 5}, at(count_field, 36))
-    assert_clean(check(merged(draft, at(field, [1, 35]))))
-    verdict = check(merged(draft, at(field, [1, 36])))
-    error = only_error(verdict)
-    assert error.field == field
-    assert f"the target has 36 layers: the draft's {count_field} = 36" in str(error)
-    assert "target not checked: no target given" in verdict.notes
-
-
-def test_without_a_target_or_a_layer_count_only_the_shape_is_checked() -> None:
-    assert_clean(check({"mask_token_id": 5, "target_layer_ids": [1, 1000]}))
-
-
-def test_a_speculators_layer_list_is_one_based() -> None:
-    # aux ids 1..36 tap layers 0..35: all of a 36-layer target's
-    aux = list(range(1, 37))
-    assert_clean(check(speculators(aux_hidden_state_layer_ids=aux), target=QWEN3_8B))
-    assert_clean(check(speculators(), target=QWEN3_8B))
-    error = only_error(check(speculators(), target={**QWEN3_8B, "num_hidden_layers": 32}))
-    assert error.field == "aux_hidden_state_layer_ids"
-    message = str(error)
-    assert "from 1 to 32 (the target has 32 layers: the target's num_hidden_layers = 32)" in message
-    assert "item 4 is 34, which taps target layer 33" in message
-    assert "1-based" in message
-
-
-def test_a_speculators_peagle_drafter_has_its_eagle_layer_ids_checked() -> None:
-    draft = speculators("peagle", eagle_aux_hidden_state_layer_ids=[2, 18, 33])
-    assert_clean(check(draft, target=QWEN3_8B))
-    error = only_error(check(draft, target={**QWEN3_8B, "num_hidden_layers": 32}))
-    assert error.field == "eagle_aux_hidden_state_layer_ids"
-
-
-# -- B: num_target_layers agrees with the target --------------------------------------------
-
-
-@pytest.mark.parametrize("count_field", NUM_TARGET_LAYERS_FIELDS)
-def test_num_target_layers_must_match_the_target(count_field: str) -> None:
-    draft = merged({"mask_token_id": 5}, at(count_field, 36))
-    assert_clean(check(draft, target=QWEN3_4B))
-    error = only_error(check(draft, target={"num_hidden_layers": 32}))
-    assert error.field == count_field
-    assert f"`{count_field}` = 36 does not match the target's num_hidden_layers (32)" in str(error)
-
-
-def test_both_layer_counts_are_checked_against_the_target() -> None:
-    draft = merged(
-        {"mask_token_id": 5, "num_target_layers": 40}, at(NUM_TARGET_LAYERS_FIELDS[1], 30)
-    )
-    assert fields(check(draft, target=QWEN3_4B)) == list(NUM_TARGET_LAYERS_FIELDS)
-
-
-def test_with_a_target_layer_ids_are_judged_by_the_target_not_the_draft() -> None:
-    wrong_count = {"mask_token_id": 5, "num_target_layers": 40, "target_layer_ids": [1, 38]}
-    assert fields(check(wrong_count, target=QWEN3_4B)) == ["num_target_layers", "target_layer_ids"]
-    in_range = {"mask_token_id": 5, "num_target_layers": 30, "target_layer_ids": [1, 33]}
-    assert fields(check(in_range, target=QWEN3_4B)) == ["num_target_layers"]
-
-
-@pytest.mark.parametrize("value", [0, -36, "36", True, 36.0])
-def test_a_malformed_num_target_layers_is_an_error_naming_it(value: object) -> None:
-    for target in (None, QWEN3_4B):
-        error = only_error(check({"mask_token_id": 5, "num_target_layers": value}, target=target))
-        assert error.field == "num_target_layers"
-
-
 # -- B: the target's sizes, multimodal targets ---------------------------------------------
 
 
 def test_a_multimodal_targets_sizes_come_from_its_text_config() -> None:
     target = {"model_type": "qwen2_5_vl", "text_config": QWEN3_4B, "vision_config": {}}
     assert_clean(check(load_json(EXAMPLES / "dflash-qwen3-4b" / "config.json"), target=target))
-    draft = {"mask_token_id": 151936, "hidden_size": 4096, "num_target_layers": 28}
+    draft = {"mask_token_id": 151936, "hidden_size": 4096, "target_layer_ids": [1, 36]}
     assert fields(check(draft, target=target)) == [
-        "num_target_layers",
         "mask_token_id",
         "hidden_size",
+        "target_layer_ids",
     ]
 
 
@@ -419,10 +296,9 @@ def test_every_broken_rule_is_an_error_at_once() -> None:
     llama = {"vocab_size": 128256, "hidden_size": 4096, "num_hidden_layers": 32}
     verdict = check(draft, target=llama)
     assert fields(verdict) == [
-        "num_target_layers",
-        "dflash_config.target_layer_ids",
         "dflash_config.mask_token_id",
         "draft_vocab_size",
+        "dflash_config.target_layer_ids",
     ]
     assert not verdict.ok
 
@@ -617,12 +493,39 @@ def test_a_broken_contract_and_a_broken_tokenizer_rule_are_reported_together(qwe
 # -- counts that disagree, and targets that say nothing ----------------------------------------
 
 
-def test_the_two_num_target_layers_fields_must_agree_without_a_target() -> None:
-    draft = merged(at("pard_token", 5), at("num_target_layers", 36))
-    draft = merged(draft, at("dflash_config.num_target_layers", 32))
-    error = only_error(check(draft, check_tokenizer=False))
-    assert error.field == "dflash_config.num_target_layers"
-    assert "= 32 does not match the draft's num_target_layers (36)" in str(error)
+# -- placeholders in the target's config (issue 16, point 4) ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("target", "field"),
+    [
+        ({**QWEN3_8B, "bos_token_id": 151643}, "bos_token_id"),
+        ({**QWEN3_8B, "pad_token_id": 151643}, "pad_token_id"),
+        ({**QWEN3_8B, "eos_token_id": [151645, 151643]}, "eos_token_id"),
+        ({"text_config": {**QWEN3_8B, "bos_token_id": 151643}}, "text_config.bos_token_id"),
+    ],
+)
+def test_the_targets_special_tokens_are_placeholders_too(
+    target: dict[str, Any], field: str
+) -> None:
+    """TorchSpec's Qwen3-8B DFlash drafter uses 151643, Qwen3-8B's bos_token_id."""
+    draft = {"dflash_config": {"mask_token_id": 151643, "target_layer_ids": [1, 9, 17]}}
+    verdict = check(draft, target=target)
+    assert verdict.errors == ()
+    (warning,) = verdict.warnings
+    assert type(warning) is PlaceholderTokenIdWarning
+    assert str(warning).startswith(
+        "The parallel drafting token id 151643 (from `dflash_config.mask_token_id`) equals the "
+        f"target's `{field}` ("
+    )
+    assert check(draft).warnings == ()  # the draft's own config has no such field
+    assert check({**draft, "dflash_config": {"mask_token_id": 151669}}, target=target).ok
+
+
+def test_a_target_placeholder_of_another_id_or_type_is_not_one() -> None:
+    draft = {"dflash_config": {"mask_token_id": 151643, "target_layer_ids": [1]}}
+    for value in (151645, "151643", [151645], True, None):
+        assert check(draft, target={**QWEN3_8B, "eos_token_id": value}).warnings == ()
 
 
 def test_a_target_without_sizes_is_noted_as_compared_on_nothing() -> None:

@@ -9,12 +9,18 @@ and hold the corpus itself together: every file has a reading and a line in
 from __future__ import annotations
 
 import json
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import drafting_config
+from drafting_config import ParallelDraftingConfig
+from drafting_config.integrations.vllm import get_parallel_drafting_token_id
+from drafting_config.loading import load_config_json
 
 CORPUS = Path(__file__).parent / "real_configs"
 READINGS_FILE = CORPUS / "vllm_readings.json"
@@ -71,3 +77,79 @@ def test_check_resolves_the_token_id_vllm_resolves(reading: dict[str, Any]) -> N
     else:
         assert reading["token_exception"] == "ValueError"
         assert verdict.token_id is None
+
+
+def _expected_layers(reading: dict[str, Any]) -> tuple[int, ...] | None:
+    layers = reading["aux_layer_ids"]
+    return None if layers is None else tuple(layers)
+
+
+@contextmanager
+def _warnings_aside() -> Iterator[None]:
+    # The token entry points warn about placeholders (LongCat's mask id is its eos id);
+    # the warnings are check()'s business, and these tests are about the token id.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", drafting_config.ParallelDraftingConfigWarning)
+        yield
+
+
+def _target(reading: dict[str, Any]) -> Path | None:
+    target = reading["target"]
+    return None if target is None else CORPUS / target
+
+
+@pytest.mark.parametrize("reading", READINGS, ids=_id)
+def test_the_token_entry_points_resolve_the_token_id_vllm_resolves(
+    reading: dict[str, Any],
+) -> None:
+    # Issue 16, point 1: these check the token id and nothing more, so a config whose
+    # token id vLLM resolves is never refused by them.
+    config = load_config_json(CORPUS / reading["file"])
+    if reading["token_exception"] is None:
+        with _warnings_aside():
+            model = ParallelDraftingConfig.from_hf_config(config)
+            assert get_parallel_drafting_token_id(config) == reading["token_id"]
+        assert model.token_id == reading["token_id"]
+    else:
+        # vLLM raises ValueError; the drop-in raises our error, a ValueError.
+        with pytest.raises(drafting_config.ParallelDraftingConfigError):
+            get_parallel_drafting_token_id(config)
+        with pytest.raises(drafting_config.ParallelDraftingConfigError):
+            ParallelDraftingConfig.from_hf_config(config)
+
+
+@pytest.mark.parametrize("reading", READINGS, ids=_id)
+def test_check_resolves_the_tapped_layers_the_serving_runner_returns(
+    reading: dict[str, Any],
+) -> None:
+    verdict = drafting_config.check(CORPUS / reading["file"], target=_target(reading))
+    assert verdict.resolution is not None
+    assert verdict.resolution.aux_layer_ids == _expected_layers(reading)
+    assert verdict.resolution.aux_layer_source == reading["aux_layer_source"]
+
+
+@pytest.mark.parametrize("reading", [r for r in READINGS if r["token_exception"] is None], ids=_id)
+def test_the_model_resolves_the_tapped_layers_the_serving_runner_returns(
+    reading: dict[str, Any],
+) -> None:
+    with _warnings_aside():
+        model = ParallelDraftingConfig.from_hf_config(load_config_json(CORPUS / reading["file"]))
+    assert model.aux_layer_ids == _expected_layers(reading)
+    assert model.aux_layer_source == reading["aux_layer_source"]
+
+
+@pytest.mark.parametrize("reading", READINGS, ids=_id)
+def test_check_reports_exactly_the_recorded_errors(reading: dict[str, Any]) -> None:
+    # On a broken draft, the recorded error and only it. Where vLLM fails for a reason
+    # outside check()'s rules (an unregistered model_type or architecture; the readings
+    # say which), no error: its token id and layer fields are ones vLLM accepts.
+    verdict = drafting_config.check(CORPUS / reading["file"], target=_target(reading))
+    assert [str(error) for error in verdict.errors] == reading["check_errors"]
+
+
+def test_no_error_is_recorded_for_a_draft_vllm_loads_for_parallel_drafting() -> None:
+    # The readings themselves keep the rule: a false error on a draft vLLM serves is
+    # the worst defect this project can have.
+    served = [r for r in READINGS if r["vllm_loads"] and r["token_exception"] is None]
+    assert served
+    assert [r["file"] for r in served if r["check_errors"]] == []

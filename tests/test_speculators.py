@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from drafting_config import ParallelDraftingConfig, resolve
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
-from drafting_config.layers import check_layer_ids
 from drafting_config.reading import field_getter
 from drafting_config.speculators import (
     AUX_LAYER_IDS_FIELD,
@@ -278,8 +277,6 @@ def test_aux_ids_are_kept_as_given_and_shifted_into_the_target_layers() -> None:
         config = CONFIGS[name]()
         draft = translate(config.get)
         aux = config[AUX_LAYER_IDS_FIELD]
-        assert draft.layer_ids_field == AUX_LAYER_IDS_FIELD
-        assert draft.layer_ids == tuple(aux)
         section = draft.hf_config[where] if where else draft.hf_config
         assert isinstance(section, dict)
         assert section["target_layer_ids"] == [i - 1 for i in aux]
@@ -288,7 +285,8 @@ def test_aux_ids_are_kept_as_given_and_shifted_into_the_target_layers() -> None:
 
 def test_peagle_has_no_aux_ids_and_passes_its_eagle_ids_through() -> None:
     draft = translate(peagle_config().get)
-    assert (draft.layer_ids_field, draft.layer_ids) == (None, ())
+    assert draft.spec.target_layer_ids_field is None
+    assert "target_layer_ids" not in draft.hf_config
     assert draft.hf_config["eagle_aux_hidden_state_layer_ids"] == [2, 16, 29]
 
 
@@ -397,14 +395,7 @@ def test_the_bundled_example_translates_to_qwen3_8b_facts() -> None:
         "target_layer_ids": [1, 9, 17, 25, 33],
     }
     assert (draft.hf_config["hidden_size"], draft.hf_config["vocab_size"]) == (4096, 151936)
-    assert draft.layer_ids_field is not None
-    assert check_layer_ids(draft.layer_ids_field, draft.layer_ids, offset=1, num_layers=36) == (
-        1,
-        9,
-        17,
-        25,
-        33,
-    )
+    assert draft.hf_config["eagle_aux_hidden_state_layer_ids"] == [2, 10, 18, 26, 34]
     assert ParallelDraftingConfig.from_hf_config(draft.hf_config).token_id == 151669
 
 
@@ -572,15 +563,15 @@ def test_the_verifier_must_be_a_non_empty_string(value: object) -> None:
 @pytest.mark.parametrize(
     ("value", "phrase"),
     [
-        ([0, 10], "item 0 is 0, which taps target layer -1"),
-        ([], "it is empty"),
-        ("2,10", "it is not an array"),
-        (None, "it is not an array"),
-        ([10, 2], "item 1 is 2, after 10"),
-        ([2, True], "item 1 is True (bool)"),
+        ("2,10", "got '2,10' (str)"),
+        (None, "got None"),
+        ({"2": 1}, "got {'2': 1} (dict)"),
+        ([2, "10"], "item 1 is '10' (str)"),
+        ([2, None], "item 1 is None"),
     ],
 )
-def test_aux_ids_are_checked_once_as_vllm_uses_them(value: object, phrase: str) -> None:
+def test_aux_ids_are_refused_where_vllms_translation_fails(value: object, phrase: str) -> None:
+    """vLLM computes ``[i - 1 for i in aux]`` and fails with a bare TypeError on these."""
     for name in ("dflash", "dflash2", "dspark"):
         config = CONFIGS[name]()
         config[AUX_LAYER_IDS_FIELD] = value
@@ -588,7 +579,23 @@ def test_aux_ids_are_checked_once_as_vllm_uses_them(value: object, phrase: str) 
             translate(config.get)
         assert caught.value.field == AUX_LAYER_IDS_FIELD
         assert phrase in str(caught.value)
-        assert "1-based" in str(caught.value)
+        assert "vLLM computes id - 1 for each and fails on it" in str(caught.value)
+
+
+@pytest.mark.parametrize("value", [[0, 10], [], [10, 2], [2, True], [2, 2.5]])
+def test_aux_ids_vllm_translates_are_translated_and_left_to_check(value: list[object]) -> None:
+    """A 0 (the input of the target's first layer), an empty list, a reordering, a bool or
+    a float: vLLM's translation takes them all, so the token id resolves; ``check()`` judges
+    the layers on the list the serving runner reads."""
+    for name, where in (("dflash", "dflash_config"), ("dflash2", "dflash_config"), ("dspark", "")):
+        config = CONFIGS[name]()
+        config[AUX_LAYER_IDS_FIELD] = value
+        draft = translate(config.get)
+        assert draft.hf_config["eagle_aux_hidden_state_layer_ids"] == value
+        section = draft.hf_config[where] if where else draft.hf_config
+        assert isinstance(section, dict)
+        assert section["target_layer_ids"] == [i - 1 for i in value]  # type: ignore[operator]
+        assert resolve(config).errors == ()
 
 
 def test_eagle3_is_not_parallel_drafting() -> None:
@@ -598,6 +605,26 @@ def test_eagle3_is_not_parallel_drafting() -> None:
     assert caught.value.field == SPECULATORS_TYPE_FIELD
     assert "eagle3 is not parallel drafting" in message
     assert "ptd_token_id" not in message  # not the five-field error
+
+
+def test_a_file_refused_as_eagle3_is_still_a_speculators_file() -> None:
+    """Issue 16, point 6: the format and algorithm stay, and so do the layers vLLM taps."""
+    resolution = resolve(eagle3_config())
+    assert [error.field for error in resolution.errors] == [SPECULATORS_TYPE_FIELD]
+    assert (resolution.format, resolution.algorithm) == ("speculators", "eagle3")
+    assert resolution.aux_layer_ids == (2, 16, 29)
+    assert resolution.aux_layer_source == "eagle_aux_hidden_state_layer_ids"
+    assert resolution.winner is None
+
+
+@pytest.mark.parametrize("path", ["transformer_layer_config", SPECULATIVE_TOKENS_FIELD])
+def test_a_broken_speculators_file_keeps_its_format(path: str) -> None:
+    config = CONFIGS["dflash"]()
+    delete_path(config, path)
+    resolution = resolve(config)
+    assert [error.field for error in resolution.errors] == [path]
+    assert resolution.format == "speculators"
+    assert (resolution.algorithm, resolution.aux_layer_ids) == (None, None)
 
 
 @pytest.mark.parametrize("value", ["medusa", "DFlash", "", 7, ["dflash"], b"dflash"])
@@ -759,7 +786,6 @@ def test_junk_anywhere_gives_a_draft_or_our_error(
     assert draft.speculative_tokens >= 1
     assert type(draft.verifier) is str
     assert draft.verifier
-    assert all(type(i) is int and i >= 1 for i in draft.layer_ids)
     assert all(type(key) is str for key in draft.hf_config)
 
 
@@ -853,7 +879,7 @@ def test_file_field_maps_what_vllm_copied_and_nothing_else(algorithm: str) -> No
     assert resolution.file_field(mask_source.value) == "mask_token_id"
     assert resolution.file_field("vocab_size") == "transformer_layer_config.vocab_size"
     assert resolution.file_field("draft_vocab_size") == "draft_vocab_size"
-    if draft.layer_ids_field is not None:
+    if draft.spec.target_layer_ids_field is not None:
         assert resolution.file_field("eagle_aux_hidden_state_layer_ids") == AUX_LAYER_IDS_FIELD
     # A Hugging Face config's fields are where they were read.
     assert resolve({"pard_token": 5}).file_field("dflash_config.mask_token_id") == (

@@ -15,7 +15,6 @@ transformers; huggingface_hub is imported only to look up a repo id.
 
 from __future__ import annotations
 
-import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
@@ -37,7 +36,7 @@ from drafting_config.errors import (
 )
 from drafting_config.integers import exact_bool
 from drafting_config.layers import check_layers
-from drafting_config.loading import ConfigFileError, load_config_json
+from drafting_config.loading import ConfigFileError, collector_paused, load_config_json
 from drafting_config.paths import as_path, display_path
 from drafting_config.reading import is_kind
 from drafting_config.repo_ids import (
@@ -53,6 +52,7 @@ from drafting_config.repo_ids import (
 from drafting_config.resolution import Resolution, resolve
 from drafting_config.tokenizer_files import (
     TOKENIZER_FILE_NAMES,
+    TOKENIZER_JSON_NAME,
     TokenFacts,
     TokenizerFiles,
     load_tokenizer_files,
@@ -172,16 +172,8 @@ def check_many(
         )
     options = _Options(target, tokenizer, check_tokenizer, revision, target_revision, download)
     shared = _SharedReads()
-    # The cyclic collector paused, as for parsing (loading._loads): the verdicts pile up
-    # thousands of objects it would traverse again and again, for the few cycles (errors
-    # and their tracebacks) it collects once it runs again.
-    paused = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():  # thousands of verdicts, few cycles (errors, tracebacks)
         return [_check(draft, options, shared) for draft in drafts]
-    finally:
-        if paused:
-            gc.enable()
 
 
 _ONE_DRAFT: Final = (str, bytes, bytearray, memoryview, os.PathLike)
@@ -403,8 +395,12 @@ def _tokenizer(
 ) -> TokenFacts | None:
     """Check the token id against the tokenizer files of ``options.tokenizer`` (a
     directory or a repo id), else of the first directory in ``beside`` (the draft's,
-    then the target's) that has any."""
+    then the target's) whose files can classify it, else the first that has any; a
+    note says when the files cannot classify the id."""
     explicit = options.tokenizer
+    token_id = resolution.winner.token_id if resolution.winner is not None else None
+    if token_id is None:
+        return None
     try:
         if explicit is not None:
             located = shared.tokenizer_location(explicit, options.download)
@@ -418,10 +414,7 @@ def _tokenizer(
                 )
         else:
             searched = {name: path for name, path in beside.items() if path is not None}
-            files = next(
-                (f for f in map(shared.tokenizer_files, searched.values()) if f is not None),
-                None,
-            )
+            files = _first_that_classifies(shared, searched.values(), token_id)
             if files is None:
                 if searched:
                     where = " or ".join(searched)
@@ -438,7 +431,30 @@ def _tokenizer(
         return None
     found.errors += errors
     found.warnings += warnings
+    if token is None:
+        found.notes.append(
+            f"tokenizer cannot classify token id {token_id}: the tokenizer files found "
+            f"({display_path(files.directory)}: {', '.join(files.files)}) have no "
+            f"{TOKENIZER_JSON_NAME} and do not list it as an added token"
+        )
     return token
+
+
+def _first_that_classifies(
+    shared: _SharedReads, directories: Iterable[Path], token_id: int
+) -> TokenizerFiles | None:
+    """The tokenizer files of the first directory that can classify ``token_id``, reading
+    the next only when the one before cannot (a ``tokenizer_config.json`` or a
+    sentencepiece model without ``tokenizer.json``); else the first files found, if any."""
+    first: TokenizerFiles | None = None
+    for directory in directories:
+        files = shared.tokenizer_files(directory)
+        if files is None:
+            continue
+        if files.describe(token_id) is not None:
+            return files
+        first = first or files
+    return first
 
 
 def _unique(errors: list[ParallelDraftingConfigError]) -> tuple[ParallelDraftingConfigError, ...]:

@@ -24,7 +24,7 @@ from typing import Final, TextIO
 from drafting_config import __version__
 from drafting_config.checking import Verdict, check_many
 from drafting_config.errors import describe_value
-from drafting_config.loading import ConfigFileError
+from drafting_config.loading import ConfigFileError, collector_paused
 from drafting_config.paths import display_path
 from drafting_config.reading import MISSING
 from drafting_config.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
@@ -412,12 +412,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Paths are escaped already; anything else odd prints as an escape, never an error.
         out.reconfigure(errors="backslashreplace")
     try:
-        if args.command == "check":
-            status = _run_check(args, out)
-        elif args.command == "explain":
-            status = _run_explain(args, out)
-        else:
-            status = _run_schema(out)
+        with collector_paused():  # the verdicts live until they are printed: nothing to collect
+            if args.command == "check":
+                status = _run_check(args, out)
+            elif args.command == "explain":
+                status = _run_explain(args, out)
+            else:
+                status = _run_schema(out)
         out.flush()
     except _UsageError as error:
         print(f"drafting-config: error: {error}", file=sys.stderr)

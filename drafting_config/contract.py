@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from types import MappingProxyType
+from typing import Final, cast
 
 from drafting_config.errors import (
     ParallelDraftingConfigError,
@@ -49,6 +50,15 @@ __all__ = [
 
 MASK_TOKEN_TEXT_FIELD = "dflash_config.mask_token"
 """Where a draft names its mask token's text (SGLang reads it beside the id)."""
+
+TEXT_KINDS: Final = MappingProxyType(
+    {
+        TokenKind.ORDINARY: "an ordinary token",
+        TokenKind.ADDED: "an added token not marked special",
+    }
+)
+"""Kinds of token that real text contains (Qwen3's ``<think>`` is an added token that is
+not special), so a mask id of these kinds makes masked slots read as text."""
 
 PLACEHOLDER_ROLES = ("pad", "eos", "bos", "unk")
 """Tokenizer roles a mask token must not coincide with."""
@@ -259,8 +269,9 @@ def tokenizer_findings(
 ]:
     """What the tokenizer says of the token id, and the rules it breaks.
 
-    * an ordinary base-vocabulary token: a warning quoting its text (every
-      masked slot would read as that text);
+    * an ordinary base-vocabulary token, or an added token not marked special
+      (Qwen3's ``<think>``): a warning quoting its text (every masked slot would
+      read as that text);
     * the tokenizer's pad, eos, bos or unk token: a warning (a placeholder);
     * the draft names its mask token string (``dflash_config.mask_token``, as
       SGLang reads it) and the tokenizer has that string at another id: an error;
@@ -273,12 +284,14 @@ def tokenizer_findings(
     errors: list[ParallelDraftingConfigError] = []
     warnings: list[ParallelDraftingConfigWarning] = []
     facts = tokenizer.describe(token_id)
-    if facts is not None and facts.kind is TokenKind.ORDINARY:
+    if facts is not None and facts.kind in TEXT_KINDS:
+        what = TEXT_KINDS[facts.kind]
         warnings.append(
             TokenizerTokenIdWarning(
-                f"`{field}` = {token_id} is an ordinary token of the tokenizer in "
-                f"{display_path(tokenizer.directory)}, {facts.text!r}: every masked slot will "
-                "read as that text. Use an unused embedding row or a dedicated special token."
+                f"`{field}` = {token_id} is {what} of the tokenizer in "
+                f"{display_path(tokenizer.directory)}, {facts.text!r}: it is real text, so "
+                "every masked slot will read as that text. Use an unused embedding row or a "
+                "dedicated special token."
             )
         )
     for role in PLACEHOLDER_ROLES:
@@ -310,7 +323,7 @@ def tokenizer_findings(
                 )
             )
         else:
-            text = str.__str__(named)
+            text = cast("str", named)
             named_id = tokenizer.id_of(text)
             if named_id is not None and named_id != token_id:
                 errors.append(

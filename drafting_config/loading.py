@@ -8,12 +8,14 @@ file is read with a size limit, and every problem with it becomes a
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
 import re
 import stat
 import sys
+from collections.abc import Iterator
 from typing import Final
 
 from drafting_config.errors import ParallelDraftingConfigError
@@ -146,14 +148,26 @@ def _loads(text: str) -> object:
     otherwise sets off collections that traverse everything parsed so far, for
     a third of the time; the parser creates no cycles for them to find.
     """
+    with collector_paused():
+        parsed: object = json.loads(text)
+    return parsed
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector (if it runs) for the ``with`` block.
+
+    For work that builds many objects and few cycles (parsing JSON, a sweep's
+    verdicts): collections would traverse them again and again and find almost
+    nothing; the few cycles are collected once it runs again.
+    """
     paused = gc.isenabled()
     gc.disable()
     try:
-        parsed: object = json.loads(text)
+        yield
     finally:
         if paused:
             gc.enable()
-    return parsed
 
 
 def _other_unicode_encoding(data: bytes) -> str | None:
@@ -237,13 +251,13 @@ def _read_inner_file(directory: str, inner: str, *, max_bytes: int, what: str) -
 def _read_bounded(fd: int, name: str, size: int, *, max_bytes: int, what: str) -> bytes:
     """Read the file, never holding more than ``max_bytes`` + 1 bytes.
 
-    The first read asks for one byte more than ``fstat`` reported (``size``), which is
-    the whole of nearly every file; one that grew since, or reports no size (procfs),
-    is read on up to the limit.
+    One ``read`` of one byte more than ``fstat`` reported (``size``) reads nearly every
+    file whole.  A file that gave more (it grew since, or reports no size, as procfs
+    files do) is read on, through a buffered reader, up to one byte over the limit.
     """
-    with os.fdopen(fd, "rb", closefd=False) as file:  # reads until the count or the end
-        data = file.read(min(size, max_bytes) + 1)
-        if len(data) > size:
+    data = os.read(fd, min(size, max_bytes) + 1)
+    if len(data) > size:
+        with os.fdopen(fd, "rb", closefd=False) as file:  # reads until the count or the end
             data += file.read(max_bytes + 1 - len(data))
     if len(data) > max_bytes:
         raise ConfigFileError(name, _too_large(None, max_bytes, what))

@@ -9,6 +9,7 @@ message gives the draft's value and the target's.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -331,11 +332,19 @@ def test_an_added_special_token_is_named(llama: Path) -> None:
     assert_clean(verdict)
 
 
-def test_an_added_token_that_is_not_special(qwen: Path) -> None:
+def test_an_added_token_that_is_not_special_warns_as_real_text(qwen: Path) -> None:
+    """Issue 16, point 5: Qwen3's ``<think>`` is added but not special, so text has it."""
     think = added_id("<think>")
     verdict = check({"pard_token": think}, tokenizer=qwen)
     assert verdict.token == TokenFacts(think, TokenKind.ADDED, "<think>")
-    assert_clean(verdict)
+    assert verdict.ok  # a warning, not an error
+    (warning,) = verdict.warnings
+    assert type(warning) is TokenizerTokenIdWarning
+    assert str(warning) == (
+        f"`pard_token` = {think} is an added token not marked special of the tokenizer in "
+        f"{qwen}, '<think>': it is real text, so every masked slot will read as that text. "
+        "Use an unused embedding row or a dedicated special token."
+    )
 
 
 def test_an_id_past_the_tokenizer_is_an_unused_row(qwen: Path) -> None:
@@ -362,8 +371,8 @@ def test_an_ordinary_token_warns_quoting_its_text(qwen: Path) -> None:
     assert type(warning) is TokenizerTokenIdWarning
     assert str(warning) == (
         f"`pard_token` = 7 is an ordinary token of the tokenizer in {qwen}, {texts[7]!r}: "
-        "every masked slot will read as that text. Use an unused embedding row or a "
-        "dedicated special token."
+        "it is real text, so every masked slot will read as that text. Use an unused "
+        "embedding row or a dedicated special token."
     )
 
 
@@ -453,8 +462,8 @@ def test_dflash_config_mask_token_at_another_id_is_an_error(qwen: Path) -> None:
 
 
 def test_dflash_config_mask_token_at_the_same_id_or_unknown_is_fine(qwen: Path) -> None:
-    think = added_id("<think>")
-    same = {"dflash_config": {"mask_token_id": think, "mask_token": "<think>"}}
+    special = added_id("<|object_ref_start|>")
+    same = {"dflash_config": {"mask_token_id": special, "mask_token": "<|object_ref_start|>"}}
     assert_clean(check(same, tokenizer=qwen))
     # SGLang's default name, which the speculators trainer adds at training time
     unknown = {"dflash_config": {"mask_token_id": 151669, "mask_token": "<|MASK|>"}}
@@ -537,3 +546,70 @@ def test_a_target_without_sizes_is_noted_as_compared_on_nothing() -> None:
     )
     sized = check({"pard_token": 5}, target=QWEN3_4B, check_tokenizer=False)
     assert not any("compared on nothing" in note for note in sized.notes)
+
+
+# -- the tokenizer never goes silent (issue 16, point 5) --------------------------------------
+
+
+def config_only_tokenizer(directory: Path, config: dict[str, Any]) -> Path:
+    """A model directory whose tokenizer files cannot classify a base-vocabulary id: a
+    ``tokenizer_config.json`` with ``added_tokens_decoder`` and no ``tokenizer.json``."""
+    write_tokenizer(
+        directory,
+        vocab_size=QWEN_BASE,
+        added=QWEN3_ADDED,
+        specials={"eos": "<|im_end|>"},
+        config_style="v4",
+        tokenizer_json=False,
+    )
+    (directory / "config.json").write_text(json.dumps(config))
+    return directory
+
+
+def test_files_that_cannot_classify_the_id_fall_through_to_the_targets(
+    tmp_path: Path, qwen: Path
+) -> None:
+    draft = config_only_tokenizer(tmp_path / "draft", {"pard_token": 7})
+    target = tmp_path / "target"
+    target.mkdir()
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        (target / name).write_bytes((qwen / name).read_bytes())
+    (target / "config.json").write_text(json.dumps({"vocab_size": 151936}))
+    verdict = check(draft, target=target)
+    texts, _ = base_vocabulary(QWEN_BASE)
+    assert verdict.token == TokenFacts(7, TokenKind.ORDINARY, texts[7])
+    assert [type(w) for w in verdict.warnings] == [TokenizerTokenIdWarning]
+    assert f"of the tokenizer in {target}" in str(verdict.warnings[0])
+    assert not any("cannot classify" in note for note in verdict.notes)
+
+
+def test_a_note_says_when_no_tokenizer_files_can_classify_the_id(tmp_path: Path) -> None:
+    draft = config_only_tokenizer(tmp_path / "draft", {"pard_token": 7})
+    target = config_only_tokenizer(tmp_path / "target", {"vocab_size": 151936})
+    verdict = check(draft, target=target)
+    assert verdict.token is None
+    assert verdict.warnings == ()
+    assert verdict.notes[-1] == (
+        f"tokenizer cannot classify token id 7: the tokenizer files found ({draft}: "
+        "tokenizer_config.json) have no tokenizer.json and do not list it as an added token"
+    )
+    alone = check(draft, tokenizer=draft)
+    assert alone.notes[-1].startswith("tokenizer cannot classify token id 7:")
+
+
+def test_files_that_can_classify_the_id_are_used_without_falling_through(
+    tmp_path: Path,
+) -> None:
+    """``added_tokens_decoder`` places the eos token: no need for the target's files."""
+    eos = added_id("<|im_end|>")
+    draft = config_only_tokenizer(tmp_path / "draft", {"pard_token": eos})
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "config.json").write_text(json.dumps({"vocab_size": 151936}))
+    (target / "tokenizer.json").write_text("{ not json")  # an error, were it read
+    verdict = check(draft, target=target)
+    assert verdict.errors == ()
+    assert verdict.token is not None
+    assert verdict.token.kind is TokenKind.SPECIAL
+    assert [type(w) for w in verdict.warnings] == [PlaceholderTokenIdWarning]
+    assert not check({"pard_token": 7}, tokenizer=target).ok  # the files are broken

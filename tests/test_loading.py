@@ -100,10 +100,10 @@ def test_an_oversized_file_is_refused_unread(
     make, _ = BAD_FILES["oversized"]
     path = make(tmp_path)
 
-    def no_read(fd: int, *args: object, **kwargs: object) -> object:
+    def no_read(fd: int, size: int) -> bytes:
         raise AssertionError("the loader read a file it should refuse from its size")
 
-    _patch_os(monkeypatch, fdopen=no_read)
+    _patch_os(monkeypatch, read=no_read)
     with pytest.raises(ConfigFileError, match="over the"):
         load_config_json(path)
 
@@ -204,7 +204,27 @@ def test_a_file_reporting_no_size_is_bounded_at_the_limit(
         assert load_config_json(path)["pard_token"] == 9
 
 
-@pytest.mark.parametrize("call", ["fdopen", "fstat"])
+def test_a_file_that_grows_while_read_is_still_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "config.json"
+    path.write_bytes(b'{"pard_token": 1' + b" " * 1000)
+    real_read = os.read
+    sizes: list[int] = []
+
+    def grow_then_read(fd: int, size: int) -> bytes:
+        sizes.append(size)
+        with path.open("ab") as file:  # another process appends past the limit
+            file.write(b" " * MAX_CONFIG_BYTES)
+        return real_read(fd, size)
+
+    _patch_os(monkeypatch, read=grow_then_read)
+    with pytest.raises(ConfigFileError, match=r": the file is over the 1,048,576-byte limit"):
+        load_config_json(path)
+    assert sizes == [1017]  # what fstat reported and one byte more; then read on to the limit
+
+
+@pytest.mark.parametrize("call", ["read", "fstat"])
 def test_an_os_error_after_open_is_a_config_file_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: str
 ) -> None:
@@ -234,10 +254,10 @@ def test_an_error_without_strerror_still_reads_well(
     path = tmp_path / "config.json"
     path.write_text("{}")
 
-    def failing(fd: int, *args: object, **kwargs: object) -> object:
+    def failing(fd: int, size: int) -> bytes:
         raise OSError("disk went away")
 
-    _patch_os(monkeypatch, fdopen=failing)
+    _patch_os(monkeypatch, read=failing)
     with pytest.raises(ConfigFileError, match="cannot read: disk went away"):
         load_config_json(path)
 

@@ -153,3 +153,11 @@ def test_no_error_is_recorded_for_a_draft_vllm_loads_for_parallel_drafting() -> 
     served = [r for r in READINGS if r["vllm_loads"] and r["token_exception"] is None]
     assert served
     assert [r["file"] for r in served if r["check_errors"]] == []
+
+
+@pytest.mark.parametrize("reading", READINGS, ids=_id)
+def test_check_gives_the_recorded_warnings(reading: dict[str, Any]) -> None:
+    # Among them, issue 16 point 4 on a published file: TorchSpec's Qwen3-8B DFlash mask id
+    # is the target's bos_token_id, which only the target config reveals.
+    verdict = drafting_config.check(CORPUS / reading["file"], target=_target(reading))
+    assert [type(warning).__name__ for warning in verdict.warnings] == reading["check_warnings"]

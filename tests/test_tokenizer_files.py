@@ -877,8 +877,17 @@ def test_facts_agree_with_transformers_auto_tokenizer(
         "bos": "<s>",  # in the base vocabulary only
         "mask": "<|MASK|>",  # in no file: appended on load
     }
+    _write_mixed_tokenizer(tmp_path, model, style, specials)
+    _assert_agrees_with_transformers(tmp_path)
+
+
+def _write_mixed_tokenizer(
+    directory: Path, model: ModelKind, style: ConfigStyle, specials: dict[str, str]
+) -> None:
+    """80 base tokens, then added tokens of every kind: special, not special, one that is
+    in the base vocabulary, and extra specials (one of them added, one not)."""
     write_tokenizer(
-        tmp_path,
+        directory,
         vocab_size=80,
         model=model,
         vocab_first=["<unk>", "<s>"],
@@ -887,7 +896,6 @@ def test_facts_agree_with_transformers_auto_tokenizer(
         extra_specials=["[MASK]", "<extra>"],
         config_style=style,
     )
-    _assert_agrees_with_transformers(tmp_path)
 
 
 def _drop_added_tokens(directory: Path, keep: int = 0) -> None:
@@ -911,16 +919,8 @@ def test_added_tokens_decoder_fills_in_for_a_tokenizer_json_without_added_tokens
 ) -> None:
     # transformers adds the tokens of added_tokens_decoder that tokenizer.json lacks, so
     # the eos id, the named specials and the kinds of ids come from the config then.
-    write_tokenizer(
-        tmp_path,
-        vocab_size=80,
-        model=model,
-        vocab_first=["<unk>", "<s>"],
-        added=[*QWEN3_ADDED[:4], Added("<unk>"), Added("[MASK]", special=False)],
-        specials={"pad": "<|endoftext|>", "eos": "<|im_end|>", "unk": "<unk>", "mask": "<M>"},
-        extra_specials=["[MASK]", "<extra>"],
-        config_style=style,
-    )
+    specials = {"pad": "<|endoftext|>", "eos": "<|im_end|>", "unk": "<unk>", "mask": "<M>"}
+    _write_mixed_tokenizer(tmp_path, model, style, specials)
     _drop_added_tokens(tmp_path, keep)
     files = _load(tmp_path)
     assert files.special_tokens["eos"].id == 82  # from added_tokens_decoder, as transformers

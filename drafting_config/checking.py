@@ -47,9 +47,16 @@ from drafting_config.repo_ids import (
     MissingExtraError,
     RepoIdError,
     RepoNotCachedError,
+    hub_checkpoint_headers,
+    looks_like_repo_id,
     model_location,
 )
 from drafting_config.resolution import Resolution, resolve
+from drafting_config.safetensors_headers import (
+    CheckpointHeaders,
+    find_weight_files,
+    read_weight_files,
+)
 from drafting_config.tokenizer_files import (
     TOKENIZER_FILE_NAMES,
     TOKENIZER_JSON_NAME,
@@ -57,6 +64,7 @@ from drafting_config.tokenizer_files import (
     TokenizerFiles,
     load_tokenizer_files,
 )
+from drafting_config.weights import WeightsFacts, check_draft_weights
 
 __all__ = ["ModelArgument", "Verdict", "check", "check_many"]
 
@@ -83,6 +91,10 @@ class Verdict:
     """The target checked against: its path or repo id, ``"<config object>"``, or ``None``."""
     token: TokenFacts | None = None
     """What the tokenizer says of the token id, or ``None`` when no tokenizer was read."""
+    weights: WeightsFacts | None = None
+    """What the safetensors headers beside the draft say (files read, tensors, the
+    architecture row used, embedding rows, fc input width, layer count), or ``None`` when
+    no checkpoint was read."""
 
     @property
     def ok(self) -> bool:
@@ -111,6 +123,7 @@ def check(
     target: ModelArgument | None = None,
     tokenizer: str | os.PathLike[str] | None = None,
     check_tokenizer: bool = True,
+    check_weights: bool = True,
     revision: str = DEFAULT_REVISION,
     target_revision: str = DEFAULT_REVISION,
     download: bool = False,
@@ -126,14 +139,20 @@ def check(
             the local Hugging Face cache); when ``None``, the draft's directory, else
             the target's, is searched.
         check_tokenizer: ``False`` skips the tokenizer (for sweeps of whole caches).
+        check_weights: ``False`` skips the checkpoint beside the draft, touching no weight
+            file (for sweeps of whole caches).  With it, the safetensors headers beside a
+            local draft (or, with ``download``, a repo's, by HTTP range requests) are read,
+            never the weights, and checked against the config.
         revision, target_revision: the branch, tag or commit of a repo id.
         download: fetch a repo id's ``config.json`` and tokenizer files when not
             cached (never weights, never code): the draft's, the target's, a
             speculators verifier's, or the tokenizer's.  With ``check_tokenizer=False``
             only ``config.json`` is fetched; an optional file that cannot be fetched
-            is a note.
+            is a note.  The draft's safetensors headers are read from the hub.
     """
-    options = _Options(target, tokenizer, check_tokenizer, revision, target_revision, download)
+    options = _Options(
+        target, tokenizer, check_tokenizer, check_weights, revision, target_revision, download
+    )
     return _check(draft, options, _SharedReads())
 
 
@@ -143,6 +162,7 @@ def check_many(
     target: ModelArgument | None = None,
     tokenizer: str | os.PathLike[str] | None = None,
     check_tokenizer: bool = True,
+    check_weights: bool = True,
     revision: str = DEFAULT_REVISION,
     target_revision: str = DEFAULT_REVISION,
     download: bool = False,
@@ -170,7 +190,9 @@ def check_many(
             "check_many() takes a list, tuple, set or iterator of drafts, got "
             f"{describe_value(drafts)}; for one draft, call check(draft) or pass [draft]."
         )
-    options = _Options(target, tokenizer, check_tokenizer, revision, target_revision, download)
+    options = _Options(
+        target, tokenizer, check_tokenizer, check_weights, revision, target_revision, download
+    )
     shared = _SharedReads()
     with collector_paused():  # thousands of verdicts, few cycles (errors, tracebacks)
         return [_check(draft, options, shared) for draft in drafts]
@@ -187,6 +209,7 @@ class _Options:
     target: ModelArgument | None
     tokenizer: str | os.PathLike[str] | None
     check_tokenizer: bool
+    check_weights: bool
     revision: str
     target_revision: str
     download: bool
@@ -262,6 +285,7 @@ class _SharedReads:
 def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Verdict:
     try:
         exact_bool("`check_tokenizer`", options.check_tokenizer)
+        exact_bool("`check_weights`", options.check_weights)
         path, draft_config, draft_at, fetch_notes = _load(draft, options.revision, options)
     except ParallelDraftingConfigError as error:
         return Verdict(_shown(draft), None, (error,))
@@ -300,6 +324,11 @@ def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Ver
             "the target": _directory_of(target.directory),
         }
         token = _tokenizer(found, draft_config, resolution, options, beside, shared=shared)
+    weights = None
+    if options.check_weights and resolution.fields:
+        weights = _weights(
+            found, draft, draft_config, resolution, draft_at, download=options.download
+        )
     return Verdict(
         path=path,
         resolution=resolution,
@@ -308,6 +337,7 @@ def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Ver
         notes=tuple(found.notes),
         target=target.name,
         token=token,
+        weights=weights,
     )
 
 
@@ -438,6 +468,65 @@ def _tokenizer(
             f"{TOKENIZER_JSON_NAME} and do not list it as an added token"
         )
     return token
+
+
+def _weights(
+    found: _Findings,
+    draft: ModelArgument,
+    draft_config: object,
+    resolution: Resolution,
+    draft_at: Path | None,
+    *,
+    download: bool,
+) -> WeightsFacts | None:
+    """Check the checkpoint beside the draft against its config (:mod:`drafting_config.weights`).
+
+    Local files are read when the draft is a directory or a cache snapshot; with
+    ``download`` and a repo id, the headers come from the hub by HTTP range requests.  No
+    weights at all means nothing to say; ``.bin`` files only, a note.
+    """
+    directory = _directory_of(draft_at)
+    if directory is None:
+        return None
+    text = as_path(draft) if is_kind(draft, (str, bytes)) else None  # only text is a repo id
+    checkpoint: CheckpointHeaders | None
+    try:
+        if download and text is not None and looks_like_repo_id(text):
+            local = None
+            checkpoint = hub_checkpoint_headers(text, directory.name)  # the snapshot's commit
+            if checkpoint is None:
+                found.notes.append(
+                    "weights not checked: the repo has neither model.safetensors nor "
+                    "model.safetensors.index.json"
+                )
+                return None
+            shown = tuple(display_path(f"{text}/{name}") for name in checkpoint.files)
+        else:
+            local = str(directory)
+            files = find_weight_files(local)
+            if files.bin_only:
+                found.notes.append(
+                    "weights not checked: the draft ships .bin weights only (pickles, not "
+                    "read); safetensors headers are what can be checked"
+                )
+            checkpoint = read_weight_files(local, files)
+            shown = (
+                ()
+                if checkpoint is None
+                else tuple(display_path(os.path.join(local, name)) for name in checkpoint.files)
+            )
+    except HubDownloadError as error:  # the hub could not be asked: nothing known either way
+        found.notes.append(f"weights not checked: {error}")
+        return None
+    except ParallelDraftingConfigError as error:  # WeightsFileError, MissingExtraError
+        found.errors.append(error)
+        return None
+    facts, errors, notes = check_draft_weights(
+        checkpoint, draft_config, resolution, directory=local, shown_files=shown
+    )
+    found.errors += errors
+    found.notes += notes
+    return facts
 
 
 def _first_that_classifies(

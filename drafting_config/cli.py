@@ -30,6 +30,7 @@ from drafting_config.reading import MISSING
 from drafting_config.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
 from drafting_config.resolution import FieldStatus
 from drafting_config.sources import PRIORITY_ORDER
+from drafting_config.weights import WeightsFacts
 
 __all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "main"]
 
@@ -78,6 +79,7 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
         if token is None
         else {"id": token.id, "kind": token.kind.value, "text": token.text},
         "target": verdict.target,
+        "weights": _weights_json(verdict),
         "warnings": [str(w) for w in verdict.warnings],
         "notes": list(verdict.notes),
         "errors": errors,
@@ -138,9 +140,39 @@ def _verdict_lines(verdict: Verdict, strict: bool, indent: str = "    ") -> list
             lines.append(f"{indent}token: {token.kind.value}{text}")
     if verdict.target is not None:
         lines.append(f"{indent}target: {verdict.target}")
+    if verdict.weights is not None:
+        lines.append(f"{indent}weights: {_weights_line(verdict.weights)}")
     lines += [f"{indent}warning: {w}" for w in verdict.warnings]
     lines += [f"{indent}note: {note}" for note in verdict.notes]
     return lines
+
+
+def _weights_json(verdict: Verdict) -> dict[str, object] | None:
+    weights = verdict.weights
+    if weights is None:
+        return None
+    return {
+        "files": list(weights.files),
+        "tensors": weights.tensors,
+        "architecture": weights.architecture,
+        "embedding_rows": weights.embedding_rows,
+        "fc_input_width": weights.fc_input_width,
+        "layers": weights.layers,
+    }
+
+
+def _weights_line(weights: WeightsFacts) -> str:
+    """``7 tensors in DIR/model.safetensors (qwen3_dflash: 2 layers, fc input 192)``."""
+    files = weights.files
+    where = files[0] if len(files) == 1 else f"{len(files)} files ({files[0]}, ...)"
+    found = [f"{weights.layers} layers"] if weights.layers is not None else []
+    if weights.embedding_rows is not None:
+        found.append(f"embedding rows {weights.embedding_rows}")
+    if weights.fc_input_width is not None:
+        found.append(f"fc input {weights.fc_input_width}")
+    row = weights.architecture or "architecture not checked"
+    details = f"{row}: {', '.join(found)}" if found else row
+    return f"{weights.tensors} tensors in {where} ({details})"
 
 
 def _check_all(paths: Sequence[str], args: argparse.Namespace) -> list[Verdict]:
@@ -149,6 +181,7 @@ def _check_all(paths: Sequence[str], args: argparse.Namespace) -> list[Verdict]:
         target=args.target,
         tokenizer=args.tokenizer,
         check_tokenizer=not args.no_tokenizer,
+        check_weights=not args.no_weights,
         revision=args.revision,
         target_revision=args.target_revision,
         download=args.download,
@@ -319,6 +352,12 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
         "--no-tokenizer",
         action="store_true",
         help="skip the tokenizer check (for sweeps over whole model caches)",
+    )
+    parser.add_argument(
+        "--no-weights",
+        action="store_true",
+        help="skip the checkpoint check, touching no weight file (for sweeps over whole "
+        "model caches); by default the safetensors headers beside a draft are checked",
     )
     parser.add_argument(
         "--strict", action="store_true", help="fail (exit 1) on any warning too, for CI"

@@ -36,6 +36,14 @@ from drafting_config.integers import exact_bool
 from drafting_config.loading import CONFIG_NAME, ConfigFileError
 from drafting_config.paths import display_path
 from drafting_config.reading import is_kind
+from drafting_config.safetensors_headers import (
+    INDEX_FILE,
+    CheckpointHeaders,
+    WeightsFileError,
+    checkpoint_from_headers,
+    header_from_json,
+    weight_map_of,
+)
 from drafting_config.tokenizer_files import TOKENIZER_FILE_NAMES
 
 __all__ = [
@@ -46,6 +54,7 @@ __all__ = [
     "MissingExtraError",
     "RepoIdError",
     "RepoNotCachedError",
+    "hub_checkpoint_headers",
     "locate",
     "looks_like_repo_id",
     "model_location",
@@ -744,3 +753,67 @@ def _cause(error: BaseException, kind: type[BaseException]) -> BaseException | N
         seen.add(id(current))
         current = current.__cause__ or current.__context__
     return None
+
+
+def hub_checkpoint_headers(
+    repo_id: str, revision: str, *, endpoint: str | None = None
+) -> CheckpointHeaders | None:
+    """The tensors of a hub repo's safetensors checkpoint, from its headers alone.
+
+    huggingface_hub's ``get_safetensors_metadata`` reads ``model.safetensors``, or the
+    index and each shard it names, with HTTP range requests for the headers: no weight
+    is downloaded.  The index, when there is one, lands in the local cache like
+    ``config.json``.
+
+    Returns:
+        ``None`` when the repo has neither ``model.safetensors`` nor
+        ``model.safetensors.index.json`` at ``revision``.
+
+    Raises:
+        MissingExtraError: huggingface_hub is not installed.
+        WeightsFileError: a header cannot be parsed, or a shard the index names is
+            missing; the path is ``ORG/NAME/<file>``.
+        HubDownloadError: the hub could not be reached or refused the request.
+    """
+    try:
+        from huggingface_hub import HfApi, constants, errors  # noqa: PLC0415 (the optional extra)
+    except ImportError:
+        raise MissingExtraError(repo_id) from None
+    hub = endpoint or constants.ENDPOINT
+    what = "the safetensors headers"
+    try:
+        metadata = HfApi(endpoint=hub).get_safetensors_metadata(repo_id, revision=revision)
+    except errors.NotASafetensorsRepoError:
+        return None
+    except errors.SafetensorsParsingError as error:
+        raise WeightsFileError(f"{repo_id}/{INDEX_FILE}", exception_text(error)) from None
+    except errors.EntryNotFoundError as error:
+        if isinstance(error, errors.LocalEntryNotFoundError):
+            raise HubDownloadError(
+                repo_id, revision, what, _unreached_problem(error, hub)
+            ) from None
+        raise WeightsFileError(
+            f"{repo_id}/{INDEX_FILE}",
+            f"names a shard the repo does not have at revision {revision}: {exception_text(error)}",
+        ) from None
+    except Exception as error:  # every failure below is translated, none escapes raw
+        if isinstance(error, errors.HfHubHTTPError):
+            problem = _refusal_problem(error, what, revision, hub)
+        else:
+            problem = f"{type(error).__name__}: {exception_text(error)}"
+        raise HubDownloadError(repo_id, revision, what, problem) from None
+    headers = {}
+    for name, file in metadata.files_metadata.items():
+        entries = {
+            tensor: {"dtype": t.dtype, "shape": t.shape, "data_offsets": list(t.data_offsets)}
+            for tensor, t in file.tensors.items()
+        }
+        headers[name] = header_from_json(
+            entries, name=name, path=f"{repo_id}/{name}", header_bytes=0, file_size=None
+        )
+    weight_map = (
+        weight_map_of({"weight_map": metadata.weight_map}, f"{repo_id}/{INDEX_FILE}")
+        if metadata.sharded
+        else None
+    )
+    return checkpoint_from_headers(headers, weight_map, where=repo_id)

@@ -29,7 +29,8 @@ from typing import Final, cast
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
 from drafting_config.integers import exact_int, positive_int32
 from drafting_config.paths import display_path
-from drafting_config.reading import MISSING, FieldGetter, field_getter
+from drafting_config.reading import MISSING, FieldGetter, field_getter, read_path
+from drafting_config.resolution import Resolution
 from drafting_config.safetensors_headers import CheckpointHeaders, TensorHeader, WeightsFileError
 from drafting_config.sources import EAGLE_CONFIG
 
@@ -43,7 +44,9 @@ __all__ = [
     "WeightsFacts",
     "architecture_row",
     "check_checkpoint",
+    "check_draft_weights",
     "mask_embedding_findings",
+    "mask_token_of_model_class",
 ]
 
 MASK_EMBEDDING_FILE: Final = "mask_embedding.pt"
@@ -566,19 +569,16 @@ def _drafter_section(draft: _Draft, dflash_wins: bool) -> dict[str, object]:
     """``eagle_config``, merged with ``dflash_config`` (which wins) when ``dflash_wins``."""
     merged: dict[str, object] = {}
     for section in (EAGLE_CONFIG, DFLASH_CONFIG) if dflash_wins else (EAGLE_CONFIG,):
-        value = draft.get(section, None)
-        if value is None:
-            continue
-        section_get = field_getter(value, section)
         for key in ("use_aux_hidden_state", "mask_token_id", "eagle_aux_hidden_state_layer_ids"):
-            found = section_get(key, MISSING)
+            found = read_path(draft.get, f"{section}.{key}", MISSING)
             if found is not MISSING:
                 merged[key] = found
     return merged
 
 
-def _fc_expected(row: ArchitectureRow, draft: _Draft) -> tuple[int, str] | None:
-    """The fc input width the model class builds, and how (for messages); ``None``: no fc."""
+def _fc_expected(row: ArchitectureRow, draft: _Draft) -> tuple[int, int, str] | None:
+    """The fc input width the model class builds, the number of hidden states it expects,
+    and how (for messages); ``None``: no fc."""
     if row.fc_width is FcWidth.NONE:
         return None
     section = _drafter_section(draft, dflash_wins=row.fc_width is FcWidth.DFLASH)
@@ -594,27 +594,20 @@ def _fc_expected(row: ArchitectureRow, draft: _Draft) -> tuple[int, str] | None:
         return None
     if row.fc_width is FcWidth.DFLASH:
         if draft.aux_layer_ids:
-            count, source = (
-                len(draft.aux_layer_ids),
-                f"the layers vLLM taps (`{draft.aux_layer_source}`)",
-            )
+            count = len(draft.aux_layer_ids)
+            source = f"layers tapped by `{draft.aux_layer_source}`"
         else:
             layers = _size(draft, "num_hidden_layers")
             if layers is None:
                 return None
             count = layers
             source = (
-                f"`{draft.file_field('num_hidden_layers')}` (the config names no tapped layers)"
+                f"from `{draft.file_field('num_hidden_layers')}`, as the config names no "
+                "tapped layers"
             )
-        return (
-            width * count,
-            f"`{draft.file_field(width_field)}` = {width} times {count}, from {source}",
-        )
-    count, source = _eagle3_count(draft, section)
-    return (
-        width * count,
-        f"`{draft.file_field(width_field)}` = {width} times {count}, from {source}",
-    )
+    else:
+        count, source = _eagle3_count(draft, section)
+    return width * count, count, f"`{draft.file_field(width_field)}` {width} x {count} {source}"
 
 
 def _eagle3_count(draft: _Draft, section: Mapping[str, object]) -> tuple[int, str]:
@@ -622,12 +615,12 @@ def _eagle3_count(draft: _Draft, section: Mapping[str, object]) -> tuple[int, st
     else 3, as ``LlamaModel.__init__`` in ``llama_eagle3.py`` reads them."""
     explicit = _size(draft, "num_aux_hidden_states")
     if explicit is not None:
-        return explicit, f"`{draft.file_field('num_aux_hidden_states')}`"
+        return explicit, f"from `{draft.file_field('num_aux_hidden_states')}`"
     listed = section.get("eagle_aux_hidden_state_layer_ids")
     if type(listed) is list and listed:
         field = draft.file_field(f"{EAGLE_CONFIG}.eagle_aux_hidden_state_layer_ids")
-        return len(cast("list[object]", listed)), f"the length of `{field}`"
-    return 3, "vLLM's default (no num_aux_hidden_states, no eagle_config layer ids)"
+        return len(cast("list[object]", listed)), f"from the length of `{field}`"
+    return 3, "by vLLM's default (no num_aux_hidden_states, no eagle_config layer ids)"
 
 
 def _fc_errors(
@@ -642,25 +635,24 @@ def _fc_errors(
     errors: list[ParallelDraftingConfigError] = []
     if expected is None:
         return errors
-    width, how = expected
+    width, count, how = expected
     field = _fc_field(row, draft)
-    if row.fc_width is FcWidth.EAGLE3 and draft.aux_layer_ids and draft.aux_layer_source:
-        count = width // (_size(draft, "target_hidden_size") or draft.hidden_size or 1)
-        if len(draft.aux_layer_ids) != count:
-            errors.append(
-                ParallelDraftingConfigError(
-                    f"vLLM's runner taps {len(draft.aux_layer_ids)} target layers (from "
-                    f"`{draft.aux_layer_source}`), but the model class sizes fc for {count} "
-                    f"({how}): the model class reads eagle_config while the runner reads the "
-                    "top-level list first, so the first forward pass fails.",
-                    field=draft.aux_layer_source,
-                )
+    taps = draft.aux_layer_ids
+    if row.fc_width is FcWidth.EAGLE3 and taps and draft.aux_layer_source and len(taps) != count:
+        errors.append(
+            ParallelDraftingConfigError(
+                f"vLLM's runner taps {len(taps)} target layers (from "
+                f"`{draft.aux_layer_source}`), but the model class sizes fc for {count}: "
+                f"{width} = {how}; the model class reads eagle_config while the runner "
+                "reads the top-level list first, so the first forward pass fails.",
+                field=draft.aux_layer_source,
             )
+        )
     if fc is None:
         errors.append(
             ParallelDraftingConfigError(
                 f"the checkpoint has no `fc.weight`, but the model class builds fc with input "
-                f"width {width} ({how}) and leaves it uninitialized.",
+                f"width {width} = {how}, and leaves it uninitialized.",
                 field=field,
             )
         )
@@ -677,9 +669,9 @@ def _fc_errors(
     if columns != width:
         errors.append(
             ParallelDraftingConfigError(
-                f"`fc.weight` has input width {columns} but vLLM builds fc for {width}: {how}. "
-                'Loading these weights fails, or the first forward pass does ("DFlash drafter '
-                'expects N concatenated aux hidden features").',
+                f"`fc.weight` has input width {columns} but vLLM builds fc for {width} = "
+                f"{how}, so loading these weights fails: the checkpoint was trained for "
+                "other tapped layers, or the config names the wrong ones.",
                 field=field,
             )
         )
@@ -761,7 +753,7 @@ def _mask_hidden_errors(
     return [
         ParallelDraftingConfigError(
             f"`{names[0]}` holds {values} values (shape {list(tensor.shape)}) but vLLM copies it "
-            f"into a buffer of the fc input width, {expected[0]} ({expected[1]}).",
+            f"into a buffer of the fc input width, {expected[0]} = {expected[2]}.",
             field=_fc_field(row, draft),
         )
     ]
@@ -772,10 +764,7 @@ def mask_token_of_model_class(config: FieldGetter) -> tuple[object, str]:
     ``eagle_config`` merged with ``dflash_config`` (``dflash_config`` wins), else the top level
     (``DFlashQwen3Model.__init__``)."""
     for section in (DFLASH_CONFIG, EAGLE_CONFIG):
-        value = config(section, None)
-        if value is None:
-            continue
-        found = field_getter(value, section)("mask_token_id", MISSING)
+        found = read_path(config, f"{section}.mask_token_id", MISSING)
         if found is not MISSING:
             return found, f"{section}.mask_token_id"
     return config("mask_token_id", None), "mask_token_id"
@@ -851,3 +840,65 @@ def mask_embedding_findings(
             )
         )
     return errors, []
+
+
+def check_draft_weights(
+    checkpoint: CheckpointHeaders | None,
+    draft_config: object,
+    resolution: Resolution,
+    *,
+    directory: str | None,
+    shown_files: tuple[str, ...],
+) -> tuple[WeightsFacts | None, list[ParallelDraftingConfigError], list[str]]:
+    """:func:`check_checkpoint` and :func:`mask_embedding_findings` for a resolved draft.
+
+    Args:
+        checkpoint: the draft's tensors, or ``None`` when it ships no safetensors.
+        draft_config: the draft's config as given (a speculators file is read through the
+            HF config vLLM derives from it).
+        resolution: the draft's resolution: sizes, token id, tapped layers.
+        directory: the local directory beside the config (for ``mask_embedding.pt``), or
+            ``None`` for headers from the hub.
+        shown_files: the files read, as the verdict shows them.
+
+    Returns:
+        The facts (``None`` without a checkpoint), the errors and the notes.
+    """
+    speculators = resolution.speculators
+    hf_config = draft_config if speculators is None else speculators.hf_config
+    winner = resolution.winner
+    token_id = None if winner is None else winner.token_id
+    token_field = None if winner is None else resolution.file_field(winner.source.value)
+    facts: WeightsFacts | None = None
+    errors: list[ParallelDraftingConfigError] = []
+    notes: list[str] = []
+    if checkpoint is not None:
+        found = check_checkpoint(
+            checkpoint,
+            hf_config,
+            file_field=resolution.file_field,
+            speculators_type=None if speculators is None else speculators.algorithm,
+            hidden_size=resolution.hidden_size,
+            vocab_size=resolution.vocab_size,
+            token_id=token_id,
+            token_field=token_field,
+            aux_layer_ids=resolution.aux_layer_ids,
+            aux_layer_source=resolution.aux_layer_source,
+            shown_files=shown_files,
+        )
+        facts = found.facts
+        errors += found.errors
+        notes += found.notes
+    if directory is not None:
+        get = field_getter(hf_config, "")
+        row, _ = architecture_row(get, None if speculators is None else speculators.algorithm)
+        if row is not None and row.reads_mask_embedding:
+            more_errors, more_notes = mask_embedding_findings(
+                directory,
+                hf_config,
+                file_field=resolution.file_field,
+                hidden_size=resolution.hidden_size,
+            )
+            errors += more_errors
+            notes += more_notes
+    return facts, errors, notes

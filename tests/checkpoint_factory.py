@@ -75,3 +75,48 @@ def write_sharded(directory: Path, shards: Sequence[Shapes], *, index: bool = Tr
         document = {"metadata": {"total_size": total}, "weight_map": weight_map}
         (directory / "model.safetensors.index.json").write_text(json.dumps(document))
     return paths
+
+
+FC_WIDTH_EXAMPLE = (
+    Path(__file__).resolve().parent.parent / "examples" / "invalid" / "qwen3-dflash-fc-width"
+)
+"""A tiny Qwen3 DFlash draft whose ``fc`` was trained for 5 tapped layers while its config
+names 3 (``dflash_config.target_layer_ids``): vLLM fails loading it."""
+
+FC_WIDTH_HIDDEN = 16
+
+
+def fc_width_example_tensors() -> dict[str, tuple[str, tuple[int, ...]]]:
+    """The example's tensors, as a z-lab DFlash checkpoint names them (no embedding, no head)."""
+    hidden, kv, inner = FC_WIDTH_HIDDEN, 8, 32
+    tensors: dict[str, tuple[str, tuple[int, ...]]] = {"fc.weight": ("BF16", (hidden, 5 * hidden))}
+    for layer in range(2):
+        shapes = {
+            "self_attn.q_proj.weight": (hidden, hidden),
+            "self_attn.k_proj.weight": (kv, hidden),
+            "self_attn.v_proj.weight": (kv, hidden),
+            "self_attn.o_proj.weight": (hidden, hidden),
+            "self_attn.q_norm.weight": (8,),
+            "self_attn.k_norm.weight": (8,),
+            "mlp.gate_proj.weight": (inner, hidden),
+            "mlp.up_proj.weight": (inner, hidden),
+            "mlp.down_proj.weight": (hidden, inner),
+            "input_layernorm.weight": (hidden,),
+            "post_attention_layernorm.weight": (hidden,),
+        }
+        tensors.update(
+            {f"layers.{layer}.{name}": ("BF16", shape) for name, shape in shapes.items()}
+        )
+    tensors["hidden_norm.weight"] = ("BF16", (hidden,))
+    tensors["norm.weight"] = ("BF16", (hidden,))
+    return tensors
+
+
+def write_fc_width_example(directory: Path = FC_WIDTH_EXAMPLE) -> Path:
+    """Write the example's ``model.safetensors`` (zeros after a real header); return it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    return write_safetensors(directory / "model.safetensors", fc_width_example_tensors())
+
+
+if __name__ == "__main__":
+    print(write_fc_width_example())

@@ -4,7 +4,11 @@ Point ``huggingface_hub`` at it with ``endpoint=hub.url`` (or ``HF_ENDPOINT`` in
 subprocess).  It serves ``HEAD``/``GET /{org}/{name}/resolve/{revision}/{file}`` with
 the headers a download needs (``X-Repo-Commit``, ``ETag``, ``Content-Length``), answers
 missing repos, revisions and files with the hub's ``X-Error-Code`` values, and records
-every request so tests can assert what was (and was not) asked for.  It listens on
+every request so tests can assert what was (and was not) asked for.  A ``GET`` of a
+``.safetensors`` file must carry a ``Range`` header (as huggingface_hub's
+``get_safetensors_metadata`` sends): it is answered 206 with the requested bytes, cut at
+the end of the file's header, so a weight byte is never served; without one the answer
+is 400.  It listens on
 127.0.0.1 only and shuts itself down after :data:`LIFETIME_SECONDS` at the latest.
 """
 
@@ -48,6 +52,8 @@ class Request:
     method: str
     path: str
     authorization: str | None
+    range: str | None = None
+    """The ``Range`` header, if any."""
 
     @property
     def filename(self) -> str:
@@ -62,6 +68,9 @@ class FakeHub:
 
     url: str
     requests: list[Request] = field(default_factory=list)
+    served_ranges: list[tuple[str, int, int, int]] = field(default_factory=list)
+    """For each ranged answer: the file, the first and last byte served, and where the
+    file's header ends (the first weight byte)."""
 
     def resolve_requests(self) -> list[Request]:
         """The requests for a file of a repo (``/{org}/{name}/resolve/...``)."""
@@ -142,7 +151,12 @@ def _handler_class(repos: Mapping[str, FakeRepo]) -> type[BaseHTTPRequestHandler
         def _record(self) -> None:
             hub: FakeHub = self.server.hub  # type: ignore[attr-defined]
             hub.requests.append(
-                Request(self.command, urlsplit(self.path).path, self.headers.get("Authorization"))
+                Request(
+                    self.command,
+                    urlsplit(self.path).path,
+                    self.headers.get("Authorization"),
+                    self.headers.get("Range"),
+                )
             )
 
         def _answer(self, *, send_body: bool) -> None:
@@ -176,7 +190,25 @@ def _handler_class(repos: Mapping[str, FakeRepo]) -> type[BaseHTTPRequestHandler
                 self._send(404, headers, b"", send_body=send_body)
                 return
             headers = {"X-Repo-Commit": commit, "ETag": f'"{git_blob_id(data)}"'}
-            self._send(200, headers, data, send_body=send_body)
+            if filename.endswith(".safetensors") and send_body:
+                self._send_header_bytes(filename, data, headers)
+            else:
+                self._send(200, headers, data, send_body=send_body)
+
+        def _send_header_bytes(self, filename: str, data: bytes, headers: dict[str, str]) -> None:
+            """A ranged GET of a safetensors file: 206, never past the end of its header."""
+            asked = self.headers.get("Range", "")
+            start_text, _, end_text = asked.removeprefix("bytes=").partition("-")
+            if not asked.startswith("bytes=") or not start_text.isdigit():
+                self._send(400, {}, b"weights are never served whole: send a Range header")
+                return
+            header_end = 8 + int.from_bytes(data[:8], "little")
+            start = int(start_text)
+            end = min(int(end_text) if end_text.isdigit() else len(data) - 1, header_end - 1)
+            hub: FakeHub = self.server.hub  # type: ignore[attr-defined]
+            hub.served_ranges.append((filename, start, end, header_end))
+            ranged = {**headers, "Content-Range": f"bytes {start}-{end}/{len(data)}"}
+            self._send(206, ranged, data[start : end + 1])
 
         def _send(
             self, status: int, headers: Mapping[str, str], body: bytes, *, send_body: bool = True

@@ -46,6 +46,7 @@ JSON_KEYS = {
     "algorithm",
     "token",
     "target",
+    "weights",
     "warnings",
     "notes",
     "errors",
@@ -302,6 +303,7 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
         "algorithm": "dflash",
         "token": None,
         "target": None,
+        "weights": None,
         "warnings": [],
         "notes": [
             "target not checked: no target given",

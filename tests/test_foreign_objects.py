@@ -92,6 +92,9 @@ def test_flags_must_be_real_bools(flag: object) -> None:
     verdict = check({"mask_token_id": 5}, check_tokenizer=flag)  # type: ignore[arg-type]
     assert [e.field for e in verdict.errors] == [None]
     assert "`check_tokenizer` must be True or False" in str(verdict.errors[0])
+    weights = check({"mask_token_id": 5}, check_weights=flag)  # type: ignore[arg-type]
+    assert [e.field for e in weights.errors] == [None]
+    assert "`check_weights` must be True or False" in str(weights.errors[0])
     downloading = check("org/name", download=flag)  # type: ignore[arg-type]
     assert "`download` must be True or False" in str(downloading.errors[0])
 

@@ -52,7 +52,8 @@ def test_examples_resolve_as_their_readme_says() -> None:
 
 
 def test_invalid_example_names_its_path_and_field() -> None:
-    (path,) = INVALID_EXAMPLES
+    path = EXAMPLES / "invalid" / "pard-token-as-string" / "config.json"
+    assert path in INVALID_EXAMPLES
     with pytest.raises(ParallelDraftingConfigError) as info:
         ParallelDraftingConfig.from_pretrained(path)
     assert str(info.value).startswith(f"{path}: `pard_token` must be an integer token id")

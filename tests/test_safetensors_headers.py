@@ -277,3 +277,15 @@ def test_no_weights_and_bin_only_are_told_apart(tmp_path: Path) -> None:
     assert read_checkpoint_headers(str(tmp_path)) is None
     assert find_weight_files(str(tmp_path)).bin_only
     assert not find_weight_files(str(tmp_path / "missing")).bin_only
+
+
+def test_a_tensor_in_two_shards_is_fine_where_the_index_places_it(tmp_path: Path) -> None:
+    paths = write_sharded(
+        tmp_path, [{"a": ("F32", (2,))}, {"a": ("F32", (3,)), "b": ("F32", (1,))}]
+    )
+    index = json.loads((tmp_path / INDEX_FILE).read_text())
+    index["weight_map"]["a"] = paths[0].name
+    (tmp_path / INDEX_FILE).write_text(json.dumps(index))
+    checkpoint = read_checkpoint_headers(str(tmp_path))
+    assert checkpoint is not None
+    assert checkpoint.tensors["a"].shape == (3,)  # vLLM loads both; the last one stays

@@ -184,7 +184,7 @@ def test_dflash_fc_width_follows_the_tapped_layers() -> None:
         f"`fc.weight` has input width {5 * HIDDEN} but vLLM builds fc for {3 * HIDDEN}" in message
     )
     assert (
-        "`hidden_size` = 64 times 3, from the layers vLLM taps (`dflash_config.target_layer_ids`)"
+        "= `hidden_size` 64 x 3 layers tapped by `dflash_config.target_layer_ids`, so loading"
         in message
     )
 
@@ -194,7 +194,7 @@ def test_dflash_fc_width_without_tapped_layers_follows_num_hidden_layers() -> No
     assert run(config, dflash_tensors(taps=2)).errors == ()
     field, message = only_error(run(config, dflash_tensors(taps=3)))
     assert field == "num_hidden_layers"
-    assert "`num_hidden_layers` (the config names no tapped layers)" in message
+    assert "x 2 from `num_hidden_layers`, as the config names no tapped layers" in message
 
 
 def test_dflash_target_hidden_size_sets_the_fc_width() -> None:
@@ -254,7 +254,10 @@ def test_eagle3_fc_width_reads_num_aux_hidden_states_then_eagle_config() -> None
         run(with_list, eagle3_tensors(3 * HIDDEN) | {"mask_hidden": (4 * HIDDEN,)})
     )
     assert field == "eagle_config.eagle_aux_hidden_state_layer_ids"
-    assert "the length of `eagle_config.eagle_aux_hidden_state_layer_ids`" in message
+    assert (
+        "`hidden_size` 64 x 4 from the length of `eagle_config.eagle_aux_hidden_state_layer_ids`"
+        in message
+    )
 
 
 def test_eagle3_runner_tapping_another_count_than_fc_is_an_error() -> None:

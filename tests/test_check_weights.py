@@ -1,0 +1,288 @@
+"""check() and the command line read the checkpoint beside a draft: locally, from the cache,
+or (with --download) from the hub by HTTP range requests; --no-weights touches none of it."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from drafting_config import check, check_many
+from drafting_config.cli import main
+from drafting_config.safetensors_headers import WeightsFileError
+from drafting_config.weights import WeightsFacts
+from tests.checkpoint_factory import (
+    FC_WIDTH_EXAMPLE,
+    fc_width_example_tensors,
+    header_bytes,
+    write_fc_width_example,
+    write_safetensors,
+    write_sharded,
+)
+from tests.fake_cache import use_cache, write_cached_repo
+from tests.fake_hub import MAIN_COMMIT, FakeHub, FakeRepo, serve
+
+REPO_ID = "acme/dflash-draft"
+FIXED_FC = {**fc_width_example_tensors(), "fc.weight": ("BF16", (16, 48))}
+
+
+@pytest.fixture
+def draft(tmp_path: Path) -> Path:
+    """A copy of the fc-width example: config.json and model.safetensors."""
+    directory = tmp_path / "draft"
+    shutil.copytree(FC_WIDTH_EXAMPLE, directory)
+    return directory
+
+
+def test_the_committed_example_checkpoint_is_what_the_factory_writes(tmp_path: Path) -> None:
+    written = write_fc_width_example(tmp_path)
+    assert written.read_bytes() == (FC_WIDTH_EXAMPLE / "model.safetensors").read_bytes()
+
+
+def test_the_weights_beside_a_draft_are_checked_by_default(draft: Path) -> None:
+    verdict = check(draft)
+    assert [e.field for e in verdict.errors] == ["dflash_config.target_layer_ids"]
+    assert "`fc.weight` has input width 80 but vLLM builds fc for 48" in str(verdict.errors[0])
+    assert verdict.weights == WeightsFacts(
+        files=(str(draft / "model.safetensors"),),
+        tensors=25,
+        architecture="qwen3_dflash",
+        embedding_rows=None,
+        fc_input_width=80,
+        layers=2,
+    )
+    assert "the checkpoint has no embed_tokens: vLLM shares the target's embedding" in verdict.notes
+    assert check(draft / "config.json").weights == verdict.weights  # the file's directory
+
+
+def test_a_checkpoint_that_fits_passes(draft: Path) -> None:
+    write_safetensors(draft / "model.safetensors", FIXED_FC)
+    verdict = check(draft)
+    assert verdict.ok
+    assert verdict.weights is not None
+    assert verdict.weights.fc_input_width == 48
+
+
+def test_no_weights_is_no_check_and_no_note(draft: Path) -> None:
+    (draft / "model.safetensors").unlink()
+    verdict = check(draft)
+    assert verdict.ok
+    assert verdict.weights is None
+    assert not any("weights" in note or "checkpoint" in note for note in verdict.notes)
+
+
+def test_bin_only_weights_get_a_note(draft: Path) -> None:
+    (draft / "model.safetensors").unlink()
+    (draft / "pytorch_model.bin").write_bytes(b"\x80\x02 a pickle")
+    verdict = check(draft)
+    assert verdict.ok
+    assert verdict.weights is None
+    assert any(
+        note.startswith("weights not checked: the draft ships .bin") for note in verdict.notes
+    )
+
+
+def test_a_broken_checkpoint_is_an_error_naming_the_file(draft: Path) -> None:
+    (draft / "model.safetensors").write_bytes(b"\x01\x00")
+    verdict = check(draft)
+    assert [type(e) for e in verdict.errors] == [WeightsFileError]
+    assert str(verdict.errors[0]).startswith(f"{draft / 'model.safetensors'}: truncated")
+    assert verdict.weights is None
+
+
+def test_a_config_object_has_no_weights_to_check() -> None:
+    config = json.loads((FC_WIDTH_EXAMPLE / "config.json").read_text())
+    assert check(config).weights is None
+    assert check(config).ok
+
+
+def test_no_weights_touches_no_weight_file(draft: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_sharded(draft, [{"a": ("F32", (2,))}])
+    touched: list[str] = []
+    real_open, real_scandir = os.open, os.scandir
+
+    def watching_open(path: str, *args: object, **kwargs: object) -> int:
+        touched.append(os.fspath(path))
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    def watching_scandir(path: str) -> Iterator[os.DirEntry[str]]:
+        touched.append(os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "open", watching_open)
+    monkeypatch.setattr(os, "scandir", watching_scandir)
+    verdict = check(draft, check_weights=False)
+    assert verdict.ok
+    assert verdict.weights is None
+    assert touched  # the watch works
+    assert all(Path(path).name in ("draft", "config.json") for path in touched)
+    touched.clear()
+    check(draft)
+    assert any(path.endswith(".safetensors") for path in touched)
+
+
+def test_check_many_takes_check_weights_too(draft: Path) -> None:
+    verdicts = check_many([draft, draft], check_weights=False)
+    assert [v.weights for v in verdicts] == [None, None]
+    assert all(v.ok for v in verdicts)
+    assert [v.ok for v in check_many([draft])] == [False]
+
+
+def test_a_cached_snapshot_with_weights_is_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = use_cache(tmp_path / "hf-cache", monkeypatch)
+    files = {
+        name: (FC_WIDTH_EXAMPLE / name).read_bytes()
+        for name in ("config.json", "model.safetensors")
+    }
+    snapshot = write_cached_repo(cache, REPO_ID, files)
+    verdict = check(REPO_ID)
+    assert [e.field for e in verdict.errors] == ["dflash_config.target_layer_ids"]
+    assert verdict.weights is not None
+    assert verdict.weights.files == (str(snapshot / "model.safetensors"),)
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        status = main(list(args))
+    return status, out.getvalue()
+
+
+def test_the_cli_shows_the_weights_and_no_weights_skips_them(draft: Path) -> None:
+    status, text = _cli("check", str(draft))
+    assert status == 1
+    shown = f"25 tensors in {draft / 'model.safetensors'} (qwen3_dflash: 2 layers, fc input 80)"
+    assert f"    weights: {shown}" in text
+    status, text = _cli("check", "--no-weights", str(draft))
+    assert status == 0
+    assert "    weights:" not in text
+    status, text = _cli("check", "--json", str(draft))
+    (item,) = json.loads(text)
+    assert item["weights"] == {
+        "files": [str(draft / "model.safetensors")],
+        "tensors": 25,
+        "architecture": "qwen3_dflash",
+        "embedding_rows": None,
+        "fc_input_width": 80,
+        "layers": 2,
+    }
+    status, text = _cli("check", "--json", "--no-weights", str(draft))
+    assert json.loads(text)[0]["weights"] is None
+
+
+# -- from the hub, by range requests ---------------------------------------------------------
+
+
+def _safetensors(tensors: dict[str, tuple[str, tuple[int, ...]]], tmp_path: Path) -> bytes:
+    path = write_safetensors(tmp_path / "staged.safetensors", tensors)
+    return path.read_bytes()
+
+
+@pytest.fixture
+def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
+    """A fake hub serving the fc-width example with its checkpoint, set as the endpoint."""
+    from huggingface_hub import constants
+
+    use_cache(tmp_path / "hf-cache", monkeypatch)
+    registry = tmp_path / "agent_harnesses.json"  # keeps huggingface_hub 2 offline
+    registry.write_text('{"standardEnvVars": [], "harnesses": {}}')
+    if hasattr(constants, "AGENT_HARNESSES_PATH"):
+        monkeypatch.setattr(constants, "AGENT_HARNESSES_PATH", str(registry))
+    config = (FC_WIDTH_EXAMPLE / "config.json").read_bytes()
+    single = {
+        "config.json": config,
+        "model.safetensors": (FC_WIDTH_EXAMPLE / "model.safetensors").read_bytes(),
+    }
+    halves = list(FIXED_FC.items())
+    first, second = dict(halves[:10]), dict(halves[10:])
+    staged = tmp_path / "staged"
+    staged.mkdir()
+    write_sharded(staged, [first, second])
+    sharded = {"config.json": config}
+    sharded.update({p.name: p.read_bytes() for p in staged.iterdir()})
+    repos = {
+        REPO_ID: FakeRepo(commits={MAIN_COMMIT: single}, refs={"main": MAIN_COMMIT}),
+        "acme/sharded-draft": FakeRepo(commits={MAIN_COMMIT: sharded}, refs={"main": MAIN_COMMIT}),
+        "acme/no-weights": FakeRepo(
+            commits={MAIN_COMMIT: {"config.json": config}}, refs={"main": MAIN_COMMIT}
+        ),
+    }
+    with serve(repos) as running:
+        monkeypatch.setattr(constants, "ENDPOINT", running.url)
+        template = running.url + "/{repo_id}/resolve/{revision}/{filename}"
+        monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", template)
+        yield running
+
+
+def _only_headers_were_served(hub: FakeHub) -> None:
+    gets = [
+        r
+        for r in hub.resolve_requests()
+        if r.method == "GET" and r.filename.endswith(".safetensors")
+    ]
+    assert gets, "no safetensors header was asked for"
+    assert all(r.range is not None and r.range.startswith("bytes=") for r in gets)
+    assert len(hub.served_ranges) == len(gets)
+    for _, _, last, header_end in hub.served_ranges:
+        assert last < header_end  # not one weight byte
+
+
+def test_download_reads_the_headers_from_the_hub_by_range_requests(hub: FakeHub) -> None:
+    verdict = check(REPO_ID, download=True)
+    assert [e.field for e in verdict.errors] == ["dflash_config.target_layer_ids"]
+    assert verdict.weights is not None
+    assert verdict.weights.files == (f"{REPO_ID}/model.safetensors",)
+    assert verdict.weights.fc_input_width == 80
+    _only_headers_were_served(hub)
+
+
+def test_download_reads_a_sharded_checkpoint_s_headers_and_index(hub: FakeHub) -> None:
+    verdict = check("acme/sharded-draft", download=True)
+    assert verdict.ok, verdict.errors
+    assert verdict.weights is not None
+    assert len(verdict.weights.files) == 2
+    assert verdict.weights.tensors == len(FIXED_FC)
+    _only_headers_were_served(hub)
+    assert "model.safetensors.index.json" in hub.files_requested()
+
+
+def test_a_hub_repo_without_safetensors_gets_a_note(hub: FakeHub) -> None:
+    verdict = check("acme/no-weights", download=True)
+    assert verdict.ok
+    assert verdict.weights is None
+    assert any("neither model.safetensors nor" in note for note in verdict.notes)
+
+
+def test_without_download_the_hub_is_never_contacted(hub: FakeHub) -> None:
+    verdict = check(REPO_ID)
+    assert verdict.weights is None
+    assert hub.requests == []
+
+
+def test_download_with_no_weights_asks_the_hub_for_no_weights(hub: FakeHub) -> None:
+    check(REPO_ID, download=True, check_weights=False)
+    assert not any(r.filename.endswith(".safetensors") for r in hub.resolve_requests())
+
+
+def test_the_fake_hub_refuses_a_whole_weights_file(hub: FakeHub) -> None:
+    import urllib.error
+    import urllib.request
+
+    url = f"{hub.url}/{REPO_ID}/resolve/main/model.safetensors"
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(url, timeout=5)
+    assert caught.value.code == 400
+    caught.value.close()
+    request = urllib.request.Request(url, headers={"Range": "bytes=0-1000000"})
+    with urllib.request.urlopen(request, timeout=5) as answer:
+        body = answer.read()
+        assert answer.status == 206
+    assert len(body) == 8 + len(header_bytes(fc_width_example_tensors()))

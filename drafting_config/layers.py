@@ -85,6 +85,9 @@ QWEN3_OMNI_ARCHITECTURES: Final = frozenset(
 """A target is Qwen3-Omni by its ``model_type`` or architectures (``_is_qwen3_omni_target``
 in ``vllm/config/speculative.py``)."""
 
+QWEN3_OMNI_DSPARK_ARCHITECTURE: Final = "Qwen3OmniDSparkModel"
+"""The draft architecture vLLM serves as DSpark for a Qwen3-Omni target."""
+
 OMNI_DSPARK_ORDER: Final = (
     "dflash_config.target_layer_ids",
     "dspark_target_layer_ids",
@@ -289,7 +292,11 @@ def _unread_list_notes(
         name = resolution.file_field(step)
         if name in sources or not _set(_read_path(get, step)):
             continue
-        whence = f"it taps `{next(iter(sorted(sources)))}`" if sources else "it taps none"
+        whence = (
+            f"it taps `{min(sources)}`"
+            if sources
+            else "it finds no layers and taps the target model's default layers"
+        )
         notes.append(f"`{name}` is not read by vLLM for this draft ({whence})")
     return notes
 
@@ -307,7 +314,8 @@ def omni_dspark_errors(
     a non-empty list of ints (not bools), unique and strictly increasing, each in
     ``[0, L - 1]`` for the target's thinker text config; vLLM refuses to start otherwise.
     """
-    if resolution.algorithm != "dspark" or not _is_omni(target):
+    omni_draft = QWEN3_OMNI_DSPARK_ARCHITECTURE in _strings(get("architectures", None))
+    if not (resolution.algorithm == "dspark" or omni_draft) or not _is_omni(target):
         return []
     name, value = OMNI_DSPARK_ORDER[-1], None
     for path in OMNI_DSPARK_ORDER:

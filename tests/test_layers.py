@@ -8,6 +8,7 @@ silently taps other layers, a warning or a note where it does not read the field
 from __future__ import annotations
 
 import copy
+from types import SimpleNamespace
 from typing import Any
 from unittest.mock import Mock
 
@@ -539,3 +540,48 @@ def test_a_layer_value_whose_truth_value_raises_is_an_error_not_a_crash() -> Non
     error = only_error(check(draft("target_layer_ids", Unusable()), target=QWEN3_4B))
     assert error.field == "target_layer_ids"
     assert "whose truth value raises RuntimeError" in str(error)
+
+
+def test_the_proposer_drop_in_refuses_no_layer_list() -> None:
+    hf_config = {**TORCHSPEC_DSPARK, "target_layer_ids": [99, 1, 1], "num_target_layers": "x"}
+    proposer = SimpleNamespace(
+        draft_model_config=SimpleNamespace(hf_config=hf_config),
+        pass_hidden_states_to_model=False,
+    )
+    vllm.init_parallel_drafting_params(proposer)
+    assert proposer.parallel_drafting_token_id == 151669
+
+
+def test_given_a_target_the_model_runs_the_layer_rules_and_knows_the_targets_layers() -> None:
+    broken = draft("target_layer_ids", [1, 9, 36])
+    assert ParallelDraftingConfig.from_hf_config(broken).aux_layer_ids == (2, 10, 37)
+    with pytest.raises(ParallelDraftingConfigError) as info:
+        ParallelDraftingConfig.from_hf_config(broken, target=QWEN3_4B)
+    assert info.value.field == "target_layer_ids"
+    v41 = {"model_type": "deepseek_v41", "num_hidden_layers": 61}
+    config = draft("dspark_target_layer_ids", [1, 61])
+    assert ParallelDraftingConfig.from_hf_config(config).aux_layer_ids == (2, 62)
+    assert ParallelDraftingConfig.from_hf_config(config, target=v41).aux_layer_ids == (1, 61)
+
+
+def test_the_omni_validator_reads_a_draft_of_the_omni_dspark_architecture() -> None:
+    """A generic ``mask_token_id`` names no method; vLLM serves this architecture as DSpark."""
+    config = {
+        "architectures": ["Qwen3OmniDSparkModel"],
+        "mask_token_id": 5,
+        "eagle_aux_hidden_state_layer_ids": [2, 10],
+        "dflash_config": {"target_layer_ids": [9, 1]},
+    }
+    error = only_error(check(config, target=OMNI, check_tokenizer=False))
+    assert error.field == "dflash_config.target_layer_ids"
+    assert "vLLM's Qwen3-Omni DSpark validator refuses it" in str(error)
+
+
+def test_a_list_read_by_no_runner_says_vllm_taps_the_defaults() -> None:
+    config = {"ptd_token_id": 5, "target_layer_ids": [1, 9]}
+    verdict = check(config, target=QWEN3_4B, check_tokenizer=False)
+    assert verdict.errors == ()
+    assert verdict.notes == (
+        "`target_layer_ids` is not read by vLLM for this draft (it finds no layers and taps "
+        "the target model's default layers)",
+    )

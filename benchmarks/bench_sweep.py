@@ -1,4 +1,4 @@
-"""sweep: one ``drafting-config check --json`` over 10,000 config.json files.
+"""sweep: one ``drafting-config check --json --no-tokenizer --no-weights`` over 10,000 configs.
 
 Writes 10,000 model directories (copies of the bundled examples, varied) to a
 temporary folder, then times the whole command, process start included, and
@@ -44,7 +44,7 @@ def main() -> list[bool]:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         paths = write_configs(root)
-        ours = [script, "check", "--json", "--no-tokenizer", *paths]
+        ours = [script, "check", "--json", "--no-tokenizer", "--no-weights", *paths]
         result = subprocess.run(ours, cwd=root, capture_output=True, check=True)
         report_items = json.loads(result.stdout)
         floor = [python(), str(Path(__file__).with_name("baseline_sweep.py")), *paths]

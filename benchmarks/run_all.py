@@ -19,6 +19,7 @@ from benchmarks import (
     bench_masked_slots,
     bench_resolve,
     bench_sweep,
+    bench_weights,
 )
 
 
@@ -34,6 +35,7 @@ def main() -> int:
         *bench_import.main(),
         *bench_contract.main(),
         *bench_masked_slots.main(),
+        *bench_weights.main(),
     ]
     met = sum(results)
     print(f"# {met} of {len(results)} targets met")

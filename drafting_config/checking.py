@@ -54,6 +54,7 @@ from drafting_config.repo_ids import (
 from drafting_config.resolution import Resolution, resolve
 from drafting_config.safetensors_headers import (
     CheckpointHeaders,
+    LfsPointerError,
     find_weight_files,
     read_weight_files,
 )
@@ -515,7 +516,7 @@ def _weights(
                 if checkpoint is None
                 else tuple(display_path(os.path.join(local, name)) for name in checkpoint.files)
             )
-    except HubDownloadError as error:  # the hub could not be asked: nothing known either way
+    except (HubDownloadError, LfsPointerError) as error:  # nothing known either way
         found.notes.append(f"weights not checked: {error}")
         return None
     except ParallelDraftingConfigError as error:  # WeightsFileError, MissingExtraError

@@ -23,7 +23,7 @@ from typing import Final, TextIO
 
 from drafting_config import __version__
 from drafting_config.checking import Verdict, check_many
-from drafting_config.errors import describe_value
+from drafting_config.errors import describe_value, exception_text
 from drafting_config.loading import ConfigFileError, collector_paused
 from drafting_config.paths import display_path
 from drafting_config.reading import MISSING
@@ -472,7 +472,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = EXIT_INVALID
     except Exception as error:  # a bug of ours: say so in one line, never a traceback
         print(
-            f"drafting-config: internal error: {type(error).__name__}: {error} "
+            f"drafting-config: internal error: {exception_text(error, kind=True)} "
             "(please report this, with the file that caused it)",
             file=sys.stderr,
         )

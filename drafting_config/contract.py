@@ -31,7 +31,7 @@ from drafting_config.errors import (
 )
 from drafting_config.integers import positive_int32
 from drafting_config.paths import display_path
-from drafting_config.reading import FieldGetter, field_getter, top_or_text_config
+from drafting_config.reading import FieldGetter, field_getter, read_path, top_or_text_config
 from drafting_config.resolution import (
     Resolution,
     names_token_id,
@@ -242,24 +242,12 @@ _PathReader = Callable[[str], object]
 
 
 def _path_reader(draft_config: object, resolution: Resolution) -> _PathReader:
-    """A reader of the draft's fields by dotted path, reading each section once.
+    """A reader of the draft's fields by dotted path (:func:`~drafting_config.reading.read_path`).
 
     A speculators file is read through the HF config vLLM derives from it.
     """
     get = field_getter(resolution.hf_config(draft_config), "")
-    sections: dict[str, FieldGetter | None] = {}
-
-    def read(path: str) -> object:
-        section, _, key = path.rpartition(".")
-        if not section:
-            return get(key, None)
-        if section not in sections:
-            container = get(section, None)
-            sections[section] = None if container is None else field_getter(container, section)
-        section_get = sections[section]
-        return None if section_get is None else section_get(key, None)
-
-    return read
+    return lambda path: read_path(get, path)
 
 
 def tokenizer_findings(

@@ -124,18 +124,19 @@ def foreign_error(
     The message is ``"{what}: {ExceptionType}: {its first sentence}"`` (see
     :func:`exception_text`).
     """
-    return ParallelDraftingConfigError(
-        f"{what}: {type(error).__name__}: {exception_text(error)}", field=field
-    )
+    return ParallelDraftingConfigError(f"{what}: {exception_text(error, kind=True)}", field=field)
 
 
-def exception_text(error: BaseException) -> str:
+def exception_text(error: BaseException, *, kind: bool = False) -> str:
     """The first sentence of an exception's message, for one line of ours.
 
     The first line of ``str(error)``, up to its first ``". "``, at most 200
     characters (cut with ``...``); ``"no message"`` when it is empty and
-    ``"<unprintable>"`` when its ``__str__`` raises.
+    ``"<unprintable>"`` when its ``__str__`` raises.  With ``kind``, after the
+    exception's type: ``"OSError: disk gone"``.
     """
+    if kind:
+        return f"{type(error).__name__}: {exception_text(error)}"
     try:
         lines = str(error).strip().splitlines()
     except Exception:

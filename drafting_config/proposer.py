@@ -187,8 +187,7 @@ class ParallelDraftingParams:
         except Exception as error:  # torch raises many types for this
             raise ValueError(
                 f"`device` {str(self.device)!r} cannot be used here: torch cannot allocate "
-                f"{self.dtype} tensors there ({type(error).__name__}: "
-                f"{exception_text(error)})."
+                f"{self.dtype} tensors there ({exception_text(error, kind=True)})."
             ) from None
 
     def expand_eagle_inputs(

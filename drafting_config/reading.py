@@ -127,7 +127,13 @@ def read_path(get: FieldGetter, path: str, default: object = None) -> object:
         ParallelDraftingConfigError: the section is not a config section, or a read raises.
     """
     section, _, key = path.rpartition(".")
-    if not section:
+    return read_field(get, section or None, key, default)
+
+
+def read_field(get: FieldGetter, section: str | None, key: str, default: object = None) -> object:
+    """:func:`read_path` of ``section.key`` (``key`` at the top level when ``section`` is
+    ``None``), for callers that hold the two parts already (a priority table's rows)."""
+    if section is None:
         return get(key, default)
     container = get(section, None)
     return default if container is None else field_getter(container, section)(key, default)

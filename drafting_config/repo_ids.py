@@ -395,9 +395,7 @@ def _importing_hub(repo_id: str) -> Iterator[None]:
     except ImportError:
         raise MissingExtraError(repo_id) from None
     except Exception as error:  # its own code failed: say how, never a traceback
-        raise MissingExtraError(
-            repo_id, f"{type(error).__name__}: {exception_text(error)}"
-        ) from None
+        raise MissingExtraError(repo_id, exception_text(error, kind=True)) from None
 
 
 def path_or_snapshot(
@@ -496,7 +494,7 @@ def _cached_snapshot(repo_id: str, revision: str, cache: str) -> Path:
             reason = (
                 error.strerror
                 if isinstance(error, OSError) and error.strerror
-                else f"{type(error).__name__}: {exception_text(error)}"
+                else exception_text(error, kind=True)
             )
             raise RepoNotCachedError(
                 repo_id,
@@ -691,7 +689,7 @@ def _fetch(
         elif isinstance(error, PermissionError):
             problem = f"cannot write to the cache {display_path(cache)}: {error.strerror or error}."
         else:  # a transfer or disk failure inside huggingface_hub or below
-            problem = f"{type(error).__name__}: {exception_text(error)}"
+            problem = exception_text(error, kind=True)
         raise HubDownloadError(repo_id, revision, filename, problem) from None
 
 
@@ -800,7 +798,7 @@ def hub_checkpoint_headers(
         if isinstance(error, errors.HfHubHTTPError):
             problem = _refusal_problem(error, what, revision, hub)
         else:
-            problem = f"{type(error).__name__}: {exception_text(error)}"
+            problem = exception_text(error, kind=True)
         raise HubDownloadError(repo_id, revision, what, problem) from None
     headers = {}
     for name, file in metadata.files_metadata.items():

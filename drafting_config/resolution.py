@@ -32,6 +32,7 @@ from drafting_config.reading import (
     FieldGetter,
     field_getter,
     join_path,
+    read_field,
     read_path,
     top_or_text_config,
 )
@@ -429,7 +430,7 @@ def _judge(
 
 def _read_source(get: FieldGetter, source: TokenIdField) -> object:
     """The raw value of ``source``: :data:`MISSING` if it or its section is absent or null."""
-    return read_path(get, source.value, MISSING)
+    return read_field(get, source.section, source.key, MISSING)
 
 
 def _top_level(get: FieldGetter) -> Callable[[str], tuple[object, str]]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Final, NamedTuple, TypeGuard
 
 from drafting_config.errors import describe_value
-from drafting_config.loading import ConfigFileError, read_json_object
+from drafting_config.loading import ConfigFileError, collector_paused, read_json_object
 
 __all__ = [
     "INDEX_FILE",
@@ -37,6 +37,7 @@ __all__ = [
     "MAX_INDEX_BYTES",
     "CheckpointHeaders",
     "FileHeader",
+    "LfsPointerError",
     "TensorHeader",
     "WeightFiles",
     "WeightsFileError",
@@ -63,6 +64,8 @@ MAX_INDEX_BYTES: Final = 64 << 20
 _SUFFIX: Final = ".safetensors"
 _LENGTH_BYTES: Final = 8
 _METADATA_KEY: Final = "__metadata__"
+_LFS_START: Final = b"version https://git-lfs.github.com/spec/"
+_LFS_POINTER_MAX: Final = 1024
 _OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
@@ -72,6 +75,10 @@ class WeightsFileError(ConfigFileError):
     The message is ``"<path>: <problem>"``, as for every
     :class:`~drafting_config.loading.ConfigFileError`.
     """
+
+
+class LfsPointerError(WeightsFileError):
+    """A weights file is a Git LFS pointer: the weights were never fetched, nothing to check."""
 
 
 class TensorHeader(NamedTuple):
@@ -237,6 +244,12 @@ def read_file_header(path: str) -> FileHeader:
                 f"truncated: the file has {len(prefix)} bytes, fewer than the 8-byte header "
                 "length every safetensors file starts with.",
             )
+        if prefix == _LFS_START[:_LENGTH_BYTES] and _is_lfs_pointer(fd, info.st_size):
+            raise LfsPointerError(
+                path,
+                "a Git LFS pointer, not the weights (the repository was cloned without "
+                "`git lfs pull`).",
+            )
         length = int.from_bytes(prefix, "little")
         if length > MAX_HEADER_BYTES:
             raise WeightsFileError(
@@ -258,6 +271,15 @@ def read_file_header(path: str) -> FileHeader:
     finally:
         os.close(fd)
     return parse_header(data, name=name, path=path, file_size=info.st_size)
+
+
+def _is_lfs_pointer(fd: int, size: int) -> bool:
+    """Whether the file (read from its 9th byte on) is a Git LFS pointer: a small text file
+    that starts ``version https://git-lfs.github.com/spec/``."""
+    return (
+        size <= _LFS_POINTER_MAX
+        and _read_exactly(fd, len(_LFS_START) - _LENGTH_BYTES) == (_LFS_START[_LENGTH_BYTES:])
+    )
 
 
 def _read_exactly(fd: int, count: int) -> bytes:
@@ -411,5 +433,8 @@ def read_weight_files(directory: str, files: WeightFiles) -> CheckpointHeaders |
     """
     if not files.safetensors:
         return None
-    headers = {name: read_file_header(os.path.join(directory, name)) for name in files.safetensors}
-    return checkpoint_from_headers(headers, files.weight_map, where=directory)
+    with collector_paused():  # thousands of parsed entries and tensors, no cycles
+        headers = {
+            name: read_file_header(os.path.join(directory, name)) for name in files.safetensors
+        }
+        return checkpoint_from_headers(headers, files.weight_map, where=directory)

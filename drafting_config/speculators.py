@@ -250,7 +250,7 @@ def translate(get: FieldGetter, *, parallel_only: bool = True) -> SpeculatorsDra
     origins: dict[str, str] = {}  # hf_config field -> the top-level key it was copied from
 
     if algorithm.always_sets_draft_vocab_size:
-        hf_config[_DRAFT_VOCAB_SIZE] = _value_or_none(get, _DRAFT_VOCAB_SIZE)
+        hf_config[_DRAFT_VOCAB_SIZE] = get(_DRAFT_VOCAB_SIZE, None)
         origins[_DRAFT_VOCAB_SIZE] = _DRAFT_VOCAB_SIZE
     else:
         _copy_when_set(get, _DRAFT_VOCAB_SIZE, hf_config, _DRAFT_VOCAB_SIZE, origins)
@@ -452,11 +452,6 @@ def _minus_one(value: object) -> list[object]:
     return shifted
 
 
-def _value_or_none(get: FieldGetter, field: str) -> object:
-    value = get(field, None)
-    return None if value is MISSING else value
-
-
 def _copy_when_set(
     get: FieldGetter,
     field: str,
@@ -465,7 +460,7 @@ def _copy_when_set(
     origins: dict[str, str],
 ) -> None:
     value = get(field, None)
-    if value is not None and value is not MISSING:
+    if value is not None:
         _write(hf_config, destination, value)
         origins[destination] = field
 

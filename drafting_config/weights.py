@@ -260,12 +260,16 @@ class _Draft:
 
 
 def architecture_row(
-    config: FieldGetter, speculators_type: str | None = None
+    config: FieldGetter, speculators_type: str | None = None, *, fed_hidden_states: bool = False
 ) -> tuple[ArchitectureRow | None, str | None]:
     """The row for a draft's ``architectures`` (the first listed that the table knows),
     and the name it was found by; ``(None, names)`` when none is known.
 
-    A speculators draft's architecture is the one vLLM writes for its type.
+    A speculators draft's architecture is the one vLLM writes for its type.  A draft fed
+    the target's hidden states is never a complete causal LM: served as EAGLE-3 or DFlash,
+    vLLM renames ``LlamaForCausalLM`` to ``Eagle3LlamaForCausalLM`` or
+    ``DFlashLlamaForCausalLM`` (``transformers_utils/configs/eagle.py``, ``EAGLEConfig``),
+    so such a name finds no row here rather than the causal LM's.
     """
     if speculators_type is not None:
         if speculators_type == "peagle":
@@ -282,7 +286,9 @@ def architecture_row(
         names = [name for name in listed if type(name) is str]
     for name in names:
         for row in ARCHITECTURES:
-            if name in row.architectures:
+            if name in row.architectures and not (
+                fed_hidden_states and row.fc_width is FcWidth.NONE
+            ):
                 return row, name
     return None, ", ".join(repr(name) for name in names if name) or None
 
@@ -299,6 +305,7 @@ def check_checkpoint(
     token_field: str | None,
     aux_layer_ids: tuple[int, ...] | None,
     aux_layer_source: str | None,
+    fed_hidden_states: bool,
     shown_files: tuple[str, ...],
 ) -> CheckpointFindings:
     """Compare a checkpoint's tensors with the draft's config, by its row of :data:`ARCHITECTURES`.
@@ -313,6 +320,8 @@ def check_checkpoint(
             a draft with one is served with parallel drafting.
         aux_layer_ids, aux_layer_source: the target layers vLLM's runner taps, and the
             field it read them from (``None`` when the config names none).
+        fed_hidden_states: whether the drafter takes the target's hidden states (all but
+            PARD): then no complete causal LM's rules apply (see :func:`architecture_row`).
         shown_files: the files read, as the verdict shows them.
 
     Every error's ``.field`` names the config field the tensor disagrees with, and its
@@ -329,7 +338,7 @@ def check_checkpoint(
         aux_layer_ids,
         aux_layer_source,
     )
-    row, found_as = architecture_row(get, speculators_type)
+    row, found_as = architecture_row(get, speculators_type, fed_hidden_states=fed_hidden_states)
     tensors = checkpoint.tensors
     notes: list[str] = []
     if row is None:
@@ -884,6 +893,7 @@ def check_draft_weights(
             token_field=token_field,
             aux_layer_ids=resolution.aux_layer_ids,
             aux_layer_source=resolution.aux_layer_source,
+            fed_hidden_states=resolution.takes_target_hidden_states,
             shown_files=shown_files,
         )
         facts = found.facts

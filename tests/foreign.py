@@ -13,8 +13,8 @@ def int_enum(value: int) -> int:
     return Count(value)
 
 
-class RaisingGet(Mapping[str, object]):
-    """A mapping with no keys whose ``get`` raises, as one backed by a file that went away."""
+class EmptyMapping(Mapping[str, object]):
+    """A mapping with no keys; subclasses make one of its reads raise."""
 
     def __getitem__(self, key: str) -> object:
         raise KeyError(key)
@@ -25,8 +25,19 @@ class RaisingGet(Mapping[str, object]):
     def __len__(self) -> int:
         return 0
 
+
+class RaisingGet(EmptyMapping):
+    """Its ``get`` raises, as a mapping backed by a file that went away does."""
+
     def get(self, key: str, default: object = None) -> object:
         raise OSError("disk gone")
+
+
+class RaisingContains(EmptyMapping):
+    """Its membership test raises (``model_validate`` asks it for ``token_id``)."""
+
+    def __contains__(self, key: object) -> bool:
+        raise RuntimeError("no membership tests")
 
 
 class Unusable:

@@ -286,3 +286,18 @@ def test_the_fake_hub_refuses_a_whole_weights_file(hub: FakeHub) -> None:
         body = answer.read()
         assert answer.status == 206
     assert len(body) == 8 + len(header_bytes(fc_width_example_tensors()))
+
+
+def test_a_git_lfs_pointer_is_a_note_not_an_error(draft: Path) -> None:
+    pointer = (
+        "version https://git-lfs.github.com/spec/v1\n"
+        "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+        "size 14534\n"
+    )
+    (draft / "model.safetensors").write_text(pointer)
+    verdict = check(draft)
+    assert verdict.ok
+    assert verdict.weights is None
+    assert f"weights not checked: {draft / 'model.safetensors'}: a Git LFS pointer" in "\n".join(
+        verdict.notes
+    )

@@ -7,7 +7,6 @@ error naming the field.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from unittest.mock import Mock
 
 import numpy as np
@@ -16,7 +15,7 @@ from pydantic import ValidationError
 
 from drafting_config import ParallelDraftingConfig, ParallelDraftingConfigError, check
 from drafting_config.repo_ids import RepoIdError
-from tests.foreign import int_enum
+from tests.foreign import RaisingContains, int_enum
 
 
 def test_an_int_enum_token_id_and_sizes_count_as_their_int_value() -> None:
@@ -50,27 +49,11 @@ def test_numpy_integers_are_refused_with_a_message_to_convert_them(field: str) -
     assert "int(x)" not in str(check({"pard_token": "7"}, check_tokenizer=False).errors[0])
 
 
-class _RaisingContains(Mapping[str, object]):
-    """A mapping whose membership test raises (``model_validate`` asks it for ``token_id``)."""
-
-    def __getitem__(self, key: str) -> object:
-        raise KeyError(key)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(())
-
-    def __len__(self) -> int:
-        return 0
-
-    def __contains__(self, key: object) -> bool:
-        raise RuntimeError("no membership tests")
-
-
 def test_a_mapping_whose_reads_raise_is_our_error() -> None:
     with pytest.raises(ValidationError, match="RuntimeError: no membership tests"):
-        ParallelDraftingConfig.model_validate(_RaisingContains())
+        ParallelDraftingConfig.model_validate(RaisingContains())
     with pytest.raises(ParallelDraftingConfigError, match="no membership tests"):
-        ParallelDraftingConfig.from_hf_config(_RaisingContains())
+        ParallelDraftingConfig.from_hf_config(RaisingContains())
 
 
 def test_a_property_that_raises_is_our_error_naming_the_field() -> None:

@@ -289,3 +289,17 @@ def test_a_tensor_in_two_shards_is_fine_where_the_index_places_it(tmp_path: Path
     checkpoint = read_checkpoint_headers(str(tmp_path))
     assert checkpoint is not None
     assert checkpoint.tensors["a"].shape == (3,)  # vLLM loads both; the last one stays
+
+
+def test_a_git_lfs_pointer_is_told_apart_from_a_broken_file(tmp_path: Path) -> None:
+    from drafting_config.safetensors_headers import LfsPointerError
+
+    path = _file_with(
+        tmp_path, b"version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 9\n"
+    )
+    with pytest.raises(LfsPointerError, match="a Git LFS pointer, not the weights"):
+        read_file_header(path)
+    path = _file_with(tmp_path, b"version of something else entirely")
+    with pytest.raises(WeightsFileError) as caught:
+        read_file_header(path)
+    assert type(caught.value) is WeightsFileError

@@ -119,6 +119,7 @@ def run(
         token_field=token_field,
         aux_layer_ids=aux,
         aux_layer_source=aux_source,
+        fed_hidden_states="pard_token" not in config,
         shown_files=("model.safetensors",),
     )
 
@@ -480,3 +481,11 @@ def test_the_mask_id_of_the_model_class_lets_dflash_config_win_over_eagle_config
     errors, _ = mask_embedding_findings(str(tmp_path), config, file_field=str, hidden_size=HIDDEN)
     assert [e.field for e in errors] == ["eagle_config.mask_token_id"]
     json.dumps(config)  # plain data
+
+
+def test_a_causal_lm_architecture_fed_hidden_states_is_not_checked_as_a_causal_lm() -> None:
+    config = DFLASH | {"architectures": ["Qwen3ForCausalLM"]}
+    found = run(config, dflash_tensors(), aux=(1, 2, 3), aux_source="x")
+    assert found.errors == ()
+    assert found.facts.architecture is None
+    assert "'Qwen3ForCausalLM'" in found.notes[0]

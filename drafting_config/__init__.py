@@ -20,23 +20,22 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from drafting_config.checking import Verdict, check, check_many
-from drafting_config.errors import (
-    ConflictingTokenIdWarning,
-    ParallelDraftingConfigError,
-    ParallelDraftingConfigWarning,
-    PlaceholderTokenIdWarning,
-)
-from drafting_config.loading import ConfigFileError
-from drafting_config.resolution import FieldStatus, FieldVerdict, Resolution, resolve
-from drafting_config.sources import PRIORITY_ORDER, TokenIdField, TokenIdSource
-
 if TYPE_CHECKING:
+    from drafting_config.checking import Verdict, check, check_many
     from drafting_config.config import (
         ParallelDraftingConfig,
         ShadowedTokenId,
         get_parallel_drafting_token_id,
     )
+    from drafting_config.errors import (
+        ConflictingTokenIdWarning,
+        ParallelDraftingConfigError,
+        ParallelDraftingConfigWarning,
+        PlaceholderTokenIdWarning,
+    )
+    from drafting_config.loading import ConfigFileError
+    from drafting_config.resolution import FieldStatus, FieldVerdict, Resolution, resolve
+    from drafting_config.sources import PRIORITY_ORDER, TokenIdField, TokenIdSource
 
 __all__ = [
     "PRIORITY_ORDER",
@@ -61,11 +60,28 @@ __all__ = [
 
 __version__ = "0.2.0"
 
-# Names whose module imports pydantic's model machinery (~100 ms): loaded on first use.
+# Every name is loaded from its module on first use: importing the package runs none of
+# its modules, so that the command's entry point (drafting_config.command) starts inside
+# its Ctrl-C handler, and the pydantic model machinery (~100 ms) loads only when used.
 _LAZY = {
+    "PRIORITY_ORDER": "drafting_config.sources",
+    "ConfigFileError": "drafting_config.loading",
+    "ConflictingTokenIdWarning": "drafting_config.errors",
+    "FieldStatus": "drafting_config.resolution",
+    "FieldVerdict": "drafting_config.resolution",
     "ParallelDraftingConfig": "drafting_config.config",
+    "ParallelDraftingConfigError": "drafting_config.errors",
+    "ParallelDraftingConfigWarning": "drafting_config.errors",
+    "PlaceholderTokenIdWarning": "drafting_config.errors",
+    "Resolution": "drafting_config.resolution",
     "ShadowedTokenId": "drafting_config.config",
+    "TokenIdField": "drafting_config.sources",
+    "TokenIdSource": "drafting_config.sources",
+    "Verdict": "drafting_config.checking",
+    "check": "drafting_config.checking",
+    "check_many": "drafting_config.checking",
     "get_parallel_drafting_token_id": "drafting_config.config",
+    "resolve": "drafting_config.resolution",
 }
 
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from drafting_config.cli import main
+from drafting_config.command import main
 
 sys.exit(main())

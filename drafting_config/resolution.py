@@ -122,7 +122,10 @@ class Resolution:
     (:mod:`drafting_config.tapped_layers`).  vLLM sorts and de-duplicates them later.
     ``None`` when the config names no layers (vLLM then taps the target model's default
     layers), when the drafter takes no hidden states (PARD), or when vLLM's function would
-    fail on the field or return something other than ints (``check()`` reports that)."""
+    fail on the field or return something other than ints (``check()`` reports that).
+    :func:`resolve` reads the draft alone; the verdict of :func:`drafting_config.check`
+    holds the ids knowing the target too (a ``deepseek_v41`` target's
+    ``dspark_target_layer_ids`` are used as given)."""
     aux_layer_source: str | None = None
     """The field :attr:`aux_layer_ids` came from, as the draft's file names it
     (``"dflash_config.target_layer_ids"``; ``"aux_hidden_state_layer_ids"`` for a

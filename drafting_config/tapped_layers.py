@@ -43,6 +43,7 @@ from drafting_config.reading import FieldGetter, field_getter
 
 __all__ = [
     "NEWER_RUNNER_CHAIN",
+    "NEWER_RUNNER_ONLY_ARCHITECTURES",
     "OLDER_RUNNER_CHAIN",
     "RUNNER_OF_METHOD",
     "RUNS_ON_EITHER_RUNNER",
@@ -144,6 +145,12 @@ vLLM's default."""
 RUNS_ON_EITHER_RUNNER: Final = frozenset({"dflash"})
 """Methods vLLM serves with either runner (``VLLM_USE_V2_MODEL_RUNNER=0``, or a feature
 the newer one lacks, selects the older), so both chains matter."""
+
+NEWER_RUNNER_ONLY_ARCHITECTURES: Final = frozenset(
+    {"DFlash2DraftModel", "DFlash2BeamDraftModel", "LiLiCorrDraftModel"}
+)
+"""DFlash drafts with a candidate head, which the older runner refuses ("DFlash
+candidate-head drafts", ``_is_dflash_candidate_draft`` in ``vllm/config/vllm.py``)."""
 
 
 def runner_of(method: str | None) -> Runner | None:

@@ -18,7 +18,9 @@ What is read:
   :data:`SPECIAL_TOKEN_ROLES`, as a string or, in older files, as an object
   with ``"content"``; ``additional_special_tokens`` / ``extra_special_tokens``;
   ``added_tokens_decoder`` (``{"<id>": {"content", "special"}}``), which gives
-  the added tokens when there is no ``tokenizer.json``.
+  the added tokens when there is no ``tokenizer.json``, and otherwise adds
+  those that ``tokenizer.json`` lacks (all of them when it has no
+  ``added_tokens`` list), as transformers does on load.
 - ``special_tokens_map.json``: the same names.  As in ``transformers`` 5, it is
   read only when ``tokenizer_config.json`` has no ``added_tokens_decoder``,
   and then the names it has win.
@@ -292,6 +294,8 @@ def _build(directory: str, found: Mapping[str, Mapping[str, object]]) -> Tokeniz
         vocab, model_type, top = _model(tokenizer_path, tokenizer)
         added = _added_tokens(tokenizer_path, tokenizer.get("added_tokens"))
         top = max(top, *(token.id for token in added)) if added else top
+        more, top = _decoder_tokens_added(decoder, added, vocab, top)
+        added += more
     added_by_id = {token.id: token for token in added}
     added_by_text: dict[str, int] = {}
     for token in added:
@@ -424,6 +428,35 @@ def _added_tokens(path: str, entries: object) -> list[AddedToken]:
             )
         tokens.append(token)
     return tokens
+
+
+def _decoder_tokens_added(
+    decoder: list[AddedToken],
+    added: list[AddedToken],
+    vocab: dict[str, int] | list[str],
+    top: int,
+) -> tuple[list[AddedToken], int]:
+    """The tokens of ``added_tokens_decoder`` that ``tokenizer.json`` does not add, as
+    transformers adds them on load, and the new highest id.
+
+    transformers (``TokenizersBackend.__init__``, ``PreTrainedTokenizerFast`` in 4.x)
+    adds each decoder token whose text is not an added token yet, in the order of the
+    decoder's ids, through the backend, which gives a text of the base vocabulary its
+    id there and any other text the next id after the highest.  This matters when
+    ``tokenizer.json`` has no ``added_tokens`` list at all.
+    """
+    present = {token.text for token in added}
+    pieces = {text: index for index, text in enumerate(vocab)} if isinstance(vocab, list) else vocab
+    more: list[AddedToken] = []
+    for token in sorted(decoder, key=lambda token: token.id):
+        if token.text in present:
+            continue
+        present.add(token.text)
+        token_id = pieces.get(token.text)
+        if token_id is None:
+            top = token_id = top + 1
+        more.append(AddedToken(token_id, token.text, token.special))
+    return more, top
 
 
 # -- tokenizer_config.json and special_tokens_map.json -------------------------------

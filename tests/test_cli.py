@@ -1014,16 +1014,36 @@ def blocked_in_a_read_of_stdin(pid: int, deadline: float) -> bool:
     return False
 
 
+DEFAULT_SIGINT = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])"
+)
+"""Run argv[1:] with SIGINT's default disposition, whatever was inherited.
+
+A shell starts background jobs with SIGINT ignored, and an ignored signal stays ignored
+across exec, so a test run in the background would start the CLI deaf to Ctrl-C. With
+the default disposition, Python installs its KeyboardInterrupt handler. (A shell cannot
+do this: a non-interactive one may not reset a signal ignored on entry.)"""
+
+
 @pytest.mark.slow
-def test_ctrl_c_while_reading_stdin_exits_130(tmp_path: Path) -> None:
-    process = subprocess.Popen(
-        [str(SCRIPT), "check", "-"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=REPO,
-        env=env(tmp_path),
-    )
+@pytest.mark.parametrize("inherited", [signal.SIG_IGN, signal.default_int_handler])
+def test_ctrl_c_while_reading_stdin_exits_130(
+    tmp_path: Path, inherited: Callable[..., object] | int
+) -> None:
+    # The parent's own SIGINT disposition is set both ways: the child's never depends on it.
+    previous = signal.signal(signal.SIGINT, inherited)
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-c", DEFAULT_SIGINT, str(SCRIPT), "check", "-"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=REPO,
+            env=env(tmp_path),
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
     try:
         if not blocked_in_a_read_of_stdin(process.pid, time.monotonic() + 20):
             time.sleep(3)  # no /proc syscall view: give the interpreter time to start

@@ -209,6 +209,9 @@ def test_a_dflash_draft_whose_runners_disagree_gets_a_warning_naming_both() -> N
     ]
     agreeing = {"dflash_config": {"mask_token_id": 151669, "target_layer_ids": [1, 9, 17]}}
     assert layer_warnings(check(agreeing, target=QWEN3_4B)) == []
+    # A candidate-head DFlash draft runs on the newer runner only.
+    candidate = {**config, "architectures": ["DFlash2DraftModel"]}
+    assert layer_warnings(check(candidate, target=QWEN3_4B)) == []
 
 
 def test_a_dspark_draft_runs_on_the_newer_runner_only() -> None:

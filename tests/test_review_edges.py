@@ -7,17 +7,21 @@ promises; the masked-slot layouts; start-up and signals.
 
 from __future__ import annotations
 
+import importlib
+import importlib.abc
+import io
 import json
 import multiprocessing
 import os
 import pickle
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -427,3 +431,149 @@ def test_paths_in_not_cached_messages_are_escaped(
         lines = out.splitlines()
         assert len(lines) == 2, lines  # the verdict and the summary: no forged line
         assert shown in lines[0]
+
+
+# ------------------------------------------------ 18: Ctrl-C at any stage of start-up
+
+
+def entry_point() -> tuple[str, str]:
+    """The module and function of the ``drafting-config`` console script, as declared."""
+    declared = re.search(
+        r'^drafting-config = "([^"]+)"$', (REPO / "pyproject.toml").read_text(), re.MULTILINE
+    )
+    assert declared is not None
+    module, _, function = declared.group(1).partition(":")
+    return module, function
+
+
+def run_console_script(argv: list[str]) -> int:
+    """What the console script pip writes does: import the entry point, call it."""
+    module, function = entry_point()
+    try:
+        status: int = getattr(importlib.import_module(module), function)(argv)
+    except KeyboardInterrupt:  # the console script would print its traceback
+        pytest.fail("KeyboardInterrupt escaped the entry point")
+    return status
+
+
+@pytest.fixture
+def fresh_package() -> Iterator[None]:
+    """The package as in a new process: none of its modules imported yet (restored after)."""
+    saved = {name: module for name, module in sys.modules.items() if _is_ours(name)}
+    for name in saved:
+        del sys.modules[name]
+    try:
+        yield
+    finally:
+        for name in [name for name in sys.modules if _is_ours(name)]:
+            del sys.modules[name]
+        sys.modules.update(saved)
+
+
+def _is_ours(name: str) -> bool:
+    return name == "drafting_config" or name.startswith("drafting_config.")
+
+
+class InterruptImport(importlib.abc.MetaPathFinder):
+    """Ctrl-C arriving while ``name`` is being imported."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def find_spec(self, fullname: str, path: object, target: object = None) -> None:
+        if fullname == self.name:
+            raise KeyboardInterrupt
+
+
+def modules_a_check_imports() -> list[str]:
+    """Every module of the package that ``drafting-config check`` imports, in order."""
+    code = (
+        "import sys; before = set(sys.modules); "
+        f"from {entry_point()[0]} import {entry_point()[1]} as main; "
+        f"main(['check', '--no-tokenizer', {DFLASH!r}]); "
+        "print(' '.join(m for m in sys.modules if m not in before "
+        "and m.split('.')[0] == 'drafting_config'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
+    )
+    names = done.stdout.splitlines()[-1].split()
+    assert "drafting_config.checking" in names
+    return [n for n in names if n not in ("drafting_config", entry_point()[0])]
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("fresh_package")
+def test_ctrl_c_while_any_module_is_imported_exits_130_quietly(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    names = modules_a_check_imports()
+    assert len(names) >= 10
+    for name in names:
+        for module in [m for m in sys.modules if _is_ours(m)]:
+            del sys.modules[module]
+        finder = InterruptImport(name)
+        sys.meta_path.insert(0, finder)
+        try:
+            status = run_console_script(["check", "--no-tokenizer", DFLASH])
+        finally:
+            sys.meta_path.remove(finder)
+        assert (name, status, capsys.readouterr()) == (name, 130, ("", ""))
+
+
+def interrupt(*args: object, **kwargs: object) -> NoReturn:
+    raise KeyboardInterrupt
+
+
+TEXT = ["check", DFLASH]
+JSON = ["check", "--json", DFLASH]
+
+
+@pytest.mark.parametrize(
+    ("stage", "argv"),
+    [
+        ("drafting_config.cli._parser", TEXT),
+        ("argparse.ArgumentParser.parse_args", TEXT),
+        ("drafting_config.cli._expand_stdin", TEXT),
+        ("drafting_config.cli.check_many", TEXT),
+        ("drafting_config.cli._verdict_lines", TEXT),
+        ("drafting_config.cli.verdict_json", JSON),
+    ],
+)
+def test_ctrl_c_at_each_stage_of_a_run_exits_130_quietly(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    stage: str,
+    argv: list[str],
+) -> None:
+    monkeypatch.setattr(stage, interrupt)
+    assert (run_console_script(argv), capsys.readouterr()) == (130, ("", ""))
+
+
+class InterruptedStdout(io.TextIOWrapper):
+    """Standard output whose set-up (``reconfigure``) is interrupted."""
+
+    def reconfigure(self, *args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_while_standard_output_is_set_up_exits_130_quietly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    written = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", InterruptedStdout(written, encoding="utf-8"))
+    assert run_console_script(TEXT) == 130
+    sys.stdout.flush()
+    assert written.getvalue() == b""
+
+
+def test_ctrl_c_while_reporting_an_internal_error_exits_130_quietly(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def bug(*args: object, **kwargs: object) -> NoReturn:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr("drafting_config.cli.check_many", bug)
+    monkeypatch.setattr("builtins.print", interrupt)
+    assert run_console_script(["check", DFLASH]) == 130
+    assert capsys.readouterr() == ("", "")

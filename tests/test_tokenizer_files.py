@@ -23,6 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from drafting_config import check
 from drafting_config.errors import ParallelDraftingConfigError
 from drafting_config.loading import ConfigFileError
 from drafting_config.tokenizer_files import (
@@ -876,8 +877,17 @@ def test_facts_agree_with_transformers_auto_tokenizer(
         "bos": "<s>",  # in the base vocabulary only
         "mask": "<|MASK|>",  # in no file: appended on load
     }
+    _write_mixed_tokenizer(tmp_path, model, style, specials)
+    _assert_agrees_with_transformers(tmp_path)
+
+
+def _write_mixed_tokenizer(
+    directory: Path, model: ModelKind, style: ConfigStyle, specials: dict[str, str]
+) -> None:
+    """80 base tokens, then added tokens of every kind: special, not special, one that is
+    in the base vocabulary, and extra specials (one of them added, one not)."""
     write_tokenizer(
-        tmp_path,
+        directory,
         vocab_size=80,
         model=model,
         vocab_first=["<unk>", "<s>"],
@@ -886,7 +896,60 @@ def test_facts_agree_with_transformers_auto_tokenizer(
         extra_specials=["[MASK]", "<extra>"],
         config_style=style,
     )
+
+
+def _drop_added_tokens(directory: Path, keep: int = 0) -> None:
+    """Rewrite tokenizer.json with only its first ``keep`` added tokens (no list at all
+    for 0), as some published tokenizers are: the config's ``added_tokens_decoder``
+    then has the rest."""
+    data = json.loads((directory / "tokenizer.json").read_text())
+    if keep:
+        data["added_tokens"] = data["added_tokens"][:keep]
+    else:
+        del data["added_tokens"]
+    (directory / "tokenizer.json").write_text(json.dumps(data))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("keep", [0, 2])
+@pytest.mark.parametrize("style", ["v4", "legacy"])
+@pytest.mark.parametrize("model", MODELS)
+def test_added_tokens_decoder_fills_in_for_a_tokenizer_json_without_added_tokens(
+    tmp_path: Path, style: ConfigStyle, model: ModelKind, keep: int
+) -> None:
+    # transformers adds the tokens of added_tokens_decoder that tokenizer.json lacks, so
+    # the eos id, the named specials and the kinds of ids come from the config then.
+    specials = {"pad": "<|endoftext|>", "eos": "<|im_end|>", "unk": "<unk>", "mask": "<M>"}
+    _write_mixed_tokenizer(tmp_path, model, style, specials)
+    _drop_added_tokens(tmp_path, keep)
+    files = _load(tmp_path)
+    assert files.special_tokens["eos"].id == 82  # from added_tokens_decoder, as transformers
+    assert _facts(files, 84) == TokenFacts(84, TokenKind.ADDED, "[MASK]")
     _assert_agrees_with_transformers(tmp_path)
+    # check() sees the eos token at 82: a draft whose mask id is 82 gets the warning.
+    verdict = check({"pard_token": 82, "vocab_size": 100}, tokenizer=tmp_path)
+    assert any("eos" in str(warning) for warning in verdict.warnings), verdict.warnings
+
+
+@pytest.mark.slow
+@settings(max_examples=25)
+@given(_layouts(with_specials=True), st.integers(0, 3))
+def test_facts_agree_with_transformers_when_tokenizer_json_lacks_added_tokens(
+    layout: dict[str, object], keep: int
+) -> None:
+    # Only the layouts with an added_tokens_decoder: without one, transformers 5 itself
+    # fails on a tokenizer.json that has no added_tokens (a KeyError).
+    with_decoder = layout["config_style"] in ("v4", "legacy")
+    with tempfile.TemporaryDirectory() as name:
+        directory = write_tokenizer(Path(name), **layout)  # type: ignore[arg-type]
+        if with_decoder and layout.get("tokenizer_json", True) and _read_added(directory)[keep:]:
+            _drop_added_tokens(directory, keep)
+        _assert_agrees_with_transformers(directory)
+
+
+def _read_added(directory: Path) -> list[object]:
+    added: list[object] = json.loads((directory / "tokenizer.json").read_text())["added_tokens"]
+    return added
 
 
 @pytest.mark.slow

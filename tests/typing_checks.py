@@ -70,7 +70,12 @@ def run_snippets(folder: Path) -> dict[str, MypyResult]:
     report = stdout + stderr
     matches = [m for m in map(REPORT.match, stdout.splitlines()) if m]
     return {
-        name: ({(int(m["line"]), m["code"]) for m in matches if Path(m["file"]) == path}, report)
+        # By file name: with a warm cache, mypy reports a snippet unchanged since an earlier
+        # run under the path it had then (another session's temporary folder).
+        name: (
+            {(int(m["line"]), m["code"]) for m in matches if Path(m["file"]).name == path.name},
+            report,
+        )
         for name, path in files.items()
     }
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Final, cast
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
-from drafting_config.integers import exact_int, positive_int32
+from drafting_config.integers import positive_int32
 from drafting_config.paths import display_path
 from drafting_config.reading import MISSING, FieldGetter, field_getter, read_path
 from drafting_config.resolution import Resolution
@@ -735,7 +735,7 @@ def _mask_hidden_errors(
     if row.mask_hidden is MaskHidden.FORBIDDEN and names:
         return [
             ParallelDraftingConfigError(
-                f"the checkpoint holds `{names[0]}`, but vLLM's {row.name} loader asserts that "
+                f"the checkpoint holds {names[0]!r}, but vLLM's {row.name} loader asserts that "
                 "no tensor is named mask_hidden (DFlash embeds masked slots through the mask "
                 "token id).",
                 field=architectures,
@@ -761,7 +761,7 @@ def _mask_hidden_errors(
         return []
     return [
         ParallelDraftingConfigError(
-            f"`{names[0]}` holds {values} values (shape {list(tensor.shape)}) but vLLM copies it "
+            f"{names[0]!r} holds {values} values (shape {list(tensor.shape)}) but vLLM copies it "
             f"into a buffer of the fc input width, {expected[0]} = {expected[2]}.",
             field=_fc_field(row, draft),
         )
@@ -822,7 +822,7 @@ def mask_embedding_findings(
     errors: list[ParallelDraftingConfigError] = []
     if type(state) is dict:
         found = state.get("mask_token_id", MISSING)
-        if found is not MISSING and exact_int(found) != exact_int(mask_id):
+        if found is not MISSING and _differs(found, mask_id):
             errors.append(
                 ParallelDraftingConfigError(
                     f"{shown} is for mask_token_id {describe_value(found)} but `{field}` = "
@@ -849,6 +849,20 @@ def mask_embedding_findings(
             )
         )
     return errors, []
+
+
+def _differs(stored: object, mask_id: object) -> bool:
+    """Whether vLLM finds the id stored in ``mask_embedding.pt`` different from the config's.
+
+    vLLM compares with ``!=`` (``DFlashQwen3ForCausalLM._read_mask_embedding``): a 0-d
+    tensor or a float holding the id compares equal, and a comparison that raises (a tensor
+    of several values) fails the load.  ``stored`` comes from ``torch.load(...,
+    weights_only=True)``: tensors, numbers, strings and containers only.
+    """
+    try:
+        return bool(stored != mask_id)
+    except Exception:  # vLLM raises too: the file is refused either way
+        return True
 
 
 def check_draft_weights(

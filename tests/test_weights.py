@@ -236,7 +236,7 @@ def test_eagle3_requires_mask_hidden_of_the_fc_width() -> None:
     assert "mask_hidden not found in weights" in message
     field, message = only_error(run(EAGLE3, eagle3_tensors() | {"mask_hidden": (HIDDEN,)}))
     assert field == "eagle_config.eagle_aux_hidden_state_layer_ids"
-    assert f"`mask_hidden` holds {HIDDEN} values" in message
+    assert f"'mask_hidden' holds {HIDDEN} values" in message
     assert f"{3 * HIDDEN}" in message
 
 

@@ -814,4 +814,4 @@ def hub_checkpoint_headers(
         if metadata.sharded
         else None
     )
-    return checkpoint_from_headers(headers, weight_map, where=repo_id)
+    return checkpoint_from_headers(headers, weight_map)

@@ -114,6 +114,11 @@ class CheckpointHeaders:
     bytes_read: int
     """Header bytes read in all (the index file not counted; 0 from the hub); never a byte
     of weights."""
+    misplaced: tuple[tuple[str, str], ...] = ()
+    """``(tensor, shard)`` for each tensor the index places in a shard whose header does not
+    hold it.  Harmless to vLLM, which reads the index only to pick the shard files and then
+    loads whatever each shard holds (``weight_utils.py``,
+    ``filter_duplicate_safetensors_files``); a stale index, worth a note."""
 
 
 def parse_header(data: bytes, *, name: str, path: str, file_size: int | None) -> FileHeader:
@@ -367,48 +372,43 @@ def weight_map_of(index: Mapping[str, object], index_path: str) -> dict[str, str
 def checkpoint_from_headers(
     headers: Mapping[str, FileHeader],
     weight_map: Mapping[str, str] | None,
-    *,
-    where: str,
 ) -> CheckpointHeaders:
     """Merge the headers of a checkpoint's files, checking them against its index.
 
     Args:
         headers: each file's header, by file name, in the order read.
         weight_map: the index's ``weight_map``, or ``None`` without an index.
-        where: the directory (or repo) holding the files, for errors.
 
-    Raises:
-        WeightsFileError: the index places a tensor in a shard whose header does not
-            hold it.
+    A tensor the index places in a shard whose header lacks it is recorded in
+    :attr:`CheckpointHeaders.misplaced`, not refused: vLLM never reads the placements.
     """
     tensors: dict[str, TensorHeader] = {}
     for header in headers.values():
         tensors.update(header.tensors)  # a name in two files: the last, as vLLM loads it last
+    misplaced: tuple[tuple[str, str], ...] = ()
     if weight_map is not None:
         held: dict[str, str] = {}  # tensor name -> the file that holds it
         for name, header in headers.items():
             held.update(dict.fromkeys(header.tensors, name))
         if not weight_map.items() <= held.items():  # the common case, at C speed
-            _check_placements(headers, weight_map, where)
+            misplaced = _misplaced(headers, weight_map)
     return CheckpointHeaders(
         files=tuple(headers),
         tensors=tensors,
         bytes_read=sum(header.header_bytes for header in headers.values()),
+        misplaced=misplaced,
     )
 
 
-def _check_placements(
-    headers: Mapping[str, FileHeader], weight_map: Mapping[str, str], where: str
-) -> None:
-    """Raise for the first tensor the index places in a shard whose header lacks it."""
-    for tensor_name, shard in weight_map.items():
-        header = headers.get(shard)
-        if header is not None and tensor_name not in header.tensors:
-            raise WeightsFileError(
-                os.path.join(where, shard),
-                f"{INDEX_FILE} places tensor {tensor_name!r} in this shard, but its "
-                "header does not hold it.",
-            )
+def _misplaced(
+    headers: Mapping[str, FileHeader], weight_map: Mapping[str, str]
+) -> tuple[tuple[str, str], ...]:
+    """Each tensor the index places in a shard whose header lacks it, with that shard."""
+    return tuple(
+        (tensor_name, shard)
+        for tensor_name, shard in weight_map.items()
+        if (header := headers.get(shard)) is not None and tensor_name not in header.tensors
+    )
 
 
 def read_checkpoint_headers(directory: str) -> CheckpointHeaders | None:
@@ -418,8 +418,7 @@ def read_checkpoint_headers(directory: str) -> CheckpointHeaders | None:
         ``None`` when the directory holds no safetensors checkpoint.
 
     Raises:
-        WeightsFileError: see :func:`find_weight_files`, :func:`read_file_header` and
-            :func:`checkpoint_from_headers`.
+        WeightsFileError: see :func:`find_weight_files` and :func:`read_file_header`.
     """
     return read_weight_files(directory, find_weight_files(directory))
 
@@ -431,7 +430,7 @@ def read_weight_files(directory: str, files: WeightFiles) -> CheckpointHeaders |
         ``None`` when there is no safetensors file to read.
 
     Raises:
-        WeightsFileError: see :func:`read_file_header` and :func:`checkpoint_from_headers`.
+        WeightsFileError: see :func:`read_file_header`.
     """
     if not files.safetensors:
         return None
@@ -439,4 +438,4 @@ def read_weight_files(directory: str, files: WeightFiles) -> CheckpointHeaders |
         headers = {
             name: read_file_header(os.path.join(directory, name)) for name in files.safetensors
         }
-        return checkpoint_from_headers(headers, files.weight_map, where=directory)
+        return checkpoint_from_headers(headers, files.weight_map)

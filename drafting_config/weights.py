@@ -31,7 +31,12 @@ from drafting_config.integers import positive_int32
 from drafting_config.paths import display_path
 from drafting_config.reading import MISSING, FieldGetter, field_getter, read_path
 from drafting_config.resolution import Resolution
-from drafting_config.safetensors_headers import CheckpointHeaders, TensorHeader, WeightsFileError
+from drafting_config.safetensors_headers import (
+    INDEX_FILE,
+    CheckpointHeaders,
+    TensorHeader,
+    WeightsFileError,
+)
 from drafting_config.sources import EAGLE_CONFIG
 
 __all__ = [
@@ -913,6 +918,16 @@ def check_draft_weights(
         facts = found.facts
         errors += found.errors
         notes += found.notes
+        if checkpoint.misplaced:
+            tensor, shard = checkpoint.misplaced[0]
+            more = len(checkpoint.misplaced) - 1
+            notes.append(
+                f"{INDEX_FILE} places tensor {tensor!r} in {display_path(shard)}, whose header "
+                "does not hold it"
+                + (f" (and {more} more such tensors)" if more else "")
+                + ": a stale index; vLLM reads the index only to pick the shard files, and "
+                "loads what they hold"
+            )
     if directory is not None:
         get = field_getter(hf_config, "")
         row, _ = architecture_row(get, None if speculators is None else speculators.algorithm)

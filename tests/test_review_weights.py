@@ -68,3 +68,33 @@ def test_a_tensor_name_with_control_characters_is_escaped_in_messages() -> None:
         assert "\n" not in str(error)
         assert "\x1b" not in str(error)
         assert repr(hostile) in str(error)
+
+
+def test_a_stale_index_entry_is_a_note_not_an_error(tmp_path: Path) -> None:
+    """A sharded DFlash draft whose index still names a tensor the trainer dropped from its
+    shard (here ``mask_hidden``, which vLLM's DFlash loader forbids): vLLM picks the shard
+    files from the index and loads what they hold, so it serves this draft."""
+    import json
+
+    from drafting_config import check
+    from drafting_config.safetensors_headers import INDEX_FILE
+    from tests.checkpoint_factory import write_sharded
+
+    (tmp_path / "config.json").write_text(json.dumps(DFLASH))
+    shapes = {n: ("BF16", s) for n, s in dflash_tensors().items()}
+    names = sorted(shapes)
+    paths = write_sharded(
+        tmp_path, [{n: shapes[n] for n in names[:2]}, {n: shapes[n] for n in names[2:]}]
+    )
+    index = json.loads((tmp_path / INDEX_FILE).read_text())
+    index["weight_map"]["mask_hidden"] = paths[0].name
+    (tmp_path / INDEX_FILE).write_text(json.dumps(index))
+    verdict = check(str(tmp_path), check_tokenizer=False)
+    assert verdict.errors == ()
+    assert verdict.weights is not None
+    assert verdict.weights.layers == 2
+    assert any(
+        f"{INDEX_FILE} places tensor 'mask_hidden' in {paths[0].name}, whose header does not "
+        "hold it" in note
+        for note in verdict.notes
+    ), verdict.notes

@@ -320,7 +320,9 @@ def test_json_reports_format_and_algorithm(drafting_config: Cli) -> None:
     run = drafting_config("check", "--json", *paths)
     assert [(i["format"], i["algorithm"]) for i in run.json] == [
         ("hf", "pard"),
-        ("hf", None),  # a top-level mask_token_id is shared by several methods
+        # a top-level mask_token_id is shared by several methods; vLLM guesses dspark
+        # from `DSparkDraftModel` with model_type qwen3 (config/speculative.py)
+        ("hf", "dspark"),
         ("speculators", "dflash"),
     ]
 

@@ -797,11 +797,14 @@ def mask_embedding_findings(
     (:func:`mask_token_of_model_class`), with ``torch.load(..., weights_only=True)``: a
     tensor, or a dict with ``embedding`` and optionally ``mask_token_id``, which must equal
     that id (``DFlashQwen3ForCausalLM._read_mask_embedding``).  The embedding then fills a
-    ``hidden_size`` parameter.  Without torch, a note says the file was not checked.
+    ``hidden_size`` parameter.  Without torch, a note says the file was not checked.  Never
+    raises: a drafter section that cannot be read is returned as an error.
     """
     path = os.path.join(directory, MASK_EMBEDDING_FILE)
-    get = field_getter(draft_config, "")
-    mask_id, mask_field = mask_token_of_model_class(get)
+    try:
+        mask_id, mask_field = mask_token_of_model_class(field_getter(draft_config, ""))
+    except ParallelDraftingConfigError as error:  # a drafter section that is not an object
+        return [error], []
     if mask_id is None or not os.path.isfile(path):
         return [], []
     shown = display_path(path)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from drafting_config.weights import MASK_EMBEDDING_FILE, mask_embedding_findings
 from tests.test_weights import DFLASH, EAGLE3, HIDDEN, dflash_tensors, eagle3_tensors, run
@@ -98,3 +100,72 @@ def test_a_stale_index_entry_is_a_note_not_an_error(tmp_path: Path) -> None:
         "hold it" in note
         for note in verdict.notes
     ), verdict.notes
+
+
+@pytest.mark.parametrize("section", [False, 0, 1, "dflash", [1]])
+def test_check_never_raises_on_a_dflash_config_that_is_not_an_object(
+    tmp_path: Path, section: object
+) -> None:
+    """A DFlash draft with weights beside it and ``dflash_config`` that is not an object:
+    reading the model class's mask id for ``mask_embedding.pt`` raised out of ``check()``."""
+    import json
+
+    from drafting_config import check
+    from tests.checkpoint_factory import write_safetensors
+
+    (tmp_path / "config.json").write_text(json.dumps(DFLASH | {"dflash_config": section}))
+    write_safetensors(
+        tmp_path / "model.safetensors", {n: ("BF16", s) for n, s in dflash_tensors().items()}
+    )
+    verdict = check(str(tmp_path), check_tokenizer=False)
+    assert not verdict.ok
+    assert "dflash_config" in {error.field for error in verdict.errors}
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 2**40) | st.floats() | st.text(max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+_FIELDS = (
+    "architectures",
+    "hidden_size",
+    "num_hidden_layers",
+    "vocab_size",
+    "draft_vocab_size",
+    "target_hidden_size",
+    "num_aux_hidden_states",
+    "eagle_config",
+    "dflash_config",
+    "tie_word_embeddings",
+    "quantization_config",
+    "eagle_aux_hidden_state_layer_ids",
+    "mask_token_id",
+)
+
+
+@given(
+    base=st.sampled_from([DFLASH, EAGLE3]),
+    changes=st.dictionaries(st.sampled_from(_FIELDS), _JSON, min_size=1, max_size=3),
+)
+def test_check_with_weights_never_raises_whatever_the_config_holds(
+    base: dict[str, object], changes: dict[str, object]
+) -> None:
+    """With a checkpoint and a ``mask_embedding.pt`` beside the draft, any value in the fields
+    the checkpoint rules read gives a verdict, never an exception."""
+    import json
+    import tempfile
+
+    from drafting_config import check
+    from tests.checkpoint_factory import write_safetensors
+
+    with tempfile.TemporaryDirectory() as directory:
+        folder = Path(directory)
+        (folder / "config.json").write_text(json.dumps(base | changes))
+        shapes = dflash_tensors() | eagle3_tensors()
+        write_safetensors(folder / "model.safetensors", {n: ("BF16", s) for n, s in shapes.items()})
+        (folder / MASK_EMBEDDING_FILE).write_bytes(b"not a pickle")
+        verdict = check(str(folder), check_tokenizer=False)
+    assert verdict.resolution is not None

@@ -313,11 +313,13 @@ def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Ver
             found.errors += layers.errors
             found.warnings += layers.warnings
             found.notes += layers.notes
-            resolution = replace(  # the layers as vLLM resolves them knowing the target
-                resolution,
-                aux_layer_ids=layers.aux_layer_ids,
-                aux_layer_source=layers.aux_layer_source,
-            )
+            knowing_target = (layers.aux_layer_ids, layers.aux_layer_source)
+            if knowing_target != (resolution.aux_layer_ids, resolution.aux_layer_source):
+                resolution = replace(  # the layers as vLLM resolves them knowing the target
+                    resolution,
+                    aux_layer_ids=layers.aux_layer_ids,
+                    aux_layer_source=layers.aux_layer_source,
+                )
     token = None
     if options.check_tokenizer and resolution.winner is not None:
         beside = {

@@ -137,7 +137,9 @@ def check_layers(
         return LayerFindings()
     get = field_getter(resolution.hf_config(draft_config), "")
     model_type = DEEPSEEK_V41 if target is not None and target.model_type == DEEPSEEK_V41 else None
-    taps = tapped_layers(get, chain_of(runner), model_type=model_type)
+    taps = resolution.tapped  # the resolver's run, unless the target changes the input
+    if taps is None or model_type is not None:
+        taps = tapped_layers(get, chain_of(runner), model_type=model_type)
     found = _Found()
     found.errors += serving_list_errors(taps, runner, resolution, target)
     read = [taps]
@@ -208,14 +210,14 @@ def serving_list_errors(
     if taps.ids is None:
         return []
     given = [layer_id - taps.shift for layer_id in taps.ids]  # the ids as the field has them
-    shown = describe_value(taps.value)
     for index, (previous, current) in enumerate(pairwise(given), start=1):
         if current <= previous:
             return [
                 ParallelDraftingConfigError(
-                    f"`{name}` = {shown} must name each target layer once, in increasing "
-                    f"order: item {index} is {current}, after {previous}. vLLM taps the "
-                    "sorted, de-duplicated layers, so the drafter would not get the "
+                    f"`{name}` = {describe_value(taps.value)} must name each target layer "
+                    f"once, in increasing order: item {index} is {current}, after "
+                    f"{previous}. vLLM taps the sorted, de-duplicated layers, so the drafter "
+                    "would not get the "
                     f"features it was trained on ({reader} and reads this field).",
                     field=name,
                 )
@@ -227,7 +229,7 @@ def serving_list_errors(
             return [
                 _out_of_range(
                     name,
-                    shown,
+                    describe_value(taps.value),
                     index=index,
                     layer_id=layer_id,
                     shift=taps.shift,

@@ -99,7 +99,8 @@ class FileHeader:
     tensors: dict[str, TensorHeader]
     """Each tensor by name."""
     header_bytes: int
-    """Bytes read: the 8-byte length plus the JSON header."""
+    """Bytes read: the 8-byte length plus the JSON header (0 for a header from the hub,
+    whose length huggingface_hub does not report)."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,8 @@ class CheckpointHeaders:
     tensors: dict[str, TensorHeader]
     """Each tensor by name, as vLLM's loader would iterate them."""
     bytes_read: int
-    """Header bytes read in all (the index file not counted); never a byte of weights."""
+    """Header bytes read in all (the index file not counted; 0 from the hub); never a byte
+    of weights."""
 
 
 def parse_header(data: bytes, *, name: str, path: str, file_size: int | None) -> FileHeader:

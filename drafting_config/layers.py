@@ -288,6 +288,12 @@ def _describe(taps: TappedLayers, resolution: Resolution) -> str:
     return f"taps capture indices {list(taps.ids)} (from `{name}`)"
 
 
+_LAYER_FIELDS: Final = tuple(
+    dict.fromkeys(step.field for step in (*NEWER_RUNNER_CHAIN, *OLDER_RUNNER_CHAIN))
+)
+"""Every field either runner's chain reads, once each, in chain order."""
+
+
 def _unread_list_notes(
     get: FieldGetter, read: list[TappedLayers], resolution: Resolution
 ) -> list[str]:
@@ -295,9 +301,11 @@ def _unread_list_notes(
     another engine or trainer may read it."""
     sources = {resolution.file_field(t.field) for t in read if t.field is not None}
     notes = []
-    for step in dict.fromkeys(s.field for s in (*NEWER_RUNNER_CHAIN, *OLDER_RUNNER_CHAIN)):
+    for step in _LAYER_FIELDS:
+        if not _set(_read_path(get, step)):
+            continue
         name = resolution.file_field(step)
-        if name in sources or not _set(_read_path(get, step)):
+        if name in sources:
             continue
         whence = (
             f"it taps `{min(sources)}`"

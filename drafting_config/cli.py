@@ -75,6 +75,10 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
         "vocab_size": None if resolution is None else resolution.vocab_size,
         "format": None if resolution is None else resolution.format,
         "algorithm": None if resolution is None else resolution.algorithm,
+        "aux_layer_ids": None
+        if resolution is None or resolution.aux_layer_ids is None
+        else list(resolution.aux_layer_ids),
+        "aux_layer_source": None if resolution is None else resolution.aux_layer_source,
         "token": None
         if token is None
         else {"id": token.id, "kind": token.kind.value, "text": token.text},

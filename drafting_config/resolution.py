@@ -27,6 +27,7 @@ from drafting_config.errors import (
     describe_value,
 )
 from drafting_config.integers import INT32_LIMIT, exact_int, int_hint, positive_int32
+from drafting_config.method_guess import guess_method
 from drafting_config.reading import (
     MISSING,
     FieldGetter,
@@ -108,7 +109,9 @@ class Resolution:
     """The layout of the config."""
     algorithm: str | None = None
     """The drafting method, from the winning field's row of the table (or the speculators
-    type); ``None`` when the winning field is shared by several methods."""
+    type); when that field is shared by several methods (or none won), the method vLLM
+    guesses from the draft's ``architectures``
+    (:data:`~drafting_config.method_guess.METHOD_OF_ARCHITECTURE`), else ``None``."""
     eagle_mask_token_id: int | None = None
     """``eagle_config.mask_token_id``, checked beside the table but never the token id: some
     model classes read it instead, so it must agree with the winner."""
@@ -371,7 +374,9 @@ def _aux_layers(
 def _algorithm(
     get: FieldGetter, winner: FieldVerdict | None, speculators: SpeculatorsDraft | None
 ) -> str | None:
-    """The speculators type, else the winning field's method.
+    """The speculators type, else the winning field's method, else vLLM's guess from the
+    draft's ``architectures`` (:func:`~drafting_config.method_guess.guess_method`:
+    a MuseGlimmer assistant naming its id in the generic ``mask_token_id`` is DFlash).
 
     A DFlash-layout config whose ``dflash_config.projector_type`` is ``"dspark"``
     (SpecForge's DSpark drafters) is DSpark: vLLM serves it as ``dspark``, by its
@@ -379,9 +384,9 @@ def _algorithm(
     """
     if speculators is not None:
         return speculators.algorithm
-    if winner is None:
-        return None
-    algorithm = winner.source.algorithm
+    algorithm = None if winner is None else winner.source.algorithm
+    if algorithm is None:
+        return _attempt([], lambda: guess_method(get))
     if algorithm == "dflash":
         projector = _attempt([], lambda: read_path(get, DSPARK_PROJECTOR_FIELD))
         if isinstance(projector, str) and projector == DSPARK:

@@ -44,6 +44,8 @@ JSON_KEYS = {
     "vocab_size",
     "format",
     "algorithm",
+    "aux_layer_ids",
+    "aux_layer_source",
     "token",
     "target",
     "weights",
@@ -301,6 +303,8 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
         "vocab_size": 151936,
         "format": "hf",
         "algorithm": "dflash",
+        "aux_layer_ids": [2, 10, 18, 26, 34],  # target_layer_ids [1, 9, 17, 25, 33] + 1
+        "aux_layer_source": "dflash_config.target_layer_ids",
         "token": None,
         "target": None,
         "weights": None,
@@ -315,12 +319,55 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
     }
 
 
+def test_the_readme_documents_every_json_key() -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### JSON", 1)[1].split("\n### ", 1)[0]
+    assert [key for key in sorted(JSON_KEYS) if f'"{key}"' not in section] == []
+
+
+def test_json_reports_the_tapped_layers_of_the_verdict(
+    drafting_config: Cli, tmp_path: Path
+) -> None:
+    """``aux_layer_ids`` and ``aux_layer_source`` are the verdict's: the serving runner's
+    capture indices knowing the target, and the field as the draft's file names it."""
+    dspark = tmp_path / "dspark.json"
+    dspark.write_text(
+        '{"dspark_noise_token_id": 5, "vocab_size": 100, "dspark_target_layer_ids": [3, 7]}'
+    )
+    broken = tmp_path / "broken.json"
+    broken.write_text(
+        '{"dspark_noise_token_id": 5, "vocab_size": 100, "target_layer_ids": ["1", 9]}'
+    )
+    v41 = tmp_path / "v41"
+    v41.mkdir()
+    (v41 / "config.json").write_text(
+        '{"model_type": "deepseek_v41", "num_hidden_layers": 10, "vocab_size": 100}'
+    )
+    paths = ["examples/pard-llama3-1b", SPECULATORS, str(dspark), str(broken)]
+    run = drafting_config("check", "--json", "--no-tokenizer", "--no-weights", *paths)
+    assert [(i["aux_layer_ids"], i["aux_layer_source"]) for i in run.json] == [
+        (None, None),  # PARD takes no hidden states
+        ([2, 10, 18, 26, 34], "aux_hidden_state_layer_ids"),  # the speculators file's key
+        ([4, 8], "dspark_target_layer_ids"),  # layer indices, + 1
+        (None, None),  # vLLM's function fails on "1"
+    ]
+    assert run.json[3]["error_field"] == "target_layer_ids"
+    with_target = drafting_config(
+        "check", "--json", "--no-tokenizer", "--no-weights", "--target", str(v41), str(dspark)
+    )
+    # A DeepSeek-V4.1 target: vLLM uses dspark_target_layer_ids as given.
+    assert with_target.json[0]["aux_layer_ids"] == [3, 7]
+    assert with_target.json[0]["aux_layer_source"] == "dspark_target_layer_ids"
+
+
 def test_json_reports_format_and_algorithm(drafting_config: Cli) -> None:
     paths = ["examples/pard-llama3-1b", "examples/dspark-qwen3-8b", SPECULATORS]
     run = drafting_config("check", "--json", *paths)
     assert [(i["format"], i["algorithm"]) for i in run.json] == [
         ("hf", "pard"),
-        ("hf", None),  # a top-level mask_token_id is shared by several methods
+        # a top-level mask_token_id is shared by several methods; vLLM guesses dspark
+        # from `DSparkDraftModel` with model_type qwen3 (config/speculative.py)
+        ("hf", "dspark"),
         ("speculators", "dflash"),
     ]
 

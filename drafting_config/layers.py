@@ -217,8 +217,8 @@ def serving_list_errors(
                     f"`{name}` = {describe_value(taps.value)} must name each target layer "
                     f"once, in increasing order: item {index} is {current}, after "
                     f"{previous}. vLLM taps the sorted, de-duplicated layers, so the drafter "
-                    "would not get the "
-                    f"features it was trained on ({reader} and reads this field).",
+                    f"would not get the features it was trained on ({reader} and reads this "
+                    "field).",
                     field=name,
                 )
             ]

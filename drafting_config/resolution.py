@@ -137,9 +137,8 @@ class Resolution:
     """The whole result of the serving runner's chain, read from the draft alone (the field
     it stopped at, its raw value, the shift, or why vLLM fails on it), which
     :func:`resolve`'s :attr:`aux_layer_ids` and :attr:`aux_layer_source` summarize;
-    ``None`` for a drafter
-    fed no hidden states (PARD) or when a field cannot be read at all.  ``check()``'s layer
-    rules start from it rather than run the chain again."""
+    ``None`` for a drafter fed no hidden states (PARD) or when a field cannot be read at
+    all.  ``check()``'s layer rules start from it rather than run the chain again."""
 
     def file_field(self, field: str) -> str:
         """Where ``field``, a path of the config the resolver read, sits in the draft's file.

@@ -39,12 +39,12 @@ from drafting_config.reading import FieldGetter, field_getter, is_kind, read_fie
 from drafting_config.resolution import Resolution
 from drafting_config.tapped_layers import (
     NEWER_RUNNER_CHAIN,
-    NEWER_RUNNER_ONLY_ARCHITECTURES,
     OLDER_RUNNER_CHAIN,
     RUNS_ON_EITHER_RUNNER,
     Runner,
     TappedLayers,
     chain_of,
+    newer_runner_only,
     runner_of,
     tapped_layers,
 )
@@ -143,11 +143,7 @@ def check_layers(
     found = _Found()
     found.errors += serving_list_errors(taps, runner, resolution, target)
     read = [taps]
-    architectures = set(_strings(get("architectures", None)))
-    if (
-        resolution.algorithm in RUNS_ON_EITHER_RUNNER
-        and not architectures & NEWER_RUNNER_ONLY_ARCHITECTURES
-    ):
+    if resolution.algorithm in RUNS_ON_EITHER_RUNNER and not newer_runner_only(get):
         older = tapped_layers(get, OLDER_RUNNER_CHAIN, model_type=model_type)
         read.append(older)
         warning = _runners_disagree(taps, older, resolution)

@@ -51,6 +51,7 @@ __all__ = [
     "TapStep",
     "TappedLayers",
     "chain_of",
+    "newer_runner_only",
     "runner_of",
     "tapped_layers",
 ]
@@ -144,13 +145,47 @@ vLLM's default."""
 
 RUNS_ON_EITHER_RUNNER: Final = frozenset({"dflash"})
 """Methods vLLM serves with either runner (``VLLM_USE_V2_MODEL_RUNNER=0``, or a feature
-the newer one lacks, selects the older), so both chains matter."""
+the newer one lacks, selects the older), so both chains matter, unless the draft is one
+the older runner refuses (:func:`newer_runner_only`)."""
 
 NEWER_RUNNER_ONLY_ARCHITECTURES: Final = frozenset(
     {"DFlash2DraftModel", "DFlash2BeamDraftModel", "LiLiCorrDraftModel"}
 )
 """DFlash drafts with a candidate head, which the older runner refuses ("DFlash
 candidate-head drafts", ``_is_dflash_candidate_draft`` in ``vllm/config/vllm.py``)."""
+
+
+SLIDING_ATTENTION: Final = "sliding_attention"
+"""The ``layer_types`` entry of a sliding-window layer."""
+
+
+def newer_runner_only(get: FieldGetter) -> bool:
+    """Whether vLLM serves this DFlash draft with the newer runner only, so the older
+    runner's chain never applies (``_get_v1_model_runner_unsupported_features`` in
+    ``vllm/config/vllm.py``):
+
+    * a candidate-head architecture (:data:`NEWER_RUNNER_ONLY_ARCHITECTURES`,
+      ``_is_dflash_candidate_draft``);
+    * ``layer_types`` mixing sliding-window and full attention, which needs several KV
+      cache groups (``_dflash_needs_multi_kv_group``: some but not all entries are
+      ``"sliding_attention"``).  Only a list is read: vLLM counts a string's characters
+      and a dict's keys, none of which is ``"sliding_attention"``.
+
+    Raises:
+        ParallelDraftingConfigError: a field cannot be read at all (a property that raises).
+    """
+    architectures = get("architectures", None)
+    if issubclass(type(architectures), (list, tuple)) and any(
+        type(name) is str and name in NEWER_RUNNER_ONLY_ARCHITECTURES
+        for name in cast("list[object] | tuple[object, ...]", architectures)
+    ):
+        return True
+    layer_types = get("layer_types", None)
+    if not issubclass(type(layer_types), (list, tuple)):
+        return False
+    kinds = cast("list[object] | tuple[object, ...]", layer_types)
+    sliding = sum(1 for kind in kinds if type(kind) is str and kind == SLIDING_ATTENTION)
+    return 0 < sliding < len(kinds)
 
 
 def runner_of(method: str | None) -> Runner | None:

@@ -502,6 +502,32 @@ def test_the_engine_drop_in_refuses_no_layer_list() -> None:
     assert get_parallel_drafting_token_id({**config, "target_layer_ids": [99, 1, 1]}) == 151669
 
 
+@pytest.mark.parametrize(
+    ("layer_types", "warned"),
+    [
+        (["sliding_attention", "full_attention"], False),  # several KV groups: newer only
+        (["full_attention", "sliding_attention", "sliding_attention"], False),
+        (["sliding_attention", "sliding_attention"], True),
+        (["full_attention"], True),
+        ([], True),
+        ("sliding_attention", True),  # vLLM counts characters: none is a layer type
+        ({"sliding_attention": 1, "full_attention": 2}, True),  # or a dict's keys: not read
+        (None, True),
+    ],
+)
+def test_a_dflash_draft_mixing_sliding_and_full_layers_runs_on_the_newer_runner_only(
+    layer_types: object, warned: bool
+) -> None:
+    """``_dflash_needs_multi_kv_group`` in ``vllm/config/vllm.py``: the older runner refuses
+    such a draft, so its chain never applies and no two-runner warning is due."""
+    config = {
+        "dflash_config": {"mask_token_id": 151669},
+        "target_layer_ids": [1, 9, 17],
+        "layer_types": layer_types,
+    }
+    assert bool(layer_warnings(check(config, target=QWEN3_4B))) is warned
+
+
 # --- labels (point 6) -------------------------------------------------------------------------
 
 

@@ -17,9 +17,10 @@ Only the second is a property of the config, and only it is used here
 (:data:`METHOD_OF_ARCHITECTURE`).  The name is not: a ``config.json`` path or a
 copy in some directory is not the string vLLM is given (a Hub cache snapshot is
 ``models--org--name/snapshots/<hash>``, and a local path counts in full, parent
-directories included), vLLM tests the name before the architectures, and it
-tests ``"eagle-"`` and ``"eagle3"`` first, which would make an EAGLE method of a
-MuseGlimmer draft.
+directories included).  And the name is tested first: ``"eagle-"`` and ``"eagle3"``
+before any architecture (which would make an EAGLE method of a MuseGlimmer draft), and
+``"dflash"`` before the DSpark architectures, so check() would first have to guess the
+string the user will pass.
 
 The two rewrites of the config around the guess do not change what either chain
 returns, so the chains read the draft's own config: a ``muse_glimmer_assistant``

@@ -161,3 +161,14 @@ def test_check_gives_the_recorded_warnings(reading: dict[str, Any]) -> None:
     # is the target's bos_token_id, which only the target config reveals.
     verdict = drafting_config.check(CORPUS / reading["file"], target=_target(reading))
     assert [type(warning).__name__ for warning in verdict.warnings] == reading["check_warnings"]
+
+
+@pytest.mark.parametrize("reading", READINGS, ids=_id)
+def test_the_method_read_from_the_config_never_contradicts_the_reading(
+    reading: dict[str, Any],
+) -> None:
+    # From the token field, else vLLM's guess from `architectures` (z-lab's MuseGlimmer
+    # assistant: dflash); None where vLLM needs the model's name or the user's method.
+    verdict = drafting_config.check(CORPUS / reading["file"], target=_target(reading))
+    assert verdict.resolution is not None
+    assert verdict.resolution.algorithm in (reading["method"], None)

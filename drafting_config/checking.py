@@ -36,7 +36,7 @@ from drafting_config.errors import (
 )
 from drafting_config.integers import exact_bool
 from drafting_config.layers import check_layers
-from drafting_config.loading import ConfigFileError, collector_paused, load_config_json
+from drafting_config.loading import ConfigFileError, load_config_json
 from drafting_config.paths import as_path, display_path
 from drafting_config.reading import is_kind
 from drafting_config.repo_ids import (
@@ -195,8 +195,7 @@ def check_many(
         target, tokenizer, check_tokenizer, check_weights, revision, target_revision, download
     )
     shared = _SharedReads()
-    with collector_paused():  # thousands of verdicts, few cycles (errors, tracebacks)
-        return [_check(draft, options, shared) for draft in drafts]
+    return [_check(draft, options, shared) for draft in drafts]
 
 
 _ONE_DRAFT: Final = (str, bytes, bytearray, memoryview, os.PathLike)
@@ -313,11 +312,13 @@ def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Ver
             found.errors += layers.errors
             found.warnings += layers.warnings
             found.notes += layers.notes
-            resolution = replace(  # the layers as vLLM resolves them knowing the target
-                resolution,
-                aux_layer_ids=layers.aux_layer_ids,
-                aux_layer_source=layers.aux_layer_source,
-            )
+            knowing_target = (layers.aux_layer_ids, layers.aux_layer_source)
+            if knowing_target != (resolution.aux_layer_ids, resolution.aux_layer_source):
+                resolution = replace(  # the layers as vLLM resolves them knowing the target
+                    resolution,
+                    aux_layer_ids=layers.aux_layer_ids,
+                    aux_layer_source=layers.aux_layer_source,
+                )
     token = None
     if options.check_tokenizer and resolution.winner is not None:
         beside = {

@@ -35,7 +35,7 @@ from drafting_config.errors import (
     describe_value,
 )
 from drafting_config.integers import exact_int
-from drafting_config.reading import FieldGetter, field_getter, is_kind, read_path
+from drafting_config.reading import FieldGetter, field_getter, is_kind, read_field
 from drafting_config.resolution import Resolution
 from drafting_config.tapped_layers import (
     NEWER_RUNNER_CHAIN,
@@ -137,7 +137,9 @@ def check_layers(
         return LayerFindings()
     get = field_getter(resolution.hf_config(draft_config), "")
     model_type = DEEPSEEK_V41 if target is not None and target.model_type == DEEPSEEK_V41 else None
-    taps = tapped_layers(get, chain_of(runner), model_type=model_type)
+    taps = resolution.tapped  # the resolver's run, unless the target changes the input
+    if taps is None or model_type is not None:
+        taps = tapped_layers(get, chain_of(runner), model_type=model_type)
     found = _Found()
     found.errors += serving_list_errors(taps, runner, resolution, target)
     read = [taps]
@@ -204,15 +206,15 @@ def serving_list_errors(
     if taps.ids is None:
         return []
     given = [layer_id - taps.shift for layer_id in taps.ids]  # the ids as the field has them
-    shown = describe_value(taps.value)
     for index, (previous, current) in enumerate(pairwise(given), start=1):
         if current <= previous:
             return [
                 ParallelDraftingConfigError(
-                    f"`{name}` = {shown} must name each target layer once, in increasing "
-                    f"order: item {index} is {current}, after {previous}. vLLM taps the "
-                    "sorted, de-duplicated layers, so the drafter would not get the "
-                    f"features it was trained on ({reader} and reads this field).",
+                    f"`{name}` = {describe_value(taps.value)} must name each target layer "
+                    f"once, in increasing order: item {index} is {current}, after "
+                    f"{previous}. vLLM taps the sorted, de-duplicated layers, so the drafter "
+                    f"would not get the features it was trained on ({reader} and reads this "
+                    "field).",
                     field=name,
                 )
             ]
@@ -223,7 +225,7 @@ def serving_list_errors(
             return [
                 _out_of_range(
                     name,
-                    shown,
+                    describe_value(taps.value),
                     index=index,
                     layer_id=layer_id,
                     shift=taps.shift,
@@ -282,6 +284,12 @@ def _describe(taps: TappedLayers, resolution: Resolution) -> str:
     return f"taps capture indices {list(taps.ids)} (from `{name}`)"
 
 
+_LAYER_FIELDS: Final = tuple(
+    dict.fromkeys(step.field for step in (*NEWER_RUNNER_CHAIN, *OLDER_RUNNER_CHAIN))
+)
+"""Every field either runner's chain reads, once each, in chain order."""
+
+
 def _unread_list_notes(
     get: FieldGetter, read: list[TappedLayers], resolution: Resolution
 ) -> list[str]:
@@ -289,9 +297,11 @@ def _unread_list_notes(
     another engine or trainer may read it."""
     sources = {resolution.file_field(t.field) for t in read if t.field is not None}
     notes = []
-    for step in dict.fromkeys(s.field for s in (*NEWER_RUNNER_CHAIN, *OLDER_RUNNER_CHAIN)):
+    for step in _LAYER_FIELDS:
+        if not _set(_read_path(get, step)):
+            continue
         name = resolution.file_field(step)
-        if name in sources or not _set(_read_path(get, step)):
+        if name in sources:
             continue
         whence = (
             f"it taps `{min(sources)}`"
@@ -551,10 +561,10 @@ def _k3_dspark_error(get: FieldGetter) -> ParallelDraftingConfigError | None:
 def _read_path(get: FieldGetter, path: str) -> object:
     """:func:`~drafting_config.reading.read_path`, except that a section that is not a JSON
     object counts as absent, as vLLM's readers skip it."""
-    section = path.rpartition(".")[0]
+    section, _, key = path.rpartition(".")
     if section and not is_kind(get(section, None), Mapping):
         return None
-    return read_path(get, path)
+    return read_field(get, section or None, key)
 
 
 def _set(value: object) -> bool:

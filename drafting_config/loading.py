@@ -125,7 +125,7 @@ def _parse_object(name: str, data: bytes, what: str) -> dict[str, object]:
             name, f"not valid UTF-8 (byte {error.start}); save the {what} as UTF-8 JSON."
         ) from None
     try:
-        parsed = _loads(text)
+        parsed = json.loads(text)
     except json.JSONDecodeError as error:
         raise ConfigFileError(
             name, f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}."
@@ -141,25 +141,15 @@ def _parse_object(name: str, data: bytes, what: str) -> dict[str, object]:
     return parsed
 
 
-def _loads(text: str) -> object:
-    """``json.loads`` with the cyclic garbage collector paused.
-
-    Parsing a large file (a 10 MB ``tokenizer.json`` holds ~600,000 objects)
-    otherwise sets off collections that traverse everything parsed so far, for
-    a third of the time; the parser creates no cycles for them to find.
-    """
-    with collector_paused():
-        parsed: object = json.loads(text)
-    return parsed
-
-
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector (if it runs) for the ``with`` block.
 
-    For work that builds many objects and few cycles (parsing JSON, a sweep's
-    verdicts): collections would traverse them again and again and find almost
-    nothing; the few cycles are collected once it runs again.
+    For work that builds many objects and few cycles (a sweep's verdicts, a
+    checkpoint's headers): collections would traverse them again and again and
+    find almost nothing; the few cycles are collected once it runs again.  The
+    pause is global, threads included, so it belongs where this package owns
+    the process (the command line), or where a benchmark shows it pays.
     """
     paused = gc.isenabled()
     gc.disable()

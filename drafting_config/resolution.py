@@ -50,7 +50,7 @@ from drafting_config.speculators import (
     is_speculators,
     translate,
 )
-from drafting_config.tapped_layers import chain_of, runner_of, tapped_layers
+from drafting_config.tapped_layers import TappedLayers, chain_of, runner_of, tapped_layers
 
 __all__ = ["ConfigFormat", "FieldStatus", "FieldVerdict", "Resolution", "resolve"]
 
@@ -133,6 +133,12 @@ class Resolution:
     """The field :attr:`aux_layer_ids` came from, as the draft's file names it
     (``"dflash_config.target_layer_ids"``; ``"aux_hidden_state_layer_ids"`` for a
     speculators file); ``None`` when :attr:`aux_layer_ids` is."""
+    tapped: TappedLayers | None = None
+    """The whole result of the serving runner's chain, read from the draft alone (the field
+    it stopped at, its raw value, the shift, or why vLLM fails on it), which
+    :func:`resolve`'s :attr:`aux_layer_ids` and :attr:`aux_layer_source` summarize;
+    ``None`` for a drafter fed no hidden states (PARD) or when a field cannot be read at
+    all.  ``check()``'s layer rules start from it rather than run the chain again."""
 
     def file_field(self, field: str) -> str:
         """Where ``field``, a path of the config the resolver read, sits in the draft's file.
@@ -266,7 +272,8 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
         except ParallelDraftingConfigError as error:
             errors.append(error)
     algorithm = _algorithm(get, winner, speculators)
-    aux_layer_ids, aux_layer_source = _aux_layers(get, algorithm, in_file)
+    tapped = _tapped(get, algorithm)
+    aux_layer_ids, aux_layer_source = _aux_layers(tapped, in_file)
     return Resolution(
         fields=fields,
         hidden_size=hidden_size,
@@ -279,6 +286,7 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
         speculators=speculators,
         aux_layer_ids=aux_layer_ids,
         aux_layer_source=aux_layer_source,
+        tapped=tapped,
     )
 
 
@@ -294,10 +302,8 @@ def _refused(
         translated = translate(get, parallel_only=False)
     except ParallelDraftingConfigError:
         return Resolution((), None, None, (error,), (), format="speculators")
-    translated_get = field_getter(translated.hf_config, "")
-    aux_layer_ids, aux_layer_source = _aux_layers(
-        translated_get, translated.algorithm, translated.file_field
-    )
+    tapped = _tapped(field_getter(translated.hf_config, ""), translated.algorithm)
+    aux_layer_ids, aux_layer_source = _aux_layers(tapped, translated.file_field)
     return Resolution(
         (),
         None,
@@ -308,6 +314,7 @@ def _refused(
         algorithm=translated.algorithm,
         aux_layer_ids=aux_layer_ids,
         aux_layer_source=aux_layer_source,
+        tapped=tapped,
     )
 
 
@@ -339,24 +346,28 @@ def _missing_token_id(
     )
 
 
-def _aux_layers(
-    get: FieldGetter, algorithm: str | None, in_file: _FileField
-) -> tuple[tuple[int, ...] | None, str | None]:
-    """The tapped layers by the serving runner's chain, and where they came from.
+def _tapped(get: FieldGetter, algorithm: str | None) -> TappedLayers | None:
+    """The serving runner's chain run over the draft (see :attr:`Resolution.tapped`).
 
-    Never raises: a field that cannot be read gives ``(None, None)``, and ``check()``
-    reports it (this resolver checks only the token id and sizes).
+    Never raises: a field that cannot be read gives ``None``, and ``check()`` reports it
+    (this resolver checks only the token id and sizes).
     """
     runner = runner_of(algorithm)
     if runner is None:  # PARD: no hidden states
-        return None, None
+        return None
     try:
-        taps = tapped_layers(get, chain_of(runner))
+        return tapped_layers(get, chain_of(runner))
     except ParallelDraftingConfigError:
+        return None
+
+
+def _aux_layers(
+    tapped: TappedLayers | None, in_file: _FileField
+) -> tuple[tuple[int, ...] | None, str | None]:
+    """The tapped layers and where they came from, as the draft's file names it."""
+    if tapped is None or tapped.ids is None or tapped.field is None:
         return None, None
-    if taps.ids is None or taps.field is None:
-        return None, None
-    return taps.ids, in_file(taps.field)
+    return tapped.ids, in_file(tapped.field)
 
 
 def _algorithm(
@@ -400,17 +411,25 @@ def _field_verdicts(
     by it, or merely valid when it is invalid."""
     verdicts: list[FieldVerdict] = []
     first_set: FieldVerdict | None = None
-    for source in order:
+    absent = _ABSENT if order is PRIORITY_ORDER else None
+    for index, source in enumerate(order):
         try:
             value = _read_source(get, source)
         except ParallelDraftingConfigError as error:
             verdict = FieldVerdict(source, FieldStatus.INVALID, MISSING, error=error)
         else:
-            verdict = _judge(source, value, vocab_size, first_set, in_file)
+            if value is MISSING and absent is not None:
+                verdict = absent[index]  # most rows of a config: one frozen verdict, reused
+            else:
+                verdict = _judge(source, value, vocab_size, first_set, in_file)
         if first_set is None and verdict.status in _SET:
             first_set = verdict
         verdicts.append(verdict)
     return tuple(verdicts)
+
+
+_ABSENT: Final = tuple(FieldVerdict(row, FieldStatus.ABSENT, MISSING) for row in PRIORITY_ORDER)
+"""The verdict of each row of the table in force when the config lacks its field."""
 
 
 def _judge(

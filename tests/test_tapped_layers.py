@@ -425,3 +425,18 @@ def test_a_peagle_speculators_file_reads_its_eagle_layers_on_the_older_runner() 
     resolution = resolve(config)
     assert resolution.aux_layer_ids == (2, 16, 29)
     assert resolution.aux_layer_source == "eagle_aux_hidden_state_layer_ids"
+
+
+@given(config=_configs, token=st.sampled_from(["mask_token_id", "ptd_token_id", "pard_token"]))
+def test_the_resolution_holds_the_serving_runners_whole_result(
+    config: dict[str, object], token: str
+) -> None:
+    """``Resolution.tapped`` is the serving runner's chain run once over the draft, the one
+    result that ``aux_layer_ids`` summarizes and ``check()``'s layer rules start from."""
+    resolution = resolve({**config, token: 3})
+    runner = runner_of(resolution.algorithm)
+    if runner is None:  # PARD: fed no hidden states
+        assert resolution.tapped is None
+        return
+    assert resolution.tapped == _ours(config | {token: 3}, runner)
+    assert resolution.aux_layer_ids == resolution.tapped.ids

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, cast
 
-from drafting_config.errors import ParallelDraftingConfigError, describe_value
+from drafting_config.errors import ParallelDraftingConfigError, describe_value, exception_text
 from drafting_config.integers import positive_int32
 from drafting_config.paths import display_path
 from drafting_config.reading import MISSING, FieldGetter, field_getter, read_path
@@ -824,7 +824,10 @@ def mask_embedding_findings(
     except Exception as error:  # a corrupt file, or a pickle weights_only refuses
         return [
             WeightsFileError(
-                path, f"torch.load(weights_only=True) fails: {type(error).__name__}: {error}"[:300]
+                path,
+                f"torch.load(weights_only=True) refuses it ({_load_failure(error)}); vLLM "
+                "loads it the same way and fails. The file is corrupt or holds more than "
+                "tensors: replace it rather than loading it with weights_only=False.",
             )
         ], []
     errors: list[ParallelDraftingConfigError] = []
@@ -857,6 +860,26 @@ def mask_embedding_findings(
             )
         )
     return errors, []
+
+
+def _load_failure(error: Exception) -> str:
+    """Why ``torch.load(..., weights_only=True)`` failed, in one escaped line.
+
+    torch's message for a refused pickle is a paragraph of advice (including to retry with
+    ``weights_only=False``) around the reason, the line after ``WeightsUnpickler error:``
+    (``Unsupported global: GLOBAL posix.system was not an allowed global by default. ...``);
+    that line's first sentence is what is kept.
+    """
+    try:
+        text = str(error)
+    except Exception:
+        text = ""
+    _, marker, rest = text.partition("WeightsUnpickler error:")
+    line = next((line.strip() for line in rest.splitlines() if line.strip()), "")
+    reason = line.partition(". ")[0]
+    if not (marker and reason):
+        return display_path(exception_text(error, kind=True))
+    return display_path(f"{type(error).__name__}: {reason[:160]}")
 
 
 def _differs(stored: object, mask_id: object) -> bool:

@@ -169,3 +169,40 @@ def test_check_with_weights_never_raises_whatever_the_config_holds(
         (folder / MASK_EMBEDDING_FILE).write_bytes(b"not a pickle")
         verdict = check(str(folder), check_tokenizer=False)
     assert verdict.resolution is not None
+
+
+class _Payload:
+    """Unpickled without ``weights_only``, this would create a file: a pickle bomb's stand-in."""
+
+    def __init__(self, target: Path) -> None:
+        self.target = target
+
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        return (open, (str(self.target), "w"))
+
+
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol")  # torch's, for protocol 4
+@pytest.mark.parametrize("protocol", [2, 4])
+def test_a_mask_embedding_pickle_bomb_is_refused_unrun_with_a_one_line_reason(
+    tmp_path: Path, protocol: int
+) -> None:
+    """``mask_embedding.pt`` holding a pickle that calls a function: loaded with
+    ``weights_only=True``, nothing runs, and the error says why in one line, without
+    torch's advice to retry with ``weights_only=False``."""
+    import pickle
+
+    pytest.importorskip("torch")
+    created = tmp_path / "created-by-the-pickle"
+    (tmp_path / MASK_EMBEDDING_FILE).write_bytes(pickle.dumps(_Payload(created), protocol))
+    errors, notes = mask_embedding_findings(
+        str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN
+    )
+    assert not created.exists()
+    assert notes == []
+    [error] = errors
+    message = str(error)
+    assert message.startswith(f"{tmp_path / MASK_EMBEDDING_FILE}: torch.load(weights_only=True)")
+    assert "Unsupported" in message
+    assert "\n" not in message
+    assert "will likely succeed" not in message
+    assert "vLLM" in message

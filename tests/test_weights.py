@@ -416,7 +416,7 @@ def test_mask_embedding_is_read_only_when_the_model_class_has_a_mask_id(tmp_path
         [],
     )
     errors, _ = mask_embedding_findings(str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN)
-    assert "torch.load(weights_only=True) fails" in str(errors[0])
+    assert "torch.load(weights_only=True) refuses it" in str(errors[0])
     _save(tmp_path / MASK_EMBEDDING_FILE, torch.zeros(HIDDEN))
     assert mask_embedding_findings(str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN) == (
         [],

@@ -156,7 +156,9 @@ def header_from_json(
         header_bytes: the 8-byte length plus the header's length, where the data starts.
 
     Raises:
-        WeightsFileError: as :func:`parse_header`, for everything but the JSON itself.
+        WeightsFileError: as :func:`parse_header`, for everything but the JSON itself; also
+            a ``__metadata__`` that is neither null nor an object of strings, which the
+            safetensors library (and so vLLM's loader) refuses.
     """
     if type(parsed) is not dict:
         raise WeightsFileError(
@@ -166,6 +168,15 @@ def header_from_json(
     end_limit = float("inf") if file_size is None else file_size - header_bytes
     for tensor_name, entry in parsed.items():
         if tensor_name == _METADATA_KEY:
+            if entry is not None and not (
+                type(entry) is dict and {*map(type, entry.values())} <= {str}
+            ):
+                raise WeightsFileError(
+                    path,
+                    "`__metadata__` must be null or an object of strings, got "
+                    f"{describe_value(entry)}: the safetensors library refuses the header, "
+                    "so vLLM cannot load the file.",
+                )
             continue
         # The common case in one pass (a checkpoint has a thousand entries or more); anything
         # unusual falls through to _entry_problem, which says what is wrong.

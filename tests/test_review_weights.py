@@ -206,3 +206,37 @@ def test_a_mask_embedding_pickle_bomb_is_refused_unrun_with_a_one_line_reason(
     assert "\n" not in message
     assert "will likely succeed" not in message
     assert "vLLM" in message
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [None, {}, {"format": "pt"}, {"total_size": 10}, {"format": None}, [1], "pt", 5],
+)
+def test_metadata_is_refused_exactly_when_the_safetensors_library_refuses_it(
+    tmp_path: Path, metadata: object
+) -> None:
+    """vLLM opens every file with the safetensors library, which refuses a header whose
+    ``__metadata__`` is neither null nor an object of strings: the load fails."""
+    import json
+
+    pytest.importorskip("torch")
+    from safetensors import SafetensorError, safe_open
+
+    from drafting_config.safetensors_headers import WeightsFileError, read_file_header
+
+    data = json.dumps(
+        {"__metadata__": metadata, "x": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}
+    ).encode()
+    path = tmp_path / "model.safetensors"
+    path.write_bytes(len(data).to_bytes(8, "little") + data + bytes(4))
+    try:
+        with safe_open(str(path), "pt"):
+            library_refuses = False
+    except SafetensorError:
+        library_refuses = True
+    if library_refuses:
+        with pytest.raises(WeightsFileError) as caught:
+            read_file_header(str(path))
+        assert "`__metadata__` must be" in str(caught.value)
+    else:
+        assert set(read_file_header(str(path)).tensors) == {"x"}

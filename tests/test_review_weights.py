@@ -240,3 +240,23 @@ def test_metadata_is_refused_exactly_when_the_safetensors_library_refuses_it(
         assert "`__metadata__` must be" in str(caught.value)
     else:
         assert set(read_file_header(str(path)).tensors) == {"x"}
+
+
+def test_a_local_directory_missing_a_shard_stays_an_error(tmp_path: Path) -> None:
+    """Given a directory, vLLM loads it as it is: a shard the index names but the directory
+    lacks fails the load (``filter_duplicate_safetensors_files``)."""
+    import json
+
+    from drafting_config import check
+    from tests.checkpoint_factory import write_sharded
+
+    (tmp_path / "config.json").write_text(json.dumps(DFLASH))
+    shapes = {n: ("BF16", s) for n, s in dflash_tensors().items()}
+    names = sorted(shapes)
+    paths = write_sharded(
+        tmp_path, [{n: shapes[n] for n in names[:2]}, {n: shapes[n] for n in names[2:]}]
+    )
+    paths[1].unlink()
+    verdict = check(tmp_path, check_tokenizer=False)
+    [error] = verdict.errors
+    assert str(error).startswith(f"{paths[1]}: named in model.safetensors.index.json but missing")

@@ -260,3 +260,33 @@ def test_a_local_directory_missing_a_shard_stays_an_error(tmp_path: Path) -> Non
     verdict = check(tmp_path, check_tokenizer=False)
     [error] = verdict.errors
     assert str(error).startswith(f"{paths[1]}: named in model.safetensors.index.json but missing")
+
+
+def test_no_weights_does_not_read_mask_embedding_either(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's promise: ``--no-weights`` touches no weight file, ``mask_embedding.pt``
+    included (it is loaded with ``torch.load``, not through the header reader)."""
+    import json
+
+    torch = pytest.importorskip("torch")
+    from drafting_config import check
+    from tests.checkpoint_factory import write_safetensors
+
+    (tmp_path / "config.json").write_text(json.dumps(DFLASH))
+    write_safetensors(
+        tmp_path / "model.safetensors", {n: ("BF16", s) for n, s in dflash_tensors().items()}
+    )
+    _save(tmp_path / MASK_EMBEDDING_FILE, torch.zeros(HIDDEN))
+    loaded: list[object] = []
+    real_load = torch.load
+
+    def watching_load(path: object, *args: object, **kwargs: object) -> object:
+        loaded.append(path)
+        return real_load(path, *args, **kwargs)
+
+    monkeypatch.setattr(torch, "load", watching_load)
+    check(str(tmp_path), check_tokenizer=False, check_weights=False)
+    assert loaded == []
+    check(str(tmp_path), check_tokenizer=False)
+    assert loaded == [str(tmp_path / MASK_EMBEDDING_FILE)]  # the watch works

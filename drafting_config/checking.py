@@ -27,7 +27,6 @@ from drafting_config.contract import (
     contract_errors,
     read_target,
     target_placeholder_warnings,
-    tokenizer_findings,
 )
 from drafting_config.errors import (
     ParallelDraftingConfigError,
@@ -67,6 +66,7 @@ from drafting_config.tokenizer_files import (
     TokenizerFiles,
     load_tokenizer_files,
 )
+from drafting_config.tokenizer_rules import tokenizer_findings
 from drafting_config.weights import WeightsFacts, check_draft_weights
 
 __all__ = ["ModelArgument", "Verdict", "check", "check_many"]

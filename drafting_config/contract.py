@@ -1,4 +1,4 @@
-"""The draft/target contract of parallel drafting: the checks beyond the token id.
+"""The target's side of the contract: the draft's sizes and token id against the target's.
 
 A draft model is fed the target's tokens, embeds its masked slots in the
 target's embedding table, and (for all but PARD drafters) projects the
@@ -10,8 +10,10 @@ checks the draft's config against the target's:
 * for drafters fed hidden states, ``target_hidden_size`` (else the draft's
   ``hidden_size``) equals the target's ``hidden_size``.
 
-The target layers a drafter taps have their own module,
-:mod:`drafting_config.layers`.  Every error's ``.field`` names the draft's
+:func:`target_placeholder_warnings` warns when the token id is one the target's
+config gives a role (pad, bos, eos).  The target layers a drafter taps have their
+own module, :mod:`drafting_config.layers`, and the tokenizer's rules theirs,
+:mod:`drafting_config.tokenizer_rules`.  Every error's ``.field`` names the draft's
 field; its message gives that field's value and the target's.
 """
 
@@ -19,18 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import MappingProxyType
-from typing import Final, cast
+from typing import Final
 
 from drafting_config.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
-    PlaceholderTokenIdWarning,
-    TokenizerTokenIdWarning,
-    describe_value,
 )
 from drafting_config.integers import positive_int32
-from drafting_config.paths import display_path
 from drafting_config.reading import FieldGetter, field_getter, read_path, top_or_text_config
 from drafting_config.resolution import (
     Resolution,
@@ -39,29 +36,8 @@ from drafting_config.resolution import (
     special_token_fields,
 )
 from drafting_config.sources import TEXT_CONFIG
-from drafting_config.tokenizer_files import TokenFacts, TokenizerFiles, TokenKind
 
-__all__ = [
-    "TargetFacts",
-    "contract_errors",
-    "read_target",
-    "tokenizer_findings",
-]
-
-MASK_TOKEN_TEXT_FIELD = "dflash_config.mask_token"
-"""Where a draft names its mask token's text (SGLang reads it beside the id)."""
-
-TEXT_KINDS: Final = MappingProxyType(
-    {
-        TokenKind.ORDINARY: "an ordinary token",
-        TokenKind.ADDED: "an added token not marked special",
-    }
-)
-"""Kinds of token that real text contains (Qwen3's ``<think>`` is an added token that is
-not special), so a mask id of these kinds makes masked slots read as text."""
-
-PLACEHOLDER_ROLES = ("pad", "eos", "bos", "unk")
-"""Tokenizer roles a mask token must not coincide with."""
+__all__ = ["TargetFacts", "contract_errors", "read_target", "target_placeholder_warnings"]
 
 
 @dataclass(frozen=True)
@@ -248,78 +224,3 @@ def _path_reader(draft_config: object, resolution: Resolution) -> _PathReader:
     """
     get = field_getter(resolution.hf_config(draft_config), "")
     return lambda path: read_path(get, path)
-
-
-def tokenizer_findings(
-    tokenizer: TokenizerFiles, draft_config: object, resolution: Resolution
-) -> tuple[
-    TokenFacts | None, list[ParallelDraftingConfigError], list[ParallelDraftingConfigWarning]
-]:
-    """What the tokenizer says of the token id, and the rules it breaks.
-
-    * an ordinary base-vocabulary token, or an added token not marked special
-      (Qwen3's ``<think>``): a warning quoting its text (every masked slot would
-      read as that text);
-    * the tokenizer's pad, eos, bos or unk token: a warning (a placeholder);
-    * the draft names its mask token string (``dflash_config.mask_token``, as
-      SGLang reads it) and the tokenizer has that string at another id: an error;
-    * the tokenizer's own ``mask_token`` sits at another id: a warning.
-    """
-    winner = resolution.winner
-    if winner is None or winner.token_id is None:
-        return None, [], []
-    token_id, field = winner.token_id, resolution.file_field(winner.source.value)
-    errors: list[ParallelDraftingConfigError] = []
-    warnings: list[ParallelDraftingConfigWarning] = []
-    facts = tokenizer.describe(token_id)
-    if facts is not None and facts.kind in TEXT_KINDS:
-        what = TEXT_KINDS[facts.kind]
-        warnings.append(
-            TokenizerTokenIdWarning(
-                f"`{field}` = {token_id} is {what} of the tokenizer in "
-                f"{display_path(tokenizer.directory)}, {facts.text!r}: it is real text, so "
-                "every masked slot will read as that text. Use an unused embedding row or a "
-                "dedicated special token."
-            )
-        )
-    for role in PLACEHOLDER_ROLES:
-        special = tokenizer.special_tokens.get(role)
-        if special is not None and special.id == token_id:
-            warnings.append(
-                PlaceholderTokenIdWarning(
-                    f"`{field}` = {token_id} is the tokenizer's {role} token "
-                    f"({special.text!r}): a placeholder copied from a special token makes "
-                    "every masked slot look like it and ruins acceptance rates."
-                )
-            )
-    mask = tokenizer.special_tokens.get("mask")
-    if mask is not None and mask.id is not None and mask.id != token_id:
-        warnings.append(
-            TokenizerTokenIdWarning(
-                f"`{field}` = {token_id}, but the tokenizer's mask_token {mask.text!r} is id "
-                f"{mask.id}; engines that look the mask token up by name will use {mask.id}."
-            )
-        )
-    named = _path_reader(draft_config, resolution)(MASK_TOKEN_TEXT_FIELD)
-    text_field = resolution.file_field(MASK_TOKEN_TEXT_FIELD)
-    if named is not None:
-        if not issubclass(type(named), str):
-            errors.append(
-                ParallelDraftingConfigError(
-                    f"`{text_field}` must be the mask token's text, got {describe_value(named)}.",
-                    field=text_field,
-                )
-            )
-        else:
-            text = cast("str", named)
-            named_id = tokenizer.id_of(text)
-            if named_id is not None and named_id != token_id:
-                errors.append(
-                    ParallelDraftingConfigError(
-                        f"`{text_field}` = {text!r} is id {named_id} in the tokenizer, "
-                        f"but `{field}` = {token_id}: SGLang refuses to start on this mismatch "
-                        "and other engines feed one id while the model expects the other.",
-                        field=text_field,
-                    )
-                )
-    return facts, errors, warnings

@@ -21,7 +21,6 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from drafting_config.checking import Verdict, check, check_many
     from drafting_config.config import (
         ParallelDraftingConfig,
         ShadowedTokenId,
@@ -33,9 +32,10 @@ if TYPE_CHECKING:
         ParallelDraftingConfigWarning,
         PlaceholderTokenIdWarning,
     )
-    from drafting_config.loading import ConfigFileError
+    from drafting_config.json_files import ConfigFileError
     from drafting_config.resolution import FieldStatus, FieldVerdict, Resolution, resolve
     from drafting_config.sources import PRIORITY_ORDER, TokenIdField, TokenIdSource
+    from drafting_config.verdicts import Verdict, check, check_many
 
 __all__ = [
     "PRIORITY_ORDER",
@@ -65,7 +65,7 @@ __version__ = "0.2.0"
 # its Ctrl-C handler, and the pydantic model machinery (~100 ms) loads only when used.
 _LAZY = {
     "PRIORITY_ORDER": "drafting_config.sources",
-    "ConfigFileError": "drafting_config.loading",
+    "ConfigFileError": "drafting_config.json_files",
     "ConflictingTokenIdWarning": "drafting_config.errors",
     "FieldStatus": "drafting_config.resolution",
     "FieldVerdict": "drafting_config.resolution",
@@ -77,9 +77,9 @@ _LAZY = {
     "ShadowedTokenId": "drafting_config.config",
     "TokenIdField": "drafting_config.sources",
     "TokenIdSource": "drafting_config.sources",
-    "Verdict": "drafting_config.checking",
-    "check": "drafting_config.checking",
-    "check_many": "drafting_config.checking",
+    "Verdict": "drafting_config.verdicts",
+    "check": "drafting_config.verdicts",
+    "check_many": "drafting_config.verdicts",
     "get_parallel_drafting_token_id": "drafting_config.config",
     "resolve": "drafting_config.resolution",
 }

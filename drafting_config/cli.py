@@ -1,7 +1,7 @@
 """The ``drafting-config`` command: check draft models offline, and render the verdicts.
 
-Every decision is made by :func:`drafting_config.checking.check_many`; this module
-parses arguments, renders :class:`~drafting_config.checking.Verdict`\\ s as text
+Every decision is made by :func:`drafting_config.verdicts.check_many`; this module
+parses arguments, renders :class:`~drafting_config.verdicts.Verdict`\\ s as text
 or JSON, and maps them to an exit status.  ``check`` and ``explain`` build no
 pydantic model and import neither torch nor transformers; only ``schema``
 builds the model, and huggingface_hub is imported only for a repo id.
@@ -22,15 +22,15 @@ from collections.abc import Sequence
 from typing import Final, TextIO
 
 from drafting_config import __version__
-from drafting_config.checking import Verdict, check_many
+from drafting_config.checkpoint_rules import WeightsFacts
+from drafting_config.config_fields import MISSING
 from drafting_config.errors import describe_value, exception_text
-from drafting_config.loading import ConfigFileError, collector_paused
+from drafting_config.json_files import ConfigFileError, collector_paused
 from drafting_config.paths import display_path
-from drafting_config.reading import MISSING
 from drafting_config.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
 from drafting_config.resolution import FieldStatus
 from drafting_config.sources import PRIORITY_ORDER
-from drafting_config.weights import WeightsFacts
+from drafting_config.verdicts import Verdict, check_many
 
 __all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "main"]
 

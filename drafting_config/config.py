@@ -18,7 +18,7 @@ from pydantic import (
 )
 from typing_extensions import Self
 
-from drafting_config.checking import ModelArgument, Verdict, check
+from drafting_config.config_fields import is_kind
 from drafting_config.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -26,12 +26,12 @@ from drafting_config.errors import (
     foreign_error,
 )
 from drafting_config.integers import INT32_LIMIT
-from drafting_config.loading import load_config_json
+from drafting_config.json_files import load_config_json
 from drafting_config.paths import as_path, display_path
-from drafting_config.reading import is_kind
 from drafting_config.repo_ids import DEFAULT_REVISION, path_or_snapshot
 from drafting_config.resolution import ConfigFormat, Resolution, resolve, token_id_error
 from drafting_config.sources import PRIORITY_ORDER, TokenIdSource
+from drafting_config.verdicts import ModelArgument, Verdict, check
 
 __all__ = ["ParallelDraftingConfig", "ShadowedTokenId", "get_parallel_drafting_token_id"]
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from drafting_config.reading import FieldGetter
+from drafting_config.config_fields import FieldGetter
 
 __all__ = ["METHOD_OF_ARCHITECTURE", "ArchitectureGuess", "guess_method"]
 

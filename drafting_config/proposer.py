@@ -15,10 +15,10 @@ import torch
 
 from drafting_config import masked_slots
 from drafting_config.config import ParallelDraftingConfig
+from drafting_config.config_fields import is_kind
 from drafting_config.errors import describe_value, exception_text
 from drafting_config.integers import exact_bool, positive_int32
 from drafting_config.masked_slots import DFlashInputs, EagleInputs
-from drafting_config.reading import is_kind
 
 if TYPE_CHECKING:
     from typing_extensions import deprecated

@@ -31,11 +31,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final, NamedTuple, TypeGuard, cast
 
+from drafting_config.config_fields import is_kind
 from drafting_config.errors import ParallelDraftingConfigError, describe_value, exception_text
 from drafting_config.integers import exact_bool
-from drafting_config.loading import CONFIG_NAME, ConfigFileError
+from drafting_config.json_files import CONFIG_NAME, ConfigFileError
 from drafting_config.paths import display_path
-from drafting_config.reading import is_kind
 from drafting_config.safetensors_headers import (
     INDEX_FILE,
     CheckpointHeaders,

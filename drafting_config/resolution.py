@@ -19,6 +19,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, TypeVar
 
+from drafting_config.config_fields import (
+    MISSING,
+    FieldGetter,
+    field_getter,
+    join_path,
+    read_field,
+    read_path,
+    top_or_text_config,
+)
 from drafting_config.errors import (
     ConflictingTokenIdWarning,
     ParallelDraftingConfigError,
@@ -28,15 +37,6 @@ from drafting_config.errors import (
 )
 from drafting_config.integers import INT32_LIMIT, exact_int, int_hint, positive_int32
 from drafting_config.method_guess import guess_method
-from drafting_config.reading import (
-    MISSING,
-    FieldGetter,
-    field_getter,
-    join_path,
-    read_field,
-    read_path,
-    top_or_text_config,
-)
 from drafting_config.sources import (
     EAGLE_CONFIG,
     PLACEHOLDER_FIELDS,
@@ -84,7 +84,8 @@ class FieldVerdict:
     status: FieldStatus
     """What it contributed."""
     value: object
-    """The raw value read from the config (:data:`~drafting_config.reading.MISSING` if absent)."""
+    """The raw value read from the config (:data:`~drafting_config.config_fields.MISSING`
+    if absent)."""
     token_id: int | None = None
     """The value as a token id, for a winner, shadowed or valid field."""
     error: ParallelDraftingConfigError | None = None
@@ -521,7 +522,7 @@ def special_token_fields(
 
     Args:
         read: the config's reader of top-level fields, else ``text_config`` ones
-            (:func:`~drafting_config.reading.top_or_text_config`).
+            (:func:`~drafting_config.config_fields.top_or_text_config`).
     """
     found: list[tuple[str, object]] = []
     for name in PLACEHOLDER_FIELDS:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Final, NamedTuple, TypeGuard
 
 from drafting_config.errors import describe_value
-from drafting_config.loading import ConfigFileError, collector_paused, read_json_object
+from drafting_config.json_files import ConfigFileError, collector_paused, read_json_object
 
 __all__ = [
     "INDEX_FILE",
@@ -74,7 +74,7 @@ class WeightsFileError(ConfigFileError):
     """A weights file (a safetensors file or its index) is unusable; the message names it.
 
     The message is ``"<path>: <problem>"``, as for every
-    :class:`~drafting_config.loading.ConfigFileError`.
+    :class:`~drafting_config.json_files.ConfigFileError`.
     """
 
 

@@ -28,9 +28,9 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Final, cast
 
+from drafting_config.config_fields import MISSING, FieldGetter, field_getter, is_kind
 from drafting_config.errors import ParallelDraftingConfigError, describe_value, foreign_error
 from drafting_config.integers import INT32_LIMIT, exact_int
-from drafting_config.reading import MISSING, FieldGetter, field_getter, is_kind
 from drafting_config.sources import TokenIdSource
 
 __all__ = ["SPECULATORS_ALGORITHMS", "SpeculatorsAlgorithm", "SpeculatorsDraft"]
@@ -213,7 +213,7 @@ def is_speculators(get: FieldGetter) -> bool:
 
     Args:
         get: the config's field reader, called like ``dict.get(name, default)``
-            (see :func:`drafting_config.reading.field_getter`).
+            (see :func:`drafting_config.config_fields.field_getter`).
     """
     return (
         get(SPECULATORS_TYPE_FIELD, None) is not None

@@ -35,7 +35,7 @@ the extra ones, as ``transformers`` appends it when loading.
 
 Ids are taken as the files state them.  Each file is refused over
 :data:`MAX_TOKENIZER_FILE_BYTES`; every problem is a
-:class:`~drafting_config.loading.ConfigFileError` naming the file and, for a
+:class:`~drafting_config.json_files.ConfigFileError` naming the file and, for a
 malformed part, its JSON path (``added_tokens[3].id``).
 """
 
@@ -51,7 +51,7 @@ from types import MappingProxyType
 from typing import Final, cast
 
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
-from drafting_config.loading import ConfigFileError, read_json_object
+from drafting_config.json_files import ConfigFileError, read_json_object
 from drafting_config.paths import PathArgument, as_path
 
 __all__ = [

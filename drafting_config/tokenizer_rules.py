@@ -11,6 +11,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Final, cast
 
+from drafting_config.config_fields import field_getter, read_path
 from drafting_config.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -19,7 +20,6 @@ from drafting_config.errors import (
     describe_value,
 )
 from drafting_config.paths import display_path
-from drafting_config.reading import field_getter, read_path
 from drafting_config.resolution import Resolution
 from drafting_config.tokenizer_files import TokenFacts, TokenizerFiles, TokenKind
 

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 
 from drafting_config import check, resolve
+from drafting_config.config_fields import field_getter
 from drafting_config.errors import TargetLayersWarning
-from drafting_config.loading import load_config_json
+from drafting_config.json_files import load_config_json
 from drafting_config.method_guess import METHOD_OF_ARCHITECTURE, guess_method
-from drafting_config.reading import field_getter
 from drafting_config.tapped_layers import Runner, chain_of, tapped_layers
 from tests.foreign import Unusable
 from tests.test_tapped_layers import _configs

@@ -250,7 +250,7 @@ def test_dflash_config_of_the_wrong_kind_is_an_error(section: object) -> None:
 
 
 def test_verdicts_tell_absent_from_null() -> None:
-    from drafting_config.reading import MISSING
+    from drafting_config.config_fields import MISSING
     from drafting_config.resolution import FieldStatus, resolve
 
     raw = {"dflash_config": {"mask_token_id": None}, "pard_token": "x", "ptd_token_id": 3}

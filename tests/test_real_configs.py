@@ -20,7 +20,7 @@ import pytest
 import drafting_config
 from drafting_config import ParallelDraftingConfig
 from drafting_config.integrations.vllm import get_parallel_drafting_token_id
-from drafting_config.loading import load_config_json
+from drafting_config.json_files import load_config_json
 
 CORPUS = Path(__file__).parent / "real_configs"
 READINGS_FILE = CORPUS / "vllm_readings.json"

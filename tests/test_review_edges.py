@@ -27,8 +27,8 @@ import pytest
 
 from drafting_config import Verdict, check
 from drafting_config.cli import main, verdict_json
-from drafting_config.loading import ConfigFileError
-from drafting_config.reading import MISSING
+from drafting_config.config_fields import MISSING
+from drafting_config.json_files import ConfigFileError
 from drafting_config.repo_ids import MissingExtraError, RepoNotCachedError
 from tests.conftest import REPO
 from tests.fake_cache import use_cache, write_cached_repo
@@ -498,7 +498,7 @@ def modules_a_check_imports() -> list[str]:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
     )
     names = done.stdout.splitlines()[-1].split()
-    assert "drafting_config.checking" in names
+    assert "drafting_config.verdicts" in names
     return [n for n in names if n not in ("drafting_config", entry_point()[0])]
 
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drafting_config.weights import MASK_EMBEDDING_FILE, mask_embedding_findings
-from tests.test_weights import DFLASH, EAGLE3, HIDDEN, dflash_tensors, eagle3_tensors, run
+from drafting_config.checkpoint_rules import MASK_EMBEDDING_FILE, mask_embedding_findings
+from tests.test_checkpoint_rules import DFLASH, EAGLE3, HIDDEN, dflash_tensors, eagle3_tensors, run
 
 
 def _save(path: Path, state: object) -> None:

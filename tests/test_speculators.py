@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drafting_config import ParallelDraftingConfig, resolve
+from drafting_config.config_fields import field_getter
 from drafting_config.errors import ParallelDraftingConfigError, describe_value
-from drafting_config.reading import field_getter
 from drafting_config.speculators import (
     AUX_LAYER_IDS_FIELD,
     PARALLEL_DRAFTING_ALGORITHMS,

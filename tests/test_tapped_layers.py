@@ -28,8 +28,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from drafting_config import ParallelDraftingConfig, resolve
+from drafting_config.config_fields import field_getter
 from drafting_config.integers import exact_int
-from drafting_config.reading import field_getter
 from drafting_config.tapped_layers import (
     NEWER_RUNNER_CHAIN,
     OLDER_RUNNER_CHAIN,

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from drafting_config import check
 from drafting_config.errors import ParallelDraftingConfigError
-from drafting_config.loading import ConfigFileError
+from drafting_config.json_files import ConfigFileError
 from drafting_config.tokenizer_files import (
     MAX_TOKENIZER_FILE_BYTES,
     SPECIAL_TOKEN_ROLES,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from drafting_config.loading import ConfigFileError
+from drafting_config.json_files import ConfigFileError
 from drafting_config.tokenizer_files import _key, _token_text, _unigram_pieces
 
 

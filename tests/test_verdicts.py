@@ -1,6 +1,6 @@
 """check(): how a draft, its target and its tokenizer are found, and what the verdict holds.
 
-The contract's rules themselves are in test_contract.py; here: paths, repo ids from
+The contract's rules themselves are in test_target_rules.py; here: paths, repo ids from
 a local Hugging Face cache (tests/fake_cache.py), a speculators draft's verifier as
 the implicit target, where tokenizer files are looked for, notes, and that check()
 never raises.
@@ -19,13 +19,13 @@ from typing import Any
 
 import pytest
 
+import drafting_config.verdicts as verdicts_module
 from drafting_config import (
     ConfigFileError,
     ParallelDraftingConfigError,
     Verdict,
     check,
     check_many,
-    checking,
 )
 from drafting_config.repo_ids import (
     EXTRA_NAME,
@@ -583,15 +583,15 @@ def test_check_many_gives_the_verdicts_check_gives_one_by_one(
 
 
 def counting(monkeypatch: pytest.MonkeyPatch, name: str) -> list[str]:
-    """Record the first argument of every call of ``drafting_config.checking.<name>``."""
-    original = getattr(checking, name)
+    """Record the first argument of every call of ``drafting_config.verdicts.<name>``."""
+    original = getattr(verdicts_module, name)
     calls: list[str] = []
 
     def counted(first: Any, *args: Any, **kwargs: Any) -> Any:
         calls.append(os.fspath(first))
         return original(first, *args, **kwargs)
 
-    monkeypatch.setattr(checking, name, counted)
+    monkeypatch.setattr(verdicts_module, name, counted)
     return calls
 
 

@@ -25,7 +25,7 @@ from drafting_config import (
 )
 from drafting_config.errors import TargetLayersWarning
 from drafting_config.integrations import vllm
-from drafting_config.layers import default_layers
+from drafting_config.layer_rules import default_layers
 from tests.conftest import EXAMPLES, load_json
 from tests.foreign import Unusable, int_enum
 

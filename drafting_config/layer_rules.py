@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Final, cast
 
-from drafting_config.contract import TargetFacts
+from drafting_config.config_fields import FieldGetter, field_getter, is_kind, read_field
 from drafting_config.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -35,7 +35,6 @@ from drafting_config.errors import (
     describe_value,
 )
 from drafting_config.integers import exact_int
-from drafting_config.reading import FieldGetter, field_getter, is_kind, read_field
 from drafting_config.resolution import Resolution
 from drafting_config.tapped_layers import (
     NEWER_RUNNER_CHAIN,
@@ -48,6 +47,7 @@ from drafting_config.tapped_layers import (
     runner_of,
     tapped_layers,
 )
+from drafting_config.target_rules import TargetFacts
 
 __all__ = ["LayerFindings", "check_layers", "default_layers"]
 
@@ -559,7 +559,7 @@ def _k3_dspark_error(get: FieldGetter) -> ParallelDraftingConfigError | None:
 
 
 def _read_path(get: FieldGetter, path: str) -> object:
-    """:func:`~drafting_config.reading.read_path`, except that a section that is not a JSON
+    """:func:`~drafting_config.config_fields.read_path`, except that a section that is not a JSON
     object counts as absent, as vLLM's readers skip it."""
     section, _, key = path.rpartition(".")
     if section and not is_kind(get(section, None), Mapping):

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from drafting_config.safetensors_headers import CheckpointHeaders, TensorHeader
-from drafting_config.weights import (
+from drafting_config.checkpoint_rules import (
     ARCHITECTURES,
     MASK_EMBEDDING_FILE,
     CheckpointFindings,
@@ -20,6 +19,7 @@ from drafting_config.weights import (
     check_checkpoint,
     mask_embedding_findings,
 )
+from drafting_config.safetensors_headers import CheckpointHeaders, TensorHeader
 from tests.conftest import EXAMPLES, load_json
 
 HIDDEN = 64

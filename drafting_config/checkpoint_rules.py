@@ -26,10 +26,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, cast
 
+from drafting_config.config_fields import MISSING, FieldGetter, field_getter, read_path
 from drafting_config.errors import ParallelDraftingConfigError, describe_value, exception_text
 from drafting_config.integers import positive_int32
 from drafting_config.paths import display_path
-from drafting_config.reading import MISSING, FieldGetter, field_getter, read_path
 from drafting_config.resolution import Resolution
 from drafting_config.safetensors_headers import (
     INDEX_FILE,

@@ -3,8 +3,8 @@
 :func:`check` loads a draft (a config object, a local path, or a repo id in
 the local Hugging Face cache), resolves its token id with
 :func:`~drafting_config.resolution.resolve`, checks it against the target
-model and the tokenizer (:mod:`drafting_config.contract`), checks the target
-layers it taps (:mod:`drafting_config.layers`), and gathers every
+model and the tokenizer (:mod:`drafting_config.target_rules`), checks the target
+layers it taps (:mod:`drafting_config.layer_rules`), and gathers every
 error, warning and note into a :class:`Verdict`.  The command line renders
 verdicts and nothing else; :meth:`ParallelDraftingConfig.from_hf_config` and
 ``from_pretrained`` raise a verdict's first error.
@@ -22,22 +22,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final, Union
 
-from drafting_config.contract import (
-    TargetFacts,
-    contract_errors,
-    read_target,
-    target_placeholder_warnings,
-)
+from drafting_config.checkpoint_rules import WeightsFacts, check_draft_weights
+from drafting_config.config_fields import is_kind
 from drafting_config.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
     describe_value,
 )
 from drafting_config.integers import exact_bool
-from drafting_config.layers import check_layers
-from drafting_config.loading import ConfigFileError, load_config_json
+from drafting_config.json_files import ConfigFileError, load_config_json
+from drafting_config.layer_rules import check_layers
 from drafting_config.paths import as_path, display_path
-from drafting_config.reading import is_kind
 from drafting_config.repo_ids import (
     DEFAULT_REVISION,
     EXTRA_NAME,
@@ -59,6 +54,12 @@ from drafting_config.safetensors_headers import (
     find_weight_files,
     read_weight_files,
 )
+from drafting_config.target_rules import (
+    TargetFacts,
+    contract_errors,
+    read_target,
+    target_placeholder_warnings,
+)
 from drafting_config.tokenizer_files import (
     TOKENIZER_FILE_NAMES,
     TOKENIZER_JSON_NAME,
@@ -67,7 +68,6 @@ from drafting_config.tokenizer_files import (
     load_tokenizer_files,
 )
 from drafting_config.tokenizer_rules import tokenizer_findings
-from drafting_config.weights import WeightsFacts, check_draft_weights
 
 __all__ = ["ModelArgument", "Verdict", "check", "check_many"]
 
@@ -483,7 +483,8 @@ def _weights(
     *,
     download: bool,
 ) -> WeightsFacts | None:
-    """Check the checkpoint beside the draft against its config (:mod:`drafting_config.weights`).
+    """Check the checkpoint beside the draft against its config
+    (:mod:`drafting_config.checkpoint_rules`).
 
     Local files are read when the draft is a directory or a cache snapshot; with
     ``download`` and a repo id, the headers come from the hub by HTTP range requests.  No

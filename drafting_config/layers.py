@@ -35,7 +35,7 @@ from drafting_config.errors import (
     describe_value,
 )
 from drafting_config.integers import exact_int
-from drafting_config.reading import FieldGetter, field_getter, is_kind, read_field
+from drafting_config.reading import FieldGetter, field_getter, is_kind
 from drafting_config.resolution import Resolution
 from drafting_config.tapped_layers import (
     NEWER_RUNNER_CHAIN,
@@ -562,9 +562,12 @@ def _read_path(get: FieldGetter, path: str) -> object:
     """:func:`~drafting_config.reading.read_path`, except that a section that is not a JSON
     object counts as absent, as vLLM's readers skip it."""
     section, _, key = path.rpartition(".")
-    if section and not is_kind(get(section, None), Mapping):
+    if not section:
+        return get(key, None)
+    container = get(section, None)  # read once: a property may be costly, or change
+    if not is_kind(container, Mapping):
         return None
-    return read_field(get, section or None, key)
+    return field_getter(container, section)(key, None)
 
 
 def _set(value: object) -> bool:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Final, Union
+from typing import TYPE_CHECKING, Final, Union
 
 from drafting_config.contract import (
     TargetFacts,
@@ -65,7 +65,9 @@ from drafting_config.tokenizer_files import (
     TokenizerFiles,
     load_tokenizer_files,
 )
-from drafting_config.weights import WeightsFacts, check_draft_weights
+
+if TYPE_CHECKING:  # imported by _weights, the one user: a --no-weights sweep never loads it
+    from drafting_config.weights import WeightsFacts
 
 __all__ = ["ModelArgument", "Verdict", "check", "check_many"]
 
@@ -523,6 +525,8 @@ def _weights(
     except ParallelDraftingConfigError as error:  # WeightsFileError, MissingExtraError
         found.errors.append(error)
         return None
+    from drafting_config.weights import check_draft_weights  # noqa: PLC0415 (--no-weights skips it)
+
     facts, errors, notes = check_draft_weights(
         checkpoint, draft_config, resolution, directory=local, shown_files=shown
     )

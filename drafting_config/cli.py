@@ -19,7 +19,7 @@ import math
 import os
 import sys
 from collections.abc import Sequence
-from typing import Final, TextIO
+from typing import TYPE_CHECKING, Final, TextIO
 
 from drafting_config import __version__
 from drafting_config.checking import Verdict, check_many
@@ -30,7 +30,9 @@ from drafting_config.reading import MISSING
 from drafting_config.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
 from drafting_config.resolution import FieldStatus
 from drafting_config.sources import PRIORITY_ORDER
-from drafting_config.weights import WeightsFacts
+
+if TYPE_CHECKING:
+    from drafting_config.weights import WeightsFacts
 
 __all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "main"]
 

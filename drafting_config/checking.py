@@ -53,8 +53,10 @@ from drafting_config.repo_ids import (
 )
 from drafting_config.resolution import Resolution, resolve
 from drafting_config.safetensors_headers import (
+    INDEX_FILE,
     CheckpointHeaders,
     LfsPointerError,
+    MissingShardError,
     find_weight_files,
     read_weight_files,
 )
@@ -523,7 +525,14 @@ def _weights(
         found.notes.append(f"weights not checked: {error}")
         return None
     except ParallelDraftingConfigError as error:  # WeightsFileError, MissingExtraError
-        found.errors.append(error)
+        if isinstance(error, MissingShardError) and text is not None and looks_like_repo_id(text):
+            found.notes.append(  # a cache snapshot, not a directory: vLLM downloads the rest
+                f"weights not checked: the cache holds {INDEX_FILE} but not every shard it "
+                "names (vLLM downloads them when it serves the repo id); --download reads "
+                "their headers from the hub"
+            )
+        else:
+            found.errors.append(error)
         return None
     from drafting_config.weights import check_draft_weights  # noqa: PLC0415 (--no-weights skips it)
 

@@ -38,6 +38,7 @@ __all__ = [
     "CheckpointHeaders",
     "FileHeader",
     "LfsPointerError",
+    "MissingShardError",
     "TensorHeader",
     "WeightFiles",
     "WeightsFileError",
@@ -79,6 +80,15 @@ class WeightsFileError(ConfigFileError):
 
 class LfsPointerError(WeightsFileError):
     """A weights file is a Git LFS pointer: the weights were never fetched, nothing to check."""
+
+
+class MissingShardError(WeightsFileError):
+    """A shard the index names is not in the directory.
+
+    vLLM fails loading a local directory so (``filter_duplicate_safetensors_files``), but
+    a cache snapshot may simply not hold the shards yet: vLLM downloads them when it serves
+    the repo id.
+    """
 
 
 class TensorHeader(NamedTuple):
@@ -329,8 +339,9 @@ def find_weight_files(directory: str) -> WeightFiles:
     """Which weight files of ``directory`` vLLM would load (see the module docstring).
 
     Raises:
-        WeightsFileError: the index is unreadable or malformed, or names a shard that is
-            not a ``*.safetensors`` file directly in the directory.
+        MissingShardError: the index names a shard that is not a ``*.safetensors`` file
+            directly in the directory.
+        WeightsFileError: the index is unreadable or malformed.
     """
     try:
         names = sorted(entry.name for entry in os.scandir(directory))
@@ -346,7 +357,7 @@ def find_weight_files(directory: str) -> WeightFiles:
     missing = [shard for shard in shards if shard not in on_disk]
     if missing:
         others = f" (and {len(missing) - 1} more shards)" if len(missing) > 1 else ""
-        raise WeightsFileError(
+        raise MissingShardError(
             os.path.join(directory, missing[0]),
             f"named in {INDEX_FILE} but missing{others}: vLLM fails loading the checkpoint "
             "(every shard must be a .safetensors file beside the index).",

@@ -301,3 +301,20 @@ def test_a_git_lfs_pointer_is_a_note_not_an_error(draft: Path) -> None:
     assert f"weights not checked: {draft / 'model.safetensors'}: a Git LFS pointer" in "\n".join(
         verdict.notes
     )
+
+
+def test_a_second_check_without_download_is_not_failed_by_the_index_the_first_cached(
+    hub: FakeHub,
+) -> None:
+    """``--download`` leaves the sharded checkpoint's index in the cache snapshot beside
+    ``config.json``, never the shards.  A later check without ``--download`` must not read
+    that partial snapshot as a checkpoint whose shards are missing: the draft is fine."""
+    first = check("acme/sharded-draft", download=True)
+    assert first.ok, first.errors
+    second = check("acme/sharded-draft")
+    assert second.ok, second.errors
+    assert second.weights is None
+    assert any(
+        "the cache holds model.safetensors.index.json but not every shard" in note
+        for note in second.notes
+    )

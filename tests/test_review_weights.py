@@ -240,3 +240,53 @@ def test_metadata_is_refused_exactly_when_the_safetensors_library_refuses_it(
         assert "`__metadata__` must be" in str(caught.value)
     else:
         assert set(read_file_header(str(path)).tensors) == {"x"}
+
+
+def test_a_local_directory_missing_a_shard_stays_an_error(tmp_path: Path) -> None:
+    """Given a directory, vLLM loads it as it is: a shard the index names but the directory
+    lacks fails the load (``filter_duplicate_safetensors_files``)."""
+    import json
+
+    from drafting_config import check
+    from tests.checkpoint_factory import write_sharded
+
+    (tmp_path / "config.json").write_text(json.dumps(DFLASH))
+    shapes = {n: ("BF16", s) for n, s in dflash_tensors().items()}
+    names = sorted(shapes)
+    paths = write_sharded(
+        tmp_path, [{n: shapes[n] for n in names[:2]}, {n: shapes[n] for n in names[2:]}]
+    )
+    paths[1].unlink()
+    verdict = check(tmp_path, check_tokenizer=False)
+    [error] = verdict.errors
+    assert str(error).startswith(f"{paths[1]}: named in model.safetensors.index.json but missing")
+
+
+def test_no_weights_does_not_read_mask_embedding_either(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's promise: ``--no-weights`` touches no weight file, ``mask_embedding.pt``
+    included (it is loaded with ``torch.load``, not through the header reader)."""
+    import json
+
+    torch = pytest.importorskip("torch")
+    from drafting_config import check
+    from tests.checkpoint_factory import write_safetensors
+
+    (tmp_path / "config.json").write_text(json.dumps(DFLASH))
+    write_safetensors(
+        tmp_path / "model.safetensors", {n: ("BF16", s) for n, s in dflash_tensors().items()}
+    )
+    _save(tmp_path / MASK_EMBEDDING_FILE, torch.zeros(HIDDEN))
+    loaded: list[object] = []
+    real_load = torch.load
+
+    def watching_load(path: object, *args: object, **kwargs: object) -> object:
+        loaded.append(path)
+        return real_load(path, *args, **kwargs)
+
+    monkeypatch.setattr(torch, "load", watching_load)
+    check(str(tmp_path), check_tokenizer=False, check_weights=False)
+    assert loaded == []
+    check(str(tmp_path), check_tokenizer=False)
+    assert loaded == [str(tmp_path / MASK_EMBEDDING_FILE)]  # the watch works

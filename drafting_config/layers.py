@@ -23,7 +23,7 @@ neither.  Without a target only what the draft alone can tell is checked.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import pairwise
 from typing import Final, cast
 
@@ -117,13 +117,6 @@ class LayerFindings:
     """Where they came from, as the draft's file names it."""
 
 
-@dataclass
-class _Found:
-    errors: list[ParallelDraftingConfigError] = field(default_factory=list)
-    warnings: list[ParallelDraftingConfigWarning] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-
 def check_layers(
     draft_config: object, resolution: Resolution, target: TargetFacts | None
 ) -> LayerFindings:
@@ -140,31 +133,32 @@ def check_layers(
     taps = resolution.tapped  # the resolver's run, unless the target changes the input
     if taps is None or model_type is not None:
         taps = tapped_layers(get, chain_of(runner), model_type=model_type)
-    found = _Found()
-    found.errors += serving_list_errors(taps, runner, resolution, target)
+    errors: list[ParallelDraftingConfigError] = []
+    warnings: list[ParallelDraftingConfigWarning] = []
+    errors += serving_list_errors(taps, runner, resolution, target)
     read = [taps]
     if resolution.algorithm in RUNS_ON_EITHER_RUNNER and not newer_runner_only(get):
         older = tapped_layers(get, OLDER_RUNNER_CHAIN, model_type=model_type)
         read.append(older)
         warning = _runners_disagree(taps, older, resolution)
         if warning is not None:
-            found.warnings.append(warning)
-    found.notes += _unread_list_notes(get, read, resolution)
+            warnings.append(warning)
+    notes = _unread_list_notes(get, read, resolution)
     if target is not None:
-        found.errors += omni_dspark_errors(get, resolution, target)
+        errors += omni_dspark_errors(get, resolution, target)
     finding = default_layers_finding(get, taps, resolution, target)
     if isinstance(finding, ParallelDraftingConfigError):
-        found.errors.append(finding)
+        errors.append(finding)
     elif finding is not None:
-        found.warnings.append(finding)
+        warnings.append(finding)
     count_errors, count_warnings = layer_count_findings(get, taps, resolution, target)
-    found.errors += count_errors
-    found.warnings += count_warnings
+    errors += count_errors
+    warnings += count_warnings
     source = None if taps.ids is None or taps.field is None else resolution.file_field(taps.field)
     return LayerFindings(
-        tuple(found.errors),
-        tuple(found.warnings),
-        tuple(found.notes),
+        tuple(errors),
+        tuple(warnings),
+        tuple(notes),
         aux_layer_ids=taps.ids,
         aux_layer_source=source,
     )

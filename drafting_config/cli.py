@@ -228,8 +228,9 @@ def _json_text(document: object) -> str:
         return _STRICT_JSON.encode(_finite(document))
 
 
-_STRICT_JSON: Final = json.JSONEncoder(allow_nan=False)
-"""One encoder for every document (``json.dumps`` with an option builds one per call)."""
+_STRICT_JSON: Final = json.JSONEncoder(allow_nan=False, check_circular=False)
+"""One encoder for every document (``json.dumps`` with an option builds one per call); a
+document is a tree built afresh by :func:`verdict_json`, so no cycle check."""
 
 
 _NON_FINITE: Final = {math.inf: "Infinity", -math.inf: "-Infinity"}

@@ -279,9 +279,12 @@ def _describe(taps: TappedLayers, resolution: Resolution) -> str:
 
 
 _LAYER_FIELDS: Final = tuple(
-    dict.fromkeys(step.field for step in (*NEWER_RUNNER_CHAIN, *OLDER_RUNNER_CHAIN))
+    (path, section, key)
+    for path in dict.fromkeys(step.field for step in (*NEWER_RUNNER_CHAIN, *OLDER_RUNNER_CHAIN))
+    for section, _, key in [path.rpartition(".")]
 )
-"""Every field either runner's chain reads, once each, in chain order."""
+"""Every field either runner's chain reads, once each, in chain order: its path, section
+(``""`` at the top level) and key, split once for every draft."""
 
 
 def _unread_list_notes(
@@ -291,10 +294,10 @@ def _unread_list_notes(
     another engine or trainer may read it."""
     sources = {resolution.file_field(t.field) for t in read if t.field is not None}
     notes = []
-    for step in _LAYER_FIELDS:
-        if not _set(_read_path(get, step)):
+    for path, section, key in _LAYER_FIELDS:
+        if not _set(_read_in(get, section, key)):
             continue
-        name = resolution.file_field(step)
+        name = resolution.file_field(path)
         if name in sources:
             continue
         whence = (
@@ -556,10 +559,15 @@ def _read_path(get: FieldGetter, path: str) -> object:
     """:func:`~drafting_config.reading.read_path`, except that a section that is not a JSON
     object counts as absent, as vLLM's readers skip it."""
     section, _, key = path.rpartition(".")
+    return _read_in(get, section, key)
+
+
+def _read_in(get: FieldGetter, section: str, key: str) -> object:
+    """:func:`_read_path` of ``section.key``, or of ``key`` when ``section`` is ``""``."""
     if not section:
         return get(key, None)
     container = get(section, None)  # read once: a property may be costly, or change
-    if not is_kind(container, Mapping):
+    if container is None or not is_kind(container, Mapping):  # most drafts lack most sections
         return None
     return field_getter(container, section)(key, None)
 

@@ -166,7 +166,10 @@ class Resolution:
     @property
     def winner(self) -> FieldVerdict | None:
         """The winning field, if the first set field is valid (even if the config has errors)."""
-        return next((f for f in self.fields if f.status is FieldStatus.WINNER), None)
+        for verdict in self.fields:  # a loop, not next() over a generator: read per draft
+            if verdict.status is FieldStatus.WINNER:
+                return verdict
+        return None
 
     @property
     def shadowed(self) -> tuple[FieldVerdict, ...]:

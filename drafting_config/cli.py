@@ -19,10 +19,9 @@ import math
 import os
 import sys
 from collections.abc import Sequence
-from typing import Final, TextIO
+from typing import TYPE_CHECKING, Final, TextIO
 
 from drafting_config import __version__
-from drafting_config.checkpoint_rules import WeightsFacts
 from drafting_config.config_fields import MISSING
 from drafting_config.errors import describe_value, exception_text
 from drafting_config.json_files import ConfigFileError, collector_paused
@@ -31,6 +30,9 @@ from drafting_config.repo_ids import DEFAULT_REVISION, RepoIdError, validate_rev
 from drafting_config.resolution import FieldStatus
 from drafting_config.sources import PRIORITY_ORDER
 from drafting_config.verdicts import Verdict, check_many
+
+if TYPE_CHECKING:
+    from drafting_config.checkpoint_rules import WeightsFacts
 
 __all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "main"]
 
@@ -226,8 +228,9 @@ def _json_text(document: object) -> str:
         return _STRICT_JSON.encode(_finite(document))
 
 
-_STRICT_JSON: Final = json.JSONEncoder(allow_nan=False)
-"""One encoder for every document (``json.dumps`` with an option builds one per call)."""
+_STRICT_JSON: Final = json.JSONEncoder(allow_nan=False, check_circular=False)
+"""One encoder for every document (``json.dumps`` with an option builds one per call); a
+document is a tree built afresh by :func:`verdict_json`, so no cycle check."""
 
 
 _NON_FINITE: Final = {math.inf: "Infinity", -math.inf: "-Infinity"}

@@ -23,11 +23,11 @@ neither.  Without a target only what the draft alone can tell is checked.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import pairwise
 from typing import Final, cast
 
-from drafting_config.config_fields import FieldGetter, field_getter, is_kind, read_field
+from drafting_config.config_fields import FieldGetter, field_getter, is_kind
 from drafting_config.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -117,13 +117,6 @@ class LayerFindings:
     """Where they came from, as the draft's file names it."""
 
 
-@dataclass
-class _Found:
-    errors: list[ParallelDraftingConfigError] = field(default_factory=list)
-    warnings: list[ParallelDraftingConfigWarning] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-
 def check_layers(
     draft_config: object, resolution: Resolution, target: TargetFacts | None
 ) -> LayerFindings:
@@ -140,31 +133,32 @@ def check_layers(
     taps = resolution.tapped  # the resolver's run, unless the target changes the input
     if taps is None or model_type is not None:
         taps = tapped_layers(get, chain_of(runner), model_type=model_type)
-    found = _Found()
-    found.errors += serving_list_errors(taps, runner, resolution, target)
+    errors: list[ParallelDraftingConfigError] = []
+    warnings: list[ParallelDraftingConfigWarning] = []
+    errors += serving_list_errors(taps, runner, resolution, target)
     read = [taps]
     if resolution.algorithm in RUNS_ON_EITHER_RUNNER and not newer_runner_only(get):
         older = tapped_layers(get, OLDER_RUNNER_CHAIN, model_type=model_type)
         read.append(older)
         warning = _runners_disagree(taps, older, resolution)
         if warning is not None:
-            found.warnings.append(warning)
-    found.notes += _unread_list_notes(get, read, resolution)
+            warnings.append(warning)
+    notes = _unread_list_notes(get, read, resolution)
     if target is not None:
-        found.errors += omni_dspark_errors(get, resolution, target)
+        errors += omni_dspark_errors(get, resolution, target)
     finding = default_layers_finding(get, taps, resolution, target)
     if isinstance(finding, ParallelDraftingConfigError):
-        found.errors.append(finding)
+        errors.append(finding)
     elif finding is not None:
-        found.warnings.append(finding)
+        warnings.append(finding)
     count_errors, count_warnings = layer_count_findings(get, taps, resolution, target)
-    found.errors += count_errors
-    found.warnings += count_warnings
+    errors += count_errors
+    warnings += count_warnings
     source = None if taps.ids is None or taps.field is None else resolution.file_field(taps.field)
     return LayerFindings(
-        tuple(found.errors),
-        tuple(found.warnings),
-        tuple(found.notes),
+        tuple(errors),
+        tuple(warnings),
+        tuple(notes),
         aux_layer_ids=taps.ids,
         aux_layer_source=source,
     )
@@ -285,9 +279,12 @@ def _describe(taps: TappedLayers, resolution: Resolution) -> str:
 
 
 _LAYER_FIELDS: Final = tuple(
-    dict.fromkeys(step.field for step in (*NEWER_RUNNER_CHAIN, *OLDER_RUNNER_CHAIN))
+    (path, section, key)
+    for path in dict.fromkeys(step.field for step in (*NEWER_RUNNER_CHAIN, *OLDER_RUNNER_CHAIN))
+    for section, _, key in [path.rpartition(".")]
 )
-"""Every field either runner's chain reads, once each, in chain order."""
+"""Every field either runner's chain reads, once each, in chain order: its path, section
+(``""`` at the top level) and key, split once for every draft."""
 
 
 def _unread_list_notes(
@@ -297,10 +294,10 @@ def _unread_list_notes(
     another engine or trainer may read it."""
     sources = {resolution.file_field(t.field) for t in read if t.field is not None}
     notes = []
-    for step in _LAYER_FIELDS:
-        if not _set(_read_path(get, step)):
+    for path, section, key in _LAYER_FIELDS:
+        if not _set(_read_in(get, section, key)):
             continue
-        name = resolution.file_field(step)
+        name = resolution.file_field(path)
         if name in sources:
             continue
         whence = (
@@ -562,9 +559,17 @@ def _read_path(get: FieldGetter, path: str) -> object:
     """:func:`~drafting_config.config_fields.read_path`, except that a section that is not a JSON
     object counts as absent, as vLLM's readers skip it."""
     section, _, key = path.rpartition(".")
-    if section and not is_kind(get(section, None), Mapping):
+    return _read_in(get, section, key)
+
+
+def _read_in(get: FieldGetter, section: str, key: str) -> object:
+    """:func:`_read_path` of ``section.key``, or of ``key`` when ``section`` is ``""``."""
+    if not section:
+        return get(key, None)
+    container = get(section, None)  # read once: a property may be costly, or change
+    if container is None or not is_kind(container, Mapping):  # most drafts lack most sections
         return None
-    return read_field(get, section or None, key)
+    return field_getter(container, section)(key, None)
 
 
 def _set(value: object) -> bool:

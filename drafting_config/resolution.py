@@ -167,7 +167,10 @@ class Resolution:
     @property
     def winner(self) -> FieldVerdict | None:
         """The winning field, if the first set field is valid (even if the config has errors)."""
-        return next((f for f in self.fields if f.status is FieldStatus.WINNER), None)
+        for verdict in self.fields:  # a loop, not next() over a generator: read per draft
+            if verdict.status is FieldStatus.WINNER:
+                return verdict
+        return None
 
     @property
     def shadowed(self) -> tuple[FieldVerdict, ...]:
@@ -251,21 +254,21 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
     hidden_size = _attempt(errors, lambda: _model_size(read, "hidden_size", in_file))
     vocab_size = _attempt(errors, lambda: _model_size(read, "vocab_size", in_file))
 
-    fields = _field_verdicts(get, order, vocab_size, in_file)
-    errors.extend(f.error for f in fields if f.error is not None)
-    winner = next((f for f in fields if f.status is FieldStatus.WINNER), None)
-    if not any(f.status in _SET for f in fields):
+    fields, first_set = _field_verdicts(get, order, vocab_size, in_file)
+    errors += [f.error for f in fields if f.error is not None]
+    winner = first_set if first_set is not None and first_set.status is FieldStatus.WINNER else None
+    if first_set is None:
         errors.append(_missing_token_id(order, speculators))
     eagle = _attempt(errors, lambda: _eagle_mask_token_id(get, vocab_size, in_file))
 
     warnings: list[ParallelDraftingConfigWarning] = []
     if winner is not None and winner.token_id is not None:
         token_id = winner.token_id
-        warnings.extend(
+        warnings += [
             _conflict(hf_config, winner.source, token_id, f.source, f.token_id, in_file=in_file)
             for f in fields
             if f.status is FieldStatus.SHADOWED and f.token_id != token_id
-        )
+        ]
         if eagle is not None and eagle != token_id:
             warnings.append(_eagle_disagrees(winner.source, token_id, eagle, in_file))
         try:
@@ -407,9 +410,9 @@ _SET: Final = frozenset(
 
 def _field_verdicts(
     get: FieldGetter, order: Sequence[TokenIdField], vocab_size: int | None, in_file: _FileField
-) -> tuple[FieldVerdict, ...]:
-    """One verdict per field; the first set field wins if valid, later valid ones are shadowed
-    by it, or merely valid when it is invalid."""
+) -> tuple[tuple[FieldVerdict, ...], FieldVerdict | None]:
+    """One verdict per field, and the first set one; the first set field wins if valid, later
+    valid ones are shadowed by it, or merely valid when it is invalid."""
     verdicts: list[FieldVerdict] = []
     first_set: FieldVerdict | None = None
     absent = _ABSENT if order is PRIORITY_ORDER else None
@@ -426,7 +429,7 @@ def _field_verdicts(
         if first_set is None and verdict.status in _SET:
             first_set = verdict
         verdicts.append(verdict)
-    return tuple(verdicts)
+    return tuple(verdicts), first_set
 
 
 _ABSENT: Final = tuple(FieldVerdict(row, FieldStatus.ABSENT, MISSING) for row in PRIORITY_ORDER)

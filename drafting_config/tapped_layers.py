@@ -34,6 +34,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from types import MappingProxyType
 from typing import Final, cast
 
@@ -89,13 +90,13 @@ class TapStep:
     nothing, and replaces whatever the steps since found, even with a missing value.
     Every other step runs only while the value found so far is empty or falsy."""
 
-    @property
+    @cached_property  # read for every step of every chain run: split the path once
     def section(self) -> str | None:
         """The nested section holding the field, or ``None`` at top level."""
         section, _, _ = self.field.rpartition(".")
         return section or None
 
-    @property
+    @cached_property
     def key(self) -> str:
         """The field's own name inside its section."""
         return self.field.rpartition(".")[2]

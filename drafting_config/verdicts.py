@@ -20,9 +20,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Final, Union
+from typing import TYPE_CHECKING, Final, Union
 
-from drafting_config.checkpoint_rules import WeightsFacts, check_draft_weights
 from drafting_config.config_fields import is_kind
 from drafting_config.errors import (
     ParallelDraftingConfigError,
@@ -68,6 +67,9 @@ from drafting_config.tokenizer_files import (
     load_tokenizer_files,
 )
 from drafting_config.tokenizer_rules import tokenizer_findings
+
+if TYPE_CHECKING:  # imported by _weights, the one user: a --no-weights sweep never loads it
+    from drafting_config.checkpoint_rules import WeightsFacts
 
 __all__ = ["ModelArgument", "Verdict", "check", "check_many"]
 
@@ -533,6 +535,8 @@ def _weights(
         else:
             found.errors.append(error)
         return None
+    from drafting_config.checkpoint_rules import check_draft_weights  # noqa: PLC0415 (--no-weights skips it)
+
     facts, errors, notes = check_draft_weights(
         checkpoint, draft_config, resolution, directory=local, shown_files=shown
     )

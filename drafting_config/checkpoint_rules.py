@@ -47,11 +47,7 @@ __all__ = [
     "FcWidth",
     "MaskHidden",
     "WeightsFacts",
-    "architecture_row",
     "check_checkpoint",
-    "check_draft_weights",
-    "mask_embedding_findings",
-    "mask_token_of_model_class",
 ]
 
 MASK_EMBEDDING_FILE: Final = "mask_embedding.pt"

@@ -34,23 +34,12 @@ from drafting_config.json_files import ConfigFileError, collector_paused, read_j
 __all__ = [
     "INDEX_FILE",
     "MAX_HEADER_BYTES",
-    "MAX_INDEX_BYTES",
     "CheckpointHeaders",
-    "FileHeader",
     "LfsPointerError",
     "MissingShardError",
     "TensorHeader",
-    "WeightFiles",
     "WeightsFileError",
-    "checkpoint_from_headers",
-    "find_weight_files",
-    "header_from_json",
-    "parse_header",
     "read_checkpoint_headers",
-    "read_file_header",
-    "read_weight_files",
-    "read_weight_map",
-    "weight_map_of",
 ]
 
 MAX_HEADER_BYTES: Final = 100_000_000

@@ -24,7 +24,7 @@ import signal
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Final, NamedTuple, TextIO
+from typing import TYPE_CHECKING, Final, NamedTuple, TextIO, cast
 
 from drafting_config import __version__
 from drafting_config.config_fields import MISSING
@@ -319,15 +319,13 @@ def _work(paths: Sequence[str], args: argparse.Namespace, sender: Connection) ->
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    outcome: _Rendered | Exception
     try:
-        outcome = _render(paths, args)
+        sender.send(_render(paths, args))
     except Exception as error:  # a bug of ours: the main process reports it
-        outcome = error
-    try:
-        sender.send(outcome)
-    except Exception as error:  # an exception that cannot be pickled: send its text
-        sender.send(RuntimeError(exception_text(error, kind=True)))
+        try:
+            sender.send(error)
+        except Exception:  # an exception that cannot be pickled: send its text
+            sender.send(RuntimeError(exception_text(error, kind=True)))
     sender.close()
 
 
@@ -342,9 +340,7 @@ def _receive(worker: BaseProcess, receiver: Connection) -> _Rendered:
         ) from None
     if isinstance(outcome, Exception):
         raise outcome
-    if not isinstance(outcome, _Rendered):
-        raise TypeError(f"a worker process sent {describe_value(outcome)}")
-    return outcome
+    return cast("_Rendered", outcome)
 
 
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:

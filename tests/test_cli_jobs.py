@@ -151,6 +151,21 @@ def test_a_worker_that_raises_is_an_internal_error_naming_its_exception(
     assert err.startswith("drafting-config: internal error: KeyError: 'layer_types'")
 
 
+def test_a_worker_exception_that_cannot_be_pickled_is_reported_by_its_text(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class LocalError(Exception):  # a local class: pickle cannot name it
+        pass
+
+    def broken() -> None:
+        raise LocalError("no layers")
+
+    fail_in_workers(monkeypatch, broken)
+    status, out, err = run(capsys, "check", "--jobs", "2", *["examples"] * PARALLEL_MINIMUM)
+    assert (status, out) == (1, "")
+    assert err.startswith("drafting-config: internal error: RuntimeError: LocalError: no layers")
+
+
 @pytest.mark.parametrize("value", ["0", "-1", "two", "1.5", ""])
 def test_jobs_must_be_a_positive_whole_number(
     capsys: pytest.CaptureFixture[str], value: str

@@ -139,31 +139,33 @@ def test_a_worker_that_dies_is_an_internal_error_not_a_hang(
     )
 
 
-def test_a_worker_that_raises_is_an_internal_error_naming_its_exception(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def broken() -> None:
-        raise KeyError("layer_types")
-
-    fail_in_workers(monkeypatch, broken)
-    status, out, err = run(capsys, "check", "--jobs", "2", *["examples"] * PARALLEL_MINIMUM)
-    assert (status, out) == (1, "")
-    assert err.startswith("drafting-config: internal error: KeyError: 'layer_types'")
-
-
-def test_a_worker_exception_that_cannot_be_pickled_is_reported_by_its_text(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def unpicklable_error() -> Exception:
     class LocalError(Exception):  # a local class: pickle cannot name it
         pass
 
+    return LocalError("no layers")
+
+
+@pytest.mark.parametrize(
+    ("error", "reported"),
+    [
+        (KeyError("layer_types"), "KeyError: 'layer_types'"),
+        (unpicklable_error(), "RuntimeError: LocalError: no layers"),  # sent as its text
+    ],
+)
+def test_a_worker_that_raises_is_an_internal_error_naming_its_exception(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    error: Exception,
+    reported: str,
+) -> None:
     def broken() -> None:
-        raise LocalError("no layers")
+        raise error
 
     fail_in_workers(monkeypatch, broken)
     status, out, err = run(capsys, "check", "--jobs", "2", *["examples"] * PARALLEL_MINIMUM)
     assert (status, out) == (1, "")
-    assert err.startswith("drafting-config: internal error: RuntimeError: LocalError: no layers")
+    assert err.startswith(f"drafting-config: internal error: {reported} (please report this")
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "two", "1.5", ""])

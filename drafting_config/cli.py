@@ -251,8 +251,8 @@ def _cpus() -> int:
 def _render_sweep(paths: Sequence[str], args: argparse.Namespace) -> _Rendered:
     """:func:`_render` over ``paths``, split over processes when the sweep is large.
 
-    The first chunk is rendered here, the others by worker processes (``fork`` where the
-    platform has it, so that they inherit the imported package; else ``spawn``), each
+    The first chunk is rendered here, the others by worker processes (``fork`` on Linux,
+    so that they inherit the imported package; else ``spawn``), each
     reading what its drafts share (a ``--target``, a ``--tokenizer``) once. The chunks
     are joined in order, so the output is the one process's, byte for byte.
     """
@@ -265,7 +265,8 @@ def _render_sweep(paths: Sequence[str], args: argparse.Namespace) -> _Rendered:
     ]
     import multiprocessing  # noqa: PLC0415 (about 10 ms: only for a sweep that uses it)
 
-    if "fork" in multiprocessing.get_all_start_methods():
+    # fork on Linux only: macOS has it, but its system libraries are not safe to fork.
+    if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
         context: ForkContext | SpawnContext = multiprocessing.get_context("fork")
     else:
         context = multiprocessing.get_context("spawn")

@@ -16,6 +16,7 @@ Exit status: 0 all valid, 1 any invalid (or unreadable), 2 usage error,
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import json
 import math
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple, TextIO, cast
 from drafting_config import __version__
 from drafting_config.config_fields import MISSING
 from drafting_config.errors import describe_value, exception_text
-from drafting_config.json_files import ConfigFileError, collector_paused
+from drafting_config.json_files import ConfigFileError
 from drafting_config.paths import display_path
 from drafting_config.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
 from drafting_config.resolution import FieldStatus
@@ -295,6 +296,24 @@ def _render_sweep(paths: Sequence[str], args: argparse.Namespace) -> _Rendered:
         sum(part.passed for part in parts),
         any(part.bad_repo_id for part in parts),
     )
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for the ``with`` block.
+
+    A sweep builds many objects and few cycles, and its verdicts live until they are
+    printed: collections would traverse them again and again and find almost nothing.
+    The pause is global to the process, so only the command line, which owns its
+    process, uses it; library calls leave the caller's collector alone.
+    """
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 @contextmanager
@@ -621,7 +640,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Paths are escaped already; anything else odd prints as an escape, never an error.
         out.reconfigure(errors="backslashreplace")
     try:
-        with collector_paused():  # the verdicts live until they are printed: nothing to collect
+        with _collector_paused():  # the verdicts live until they are printed: nothing to collect
             if args.command == "check":
                 status = _run_check(args, out)
             elif args.command == "explain":

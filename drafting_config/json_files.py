@@ -8,14 +8,11 @@ file is read with a size limit, and every problem with it becomes a
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import json
 import os
 import re
 import stat
 import sys
-from collections.abc import Iterator
 from typing import Final
 
 from drafting_config.errors import ParallelDraftingConfigError
@@ -139,25 +136,6 @@ def _parse_object(name: str, data: bytes, what: str) -> dict[str, object]:
             name, f"the JSON root is {_JSON_KINDS[type(parsed)]}; expected an object."
         )
     return parsed
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector (if it runs) for the ``with`` block.
-
-    For work that builds many objects and few cycles (a sweep's verdicts, a
-    checkpoint's headers): collections would traverse them again and again and
-    find almost nothing; the few cycles are collected once it runs again.  The
-    pause is global, threads included, so it belongs where this package owns
-    the process (the command line), or where a benchmark shows it pays.
-    """
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _other_unicode_encoding(data: bytes) -> str | None:

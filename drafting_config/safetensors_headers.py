@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Final, NamedTuple, TypeGuard
 
 from drafting_config.errors import describe_value
-from drafting_config.json_files import ConfigFileError, collector_paused, read_json_object
+from drafting_config.json_files import ConfigFileError, read_json_object
 
 __all__ = [
     "INDEX_FILE",
@@ -445,8 +445,5 @@ def read_weight_files(directory: str, files: WeightFiles) -> CheckpointHeaders |
     """
     if not files.safetensors:
         return None
-    with collector_paused():  # thousands of parsed entries and tensors, no cycles
-        headers = {
-            name: read_file_header(os.path.join(directory, name)) for name in files.safetensors
-        }
-        return checkpoint_from_headers(headers, files.weight_map)
+    headers = {name: read_file_header(os.path.join(directory, name)) for name in files.safetensors}
+    return checkpoint_from_headers(headers, files.weight_map)

@@ -273,7 +273,10 @@ def tapped_layers(
         applies, raw = _read(get, step)
         if not applies:
             continue  # vLLM skips a section that is not a non-empty dict
-        step_shift = int(step.adds_one and model_type != _as_given_for(step))
+        as_given = (
+            step.as_given_for_model_type is not None and model_type == step.as_given_for_model_type
+        )
+        step_shift = int(step.adds_one and not as_given)
         try:
             if step.overrides:  # replaces the value so far, even with a missing one
                 found, taken, taken_raw, shift = raw, step, raw, 0
@@ -289,15 +292,6 @@ def tapped_layers(
     except _Raises as raised:  # an overriding value whose truth value raises
         return TappedLayers(None, taken, taken_raw, shift, raised.problem)
     return _as_ints(found, taken, taken_raw, shift)
-
-
-def _as_given_for(step: TapStep) -> object:
-    """The ``model_type`` for which ``step`` reads its ids as given; a marker no config
-    holds when there is none."""
-    return _NO_MODEL_TYPE if step.as_given_for_model_type is None else step.as_given_for_model_type
-
-
-_NO_MODEL_TYPE: Final = object()
 
 
 def _value_of(step: TapStep, raw: object, shift: int) -> object:

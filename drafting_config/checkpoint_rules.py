@@ -29,6 +29,7 @@ from typing import Final, cast
 from drafting_config.config_fields import MISSING, FieldGetter, field_getter, read_path
 from drafting_config.errors import ParallelDraftingConfigError, describe_value, exception_text
 from drafting_config.integers import positive_int32
+from drafting_config.layer_rules import dflash_uses_aux_hidden_states
 from drafting_config.paths import display_path
 from drafting_config.resolution import Resolution
 from drafting_config.safetensors_headers import (
@@ -575,14 +576,13 @@ def _mismatch(
     )
 
 
-def _drafter_section(draft: _Draft, dflash_wins: bool) -> dict[str, object]:
-    """``eagle_config``, merged with ``dflash_config`` (which wins) when ``dflash_wins``."""
+def _drafter_section(draft: _Draft) -> dict[str, object]:
+    """The keys of ``eagle_config`` that vLLM's EAGLE-3 model reads."""
     merged: dict[str, object] = {}
-    for section in (EAGLE_CONFIG, DFLASH_CONFIG) if dflash_wins else (EAGLE_CONFIG,):
-        for key in ("use_aux_hidden_state", "mask_token_id", "eagle_aux_hidden_state_layer_ids"):
-            found = read_path(draft.get, f"{section}.{key}", MISSING)
-            if found is not MISSING:
-                merged[key] = found
+    for key in ("use_aux_hidden_state", "eagle_aux_hidden_state_layer_ids"):
+        found = read_path(draft.get, f"{EAGLE_CONFIG}.{key}", MISSING)
+        if found is not MISSING:
+            merged[key] = found
     return merged
 
 
@@ -591,9 +591,10 @@ def _fc_expected(row: ArchitectureRow, draft: _Draft) -> tuple[int, int, str] | 
     and how (for messages); ``None``: no fc."""
     if row.fc_width is FcWidth.NONE:
         return None
-    section = _drafter_section(draft, dflash_wins=row.fc_width is FcWidth.DFLASH)
-    uses_aux = section.get("use_aux_hidden_state", draft.get("use_aux_hidden_state", True))
-    if row.fc_width is FcWidth.EAGLE3:
+    section = _drafter_section(draft)
+    if row.fc_width is FcWidth.DFLASH:
+        uses_aux: object = dflash_uses_aux_hidden_states(draft.get)
+    else:  # LlamaModel.__init__ in llama_eagle3.py: eagle_config alone, default true
         uses_aux = section.get("use_aux_hidden_state", True)
     if uses_aux is False or uses_aux is None:
         return None

@@ -49,7 +49,7 @@ from drafting_config.tapped_layers import (
 )
 from drafting_config.target_rules import TargetFacts
 
-__all__ = ["LayerFindings", "check_layers", "default_layers"]
+__all__ = ["LayerFindings", "check_layers", "default_layers", "dflash_uses_aux_hidden_states"]
 
 DFLASH_FC_ARCHITECTURES: Final = frozenset(
     {
@@ -445,13 +445,26 @@ def _sizes_fc_by_draft_layers(get: FieldGetter, resolution: Resolution) -> bool:
             return False
     elif resolution.algorithm not in _FC_ALGORITHMS:
         return False
+    return dflash_uses_aux_hidden_states(get)
+
+
+def dflash_uses_aux_hidden_states(get: FieldGetter) -> bool:
+    """Whether vLLM's DFlash model feeds ``fc`` the target's hidden states.
+
+    ``DFlashQwen3Model.__init__`` (``vllm/model_executor/models/qwen3_dflash.py``) takes
+    ``use_aux_hidden_state`` from ``eagle_config`` updated with ``dflash_config`` (which
+    wins), else from the top level, default true, and tests its truth value.
+    """
     merged: dict[object, object] = {}
     for section in ("eagle_config", "dflash_config"):  # dflash_config wins
         container = get(section, None)
         if type(container) is dict:
             merged.update(cast("dict[object, object]", container))
     flag = merged.get("use_aux_hidden_state", get("use_aux_hidden_state", True))
-    return flag is not False and flag is not None and flag != 0
+    try:
+        return bool(flag)
+    except Exception:  # a value vLLM's test would fail on: not a clean "off"
+        return True
 
 
 def _field_to_set(get: FieldGetter, resolution: Resolution) -> str:

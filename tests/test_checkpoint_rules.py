@@ -204,9 +204,18 @@ def test_dflash_target_hidden_size_sets_the_fc_width() -> None:
     assert run(config, tensors, aux=(1, 2, 3), aux_source="x").errors == ()
 
 
-def test_dflash_without_aux_hidden_states_has_no_fc_to_check() -> None:
+@pytest.mark.parametrize("off", [False, 0, None, ""])
+@pytest.mark.parametrize("where", ["dflash_config", "eagle_config", "top level"])
+def test_dflash_without_aux_hidden_states_has_no_fc_to_check(off: object, where: str) -> None:
+    # DFlashQwen3Model tests the flag's truth value; eagle_config is updated with
+    # dflash_config, and the top level is read when neither section sets it.
     config = copy.deepcopy(DFLASH)
-    config["dflash_config"]["use_aux_hidden_state"] = False  # type: ignore[index]
+    if where == "top level":
+        config["use_aux_hidden_state"] = off
+    elif where == "eagle_config":
+        config["eagle_config"] = {"use_aux_hidden_state": off}
+    else:
+        config["dflash_config"]["use_aux_hidden_state"] = off  # type: ignore[index]
     tensors = dflash_tensors()
     del tensors["fc.weight"]
     assert run(config, tensors, aux=(1, 2, 3), aux_source="x").errors == ()

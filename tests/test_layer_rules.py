@@ -296,6 +296,8 @@ def test_a_dflash_draft_sized_for_the_default_count_or_without_fc_is_fine() -> N
     assert check(off, target=QWEN3_8B).errors == ()
     eagle_off = dflash_without_layers(5, eagle_config={"use_aux_hidden_state": False})
     assert check(eagle_off, target=QWEN3_8B).errors == ()
+    empty = dflash_without_layers(5, eagle_config={"use_aux_hidden_state": ""})
+    assert check(empty, target=QWEN3_8B).errors == ()  # vLLM tests the truth value
 
 
 def test_without_a_target_the_default_layers_rule_is_a_warning() -> None:

@@ -23,7 +23,7 @@ from functools import partial
 import torch
 
 from benchmarks.timing import per_call_rounds, report
-from drafting_config.masked_slots import (
+from drafting_config.runtime.masked_slots import (
     DFlashInputs,
     EagleInputs,
     expand_dflash_inputs,

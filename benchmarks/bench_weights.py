@@ -5,7 +5,7 @@ shapes: 1,012 tensors, about 145 GB of bf16) in 8 shards with an index.  The sha
 files are sparse, so the benchmark costs kilobytes of disk; their sizes, headers and
 offsets are real.  Both sides list every tensor's shape:
 
-- ours: :func:`drafting_config.safetensors_headers.read_checkpoint_headers` (the index,
+- ours: :func:`drafting_config.files.safetensors_headers.read_checkpoint_headers` (the index,
   then the 8-byte length and the JSON header of each shard);
 - the baseline: what a hand-written validator does from the same directory: read the
   index's ``weight_map`` with ``json.load`` to learn the shards, then
@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.timing import per_call_rounds, report
-from drafting_config.safetensors_headers import INDEX_FILE, read_checkpoint_headers
+from drafting_config.files.safetensors_headers import INDEX_FILE, read_checkpoint_headers
 from tests.checkpoint_factory import write_sharded
 
 MAX_BYTES = 1_000_000

@@ -15,8 +15,8 @@ from functools import partial
 from benchmarks.bench_resolve import cases, untyped_chain
 from benchmarks.timing import per_call_rounds
 from drafting_config import ParallelDraftingConfig
-from drafting_config.config_fields import field_getter
-from drafting_config.resolution import resolve
+from drafting_config.draft.resolution import resolve
+from drafting_config.values.fields import field_getter
 
 
 def main() -> None:

@@ -26,15 +26,15 @@ if TYPE_CHECKING:
         ShadowedTokenId,
         get_parallel_drafting_token_id,
     )
-    from drafting_config.errors import (
+    from drafting_config.draft.resolution import FieldStatus, FieldVerdict, Resolution, resolve
+    from drafting_config.files.json_files import ConfigFileError
+    from drafting_config.values.errors import (
         ConflictingTokenIdWarning,
         ParallelDraftingConfigError,
         ParallelDraftingConfigWarning,
         PlaceholderTokenIdWarning,
     )
-    from drafting_config.json_files import ConfigFileError
-    from drafting_config.resolution import FieldStatus, FieldVerdict, Resolution, resolve
-    from drafting_config.sources import PRIORITY_ORDER, TokenIdField, TokenIdSource
+    from drafting_config.values.sources import PRIORITY_ORDER, TokenIdField, TokenIdSource
     from drafting_config.verdicts import Verdict, check, check_many
 
 __all__ = [
@@ -64,24 +64,24 @@ __version__ = "0.2.0"
 # its modules, so that the command's entry point (drafting_config.command) starts inside
 # its Ctrl-C handler, and the pydantic model machinery (~100 ms) loads only when used.
 _LAZY = {
-    "PRIORITY_ORDER": "drafting_config.sources",
-    "ConfigFileError": "drafting_config.json_files",
-    "ConflictingTokenIdWarning": "drafting_config.errors",
-    "FieldStatus": "drafting_config.resolution",
-    "FieldVerdict": "drafting_config.resolution",
+    "PRIORITY_ORDER": "drafting_config.values.sources",
+    "ConfigFileError": "drafting_config.files.json_files",
+    "ConflictingTokenIdWarning": "drafting_config.values.errors",
+    "FieldStatus": "drafting_config.draft.resolution",
+    "FieldVerdict": "drafting_config.draft.resolution",
     "ParallelDraftingConfig": "drafting_config.config",
-    "ParallelDraftingConfigError": "drafting_config.errors",
-    "ParallelDraftingConfigWarning": "drafting_config.errors",
-    "PlaceholderTokenIdWarning": "drafting_config.errors",
-    "Resolution": "drafting_config.resolution",
+    "ParallelDraftingConfigError": "drafting_config.values.errors",
+    "ParallelDraftingConfigWarning": "drafting_config.values.errors",
+    "PlaceholderTokenIdWarning": "drafting_config.values.errors",
+    "Resolution": "drafting_config.draft.resolution",
     "ShadowedTokenId": "drafting_config.config",
-    "TokenIdField": "drafting_config.sources",
-    "TokenIdSource": "drafting_config.sources",
+    "TokenIdField": "drafting_config.values.sources",
+    "TokenIdSource": "drafting_config.values.sources",
     "Verdict": "drafting_config.verdicts",
     "check": "drafting_config.verdicts",
     "check_many": "drafting_config.verdicts",
     "get_parallel_drafting_token_id": "drafting_config.config",
-    "resolve": "drafting_config.resolution",
+    "resolve": "drafting_config.draft.resolution",
 }
 
 

@@ -18,19 +18,19 @@ from pydantic import (
 )
 from typing_extensions import Self
 
-from drafting_config.config_fields import is_kind
-from drafting_config.errors import (
+from drafting_config.draft.resolution import ConfigFormat, Resolution, resolve, token_id_error
+from drafting_config.files.json_files import load_config_json
+from drafting_config.files.repo_ids import DEFAULT_REVISION, path_or_snapshot
+from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
     caller_stacklevel,
     foreign_error,
 )
-from drafting_config.integers import INT32_LIMIT
-from drafting_config.json_files import load_config_json
-from drafting_config.paths import as_path, display_path
-from drafting_config.repo_ids import DEFAULT_REVISION, path_or_snapshot
-from drafting_config.resolution import ConfigFormat, Resolution, resolve, token_id_error
-from drafting_config.sources import PRIORITY_ORDER, TokenIdSource
+from drafting_config.values.fields import is_kind
+from drafting_config.values.integers import INT32_LIMIT
+from drafting_config.values.paths import as_path, display_path
+from drafting_config.values.sources import PRIORITY_ORDER, TokenIdSource
 from drafting_config.verdicts import ModelArgument, Verdict, check
 
 __all__ = ["ParallelDraftingConfig", "ShadowedTokenId", "get_parallel_drafting_token_id"]
@@ -225,7 +225,7 @@ class ParallelDraftingConfig(BaseModel):
         """Resolve an HF config into this model's fields, by the priority order.
 
         A mapping with a ``token_id`` key is this model's own form and is
-        validated field by field; a :class:`~drafting_config.resolution.Resolution`
+        validated field by field; a :class:`~drafting_config.draft.resolution.Resolution`
         is used as it is (its warnings are the caller's to emit); anything else
         is treated as an HF config.
         """

@@ -2,9 +2,9 @@
 
 :func:`check` loads a draft (a config object, a local path, or a repo id in
 the local Hugging Face cache), resolves its token id with
-:func:`~drafting_config.resolution.resolve`, checks it against the target
-model and the tokenizer (:mod:`drafting_config.target_rules`), checks the target
-layers it taps (:mod:`drafting_config.layer_rules`), and gathers every
+:func:`~drafting_config.draft.resolution.resolve`, checks it against the target
+model and the tokenizer (:mod:`drafting_config.rules.target`), checks the target
+layers it taps (:mod:`drafting_config.rules.layers`), and gathers every
 error, warning and note into a :class:`Verdict`.  The command line renders
 verdicts and nothing else; :meth:`ParallelDraftingConfig.from_hf_config` and
 ``from_pretrained`` raise a verdict's first error.
@@ -22,17 +22,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Union
 
-from drafting_config.config_fields import is_kind
-from drafting_config.errors import (
-    ParallelDraftingConfigError,
-    ParallelDraftingConfigWarning,
-    describe_value,
-)
-from drafting_config.integers import exact_bool
-from drafting_config.json_files import ConfigFileError, load_config_json
-from drafting_config.layer_rules import check_layers
-from drafting_config.paths import as_path, display_path
-from drafting_config.repo_ids import (
+from drafting_config.draft.resolution import Resolution, resolve
+from drafting_config.files.json_files import ConfigFileError, load_config_json
+from drafting_config.files.repo_ids import (
     DEFAULT_REVISION,
     EXTRA_NAME,
     HubDownloadError,
@@ -44,8 +36,7 @@ from drafting_config.repo_ids import (
     looks_like_repo_id,
     model_location,
 )
-from drafting_config.resolution import Resolution, resolve
-from drafting_config.safetensors_headers import (
+from drafting_config.files.safetensors_headers import (
     INDEX_FILE,
     CheckpointHeaders,
     LfsPointerError,
@@ -53,23 +44,32 @@ from drafting_config.safetensors_headers import (
     find_weight_files,
     read_weight_files,
 )
-from drafting_config.target_rules import (
-    TargetFacts,
-    contract_errors,
-    read_target,
-    target_placeholder_warnings,
-)
-from drafting_config.tokenizer_files import (
+from drafting_config.files.tokenizer_files import (
     TOKENIZER_FILE_NAMES,
     TOKENIZER_JSON_NAME,
     TokenFacts,
     TokenizerFiles,
     load_tokenizer_files,
 )
-from drafting_config.tokenizer_rules import tokenizer_findings
+from drafting_config.rules.layers import check_layers
+from drafting_config.rules.target import (
+    TargetFacts,
+    contract_errors,
+    read_target,
+    target_placeholder_warnings,
+)
+from drafting_config.rules.tokenizer import tokenizer_findings
+from drafting_config.values.errors import (
+    ParallelDraftingConfigError,
+    ParallelDraftingConfigWarning,
+    describe_value,
+)
+from drafting_config.values.fields import is_kind
+from drafting_config.values.integers import exact_bool
+from drafting_config.values.paths import as_path, display_path
 
 if TYPE_CHECKING:  # imported by _weights, the one user: a --no-weights sweep never loads it
-    from drafting_config.checkpoint_rules import WeightsFacts
+    from drafting_config.rules.checkpoint import WeightsFacts
 
 __all__ = ["ModelArgument", "Verdict", "check", "check_many"]
 
@@ -243,7 +243,7 @@ class _SharedReads:
 
     def tokenizer_location(self, tokenizer: str | os.PathLike[str], download: bool) -> Located:
         """Where an explicit tokenizer is: a local directory, else a repo id's snapshot
-        (as for every path argument, see :func:`~drafting_config.repo_ids.model_location`),
+        (as for every path argument, see :func:`~drafting_config.files.repo_ids.model_location`),
         looked up once.
 
         Raises:
@@ -268,7 +268,7 @@ class _SharedReads:
         return self._targets[verifier]
 
     def tokenizer_files(self, directory: str | os.PathLike[str]) -> TokenizerFiles | None:
-        """:func:`~drafting_config.tokenizer_files.load_tokenizer_files`, once per directory.
+        """:func:`~drafting_config.files.tokenizer_files.load_tokenizer_files`, once per directory.
 
         Raises:
             ParallelDraftingConfigError: as that function (the same error every time, its
@@ -486,7 +486,7 @@ def _weights(
     download: bool,
 ) -> WeightsFacts | None:
     """Check the checkpoint beside the draft against its config
-    (:mod:`drafting_config.checkpoint_rules`).
+    (:mod:`drafting_config.rules.checkpoint`).
 
     Local files are read when the draft is a directory or a cache snapshot; with
     ``download`` and a repo id, the headers come from the hub by HTTP range requests.  No
@@ -535,7 +535,7 @@ def _weights(
         else:
             found.errors.append(error)
         return None
-    from drafting_config.checkpoint_rules import check_draft_weights  # noqa: PLC0415 (--no-weights skips it)
+    from drafting_config.rules.checkpoint import check_draft_weights  # noqa: PLC0415 (--no-weights skips it)
 
     facts, errors, notes = check_draft_weights(
         checkpoint, draft_config, resolution, directory=local, shown_files=shown

@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from drafting_config.json_files import MAX_CONFIG_BYTES
+from drafting_config.files.json_files import MAX_CONFIG_BYTES
 
 
 def _write(name: str, data: bytes) -> Callable[[Path], Path]:

@@ -30,7 +30,7 @@ def _warnings_look_past_mutmut(monkeypatch: pytest.MonkeyPatch) -> None:
     the test's line and the tests of where they point still hold (and still kill mutants).
     """
     if "MUTANT_UNDER_TEST" in os.environ:
-        from drafting_config import errors
+        from drafting_config.values import errors
 
         trampoline = frozenset({"mutmut.mutation.trampoline"})
         monkeypatch.setattr(errors, "_OWN_MODULES", errors._OWN_MODULES | trampoline)

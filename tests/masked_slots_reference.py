@@ -2,7 +2,7 @@
 
 Each function walks the requests one by one and appends their output rows, in
 the words of the layout rules, over plain lists. The tests check the
-vectorized torch code in ``drafting_config.masked_slots`` against these on
+vectorized torch code in ``drafting_config.runtime.masked_slots`` against these on
 random batches; the benchmark times them as the per-request baseline.
 """
 

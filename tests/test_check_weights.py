@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from drafting_config import check, check_many
-from drafting_config.checkpoint_rules import WeightsFacts
-from drafting_config.cli import main
-from drafting_config.safetensors_headers import WeightsFileError
+from drafting_config.cli.run import main
+from drafting_config.files.safetensors_headers import WeightsFileError
+from drafting_config.rules.checkpoint import WeightsFacts
 from tests.checkpoint_factory import (
     FC_WIDTH_EXAMPLE,
     fc_width_example_tensors,

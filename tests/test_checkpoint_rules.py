@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from drafting_config.checkpoint_rules import (
+from drafting_config.files.safetensors_headers import CheckpointHeaders, TensorHeader
+from drafting_config.rules.checkpoint import (
     ARCHITECTURES,
     MASK_EMBEDDING_FILE,
     CheckpointFindings,
@@ -19,7 +20,6 @@ from drafting_config.checkpoint_rules import (
     check_checkpoint,
     mask_embedding_findings,
 )
-from drafting_config.safetensors_headers import CheckpointHeaders, TensorHeader
 from tests.conftest import EXAMPLES, load_json
 
 HIDDEN = 64

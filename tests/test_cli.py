@@ -1,6 +1,6 @@
 """The drafting-config command.
 
-Nearly every test calls :func:`drafting_config.cli.main` in this process, with the
+Nearly every test calls :func:`drafting_config.cli.run.main` in this process, with the
 output captured, and asserts exact lines and exit statuses.  The few tests marked
 slow run the installed console script (or ``python -m drafting_config``) for what
 only a real process shows: the entry points, what gets imported, signals, closed
@@ -23,9 +23,10 @@ from typing import Any
 
 import pytest
 
-from drafting_config import PRIORITY_ORDER, ParallelDraftingConfig, __version__, cli
-from drafting_config.cli import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, main
-from drafting_config.paths import parse_display_path
+from drafting_config import PRIORITY_ORDER, ParallelDraftingConfig, __version__
+from drafting_config.cli import run as cli
+from drafting_config.cli.run import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, main
+from drafting_config.values.paths import parse_display_path
 from tests.bad_files import BAD_FILES
 from tests.conftest import INVALID_EXAMPLES, REPO, VALID_EXAMPLES
 from tests.example_pairs import FAILING_PAIR, PASSING_PAIR
@@ -265,7 +266,7 @@ def test_the_failing_pair_as_json(drafting_config: Cli) -> None:
 def test_the_passing_pairs_tokenizer_is_qwen3s_where_it_matters() -> None:
     from tokenizers import Tokenizer
 
-    from drafting_config.tokenizer_files import load_tokenizer_files
+    from drafting_config.files.tokenizer_files import load_tokenizer_files
 
     directory = PASSING_PAIR / "draft"
     files = load_tokenizer_files(directory)
@@ -1002,7 +1003,7 @@ def test_checking_local_paths_imports_no_heavy_or_optional_module(tmp_path: Path
         lines = done.stderr.splitlines()
         imported = {line.split("|")[-1].strip() for line in lines if "|" in line}
         assert "drafting_config.verdicts" in imported  # the trace is real
-        assert "drafting_config.tokenizer_files" in imported
+        assert "drafting_config.files.tokenizer_files" in imported
         heavy = {"torch", "transformers", "huggingface_hub", "tokenizers"}
         assert not {name for name in imported if name.split(".")[0] in heavy}
         # Nor pydantic's model machinery: that keeps sweeps fast (see benchmarks/).

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from drafting_config import cli
-from drafting_config.cli import EXIT_INTERRUPTED, EXIT_USAGE, PARALLEL_MINIMUM, main
+from drafting_config.cli import run as cli
+from drafting_config.cli.run import EXIT_INTERRUPTED, EXIT_USAGE, PARALLEL_MINIMUM, main
 from tests.conftest import INVALID_EXAMPLES, REPO, VALID_EXAMPLES
 
 pytestmark = pytest.mark.skipif(
@@ -183,7 +183,8 @@ def test_jobs_must_be_a_positive_whole_number(
 WAITING_WORKER = """\
 import os, signal, sys, time
 signal.signal(signal.SIGINT, signal.default_int_handler)  # whatever was inherited
-from drafting_config import cli, command
+from drafting_config import command
+from drafting_config.cli import run as cli
 parent, render = os.getpid(), cli._render
 def render_or_wait(paths, args):
     if os.getpid() != parent:  # a worker: say so, and how it takes SIGINT; then sleep

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from drafting_config import ParallelDraftingConfig, repo_ids
-from drafting_config.repo_ids import Located, RepoIdError
+from drafting_config import ParallelDraftingConfig
+from drafting_config.files import repo_ids
+from drafting_config.files.repo_ids import Located, RepoIdError
 
 
 def test_repo_ids_are_looked_up_offline_unless_download_is_asked(

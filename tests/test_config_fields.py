@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from transformers import EuroBertConfig, LlamaConfig, PreTrainedConfig, Qwen3Config
 
 from drafting_config import ParallelDraftingConfig, ParallelDraftingConfigError, TokenIdSource
-from drafting_config.config_fields import MISSING, field_getter
+from drafting_config.values.fields import MISSING, field_getter
 from tests.foreign import RaisingGet, Unusable
 
 

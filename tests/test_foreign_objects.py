@@ -14,7 +14,7 @@ import pytest
 from pydantic import ValidationError
 
 from drafting_config import ParallelDraftingConfig, ParallelDraftingConfigError, check
-from drafting_config.repo_ids import RepoIdError
+from drafting_config.files.repo_ids import RepoIdError
 from tests.foreign import RaisingContains, int_enum
 
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drafting_config.errors import ParallelDraftingConfigError, describe_value
-from drafting_config.integers import INT32_LIMIT, exact_int, positive_int32
+from drafting_config.values.errors import ParallelDraftingConfigError, describe_value
+from drafting_config.values.integers import INT32_LIMIT, exact_int, positive_int32
 from tests.foreign import int_enum
 
 

@@ -17,12 +17,12 @@ from drafting_config import (
     ParallelDraftingConfigError,
     TokenIdSource,
 )
-from drafting_config.json_files import (
+from drafting_config.files.json_files import (
     MAX_CONFIG_BYTES,
     load_config_json,
     read_json_object,
 )
-from drafting_config.paths import display_path
+from drafting_config.values.paths import display_path
 from tests.bad_files import BAD_FILES
 from tests.conftest import EXAMPLES, INVALID_EXAMPLES, VALID_EXAMPLES, load_json
 
@@ -125,7 +125,7 @@ def test_a_path_with_a_nul_byte() -> None:
 
 
 class _PatchedOs:
-    """The ``os`` module as ``drafting_config.json_files`` sees it, with some calls replaced.
+    """The ``os`` module as ``drafting_config.files.json_files`` sees it, with some calls replaced.
 
     Only the loader sees the replacements; pytest and the test itself keep the real ones.
     """
@@ -138,7 +138,7 @@ class _PatchedOs:
 
 
 def _patch_os(monkeypatch: pytest.MonkeyPatch, **replacements: object) -> None:
-    monkeypatch.setattr("drafting_config.json_files.os", _PatchedOs(**replacements))
+    monkeypatch.setattr("drafting_config.files.json_files.os", _PatchedOs(**replacements))
 
 
 def _exactly(size: int, config: dict[str, object]) -> bytes:
@@ -364,7 +364,7 @@ def test_the_integer_digit_limit_is_python_s_own(tmp_path: Path) -> None:
 
 
 def test_an_integer_refusal_that_cannot_be_placed_still_reads_well() -> None:
-    from drafting_config.json_files import _huge_integer_problem
+    from drafting_config.files.json_files import _huge_integer_problem
 
     assert _huge_integer_problem('{"a": "' + "9" * 5000 + '"}') == (
         f"an integer literal has more than {sys.get_int_max_str_digits():,} digits, "

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from drafting_config.json_files import ConfigFileError, load_config_json
+from drafting_config.files.json_files import ConfigFileError, load_config_json
 
 
 @pytest.fixture

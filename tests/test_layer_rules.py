@@ -23,9 +23,9 @@ from drafting_config import (
     check,
     get_parallel_drafting_token_id,
 )
-from drafting_config.errors import TargetLayersWarning
 from drafting_config.integrations import vllm
-from drafting_config.layer_rules import default_layers
+from drafting_config.rules.layers import default_layers
+from drafting_config.values.errors import TargetLayersWarning
 from tests.conftest import EXAMPLES, load_json
 from tests.foreign import Unusable, int_enum
 

@@ -12,7 +12,7 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drafting_config.masked_slots import (
+from drafting_config.runtime.masked_slots import (
     DFlashInputs,
     EagleInputs,
     expand_dflash_inputs,
@@ -866,7 +866,7 @@ def test_check_refuses_positions_that_would_overflow_their_dtype(dtype: torch.dt
 
 CORRECT_USE = """
 import torch
-from drafting_config.masked_slots import (
+from drafting_config.runtime.masked_slots import (
     DFlashInputs, EagleInputs, expand_dflash_inputs, expand_eagle_inputs, expand_hidden_states,
 )
 

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given
 
 from drafting_config import check, resolve
-from drafting_config.config_fields import field_getter
-from drafting_config.errors import TargetLayersWarning
-from drafting_config.json_files import load_config_json
-from drafting_config.method_guess import METHOD_OF_ARCHITECTURE, guess_method
-from drafting_config.tapped_layers import Runner, chain_of, tapped_layers
+from drafting_config.engines.vllm_methods import METHOD_OF_ARCHITECTURE, guess_method
+from drafting_config.engines.vllm_taps import Runner, chain_of, tapped_layers
+from drafting_config.files.json_files import load_config_json
+from drafting_config.values.errors import TargetLayersWarning
+from drafting_config.values.fields import field_getter
 from tests.foreign import Unusable
 from tests.test_tapped_layers import _configs
 
@@ -105,7 +105,7 @@ def test_an_unreadable_architectures_guesses_nothing(config: object) -> None:
 
 def test_the_model_name_is_not_guessed_from(tmp_path: Path) -> None:
     """vLLM also guesses from the ``model`` string it is given; check() is given a path,
-    which is not that string (see :mod:`drafting_config.method_guess`)."""
+    which is not that string (see :mod:`drafting_config.engines.vllm_methods`)."""
     folder = tmp_path / "qwen3-8b-dflash-b16"
     folder.mkdir()
     (folder / "config.json").write_text('{"mask_token_id": 7, "vocab_size": 100}')
@@ -168,7 +168,7 @@ def test_vllms_rewrite_of_the_muse_glimmer_draft_changes_neither_runners_layers(
 
 @given(config=_configs)
 def test_vllms_config_rewrites_never_change_what_a_chain_returns(config: dict[str, Any]) -> None:
-    """Why the chains read the draft's own config (see :mod:`drafting_config.method_guess`).
+    """Why the chains read the draft's own config (see :mod:`drafting_config.engines.vllm_methods`).
     A ``Gemma4DSparkModel`` draft has its own ``model_type``, never ``deepseek_v41``."""
     for runner in Runner:
         expected = _outcome(config, runner)

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from drafting_config.errors import ParallelDraftingConfigError
-from drafting_config.paths import as_path, display_path, parse_display_path
+from drafting_config.values.errors import ParallelDraftingConfigError
+from drafting_config.values.paths import as_path, display_path, parse_display_path
 
 UTF8_FILESYSTEM = sys.getfilesystemencoding() == "utf-8"
 

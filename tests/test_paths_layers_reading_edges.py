@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from drafting_config.paths import display_path, parse_display_path
+from drafting_config.values.paths import display_path, parse_display_path
 
 
 def test_the_last_four_digit_escape_and_the_last_code_point() -> None:

@@ -12,7 +12,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from drafting_config import PRIORITY_ORDER, ParallelDraftingConfig, ParallelDraftingConfigError
-from drafting_config.errors import MAX_TYPE_NAME_CHARS, MAX_VALUE_CHARS, describe_value
+from drafting_config.values.errors import MAX_TYPE_NAME_CHARS, MAX_VALUE_CHARS, describe_value
 from tests.foreign import Unusable, int_enum
 from tests.test_priority import oracle
 

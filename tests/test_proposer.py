@@ -15,9 +15,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drafting_config import ParallelDraftingConfig, ParallelDraftingConfigError
-from drafting_config import proposer as proposer_module
 from drafting_config.integrations import vllm
-from drafting_config.proposer import (
+from drafting_config.runtime import proposer as proposer_module
+from drafting_config.runtime.proposer import (
     DTYPE_NAMES,
     ParallelDraftingParams,
     parse_hidden_size,
@@ -293,7 +293,7 @@ def test_the_old_name_warns_at_the_importing_line() -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         line = sys._getframe().f_lineno + 1
-        from drafting_config.proposer import ParallelDraftingProposer
+        from drafting_config.runtime.proposer import ParallelDraftingProposer
     assert ParallelDraftingProposer is ParallelDraftingParams
     [warning] = caught
     assert warning.category is DeprecationWarning
@@ -318,7 +318,7 @@ def test_the_old_name_is_not_exported_and_other_names_still_fail() -> None:
 
 def test_a_star_import_does_not_warn() -> None:
     namespace: dict[str, object] = {}
-    exec("from drafting_config.proposer import *", namespace)  # pytest: warnings are errors
+    exec("from drafting_config.runtime.proposer import *", namespace)  # pytest: warnings are errors
     assert namespace["ParallelDraftingParams"] is ParallelDraftingParams
     assert "ParallelDraftingProposer" not in namespace
 
@@ -498,7 +498,7 @@ def test_newer_runner_drop_in() -> None:
 TENSOR_MAY_BE_NONE = """
 import torch
 from drafting_config import ParallelDraftingConfig
-from drafting_config.proposer import ParallelDraftingParams
+from drafting_config.runtime.proposer import ParallelDraftingParams
 
 config = ParallelDraftingConfig.from_hf_config({"pard_token": 7, "hidden_size": 8})
 parallel = ParallelDraftingParams(
@@ -514,8 +514,8 @@ if parallel.parallel_drafting_hidden_state_tensor is not None:
 
 OLD_NAME_IS_DEPRECATED = """
 from drafting_config import ParallelDraftingConfig, proposer
-from drafting_config.proposer import ParallelDraftingParams
-from drafting_config.proposer import ParallelDraftingProposer  # E: deprecated
+from drafting_config.runtime.proposer import ParallelDraftingParams
+from drafting_config.runtime.proposer import ParallelDraftingProposer  # E: deprecated
 
 config = ParallelDraftingConfig.from_hf_config({"pard_token": 7, "hidden_size": 8})
 old = proposer.ParallelDraftingProposer(  # E: deprecated
@@ -528,7 +528,7 @@ PROTOCOL_USERS = """
 import torch
 from dataclasses import dataclass
 from typing import Literal
-from drafting_config.integrations.vllm import init_parallel_drafting_params
+from drafting_config.runtime.vllm import init_parallel_drafting_params
 
 @dataclass
 class ModelConfig:
@@ -597,13 +597,13 @@ def test_mypy_rejects_misuse(name: str, mypy_results: dict[str, MypyResult]) -> 
 PUBLIC_API = """
 import torch
 from drafting_config import ParallelDraftingConfig
-from drafting_config.integrations.vllm import (
+from drafting_config.runtime.vllm import (
     ParallelDraftingProposerLike,
     TokenOnlyProposerLike,
     get_parallel_drafting_token_id,
     init_parallel_drafting_params,
 )
-from drafting_config.proposer import (
+from drafting_config.runtime.proposer import (
     DTYPE_NAMES,
     ParallelDraftingParams,
     parse_device,

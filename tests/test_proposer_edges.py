@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from drafting_config import ParallelDraftingConfig
-from drafting_config.proposer import ParallelDraftingParams
+from drafting_config.runtime.proposer import ParallelDraftingParams
 from tests.conftest import EXAMPLES
 
 DFLASH = ParallelDraftingConfig.from_pretrained(EXAMPLES / "dflash-qwen3-4b")

@@ -19,8 +19,8 @@ import pytest
 
 import drafting_config
 from drafting_config import ParallelDraftingConfig
-from drafting_config.integrations.vllm import get_parallel_drafting_token_id
-from drafting_config.json_files import load_config_json
+from drafting_config.files.json_files import load_config_json
+from drafting_config.runtime.vllm import get_parallel_drafting_token_id
 
 CORPUS = Path(__file__).parent / "real_configs"
 READINGS_FILE = CORPUS / "vllm_readings.json"

@@ -19,8 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drafting_config import check
-from drafting_config.errors import ParallelDraftingConfigError
-from drafting_config.repo_ids import (
+from drafting_config.files.repo_ids import (
     EXTRA_NAME,
     HubDownloadError,
     MissingExtraError,
@@ -32,7 +31,8 @@ from drafting_config.repo_ids import (
     validate_repo_id,
     validate_revision,
 )
-from drafting_config.tokenizer_files import TOKENIZER_FILE_NAMES
+from drafting_config.files.tokenizer_files import TOKENIZER_FILE_NAMES
+from drafting_config.values.errors import ParallelDraftingConfigError
 from tests.conftest import REPO
 from tests.fake_hub import (
     BARE_COMMIT,
@@ -531,7 +531,7 @@ def test_offline_answers_come_fast_from_a_fresh_interpreter(filled_cache: Path) 
         "def refuse(*a, **k): raise SystemExit('a socket was opened')\n"
         "socket.socket.connect = refuse\n"
         "socket.create_connection = refuse\n"
-        "from drafting_config.repo_ids import locate, RepoNotCachedError\n"
+        "from drafting_config.files.repo_ids import locate, RepoNotCachedError\n"
         f"print(locate({DRAFT!r}).name)\n"
         "try:\n"
         "    locate('nobody/nothing')\n"
@@ -590,7 +590,7 @@ def test_without_huggingface_hub_malformed_values_are_still_usage_errors(
 def test_importing_the_module_and_validating_never_imports_huggingface_hub() -> None:
     script = (
         "import sys\n"
-        "from drafting_config import repo_ids\n"
+        "from drafting_config.files import repo_ids\n"
         "repo_ids.looks_like_repo_id('org/name')\n"
         "repo_ids.validate_repo_id('org/name')\n"
         "repo_ids.validate_revision('main')\n"
@@ -813,8 +813,8 @@ def run_locate(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[s
     """``locate(*args)`` in a fresh interpreter whose environment is ``env`` plus PYTHONPATH."""
     script = (
         "import sys\n"
-        "from drafting_config.repo_ids import locate\n"
-        "from drafting_config.errors import ParallelDraftingConfigError\n"
+        "from drafting_config.files.repo_ids import locate\n"
+        "from drafting_config.values.errors import ParallelDraftingConfigError\n"
         "try:\n"
         "    print(locate(sys.argv[1], download=sys.argv[2] == 'download'))\n"
         "except ParallelDraftingConfigError as error:\n"

@@ -11,8 +11,8 @@ from types import SimpleNamespace
 import pytest
 from huggingface_hub import errors as hub_errors
 
-from drafting_config import repo_ids
-from drafting_config.repo_ids import (
+from drafting_config.files import repo_ids
+from drafting_config.files.repo_ids import (
     Located,
     RepoNotCachedError,
     _cached_refs,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from drafting_config import ParallelDraftingConfig, ParallelDraftingConfigError
-from drafting_config.errors import (
+from drafting_config.values.errors import (
     ConflictingTokenIdWarning,
     PlaceholderTokenIdWarning,
     foreign_error,

@@ -26,10 +26,10 @@ from typing import Any, NoReturn
 import pytest
 
 from drafting_config import Verdict, check
-from drafting_config.cli import main, verdict_json
-from drafting_config.config_fields import MISSING
-from drafting_config.json_files import ConfigFileError
-from drafting_config.repo_ids import MissingExtraError, RepoNotCachedError
+from drafting_config.cli.run import main, verdict_json
+from drafting_config.files.json_files import ConfigFileError
+from drafting_config.files.repo_ids import MissingExtraError, RepoNotCachedError
+from drafting_config.values.fields import MISSING
 from tests.conftest import REPO
 from tests.fake_cache import use_cache, write_cached_repo
 from tests.tokenizer_factory import write_qwen3_like
@@ -532,12 +532,12 @@ JSON = ["check", "--json", DFLASH]
 @pytest.mark.parametrize(
     ("stage", "argv"),
     [
-        ("drafting_config.cli._parser", TEXT),
+        ("drafting_config.cli.run._parser", TEXT),
         ("argparse.ArgumentParser.parse_args", TEXT),
-        ("drafting_config.cli._expand_stdin", TEXT),
-        ("drafting_config.cli.check_many", TEXT),
-        ("drafting_config.cli._verdict_lines", TEXT),
-        ("drafting_config.cli.verdict_json", JSON),
+        ("drafting_config.cli.run._expand_stdin", TEXT),
+        ("drafting_config.cli.run.check_many", TEXT),
+        ("drafting_config.cli.run._verdict_lines", TEXT),
+        ("drafting_config.cli.run.verdict_json", JSON),
     ],
 )
 def test_ctrl_c_at_each_stage_of_a_run_exits_130_quietly(
@@ -573,7 +573,7 @@ def test_ctrl_c_while_reporting_an_internal_error_exits_130_quietly(
     def bug(*args: object, **kwargs: object) -> NoReturn:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("drafting_config.cli.check_many", bug)
+    monkeypatch.setattr("drafting_config.cli.run.check_many", bug)
     monkeypatch.setattr("builtins.print", interrupt)
     assert run_console_script(["check", DFLASH]) == 130
     assert capsys.readouterr() == ("", "")

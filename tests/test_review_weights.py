@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drafting_config.checkpoint_rules import MASK_EMBEDDING_FILE, mask_embedding_findings
+from drafting_config.rules.checkpoint import MASK_EMBEDDING_FILE, mask_embedding_findings
 from tests.test_checkpoint_rules import DFLASH, EAGLE3, HIDDEN, dflash_tensors, eagle3_tensors, run
 
 
@@ -79,7 +79,7 @@ def test_a_stale_index_entry_is_a_note_not_an_error(tmp_path: Path) -> None:
     import json
 
     from drafting_config import check
-    from drafting_config.safetensors_headers import INDEX_FILE
+    from drafting_config.files.safetensors_headers import INDEX_FILE
     from tests.checkpoint_factory import write_sharded
 
     (tmp_path / "config.json").write_text(json.dumps(DFLASH))
@@ -222,7 +222,7 @@ def test_metadata_is_refused_exactly_when_the_safetensors_library_refuses_it(
     pytest.importorskip("torch")
     from safetensors import SafetensorError, safe_open
 
-    from drafting_config.safetensors_headers import WeightsFileError, read_file_header
+    from drafting_config.files.safetensors_headers import WeightsFileError, read_file_header
 
     data = json.dumps(
         {"__metadata__": metadata, "x": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drafting_config.safetensors_headers import (
+from drafting_config.files.safetensors_headers import (
     INDEX_FILE,
     MAX_HEADER_BYTES,
     TensorHeader,
@@ -297,7 +297,7 @@ def test_a_tensor_in_two_shards_is_fine_where_the_index_places_it(tmp_path: Path
 
 
 def test_a_git_lfs_pointer_is_told_apart_from_a_broken_file(tmp_path: Path) -> None:
-    from drafting_config.safetensors_headers import LfsPointerError
+    from drafting_config.files.safetensors_headers import LfsPointerError
 
     path = _file_with(
         tmp_path, b"version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 9\n"

@@ -14,9 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drafting_config import ParallelDraftingConfig, resolve
-from drafting_config.config_fields import field_getter
-from drafting_config.errors import ParallelDraftingConfigError, describe_value
-from drafting_config.speculators import (
+from drafting_config.draft.speculators import (
     AUX_LAYER_IDS_FIELD,
     PARALLEL_DRAFTING_ALGORITHMS,
     SPECULATIVE_TOKENS_FIELD,
@@ -27,6 +25,8 @@ from drafting_config.speculators import (
     is_speculators,
     translate,
 )
+from drafting_config.values.errors import ParallelDraftingConfigError, describe_value
+from drafting_config.values.fields import field_getter
 from tests.conftest import EXAMPLES, VALID_EXAMPLES, load_json
 from tests.foreign import Unusable, int_enum
 

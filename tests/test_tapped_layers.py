@@ -8,7 +8,7 @@ They read a ``SimpleNamespace`` with ``getattr``, as vLLM reads an HF config, an
 say which field the value came from.
 
 For every present, absent, empty and malformed combination of the layer fields, each
-chain of :mod:`drafting_config.tapped_layers` must give what its runner's function
+chain of :mod:`drafting_config.engines.vllm_taps` must give what its runner's function
 gives: the same ids from the same field when the function returns ints, and ``None``
 with a problem when it raises or returns anything but ints.  One deliberate
 difference: a bool is not a layer id.  vLLM shifts ``True`` to 2 without complaint;
@@ -28,9 +28,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from drafting_config import ParallelDraftingConfig, resolve
-from drafting_config.config_fields import field_getter
-from drafting_config.integers import exact_int
-from drafting_config.tapped_layers import (
+from drafting_config.engines.vllm_taps import (
     NEWER_RUNNER_CHAIN,
     OLDER_RUNNER_CHAIN,
     RUNNER_OF_METHOD,
@@ -40,6 +38,8 @@ from drafting_config.tapped_layers import (
     runner_of,
     tapped_layers,
 )
+from drafting_config.values.fields import field_getter
+from drafting_config.values.integers import exact_int
 
 # --- vLLM 0.33.0, re-expressed --------------------------------------------------------------
 

@@ -17,14 +17,14 @@ from typing import Any
 import pytest
 
 from drafting_config import PRIORITY_ORDER, TokenIdSource, Verdict, check, resolve
-from drafting_config.errors import (
+from drafting_config.files.tokenizer_files import TokenFacts, TokenKind, load_tokenizer_files
+from drafting_config.rules.tokenizer import tokenizer_findings
+from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     PlaceholderTokenIdWarning,
     TokenizerTokenIdWarning,
     describe_value,
 )
-from drafting_config.tokenizer_files import TokenFacts, TokenKind, load_tokenizer_files
-from drafting_config.tokenizer_rules import tokenizer_findings
 from tests.conftest import EXAMPLES, load_json
 from tests.foreign import int_enum
 from tests.tokenizer_factory import (

@@ -24,9 +24,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drafting_config import check
-from drafting_config.errors import ParallelDraftingConfigError
-from drafting_config.json_files import ConfigFileError
-from drafting_config.tokenizer_files import (
+from drafting_config.files.json_files import ConfigFileError
+from drafting_config.files.tokenizer_files import (
     MAX_TOKENIZER_FILE_BYTES,
     SPECIAL_TOKEN_ROLES,
     TOKENIZER_FILE_NAMES,
@@ -37,6 +36,7 @@ from drafting_config.tokenizer_files import (
     TokenKind,
     load_tokenizer_files,
 )
+from drafting_config.values.errors import ParallelDraftingConfigError
 from tests.conftest import EXAMPLES
 from tests.tokenizer_factory import (
     QWEN3_ADDED,

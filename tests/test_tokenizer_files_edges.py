@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from drafting_config.json_files import ConfigFileError
-from drafting_config.tokenizer_files import _key, _token_text, _unigram_pieces
+from drafting_config.files.json_files import ConfigFileError
+from drafting_config.files.tokenizer_files import _key, _token_text, _unigram_pieces
 
 
 def test_a_bad_unigram_entry_is_named_and_shown() -> None:

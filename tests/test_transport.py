@@ -16,7 +16,7 @@ def build_in_worker(as_json: str, as_pickle: bytes) -> tuple[bool, str, tuple[in
     """Runs in a fresh spawn-started process: rebuild both ways, then allocate."""
     import torch
 
-    from drafting_config.proposer import ParallelDraftingParams
+    from drafting_config.runtime.proposer import ParallelDraftingParams
 
     from_json = ParallelDraftingConfig.model_validate_json(as_json)
     from_pickle = pickle.loads(as_pickle)

@@ -27,12 +27,12 @@ from drafting_config import (
     check,
     check_many,
 )
-from drafting_config.repo_ids import (
+from drafting_config.files.repo_ids import (
     EXTRA_NAME,
     RepoIdError,
     RepoNotCachedError,
 )
-from drafting_config.tokenizer_files import TokenFacts, TokenKind
+from drafting_config.files.tokenizer_files import TokenFacts, TokenKind
 from tests.conftest import EXAMPLES, REPO, load_json
 from tests.fake_cache import use_cache, write_cached_repo
 from tests.fake_hub import MAIN_COMMIT, FakeHub, draft_repo, serve

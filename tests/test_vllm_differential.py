@@ -31,7 +31,7 @@ import pytest
 import torch
 
 from drafting_config.integrations import vllm
-from drafting_config.sources import PRIORITY_ORDER, TokenIdSource
+from drafting_config.values.sources import PRIORITY_ORDER, TokenIdSource
 
 # --- vLLM 0.33.0, re-expressed ------------------------------------------------
 

@@ -1,1 +1,1 @@
-"""Drop-in integrations with inference engines, none of which needs the engine installed."""
+"""Drop-in integrations with inference engines (re-exported from :mod:`drafting_config.runtime`)."""

@@ -4,7 +4,7 @@ Every rule here follows the engine (vLLM 0.33.0), and each rule's docstring cite
 the file and function it follows.  What vLLM reads:
 
 * the layer list of the runner serving the draft's method, resolved by
-  :mod:`drafting_config.tapped_layers`: its ids must be ints (not bools), each
+  :mod:`drafting_config.engines.vllm_taps`: its ids must be ints (not bools), each
   once, in increasing order, and name capture indices the target has
   (:func:`serving_list_errors`);
 * the Qwen3-Omni DSpark validator's list, a second reader with its own order
@@ -27,16 +27,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Final, cast
 
-from drafting_config.config_fields import FieldGetter, field_getter, is_kind
-from drafting_config.errors import (
-    ParallelDraftingConfigError,
-    ParallelDraftingConfigWarning,
-    TargetLayersWarning,
-    describe_value,
-)
-from drafting_config.integers import exact_int
-from drafting_config.resolution import Resolution
-from drafting_config.tapped_layers import (
+from drafting_config.draft.resolution import Resolution
+from drafting_config.engines.vllm_taps import (
     NEWER_RUNNER_CHAIN,
     OLDER_RUNNER_CHAIN,
     RUNS_ON_EITHER_RUNNER,
@@ -47,7 +39,15 @@ from drafting_config.tapped_layers import (
     runner_of,
     tapped_layers,
 )
-from drafting_config.target_rules import TargetFacts
+from drafting_config.rules.target import TargetFacts
+from drafting_config.values.errors import (
+    ParallelDraftingConfigError,
+    ParallelDraftingConfigWarning,
+    TargetLayersWarning,
+    describe_value,
+)
+from drafting_config.values.fields import FieldGetter, field_getter, is_kind
+from drafting_config.values.integers import exact_int
 
 __all__ = ["LayerFindings", "check_layers", "default_layers", "dflash_uses_aux_hidden_states"]
 
@@ -569,7 +569,7 @@ def _k3_dspark_error(get: FieldGetter) -> ParallelDraftingConfigError | None:
 
 
 def _read_path(get: FieldGetter, path: str) -> object:
-    """:func:`~drafting_config.config_fields.read_path`, except that a section that is not a JSON
+    """:func:`~drafting_config.values.fields.read_path`, except that a section that is not a JSON
     object counts as absent, as vLLM's readers skip it."""
     section, _, key = path.rpartition(".")
     return _read_in(get, section, key)

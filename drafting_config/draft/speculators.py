@@ -16,7 +16,7 @@ sizes it finds are the ones vLLM ends up with.
 
 Where vLLM raises a bare ``KeyError`` or ``TypeError`` for a missing or
 malformed key, :func:`translate` raises a
-:class:`~drafting_config.errors.ParallelDraftingConfigError` whose ``field``
+:class:`~drafting_config.values.errors.ParallelDraftingConfigError` whose ``field``
 is the key's full path from the file's root, such as
 ``speculators_config.proposal_methods[0].speculative_tokens``.
 """
@@ -28,10 +28,10 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Final, cast
 
-from drafting_config.config_fields import MISSING, FieldGetter, field_getter, is_kind
-from drafting_config.errors import ParallelDraftingConfigError, describe_value, foreign_error
-from drafting_config.integers import INT32_LIMIT, exact_int
-from drafting_config.sources import TokenIdSource
+from drafting_config.values.errors import ParallelDraftingConfigError, describe_value, foreign_error
+from drafting_config.values.fields import MISSING, FieldGetter, field_getter, is_kind
+from drafting_config.values.integers import INT32_LIMIT, exact_int
+from drafting_config.values.sources import TokenIdSource
 
 __all__ = ["SPECULATORS_ALGORITHMS", "SpeculatorsAlgorithm", "SpeculatorsDraft"]
 
@@ -213,7 +213,7 @@ def is_speculators(get: FieldGetter) -> bool:
 
     Args:
         get: the config's field reader, called like ``dict.get(name, default)``
-            (see :func:`drafting_config.config_fields.field_getter`).
+            (see :func:`drafting_config.values.fields.field_getter`).
     """
     return (
         get(SPECULATORS_TYPE_FIELD, None) is not None

@@ -3,7 +3,7 @@
 The token id fills every masked slot, so it must not be real text, a placeholder
 the tokenizer gives a role, or a different token than the one the draft names
 by its text.  :func:`tokenizer_findings` reads what
-:mod:`drafting_config.tokenizer_files` found and returns the broken rules.
+:mod:`drafting_config.files.tokenizer_files` found and returns the broken rules.
 """
 
 from __future__ import annotations
@@ -11,17 +11,17 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Final, cast
 
-from drafting_config.config_fields import field_getter, read_path
-from drafting_config.errors import (
+from drafting_config.draft.resolution import Resolution
+from drafting_config.files.tokenizer_files import TokenFacts, TokenizerFiles, TokenKind
+from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
     PlaceholderTokenIdWarning,
     TokenizerTokenIdWarning,
     describe_value,
 )
-from drafting_config.paths import display_path
-from drafting_config.resolution import Resolution
-from drafting_config.tokenizer_files import TokenFacts, TokenizerFiles, TokenKind
+from drafting_config.values.fields import field_getter, read_path
+from drafting_config.values.paths import display_path
 
 __all__ = ["tokenizer_findings"]
 

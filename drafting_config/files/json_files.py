@@ -15,8 +15,8 @@ import stat
 import sys
 from typing import Final
 
-from drafting_config.errors import ParallelDraftingConfigError
-from drafting_config.paths import PathArgument, as_path, display_path
+from drafting_config.values.errors import ParallelDraftingConfigError
+from drafting_config.values.paths import PathArgument, as_path, display_path
 
 __all__ = ["MAX_CONFIG_BYTES", "ConfigFileError", "load_config_json"]
 
@@ -48,7 +48,7 @@ class ConfigFileError(ParallelDraftingConfigError):
     """A JSON file could not be read or parsed; the message names the path.
 
     The message is ``"<path>: <problem>"``, with the path shown by
-    :func:`drafting_config.paths.display_path` so that it is one printable line.
+    :func:`drafting_config.values.paths.display_path` so that it is one printable line.
 
     Attributes:
         path: the file (or directory) that was asked for, as given.

@@ -12,8 +12,8 @@ checks the draft's config against the target's:
 
 :func:`target_placeholder_warnings` warns when the token id is one the target's
 config gives a role (pad, bos, eos).  The target layers a drafter taps have their
-own module, :mod:`drafting_config.layer_rules`, and the tokenizer's rules theirs,
-:mod:`drafting_config.tokenizer_rules`.  Every error's ``.field`` names the draft's
+own module, :mod:`drafting_config.rules.layers`, and the tokenizer's rules theirs,
+:mod:`drafting_config.rules.tokenizer`.  Every error's ``.field`` names the draft's
 field; its message gives that field's value and the target's.
 """
 
@@ -23,19 +23,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from drafting_config.config_fields import FieldGetter, field_getter, read_path, top_or_text_config
-from drafting_config.errors import (
-    ParallelDraftingConfigError,
-    ParallelDraftingConfigWarning,
-)
-from drafting_config.integers import positive_int32
-from drafting_config.resolution import (
+from drafting_config.draft.resolution import (
     Resolution,
     names_token_id,
     placeholder_warning,
     special_token_fields,
 )
-from drafting_config.sources import TEXT_CONFIG
+from drafting_config.values.errors import (
+    ParallelDraftingConfigError,
+    ParallelDraftingConfigWarning,
+)
+from drafting_config.values.fields import FieldGetter, field_getter, read_path, top_or_text_config
+from drafting_config.values.integers import positive_int32
+from drafting_config.values.sources import TEXT_CONFIG
 
 __all__ = ["TargetFacts", "contract_errors", "read_target", "target_placeholder_warnings"]
 
@@ -219,7 +219,7 @@ _PathReader = Callable[[str], object]
 
 def _path_reader(draft_config: object, resolution: Resolution) -> _PathReader:
     """A reader of the draft's fields by dotted path
-    (:func:`~drafting_config.config_fields.read_path`).
+    (:func:`~drafting_config.values.fields.read_path`).
 
     A speculators file is read through the HF config vLLM derives from it.
     """

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Final, cast
 
-from drafting_config.errors import ParallelDraftingConfigError, describe_value
+from drafting_config.values.errors import ParallelDraftingConfigError, describe_value
 
 __all__ = ["INT32_LIMIT"]
 

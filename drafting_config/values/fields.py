@@ -9,7 +9,7 @@ module turns each into a :data:`FieldGetter`, called like ``dict.get``:
 
 Getters never let a foreign exception escape: a property that raises, a
 mapping whose ``get`` misbehaves or an object that recurses forever all become
-a :class:`~drafting_config.errors.ParallelDraftingConfigError` naming the field.
+a :class:`~drafting_config.values.errors.ParallelDraftingConfigError` naming the field.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Final, cast
 
-from drafting_config.errors import ParallelDraftingConfigError, describe_value, foreign_error
-from drafting_config.sources import TEXT_CONFIG
+from drafting_config.values.errors import ParallelDraftingConfigError, describe_value, foreign_error
+from drafting_config.values.sources import TEXT_CONFIG
 
 __all__ = ["MISSING", "Missing"]
 

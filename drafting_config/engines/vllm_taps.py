@@ -38,9 +38,9 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Final, cast
 
-from drafting_config.config_fields import FieldGetter, field_getter
-from drafting_config.errors import describe_value
-from drafting_config.integers import exact_int
+from drafting_config.values.errors import describe_value
+from drafting_config.values.fields import FieldGetter, field_getter
+from drafting_config.values.integers import exact_int
 
 __all__ = [
     "NEWER_RUNNER_CHAIN",
@@ -251,7 +251,7 @@ def tapped_layers(
     """Run ``chain`` over a draft's config the way the runner's function does.
 
     Args:
-        get: the config's field reader (see :func:`drafting_config.config_fields.field_getter`);
+        get: the config's field reader (see :func:`drafting_config.values.fields.field_getter`);
             for a speculators file, the reader of the HF config vLLM derives from it.
         chain: :data:`NEWER_RUNNER_CHAIN` or :data:`OLDER_RUNNER_CHAIN`.
         model_type: the ``model_type`` vLLM sees on the draft (see

@@ -28,13 +28,13 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Final, NamedTuple, TextIO, cast
 
 from drafting_config import __version__
-from drafting_config.config_fields import MISSING
-from drafting_config.errors import describe_value, exception_text
-from drafting_config.json_files import ConfigFileError
-from drafting_config.paths import display_path
-from drafting_config.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
-from drafting_config.resolution import FieldStatus
-from drafting_config.sources import PRIORITY_ORDER
+from drafting_config.draft.resolution import FieldStatus
+from drafting_config.files.json_files import ConfigFileError
+from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
+from drafting_config.values.errors import describe_value, exception_text
+from drafting_config.values.fields import MISSING
+from drafting_config.values.paths import display_path
+from drafting_config.values.sources import PRIORITY_ORDER
 from drafting_config.verdicts import Verdict, check_many
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from multiprocessing.context import ForkContext, SpawnContext
     from multiprocessing.process import BaseProcess
 
-    from drafting_config.checkpoint_rules import WeightsFacts
+    from drafting_config.rules.checkpoint import WeightsFacts
 
 __all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "main"]
 

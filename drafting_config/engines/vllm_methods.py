@@ -2,7 +2,7 @@
 
 When a draft's token-id field names no method (the generic top-level
 ``mask_token_id``), the method decides which model runner serves it and so which
-chain of tapped layers applies (:mod:`drafting_config.tapped_layers`).  vLLM
+chain of tapped layers applies (:mod:`drafting_config.engines.vllm_taps`).  vLLM
 guesses the method in ``SpeculativeConfig.__post_init__``
 (``vllm/config/speculative.py``, "Automatically detect the method", lines
 1432-1470) when the user names no method (vLLM then starts from ``"draft_model"``,
@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from drafting_config.config_fields import FieldGetter
+from drafting_config.values.fields import FieldGetter
 
 __all__ = ["METHOD_OF_ARCHITECTURE", "ArchitectureGuess", "guess_method"]
 

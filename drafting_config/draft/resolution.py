@@ -9,7 +9,7 @@ error messages and the command line's ``check`` and ``explain`` all read its
 :class:`Resolution`, so they cannot disagree.
 
 Validity rules live here once: :func:`token_id_error` for a token id,
-:func:`~drafting_config.integers.positive_int32` for a size.
+:func:`~drafting_config.values.integers.positive_int32` for a size.
 """
 
 from __future__ import annotations
@@ -19,7 +19,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, TypeVar
 
-from drafting_config.config_fields import (
+from drafting_config.draft.speculators import (
+    MASK_TOKEN_FIELD,
+    SpeculatorsDraft,
+    is_speculators,
+    translate,
+)
+from drafting_config.engines.vllm_methods import guess_method
+from drafting_config.engines.vllm_taps import TappedLayers, chain_of, runner_of, tapped_layers
+from drafting_config.values.errors import (
+    ConflictingTokenIdWarning,
+    ParallelDraftingConfigError,
+    ParallelDraftingConfigWarning,
+    PlaceholderTokenIdWarning,
+    describe_value,
+)
+from drafting_config.values.fields import (
     MISSING,
     FieldGetter,
     field_getter,
@@ -28,29 +43,14 @@ from drafting_config.config_fields import (
     read_path,
     top_or_text_config,
 )
-from drafting_config.errors import (
-    ConflictingTokenIdWarning,
-    ParallelDraftingConfigError,
-    ParallelDraftingConfigWarning,
-    PlaceholderTokenIdWarning,
-    describe_value,
-)
-from drafting_config.integers import INT32_LIMIT, exact_int, int_hint, positive_int32
-from drafting_config.method_guess import guess_method
-from drafting_config.sources import (
+from drafting_config.values.integers import INT32_LIMIT, exact_int, int_hint, positive_int32
+from drafting_config.values.sources import (
     EAGLE_CONFIG,
     PLACEHOLDER_FIELDS,
     PRIORITY_ORDER,
     TokenIdField,
     describe_order,
 )
-from drafting_config.speculators import (
-    MASK_TOKEN_FIELD,
-    SpeculatorsDraft,
-    is_speculators,
-    translate,
-)
-from drafting_config.tapped_layers import TappedLayers, chain_of, runner_of, tapped_layers
 
 __all__ = ["ConfigFormat", "FieldStatus", "FieldVerdict", "Resolution", "resolve"]
 
@@ -84,7 +84,7 @@ class FieldVerdict:
     status: FieldStatus
     """What it contributed."""
     value: object
-    """The raw value read from the config (:data:`~drafting_config.config_fields.MISSING`
+    """The raw value read from the config (:data:`~drafting_config.values.fields.MISSING`
     if absent)."""
     token_id: int | None = None
     """The value as a token id, for a winner, shadowed or valid field."""
@@ -112,7 +112,7 @@ class Resolution:
     """The drafting method, from the winning field's row of the table (or the speculators
     type); when that field is shared by several methods (or none won), the method vLLM
     guesses from the draft's ``architectures``
-    (:data:`~drafting_config.method_guess.METHOD_OF_ARCHITECTURE`), else ``None``."""
+    (:data:`~drafting_config.engines.vllm_methods.METHOD_OF_ARCHITECTURE`), else ``None``."""
     eagle_mask_token_id: int | None = None
     """``eagle_config.mask_token_id``, checked beside the table but never the token id: some
     model classes read it instead, so it must agree with the winner."""
@@ -123,7 +123,7 @@ class Resolution:
     """The target layers the drafter taps, as capture indices (0: the input of the target's
     first layer; ``i + 1``: the output of layer ``i``), exactly as the chain of the vLLM
     model runner serving the draft's method returns them
-    (:mod:`drafting_config.tapped_layers`).  vLLM sorts and de-duplicates them later.
+    (:mod:`drafting_config.engines.vllm_taps`).  vLLM sorts and de-duplicates them later.
     ``None`` when the config names no layers (vLLM then taps the target model's default
     layers), when the drafter takes no hidden states (PARD), or when vLLM's function would
     fail on the field or return something other than ints (``check()`` reports that).
@@ -205,7 +205,7 @@ def token_id_error(
 ) -> ParallelDraftingConfigError | int:
     """``value`` as a token id read from ``field``, or the error saying why it is not one.
 
-    A token id is an int (see :mod:`drafting_config.integers`: nothing is coerced)
+    A token id is an int (see :mod:`drafting_config.values.integers`: nothing is coerced)
     in ``[0, vocab_size)``, or in ``[0, 2**31)`` when the vocabulary size is unknown.
     """
     token_id = exact_int(value)
@@ -230,7 +230,7 @@ def resolve(hf_config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER
     Args:
         hf_config: a ``transformers`` ``PreTrainedConfig``, a mapping such as a
             parsed ``config.json``, or any object with attributes.
-        order: the priority table; :data:`~drafting_config.sources.PRIORITY_ORDER`
+        order: the priority table; :data:`~drafting_config.values.sources.PRIORITY_ORDER`
             unless a test builds another.
 
     Never raises for bad input: every failure is in :attr:`Resolution.errors`.
@@ -378,7 +378,7 @@ def _algorithm(
     get: FieldGetter, winner: FieldVerdict | None, speculators: SpeculatorsDraft | None
 ) -> str | None:
     """The speculators type, else the winning field's method, else vLLM's guess from the
-    draft's ``architectures`` (:func:`~drafting_config.method_guess.guess_method`:
+    draft's ``architectures`` (:func:`~drafting_config.engines.vllm_methods.guess_method`:
     a MuseGlimmer assistant naming its id in the generic ``mask_token_id`` is DFlash).
 
     A DFlash-layout config whose ``dflash_config.projector_type`` is ``"dspark"``
@@ -520,12 +520,12 @@ def _placeholder_warnings(
 def special_token_fields(
     read: Callable[[str], tuple[object, str]],
 ) -> list[tuple[str, object]]:
-    """Each set field of :data:`~drafting_config.sources.PLACEHOLDER_FIELDS` with its raw
+    """Each set field of :data:`~drafting_config.values.sources.PLACEHOLDER_FIELDS` with its raw
     value, for a draft's config or a target's.
 
     Args:
         read: the config's reader of top-level fields, else ``text_config`` ones
-            (:func:`~drafting_config.config_fields.top_or_text_config`).
+            (:func:`~drafting_config.values.fields.top_or_text_config`).
     """
     found: list[tuple[str, object]] = []
     for name in PLACEHOLDER_FIELDS:
@@ -538,7 +538,7 @@ def special_token_fields(
 def names_token_id(value: object, token_id: int) -> bool:
     """Whether a special-token field (an id, or a list of ids such as a list of eos ids)
     holds ``token_id``.  Only ints are compared (see
-    :func:`~drafting_config.integers.exact_int`)."""
+    :func:`~drafting_config.values.integers.exact_int`)."""
     if isinstance(value, (list, tuple)):
         return any(exact_int(item) == token_id for item in value)
     return exact_int(value) == token_id

@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final, NamedTuple, TypeGuard
 
-from drafting_config.errors import describe_value
-from drafting_config.json_files import ConfigFileError, read_json_object
+from drafting_config.files.json_files import ConfigFileError, read_json_object
+from drafting_config.values.errors import describe_value
 
 __all__ = [
     "INDEX_FILE",
@@ -63,7 +63,7 @@ class WeightsFileError(ConfigFileError):
     """A weights file (a safetensors file or its index) is unusable; the message names it.
 
     The message is ``"<path>: <problem>"``, as for every
-    :class:`~drafting_config.json_files.ConfigFileError`.
+    :class:`~drafting_config.files.json_files.ConfigFileError`.
     """
 
 

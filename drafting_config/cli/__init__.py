@@ -1,0 +1,1 @@
+"""The command line: argument handling apart from the rendering of verdicts."""

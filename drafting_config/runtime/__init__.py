@@ -1,0 +1,1 @@
+"""The torch code an engine runs: proposer parameters, masked-slot layouts and vLLM drop-ins."""

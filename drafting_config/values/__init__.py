@@ -1,0 +1,3 @@
+"""Values and field reading: errors, integers, paths, the token-id fields, the findings collector.
+Imports nothing else of the package.
+"""

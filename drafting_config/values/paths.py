@@ -1,0 +1,158 @@
+r"""Paths as arguments and paths in messages.
+
+A path argument may be a ``str``, ``bytes`` or an :class:`os.PathLike`; all three
+become the same ``str`` (bytes that are not UTF-8 are carried as the surrogate
+escapes :func:`os.fsdecode` makes, so nothing is lost).
+
+A path printed in a message, in text or in JSON, goes through
+:func:`display_path`, which makes it one printable line that
+:func:`parse_display_path` turns back into the exact bytes of the path:
+
+- ``\\`` is one backslash;
+- ``\n``, ``\t``, ``\r`` are a newline, a tab, a carriage return;
+- ``\xNN`` (two hex digits) is the single byte ``NN``: another control
+  character (``\x00`` to ``\x1f``, ``\x7f``), or a byte that is not part of
+  valid UTF-8;
+- ``\uNNNN`` (four hex digits) or ``\UNNNNNNNN`` (eight) is the character
+  U+NNNN written in UTF-8: any other character that does not print (what
+  :meth:`str.isprintable` refuses: C1 controls, line and paragraph
+  separators, format characters such as bidirectional overrides, spaces
+  other than the ASCII one);
+- every other character stands for itself, in UTF-8.
+
+So a path made only of printable characters and no backslash is shown
+unchanged.  (A ``str`` holding a lone surrogate that is no :func:`os.fsdecode`
+escape, which no POSIX path can, is shown as ``\uNNNN`` and parses back to
+its ``surrogatepass`` bytes.)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Final, cast
+
+from drafting_config.values.errors import ParallelDraftingConfigError, describe_value
+
+__all__ = ["PathArgument", "display_path", "parse_display_path"]
+
+PathArgument = str | bytes | os.PathLike[str] | os.PathLike[bytes]
+"""What a path parameter accepts."""
+
+_SHORT_ESCAPES: Final = {"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+_SHORT_UNESCAPES: Final = {"\\": b"\\", "n": b"\n", "t": b"\t", "r": b"\r"}
+_HEX_WIDTH: Final = {"x": 2, "u": 4, "U": 8}
+_SURROGATE_ESCAPES: Final = range(0xDC80, 0xDD00)
+
+
+def as_path(value: object, *, argument: str = "path") -> str:
+    """The ``str`` form of a path argument given as ``str``, ``bytes`` or ``os.PathLike``.
+
+    Bytes are decoded as :func:`os.fsdecode` does, so a path that is not UTF-8
+    still opens the same file.
+
+    Raises:
+        ParallelDraftingConfigError: ``value`` is of any other type, or its
+            ``__fspath__`` fails or returns something that is not a path; the
+            message names ``argument``.
+    """
+    if not issubclass(type(value), (str, bytes)):
+        value = _fspath(value, argument)
+    if isinstance(value, bytes):
+        return os.fsdecode(value)
+    assert isinstance(value, str)
+    return value
+
+
+def _fspath(value: object, argument: str) -> str | bytes:
+    """``os.fspath(value)`` for an ``os.PathLike``; a clear error for anything else."""
+    if not issubclass(type(value), os.PathLike):
+        raise ParallelDraftingConfigError(
+            f"`{argument}` must be a path (str, bytes or os.PathLike); got {describe_value(value)}."
+        )
+    try:
+        result: str | bytes = os.fspath(cast("os.PathLike[str]", value))  # str or bytes
+        return result
+    except Exception as error:  # an __fspath__ that fails, or returns a non-path
+        raise ParallelDraftingConfigError(
+            f"`{argument}` is not a usable path: its __fspath__() failed ({type(error).__name__})."
+        ) from None
+
+
+def display_path(path: str | bytes) -> str:
+    """Render a path as one printable line that :func:`parse_display_path` reverses.
+
+    ``path`` is a ``str`` (as made by :func:`os.fsdecode`, whose surrogate
+    escapes stand for bytes that are not UTF-8) or the raw ``bytes``; both give
+    the same text.  The escapes are listed in this module's documentation.
+    Never raises.
+    """
+    text = path.decode("utf-8", "surrogateescape") if isinstance(path, bytes) else path
+    if text.isprintable() and "\\" not in text:
+        return text  # the common case: nothing to escape
+    return "".join(map(_escape, text))
+
+
+def _escape(char: str) -> str:
+    short = _SHORT_ESCAPES.get(char)
+    if short is not None:
+        return short
+    code = ord(char)
+    if code < 0x20 or code == 0x7F:
+        return f"\\x{code:02x}"
+    if code in _SURROGATE_ESCAPES:
+        return f"\\x{code - 0xDC00:02x}"  # a byte that is not UTF-8
+    if char.isprintable():
+        return char
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def parse_display_path(text: str) -> bytes:
+    """The exact bytes of the path that :func:`display_path` rendered as ``text``.
+
+    ``os.fsdecode(parse_display_path(text))`` gives the ``str`` form.
+
+    Characters that need no escape are taken as they are, so text whose
+    unprintable characters were left raw still parses.
+
+    Raises:
+        ValueError: ``text`` has a backslash that starts no known escape, or
+            a lone surrogate character.
+    """
+    out = bytearray()
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char != "\\":
+            try:
+                out += char.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError(
+                    f"character {index} (U+{ord(char):04X}) is a lone surrogate, "
+                    "which display_path always escapes"
+                ) from None
+            index += 1
+            continue
+        letter = text[index + 1 : index + 2]
+        short = _SHORT_UNESCAPES.get(letter)
+        if short is not None:
+            out += short
+            index += 2
+            continue
+        width = _HEX_WIDTH.get(letter)
+        digits = text[index + 2 : index + 2 + width] if width else ""
+        if width is None or len(digits) != width or not _is_hex(digits):
+            raise ValueError(f"character {index}: {text[index : index + 10]!r} is not an escape")
+        code = int(digits, 16)
+        if letter == "x":
+            out.append(code)
+        elif code > sys.maxunicode:
+            raise ValueError(f"character {index}: U+{code:X} is beyond Unicode")
+        else:
+            out += chr(code).encode("utf-8", "surrogatepass")
+        index += 2 + width
+    return bytes(out)
+
+
+def _is_hex(digits: str) -> bool:
+    return all(c in "0123456789abcdefABCDEF" for c in digits)

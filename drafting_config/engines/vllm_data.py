@@ -1,0 +1,96 @@
+"""vLLM 0.33.0's tables, as data: ``vllm-0.33.0.json`` beside this module, read once, lazily.
+
+The file is derived from vLLM's wheel and transformers' wheels by ``tests/vllm_tables.py``
+(a dev tool; the ``engine_wheels`` tests derive it again from the downloaded wheels and
+compare).  It holds:
+
+* every name of every table of ``vllm/model_executor/models/registry.py``
+  (``_TEXT_GENERATION_MODELS`` ... ``_TRANSFORMERS_BACKEND_MODELS``, which ``_VLLM_MODELS``
+  merges into ``ModelRegistry``), with its module and class, and the names vLLM names only
+  to refuse (``_PREVIOUSLY_SUPPORTED_MODELS``, ``_OOT_SUPPORTED_MODELS``);
+* the registered names whose class implements ``SupportsEagle3``
+  (``model_executor/models/interfaces.py``), which a target must to be tapped;
+* the model types of ``_CONFIG_REGISTRY`` (``vllm/transformers_utils/config.py``);
+* for each transformers version vLLM 0.33.0 accepts (``>=5.16.1,<5.21.0``), the model
+  types of ``CONFIG_MAPPING_NAMES`` and the model classes the package exports.
+
+Nothing here imports vLLM or transformers.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from typing import Final
+
+__all__ = ["DATA_FILE", "VllmTables", "vllm_tables"]
+
+DATA_FILE: Final = "vllm-0.33.0.json"
+"""The file's name, in this package."""
+
+
+@dataclass(frozen=True)
+class VllmTables:
+    """The tables of :data:`DATA_FILE`, typed."""
+
+    registry: dict[str, dict[str, tuple[str, str]]]
+    """Each registry table's name to its rows: an architecture name to ``(module, class)``,
+    the module as the table writes it (relative to ``vllm.model_executor.models`` unless it
+    starts with ``vllm.``)."""
+    previously_supported: dict[str, str]
+    """``_PREVIOUSLY_SUPPORTED_MODELS``: a name to the last vLLM version that served it."""
+    out_of_tree: dict[str, str]
+    """``_OOT_SUPPORTED_MODELS``: a name to the plugin that serves it now."""
+    supports_eagle3: frozenset[str]
+    """The registered names whose class implements ``SupportsEagle3``."""
+    config_registry: frozenset[str]
+    """The model types of vLLM's ``_CONFIG_REGISTRY``."""
+    transformers_versions: tuple[str, ...]
+    """The transformers versions of the range vLLM 0.33.0 accepts, oldest first."""
+    transformers_range: str
+    """That range, as vLLM's wheel requires it."""
+    model_types: dict[str, str]
+    """Each model type of transformers' ``CONFIG_MAPPING_NAMES`` to the first version of the
+    range that knows it (no later version drops one)."""
+    model_classes: dict[str, str]
+    """Each model class transformers exports to the first version of the range that does."""
+
+    def registered(self, name: str) -> tuple[str, str] | None:
+        """``(module, class)`` of a name of vLLM's registry (its effective row: the last
+        table ``_VLLM_MODELS`` merges it from), or ``None``."""
+        found = None
+        for rows in self.registry.values():
+            found = rows.get(name, found)
+        return found
+
+
+def _first_versions(every: list[str], added: dict[str, list[str]], oldest: str) -> dict[str, str]:
+    first = dict.fromkeys(every, oldest)
+    for version, names in added.items():
+        first |= dict.fromkeys(names, version)
+    return first
+
+
+@cache
+def vllm_tables() -> VllmTables:
+    """The tables, read from the package's data file on first use."""
+    text = files(__package__).joinpath(DATA_FILE).read_text(encoding="utf-8")
+    raw = json.loads(text)
+    transformers = raw["transformers"]
+    versions = tuple(transformers["versions"])
+    return VllmTables(
+        registry={
+            table: {name: (row[0], row[1]) for name, row in rows.items()}
+            for table, rows in raw["registry"].items()
+        },
+        previously_supported=raw["previously_supported"],
+        out_of_tree=raw["out_of_tree"],
+        supports_eagle3=frozenset(raw["supports_eagle3"]),
+        config_registry=frozenset(raw["config_registry"]),
+        transformers_versions=versions,
+        transformers_range=transformers["range"],
+        model_types=_first_versions(**transformers["model_types"], oldest=versions[0]),
+        model_classes=_first_versions(**transformers["model_classes"], oldest=versions[0]),
+    )

@@ -66,8 +66,10 @@ vLLM 0.33.0 (``vllm_wheel``):
   ``hf_config``.
 * ``vllm_speculators(wheel)``: vLLM's translation of a speculators-format
   ``config.json`` (a dict) into the dict of the HF config it builds.
-* ``vllm_registry(wheel) -> dict[str, tuple[str, str]]``: every architecture of every
-  table in ``vllm/model_executor/models/registry.py``, to (module, class).
+* ``vllm_registry(wheel) -> dict[str, tuple[str, str]]``: every architecture vLLM's
+  registry serves (``_VLLM_MODELS``, the merge of every table in
+  ``vllm/model_executor/models/registry.py``), to (module, class);
+  ``vllm_registry_tables(wheel)`` gives each table by name.
 * ``vllm_class_ancestors(wheel, module, class_name) -> frozenset[str]``: the names of
   every class a model class inherits from, followed across vLLM's modules.
 
@@ -133,6 +135,7 @@ __all__ = [
     "transformers_spec",
     "vllm_class_ancestors",
     "vllm_registry",
+    "vllm_registry_tables",
     "vllm_speculators",
     "vllm_taps",
     "vllm_token_id",
@@ -761,33 +764,62 @@ def vllm_speculators(wheel: Wheel) -> Callable[[Mapping[str, Any]], dict[str, An
     return translate
 
 
-def vllm_registry(wheel: Wheel) -> dict[str, tuple[str, str]]:
-    """Every architecture of every table of vLLM's model registry: the module (under
-    ``vllm/model_executor/models/``) and class it maps to.
+VLLM_REGISTRY_TABLE: Final = "_VLLM_MODELS"
+"""The table vLLM's registry serves from, composed of the others (``{**_TEXT_..., ...}``)."""
 
-    A table is any module-level dict literal whose values are ``(module, class)`` pairs of
-    strings; tables built from other tables (``{**_TEXT_GENERATION_MODELS, ...}``) are
-    covered by their parts.
-    """
-    registry: dict[str, tuple[str, str]] = {}
+
+def vllm_registry_tables(wheel: Wheel) -> dict[str, dict[str, tuple[str, str]]]:
+    """Each module-level table of ``vllm/model_executor/models/registry.py`` (a dict literal
+    of ``"Architecture": ("module", "Class")`` entries, or of ``**other_table`` splats,
+    merged in order as Python merges them), by its variable name."""
+    tables: dict[str, dict[str, tuple[str, str]]] = {}
     for statement in wheel.tree(VLLM_REGISTRY_FILE).body:
-        value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
-        if not isinstance(value, ast.Dict):
+        if not (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and isinstance(statement.value, ast.Dict)
+        ):
             continue
-        for key, item in zip(value.keys, value.values, strict=True):
-            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
-                continue
-            if not (isinstance(item, ast.Tuple) and len(item.elts) == 2):
-                continue
-            module, class_name = item.elts
-            if (
-                isinstance(module, ast.Constant)
-                and isinstance(module.value, str)
-                and isinstance(class_name, ast.Constant)
-                and isinstance(class_name.value, str)
-            ):
-                registry[key.value] = (module.value, class_name.value)
-    return registry
+        table: dict[str, tuple[str, str]] = {}
+        for key, item in zip(statement.value.keys, statement.value.values, strict=True):
+            if key is None and isinstance(item, ast.Name) and item.id in tables:
+                table.update(tables[item.id])
+            elif isinstance(key, ast.Constant) and isinstance(key.value, str):
+                pair = _string_pair(item)
+                if pair is not None:
+                    table[key.value] = pair
+        if table:
+            tables[statement.targets[0].id] = table
+    return tables
+
+
+def _string_pair(node: ast.expr) -> tuple[str, str] | None:
+    if isinstance(node, ast.Tuple) and len(node.elts) == 2:
+        first, second = node.elts
+        if (
+            isinstance(first, ast.Constant)
+            and isinstance(first.value, str)
+            and isinstance(second, ast.Constant)
+            and isinstance(second.value, str)
+        ):
+            return first.value, second.value
+    return None
+
+
+def vllm_registry(wheel: Wheel) -> dict[str, tuple[str, str]]:
+    """Every architecture vLLM's model registry serves, to the module (under
+    ``vllm/model_executor/models/``) and class it maps to: the table ``_VLLM_MODELS``,
+    which merges every other table (text generation, pooling, multimodal, speculative
+    decoding, the Transformers backend), later tables winning as in vLLM. Without such a
+    table, the union of all tables in file order."""
+    tables = vllm_registry_tables(wheel)
+    if VLLM_REGISTRY_TABLE in tables:
+        return dict(tables[VLLM_REGISTRY_TABLE])
+    merged: dict[str, tuple[str, str]] = {}
+    for table in tables.values():
+        merged.update(table)
+    return merged
 
 
 def _module_file(module: str) -> str:

@@ -237,7 +237,7 @@ def fetch_wheel(spec: WheelSpec, cache: Path | None = None) -> Wheel:
         cache.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise WheelUnavailable(f"cannot create the wheel cache {cache}: {error}") from None
-    with _locked(cache / f".{spec.file_prefix}lock"):
+    with _locked(cache / f".{spec.file_prefix.rstrip('-')}.lock"):
         found = _cached(spec, cache)  # another process may have fetched it meanwhile
         if found is not None:
             return Wheel(found)

@@ -13,7 +13,8 @@ Fetching a wheel
 ``fetch_wheel(spec) -> Wheel`` downloads ``spec`` (one of :data:`VLLM`,
 :data:`SGLANG`, ``transformers_spec(version)``) with ``python -m pip download
 --no-deps --only-binary=:all: --python-version 3.11 --platform
-manylinux_2_34_x86_64 NAME==VERSION`` into the cache, unless a wheel of that name and
+manylinux_2_34_x86_64`` (and the older manylinux platforms) ``NAME==VERSION`` into the
+cache, unless a wheel of that name and
 version is already there, and raises :class:`WheelUnavailable` (with pip's reason)
 when pip cannot fetch it. The cache is ``$DRAFTING_CONFIG_WHEEL_CACHE``, else
 ``~/.cache/drafting-config/wheels``: a flat folder of ``.whl`` files. Two test
@@ -179,11 +180,14 @@ PIP_TARGET: Final = (
     "--only-binary=:all:",
     "--python-version",
     "3.11",
-    "--platform",
-    "manylinux_2_34_x86_64",
+    *("--platform", "manylinux_2_34_x86_64"),
+    *("--platform", "manylinux_2_28_x86_64"),
+    *("--platform", "manylinux_2_17_x86_64"),
 )
-"""One binary wheel whatever the host: SGLang ships only CPython 3.11+ Linux wheels, vLLM
-an abi3 manylinux one, transformers a pure-Python one; only their ``.py`` files matter."""
+"""One binary wheel whatever the host: SGLang ships only CPython 3.11+ ``manylinux_2_34``
+wheels, vLLM an abi3 ``manylinux_2_28`` one, transformers a pure-Python one; only their
+``.py`` files matter. pip does not widen a ``--platform`` to older manylinux versions, so
+each is named."""
 
 
 class WheelUnavailable(Exception):

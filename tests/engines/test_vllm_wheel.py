@@ -41,7 +41,7 @@ from types import SimpleNamespace
 from typing import Any, Final, cast
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from drafting_config.draft.resolution import FieldStatus, Resolution, resolve
@@ -438,7 +438,6 @@ def hf_configs(draw: st.DrawFn) -> dict[str, Any]:
     return data
 
 
-@settings(max_examples=400)
 @given(data=hf_configs())
 def test_generated_configs_resolve_as_vllm_s_own_functions_do(
     token_id: VllmTokenId, taps: VllmTaps, data: dict[str, Any]
@@ -493,7 +492,6 @@ def _unsupported_model_type(data: Mapping[str, Any]) -> bool:
     ].get("model_type", "llama") not in {"qwen3", "llama"}
 
 
-@settings(max_examples=300)
 @given(data=speculators_configs())
 def test_generated_speculators_files_resolve_as_vllm_reads_them(
     token_id: VllmTokenId,

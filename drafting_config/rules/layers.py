@@ -23,11 +23,11 @@ neither.  Without a target only what the draft alone can tell is checked.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import Final, cast
 
 from drafting_config.draft.resolution import Resolution
+from drafting_config.draft.target import TargetFacts
 from drafting_config.engines.vllm_taps import (
     NEWER_RUNNER_CHAIN,
     OLDER_RUNNER_CHAIN,
@@ -39,7 +39,7 @@ from drafting_config.engines.vllm_taps import (
     runner_of,
     tapped_layers,
 )
-from drafting_config.rules.target import TargetFacts
+from drafting_config.rules.subject import Subject
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -47,9 +47,10 @@ from drafting_config.values.errors import (
     describe_value,
 )
 from drafting_config.values.fields import FieldGetter, field_getter, is_kind
+from drafting_config.values.findings import Findings
 from drafting_config.values.integers import exact_int
 
-__all__ = ["LayerFindings", "check_layers", "default_layers", "dflash_uses_aux_hidden_states"]
+__all__ = ["aux_layers", "check_layers", "default_layers", "dflash_uses_aux_hidden_states"]
 
 DFLASH_FC_ARCHITECTURES: Final = frozenset(
     {
@@ -103,36 +104,55 @@ TARGET_DEPTH_FIELD: Final = "target_num_hidden_layers"
 """TorchSpec's record of the target's depth; vLLM does not read it."""
 
 
-@dataclass(frozen=True)
-class LayerFindings:
-    """What the layer rules found about one draft."""
-
-    errors: tuple[ParallelDraftingConfigError, ...] = ()
-    warnings: tuple[ParallelDraftingConfigWarning, ...] = ()
-    notes: tuple[str, ...] = ()
-    aux_layer_ids: tuple[int, ...] | None = None
-    """The serving runner's capture indices, knowing the target (see
-    :attr:`Resolution.aux_layer_ids`)."""
-    aux_layer_source: str | None = None
-    """Where they came from, as the draft's file names it."""
-
-
-def check_layers(
-    draft_config: object, resolution: Resolution, target: TargetFacts | None
-) -> LayerFindings:
-    """Every layer rule for a draft, against ``target`` when given (see the module docstring).
+def tapped_knowing_target(subject: Subject) -> TappedLayers | None:
+    """What the chain of the runner serving the draft reads, knowing the target: the
+    resolver's reading (:attr:`Resolution.tapped`), except that a ``deepseek_v41`` target's
+    ``dspark_target_layer_ids`` are used as given (vLLM gives the draft the target's
+    ``model_type``, ``config/speculative.py``); ``None`` for a drafter fed no hidden states
+    (PARD).
 
     Raises:
         ParallelDraftingConfigError: a field of the draft cannot be read at all.
     """
+    resolution, target = subject.resolution, subject.target
     runner = runner_of(resolution.algorithm)
     if runner is None:  # PARD: a complete LM, fed no hidden states
-        return LayerFindings()
-    get = field_getter(resolution.hf_config(draft_config), "")
+        return None
     model_type = DEEPSEEK_V41 if target is not None and target.model_type == DEEPSEEK_V41 else None
     taps = resolution.tapped  # the resolver's run, unless the target changes the input
     if taps is None or model_type is not None:
-        taps = tapped_layers(get, chain_of(runner), model_type=model_type)
+        taps = tapped_layers(subject.get, chain_of(runner), model_type=model_type)
+    return taps
+
+
+def aux_layers(subject: Subject) -> tuple[tuple[int, ...] | None, str | None]:
+    """The capture indices the serving runner taps knowing the target, and the field they
+    came from as the draft's file names it (see :attr:`Resolution.aux_layer_ids`);
+    ``(None, None)`` when it taps the target model's defaults, fails, or the drafter takes
+    no hidden states.
+
+    Raises:
+        ParallelDraftingConfigError: a field of the draft cannot be read at all.
+    """
+    taps = tapped_knowing_target(subject)
+    if taps is None or taps.ids is None or taps.field is None:
+        return None, None
+    return taps.ids, subject.resolution.file_field(taps.field)
+
+
+def check_layers(subject: Subject, found: Findings) -> None:
+    """Every layer rule for a draft, against the target when given (see the module docstring).
+
+    Raises:
+        ParallelDraftingConfigError: a field of the draft cannot be read at all.
+    """
+    resolution, target, get = subject.resolution, subject.target, subject.get
+    taps = tapped_knowing_target(subject)
+    if taps is None:
+        return
+    runner = runner_of(resolution.algorithm)
+    assert runner is not None  # taps were read for it
+    model_type = DEEPSEEK_V41 if target is not None and target.model_type == DEEPSEEK_V41 else None
     errors: list[ParallelDraftingConfigError] = []
     warnings: list[ParallelDraftingConfigWarning] = []
     errors += serving_list_errors(taps, runner, resolution, target)
@@ -154,14 +174,9 @@ def check_layers(
     count_errors, count_warnings = layer_count_findings(get, taps, resolution, target)
     errors += count_errors
     warnings += count_warnings
-    source = None if taps.ids is None or taps.field is None else resolution.file_field(taps.field)
-    return LayerFindings(
-        tuple(errors),
-        tuple(warnings),
-        tuple(notes),
-        aux_layer_ids=taps.ids,
-        aux_layer_source=source,
-    )
+    found.errors += errors
+    found.warnings += warnings
+    found.notes += notes
 
 
 # --- the list the serving runner reads ---------------------------------------------------------

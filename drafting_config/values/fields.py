@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Callable, Mapping
-from typing import Final, cast
+from typing import Final, TypeGuard, cast
 
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value, foreign_error
 from drafting_config.values.sources import TEXT_CONFIG
@@ -70,6 +70,12 @@ def is_kind(value: object, kinds: type | tuple[type, ...]) -> bool:
     ``Mock(spec=dict)`` is read as the attribute object it is, not as a mapping.
     """
     return issubclass(type(value), kinds)
+
+
+def is_list(value: object) -> TypeGuard[list[object] | tuple[object, ...]]:
+    """Whether ``value`` is a list (a JSON array) or a tuple, by its type (:func:`is_kind`):
+    the one test of "is it a list" for every field that should hold one."""
+    return issubclass(type(value), (list, tuple))
 
 
 def join_path(path: str, name: str) -> str:

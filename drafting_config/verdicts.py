@@ -4,7 +4,7 @@
 the local Hugging Face cache), resolves its token id with
 :func:`~drafting_config.draft.resolution.resolve`, checks it against the target
 model and the tokenizer (:mod:`drafting_config.rules.target`), checks the target
-layers it taps (:mod:`drafting_config.rules.layers`), and gathers every
+layers it taps (:mod:`drafting_config.rules.vllm`), and gathers every
 error, warning and note into a :class:`Verdict`.  The command line renders
 verdicts and nothing else; :meth:`ParallelDraftingConfig.from_hf_config` and
 ``from_pretrained`` raise a verdict's first error.
@@ -52,10 +52,10 @@ from drafting_config.files.tokenizer_files import (
     TokenizerFiles,
     load_tokenizer_files,
 )
-from drafting_config.rules.layers import aux_layers, check_layers
 from drafting_config.rules.subject import Rule, Subject
 from drafting_config.rules.target import check_target_placeholders, check_target_sizes
 from drafting_config.rules.tokenizer import check_tokenizer
+from drafting_config.rules.vllm import aux_layers, check_layers
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,

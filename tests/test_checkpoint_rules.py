@@ -12,7 +12,7 @@ from typing import NamedTuple
 import pytest
 
 from drafting_config import resolve
-from drafting_config.engines.vllm_taps import TappedLayers, TapStep
+from drafting_config.engines.vllm import TappedLayers, architecture_row
 from drafting_config.files.safetensors_headers import CheckpointHeaders, TensorHeader
 from drafting_config.rules.checkpoint import (
     ARCHITECTURES,
@@ -20,7 +20,6 @@ from drafting_config.rules.checkpoint import (
     FcWidth,
     MaskHidden,
     WeightsFacts,
-    architecture_row,
     check_checkpoint,
     mask_embedding_findings,
     weights_facts,
@@ -118,7 +117,7 @@ def run(
     tensors = {n: TensorHeader("BF16", tuple(s), "model.safetensors") for n, s in shapes.items()}
     resolution = resolve(dict(config))
     if aux is not None:
-        resolution = replace(resolution, tapped=TappedLayers(aux, TapStep(str(aux_source), False)))
+        resolution = replace(resolution, tapped=TappedLayers(aux, aux_source))
     subject = Subject(
         resolution,
         field_getter(resolution.hf_config(dict(config)), ""),

@@ -25,8 +25,8 @@ from drafting_config import (
     resolve,
 )
 from drafting_config.cli.run import verdict_json
+from drafting_config.engines.vllm import default_layers
 from drafting_config.integrations import vllm
-from drafting_config.rules.layers import default_layers
 from drafting_config.values.errors import TargetLayersWarning
 from tests.conftest import EXAMPLES, load_json
 from tests.foreign import Unusable, int_enum

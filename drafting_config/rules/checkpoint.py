@@ -8,7 +8,8 @@ tensors named in the safetensors headers (:mod:`drafting_config.files.safetensor
 with the config, by the rules of the model class vLLM's registry picks for the draft's
 ``architectures``.
 
-Those rules are one table, :data:`ARCHITECTURES`, as data: each row says how the
+Those rules are one table, :data:`~drafting_config.engines.vllm.ARCHITECTURES`, as data
+(vLLM's knowledge lives in :mod:`drafting_config.engines.vllm`): each row says how the
 loader renames tensors, how wide ``fc``'s input is, and whether a ``mask_hidden``
 tensor is required, forbidden or ignored, and cites the vLLM code it follows.  An
 architecture not in the table, or a quantized checkpoint whose shapes are packed, gets
@@ -19,22 +20,29 @@ torch is imported only to read ``mask_embedding.pt`` (:func:`mask_embedding_find
 
 from __future__ import annotations
 
-import enum
 import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Final, cast
+from typing import Final
 
 from drafting_config.draft.resolution import Resolution
+from drafting_config.engines.vllm import (
+    ARCHITECTURES,
+    ArchitectureRow,
+    FcWidth,
+    MaskHidden,
+    architecture_row,
+    dflash_uses_aux_hidden_states,
+)
 from drafting_config.files.safetensors_headers import (
     INDEX_FILE,
     CheckpointHeaders,
     TensorHeader,
     WeightsFileError,
 )
-from drafting_config.rules.layers import aux_layers, dflash_uses_aux_hidden_states
 from drafting_config.rules.subject import Subject
+from drafting_config.rules.vllm import aux_layers
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     describe_value,
@@ -65,147 +73,6 @@ MAX_MASK_EMBEDDING_BYTES: Final = 64 << 20
 
 DFLASH_CONFIG: Final = "dflash_config"
 
-
-class FcWidth(str, enum.Enum):
-    """How a model class sizes the input of its ``fc`` projection of the target's hidden states."""
-
-    DFLASH = "dflash"
-    """``(target_hidden_size or hidden_size) * n``, ``n`` the number of tapped layers from the
-    config (vLLM's runner chain), else the draft's ``num_hidden_layers``
-    (``qwen3_dflash.py``, ``_get_dflash_fc_input_size``)."""
-    EAGLE3 = "eagle3"
-    """``target_hidden_size`` (else ``hidden_size``) times ``num_aux_hidden_states``, else the
-    length of ``eagle_config.eagle_aux_hidden_state_layer_ids``, else 3
-    (``llama_eagle3.py``, ``LlamaModel.__init__``)."""
-    NONE = "none"
-    """No ``fc``: a complete causal LM that takes no hidden states."""
-
-
-class MaskHidden(str, enum.Enum):
-    """What a model class's loader does with a ``mask_hidden`` tensor."""
-
-    REQUIRED = "required"
-    """With parallel drafting, the loader raises without one; it must hold fc-input many values."""
-    FORBIDDEN = "forbidden"
-    """The loader asserts that no tensor is named ``mask_hidden``."""
-    IGNORED = "ignored"
-    """The model class has no such tensor."""
-
-
-@dataclass(frozen=True)
-class ArchitectureRow:
-    """The loading rules of one vLLM model class, for the architectures that select it."""
-
-    name: str
-    """The vLLM model module (``"qwen3_dflash"``)."""
-    architectures: tuple[str, ...]
-    """The ``architectures`` names vLLM's registry maps to it."""
-    follows: str
-    """The vLLM 0.33.0 code the row follows."""
-    renames: tuple[tuple[str, str], ...]
-    """Dotted-name parts the loader renames (``("midlayer", "layers.0")``), whole parts only."""
-    adds_model_prefix: bool
-    """The loader prefixes ``model.`` to every name but ``lm_head`` and ``d2t``."""
-    fc_width: FcWidth
-    """How ``fc``'s input width is computed."""
-    mask_hidden: MaskHidden
-    """Whether a ``mask_hidden`` tensor is required, forbidden or ignored."""
-    draft_vocabulary: bool
-    """``lm_head`` has ``draft_vocab_size`` rows (``vocab_size`` when unset) and ``d2t``
-    ``draft_vocab_size`` entries; else ``lm_head`` has ``vocab_size`` rows."""
-    shares_target_parts: bool
-    """``embed_tokens`` and ``lm_head`` are optional: without them the target's are shared."""
-    reads_mask_embedding: bool = False
-    """The model class reads ``mask_embedding.pt`` beside the weights."""
-
-
-ARCHITECTURES: Final[tuple[ArchitectureRow, ...]] = (
-    ArchitectureRow(
-        name="qwen3_dflash",
-        architectures=(
-            "DFlashDraftModel",
-            "MuseGlimmerAssistantModel",
-            "DFlashMuseGlimmerAssistantModel",
-        ),
-        follows=(
-            "vllm/model_executor/models/qwen3_dflash.py: DFlashQwen3ForCausalLM.load_weights, "
-            "DFlashQwen3Model.hf_to_vllm_mapper, _get_dflash_fc_input_size, "
-            "DFlashQwen3ForCausalLM._read_mask_embedding"
-        ),
-        renames=(
-            ("midlayer", "layers.0"),
-            ("encoder.output_norm_enc", "hidden_norm"),
-            ("encoder.fc", "fc"),
-        ),
-        adds_model_prefix=True,
-        fc_width=FcWidth.DFLASH,
-        mask_hidden=MaskHidden.FORBIDDEN,
-        draft_vocabulary=True,
-        shares_target_parts=True,
-        reads_mask_embedding=True,
-    ),
-    ArchitectureRow(
-        name="llama_eagle3",
-        architectures=(
-            "Eagle3LlamaForCausalLM",
-            "LlamaForCausalLMEagle3",
-            "PEagleDraftModel",
-            "PeagleLlamaForCausalLM",
-            "Eagle3MiniMaxM2ForCausalLM",
-            "Eagle3Qwen2_5vlForCausalLM",
-            "Eagle3Qwen3vlForCausalLM",
-        ),
-        follows=(
-            "vllm/model_executor/models/llama_eagle3.py: Eagle3LlamaForCausalLM.load_weights, "
-            "LlamaModel.__init__ (fc_input_size), LlamaModel.hf_to_vllm_mapper"
-        ),
-        renames=(("midlayer", "layers.0"),),
-        adds_model_prefix=True,
-        fc_width=FcWidth.EAGLE3,
-        mask_hidden=MaskHidden.REQUIRED,
-        draft_vocabulary=True,
-        shares_target_parts=True,
-    ),
-    ArchitectureRow(
-        name="causal_lm",
-        architectures=(
-            "LlamaForCausalLM",
-            "Qwen2ForCausalLM",
-            "Qwen3ForCausalLM",
-            "MistralForCausalLM",
-        ),
-        follows=(
-            "vllm/model_executor/models/llama.py and qwen2.py: LlamaForCausalLM/"
-            "Qwen2ForCausalLM.__init__ (ParallelLMHead(vocab_size), tie_word_embeddings) "
-            "and load_weights; vllm/model_executor/model_loader/default_loader.py: "
-            "load_weights (weights not initialized from the checkpoint)"
-        ),
-        renames=(),
-        adds_model_prefix=False,
-        fc_width=FcWidth.NONE,
-        mask_hidden=MaskHidden.IGNORED,
-        draft_vocabulary=False,
-        shares_target_parts=False,
-    ),
-)
-"""The model classes whose checkpoints are checked, keyed by the architectures vLLM's
-registry (``vllm/model_executor/models/registry.py``) maps to them."""
-
-SPECULATORS_ARCHITECTURES: Final[Mapping[str, str]] = {
-    "dflash": "DFlashDraftModel",
-    "dflash2": "DFlash2DraftModel",
-    "dspark": "Qwen3DSparkModel",
-}
-"""The ``architectures`` vLLM writes for a speculators draft of each type
-(``vllm/transformers_utils/configs/speculators/algos.py``); ``peagle`` follows its
-``model_type`` (:data:`PEAGLE_ARCHITECTURES`)."""
-
-PEAGLE_ARCHITECTURES: Final[Mapping[str, str]] = {
-    "llama": "PeagleLlamaForCausalLM",
-    "qwen3": "PeagleQwen3ForCausalLM",
-}
-"""``update_peagle`` in ``speculators/algos.py``: the architecture by ``model_type``
-(``llama`` when unset)."""
 
 QUANTIZATION_FIELDS: Final = ("quantization_config", "compression_config")
 """Config fields that mean the checkpoint's linear weights may be packed."""
@@ -242,40 +109,6 @@ class WeightsFacts:
     """The input width of ``fc.weight``, when shipped and not packed."""
     layers: int | None
     """Distinct decoder-layer indices after the loader's renaming (``None`` without a row)."""
-
-
-def architecture_row(
-    config: FieldGetter, speculators_type: str | None = None, *, fed_hidden_states: bool = False
-) -> tuple[ArchitectureRow | None, str | None]:
-    """The row for a draft's ``architectures`` (the first listed that the table knows),
-    and the name it was found by; ``(None, names)`` when none is known.
-
-    A speculators draft's architecture is the one vLLM writes for its type.  A draft fed
-    the target's hidden states is never a complete causal LM: served as EAGLE-3 or DFlash,
-    vLLM renames ``LlamaForCausalLM`` to ``Eagle3LlamaForCausalLM`` or
-    ``DFlashLlamaForCausalLM`` (``transformers_utils/configs/eagle.py``, ``EAGLEConfig``),
-    so such a name finds no row here rather than the causal LM's.
-    """
-    if speculators_type is not None:
-        if speculators_type == "peagle":
-            model_type = config("model_type", None)
-            names = [
-                PEAGLE_ARCHITECTURES.get(model_type if type(model_type) is str else "llama", "")
-            ]
-        else:
-            names = [SPECULATORS_ARCHITECTURES.get(speculators_type, "")]
-    else:
-        listed = config("architectures", None)
-        if not is_list(listed):
-            return None, None if listed is None else describe_value(listed)
-        names = [name for name in listed if type(name) is str]
-    for name in names:
-        for row in ARCHITECTURES:
-            if name in row.architectures and not (
-                fed_hidden_states and row.fc_width is FcWidth.NONE
-            ):
-                return row, name
-    return None, ", ".join(repr(name) for name in names if name) or None
 
 
 def _row_of(subject: Subject) -> tuple[ArchitectureRow | None, str | None]:
@@ -653,7 +486,7 @@ def _eagle3_count(subject: Subject, section: Mapping[str, object]) -> tuple[int,
     listed = section.get("eagle_aux_hidden_state_layer_ids")
     if is_list(listed) and listed:
         field = subject.file_field(f"{EAGLE_CONFIG}.eagle_aux_hidden_state_layer_ids")
-        return len(cast("list[object]", listed)), f"from the length of `{field}`"
+        return len(listed), f"from the length of `{field}`"
     return 3, "by vLLM's default (no num_aux_hidden_states, no eagle_config layer ids)"
 
 

@@ -12,7 +12,7 @@ checks the draft's config against the target's:
 
 :func:`check_target_placeholders` warns when the token id is one the target's
 config gives a role (pad, bos, eos).  The target layers a drafter taps are vLLM's
-rules (:mod:`drafting_config.rules.layers`), and the tokenizer's rules have their own
+rules (:mod:`drafting_config.rules.vllm`), and the tokenizer's rules have their own
 module, :mod:`drafting_config.rules.tokenizer`.  Every error's ``.field`` names the
 draft's field; its message gives that field's value and the target's.
 """

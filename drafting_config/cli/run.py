@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 
     from drafting_config.rules.checkpoint import WeightsFacts
 
-__all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "main"]
 
 EXIT_OK: Final = 0
 EXIT_INVALID: Final = 1

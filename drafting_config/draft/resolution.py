@@ -52,8 +52,6 @@ from drafting_config.values.sources import (
     describe_order,
 )
 
-__all__ = ["ConfigFormat", "FieldStatus", "FieldVerdict", "Resolution", "resolve"]
-
 ConfigFormat = Literal["hf", "speculators"]
 """The layout of a draft model's ``config.json``: Hugging Face's, or the speculators library's."""
 

@@ -33,8 +33,6 @@ from drafting_config.values.fields import MISSING, FieldGetter, field_getter, is
 from drafting_config.values.integers import INT32_LIMIT, exact_int
 from drafting_config.values.sources import TokenIdSource
 
-__all__ = ["SPECULATORS_ALGORITHMS", "SpeculatorsAlgorithm", "SpeculatorsDraft"]
-
 SPECULATORS_TYPE_FIELD: Final = "speculators_model_type"
 """The top-level field naming a speculators draft's algorithm; its presence marks the format."""
 

@@ -54,16 +54,7 @@ from drafting_config.values.integers import positive_int32
 from drafting_config.values.paths import display_path
 from drafting_config.values.sources import EAGLE_CONFIG
 
-__all__ = [
-    "ARCHITECTURES",
-    "MASK_EMBEDDING_FILE",
-    "ArchitectureRow",
-    "FcWidth",
-    "MaskHidden",
-    "WeightsFacts",
-    "check_checkpoint",
-    "weights_facts",
-]
+__all__ = ["ARCHITECTURES", "ArchitectureRow", "FcWidth", "MaskHidden", "WeightsFacts"]
 
 MASK_EMBEDDING_FILE: Final = "mask_embedding.pt"
 """The separately trained mask embedding some DFlash drafts ship beside their weights."""

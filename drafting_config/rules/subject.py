@@ -21,8 +21,6 @@ from drafting_config.files.tokenizer_files import TokenizerFiles
 from drafting_config.values.fields import FieldGetter
 from drafting_config.values.findings import Findings
 
-__all__ = ["Rule", "Subject"]
-
 
 @dataclass(frozen=True)
 class Subject:

@@ -26,8 +26,6 @@ from drafting_config.values.fields import read_path
 from drafting_config.values.findings import Findings
 from drafting_config.values.integers import positive_int32
 
-__all__ = ["check_target_placeholders", "check_target_sizes"]
-
 
 def check_target_sizes(subject: Subject, found: Findings) -> None:
     """Every broken size rule of the draft/target contract (see the module docstring);

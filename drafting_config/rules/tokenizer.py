@@ -23,8 +23,6 @@ from drafting_config.values.fields import read_path
 from drafting_config.values.findings import Findings
 from drafting_config.values.paths import display_path
 
-__all__ = ["check_tokenizer"]
-
 MASK_TOKEN_TEXT_FIELD = "dflash_config.mask_token"
 """Where a draft names its mask token's text (SGLang reads it beside the id)."""
 

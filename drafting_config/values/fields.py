@@ -22,8 +22,6 @@ from typing import Final, TypeGuard, cast
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value, foreign_error
 from drafting_config.values.sources import TEXT_CONFIG
 
-__all__ = ["MISSING", "Missing"]
-
 
 class Missing(enum.Enum):
     """Type of :data:`MISSING`, the marker for a field that is not in the config."""

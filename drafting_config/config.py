@@ -214,8 +214,15 @@ class ParallelDraftingConfig(BaseModel):
         warnings."""
         verdict.raise_first()
         emit_warnings(verdict.warnings)
+        if verdict.resolution is None:  # unreachable: a verdict without one has an error
+            raise ParallelDraftingConfigError("the draft could not be read")
+        fields = _model_fields(verdict.resolution)
+        # The layers as the verdict reads them, knowing the target.
+        fields.update(
+            aux_layer_ids=verdict.aux_layer_ids, aux_layer_source=verdict.aux_layer_source
+        )
         try:
-            return cls.model_validate(verdict.resolution)
+            return cls.model_validate(fields)
         except ValidationError as error:
             raise _our_error(error) from None
 

@@ -4,7 +4,7 @@
 the local Hugging Face cache), resolves its token id with
 :func:`~drafting_config.draft.resolution.resolve`, checks it against the target
 model and the tokenizer (:mod:`drafting_config.rules.target`), checks the target
-layers it taps (:mod:`drafting_config.rules.layers`), and gathers every
+layers it taps (:mod:`drafting_config.rules.vllm`), and gathers every
 error, warning and note into a :class:`Verdict`.  The command line renders
 verdicts and nothing else; :meth:`ParallelDraftingConfig.from_hf_config` and
 ``from_pretrained`` raise a verdict's first error.
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, Union
 
 from drafting_config.draft.resolution import Resolution, resolve
+from drafting_config.draft.target import TargetFacts, read_target
 from drafting_config.files.json_files import ConfigFileError, load_config_json
 from drafting_config.files.repo_ids import (
     DEFAULT_REVISION,
@@ -51,20 +52,17 @@ from drafting_config.files.tokenizer_files import (
     TokenizerFiles,
     load_tokenizer_files,
 )
-from drafting_config.rules.layers import check_layers
-from drafting_config.rules.target import (
-    TargetFacts,
-    contract_errors,
-    read_target,
-    target_placeholder_warnings,
-)
-from drafting_config.rules.tokenizer import tokenizer_findings
+from drafting_config.rules.subject import Rule, Subject
+from drafting_config.rules.target import check_target_placeholders, check_target_sizes
+from drafting_config.rules.tokenizer import check_tokenizer
+from drafting_config.rules.vllm import aux_layers, check_layers
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
     describe_value,
 )
-from drafting_config.values.fields import is_kind
+from drafting_config.values.fields import field_getter, is_kind
+from drafting_config.values.findings import Findings
 from drafting_config.values.integers import exact_bool
 from drafting_config.values.paths import as_path, display_path
 
@@ -100,17 +98,20 @@ class Verdict:
     """What the safetensors headers beside the draft say (files read, tensors, the
     architecture row used, embedding rows, fc input width, layer count), or ``None`` when
     no checkpoint was read."""
+    token_id: int | None = None
+    """The token id the engine feeds the masked slots: the resolved token id (the winning
+    field's), when the first set field is valid."""
+    aux_layer_ids: tuple[int, ...] | None = None
+    """The target layers the drafter taps, as capture indices, as the serving runner's chain
+    reads them knowing the target (see :attr:`Resolution.aux_layer_ids`, the reading of the
+    draft alone: a ``deepseek_v41`` target's ``dspark_target_layer_ids`` are used as given)."""
+    aux_layer_source: str | None = None
+    """The field :attr:`aux_layer_ids` came from, as the draft's file names it."""
 
     @property
     def ok(self) -> bool:
         """Whether every check passed (warnings allowed)."""
         return not self.errors
-
-    @property
-    def token_id(self) -> int | None:
-        """The resolved token id, when the first set field is valid."""
-        winner = None if self.resolution is None else self.resolution.winner
-        return None if winner is None else winner.token_id
 
     def raise_first(self) -> None:
         """Raise the first error, if any.
@@ -286,6 +287,15 @@ class _SharedReads:
         return found
 
 
+_DRAFT_RULES: Final[tuple[Rule, ...]] = (
+    check_target_sizes,
+    check_target_placeholders,
+    check_layers,
+)
+"""The rules of the draft against its target, in the order their findings are listed; the
+first field that cannot be read at all stops them (it is the draft's error)."""
+
+
 def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Verdict:
     try:
         exact_bool("`check_tokenizer`", options.check_tokenizer)
@@ -294,47 +304,34 @@ def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Ver
     except ParallelDraftingConfigError as error:
         return Verdict(_shown(draft), None, (error,))
     resolution = resolve(draft_config)
-    found = _Findings(list(resolution.errors), list(resolution.warnings), list(fetch_notes))
+    found = Findings(list(resolution.errors), list(resolution.warnings), list(fetch_notes))
     target = _target(resolution, options, shared)
     found.errors += target.errors
     found.notes += target.notes
     facts = target.facts
     if facts is not None and facts.vocab_size is facts.hidden_size is facts.num_layers is None:
-        found.notes.append(
+        found.note(
             "target compared on nothing: it gives no vocab_size, hidden_size or "
             "num_hidden_layers (nor in text_config)"
         )
+    aux = resolution.aux_layer_ids, resolution.aux_layer_source
+    token = weights = None
     if resolution.fields:
-        try:
-            found.errors += contract_errors(draft_config, resolution, target.facts)
-            if target.facts is not None:
-                found.warnings += target_placeholder_warnings(resolution, target.facts)
-            layers = check_layers(draft_config, resolution, target.facts)
-        except ParallelDraftingConfigError as error:  # a draft field that cannot be read
-            found.errors.append(error)
-        else:
-            found.errors += layers.errors
-            found.warnings += layers.warnings
-            found.notes += layers.notes
-            knowing_target = (layers.aux_layer_ids, layers.aux_layer_source)
-            if knowing_target != (resolution.aux_layer_ids, resolution.aux_layer_source):
-                resolution = replace(  # the layers as vLLM resolves them knowing the target
-                    resolution,
-                    aux_layer_ids=layers.aux_layer_ids,
-                    aux_layer_source=layers.aux_layer_source,
-                )
-    token = None
-    if options.check_tokenizer and resolution.winner is not None:
-        beside = {
-            "the draft": _directory_of(draft_at),
-            "the target": _directory_of(target.directory),
-        }
-        token = _tokenizer(found, draft_config, resolution, options, beside, shared=shared)
-    weights = None
-    if options.check_weights and resolution.fields:
-        weights = _weights(
-            found, draft, draft_config, resolution, draft_at, download=options.download
-        )
+        get = field_getter(resolution.hf_config(draft_config), "")
+        subject = Subject(resolution, get, draft_config, target.facts)
+        with found.collect():
+            for rule in _DRAFT_RULES:
+                rule(subject, found)
+            aux = aux_layers(subject)  # the layers as vLLM resolves them knowing the target
+        if options.check_tokenizer and resolution.winner is not None:
+            beside = {
+                "the draft": _directory_of(draft_at),
+                "the target": _directory_of(target.directory),
+            }
+            token = _tokenizer(found, subject, options, beside, shared=shared)
+        if options.check_weights:
+            weights = _weights(found, draft, subject, draft_at, download=options.download)
+    winner = resolution.winner
     return Verdict(
         path=path,
         resolution=resolution,
@@ -344,16 +341,10 @@ def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Ver
         target=target.name,
         token=token,
         weights=weights,
+        token_id=None if winner is None else winner.token_id,
+        aux_layer_ids=aux[0],
+        aux_layer_source=aux[1],
     )
-
-
-@dataclass
-class _Findings:
-    """What a check has found so far."""
-
-    errors: list[ParallelDraftingConfigError]
-    warnings: list[ParallelDraftingConfigWarning]
-    notes: list[str]
 
 
 def _target(resolution: Resolution, options: _Options, shared: _SharedReads) -> _Target:
@@ -421,9 +412,8 @@ def _why(error: ParallelDraftingConfigError) -> str:
 
 
 def _tokenizer(
-    found: _Findings,
-    draft_config: object,
-    resolution: Resolution,
+    found: Findings,
+    subject: Subject,
     options: _Options,
     beside: dict[str, Path | None],
     *,
@@ -434,7 +424,7 @@ def _tokenizer(
     then the target's) whose files can classify it, else the first that has any; a
     note says when the files cannot classify the id."""
     explicit = options.tokenizer
-    token_id = resolution.winner.token_id if resolution.winner is not None else None
+    token_id = subject.token_id
     if token_id is None:
         return None
     try:
@@ -461,12 +451,11 @@ def _tokenizer(
                         "pass tokenizer=DIR"
                     )
                 return None
-        token, errors, warnings = tokenizer_findings(files, draft_config, resolution)
+        check_tokenizer(replace(subject, tokenizer=files), found)
     except ParallelDraftingConfigError as error:
-        found.errors.append(error)
+        found.error(error)
         return None
-    found.errors += errors
-    found.warnings += warnings
+    token = files.describe(token_id)
     if token is None:
         found.notes.append(
             f"tokenizer cannot classify token id {token_id}: the tokenizer files found "
@@ -477,10 +466,9 @@ def _tokenizer(
 
 
 def _weights(
-    found: _Findings,
+    found: Findings,
     draft: ModelArgument,
-    draft_config: object,
-    resolution: Resolution,
+    subject: Subject,
     draft_at: Path | None,
     *,
     download: bool,
@@ -535,14 +523,16 @@ def _weights(
         else:
             found.errors.append(error)
         return None
-    from drafting_config.rules.checkpoint import check_draft_weights  # noqa: PLC0415 (--no-weights skips it)
+    # Imported here: a --no-weights sweep never loads the checkpoint rules.
+    from drafting_config.rules.checkpoint import check_checkpoint, weights_facts  # noqa: PLC0415
 
-    facts, errors, notes = check_draft_weights(
-        checkpoint, draft_config, resolution, directory=local, shown_files=shown
-    )
-    found.errors += errors
-    found.notes += notes
-    return facts
+    subject = replace(subject, checkpoint=checkpoint, weights_directory=local)
+    with found.collect():
+        check_checkpoint(subject, found)
+    try:
+        return weights_facts(subject, shown)
+    except ParallelDraftingConfigError:  # a field that cannot be read: an error above
+        return None
 
 
 def _first_that_classifies(

@@ -5,21 +5,29 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
+from drafting_config import resolve
+from drafting_config.engines.vllm import TappedLayers, architecture_row
 from drafting_config.files.safetensors_headers import CheckpointHeaders, TensorHeader
 from drafting_config.rules.checkpoint import (
     ARCHITECTURES,
     MASK_EMBEDDING_FILE,
-    CheckpointFindings,
     FcWidth,
     MaskHidden,
-    architecture_row,
+    WeightsFacts,
     check_checkpoint,
     mask_embedding_findings,
+    weights_facts,
 )
+from drafting_config.rules.subject import Subject
+from drafting_config.values.errors import ParallelDraftingConfigError
+from drafting_config.values.fields import field_getter
+from drafting_config.values.findings import Findings
 from tests.conftest import EXAMPLES, load_json
 
 HIDDEN = 64
@@ -89,42 +97,41 @@ def pard_tensors(layers: int = 2) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
+class Found(NamedTuple):
+    """What the checkpoint rule recorded, and the facts the verdict reports."""
+
+    facts: WeightsFacts
+    errors: tuple[ParallelDraftingConfigError, ...]
+    notes: tuple[str, ...]
+
+
 def run(
     config: Mapping[str, object],
     shapes: Mapping[str, Sequence[int]],
     *,
     aux: tuple[int, ...] | None = None,
     aux_source: str | None = None,
-    token_field: str | None = None,
-) -> CheckpointFindings:
+) -> Found:
+    """The checkpoint rule over ``shapes``, for ``config`` as resolved; ``aux`` and
+    ``aux_source`` stand for the layers vLLM's runner taps, when given."""
     tensors = {n: TensorHeader("BF16", tuple(s), "model.safetensors") for n, s in shapes.items()}
-    token_id = None
-    for field in ("dflash_config", "ptd_token_id", "pard_token"):
-        value = config.get(field)
-        if isinstance(value, dict):
-            token_id, token_field = (
-                value.get("mask_token_id"),
-                token_field or "dflash_config.mask_token_id",
-            )
-        elif isinstance(value, int):
-            token_id, token_field = value, token_field or field
-    return check_checkpoint(
-        CheckpointHeaders(("model.safetensors",), tensors, 100),
+    resolution = resolve(dict(config))
+    if aux is not None:
+        resolution = replace(resolution, tapped=TappedLayers(aux, aux_source))
+    subject = Subject(
+        resolution,
+        field_getter(resolution.hf_config(dict(config)), ""),
         dict(config),
-        file_field=lambda field: field,
-        speculators_type=None,
-        hidden_size=config.get("hidden_size"),  # type: ignore[arg-type]
-        vocab_size=config.get("vocab_size"),  # type: ignore[arg-type]
-        token_id=token_id,
-        token_field=token_field,
-        aux_layer_ids=aux,
-        aux_layer_source=aux_source,
-        fed_hidden_states="pard_token" not in config,
-        shown_files=("model.safetensors",),
+        checkpoint=CheckpointHeaders(("model.safetensors",), tensors, 100),
     )
+    found = Findings()
+    check_checkpoint(subject, found)
+    facts = weights_facts(subject, ("model.safetensors",))
+    assert facts is not None
+    return Found(facts, tuple(found.errors), tuple(found.notes))
 
 
-def only_error(found: CheckpointFindings) -> tuple[str | None, str]:
+def only_error(found: Found) -> tuple[str | None, str]:
     assert len(found.errors) == 1, [str(e) for e in found.errors]
     return found.errors[0].field, str(found.errors[0])
 
@@ -141,18 +148,6 @@ def test_the_table_is_data_each_row_citing_vllm_and_each_architecture_in_one_row
     assert by_name["qwen3_dflash"].fc_width is FcWidth.DFLASH
     for name in ("Eagle3LlamaForCausalLM", "LlamaForCausalLMEagle3", "PEagleDraftModel"):
         assert name in by_name["llama_eagle3"].architectures
-
-
-def test_vllm_registry_maps_every_listed_architecture_to_the_row_s_module() -> None:
-    registry = Path("/work/vllm/src/vllm/model_executor/models/registry.py")
-    if not registry.exists():
-        pytest.skip("vLLM's source is not unpacked here")
-    text = registry.read_text()
-    for row in ARCHITECTURES:
-        if row.name == "causal_lm":
-            continue
-        for name in row.architectures:
-            assert f'"{name}": ("{row.name}",' in text, name
 
 
 def test_correct_checkpoints_of_each_row_pass() -> None:

@@ -22,9 +22,11 @@ from drafting_config import (
     Verdict,
     check,
     get_parallel_drafting_token_id,
+    resolve,
 )
+from drafting_config.cli.run import verdict_json
+from drafting_config.engines.vllm import default_layers
 from drafting_config.integrations import vllm
-from drafting_config.rules.layers import default_layers
 from drafting_config.values.errors import TargetLayersWarning
 from tests.conftest import EXAMPLES, load_json
 from tests.foreign import Unusable, int_enum
@@ -424,12 +426,16 @@ def test_dspark_target_layer_ids_are_capture_indices_for_a_deepseek_v41_target()
     v41 = {"model_type": "deepseek_v41", "num_hidden_layers": 61}
     verdict = check(config, target=v41, check_tokenizer=False)
     assert verdict.errors == ()
-    assert verdict.resolution is not None
-    assert verdict.resolution.aux_layer_ids == (1, 61)
+    assert (verdict.aux_layer_ids, verdict.aux_layer_source) == ((1, 61), "dspark_target_layer_ids")
+    # The resolution is exactly what resolve() made of the draft alone; the reading that
+    # depends on the target is the verdict's (and the JSON's aux_layer_ids).
+    assert verdict.resolution == resolve(config)
+    assert verdict.resolution.aux_layer_ids == (2, 62)
+    assert verdict_json(verdict)["aux_layer_ids"] == [1, 61]
+    assert ParallelDraftingConfig.from_hf_config(config, target=v41).aux_layer_ids == (1, 61)
     v4 = {"model_type": "deepseek_v4", "num_hidden_layers": 61}
     verdict = check(config, target=v4, check_tokenizer=False)
-    assert verdict.resolution is not None
-    assert verdict.resolution.aux_layer_ids == (2, 62)
+    assert verdict.aux_layer_ids == (2, 62)
     assert only_error(verdict).field == "dspark_target_layer_ids"
 
 

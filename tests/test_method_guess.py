@@ -12,8 +12,7 @@ import pytest
 from hypothesis import given
 
 from drafting_config import check, resolve
-from drafting_config.engines.vllm_methods import METHOD_OF_ARCHITECTURE, guess_method
-from drafting_config.engines.vllm_taps import Runner, chain_of, tapped_layers
+from drafting_config.engines.vllm import Runner, serving_method, tapped_layers
 from drafting_config.files.json_files import load_config_json
 from drafting_config.values.errors import TargetLayersWarning
 from drafting_config.values.fields import field_getter
@@ -59,12 +58,6 @@ def test_a_generic_token_field_takes_vllms_guess_from_the_architectures(
     assert check(config).resolution is not None
 
 
-def test_the_guess_is_written_once_in_vllms_order() -> None:
-    methods = [row.method for row in METHOD_OF_ARCHITECTURE]
-    assert methods == sorted(methods)  # every dflash row before every dspark row
-    assert [row.model_type for row in METHOD_OF_ARCHITECTURE if row.model_type] == ["qwen3"]
-
-
 def test_a_token_field_that_names_a_method_keeps_it() -> None:
     config = {
         "dspark_noise_token_id": 7,
@@ -97,7 +90,9 @@ class _RaisingArchitectures:
     ],
 )
 def test_an_unreadable_architectures_guesses_nothing(config: object) -> None:
-    assert guess_method(field_getter({"architectures": ["Qwen3DSparkModel"]}, "")) == "dspark"
+    assert (
+        serving_method(field_getter({"architectures": ["Qwen3DSparkModel"]}, ""), None) == "dspark"
+    )
     resolution = resolve(config)
     assert resolution.algorithm is None
     assert resolution.winner is not None
@@ -105,7 +100,7 @@ def test_an_unreadable_architectures_guesses_nothing(config: object) -> None:
 
 def test_the_model_name_is_not_guessed_from(tmp_path: Path) -> None:
     """vLLM also guesses from the ``model`` string it is given; check() is given a path,
-    which is not that string (see :mod:`drafting_config.engines.vllm_methods`)."""
+    which is not that string (see :mod:`drafting_config.engines.vllm`)."""
     folder = tmp_path / "qwen3-8b-dflash-b16"
     folder.mkdir()
     (folder / "config.json").write_text('{"mask_token_id": 7, "vocab_size": 100}')
@@ -152,7 +147,7 @@ def _gemma4_dspark_rewrite(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def _outcome(config: dict[str, Any], runner: Runner) -> tuple[object, bool]:
-    taps = tapped_layers(field_getter(config, ""), chain_of(runner))
+    taps = tapped_layers(field_getter(config, ""), runner)
     return taps.ids, taps.problem is not None
 
 
@@ -168,7 +163,7 @@ def test_vllms_rewrite_of_the_muse_glimmer_draft_changes_neither_runners_layers(
 
 @given(config=_configs)
 def test_vllms_config_rewrites_never_change_what_a_chain_returns(config: dict[str, Any]) -> None:
-    """Why the chains read the draft's own config (see :mod:`drafting_config.engines.vllm_methods`).
+    """Why the chains read the draft's own config (see :mod:`drafting_config.engines.vllm`).
     A ``Gemma4DSparkModel`` draft has its own ``model_type``, never ``deepseek_v41``."""
     for runner in Runner:
         expected = _outcome(config, runner)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
 import json
 import subprocess
@@ -64,6 +65,26 @@ def test_public_methods_are_documented() -> None:
         assert inspect.getdoc(getattr(config_class, name)), name
     for field in config_class.model_fields.values():
         assert field.description, field
+
+
+def exported_names() -> dict[str, list[str]]:
+    """Each module's ``__all__``, read from its source (no module is imported)."""
+    found: dict[str, list[str]] = {}
+    for path in sorted((REPO / "drafting_config").rglob("*.py")):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+            ):
+                found[str(path.relative_to(REPO))] = list(ast.literal_eval(node.value))
+    return found
+
+
+def test_the_public_surface_is_what_the_docs_document() -> None:
+    """At most 90 names across the package's ``__all__`` lists (issue 24: 132 before),
+    counting what the engine modules add; the subpackages' ``__init__`` export nothing."""
+    exported = exported_names()
+    assert sum(len(names) for names in exported.values()) <= 90, exported
+    assert not [path for path in exported if path.endswith("/__init__.py") and path.count("/") > 1]
 
 
 def test_package_is_marked_typed() -> None:

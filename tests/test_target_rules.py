@@ -18,13 +18,15 @@ import pytest
 
 from drafting_config import PRIORITY_ORDER, TokenIdSource, Verdict, check, resolve
 from drafting_config.files.tokenizer_files import TokenFacts, TokenKind, load_tokenizer_files
-from drafting_config.rules.tokenizer import tokenizer_findings
+from drafting_config.rules.subject import Subject
+from drafting_config.rules.tokenizer import check_tokenizer
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     PlaceholderTokenIdWarning,
     TokenizerTokenIdWarning,
     describe_value,
 )
+from drafting_config.values.findings import Findings
 from tests.conftest import EXAMPLES, load_json
 from tests.foreign import int_enum
 from tests.tokenizer_factory import (
@@ -437,13 +439,15 @@ def test_added_tokens_decoder_alone_is_enough_to_warn(tmp_path: Path, style: Con
     assert check({"pard_token": 50}, tokenizer=tmp_path).token is None
 
 
-def test_tokenizer_findings_without_a_token_id_finds_nothing(qwen: Path) -> None:
-    # A public function: a resolution with no winner (or one whose id is unusable) is no
-    # finding, never an AttributeError on the missing winner.
+def test_the_tokenizer_rule_without_a_token_id_finds_nothing(qwen: Path) -> None:
+    # A resolution with no winner (or one whose id is unusable) is no finding, never an
+    # AttributeError on the missing winner.
     tokenizer = load_tokenizer_files(qwen)
     assert tokenizer is not None
     for draft in ({}, {"pard_token": "5"}):
-        assert tokenizer_findings(tokenizer, draft, resolve(draft)) == (None, [], [])
+        found = Findings()
+        check_tokenizer(Subject(resolve(draft), draft.get, draft, tokenizer=tokenizer), found)
+        assert found == Findings()
 
 
 # -- C: the mask token by name --------------------------------------------------------------

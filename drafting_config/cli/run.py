@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 
     from drafting_config.rules.checkpoint import WeightsFacts
 
-__all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "main"]
 
 EXIT_OK: Final = 0
 EXIT_INVALID: Final = 1
@@ -78,7 +77,7 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
     return {
         "path": verdict.path,
         "ok": _passed(verdict, strict),
-        "token_id": winner.token_id if usable and winner is not None else None,
+        "token_id": verdict.token_id if usable else None,
         "source": winner.source.value if usable and winner is not None else None,
         "shadowed": []
         if resolution is None or not usable
@@ -87,10 +86,8 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
         "vocab_size": None if resolution is None else resolution.vocab_size,
         "format": None if resolution is None else resolution.format,
         "algorithm": None if resolution is None else resolution.algorithm,
-        "aux_layer_ids": None
-        if resolution is None or resolution.aux_layer_ids is None
-        else list(resolution.aux_layer_ids),
-        "aux_layer_source": None if resolution is None else resolution.aux_layer_source,
+        "aux_layer_ids": None if verdict.aux_layer_ids is None else list(verdict.aux_layer_ids),
+        "aux_layer_source": verdict.aux_layer_source,
         "token": None
         if token is None
         else {"id": token.id, "kind": token.kind.value, "text": token.text},
@@ -144,7 +141,7 @@ def _verdict_lines(verdict: Verdict, strict: bool, indent: str = "    ") -> list
             details.insert(0, f"{resolution.format} {resolution.algorithm}")
         status = "OK" if _passed(verdict, strict) else "FAILED (--strict: warnings)"
         lines = [
-            f"{name}: {status}: token id {winner.token_id} from `{winner.source.value}`"
+            f"{name}: {status}: token id {verdict.token_id} from `{winner.source.value}`"
             + (f" ({', '.join(details)})" if details else "")
         ]
         if resolution.shadowed:

@@ -25,8 +25,7 @@ from drafting_config.draft.speculators import (
     is_speculators,
     translate,
 )
-from drafting_config.engines.vllm_methods import guess_method
-from drafting_config.engines.vllm_taps import TappedLayers, chain_of, runner_of, tapped_layers
+from drafting_config.engines.vllm import TappedLayers, runner_of, serving_method, tapped_layers
 from drafting_config.values.errors import (
     ConflictingTokenIdWarning,
     ParallelDraftingConfigError,
@@ -38,6 +37,7 @@ from drafting_config.values.fields import (
     MISSING,
     FieldGetter,
     field_getter,
+    is_list,
     join_path,
     read_field,
     read_path,
@@ -51,8 +51,6 @@ from drafting_config.values.sources import (
     TokenIdField,
     describe_order,
 )
-
-__all__ = ["ConfigFormat", "FieldStatus", "FieldVerdict", "Resolution", "resolve"]
 
 ConfigFormat = Literal["hf", "speculators"]
 """The layout of a draft model's ``config.json``: Hugging Face's, or the speculators library's."""
@@ -112,7 +110,7 @@ class Resolution:
     """The drafting method, from the winning field's row of the table (or the speculators
     type); when that field is shared by several methods (or none won), the method vLLM
     guesses from the draft's ``architectures``
-    (:data:`~drafting_config.engines.vllm_methods.METHOD_OF_ARCHITECTURE`), else ``None``."""
+    (:func:`~drafting_config.engines.vllm.serving_method`), else ``None``."""
     eagle_mask_token_id: int | None = None
     """``eagle_config.mask_token_id``, checked beside the table but never the token id: some
     model classes read it instead, so it must agree with the winner."""
@@ -123,7 +121,7 @@ class Resolution:
     """The target layers the drafter taps, as capture indices (0: the input of the target's
     first layer; ``i + 1``: the output of layer ``i``), exactly as the chain of the vLLM
     model runner serving the draft's method returns them
-    (:mod:`drafting_config.engines.vllm_taps`).  vLLM sorts and de-duplicates them later.
+    (:mod:`drafting_config.engines.vllm`).  vLLM sorts and de-duplicates them later.
     ``None`` when the config names no layers (vLLM then taps the target model's default
     layers), when the drafter takes no hidden states (PARD), or when vLLM's function would
     fail on the field or return something other than ints (``check()`` reports that).
@@ -360,7 +358,7 @@ def _tapped(get: FieldGetter, algorithm: str | None) -> TappedLayers | None:
     if runner is None:  # PARD: no hidden states
         return None
     try:
-        return tapped_layers(get, chain_of(runner))
+        return tapped_layers(get, runner)
     except ParallelDraftingConfigError:
         return None
 
@@ -377,30 +375,17 @@ def _aux_layers(
 def _algorithm(
     get: FieldGetter, winner: FieldVerdict | None, speculators: SpeculatorsDraft | None
 ) -> str | None:
-    """The speculators type, else the winning field's method, else vLLM's guess from the
-    draft's ``architectures`` (:func:`~drafting_config.engines.vllm_methods.guess_method`:
-    a MuseGlimmer assistant naming its id in the generic ``mask_token_id`` is DFlash).
-
-    A DFlash-layout config whose ``dflash_config.projector_type`` is ``"dspark"``
-    (SpecForge's DSpark drafters) is DSpark: vLLM serves it as ``dspark``, by its
-    ``DSparkDraftModel`` architecture (``SpeculativeConfig`` in ``config/speculative.py``).
-    """
+    """The speculators type, else the method vLLM serves the draft with
+    (:func:`~drafting_config.engines.vllm.serving_method`): the winning field's, or vLLM's
+    guess from the draft's ``architectures`` when the field names none (a MuseGlimmer
+    assistant naming its id in the generic ``mask_token_id`` is DFlash)."""
     if speculators is not None:
         return speculators.algorithm
-    algorithm = None if winner is None else winner.source.algorithm
-    if algorithm is None:
-        return _attempt([], lambda: guess_method(get))
-    if algorithm == "dflash":
-        projector = _attempt([], lambda: read_path(get, DSPARK_PROJECTOR_FIELD))
-        if isinstance(projector, str) and projector == DSPARK:
-            return DSPARK
-    return algorithm
-
-
-DSPARK_PROJECTOR_FIELD: Final = "dflash_config.projector_type"
-"""Where SpecForge's DSpark drafters, in DFlash's layout, say they are DSpark."""
-
-DSPARK: Final = "dspark"
+    method = None if winner is None else winner.source.algorithm
+    try:
+        return serving_method(get, method)
+    except ParallelDraftingConfigError:  # an unreadable field: the field's own method
+        return method
 
 
 _SET: Final = frozenset(
@@ -539,7 +524,7 @@ def names_token_id(value: object, token_id: int) -> bool:
     """Whether a special-token field (an id, or a list of ids such as a list of eos ids)
     holds ``token_id``.  Only ints are compared (see
     :func:`~drafting_config.values.integers.exact_int`)."""
-    if isinstance(value, (list, tuple)):
+    if is_list(value):
         return any(exact_int(item) == token_id for item in value)
     return exact_int(value) == token_id
 

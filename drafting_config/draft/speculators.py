@@ -29,11 +29,9 @@ from types import MappingProxyType
 from typing import Final, cast
 
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value, foreign_error
-from drafting_config.values.fields import MISSING, FieldGetter, field_getter, is_kind
+from drafting_config.values.fields import MISSING, FieldGetter, field_getter, is_kind, is_list
 from drafting_config.values.integers import INT32_LIMIT, exact_int
 from drafting_config.values.sources import TokenIdSource
-
-__all__ = ["SPECULATORS_ALGORITHMS", "SpeculatorsAlgorithm", "SpeculatorsDraft"]
 
 SPECULATORS_TYPE_FIELD: Final = "speculators_model_type"
 """The top-level field naming a speculators draft's algorithm; its presence marks the format."""
@@ -324,14 +322,13 @@ def _speculative_tokens(speculators_config: FieldGetter) -> int:
     methods = speculators_config("proposal_methods", MISSING)
     if methods is MISSING:
         raise _missing(methods_field, SPECULATIVE_TOKENS_FIELD)
-    kind = type(methods)
-    if not issubclass(kind, (list, tuple)):
+    if not is_list(methods):
         raise ParallelDraftingConfigError(
             f"`{methods_field}` must be a non-empty JSON array of proposal methods; "
             f"got {describe_value(methods)}.",
             field=methods_field,
         )
-    first = next(iter(cast("list[object]", methods)), MISSING)
+    first = next(iter(methods), MISSING)
     if first is MISSING:
         raise _missing(f"{methods_field}[0]", SPECULATIVE_TOKENS_FIELD, empty=methods_field)
     method_field = f"{methods_field}[0]"
@@ -433,7 +430,7 @@ def _minus_one(value: object) -> list[object]:
         ParallelDraftingConfigError: ``value`` is not a list, or holds an item that is not
             a number, where vLLM fails with a bare ``TypeError``.
     """
-    if not isinstance(value, (list, tuple)):
+    if not is_list(value):
         raise ParallelDraftingConfigError(
             f"`{AUX_LAYER_IDS_FIELD}` must be a JSON array of target layer ids; got "
             f"{describe_value(value)} (vLLM computes id - 1 for each and fails on it).",

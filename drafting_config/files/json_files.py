@@ -18,8 +18,6 @@ from typing import Final
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.paths import PathArgument, as_path, display_path
 
-__all__ = ["MAX_CONFIG_BYTES", "ConfigFileError", "load_config_json"]
-
 CONFIG_NAME: Final = "config.json"
 """The file looked for inside a model directory."""
 

@@ -52,16 +52,12 @@ from drafting_config.values.paths import display_path
 
 __all__ = [
     "DEFAULT_REVISION",
-    "EXTRA_NAME",
     "HubDownloadError",
     "MissingExtraError",
     "RepoIdError",
     "RepoNotCachedError",
     "locate",
     "looks_like_repo_id",
-    "path_or_snapshot",
-    "validate_repo_id",
-    "validate_revision",
 ]
 
 DEFAULT_REVISION: Final = "main"

@@ -31,17 +31,6 @@ from typing import Final, NamedTuple, TypeGuard
 from drafting_config.files.json_files import ConfigFileError, read_json_object
 from drafting_config.values.errors import describe_value
 
-__all__ = [
-    "INDEX_FILE",
-    "MAX_HEADER_BYTES",
-    "CheckpointHeaders",
-    "LfsPointerError",
-    "MissingShardError",
-    "TensorHeader",
-    "WeightsFileError",
-    "read_checkpoint_headers",
-]
-
 MAX_HEADER_BYTES: Final = 100_000_000
 """The safetensors format's own limit on a header's length; longer ones are refused unread."""
 

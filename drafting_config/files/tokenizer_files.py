@@ -55,8 +55,6 @@ from drafting_config.values.errors import ParallelDraftingConfigError, describe_
 from drafting_config.values.paths import PathArgument, as_path
 
 __all__ = [
-    "MAX_TOKENIZER_FILE_BYTES",
-    "TOKENIZER_FILE_NAMES",
     "AddedToken",
     "SpecialToken",
     "TokenFacts",

@@ -2,8 +2,8 @@
 
 The token id fills every masked slot, so it must not be real text, a placeholder
 the tokenizer gives a role, or a different token than the one the draft names
-by its text.  :func:`tokenizer_findings` reads what
-:mod:`drafting_config.files.tokenizer_files` found and returns the broken rules.
+by its text.  :func:`check_tokenizer` reads what
+:mod:`drafting_config.files.tokenizer_files` found and records the broken rules.
 """
 
 from __future__ import annotations
@@ -11,19 +11,17 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Final, cast
 
-from drafting_config.draft.resolution import Resolution
-from drafting_config.files.tokenizer_files import TokenFacts, TokenizerFiles, TokenKind
+from drafting_config.files.tokenizer_files import TokenKind
+from drafting_config.rules.subject import Subject
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
-    ParallelDraftingConfigWarning,
     PlaceholderTokenIdWarning,
     TokenizerTokenIdWarning,
     describe_value,
 )
-from drafting_config.values.fields import field_getter, read_path
+from drafting_config.values.fields import read_path
+from drafting_config.values.findings import Findings
 from drafting_config.values.paths import display_path
-
-__all__ = ["tokenizer_findings"]
 
 MASK_TOKEN_TEXT_FIELD = "dflash_config.mask_token"
 """Where a draft names its mask token's text (SGLang reads it beside the id)."""
@@ -41,12 +39,8 @@ PLACEHOLDER_ROLES = ("pad", "eos", "bos", "unk")
 """Tokenizer roles a mask token must not coincide with."""
 
 
-def tokenizer_findings(
-    tokenizer: TokenizerFiles, draft_config: object, resolution: Resolution
-) -> tuple[
-    TokenFacts | None, list[ParallelDraftingConfigError], list[ParallelDraftingConfigWarning]
-]:
-    """What the tokenizer says of the token id, and the rules it breaks.
+def check_tokenizer(subject: Subject, found: Findings) -> None:
+    """The rules the tokenizer's files (``subject.tokenizer``) break for the token id.
 
     * an ordinary base-vocabulary token, or an added token not marked special
       (Qwen3's ``<think>``): a warning quoting its text (every masked slot would
@@ -56,16 +50,14 @@ def tokenizer_findings(
       SGLang reads it) and the tokenizer has that string at another id: an error;
     * the tokenizer's own ``mask_token`` sits at another id: a warning.
     """
-    winner = resolution.winner
-    if winner is None or winner.token_id is None:
-        return None, [], []
-    token_id, field = winner.token_id, resolution.file_field(winner.source.value)
-    errors: list[ParallelDraftingConfigError] = []
-    warnings: list[ParallelDraftingConfigWarning] = []
+    tokenizer, token_id, field = subject.tokenizer, subject.token_id, subject.token_field
+    if tokenizer is None or token_id is None:
+        return
+    named = read_path(subject.get, MASK_TOKEN_TEXT_FIELD)  # first: it may raise
     facts = tokenizer.describe(token_id)
     if facts is not None and facts.kind in TEXT_KINDS:
         what = TEXT_KINDS[facts.kind]
-        warnings.append(
+        found.warn(
             TokenizerTokenIdWarning(
                 f"`{field}` = {token_id} is {what} of the tokenizer in "
                 f"{display_path(tokenizer.directory)}, {facts.text!r}: it is real text, so "
@@ -76,7 +68,7 @@ def tokenizer_findings(
     for role in PLACEHOLDER_ROLES:
         special = tokenizer.special_tokens.get(role)
         if special is not None and special.id == token_id:
-            warnings.append(
+            found.warn(
                 PlaceholderTokenIdWarning(
                     f"`{field}` = {token_id} is the tokenizer's {role} token "
                     f"({special.text!r}): a placeholder copied from a special token makes "
@@ -85,32 +77,31 @@ def tokenizer_findings(
             )
     mask = tokenizer.special_tokens.get("mask")
     if mask is not None and mask.id is not None and mask.id != token_id:
-        warnings.append(
+        found.warn(
             TokenizerTokenIdWarning(
                 f"`{field}` = {token_id}, but the tokenizer's mask_token {mask.text!r} is id "
                 f"{mask.id}; engines that look the mask token up by name will use {mask.id}."
             )
         )
-    named = read_path(field_getter(resolution.hf_config(draft_config), ""), MASK_TOKEN_TEXT_FIELD)
-    text_field = resolution.file_field(MASK_TOKEN_TEXT_FIELD)
-    if named is not None:
-        if not issubclass(type(named), str):
-            errors.append(
-                ParallelDraftingConfigError(
-                    f"`{text_field}` must be the mask token's text, got {describe_value(named)}.",
-                    field=text_field,
-                )
+    text_field = subject.file_field(MASK_TOKEN_TEXT_FIELD)
+    if named is None:
+        return
+    if not issubclass(type(named), str):
+        found.error(
+            ParallelDraftingConfigError(
+                f"`{text_field}` must be the mask token's text, got {describe_value(named)}.",
+                field=text_field,
             )
-        else:
-            text = cast("str", named)
-            named_id = tokenizer.id_of(text)
-            if named_id is not None and named_id != token_id:
-                errors.append(
-                    ParallelDraftingConfigError(
-                        f"`{text_field}` = {text!r} is id {named_id} in the tokenizer, "
-                        f"but `{field}` = {token_id}: SGLang refuses to start on this mismatch "
-                        "and other engines feed one id while the model expects the other.",
-                        field=text_field,
-                    )
-                )
-    return facts, errors, warnings
+        )
+        return
+    text = cast("str", named)
+    named_id = tokenizer.id_of(text)
+    if named_id is not None and named_id != token_id:
+        found.error(
+            ParallelDraftingConfigError(
+                f"`{text_field}` = {text!r} is id {named_id} in the tokenizer, "
+                f"but `{field}` = {token_id}: SGLang refuses to start on this mismatch "
+                "and other engines feed one id while the model expects the other.",
+                field=text_field,
+            )
+        )

@@ -17,12 +17,10 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Callable, Mapping
-from typing import Final, cast
+from typing import Final, TypeGuard, cast
 
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value, foreign_error
 from drafting_config.values.sources import TEXT_CONFIG
-
-__all__ = ["MISSING", "Missing"]
 
 
 class Missing(enum.Enum):
@@ -72,6 +70,12 @@ def is_kind(value: object, kinds: type | tuple[type, ...]) -> bool:
     return issubclass(type(value), kinds)
 
 
+def is_list(value: object) -> TypeGuard[list[object] | tuple[object, ...]]:
+    """Whether ``value`` is a list (a JSON array) or a tuple, by its type (:func:`is_kind`):
+    the one test of "is it a list" for every field that should hold one."""
+    return issubclass(type(value), (list, tuple))
+
+
 def join_path(path: str, name: str) -> str:
     """``name`` inside the section at ``path`` (``""`` for the top level), dotted."""
     return f"{path}.{name}" if path else name
@@ -119,24 +123,40 @@ def field_getter(config: object, path: str) -> FieldGetter:
     return read
 
 
-def read_path(get: FieldGetter, path: str, default: object = None) -> object:
+def read_path(
+    get: FieldGetter, path: str, default: object = None, *, only_dicts: bool = False
+) -> object:
     """The field at ``path``, a ``key`` or ``section.key`` of the config ``get`` reads;
-    ``default`` when it or its section is absent or null.
+    ``default`` when it or its section is absent or null: the one reader of a dotted path.
+
+    Args:
+        only_dicts: a section that is not a ``dict`` counts as absent, as vLLM's readers
+            skip it (``isinstance(section, dict)``); otherwise it must be a config section.
 
     Raises:
-        ParallelDraftingConfigError: the section is not a config section, or a read raises.
+        ParallelDraftingConfigError: the section is not a config section (without
+            ``only_dicts``), or a read raises.
     """
     section, _, key = path.rpartition(".")
-    return read_field(get, section or None, key, default)
+    return read_field(get, section or None, key, default, only_dicts=only_dicts)
 
 
-def read_field(get: FieldGetter, section: str | None, key: str, default: object = None) -> object:
+def read_field(
+    get: FieldGetter,
+    section: str | None,
+    key: str,
+    default: object = None,
+    *,
+    only_dicts: bool = False,
+) -> object:
     """:func:`read_path` of ``section.key`` (``key`` at the top level when ``section`` is
     ``None``), for callers that hold the two parts already (a priority table's rows)."""
     if section is None:
         return get(key, default)
     container = get(section, None)
-    return default if container is None else field_getter(container, section)(key, default)
+    if container is None or (only_dicts and not is_kind(container, dict)):
+        return default
+    return field_getter(container, section)(key, default)
 
 
 def top_or_text_config(get: FieldGetter, path: str = "") -> Callable[[str], tuple[object, str]]:

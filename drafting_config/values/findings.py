@@ -21,8 +21,6 @@ from dataclasses import dataclass, field
 
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 
-__all__ = ["Findings"]
-
 
 @dataclass
 class Findings:

@@ -14,8 +14,6 @@ from typing import Final, cast
 
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value
 
-__all__ = ["INT32_LIMIT"]
-
 INT32_LIMIT: Final = 2**31
 """Engines feed token ids and sizes to kernels as int32: every value must be below this."""
 

@@ -34,7 +34,7 @@ from typing import Final, cast
 
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value
 
-__all__ = ["PathArgument", "display_path", "parse_display_path"]
+__all__ = ["display_path", "parse_display_path"]
 
 PathArgument = str | bytes | os.PathLike[str] | os.PathLike[bytes]
 """What a path parameter accepts."""

@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:  # typing_extensions costs ~4 ms to import; only the checker needs it
     from typing_extensions import Self
 
-__all__ = ["PRIORITY_ORDER", "TokenIdField", "TokenIdSource"]
-
 
 class TokenIdField(str, enum.Enum):
     """A row of a priority table: a config field that can name the token, and its facts.

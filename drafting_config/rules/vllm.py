@@ -1,10 +1,10 @@
-"""The target layers a drafter taps, and its counts of target layers, checked by vLLM 0.33.
+"""vLLM 0.33.0's rules: the target layers a drafter taps, and its counts of target layers.
 
 Every rule here follows the engine (vLLM 0.33.0), and each rule's docstring cites
 the file and function it follows.  What vLLM reads:
 
 * the layer list of the runner serving the draft's method, resolved by
-  :mod:`drafting_config.engines.vllm_taps`: its ids must be ints (not bools), each
+  :mod:`drafting_config.engines.vllm`: its ids must be ints (not bools), each
   once, in increasing order, and name capture indices the target has
   (:func:`serving_list_errors`);
 * the Qwen3-Omni DSpark validator's list, a second reader with its own order
@@ -22,72 +22,40 @@ neither.  Without a target only what the draft alone can tell is checked.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import Final, cast
 
 from drafting_config.draft.resolution import Resolution
-from drafting_config.engines.vllm_taps import (
-    NEWER_RUNNER_CHAIN,
-    OLDER_RUNNER_CHAIN,
-    RUNS_ON_EITHER_RUNNER,
+from drafting_config.draft.target import TargetFacts
+from drafting_config.engines.vllm import (
+    DEEPSEEK_V41,
+    DFLASH_FC_ARCHITECTURES,
+    FC_METHODS,
+    K3_DSPARK_MODEL_TYPE,
+    NEWER_RUNNER_FIELDS,
+    OLDER_RUNNER_FIELDS,
+    QWEN3_OMNI_DSPARK,
+    QWEN3_OMNI_MODEL_TYPE,
+    QWEN3_OMNI_TARGETS,
     Runner,
     TappedLayers,
-    chain_of,
-    newer_runner_only,
+    default_layers,
+    dflash_uses_aux_hidden_states,
+    older_runner_layers,
     runner_of,
+    runs_on_either_runner,
     tapped_layers,
 )
-from drafting_config.rules.target import TargetFacts
+from drafting_config.rules.subject import Subject
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
     TargetLayersWarning,
     describe_value,
 )
-from drafting_config.values.fields import FieldGetter, field_getter, is_kind
+from drafting_config.values.fields import FieldGetter, is_list, read_path
+from drafting_config.values.findings import Findings
 from drafting_config.values.integers import exact_int
-
-__all__ = ["LayerFindings", "check_layers", "default_layers", "dflash_uses_aux_hidden_states"]
-
-DFLASH_FC_ARCHITECTURES: Final = frozenset(
-    {
-        "DFlashDraftModel",
-        "DFlash2DraftModel",
-        "MuseGlimmerAssistantModel",
-        "DFlashMuseGlimmerAssistantModel",
-        "Qwen3DSparkModel",
-        "Qwen3OmniDSparkModel",
-        "DSparkDraftModel",
-    }
-)
-"""Draft architectures whose vLLM model sizes ``fc`` for the draft's ``num_hidden_layers``
-features when the config names no layers: ``DFlashQwen3Model`` and its subclasses
-(``vllm/model_executor/models/registry.py``; ``qwen3_dflash.py``, ``qwen3_dflash2.py``,
-``qwen3_dspark.py``; ``DSparkDraftModel`` with ``model_type`` ``qwen3`` is renamed
-``Qwen3DSparkModel`` in ``config/speculative.py``)."""
-
-_FC_ALGORITHMS: Final = frozenset({"dflash", "dflash2", "dspark"})
-"""Methods served by those models when the config names no architecture (speculators
-files, whose architectures vLLM sets itself)."""
-
-K3_DSPARK_MODEL_TYPE: Final = "k3_dspark"
-"""The ``model_type`` of vLLM's K3 DSpark config, the one reader of ``num_target_layers``."""
-
-DEEPSEEK_V41: Final = "deepseek_v41"
-"""A target ``model_type`` whose DSpark drafts give ``dspark_target_layer_ids`` as capture
-indices: vLLM gives the draft the target's ``model_type`` (``config/speculative.py``)."""
-
-QWEN3_OMNI_MODEL_TYPE: Final = "qwen3_omni_moe"
-QWEN3_OMNI_ARCHITECTURES: Final = frozenset(
-    {"Qwen3OmniMoeForConditionalGeneration", "Qwen3OmniMoeThinkerForConditionalGeneration"}
-)
-"""A target is Qwen3-Omni by its ``model_type`` or architectures (``_is_qwen3_omni_target``
-in ``vllm/config/speculative.py``)."""
-
-QWEN3_OMNI_DSPARK_ARCHITECTURE: Final = "Qwen3OmniDSparkModel"
-"""The draft architecture vLLM serves as DSpark for a Qwen3-Omni target."""
 
 OMNI_DSPARK_ORDER: Final = (
     "dflash_config.target_layer_ids",
@@ -103,42 +71,60 @@ TARGET_DEPTH_FIELD: Final = "target_num_hidden_layers"
 """TorchSpec's record of the target's depth; vLLM does not read it."""
 
 
-@dataclass(frozen=True)
-class LayerFindings:
-    """What the layer rules found about one draft."""
-
-    errors: tuple[ParallelDraftingConfigError, ...] = ()
-    warnings: tuple[ParallelDraftingConfigWarning, ...] = ()
-    notes: tuple[str, ...] = ()
-    aux_layer_ids: tuple[int, ...] | None = None
-    """The serving runner's capture indices, knowing the target (see
-    :attr:`Resolution.aux_layer_ids`)."""
-    aux_layer_source: str | None = None
-    """Where they came from, as the draft's file names it."""
-
-
-def check_layers(
-    draft_config: object, resolution: Resolution, target: TargetFacts | None
-) -> LayerFindings:
-    """Every layer rule for a draft, against ``target`` when given (see the module docstring).
+def tapped_knowing_target(subject: Subject) -> TappedLayers | None:
+    """What the chain of the runner serving the draft reads, knowing the target: the
+    resolver's reading (:attr:`Resolution.tapped`), except that a ``deepseek_v41`` target's
+    ``dspark_target_layer_ids`` are used as given (vLLM gives the draft the target's
+    ``model_type``, ``config/speculative.py``); ``None`` for a drafter fed no hidden states
+    (PARD).
 
     Raises:
         ParallelDraftingConfigError: a field of the draft cannot be read at all.
     """
+    resolution, target = subject.resolution, subject.target
     runner = runner_of(resolution.algorithm)
     if runner is None:  # PARD: a complete LM, fed no hidden states
-        return LayerFindings()
-    get = field_getter(resolution.hf_config(draft_config), "")
+        return None
     model_type = DEEPSEEK_V41 if target is not None and target.model_type == DEEPSEEK_V41 else None
     taps = resolution.tapped  # the resolver's run, unless the target changes the input
     if taps is None or model_type is not None:
-        taps = tapped_layers(get, chain_of(runner), model_type=model_type)
+        taps = tapped_layers(subject.get, runner, model_type=model_type)
+    return taps
+
+
+def aux_layers(subject: Subject) -> tuple[tuple[int, ...] | None, str | None]:
+    """The capture indices the serving runner taps knowing the target, and the field they
+    came from as the draft's file names it (see :attr:`Resolution.aux_layer_ids`);
+    ``(None, None)`` when it taps the target model's defaults, fails, or the drafter takes
+    no hidden states.
+
+    Raises:
+        ParallelDraftingConfigError: a field of the draft cannot be read at all.
+    """
+    taps = tapped_knowing_target(subject)
+    if taps is None or taps.ids is None or taps.field is None:
+        return None, None
+    return taps.ids, subject.resolution.file_field(taps.field)
+
+
+def check_layers(subject: Subject, found: Findings) -> None:
+    """Every layer rule for a draft, against the target when given (see the module docstring).
+
+    Raises:
+        ParallelDraftingConfigError: a field of the draft cannot be read at all.
+    """
+    resolution, target, get = subject.resolution, subject.target, subject.get
+    taps = tapped_knowing_target(subject)
+    if taps is None:
+        return
+    runner = runner_of(resolution.algorithm)
+    assert runner is not None  # taps were read for it
     errors: list[ParallelDraftingConfigError] = []
     warnings: list[ParallelDraftingConfigWarning] = []
     errors += serving_list_errors(taps, runner, resolution, target)
     read = [taps]
-    if resolution.algorithm in RUNS_ON_EITHER_RUNNER and not newer_runner_only(get):
-        older = tapped_layers(get, OLDER_RUNNER_CHAIN, model_type=model_type)
+    if runs_on_either_runner(resolution.algorithm, get):
+        older = older_runner_layers(get)
         read.append(older)
         warning = _runners_disagree(taps, older, resolution)
         if warning is not None:
@@ -154,14 +140,9 @@ def check_layers(
     count_errors, count_warnings = layer_count_findings(get, taps, resolution, target)
     errors += count_errors
     warnings += count_warnings
-    source = None if taps.ids is None or taps.field is None else resolution.file_field(taps.field)
-    return LayerFindings(
-        tuple(errors),
-        tuple(warnings),
-        tuple(notes),
-        aux_layer_ids=taps.ids,
-        aux_layer_source=source,
-    )
+    found.errors += errors
+    found.warnings += warnings
+    found.notes += notes
 
 
 # --- the list the serving runner reads ---------------------------------------------------------
@@ -278,13 +259,8 @@ def _describe(taps: TappedLayers, resolution: Resolution) -> str:
     return f"taps capture indices {list(taps.ids)} (from `{name}`)"
 
 
-_LAYER_FIELDS: Final = tuple(
-    (path, section, key)
-    for path in dict.fromkeys(step.field for step in (*NEWER_RUNNER_CHAIN, *OLDER_RUNNER_CHAIN))
-    for section, _, key in [path.rpartition(".")]
-)
-"""Every field either runner's chain reads, once each, in chain order: its path, section
-(``""`` at the top level) and key, split once for every draft."""
+_LAYER_FIELDS: Final = tuple(dict.fromkeys((*NEWER_RUNNER_FIELDS, *OLDER_RUNNER_FIELDS)))
+"""Every field either runner's function reads, once each, in the functions' order."""
 
 
 def _unread_list_notes(
@@ -294,8 +270,8 @@ def _unread_list_notes(
     another engine or trainer may read it."""
     sources = {resolution.file_field(t.field) for t in read if t.field is not None}
     notes = []
-    for path, section, key in _LAYER_FIELDS:
-        if not _set(_read_in(get, section, key)):
+    for path in _LAYER_FIELDS:
+        if not _set(read_path(get, path, only_dicts=True)):
             continue
         name = resolution.file_field(path)
         if name in sources:
@@ -322,18 +298,18 @@ def omni_dspark_errors(
     a non-empty list of ints (not bools), unique and strictly increasing, each in
     ``[0, L - 1]`` for the target's thinker text config; vLLM refuses to start otherwise.
     """
-    omni_draft = QWEN3_OMNI_DSPARK_ARCHITECTURE in _strings(get("architectures", None))
+    omni_draft = QWEN3_OMNI_DSPARK in _strings(get("architectures", None))
     if not (resolution.algorithm == "dspark" or omni_draft) or not _is_omni(target):
         return []
     name, value = OMNI_DSPARK_ORDER[-1], None
     for path in OMNI_DSPARK_ORDER:
-        value = _read_path(get, path)
+        value = read_path(get, path, only_dicts=True)
         if value is not None:
             name = path
             break
     name = resolution.file_field(name)
     prefix = "vLLM's Qwen3-Omni DSpark validator"
-    if not issubclass(type(value), (list, tuple)) or not value:
+    if not is_list(value) or not value:
         return [
             ParallelDraftingConfigError(
                 f"`{name}` must be a non-empty list of target layer ids for a Qwen3-Omni "
@@ -341,7 +317,7 @@ def omni_dspark_errors(
                 field=name,
             )
         ]
-    items = list(cast("Sequence[object]", value))
+    items = list(value)
     ids = [exact_int(item) for item in items]
     problem = None
     if any(layer_id is None for layer_id in ids):
@@ -365,19 +341,11 @@ def omni_dspark_errors(
 
 def _is_omni(target: TargetFacts) -> bool:
     return target.model_type == QWEN3_OMNI_MODEL_TYPE or bool(
-        QWEN3_OMNI_ARCHITECTURES & set(target.architectures)
+        QWEN3_OMNI_TARGETS & set(target.architectures)
     )
 
 
 # --- no layers named: the target model's defaults --------------------------------------------
-
-
-def default_layers(num_layers: int) -> tuple[int, ...]:
-    """The capture indices vLLM taps when the config names none: ``(2, L // 2, L - 3)``,
-    sorted and de-duplicated (``SupportsEagle3.get_eagle3_default_aux_hidden_state_layers``
-    in ``vllm/model_executor/models/interfaces.py``; no model class of vLLM 0.33
-    overrides it with other layers, ``mllama4.py`` only delegates to its language model)."""
-    return tuple(sorted({2, num_layers // 2, num_layers - 3}))
 
 
 def default_layers_finding(
@@ -443,28 +411,9 @@ def _sizes_fc_by_draft_layers(get: FieldGetter, resolution: Resolution) -> bool:
     if architectures:
         if not DFLASH_FC_ARCHITECTURES & set(architectures):
             return False
-    elif resolution.algorithm not in _FC_ALGORITHMS:
+    elif resolution.algorithm not in FC_METHODS:
         return False
     return dflash_uses_aux_hidden_states(get)
-
-
-def dflash_uses_aux_hidden_states(get: FieldGetter) -> bool:
-    """Whether vLLM's DFlash model feeds ``fc`` the target's hidden states.
-
-    ``DFlashQwen3Model.__init__`` (``vllm/model_executor/models/qwen3_dflash.py``) takes
-    ``use_aux_hidden_state`` from ``eagle_config`` updated with ``dflash_config`` (which
-    wins), else from the top level, default true, and tests its truth value.
-    """
-    merged: dict[object, object] = {}
-    for section in ("eagle_config", "dflash_config"):  # dflash_config wins
-        container = get(section, None)
-        if type(container) is dict:
-            merged.update(cast("dict[object, object]", container))
-    flag = merged.get("use_aux_hidden_state", get("use_aux_hidden_state", True))
-    try:
-        return bool(flag)
-    except Exception:  # a value vLLM's test would fail on: not a clean "off"
-        return True
 
 
 def _field_to_set(get: FieldGetter, resolution: Resolution) -> str:
@@ -501,7 +450,7 @@ def layer_count_findings(
     depth = None if target is None else target.num_layers
     ids = taps.ids
     for path in NUM_TARGET_LAYERS_FIELDS:
-        value = _read_path(get, path)
+        value = read_path(get, path, only_dicts=True)
         if value is None:
             continue
         name = resolution.file_field(path)
@@ -554,7 +503,7 @@ def _count_fits_neither(
 def _k3_dspark_error(get: FieldGetter) -> ParallelDraftingConfigError | None:
     ids = get("target_layer_ids", None)
     count = get("num_target_layers", None)
-    if isinstance(ids, (list, tuple)) and ids and exact_int(count) == len(ids):
+    if is_list(ids) and ids and exact_int(count) == len(ids):
         return None
     return ParallelDraftingConfigError(
         f"A K3 DSpark draft (model_type {K3_DSPARK_MODEL_TYPE!r}) must set a non-empty "
@@ -568,23 +517,6 @@ def _k3_dspark_error(get: FieldGetter) -> ParallelDraftingConfigError | None:
 # --- reading -------------------------------------------------------------------------------
 
 
-def _read_path(get: FieldGetter, path: str) -> object:
-    """:func:`~drafting_config.values.fields.read_path`, except that a section that is not a JSON
-    object counts as absent, as vLLM's readers skip it."""
-    section, _, key = path.rpartition(".")
-    return _read_in(get, section, key)
-
-
-def _read_in(get: FieldGetter, section: str, key: str) -> object:
-    """:func:`_read_path` of ``section.key``, or of ``key`` when ``section`` is ``""``."""
-    if not section:
-        return get(key, None)
-    container = get(section, None)  # read once: a property may be costly, or change
-    if container is None or not is_kind(container, Mapping):  # most drafts lack most sections
-        return None
-    return field_getter(container, section)(key, None)
-
-
 def _set(value: object) -> bool:
     """Whether a layer field is set, as vLLM's chains test it (its truth value)."""
     try:
@@ -594,6 +526,6 @@ def _set(value: object) -> bool:
 
 
 def _strings(value: object) -> list[str]:
-    if not isinstance(value, (list, tuple)):
+    if not is_list(value):
         return []
     return [item for item in value if isinstance(item, str)]

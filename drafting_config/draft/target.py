@@ -1,0 +1,91 @@
+"""What a target model's config says: the facts the rules compare a draft with.
+
+:func:`read_target` reads a target's sizes (top level, else ``text_config``, else a
+Qwen3-Omni target's ``thinker_config.text_config``), its ``model_type`` and
+``architectures``, and the special-token ids it sets, into a :class:`TargetFacts`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from drafting_config.draft.resolution import special_token_fields
+from drafting_config.values.fields import FieldGetter, field_getter, is_list, top_or_text_config
+from drafting_config.values.integers import positive_int32
+from drafting_config.values.sources import TEXT_CONFIG
+
+
+@dataclass(frozen=True)
+class TargetFacts:
+    """What the contract needs to know of the target model (its sizes from the top level,
+    else ``text_config``, else ``thinker_config.text_config``)."""
+
+    vocab_size: int | None
+    hidden_size: int | None
+    num_layers: int | None
+    """The target's ``num_hidden_layers``."""
+    model_type: str | None = None
+    """The target's ``model_type`` (some layer rules of vLLM depend on it)."""
+    architectures: tuple[str, ...] = ()
+    """The target's ``architectures`` (the strings among them)."""
+    special_tokens: tuple[tuple[str, object], ...] = ()
+    """The target's ``pad_token_id``, ``bos_token_id`` and ``eos_token_id`` that are set
+    (top level, else ``text_config``), as (field, raw value); ``eos_token_id`` may be a
+    list."""
+
+
+THINKER_TEXT_CONFIG: Final = f"thinker_config.{TEXT_CONFIG}"
+"""Where a Qwen3-Omni target keeps its language model's sizes (vLLM's
+``_get_qwen3_omni_text_config`` in ``vllm/config/speculative.py``)."""
+
+
+def read_target(target_config: object) -> TargetFacts:
+    """The facts of a target model's config; sizes fall back to ``text_config``, then to a
+    Qwen3-Omni target's ``thinker_config.text_config``.
+
+    Raises:
+        ParallelDraftingConfigError: a size is set but not a positive int32; the
+            field is prefixed with ``target.``.
+    """
+    get = field_getter(target_config, "target")
+    readers = [(get, "target")]
+    for path in (TEXT_CONFIG, THINKER_TEXT_CONFIG):
+        nested = _nested(get, "target", path)
+        if nested is not None:
+            readers.append(nested)
+
+    def size(name: str) -> int | None:
+        for reader, where in readers:
+            value = reader(name, None)
+            if value is not None:
+                return positive_int32(f"{where}.{name}", value)
+        return None
+
+    model_type = get("model_type", None)
+    listed = get("architectures", None)
+    architectures = listed if is_list(listed) else ()
+    return TargetFacts(
+        size("vocab_size"),
+        size("hidden_size"),
+        size("num_hidden_layers"),
+        model_type=model_type if isinstance(model_type, str) else None,
+        architectures=tuple(
+            item
+            for item in (architectures if is_list(architectures) else ())
+            if isinstance(item, str)
+        ),
+        special_tokens=tuple(special_token_fields(top_or_text_config(get))),
+    )
+
+
+def _nested(get: FieldGetter, where: str, path: str) -> tuple[FieldGetter, str] | None:
+    """The reader of the section at dotted ``path``, and its full name; ``None`` when a
+    section on the way is absent or null."""
+    for name in path.split("."):
+        section = get(name, None)
+        if section is None:
+            return None
+        where = f"{where}.{name}"
+        get = field_getter(section, where)
+    return get, where

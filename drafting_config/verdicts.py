@@ -55,7 +55,16 @@ from drafting_config.files.tokenizer_files import (
 from drafting_config.rules.subject import Rule, Subject
 from drafting_config.rules.target import check_target_placeholders, check_target_sizes
 from drafting_config.rules.tokenizer import check_tokenizer
-from drafting_config.rules.vllm import aux_layers, check_layers
+from drafting_config.rules.vllm import (
+    aux_layers,
+    check_architecture_registered,
+    check_config_parses,
+    check_construction,
+    check_layers,
+    check_null_token_fields,
+    check_sample_from_anchor,
+    check_target_tapped,
+)
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -288,8 +297,14 @@ class _SharedReads:
 
 
 _DRAFT_RULES: Final[tuple[Rule, ...]] = (
+    check_config_parses,
+    check_architecture_registered,
+    check_null_token_fields,
+    check_sample_from_anchor,
+    check_construction,
     check_target_sizes,
     check_target_placeholders,
+    check_target_tapped,
     check_layers,
 )
 """The rules of the draft against its target, in the order their findings are listed; the

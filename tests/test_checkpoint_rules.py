@@ -35,6 +35,7 @@ VOCAB = 1000
 
 DFLASH: dict[str, object] = {
     "architectures": ["DFlashDraftModel"],
+    "model_type": "qwen3",
     "dflash_config": {"mask_token_id": 900, "target_layer_ids": [1, 5, 9]},
     "hidden_size": HIDDEN,
     "num_hidden_layers": 2,
@@ -42,6 +43,7 @@ DFLASH: dict[str, object] = {
 }
 EAGLE3: dict[str, object] = {
     "architectures": ["LlamaForCausalLMEagle3"],
+    "model_type": "llama",
     "ptd_token_id": 900,
     "draft_vocab_size": 500,
     "hidden_size": HIDDEN,

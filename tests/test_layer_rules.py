@@ -316,6 +316,7 @@ def test_without_a_target_the_default_layers_rule_is_a_warning() -> None:
 def test_the_default_layers_rule_is_for_models_that_size_fc_by_draft_layers() -> None:
     eagle = {
         "architectures": ["LlamaForCausalLMEagle3"],
+        "model_type": "llama",
         "ptd_token_id": 5,
         "num_hidden_layers": 1,
     }
@@ -334,6 +335,8 @@ def test_a_speculators_draft_is_told_to_set_its_own_field() -> None:
 
 TORCHSPEC_DSPARK = {
     "architectures": ["DSparkDraftModel"],
+    "model_type": "qwen3",
+    "markov_rank": 64,
     "mask_token_id": 151669,
     "num_target_layers": 5,
     "target_layer_ids": [1, 9, 17, 25, 33],
@@ -404,6 +407,8 @@ def test_target_num_hidden_layers_differing_from_the_target_is_a_warning() -> No
 K3 = {
     "architectures": ["K3DSparkModel"],
     "model_type": "k3_dspark",
+    "markov_rank": 256,
+    "target_hidden_size": 7168,
     "mask_token_id": 163837,
     "num_target_layers": 5,
     "target_layer_ids": [7, 31, 47, 63, 87],
@@ -605,6 +610,8 @@ def test_the_omni_validator_reads_a_draft_of_the_omni_dspark_architecture() -> N
     """A generic ``mask_token_id`` names no method; vLLM serves this architecture as DSpark."""
     config = {
         "architectures": ["Qwen3OmniDSparkModel"],
+        "model_type": "qwen3",
+        "markov_rank": 64,
         "mask_token_id": 5,
         "eagle_aux_hidden_state_layer_ids": [2, 10],
         "dflash_config": {"target_layer_ids": [9, 1]},

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
+from drafting_config.engines.vllm_data import vllm_tables
 from drafting_config.values.errors import describe_value
 from drafting_config.values.fields import MISSING, FieldGetter, is_kind, is_list, read_path
 from drafting_config.values.integers import exact_int
@@ -592,3 +593,258 @@ def architecture_row(
             ):
                 return row, name
     return None, ", ".join(repr(name) for name in names if name) or None
+
+
+# --- the load path: parsing, the registry, the rewrites, construction -------------------------
+
+VLLM_METHOD: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "dflash": "dflash",
+        "dspark": "dspark",
+        "eagle3": "eagle3",
+        "ptd": "eagle3",
+        "peagle": "eagle3",
+        "pard": "draft_model",
+    }
+)
+"""vLLM's ``method`` for each drafting method the resolver names (its ``algorithm``): PTD and
+P-EAGLE are ``eagle3`` with ``parallel_drafting``, PARD is ``draft_model`` with it
+(``vllm/config/speculative.py``, ``SpeculativeConfig``)."""
+
+MODEL_TYPE_FROM_ARCHITECTURE: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "LongcatFlashForCausalLM": "longcat_flash",
+        "LongcatFlashNgramForCausalLM": "longcat_flash",
+    }
+)
+"""``_ARCHITECTURE_TO_MODEL_TYPE`` (``vllm/transformers_utils/config.py``): the model type
+``HFConfigParser.parse`` gives a config without one, by its first architecture."""
+
+
+class Parse(str, enum.Enum):
+    """How ``HFConfigParser.parse`` (``vllm/transformers_utils/config.py``) fares with a
+    draft's ``model_type``."""
+
+    KNOWN = "known"
+    """vLLM's ``_CONFIG_REGISTRY`` or every transformers version vLLM accepts knows it."""
+    SOME_VERSIONS = "some versions"
+    """Only the later transformers versions of the range know it."""
+    REMOTE_CODE = "remote code"
+    """Unknown, but ``auto_map.AutoConfig`` names a config class: it loads only with
+    ``--trust-remote-code`` (vLLM passes the target's ``trust_remote_code`` to the draft)."""
+    UNKNOWN = "unknown"
+    """Unknown, and no ``auto_map.AutoConfig``: transformers' ``AutoConfig.from_pretrained``
+    raises ``ValueError`` ("does not recognize this architecture", or "Should have a
+    `model_type` key")."""
+
+
+def parse_model_type(model_type: str | None, has_auto_config: bool) -> Parse:
+    """How vLLM parses a draft's config with this ``model_type`` (``None``: none in the file
+    nor derived from the architecture): ``_CONFIG_REGISTRY`` first, else transformers'
+    ``CONFIG_MAPPING`` (through ``AutoConfig.from_pretrained``), else remote code."""
+    tables = vllm_tables()
+    if model_type is not None and model_type in tables.config_registry:
+        return Parse.KNOWN
+    first = None if model_type is None else tables.model_types.get(model_type)
+    if first == tables.transformers_versions[0]:
+        return Parse.KNOWN
+    if first is not None:
+        return Parse.SOME_VERSIONS
+    return Parse.REMOTE_CODE if has_auto_config else Parse.UNKNOWN
+
+
+class Resolved(str, enum.Enum):
+    """How vLLM's registry resolves one architecture name
+    (``_ModelRegistry.inspect_model_cls`` in ``vllm/model_executor/models/registry.py``)."""
+
+    REGISTERED = "registered"
+    """A name of one of the registry's tables."""
+    TRANSFORMERS = "transformers"
+    """Not registered, but a model class transformers exports: the Transformers-backend
+    fallback (``_try_resolve_transformers``) serves it if the class passes its
+    compatibility test."""
+    REMOTE_CODE = "remote code"
+    """Not registered, not a transformers class, but ``auto_map`` names an ``AutoModel``
+    class: the fallback loads it only with ``--trust-remote-code``."""
+    UNSUPPORTED = "unsupported"
+    """None of these: ``_raise_for_unsupported`` raises ``ValueError``."""
+
+
+def resolve_architecture(name: str, has_auto_model: bool) -> Resolved:
+    """How vLLM's registry resolves ``name`` (stock vLLM, no plugins)."""
+    tables = vllm_tables()
+    if tables.registered(name) is not None:
+        return Resolved.REGISTERED
+    if name in tables.model_classes:
+        return Resolved.TRANSFORMERS
+    return Resolved.REMOTE_CODE if has_auto_model else Resolved.UNSUPPORTED
+
+
+def eagle_config_architecture(method: str, name: str) -> str:
+    """The name ``EAGLEConfig.__init__`` (``vllm/transformers_utils/configs/eagle.py``) gives
+    an architecture of a draft served as ``eagle``, ``eagle3`` or ``dflash``: the prefix of
+    the method, unless the name already has it."""
+    if method == "eagle":
+        return name if name.startswith("Eagle") else f"Eagle{name}"
+    if method == "eagle3":
+        return name if name.startswith("Eagle3") or name.endswith("Eagle3") else f"Eagle3{name}"
+    keep = name.startswith("DFlash") or name.endswith("DFlash") or name == LILICORR_DRAFT
+    return name if keep else f"DFlash{name}"
+
+
+EAGLE_CONFIG_METHODS: Final = frozenset({"eagle", "eagle3", "dflash"})
+"""The methods whose drafts vLLM wraps in ``EAGLEConfig`` (``SpeculativeConfig.__post_init__``)
+unless the config is already an ``EAGLEConfig`` or a speculators config."""
+
+K3_DSPARK: Final = "K3DSparkModel"
+DSPARK_ARCHITECTURES: Final = frozenset(
+    {QWEN3_DSPARK, QWEN3_OMNI_DSPARK, MUSE_SPARK_DSPARK, GEMMA4_DSPARK, K3_DSPARK}
+)
+"""The DSpark architectures vLLM keeps under method ``dspark``; any other list is re-typed
+as DeepSeek-V4's bundled DSpark draft (``SpeculativeConfig.__post_init__``)."""
+
+
+def dspark_architectures(names: tuple[str, ...], model_type: object) -> tuple[str, ...] | None:
+    """The ``architectures`` vLLM serves a ``dspark`` draft with
+    (``SpeculativeConfig.__post_init__`` in ``vllm/config/speculative.py``):
+    ``DSparkDraftModel`` of ``model_type`` ``qwen3`` becomes ``Qwen3DSparkModel``; a list
+    with a DSpark architecture is kept; ``None`` for any other list, which vLLM replaces
+    with DeepSeek-V4's bundled DSpark draft (re-typed ``deepseek_v4``, the target's
+    quantization)."""
+    if DSPARK_DRAFT in names and model_type == "qwen3":
+        return (QWEN3_DSPARK,)
+    if DSPARK_ARCHITECTURES & set(names):
+        return names
+    return None
+
+
+@dataclass(frozen=True)
+class ConstructionRead:
+    """A config attribute a model class's constructor reads unguarded, which the config
+    classes vLLM builds it from (their ``model_type``'s) do not default."""
+
+    architectures: frozenset[str]
+    """The architectures (after vLLM's rewrites) whose class reads it."""
+    field: str
+    """The attribute (``section.key`` for a key read out of a section)."""
+    follows: str
+    """The vLLM 0.33.0 file and function that read it."""
+    failure: str
+    """What vLLM raises without it."""
+
+
+_DFLASH2 = frozenset({DFLASH2_DRAFT})
+CONSTRUCTION_READS: Final[tuple[ConstructionRead, ...]] = (
+    *(
+        ConstructionRead(
+            frozenset({QWEN3_DSPARK, QWEN3_OMNI_DSPARK}),
+            "markov_rank",
+            "vllm/model_executor/models/qwen3_dspark.py: Qwen3DSparkModel.__init__ "
+            "(config.markov_rank; Qwen3Config has no such field)",
+            "AttributeError",
+        ),
+        ConstructionRead(
+            frozenset({GEMMA4_DSPARK}),
+            "markov_rank",
+            "vllm/model_executor/models/gemma4_dspark.py: Gemma4DSparkModel.__init__",
+            "AttributeError",
+        ),
+        ConstructionRead(
+            frozenset({K3_DSPARK}),
+            "markov_rank",
+            "vllm/models/kimi_k3/nvidia/dspark_mla.py: K3DSparkModel.__init__ "
+            "(K3DSparkConfig, a DeepseekV3Config, has no such field)",
+            "AttributeError",
+        ),
+        ConstructionRead(
+            frozenset({K3_DSPARK}),
+            "target_hidden_size",
+            "vllm/models/kimi_k3/nvidia/dspark_mla.py: K3DSparkModel.__init__ (context_proj)",
+            "AttributeError",
+        ),
+    ),
+    *(
+        ConstructionRead(
+            frozenset({MUSE_SPARK_DSPARK}),
+            field,
+            "vllm/models/muse_spark/common/dspark.py: MuseSparkDSparkModel.__init__ "
+            "(MuseSparkDSparkConfig has no default for it)",
+            "AttributeError",
+        )
+        for field in (
+            "target_layer_ids",
+            "mask_token_id",
+            "target_hidden_size",
+            "markov_rank",
+            "enable_confidence_head",
+        )
+    ),
+    *(
+        ConstructionRead(
+            _DFLASH2,
+            f"dflash_config.{key}",
+            f"vllm/model_executor/models/qwen3_dflash2.py: {where}",
+            "KeyError",
+        )
+        for key, where in (
+            ("conv_kernel_size", "DFlash2Qwen3DecoderLayer.__init__"),
+            ("conv_group_size", "DFlash2Qwen3DecoderLayer.__init__"),
+            ("selector_rank", "DFlash2Qwen3Model.__init__"),
+            ("selector_top_k", "DFlash2Qwen3Model.__init__"),
+        )
+    ),
+)
+"""The construction table: per model class, the attributes its constructor reads that no
+config class it is built from provides (vLLM 0.33.0 with transformers 5.16.1 to 5.20.2).  A
+``dspark`` draft is built from its own config class (``Qwen3Config`` for ``qwen3``), not
+wrapped in ``EAGLEConfig``; nothing in vLLM copies ``dflash_config.markov_rank`` to the top
+level (only a speculators file's top-level ``markov_rank`` is copied,
+``speculators/algos.py``, ``update_dspark``)."""
+
+DFLASH_MODEL_ARCHITECTURES: Final = frozenset(
+    {
+        DFLASH_DRAFT,
+        DFLASH2_DRAFT,
+        MUSE_GLIMMER,
+        DFLASH_MUSE_GLIMMER,
+        QWEN3_DSPARK,
+        QWEN3_OMNI_DSPARK,
+    }
+)
+"""Architectures whose class builds a ``DFlashQwen3Model`` (``qwen3_dflash.py``), whose
+``__init__`` reads ``getattr(config, "eagle_config", {})`` and updates it with
+``getattr(config, "dflash_config", {})``: a section present as ``null`` fails there
+(``None.update``: ``AttributeError``; ``update(None)``: ``TypeError``)."""
+
+SAMPLE_FROM_ANCHOR: Final = "dflash_config.sample_from_anchor"
+"""The field the newer runner's DFlash speculator refuses when truthy
+(``DFlashSpeculator.__init__`` in ``vllm/v1/worker/gpu/spec_decode/dflash/speculator.py``;
+DSpark's speculator calls it first)."""
+
+
+def needs_hidden_states(method: str | None, get: FieldGetter) -> bool:
+    """Whether the target must be tapped (``requires_aux_hidden_states`` in
+    ``vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py``): DFlash and DSpark always; an
+    EAGLE-3 draft unless ``eagle_config.use_aux_hidden_state`` is false."""
+    if method in ("dflash", "dspark"):
+        return True
+    if method != "eagle3":
+        return False
+    eagle_config = get("eagle_config", None)
+    if not is_kind(eagle_config, dict):
+        return True
+    flag = read_path(get, "eagle_config.use_aux_hidden_state", True, only_dicts=True)
+    try:
+        return bool(flag)
+    except Exception:
+        return True
+
+
+def target_class(architectures: tuple[str, ...]) -> str | None:
+    """The target architecture vLLM's registry resolves first (``inspect_model_cls`` takes the
+    first registered name), or ``None`` when none is registered."""
+    tables = vllm_tables()
+    for name in architectures:
+        if tables.registered(name) is not None:
+            return name
+    return None

@@ -25,27 +25,44 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Final, cast
 
-from drafting_config.draft.resolution import Resolution
+from drafting_config.draft.resolution import FieldStatus, Resolution
 from drafting_config.draft.target import TargetFacts
 from drafting_config.engines.vllm import (
+    CONSTRUCTION_READS,
     DEEPSEEK_V41,
     DFLASH_FC_ARCHITECTURES,
+    DFLASH_MODEL_ARCHITECTURES,
+    DSPARK_ARCHITECTURES,
+    EAGLE_CONFIG_METHODS,
     FC_METHODS,
     K3_DSPARK_MODEL_TYPE,
+    MODEL_TYPE_FROM_ARCHITECTURE,
     NEWER_RUNNER_FIELDS,
     OLDER_RUNNER_FIELDS,
     QWEN3_OMNI_DSPARK,
     QWEN3_OMNI_MODEL_TYPE,
     QWEN3_OMNI_TARGETS,
+    SAMPLE_FROM_ANCHOR,
+    VLLM_METHOD,
+    ConstructionRead,
+    Parse,
+    Resolved,
     Runner,
     TappedLayers,
     default_layers,
     dflash_uses_aux_hidden_states,
+    dspark_architectures,
+    eagle_config_architecture,
+    needs_hidden_states,
     older_runner_layers,
+    parse_model_type,
+    resolve_architecture,
     runner_of,
     runs_on_either_runner,
     tapped_layers,
+    target_class,
 )
+from drafting_config.engines.vllm_data import vllm_tables
 from drafting_config.rules.subject import Subject
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
@@ -529,3 +546,406 @@ def _strings(value: object) -> list[str]:
     if not is_list(value):
         return []
     return [item for item in value if isinstance(item, str)]
+
+
+# --- the load path: from config.json to the first forward pass (issue 22) -----------------------
+
+_VLLM = "vLLM 0.33.0"
+_SERVED_RANGE = "transformers 5.16.1 to 5.20.2, the versions vLLM 0.33.0 accepts"
+
+
+def _auto_map_keys(get: FieldGetter) -> list[str]:
+    auto_map = get("auto_map", None)
+    if not isinstance(auto_map, dict):
+        return []
+    return [key for key in auto_map if isinstance(key, str)]
+
+
+def _architecture_names(get: FieldGetter) -> tuple[str, ...]:
+    return tuple(_strings(get("architectures", None)))
+
+
+def _vllm_method(subject: Subject) -> str | None:
+    algorithm = subject.resolution.algorithm
+    return None if algorithm is None else VLLM_METHOD.get(algorithm, algorithm)
+
+
+def check_config_parses(subject: Subject, found: Findings) -> None:
+    """The draft's ``config.json`` must parse: ``HFConfigParser.parse`` in
+    ``vllm/transformers_utils/config.py`` looks the ``model_type`` up in vLLM's
+    ``_CONFIG_REGISTRY``, else hands it to transformers' ``AutoConfig.from_pretrained``,
+    which raises ``ValueError`` for a type no transformers version of the range knows unless
+    ``auto_map.AutoConfig`` names remote code (loaded only with ``--trust-remote-code``).
+    A file with neither ``model_type`` nor ``speculators_config`` fails the same way
+    ("Should have a `model_type` key"), unless its first architecture is one vLLM derives a
+    type from (``_ARCHITECTURE_TO_MODEL_TYPE``): an error when the config lists
+    ``architectures`` (a whole config); a fragment with neither (how callers pass a draft's
+    token and layer fields alone) is not judged for its load path.  A type only later versions of the range
+    know is a warning naming them.  Speculators files are parsed by vLLM's own
+    ``SpeculatorsConfig`` and are not judged here.
+    """
+    if subject.resolution.speculators is not None:
+        return
+    get = subject.get
+    model_type = get("model_type", None)
+    names = _architecture_names(get)
+    if model_type is None and names:
+        model_type = MODEL_TYPE_FROM_ARCHITECTURE.get(names[0])
+    if model_type is not None and not isinstance(model_type, str):
+        found.error(
+            ParallelDraftingConfigError(
+                f"`model_type` = {describe_value(model_type)} is not a string: vLLM cannot "
+                "parse the draft's config (vllm/transformers_utils/config.py, "
+                "HFConfigParser.parse). Fix: set `model_type` to the type of the draft's "
+                'layers, such as "qwen3".',
+                field="model_type",
+            )
+        )
+        return
+    parsed = parse_model_type(model_type, "AutoConfig" in _auto_map_keys(get))
+    where = (
+        "vllm/transformers_utils/config.py, HFConfigParser.parse, through transformers' "
+        "AutoConfig.from_pretrained"
+    )
+    shown = "no `model_type`" if model_type is None else f"`model_type` {model_type!r}"
+    if parsed is Parse.UNKNOWN and model_type is None and not names:
+        return  # a fragment (token and layer fields alone): the load path is not judged
+    elif parsed is Parse.UNKNOWN:
+        cause = (
+            "and is no speculators file (no `speculators_config`)"
+            if model_type is None
+            else f"known neither to vLLM's _CONFIG_REGISTRY nor to {_SERVED_RANGE}"
+        )
+        found.error(
+            ParallelDraftingConfigError(
+                f"The draft's config has {shown}, {cause}, and `auto_map` names no "
+                f"AutoConfig: {_VLLM} fails parsing it with ValueError ({where}). Fix: set "
+                '`model_type` to the type of the draft\'s layers, such as "qwen3".',
+                field="model_type",
+            )
+        )
+    elif parsed is Parse.REMOTE_CODE:
+        found.warn(
+            ParallelDraftingConfigWarning(
+                f"The draft's config has {shown}, known neither to vLLM nor to "
+                f"{_SERVED_RANGE}: {_VLLM} parses it only through `auto_map.AutoConfig`'s "
+                "remote code, with --trust-remote-code (the draft gets the target's "
+                f"trust_remote_code; {where})."
+            )
+        )
+    elif parsed is Parse.SOME_VERSIONS:
+        assert model_type is not None
+        first = vllm_tables().model_types[model_type]
+        found.warn(
+            ParallelDraftingConfigWarning(
+                f"`model_type` {model_type!r} is known to transformers {first} and later "
+                f"only: {_VLLM} accepts transformers {vllm_tables().transformers_range}, and "
+                f"with an older version it fails parsing the draft's config ({where})."
+            )
+        )
+
+
+_REGISTRY = "vllm/model_executor/models/registry.py"
+
+
+def _unresolved_names(names: tuple[str, ...], has_auto_model: bool) -> Resolved:
+    """How the registry fares with a list: the first registered name wins
+    (``_ModelRegistry.inspect_model_cls``), else the Transformers-backend fallback on the
+    first name."""
+    outcomes = [resolve_architecture(name, has_auto_model) for name in names]
+    if Resolved.REGISTERED in outcomes:
+        return Resolved.REGISTERED
+    return outcomes[0] if outcomes else Resolved.UNSUPPORTED
+
+
+def _refusal(names: tuple[str, ...], when: str, function: str, fix: str) -> str:
+    tables = vllm_tables()
+    extra = ""
+    for name in names:
+        if name in tables.previously_supported:
+            extra = f" ({name} was served until vLLM {tables.previously_supported[name]})"
+        elif name in tables.out_of_tree:
+            extra = f" ({name} is served by a plugin now: {tables.out_of_tree[name]})"
+    return (
+        f"{when} {list(names)!r}: no name is in {_VLLM}'s model registry ({_REGISTRY}), none "
+        f"is a model class of transformers, and `auto_map` names no AutoModel{extra}. vLLM "
+        f'raises ValueError "Model architectures {list(names)!r} are not supported for '
+        f'now" ({_REGISTRY}, _ModelRegistry._raise_for_unsupported, from {function}). '
+        f"Fix: {fix}"
+    )
+
+
+def _registry_warning(names: tuple[str, ...], outcome: Resolved, when: str) -> str:
+    if outcome is Resolved.REMOTE_CODE:
+        how = (
+            "`auto_map`'s AutoModel remote code, loaded only with --trust-remote-code, and "
+            "served as vLLM's generic TransformersForCausalLM, which is no drafter class"
+        )
+    else:
+        how = (
+            "vLLM's Transformers backend, if the transformers class passes its compatibility "
+            "test, as a generic TransformersForCausalLM"
+        )
+    return (
+        f"{when} {list(names)!r}: no name is in {_VLLM}'s model registry ({_REGISTRY}); it "
+        f"resolves only through {how} (_ModelRegistry._try_resolve_transformers)."
+    )
+
+
+def check_architecture_registered(subject: Subject, found: Findings) -> None:
+    """The draft's ``architectures`` must resolve in vLLM's registry, twice: as given, in
+    ``ModelConfig.__post_init__`` (``vllm/config/model.py``), and after vLLM renames them for
+    the method it serves (``SpeculativeConfig.__post_init__`` and ``update_arch_`` in
+    ``vllm/config/speculative.py``): ``EAGLEConfig.__init__``
+    (``vllm/transformers_utils/configs/eagle.py``) prefixes ``DFlash``/``Eagle3`` for
+    ``dflash``/``eagle3``, and the DSpark rewrite turns ``DSparkDraftModel`` of a ``qwen3``
+    draft into ``Qwen3DSparkModel``.  Every table of ``registry.py`` counts, and the
+    Transformers-backend fallback (``_try_resolve_transformers``) for a class transformers
+    exports or an ``auto_map.AutoModel`` class (a warning: it needs the class to pass
+    vLLM's compatibility test, or --trust-remote-code).  An error only when nothing
+    resolves the name.  Stock vLLM: plugins may register more names.
+    """
+    if subject.resolution.speculators is not None:
+        return  # vLLM writes the architecture itself (speculators/algos.py)
+    get = subject.get
+    names = _architecture_names(get)
+    if not names:
+        return  # vLLM fills them from transformers' MODEL_MAPPING_NAMES, or fails later
+    has_auto_model = any(key.startswith("AutoModel") for key in _auto_map_keys(get))
+    outcome = _unresolved_names(names, has_auto_model)
+    given = "The draft's `architectures` ="
+    if outcome is Resolved.UNSUPPORTED:
+        found.error(
+            ParallelDraftingConfigError(
+                _refusal(
+                    names,
+                    given,
+                    "ModelConfig.__post_init__, vllm/config/model.py",
+                    "name an architecture vLLM registers for the draft's method (such as "
+                    "DFlashDraftModel or DSparkDraftModel).",
+                ),
+                field="architectures",
+            )
+        )
+        return
+    if outcome is not Resolved.REGISTERED:
+        found.warn(ParallelDraftingConfigWarning(_registry_warning(names, outcome, given)))
+        return
+    method = _vllm_method(subject)
+    renamed: tuple[str, ...] | None = None
+    if method in EAGLE_CONFIG_METHODS and get("model_type", None) != "eagle":
+        renamed = tuple(eagle_config_architecture(method, name) for name in names)
+        how = f"vllm/transformers_utils/configs/eagle.py, EAGLEConfig.__init__, for {method}"
+    elif method == "dspark":
+        renamed = dspark_architectures(names, get("model_type", None))
+        how = "vllm/config/speculative.py, SpeculativeConfig.__post_init__, for dspark"
+        if renamed is None:
+            found.warn(
+                ParallelDraftingConfigWarning(
+                    f"Served as dspark, `architectures` = {list(names)!r} names no DSpark "
+                    f"architecture vLLM keeps ({', '.join(sorted(DSPARK_ARCHITECTURES))}, or "
+                    "DSparkDraftModel with model_type 'qwen3'): vLLM replaces it with "
+                    "DeepSeek-V4's bundled DSpark draft, re-typed deepseek_v4 "
+                    "(vllm/config/speculative.py, SpeculativeConfig.__post_init__)."
+                )
+            )
+            return
+    if renamed is None or renamed == names:
+        return
+    outcome = _unresolved_names(renamed, has_auto_model)
+    when = f"{_VLLM} renames `architectures` {list(names)!r} ({how}) to"
+    if outcome is Resolved.UNSUPPORTED:
+        found.error(
+            ParallelDraftingConfigError(
+                _refusal(
+                    renamed,
+                    when,
+                    "SpeculativeConfig.__post_init__ and update_arch_, vllm/config/speculative.py",
+                    f"name an architecture vLLM registers for {method} drafts"
+                    + (" (such as DFlashDraftModel)." if method == "dflash" else "."),
+                ),
+                field="architectures",
+            )
+        )
+    elif outcome is not Resolved.REGISTERED:
+        found.warn(ParallelDraftingConfigWarning(_registry_warning(renamed, outcome, when)))
+
+
+def serving_architectures(subject: Subject) -> tuple[str, ...]:
+    """The draft's ``architectures`` as vLLM builds the draft: renamed for its method
+    (:func:`check_architecture_registered` says how)."""
+    get = subject.get
+    names = _architecture_names(get)
+    method = _vllm_method(subject)
+    if method in EAGLE_CONFIG_METHODS and get("model_type", None) != "eagle":
+        return tuple(eagle_config_architecture(method, name) for name in names)
+    if method == "dspark":
+        return dspark_architectures(names, get("model_type", None)) or ()
+    return names
+
+
+def check_construction(subject: Subject, found: Findings) -> None:
+    """Every config attribute the constructor of the draft's class reads that neither the
+    file nor the config class of its ``model_type`` provides (:data:`CONSTRUCTION_READS`,
+    each row citing its file); first among them ``markov_rank``, which
+    ``Qwen3DSparkModel.__init__`` (``vllm/model_executor/models/qwen3_dspark.py``) reads at
+    the top level of a ``Qwen3Config``.  Also the sections ``DFlashQwen3Model.__init__``
+    (``qwen3_dflash.py``) reads with ``getattr(config, ..., {})``: present as ``null``,
+    they fail there.  Speculators files are left out (their config is vLLM's own).
+    """
+    if subject.resolution.speculators is not None:
+        return
+    get = subject.get
+    serving = set(serving_architectures(subject))
+    missing: dict[str, ConstructionRead] = {}
+    for row in CONSTRUCTION_READS:
+        if row.architectures & serving and read_path(get, row.field, only_dicts=True) is None:
+            missing.setdefault(row.field, row)
+    for field, row in missing.items():
+        nested = read_path(get, f"dflash_config.{field}", only_dicts=True)
+        where = (
+            f"; it is only in `dflash_config`, where vLLM does not read it (= {nested!r})"
+            if "." not in field and nested is not None
+            else ""
+        )
+        value = (
+            f' (e.g. `"{field}": {nested!r}` at the top level)'
+            if "." not in field and nested is not None
+            else ""
+        )
+        found.error(
+            ParallelDraftingConfigError(
+                f"`{field}` is not set{where}: {_VLLM} builds this draft as "
+                f"{' / '.join(sorted(row.architectures & serving))}, whose constructor reads "
+                f"it, and fails with {row.failure} ({row.follows}). Fix: set `{field}`"
+                f"{value}.",
+                field=field,
+            )
+        )
+    if serving & DFLASH_MODEL_ARCHITECTURES:
+        for section in ("eagle_config", "dflash_config"):
+            if get(section, MISSING_SECTION) is None:
+                found.error(
+                    ParallelDraftingConfigError(
+                        f"`{section}` is null: {_VLLM}'s DFlashQwen3Model.__init__ "
+                        "(vllm/model_executor/models/qwen3_dflash.py) reads it with "
+                        f"getattr(config, {section!r}, {{}}), gets None and fails "
+                        f"({'AttributeError' if section == 'eagle_config' else 'TypeError'}). "
+                        f"Fix: delete the `{section}` key, or make it an object.",
+                        field=section,
+                    )
+                )
+
+
+MISSING_SECTION: Final = object()
+"""A default no config value is (a present ``null`` reads as ``None``)."""
+
+
+def check_sample_from_anchor(subject: Subject, found: Findings) -> None:
+    """A truthy ``dflash_config.sample_from_anchor`` on a DFlash or DSpark draft (after the
+    speculators translation, which writes it for a speculators DFlash file) is refused by
+    the newer runner: ``DFlashSpeculator.__init__``
+    (``vllm/v1/worker/gpu/spec_decode/dflash/speculator.py``) raises ``ValueError``
+    ("sample_from_anchor=True is not supported for DFlash"), and DSpark's speculator calls
+    it first.  The newer runner is vLLM 0.33's default, and DSpark's only one; the older
+    runner's DFlash proposer ignores the field (a note says so).
+    """
+    method = _vllm_method(subject)
+    if method not in ("dflash", "dspark"):
+        return
+    value = read_path(subject.get, SAMPLE_FROM_ANCHOR, only_dicts=True)
+    if not _set(value) or value is None:
+        return
+    name = subject.file_field(SAMPLE_FROM_ANCHOR)
+    found.error(
+        ParallelDraftingConfigError(
+            f"`{name}` = {describe_value(value)}: {_VLLM}'s newer model runner, its default"
+            f"{' and the only one serving DSpark' if method == 'dspark' else ''}, raises "
+            'ValueError "sample_from_anchor=True is not supported for DFlash" '
+            "(vllm/v1/worker/gpu/spec_decode/dflash/speculator.py, DFlashSpeculator.__init__"
+            f"{', which DSparkSpeculator.__init__ calls' if method == 'dspark' else ''}). "
+            f"Fix: delete `{name}` or set it to false.",
+            field=name,
+        )
+    )
+    if method == "dflash":
+        found.note(
+            f"`{name}`: vLLM 0.33.0's older model runner (VLLM_USE_V2_MODEL_RUNNER=0) "
+            "ignores it (vllm/v1/spec_decode/dflash.py, DFlashProposer)."
+        )
+
+
+def check_target_tapped(subject: Subject, found: Findings) -> None:
+    """A drafter fed the target's hidden states (:func:`needs_hidden_states`) needs a target
+    class implementing ``SupportsEagle3``: ``set_eagle3_aux_hidden_state_layers``
+    (``vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py``; the older runner's
+    ``_setup_eagle3_aux_hidden_state_outputs``, ``vllm/v1/worker/gpu_model_runner.py``)
+    raises ``RuntimeError("Model does not support EAGLE3 interface")`` otherwise.  The
+    implementing classes are data derived from vLLM's registry and class bases.  A target
+    architecture vLLM does not register is served, if at all, by the Transformers backend,
+    which implements the interface: a warning.
+    """
+    target = subject.target
+    if target is None or not target.architectures:
+        return
+    if not needs_hidden_states(_vllm_method(subject), subject.get):
+        return
+    name = target_class(target.architectures)
+    if name is None:
+        found.warn(
+            ParallelDraftingConfigWarning(
+                f"The target's `architectures` {list(target.architectures)!r} are not in "
+                f"{_VLLM}'s model registry ({_REGISTRY}): vLLM serves it, if at all, through "
+                "its Transformers backend, which can be tapped for the drafter's hidden "
+                "states; that it serves this target is not checked."
+            )
+        )
+        return
+    if name in vllm_tables().supports_eagle3:
+        return
+    module, class_name = vllm_tables().registered(name) or ("", "")
+    found.error(
+        ParallelDraftingConfigError(
+            f"The target's architecture {name!r} (vLLM's {class_name} in {module}) does not "
+            f"implement SupportsEagle3, and this drafter takes the target's hidden states: "
+            f'{_VLLM} raises RuntimeError "Model does not support EAGLE3 interface" when it '
+            "loads the target (vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py, "
+            "set_eagle3_aux_hidden_state_layers). Fix: none in the draft; vLLM 0.33.0 cannot "
+            "serve this drafter with this target.",
+            field="target.architectures",
+        )
+    )
+
+
+def check_null_token_fields(subject: Subject, found: Findings) -> None:
+    """A token-id field present as ``null`` above the field that wins (or with no winner):
+    vLLM 0.33 reads the ``null``.  The newer runner's ``get_parallel_drafting_token_id``
+    (``vllm/v1/worker/gpu/spec_decode/utils.py``) tests ``"mask_token_id" in
+    dflash_config`` and ``hasattr`` for the other fields, then calls ``int(None)``:
+    ``TypeError``; the older runner's ``_init_parallel_drafting_params``
+    (``vllm/v1/spec_decode/llm_base_proposer.py``) stores ``None`` as the token id.  Only
+    a top-level ``mask_token_id: null`` is skipped by both.  The library's own entry points
+    (``ParallelDraftingConfig``, the drop-ins) treat every ``null`` as unset, by design;
+    this rule is for ``check()`` verdicts only.
+    """
+    if subject.resolution.speculators is not None:
+        return
+    for verdict in subject.resolution.fields:
+        if verdict.status is FieldStatus.WINNER:
+            return
+        if verdict.status is not FieldStatus.NULL or verdict.source.value == "mask_token_id":
+            continue
+        name = subject.file_field(verdict.source.value)
+        found.error(
+            ParallelDraftingConfigError(
+                f"`{name}` is present and null: {_VLLM} reads it before any field below it. "
+                "The newer model runner raises TypeError (int(None), "
+                "vllm/v1/worker/gpu/spec_decode/utils.py, get_parallel_drafting_token_id); "
+                "the older one stores None as the token id "
+                "(vllm/v1/spec_decode/llm_base_proposer.py, _init_parallel_drafting_params). "
+                f"Fix: delete the `{name}` key (only a top-level `mask_token_id: null` is "
+                "skipped).",
+                field=name,
+            )
+        )
+        return

@@ -99,13 +99,41 @@ def test_layer_indices_run_from_0_to_l_minus_1(field: str) -> None:
     )
 
 
-@pytest.mark.parametrize("field", [*DFLASH_STYLE, "eagle_aux_hidden_state_layer_ids"])
-def test_a_negative_id_is_an_error_with_or_without_a_target(field: str) -> None:
+def test_a_negative_capture_index_is_an_error_with_or_without_a_target() -> None:
+    field = "eagle_aux_hidden_state_layer_ids"
     for target in (None, QWEN3_4B):
         error = only_error(check(draft(field, [-1, 3]), target=target))
         assert error.field == field
         assert "item 0 is -1" in str(error)
-    assert "indices are never negative" in str(only_error(check(draft(field, [-1, 3]))))
+    assert "capture indices are never negative" in str(only_error(check(draft(field, [-1, 3]))))
+
+
+@pytest.mark.parametrize("field", DFLASH_STYLE)
+def test_minus_one_as_a_layer_index_taps_capture_index_0_with_a_warning(field: str) -> None:
+    """Issue 25, item 22: vLLM adds 1 and taps capture index 0 (the hidden state entering
+    the first layer, which ``LlamaModel.forward`` records); it serves the draft."""
+    for target in (None, QWEN3_4B):
+        verdict = check(draft(field, [-1, 3]), target=target)
+        assert verdict.errors == (), [str(e) for e in verdict.errors]
+        assert verdict.aux_layer_ids == (0, 4)
+        (warning,) = verdict.warnings
+        assert isinstance(warning, TargetLayersWarning)
+        assert "holds -1: vLLM 0.33 adds 1 and taps capture index 0" in str(warning)
+    error = only_error(check(draft(field, [-2, 3])))
+    assert "item 0 is -2" in str(error)
+    assert "never below -1 (-1 taps capture index 0, the input of the first layer)" in str(error)
+
+
+@pytest.mark.parametrize("field", [*DFLASH_STYLE, "eagle_aux_hidden_state_layer_ids"])
+def test_whole_number_float_ids_tap_the_same_layers_with_a_warning(field: str) -> None:
+    """Issue 25, item 22: ``[1.0, 9.0]`` loads and runs in vLLM 0.33 (its models compare the
+    float ids with their int layer indices)."""
+    as_ints = check(draft(field, [1, 9]), target=QWEN3_4B)
+    verdict = check(draft(field, [1.0, 9.0]), target=QWEN3_4B)
+    assert verdict.errors == (), [str(e) for e in verdict.errors]
+    assert verdict.aux_layer_ids == as_ints.aux_layer_ids
+    (warning,) = verdict.warnings
+    assert "holds whole-number floats: vLLM 0.33 keeps them as floats" in str(warning)
 
 
 def test_without_a_target_there_is_no_upper_bound() -> None:
@@ -130,7 +158,7 @@ def test_a_multimodal_targets_depth_comes_from_its_text_config() -> None:
         ([9, 1], "item 1 is 1, after 9"),
         (["1", 9], "has item 0 = '1' (str)"),
         ([1, True], "has item 1 = True (bool)"),
-        ([1, 9.0], "has item 1 = 9.0 (float)"),
+        ([1, 9.5], "has item 1 = 9.5 (float)"),
         ("1,9,17", "is '1,9,17' (str), not a list"),
         ({"0": 1}, "is {'0': 1} (dict), not a list"),
     ],
@@ -413,6 +441,19 @@ K3 = {
     "num_target_layers": 5,
     "target_layer_ids": [7, 31, 47, 63, 87],
 }
+
+
+def test_k3_dspark_num_target_layers_as_a_whole_float_fails_in_the_model_not_the_config() -> None:
+    """Issue 25, item 21: ``5.0 == len(ids)`` passes K3DSparkConfig's check; the float then
+    sizes K3DSparkModel's context_proj linear layer, which fails.  vLLM does read the field
+    here, so no "vLLM does not read it" warning."""
+    verdict = check({**K3, "num_target_layers": 5.0})
+    error = only_error(verdict)
+    assert error.field == "num_target_layers"
+    assert "is a float: vLLM's K3DSparkConfig accepts it (5.0 == 5" in str(error)
+    assert "K3DSparkModel.__init__ sizes its context_proj linear layer" in str(error)
+    assert "K3DSparkConfig raises ValueError" not in str(error)
+    assert verdict.warnings == ()
 
 
 def test_k3_dspark_requires_num_target_layers_to_count_its_layer_ids() -> None:

@@ -12,8 +12,9 @@ function of :mod:`drafting_config.engines.vllm` must give what its runner's func
 gives: the same ids from the same field when the function returns ints, and ``None``
 with a problem when it raises or returns anything but ints.  One deliberate
 difference: a bool is not a layer id.  vLLM shifts ``True`` to 2 without complaint;
-the reference is therefore fed each bool item as a float, which vLLM also shifts
-without raising and which is no int either.
+the reference is therefore fed each bool item as a fractional float, which vLLM also
+shifts without raising and which is no int either.  A whole-number float (``9.0``) is
+a layer id: vLLM's models compare it equal to their int layer index.
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ def _bools_as_floats(value: object) -> object:
     if isinstance(value, dict):
         return {key: _bools_as_floats(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [float(item) if isinstance(item, bool) else item for item in value]
+        return [0.5 if isinstance(item, bool) else item for item in value]
     return value
 
 
@@ -154,6 +155,9 @@ def _expected(config: dict[str, object], runner: Runner) -> tuple[object, str | 
         return "raises", None
     if ids is None:
         return None, None
+    ids = type(ids)(
+        int(item) if type(item) is float and item.is_integer() else item for item in ids
+    )
     if not all(exact_int(item) is not None for item in ids):
         return "not ints", source
     return ids, source

@@ -252,6 +252,11 @@ class TappedLayers:
     return values that are not ints, or stop at a value that is not a list (and then tap
     the target's default layers).  A sentence about the value, without the field's name."""
 
+    whole_floats: bool = False
+    """Some ids are whole-number floats (``9.0``): vLLM keeps them as floats, and its models
+    compare them with their int layer indices (``9.0 == 9``), so they tap the same layers
+    (:attr:`ids` holds them as ints)."""
+
 
 NO_LAYERS: Final = TappedLayers(None, None)
 """No field names layers: vLLM taps the target model's default layers."""
@@ -377,16 +382,19 @@ def _taken(field: str, value: object, *, shift: int = 0, listed: bool = False) -
         )
         return TappedLayers(None, field, value, shift, problem)
     ids: list[int] = []
+    whole_floats = False
     for index, item in enumerate(value):
         number = exact_int(item)
+        if number is None and type(item) is float and item.is_integer():
+            number, whole_floats = int(item), True
         if number is None:
             problem = (
                 f"has item {index} = {describe_value(item)}: layer ids must be ints "
-                "(not bools, floats or strings)"
+                "(not bools, fractional floats or strings)"
             )
             return TappedLayers(None, field, value, shift, problem)
         ids.append(number + shift)
-    return TappedLayers(tuple(ids), field, value, shift)
+    return TappedLayers(tuple(ids), field, value, shift, whole_floats=whole_floats)
 
 
 def default_layers(num_layers: int) -> tuple[int, ...]:

@@ -139,6 +139,7 @@ def check_layers(subject: Subject, found: Findings) -> None:
     errors: list[ParallelDraftingConfigError] = []
     warnings: list[ParallelDraftingConfigWarning] = []
     errors += serving_list_errors(taps, runner, resolution, target)
+    warnings += serving_list_warnings(taps, resolution)
     read = [taps]
     if runs_on_either_runner(resolution.algorithm, get):
         older = older_runner_layers(get)
@@ -183,7 +184,8 @@ def serving_list_errors(
     * Capture indices in ``[0, L]``: the target records index 0 (the input of its first
       layer) and ``i + 1`` (the output of layer ``i``) and nothing else
       (``LlamaModel.forward`` in ``vllm/model_executor/models/llama.py``).  Ids of a
-      field vLLM shifts by one are layer indices, in ``[0, L - 1]``; no id is negative.
+      field vLLM shifts by one are layer indices, in ``[0, L - 1]``, or ``-1``, which it
+      shifts to capture index 0 (a warning, :func:`serving_list_warnings`).
     """
     if taps.field is None:
         return []
@@ -213,7 +215,7 @@ def serving_list_errors(
     top = None if target is None or target.num_layers is None else target.num_layers
     highest = None if top is None else top - taps.shift
     for index, layer_id in enumerate(given):
-        if layer_id < 0 or (highest is not None and layer_id > highest):
+        if layer_id < -taps.shift or (highest is not None and layer_id > highest):
             return [
                 _out_of_range(
                     name,
@@ -228,6 +230,41 @@ def serving_list_errors(
     return []
 
 
+def serving_list_warnings(taps: TappedLayers, resolution: Resolution) -> list[TargetLayersWarning]:
+    """What vLLM serves, but not as the list reads (issue 25, item 22):
+
+    * whole-number floats (``[1.0, 9.0]``): the newer runner's
+      ``get_eagle3_aux_layers_from_config`` (``eagle3_utils.py``) adds 1 and keeps floats,
+      and the target's ``_maybe_add_hidden_state`` (``vllm/model_executor/models/
+      interfaces.py``, ``EagleModelMixin``) tests ``layer_idx in aux_hidden_state_layers``,
+      where ``10.0 == 10``: the same layers as the ints;
+    * ``-1`` in a field vLLM shifts by one: capture index 0, the hidden state entering the
+      target's first layer (``LlamaModel.forward`` records it before any layer runs).
+    """
+    if taps.field is None or taps.ids is None:
+        return []
+    name = resolution.file_field(taps.field)
+    shown = describe_value(taps.value)
+    warnings = []
+    if taps.whole_floats:
+        warnings.append(
+            TargetLayersWarning(
+                f"`{name}` = {shown} holds whole-number floats: vLLM 0.33 keeps them as floats "
+                "and taps the same layers as the ints would (its models compare 9.0 == 9). "
+                "Write them as ints."
+            )
+        )
+    if taps.shift and -1 in [layer_id - taps.shift for layer_id in taps.ids]:
+        warnings.append(
+            TargetLayersWarning(
+                f"`{name}` = {shown} holds -1: vLLM 0.33 adds 1 and taps capture index 0, the "
+                "hidden state entering the target's first layer (its embeddings), not the "
+                "output of a layer. It serves it; check that the drafter was trained on it."
+            )
+        )
+    return warnings
+
+
 def _out_of_range(
     name: str, shown: str, *, index: int, layer_id: int, shift: int, top: int | None, reader: str
 ) -> ParallelDraftingConfigError:
@@ -238,7 +275,11 @@ def _out_of_range(
         else "taps them as given: 0 is the input of the first layer, i the output of layer i - 1"
     )
     if top is None:
-        bounds = f"{kind} are never negative"
+        bounds = (
+            f"{kind} are never below -1 (-1 taps capture index 0, the input of the first layer)"
+            if shift
+            else f"{kind} are never negative"
+        )
     else:
         bounds = (
             f"the target's num_hidden_layers is {top}, so its {kind} run from 0 to {top - shift}"
@@ -464,6 +505,7 @@ def layer_count_findings(
         error = _k3_dspark_error(get)
         if error is not None:
             errors.append(error)
+        return errors, warnings  # vLLM reads num_target_layers here: no trainer's reading
     depth = None if target is None else target.num_layers
     ids = taps.ids
     for path in NUM_TARGET_LAYERS_FIELDS:
@@ -518,10 +560,25 @@ def _count_fits_neither(
 
 
 def _k3_dspark_error(get: FieldGetter) -> ParallelDraftingConfigError | None:
+    """``K3DSparkConfig.__init__`` (``vllm/transformers_utils/configs/k3_dspark.py``) compares
+    ``num_target_layers != len(target_layer_ids)``, which a whole-number float passes; then
+    ``K3DSparkModel.__init__`` (``vllm/models/kimi_k3/nvidia/dspark_mla.py``) sizes
+    ``context_proj``, a linear layer, ``target_hidden_size * num_target_layers`` wide, and a
+    float size fails there (issue 25, item 21)."""
     ids = get("target_layer_ids", None)
     count = get("num_target_layers", None)
     if is_list(ids) and ids and exact_int(count) == len(ids):
         return None
+    if is_list(ids) and ids and type(count) is float and count == len(ids):
+        return ParallelDraftingConfigError(
+            f"`num_target_layers` = {count!r} is a float: vLLM's K3DSparkConfig accepts it "
+            f"({count!r} == {len(ids)}, the length of target_layer_ids), but "
+            "K3DSparkModel.__init__ sizes its context_proj linear layer "
+            "target_hidden_size * num_target_layers wide, and a float size fails there "
+            "(vllm/models/kimi_k3/nvidia/dspark_mla.py). Fix: write "
+            f'`"num_target_layers": {len(ids)}`.',
+            field="num_target_layers",
+        )
     return ParallelDraftingConfigError(
         f"A K3 DSpark draft (model_type {K3_DSPARK_MODEL_TYPE!r}) must set a non-empty "
         "`target_layer_ids` and `num_target_layers` equal to its length; got "
@@ -580,8 +637,8 @@ def check_config_parses(subject: Subject, found: Findings) -> None:
     ("Should have a `model_type` key"), unless its first architecture is one vLLM derives a
     type from (``_ARCHITECTURE_TO_MODEL_TYPE``): an error when the config lists
     ``architectures`` (a whole config); a fragment with neither (how callers pass a draft's
-    token and layer fields alone) is not judged for its load path.  A type only later versions of the range
-    know is a warning naming them.  Speculators files are parsed by vLLM's own
+    token and layer fields alone) is not judged for its load path.  A type only later
+    versions of the range know is a warning naming them.  Speculators files are parsed by vLLM's own
     ``SpeculatorsConfig`` and are not judged here.
     """
     if subject.resolution.speculators is not None:
@@ -610,7 +667,7 @@ def check_config_parses(subject: Subject, found: Findings) -> None:
     shown = "no `model_type`" if model_type is None else f"`model_type` {model_type!r}"
     if parsed is Parse.UNKNOWN and model_type is None and not names:
         return  # a fragment (token and layer fields alone): the load path is not judged
-    elif parsed is Parse.UNKNOWN:
+    if parsed is Parse.UNKNOWN:
         cause = (
             "and is no speculators file (no `speculators_config`)"
             if model_type is None

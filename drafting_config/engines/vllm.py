@@ -112,8 +112,11 @@ def serving_method(get: FieldGetter, method: str | None) -> str | None:
       in ``vllm/config/speculative.py``, "Automatically detect the method"): the
       ``dflash`` test (``MuseGlimmerAssistantModel``) before the ``dspark`` one.  Only a
       list of strings is read; other architectures give no method.
-    * ``dflash`` with ``dflash_config.projector_type`` ``"dspark"`` (SpecForge's DSpark
-      drafts in DFlash's layout) is ``dspark``, by its ``DSparkDraftModel`` architecture.
+    * ``dflash`` (a mask id in ``dflash_config``) is ``dspark`` when
+      ``dflash_config.projector_type`` is ``"dspark"`` (SpecForge's DSpark drafts in DFlash's
+      layout) or when the architectures are ones vLLM guesses ``dspark`` from
+      (``DSparkDraftModel`` of ``model_type`` ``qwen3``, ``Qwen3DSparkModel``...): served as
+      ``dflash``, ``EAGLEConfig`` would rename them to unregistered ``DFlash...`` names.
 
     Raises:
         ParallelDraftingConfigError: a field cannot be read at all (a property that raises).
@@ -130,7 +133,8 @@ def serving_method(get: FieldGetter, method: str | None) -> str | None:
         return None
     if method == "dflash":
         projector = read_path(get, DSPARK_PROJECTOR_FIELD)
-        if isinstance(projector, str) and projector == "dspark":
+        dspark_projector = isinstance(projector, str) and projector == "dspark"
+        if dspark_projector or serving_method(get, None) == "dspark":
             return "dspark"
     return method
 

@@ -63,6 +63,7 @@ from drafting_config.rules.vllm import (
     check_layers,
     check_null_token_fields,
     check_sample_from_anchor,
+    check_served_context,
     check_target_tapped,
 )
 from drafting_config.values.errors import (
@@ -305,6 +306,7 @@ _DRAFT_RULES: Final[tuple[Rule, ...]] = (
     check_target_sizes,
     check_target_placeholders,
     check_target_tapped,
+    check_served_context,
     check_layers,
 )
 """The rules of the draft against its target, in the order their findings are listed; the

@@ -328,3 +328,42 @@ def test_a_previously_supported_name_says_until_which_version(name: str) -> None
     error = only_error(check({**DFLASH, "architectures": [name], "model_type": "llama"}))
     version = vllm_tables().previously_supported[name]
     assert f"{name} was served until vLLM {version}" in str(error)
+
+
+# --- the served context -------------------------------------------------------------------------
+
+LONG_TARGET = {**QWEN3_8B_TARGET, "max_position_embeddings": 131072}
+
+
+@pytest.mark.parametrize("rope", ["rope_scaling", "rope_parameters"])
+def test_a_draft_whose_rope_cannot_stretch_lowers_the_servers_max_model_len(rope: str) -> None:
+    yarn = {"rope_type": "yarn", "factor": 16.0, "original_max_position_embeddings": 4096}
+    draft = {**DSPARK, "max_position_embeddings": 65536, rope: yarn}
+    verdict = check(draft, target=LONG_TARGET, check_tokenizer=False)
+    assert verdict.errors == ()
+    (warning,) = load_warnings(verdict)
+    assert "lowers the server's max_model_len from the target's 131072 to the draft's 65536" in (
+        warning
+    )
+    assert "_limit_max_model_len_to_draft" in warning
+
+
+def test_a_cache_only_rope_draft_shares_the_targets_positions() -> None:
+    for rope in ({"rope_type": "linear", "factor": 2.0}, {"type": "default"}, None):
+        draft = {**DSPARK, "max_position_embeddings": 4096, "rope_scaling": rope}
+        assert load_warnings(check(draft, target=LONG_TARGET, check_tokenizer=False)) == []
+
+
+def test_a_scaling_factor_lengthens_the_derived_context() -> None:
+    # dynamic multiplies max_position_embeddings by its factor (_get_and_verify_max_len).
+    draft = {
+        **DSPARK,
+        "max_position_embeddings": 32768,
+        "rope_scaling": {"rope_type": "dynamic", "factor": 4.0},
+    }
+    assert load_warnings(check(draft, target=LONG_TARGET, check_tokenizer=False)) == []
+    draft["rope_scaling"] = {"rope_type": "dynamic", "factor": 2.0}
+    assert (
+        "to the draft's 65536"
+        in load_warnings(check(draft, target=LONG_TARGET, check_tokenizer=False))[0]
+    )

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from drafting_config.draft.resolution import special_token_fields
+from drafting_config.engines.vllm import derived_max_model_len
 from drafting_config.values.fields import FieldGetter, field_getter, is_list, top_or_text_config
 from drafting_config.values.integers import positive_int32
 from drafting_config.values.sources import TEXT_CONFIG
@@ -29,6 +30,9 @@ class TargetFacts:
     """The target's ``model_type`` (some layer rules of vLLM depend on it)."""
     architectures: tuple[str, ...] = ()
     """The target's ``architectures`` (the strings among them)."""
+    max_model_len: int | None = None
+    """The ``max_model_len`` vLLM derives for the target (top level, else ``text_config``;
+    :func:`~drafting_config.engines.vllm.derived_max_model_len`)."""
     special_tokens: tuple[tuple[str, object], ...] = ()
     """The target's ``pad_token_id``, ``bos_token_id`` and ``eos_token_id`` that are set
     (top level, else ``text_config``), as (field, raw value); ``eos_token_id`` may be a
@@ -76,6 +80,9 @@ def read_target(target_config: object) -> TargetFacts:
             if isinstance(item, str)
         ),
         special_tokens=tuple(special_token_fields(top_or_text_config(get))),
+        max_model_len=next(
+            (n for n in (derived_max_model_len(r) for r, _ in readers) if n is not None), None
+        ),
     )
 
 

@@ -860,3 +860,81 @@ def target_class(architectures: tuple[str, ...]) -> str | None:
         if tables.registered(name) is not None:
             return name
     return None
+
+
+# --- the served context: max_model_len --------------------------------------------------------
+
+CACHE_ONLY_ROPE_TYPES: Final = frozenset({"default", "linear", "llama3", "ntk", "proportional"})
+"""``_CACHE_ONLY_ROPE_TYPES`` (``vllm/config/speculative.py``): RoPE types whose rotary cache
+vLLM may stretch to the target's length, so that the draft shares the target's positions."""
+
+UNSCALED_ROPE_TYPES: Final = frozenset(
+    {"su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling"}
+)
+"""RoPE types whose ``factor`` does not multiply the derived length
+(``_get_and_verify_max_len`` in ``vllm/config/model.py``)."""
+
+LENGTH_KEYS: Final = (
+    "max_position_embeddings",
+    "n_positions",
+    "max_seq_len",
+    "seq_length",
+    "model_max_length",
+    "max_target_positions",
+    "max_sequence_length",
+    "max_seq_length",
+    "seq_len",
+)
+"""The keys vLLM derives a model's length from, the smallest set one winning unless
+``model_max_length`` is set (``derive_max_model_len_and_key`` in
+``vllm/transformers_utils/model_arch_config_convertor.py``)."""
+
+
+def rope_parameters(get: FieldGetter) -> list[dict[str, object]]:
+    """The RoPE parameter dicts vLLM iterates (``iter_rope_parameters`` in
+    ``vllm/transformers_utils/config.py``), after transformers' and vLLM's normalisation: a
+    truthy legacy ``rope_scaling`` wins over ``rope_parameters``
+    (``convert_rope_params_to_dict``), a legacy ``type`` is the ``rope_type``, ``default``
+    when unset; a dict of dicts (one per layer type) gives each."""
+    legacy = get("rope_scaling", None)
+    params = legacy if isinstance(legacy, dict) and legacy else get("rope_parameters", None)
+    if not isinstance(params, dict) or not params:
+        return []
+    values = list(params.values())
+    entries: list[dict[str, object]] = (
+        [value for value in values if value]
+        if all(isinstance(value, dict) for value in values)
+        else [params]
+    )
+    return [
+        {**entry, "rope_type": entry.get("rope_type", entry.get("type", "default"))}
+        for entry in entries
+    ]
+
+
+def rope_only_sizes_cache(get: FieldGetter) -> bool:
+    """``_rope_only_sizes_cache`` (``vllm/config/speculative.py``): every RoPE type of the
+    config is cache-only (true with no RoPE parameters at all)."""
+    return all(entry["rope_type"] in CACHE_ONLY_ROPE_TYPES for entry in rope_parameters(get))
+
+
+def derived_max_model_len(get: FieldGetter) -> int | None:
+    """The ``max_model_len`` vLLM derives from a config (``_get_and_verify_max_len`` in
+    ``vllm/config/model.py``): the smallest of :data:`LENGTH_KEYS` (``model_max_length``
+    overriding), times the RoPE ``factor`` for types not in :data:`UNSCALED_ROPE_TYPES`;
+    ``None`` when no key holds a positive int."""
+    lengths = {key: exact_int(get(key, None)) for key in LENGTH_KEYS}
+    found = [n for n in lengths.values() if n is not None and n > 0]
+    if not found:
+        return None
+    derived: float = min(found)
+    override = lengths["model_max_length"]
+    if override is not None and override > 0:
+        derived = override
+    for entry in rope_parameters(get):
+        factor = entry.get("factor")
+        if entry["rope_type"] in UNSCALED_ROPE_TYPES or isinstance(factor, bool):
+            continue
+        if isinstance(factor, (int, float)) and factor > 0:
+            derived *= factor
+    return int(derived)

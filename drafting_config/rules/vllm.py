@@ -50,6 +50,7 @@ from drafting_config.engines.vllm import (
     Runner,
     TappedLayers,
     default_layers,
+    derived_max_model_len,
     dflash_uses_aux_hidden_states,
     dspark_architectures,
     eagle_config_architecture,
@@ -57,6 +58,8 @@ from drafting_config.engines.vllm import (
     older_runner_layers,
     parse_model_type,
     resolve_architecture,
+    rope_only_sizes_cache,
+    rope_parameters,
     runner_of,
     runs_on_either_runner,
     tapped_layers,
@@ -1006,3 +1009,39 @@ def check_null_token_fields(subject: Subject, found: Findings) -> None:
             )
         )
         return
+
+
+def check_served_context(subject: Subject, found: Findings) -> None:
+    """Given a target, whether vLLM 0.33 lowers the server's ``max_model_len`` to a DFlash or
+    DSpark draft's: its newer runner does (``_limit_max_model_len_to_draft`` in
+    ``vllm/config/vllm.py``) unless the draft shares the target's positions, i.e. every RoPE
+    type of the draft is cache-only (``draft_shares_target_positions`` and
+    ``_CACHE_ONLY_ROPE_TYPES`` in ``vllm/config/speculative.py``), in which case vLLM
+    stretches the draft's rotary cache instead.  Both lengths are derived as vLLM derives
+    them (:func:`~drafting_config.engines.vllm.derived_max_model_len`); the RoPE type comes
+    from ``rope_parameters`` or the legacy ``rope_scaling``.  A warning: the server runs,
+    with a shorter context than the target's.
+    """
+    target = subject.target
+    if target is None or target.max_model_len is None:
+        return
+    if _vllm_method(subject) not in ("dflash", "dspark"):
+        return
+    get = subject.get
+    if rope_only_sizes_cache(get):
+        return
+    draft_len = derived_max_model_len(get)
+    if draft_len is None or draft_len >= target.max_model_len:
+        return
+    kinds = sorted({str(entry["rope_type"]) for entry in rope_parameters(get)})
+    found.warn(
+        ParallelDraftingConfigWarning(
+            f"vLLM 0.33's newer model runner lowers the server's max_model_len from the "
+            f"target's {target.max_model_len} to the draft's {draft_len}: the draft's RoPE "
+            f"type ({', '.join(kinds)}) cannot stretch its rotary cache to the target's "
+            "length (vllm/config/vllm.py, _limit_max_model_len_to_draft; "
+            "vllm/config/speculative.py, _CACHE_ONLY_ROPE_TYPES). Serve with "
+            f"--max-model-len {draft_len} or less, or give the draft a longer "
+            "max_position_embeddings if it was trained for one."
+        )
+    )

@@ -10,15 +10,24 @@ then the whole file must be exactly what ``tests/vllm_tables.py`` writes from th
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 engine_wheels = pytest.importorskip(
     "tests.engine_wheels", reason="tests/engine_wheels.py (the wheel fetcher) is not here"
 )
 
+from drafting_config.engines.vllm import (  # noqa: E402
+    CONSTRUCTION_READS,
+    EAGLE_CONFIG_METHODS,
+    eagle_config_architecture,
+)
 from drafting_config.engines.vllm_data import DATA_FILE, vllm_tables  # noqa: E402
 from tests import vllm_tables as generator  # noqa: E402
 
@@ -103,3 +112,74 @@ def test_the_data_file_is_exactly_what_the_generator_writes(
     written = generator.dumps(generator.tables(vllm_wheel.path, wheels))
     shipped = (generator.PACKAGE_DATA / DATA_FILE).read_text(encoding="utf-8")
     assert written == shipped
+
+
+# --- the rules' other tables, against the wheel ---------------------------------------------------
+
+
+class _Config:
+    """A stand-in for transformers' ``PreTrainedConfig``: keyword arguments as attributes."""
+
+    def __init__(self, **kwargs: object) -> None:
+        self.__dict__.update(kwargs)
+
+    def to_dict(self) -> dict[str, object]:
+        return dict(self.__dict__)
+
+
+def _vllm_renames(vllm_wheel: Wheel) -> Callable[[str, str], str]:
+    """vLLM's own ``EAGLEConfig.__init__`` (``transformers_utils/configs/eagle.py``), run on a
+    stand-in config: the architecture it gives ``name`` for ``method``."""
+    namespace = vllm_wheel.extract(
+        "vllm/transformers_utils/configs/eagle.py",
+        ["EAGLEConfig"],
+        stand_ins={"PreTrainedConfig": _Config, "DeepseekV2Config": _Config},
+    )
+    eagle_config = namespace["EAGLEConfig"]
+
+    def rename(method: str, name: str) -> str:
+        model = _Config(architectures=[name], vocab_size=8)
+        (renamed,) = eagle_config(model, method=method).architectures
+        return str(renamed)
+
+    return rename
+
+
+_NAMES = st.text(alphabet="DFlashEagle3PQwnLmdoxRk", min_size=0, max_size=14)
+
+
+def test_the_eagle_config_renames_are_vllm_s_on_every_name(vllm_wheel: Wheel) -> None:
+    rename = _vllm_renames(vllm_wheel)
+    corpus = set()
+    for path in (Path(__file__).parent / "real_configs" / "drafts").glob("*.json"):
+        listed = json.loads(path.read_text(encoding="utf-8")).get("architectures") or []
+        corpus |= {name for name in listed if isinstance(name, str)}
+    registered = {name for rows in vllm_tables().registry.values() for name in rows}
+    for name in sorted(corpus | registered | {"LiLiCorrDraftModel", "FooDFlash", ""}):
+        for method in sorted(EAGLE_CONFIG_METHODS):
+            assert eagle_config_architecture(method, name) == rename(method, name), (method, name)
+
+    @settings(max_examples=200, deadline=None)
+    @given(name=_NAMES, method=st.sampled_from(sorted(EAGLE_CONFIG_METHODS)))
+    def generated(name: str, method: str) -> None:
+        assert eagle_config_architecture(method, name) == rename(method, name)
+
+    generated()
+
+
+def test_each_construction_row_reads_what_it_cites(
+    vllm_wheel: Wheel, transformers_wheel: Callable[[str], Wheel]
+) -> None:
+    # The cited constructor reads the attribute (config.X, or draft_config["key"]) ...
+    for row in CONSTRUCTION_READS:
+        path = "vllm/" + row.follows.split(":")[0].removeprefix("vllm/")
+        source = vllm_wheel.source(path)
+        key = row.field.rsplit(".", 1)[-1]
+        read = f'["{key}"]' if "." in row.field else f"config.{key}"
+        assert read in source, (row.field, path)
+    # ... and no config class of the qwen3 type, in any transformers version vLLM accepts,
+    # defaults markov_rank (Qwen3DSparkModel reads it from a Qwen3Config).
+    for version in vllm_tables().transformers_versions:
+        wheel = transformers_wheel(version)
+        source = wheel.source("transformers/models/qwen3/configuration_qwen3.py")
+        assert "markov_rank" not in source, version

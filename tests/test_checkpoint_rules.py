@@ -60,28 +60,41 @@ PARD: dict[str, object] = {
 }
 
 
-def _layer(prefix: str, index: int) -> dict[str, tuple[int, ...]]:
-    return {
-        f"{prefix}layers.{index}.self_attn.q_proj.weight": (HIDDEN, HIDDEN),
-        f"{prefix}layers.{index}.input_layernorm.weight": (HIDDEN,),
+_LINEARS = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj")
+_LINEARS += ("mlp.gate_proj", "mlp.up_proj", "mlp.down_proj")
+_NORMS = ("input_layernorm", "post_attention_layernorm")
+
+
+def _layer(
+    prefix: str, index: int | None, norms: tuple[str, ...] = ()
+) -> dict[str, tuple[int, ...]]:
+    """Every tensor vLLM's model class declares in one decoder layer (``midlayer`` when
+    ``index`` is None), ``norms`` the class's extra RMSNorms in it."""
+    layer = f"{prefix}midlayer" if index is None else f"{prefix}layers.{index}"
+    shapes: dict[str, tuple[int, ...]] = {
+        f"{layer}.{name}.weight": (HIDDEN, HIDDEN) for name in _LINEARS
     }
+    shapes |= {f"{layer}.{name}.weight": (HIDDEN,) for name in (*_NORMS, *norms)}
+    return shapes
 
 
 def dflash_tensors(layers: int = 2, taps: int = 3) -> dict[str, tuple[int, ...]]:
     shapes: dict[str, tuple[int, ...]] = {
         "fc.weight": (HIDDEN, HIDDEN * taps),
+        "hidden_norm.weight": (HIDDEN,),
         "norm.weight": (HIDDEN,),
     }
     for index in range(layers):
-        shapes.update(_layer("", index))
+        shapes.update(_layer("", index, ("self_attn.q_norm", "self_attn.k_norm")))
     return shapes
 
 
 def eagle3_tensors(fc_in: int = 3 * HIDDEN) -> dict[str, tuple[int, ...]]:
     return {
+        **_layer("", None, ("hidden_norm",)),
         "fc.weight": (HIDDEN, fc_in),
         "midlayer.self_attn.q_proj.weight": (HIDDEN, 2 * HIDDEN),
-        "midlayer.hidden_norm.weight": (HIDDEN,),
+        "norm.weight": (HIDDEN,),
         "lm_head.weight": (500, HIDDEN),
         "d2t": (500,),
         "t2d": (VOCAB,),
@@ -92,6 +105,7 @@ def eagle3_tensors(fc_in: int = 3 * HIDDEN) -> dict[str, tuple[int, ...]]:
 def pard_tensors(layers: int = 2) -> dict[str, tuple[int, ...]]:
     shapes: dict[str, tuple[int, ...]] = {
         "model.embed_tokens.weight": (VOCAB, HIDDEN),
+        "model.norm.weight": (HIDDEN,),
         "lm_head.weight": (VOCAB, HIDDEN),
     }
     for index in range(layers):
@@ -398,8 +412,10 @@ def test_speculators_types_use_the_architecture_vllm_writes() -> None:
 
 def test_the_bundled_examples_configs_pass_with_checkpoints_that_fit_them() -> None:
     config = load_json(EXAMPLES / "dflash-qwen3-4b" / "config.json")
-    tensors = {"fc.weight": (2560, 5 * 2560)}
+    tensors = {"fc.weight": (2560, 5 * 2560), "hidden_norm.weight": (2560,)}
+    tensors["norm.weight"] = (2560,)
     for index in range(5):
+        tensors |= _layer("", index, ("self_attn.q_norm", "self_attn.k_norm"))
         tensors[f"layers.{index}.mlp.down_proj.weight"] = (2560, 9728)
     found = run(
         config, tensors, aux=(2, 10, 18, 26, 34), aux_source="dflash_config.target_layer_ids"
@@ -495,3 +511,53 @@ def test_a_causal_lm_architecture_fed_hidden_states_is_not_checked_as_a_causal_l
     assert found.errors == ()
     assert found.facts.architecture is None
     assert "'Qwen3ForCausalLM'" in found.notes[0]
+
+
+# --- every parameter gets a tensor (issue 22, point 5) ------------------------------------------
+
+
+def test_a_parameter_without_a_tensor_is_an_error_naming_it() -> None:
+    """vLLM's DFlash loader returns nothing from load_weights, so a missing down_proj loads
+    and the draft runs on uninitialized memory."""
+    shapes = dflash_tensors()
+    del shapes["layers.1.mlp.down_proj.weight"]
+    (error,) = run(DFLASH, shapes).errors
+    assert "no tensor for `model.layers.1.mlp.down_proj.weight`" in str(error)
+    assert "load_weights returns nothing" in str(error)
+    assert "runs on uninitialized memory" in str(error)
+
+
+@pytest.mark.parametrize("name", ["hidden_norm.weight", "layers.0.self_attn.k_proj.weight"])
+def test_each_declared_dflash_parameter_is_required(name: str) -> None:
+    shapes = dflash_tensors()
+    del shapes[name]
+    (error,) = run(DFLASH, shapes).errors
+    assert f"`model.{name}`" in str(error)
+
+
+def test_the_parameters_that_legitimately_get_no_tensor_are_not_required() -> None:
+    # No embed_tokens, lm_head, mask_embedding or d2t: shared from the target, read from
+    # mask_embedding.pt, or an identity map; no fc without aux hidden states.
+    assert run(DFLASH, dflash_tensors()).errors == ()
+    no_aux = {**DFLASH, "dflash_config": {"mask_token_id": 900, "use_aux_hidden_state": False}}
+    shapes = {k: v for k, v in dflash_tensors().items() if k != "fc.weight"}
+    assert run(no_aux, shapes).errors == ()
+
+
+def test_a_tensor_the_loader_cannot_place_is_an_error_and_a_bias_a_note() -> None:
+    """A Qwen3-style q_norm on vLLM's Llama EAGLE-3 class: AutoWeightsLoader raises."""
+    shapes = eagle3_tensors() | {"midlayer.self_attn.q_norm.weight": (8,)}
+    (error,) = run(EAGLE3, shapes).errors
+    assert "`model.layers.0.self_attn.q_norm.weight` has no parameter" in str(error)
+    assert "There is no module or parameter named" in str(error)
+    found = run(EAGLE3, eagle3_tensors() | {"midlayer.input_layernorm.bias": (HIDDEN,)})
+    assert found.errors == ()
+    assert any("ignores a .bias" in note for note in found.notes)
+
+
+def test_every_row_lists_why_each_untensored_parameter_gets_none() -> None:
+    for row in ARCHITECTURES:
+        assert row.layer_parameters, row.name
+        for name, why in row.no_tensor:
+            assert name, row.name
+            assert ".py" in why or "not declared" in why, (row.name, name)

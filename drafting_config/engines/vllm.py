@@ -483,7 +483,48 @@ class ArchitectureRow:
     """``embed_tokens`` and ``lm_head`` are optional: without them the target's are shared."""
     reads_mask_embedding: bool = False
     """The model class reads ``mask_embedding.pt`` beside the weights."""
+    layer_parameters: tuple[str, ...] = ()
+    """The parameters every decoder layer ``model.layers.{i}`` declares whatever the config
+    (names after the loader's renames; a stacked one as its checkpoint parts, see
+    :data:`STACKED_PARAMETERS`): each must get a tensor."""
+    layer_extras: tuple[str, ...] = ()
+    """Parameters a decoder layer declares only under some config (biases, sinks): a tensor
+    for them is placed, none is required."""
+    top_parameters: tuple[str, ...] = ()
+    """The parameters outside the decoder layers that must get a tensor (``embed_tokens``,
+    ``lm_head`` and ``fc`` are judged apart, with their shapes)."""
+    no_tensor: tuple[tuple[str, str], ...] = ()
+    """The parameters that legitimately get no tensor, each with why (citing the file)."""
 
+
+STACKED_PARAMETERS: Final = (
+    (".q_proj", ".qkv_proj"),
+    (".k_proj", ".qkv_proj"),
+    (".v_proj", ".qkv_proj"),
+    (".gate_proj", ".gate_up_proj"),
+    (".up_proj", ".gate_up_proj"),
+)
+"""The loaders' stacked-parameter mapping (``hf_to_vllm_mapper`` of ``qwen3_dflash.py``,
+``llama_eagle3.py``, ``llama.py``, ``qwen2.py``): each checkpoint part fills a shard of one
+vLLM parameter, so each part is a tensor of its own that must be there."""
+
+_ATTENTION: Final = (
+    "self_attn.q_proj.weight",
+    "self_attn.k_proj.weight",
+    "self_attn.v_proj.weight",
+    "self_attn.o_proj.weight",
+)
+_MLP: Final = ("mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight")
+_LAYER_NORMS: Final = ("input_layernorm.weight", "post_attention_layernorm.weight")
+_BIASES: Final = (
+    "self_attn.q_proj.bias",
+    "self_attn.k_proj.bias",
+    "self_attn.v_proj.bias",
+    "self_attn.o_proj.bias",
+    "mlp.gate_proj.bias",
+    "mlp.up_proj.bias",
+    "mlp.down_proj.bias",
+)
 
 ARCHITECTURES: Final[tuple[ArchitectureRow, ...]] = (
     ArchitectureRow(
@@ -509,6 +550,38 @@ ARCHITECTURES: Final[tuple[ArchitectureRow, ...]] = (
         draft_vocabulary=True,
         shares_target_parts=True,
         reads_mask_embedding=True,
+        layer_parameters=(
+            *_ATTENTION,
+            "self_attn.q_norm.weight",
+            "self_attn.k_norm.weight",
+            *_MLP,
+            *_LAYER_NORMS,
+        ),
+        layer_extras=(*_BIASES, "self_attn.attention_sink_bias"),
+        top_parameters=("model.hidden_norm.weight", "model.norm.weight"),
+        no_tensor=(
+            (
+                "model.embed_tokens.weight",
+                "shared from the target when the checkpoint has none "
+                "(vllm/v1/worker/gpu/spec_decode/eagle/utils.py, maybe_share_target_embed)",
+            ),
+            (
+                "lm_head.weight",
+                "the target's, aliased when the checkpoint has none "
+                "(vllm/v1/worker/gpu/spec_decode/dflash/utils.py, load_dflash_model)",
+            ),
+            (
+                "model.mask_embedding",
+                "read from mask_embedding.pt, else unused (qwen3_dflash.py, "
+                "DFlashQwen3ForCausalLM._read_mask_embedding)",
+            ),
+            ("model.fc.weight", "not declared when use_aux_hidden_state is false"),
+            (
+                "draft_id_to_target_id",
+                "zeros (an identity offset) without d2t; not declared when the vocabularies "
+                "match (qwen3_dflash.py, DFlashQwen3ForCausalLM.__init__)",
+            ),
+        ),
     ),
     ArchitectureRow(
         name="llama_eagle3",
@@ -531,6 +604,26 @@ ARCHITECTURES: Final[tuple[ArchitectureRow, ...]] = (
         mask_hidden=MaskHidden.REQUIRED,
         draft_vocabulary=True,
         shares_target_parts=True,
+        layer_parameters=(*_ATTENTION, *_MLP, *_LAYER_NORMS, "hidden_norm.weight"),
+        layer_extras=_BIASES,
+        top_parameters=("model.norm.weight",),
+        no_tensor=(
+            (
+                "model.embed_tokens.weight",
+                "shared from the target when the checkpoint has none "
+                "(vllm/v1/worker/gpu/spec_decode/eagle/utils.py, maybe_share_target_embed)",
+            ),
+            (
+                "lm_head.weight",
+                "the target's, aliased when the checkpoint has none "
+                "(vllm/v1/worker/gpu/spec_decode/eagle/utils.py, load_eagle_model)",
+            ),
+            ("model.fc.weight", "not declared without aux hidden states (llama_eagle3.py)"),
+            (
+                "draft_id_to_target_id",
+                "zeros without d2t (llama_eagle3.py, Eagle3LlamaForCausalLM.__init__)",
+            ),
+        ),
     ),
     ArchitectureRow(
         name="causal_lm",
@@ -552,6 +645,16 @@ ARCHITECTURES: Final[tuple[ArchitectureRow, ...]] = (
         mask_hidden=MaskHidden.IGNORED,
         draft_vocabulary=False,
         shares_target_parts=False,
+        layer_parameters=(*_ATTENTION, *_MLP, *_LAYER_NORMS),
+        layer_extras=(*_BIASES, "self_attn.q_norm.weight", "self_attn.k_norm.weight"),
+        top_parameters=("model.norm.weight",),
+        no_tensor=(
+            (
+                "lm_head.weight",
+                "tied to model.embed_tokens with tie_word_embeddings (llama.py, "
+                "LlamaForCausalLM.__init__)",
+            ),
+        ),
     ),
 )
 """The model classes whose checkpoints are checked, keyed by the architectures vLLM's

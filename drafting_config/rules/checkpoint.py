@@ -217,11 +217,90 @@ def _check_tensors(subject: Subject, checkpoint: CheckpointHeaders, found: Findi
             found.errors += _lm_head_errors(row, subject, mapped.get("lm_head.weight"), found.notes)
         with found.collect():
             found.errors += _fc_errors(row, subject, mapped.get("model.fc.weight"))
+        with found.collect():
+            _parameter_findings(row, subject, mapped, found)
     if row.draft_vocabulary:
         with found.collect():
             found.errors += _d2t_errors(subject, tensors.get("d2t"))
     with found.collect():
         found.errors += _mask_hidden_errors(row, subject, tensors, packed is not None)
+
+
+_MAX_MISSING: Final = 8
+
+
+def _parameter_findings(
+    row: ArchitectureRow, subject: Subject, mapped: Mapping[str, TensorHeader], found: Findings
+) -> None:
+    """Every parameter the model class declares gets a tensor, and every tensor of a decoder
+    layer has a parameter (issue 22, point 5).
+
+    * Missing: for the DFlash and EAGLE-3 classes ``load_weights`` returns ``None``
+      (``qwen3_dflash.py``, ``llama_eagle3.py``), so ``DefaultModelLoader.load_weights``
+      (``model_loader/default_loader.py``) never checks what was loaded; for the causal LMs
+      its check counts linear and embedding parameters as loaded.  The parameter keeps the
+      memory it was allocated with: the draft runs wrong, an error naming it.  The row's
+      :attr:`~ArchitectureRow.no_tensor` lists the ones that legitimately get none;
+      ``embed_tokens``, ``lm_head`` and ``fc`` have rules of their own (shapes, sharing).
+    * Unplaceable: a decoder-layer tensor the class has no parameter for makes
+      ``AutoWeightsLoader._load_module`` (``models/utils.py``) raise "There is no module or
+      parameter named" (an error), except a ``.bias``, which it ignores (a note).
+    """
+    try:
+        count = _size(subject, "num_hidden_layers")
+    except ParallelDraftingConfigError:
+        return  # the layer-count rule reports the field
+    if count is None or not row.layer_parameters:
+        return
+    layers = sorted(_layer_indices(mapped) & set(range(count)))
+    missing = [
+        f"model.layers.{index}.{parameter}"
+        for index in layers
+        for parameter in row.layer_parameters
+        if f"model.layers.{index}.{parameter}" not in mapped
+    ]
+    missing += [name for name in row.top_parameters if name not in mapped]
+    why = (
+        "its load_weights returns nothing, so vLLM's loader never checks what was loaded"
+        if row.adds_model_prefix
+        else "vLLM's loader counts linear and embedding parameters as loaded"
+    )
+    for name in missing[:_MAX_MISSING]:
+        found.error(
+            ParallelDraftingConfigError(
+                f"the checkpoint has no tensor for `{name}` (after vLLM's renames): "
+                f"vLLM 0.33.0's {row.name} model class declares it and {why} "
+                f"({row.follows}; model_loader/default_loader.py, load_weights), so the "
+                "draft runs on uninitialized memory. Fix: export the checkpoint with it."
+            )
+        )
+    if len(missing) > _MAX_MISSING:
+        found.error(
+            ParallelDraftingConfigError(
+                f"... and {len(missing) - _MAX_MISSING} more parameters get no tensor from "
+                "the checkpoint."
+            )
+        )
+    known = set(row.layer_parameters) | set(row.layer_extras)
+    for name in mapped:
+        match = _LAYER.match(name)
+        if match is None or int(match.group(1)) >= count:
+            continue
+        rest = name[match.end() :]
+        if rest in known or "rotary_emb." in rest:
+            continue
+        if rest.endswith(".bias"):
+            found.note(f"tensor `{name}` has no parameter; vLLM's loader ignores a .bias")
+            continue
+        found.error(
+            ParallelDraftingConfigError(
+                f"the checkpoint's tensor `{name}` has no parameter in vLLM 0.33.0's "
+                f'{row.name} model class: its loader raises ValueError "There is no module '
+                'or parameter named ..." (model_executor/models/utils.py, '
+                "AutoWeightsLoader._load_module). Fix: drop the tensor, or serve the draft "
+                "with the architecture it was trained as."
+            )
+        )
 
 
 def _mapped_names(

@@ -60,8 +60,10 @@ PARD: dict[str, object] = {
 }
 
 
-_LINEARS = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj")
-_LINEARS += ("mlp.gate_proj", "mlp.up_proj", "mlp.down_proj")
+_LINEARS = (
+    *("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj"),
+    *("mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"),
+)
 _NORMS = ("input_layernorm", "post_attention_layernorm")
 
 

@@ -29,13 +29,13 @@ from drafting_config.files.repo_ids import (
     DEFAULT_REVISION,
     EXTRA_NAME,
     HubDownloadError,
-    Located,
     MissingExtraError,
     RepoIdError,
     RepoNotCachedError,
     hub_checkpoint_headers,
+    hub_offline,
+    locate,
     looks_like_repo_id,
-    model_location,
 )
 from drafting_config.files.safetensors_headers import (
     INDEX_FILE,
@@ -240,12 +240,15 @@ class _SharedReads:
     def __init__(self) -> None:
         self._targets: dict[str | None, _Target] = {}
         self._tokenizers: dict[str, TokenizerFiles | ParallelDraftingConfigError | None] = {}
-        self._located: dict[str, Located | ParallelDraftingConfigError] = {}
+        self._located: dict[str, tuple[Path, tuple[str, ...]] | ParallelDraftingConfigError] = {}
 
-    def tokenizer_location(self, tokenizer: str | os.PathLike[str], download: bool) -> Located:
-        """Where an explicit tokenizer is: a local directory, else a repo id's snapshot
-        (as for every path argument, see :func:`~drafting_config.files.repo_ids.model_location`),
-        looked up once.
+    def tokenizer_location(
+        self, tokenizer: str | os.PathLike[str], download: bool
+    ) -> tuple[Path, tuple[str, ...]]:
+        """Where an explicit tokenizer is, and the notes of its download: a local directory,
+        else a repo id's snapshot (as for every path argument, see
+        :func:`~drafting_config.files.repo_ids.locate`; a tokenizer repo needs no
+        ``config.json``), looked up once.
 
         Raises:
             ParallelDraftingConfigError: the repo id is not cached, cannot be fetched, ...
@@ -253,8 +256,10 @@ class _SharedReads:
         key = as_path(tokenizer, argument="tokenizer")
         if key not in self._located:
             text: str | os.PathLike[str] = key if is_kind(tokenizer, (str, bytes)) else Path(key)
+            notes: list[str] = []
             try:
-                self._located[key] = model_location(text, download=download)
+                path = locate(text, download=download, tokenizer=True, notes=notes)
+                self._located[key] = path, tuple(notes)
             except ParallelDraftingConfigError as error:
                 self._located[key] = error
         found = self._located[key]
@@ -429,12 +434,12 @@ def _tokenizer(
         return None
     try:
         if explicit is not None:
-            located = shared.tokenizer_location(explicit, options.download)
-            found.notes += located.notes
-            files = shared.tokenizer_files(located.path)
+            located, notes = shared.tokenizer_location(explicit, options.download)
+            found.notes += notes
+            files = shared.tokenizer_files(located)
             if files is None:
                 raise ConfigFileError(
-                    os.fspath(located.path),
+                    os.fspath(located),
                     "no tokenizer files here (tokenizer.json, tokenizer_config.json, "
                     "special_tokens_map.json).",
                 )
@@ -486,7 +491,7 @@ def _weights(
     text = as_path(draft) if is_kind(draft, (str, bytes)) else None  # only text is a repo id
     checkpoint: CheckpointHeaders | None
     try:
-        if download and text is not None and looks_like_repo_id(text):
+        if download and text is not None and looks_like_repo_id(text) and not hub_offline():
             local = None
             checkpoint = hub_checkpoint_headers(text, directory.name)  # the snapshot's commit
             if checkpoint is None:
@@ -600,11 +605,13 @@ def _load(
     if not _is_path(argument):
         return None, argument, None, ()
     text = as_path(argument)
-    located = model_location(
+    notes: list[str] = []
+    located = locate(
         text if is_kind(argument, (str, bytes)) else Path(text),
         revision=revision,
         download=options.download,
         files=TOKENIZER_FILE_NAMES if options.check_tokenizer else (),
+        notes=notes,
     )
-    config = load_config_json(located.path)
-    return display_path(text), config, located.path, located.notes
+    config = load_config_json(located)
+    return display_path(text), config, located, tuple(notes)

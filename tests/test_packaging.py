@@ -72,10 +72,10 @@ def exported_names() -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for path in sorted((REPO / "drafting_config").rglob("*.py")):
         for node in ast.parse(path.read_text()).body:
-            targets = node.targets if isinstance(node, ast.Assign) else []
-            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
-                value = ast.literal_eval(node.value)  # type: ignore[union-attr]
-                found[str(path.relative_to(REPO))] = list(value)
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+            ):
+                found[str(path.relative_to(REPO))] = list(ast.literal_eval(node.value))
     return found
 
 

@@ -19,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drafting_config import check
+from drafting_config.files.json_files import ConfigFileError
 from drafting_config.files.repo_ids import (
     EXTRA_NAME,
     HubDownloadError,
@@ -27,13 +28,13 @@ from drafting_config.files.repo_ids import (
     RepoNotCachedError,
     locate,
     looks_like_repo_id,
-    path_or_snapshot,
     validate_repo_id,
     validate_revision,
 )
 from drafting_config.files.tokenizer_files import TOKENIZER_FILE_NAMES
 from drafting_config.values.errors import ParallelDraftingConfigError
 from tests.conftest import REPO
+from tests.fake_cache import write_cached_repo
 from tests.fake_hub import (
     BARE_COMMIT,
     DEV_COMMIT,
@@ -203,19 +204,19 @@ def test_local_paths_are_returned_as_given_without_huggingface_hub(
     monkeypatch.chdir(tmp_path)
     monkeypatch.setitem(sys.modules, "huggingface_hub", None)
     (tmp_path / "org" / "name").mkdir(parents=True)
-    assert path_or_snapshot("org/name", revision="v2") == Path("org/name")
-    assert path_or_snapshot("models/config.json") == Path("models/config.json")  # missing
-    assert path_or_snapshot(Path("other/name")) == Path("other/name")  # PathLike: a path
-    assert path_or_snapshot("gpt2") == Path("gpt2")
+    assert locate("org/name", revision="v2") == Path("org/name")
+    assert locate("models/config.json") == Path("models/config.json")  # missing
+    assert locate(Path("other/name")) == Path("other/name")  # PathLike: a path
+    assert locate("gpt2") == Path("gpt2")
     with pytest.raises(MissingExtraError):
-        path_or_snapshot("other/name")
+        locate("other/name")
 
 
 def test_a_repo_id_is_resolved_to_its_snapshot(filled_cache: Path) -> None:
-    assert path_or_snapshot(DRAFT) == locate(DRAFT)
-    assert path_or_snapshot(DRAFT, revision="v1.0").name == TAG_COMMIT
+    assert locate(DRAFT) == locate(DRAFT)
+    assert locate(DRAFT, revision="v1.0").name == TAG_COMMIT
     with pytest.raises(RepoNotCachedError):
-        path_or_snapshot(DRAFT, revision="dev")
+        locate(DRAFT, revision="dev")
 
 
 def test_malformed_values_are_usage_errors_even_beside_a_local_path(
@@ -224,8 +225,11 @@ def test_malformed_values_are_usage_errors_even_beside_a_local_path(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "config.json").write_text("{}")
     with pytest.raises(RepoIdError, match="revision"):
-        path_or_snapshot("config.json", revision="a b")
+        locate("config.json", revision="a b")
     with pytest.raises(RepoIdError, match="repo id 'org/bad name'"):
+        validate_repo_id("org/bad name")
+    # Text shaped like a repo id but no well-formed one, and no such path: a missing path.
+    with pytest.raises(ConfigFileError, match="not a Hugging Face repo id either"):
         locate("org/bad name")
 
 
@@ -581,7 +585,8 @@ def test_without_huggingface_hub_malformed_values_are_still_usage_errors(
 ) -> None:
     monkeypatch.setitem(sys.modules, "huggingface_hub", None)
     with pytest.raises(RepoIdError, match="repo id"):
-        locate("not a repo")
+        validate_repo_id("not a repo")
+    assert locate("not a repo") == Path("not a repo")  # a path
     with pytest.raises(RepoIdError, match="revision"):
         locate(DRAFT, revision="../x")
 
@@ -871,7 +876,7 @@ def test_hf_hub_offline_forbids_a_download_with_a_clear_error(tmp_path: Path, hu
     done = run_locate(env, DRAFT, "download")
     assert done.stdout.strip() == (
         f"HubDownloadError: {DRAFT}: cannot download config.json (revision main): "
-        "HF_HUB_OFFLINE is set; unset it to download."
+        "HF_HUB_OFFLINE is set, and the cache does not hold it; unset it to download."
     )
     assert hub.requests == []
 
@@ -905,27 +910,15 @@ def test_with_no_tokenizer_a_download_fetches_no_tokenizer_file(
     assert sorted(p.name for p in locate(DRAFT).iterdir()) == ["config.json"]
 
 
-@pytest.mark.parametrize("failure", ["unreachable", "offline"])
 def test_an_optional_file_that_cannot_be_fetched_is_a_note(
-    cache: Path,
-    hub: FakeHub,
-    monkeypatch: pytest.MonkeyPatch,
-    no_retry_waits: list[float],
-    failure: str,
+    cache: Path, hub: FakeHub, monkeypatch: pytest.MonkeyPatch, no_retry_waits: list[float]
 ) -> None:
-    from huggingface_hub import constants
-
     locate(DRAFT, files=["config.json"], download=True, endpoint=hub.url)  # a cached draft
-    if failure == "unreachable":
-        point_at("http://127.0.0.1:9", monkeypatch)
-        why = (
-            "could not reach a Hugging Face hub at http://127.0.0.1:9; check the network "
-            "connection, HF_ENDPOINT and the proxy settings."
-        )
-    else:
-        point_at(hub.url, monkeypatch)
-        monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
-        why = "HF_HUB_OFFLINE is set; unset it to download."
+    point_at("http://127.0.0.1:9", monkeypatch)
+    why = (
+        "could not reach a Hugging Face hub at http://127.0.0.1:9; check the network "
+        "connection, HF_ENDPOINT and the proxy settings."
+    )
     hub.requests.clear()
     verdict = check(DRAFT, download=True)
     assert verdict.errors == ()
@@ -945,3 +938,82 @@ def test_a_file_cached_at_the_resolved_commit_is_not_fetched_again(
     hub_endpoint.requests.clear()
     check(DRAFT, download=True, check_weights=False)  # main may have moved: only config.json
     assert hub_endpoint.files_requested() == {"config.json"}
+
+
+# ------------------------------------------------- hostile refs, sizes, offline (issue 25)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "huge"])
+def test_a_ref_that_is_no_regular_small_file_is_a_corrupt_ref_said_at_once(
+    cache: Path, kind: str
+) -> None:
+    """A FIFO would block a read for ever, /dev/zero never ends, a 2 GB ref was read whole
+    twice: a ref is opened without blocking, as a regular file, and read up to a bound."""
+    write_cached_repo(cache, DRAFT, {"config.json": CONFIG_BYTES})
+    ref = cache / "models--z-lab--Qwen3-8B-DFlash-b16" / "refs" / "main"
+    ref.unlink()
+    if kind == "fifo":
+        os.mkfifo(ref)
+    elif kind == "dev-zero":
+        ref.symlink_to("/dev/zero")
+    else:
+        with ref.open("wb") as file:
+            file.truncate(2 << 30)  # sparse: costs no disk
+    held = "holds 2,147,483,648 bytes" if kind == "huge" else "is not a regular file"
+    for name in (DRAFT,):  # a draft, a --target and a verifier all go through locate
+        error = not_cached(name)
+        assert f"the cached ref of revision main is corrupt: refs/main {held}" in str(error)
+    verdict = check({"pard_token": 1}, target=DRAFT)
+    assert "refs/main " + held in str(verdict.errors[0])
+
+
+def test_download_refuses_a_file_larger_than_its_limit_by_the_size_the_hub_reports(
+    cache: Path,
+) -> None:
+    huge = b'{"pard_token": 1, "pad": "' + b"x" * (2 << 20) + b'"}'  # over 1 MiB
+    repos = {"acme/huge": draft_repo(huge)}
+    with serve(repos) as hub:
+        with pytest.raises(HubDownloadError, match="hub reports 2,097,"):
+            locate("acme/huge", download=True, endpoint=hub.url)
+        assert [r.method for r in hub.requests if r.filename == "config.json"] == ["HEAD"]
+    assert not list(cache.rglob("config.json"))  # nothing downloaded
+
+
+def test_download_under_hf_hub_offline_reads_the_cache_headers_included(
+    cache: Path, monkeypatch: pytest.MonkeyPatch, no_network: ConnectAttempts
+) -> None:
+    from huggingface_hub import constants
+
+    from tests.checkpoint_factory import header_bytes
+
+    config = {
+        "architectures": ["LlamaForCausalLM"],
+        "pard_token": 1,
+        "vocab_size": 8,
+        "hidden_size": 4,
+        "num_hidden_layers": 1,
+    }
+    shapes = {"model.embed_tokens.weight": ("BF16", (8, 4))}
+    header = header_bytes(shapes)
+    weights = len(header).to_bytes(8, "little") + header + bytes(64)
+    write_cached_repo(
+        cache, DRAFT, {"config.json": json.dumps(config), "model.safetensors": weights}
+    )
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    verdict = check(DRAFT, download=True, check_tokenizer=False)
+    assert verdict.weights is not None  # the cached headers, as without --download
+    assert verdict.weights.tensors == 1
+    assert f"{DRAFT}: HF_HUB_OFFLINE is set: read from the cache, nothing downloaded" in (
+        verdict.notes
+    )
+    assert no_network == []
+
+
+def test_a_cached_tokenizer_repo_needs_no_config_json(cache: Path) -> None:
+    write_cached_repo(cache, "acme/tokenizer", {"tokenizer_config.json": '{"pad_token": "<p>"}'})
+    with pytest.raises(RepoNotCachedError, match=r"has no config\.json"):
+        locate("acme/tokenizer")
+    snapshot = locate("acme/tokenizer", tokenizer=True)
+    assert (snapshot / "tokenizer_config.json").is_file()
+    verdict = check({"pard_token": 1}, tokenizer="acme/tokenizer")
+    assert verdict.errors == ()

@@ -13,7 +13,6 @@ from huggingface_hub import errors as hub_errors
 
 from drafting_config.files import repo_ids
 from drafting_config.files.repo_ids import (
-    Located,
     RepoNotCachedError,
     _cached_refs,
     _refusal_problem,
@@ -21,7 +20,6 @@ from drafting_config.files.repo_ids import (
     _unreached_problem,
     _why_not_cached,
     locate,
-    path_or_snapshot,
 )
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -79,13 +77,13 @@ def test_a_repo_id_is_looked_up_with_the_download_flag_given(
 ) -> None:
     calls: list[tuple[str, str, bool]] = []
 
-    def locate(repo_id: str, *, revision: str, download: bool, files: object) -> Located:
+    def snapshot(repo_id: str, *, revision: str, download: bool, **_: object) -> Path:
         calls.append((repo_id, revision, download))
-        return Located(Path("/snapshot"))
+        return Path("/snapshot")
 
-    monkeypatch.setattr(repo_ids, "_locate", locate)
-    assert path_or_snapshot("org/name", revision="dev", download=True) == Path("/snapshot")
-    assert path_or_snapshot("org/name") == Path("/snapshot")
+    monkeypatch.setattr(repo_ids, "_snapshot", snapshot)
+    assert locate("org/name", revision="dev", download=True) == Path("/snapshot")
+    assert locate("org/name") == Path("/snapshot")
     assert calls == [("org/name", "dev", True), ("org/name", "main", False)]
 
 

@@ -630,7 +630,7 @@ def test_check_many_looks_each_verifier_up_once(
     cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_cached_repo(cache, VERIFIER, {"config.json": json.dumps(QWEN3_8B)})
-    lookups = counting(monkeypatch, "model_location")
+    lookups = counting(monkeypatch, "locate")
     other = "Qwen/Qwen3-32B"  # not cached
     drafts = [speculators_for(VERIFIER), speculators_for(other)] * 3
     verdicts = check_many(drafts, check_tokenizer=False)

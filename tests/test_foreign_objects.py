@@ -86,4 +86,4 @@ def test_flags_must_be_real_bools(flag: object) -> None:
 def test_a_revision_that_is_not_a_str_is_refused(revision: object) -> None:
     (error,) = check("org/name", revision=revision).errors  # type: ignore[arg-type]
     assert isinstance(error, RepoIdError)
-    assert error.parameter == "revision"
+    assert str(error).startswith("revision ")

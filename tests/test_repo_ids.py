@@ -273,8 +273,6 @@ def test_malformed_repo_ids_are_usage_errors_naming_value_and_problem(
     assert problem in message
     assert "expected ORG/NAME" in message
     assert "\n" not in message
-    assert caught.value.parameter == "repo_id"
-    assert caught.value.value == repo_id
     assert caught.value.field is None
 
 
@@ -317,7 +315,6 @@ def test_malformed_revisions_are_usage_errors_naming_value_and_problem(
     assert message.startswith(f"revision {revision!r} is malformed: ")
     assert problem in message
     assert "\n" not in message
-    assert caught.value.parameter == "revision"
 
 
 @pytest.mark.parametrize("value", [None, 7, True, b"main", Path("main")])
@@ -441,11 +438,6 @@ def test_a_repo_not_in_the_cache_says_so_and_how_to_get_it_without_a_socket(
     assert "not found locally nor in the local Hugging Face cache" in str(error)
     assert str(cache) in str(error)
     assert "`hf download someone/uncached-draft config.json`" in str(error)
-    assert (error.repo_id, error.revision, error.cache_dir) == (
-        "someone/uncached-draft",
-        "main",
-        str(cache),
-    )
     assert isinstance(error, ParallelDraftingConfigError)
     assert isinstance(error, ValueError)
     assert error.field is None
@@ -468,7 +460,6 @@ def test_an_uncached_revision_lists_the_cached_ones_and_the_revision_option(
     assert "revision dev is not in the local Hugging Face cache" in message
     assert "(cached: bare, main, v1.0)" in message
     assert f"`hf download {DRAFT} config.json --revision dev`" in message
-    assert error.revision == "dev"
     assert no_network == []
 
 
@@ -712,11 +703,7 @@ def test_a_private_repo_without_the_token_is_no_such_repo_or_no_access(
 def test_a_missing_repo_is_no_such_repo(cache: Path, hub: FakeHub) -> None:
     error = download_error(hub, "acme/does-not-exist")
     assert "has no such repo" in str(error)
-    assert (error.repo_id, error.revision, error.filename) == (
-        "acme/does-not-exist",
-        "main",
-        "config.json",
-    )
+    assert str(error).startswith("acme/does-not-exist: cannot download config.json (revision main)")
 
 
 def test_a_gated_repo_says_how_to_get_access(

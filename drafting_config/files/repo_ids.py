@@ -86,13 +86,9 @@ class RepoIdError(ParallelDraftingConfigError):
     """A repo id or revision is malformed: a usage error (the CLI exits with 2).
 
     Attributes:
-        parameter: ``"repo_id"`` or ``"revision"``.
-        value: the value that was refused.
-        problem: what is wrong with it.
+        problem: what is wrong with it, without the value (the CLI's usage message).
     """
 
-    parameter: str
-    value: object
     problem: str
 
     def __init__(self, parameter: str, value: object, problem: str) -> None:
@@ -100,8 +96,6 @@ class RepoIdError(ParallelDraftingConfigError):
         shown = repr(value) if short else describe_value(value)
         label = parameter.replace("_", " ")
         super().__init__(f"{label} {shown} is malformed: {problem}")
-        self.parameter = parameter
-        self.value = value
         self.problem = problem
 
 
@@ -110,38 +104,22 @@ class RepoNotCachedError(ParallelDraftingConfigError):
 
     The message says what is missing and how to get it (``--download``, or
     ``hf download ORG/NAME config.json``).
-
-    Attributes:
-        repo_id: the repo that was looked up.
-        revision: the branch, tag or commit that was looked up.
-        cache_dir: the cache directory that was searched.
-        problem: what is missing and how to get it, without the repo id.
     """
 
-    repo_id: str
-    revision: str
-    cache_dir: str
-    problem: str
-
     def __init__(self, repo_id: str, revision: str, cache_dir: str, problem: str) -> None:
+        del revision, cache_dir  # said in ``problem``
         super().__init__(f"{repo_id}: {problem}")
-        self.repo_id = repo_id
-        self.revision = revision
-        self.cache_dir = cache_dir
-        self.problem = problem
 
 
 class MissingExtraError(ParallelDraftingConfigError):
     """``huggingface_hub`` is needed to resolve a repo id but cannot be imported.
 
     Attributes:
-        repo_id: the repo id that needed it.
         failure: why the import failed when huggingface_hub is installed but raised
             (``"ValueError: ..."``, from a bad ``HF_*`` environment variable), else ``None``.
         problem: the message without the repo id.
     """
 
-    repo_id: str
     failure: str | None
     problem: str
 
@@ -157,7 +135,6 @@ class MissingExtraError(ParallelDraftingConfigError):
                 f"import ({failure}); check the HF_* environment variables"
             )
         super().__init__(f"{repo_id}: {problem}")
-        self.repo_id = repo_id
         self.failure = failure
         self.problem = problem
 
@@ -166,22 +143,13 @@ class HubDownloadError(ParallelDraftingConfigError):
     """A download asked for with ``download=True`` failed; the message says why.
 
     Attributes:
-        repo_id: the repo being downloaded from.
-        revision: the branch, tag or commit asked for.
-        filename: the file whose download failed.
-        problem: why, without the repo id.
+        problem: why, without the repo id, the revision and the file.
     """
 
-    repo_id: str
-    revision: str
-    filename: str
     problem: str
 
     def __init__(self, repo_id: str, revision: str, filename: str, problem: str) -> None:
         super().__init__(f"{repo_id}: cannot download {filename} (revision {revision}): {problem}")
-        self.repo_id = repo_id
-        self.revision = revision
-        self.filename = filename
         self.problem = problem
 
 

@@ -1165,3 +1165,56 @@ def test_an_output_that_cannot_be_written_is_said_plainly(
     assert capsys.readouterr().err == (
         "drafting-config: cannot write the output: [Errno 28] No space left on device\n"
     )
+
+
+# --- one process: no pool, --jobs deprecated ----------------------------------------------------
+
+
+def test_a_sweep_of_2000_drafts_starts_no_child_process_or_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A killed sweep left workers blocked for ever (issue 25, item 1): a sweep now runs in
+    the one process, whatever its size."""
+    import threading
+
+    started: list[str] = []
+
+    def refuse(what: str) -> Callable[..., Any]:
+        def refused(*args: object, **kwargs: object) -> Any:
+            started.append(what)
+            raise AssertionError(f"a sweep started a {what}")
+
+        return refused
+
+    for module, name in [(os, "fork"), (os, "posix_spawn"), (os, "spawnv"), (subprocess, "Popen")]:
+        if hasattr(module, name):
+            monkeypatch.setattr(module, name, refuse(name))
+    monkeypatch.setattr(threading.Thread, "start", refuse("thread"))
+    drafts = []
+    for index in range(2000):
+        path = tmp_path / f"draft-{index}.json"
+        path.write_text(json.dumps({"pard_token": index % 7}))
+        drafts.append(str(path))
+    assert main(["check", "--jobs", "4", *drafts]) == 0
+    out, err = capsys.readouterr()
+    assert out.endswith("2000 checked: 2000 valid, 0 invalid\n")
+    assert "--jobs is deprecated and ignored" in err
+    assert started == []
+
+
+def test_jobs_is_accepted_and_ignored_with_a_deprecation_note(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["check", DFLASH]) == 0
+    alone = capsys.readouterr()
+    assert main(["check", "--jobs", "2", DFLASH]) == 0
+    with_jobs = capsys.readouterr()
+    assert with_jobs.out == alone.out
+    assert with_jobs.err == (
+        "drafting-config: warning: --jobs is deprecated and ignored: a sweep runs in one "
+        "process (it will be removed in the next release)\n"
+    )
+    assert main(["check", "--jobs", "0", DFLASH]) == EXIT_USAGE
+    capsys.readouterr()
+    assert main(["check", "--help"]) == 0
+    assert "deprecated and ignored" in " ".join(capsys.readouterr().out.split())

@@ -24,7 +24,7 @@ from drafting_config import (
     get_parallel_drafting_token_id,
     resolve,
 )
-from drafting_config.cli.run import verdict_json
+from drafting_config.cli.render import verdict_json
 from drafting_config.engines.vllm import default_layers
 from drafting_config.integrations import vllm
 from drafting_config.values.errors import TargetLayersWarning

@@ -26,7 +26,8 @@ from typing import Any, NoReturn
 import pytest
 
 from drafting_config import Verdict, check
-from drafting_config.cli.run import main, verdict_json
+from drafting_config.cli.render import verdict_json
+from drafting_config.cli.run import main
 from drafting_config.files.json_files import ConfigFileError
 from drafting_config.files.repo_ids import MissingExtraError, RepoNotCachedError
 from drafting_config.values.fields import MISSING
@@ -536,7 +537,7 @@ JSON = ["check", "--json", DFLASH]
         ("argparse.ArgumentParser.parse_args", TEXT),
         ("drafting_config.cli.run._expand_stdin", TEXT),
         ("drafting_config.cli.run.check_many", TEXT),
-        ("drafting_config.cli.run._verdict_lines", TEXT),
+        ("drafting_config.cli.run.verdict_lines", TEXT),
         ("drafting_config.cli.run.verdict_json", JSON),
     ],
 )

@@ -16,10 +16,11 @@ from drafting_config.engines.vllm import Runner, serving_method, tapped_layers
 from drafting_config.files.json_files import load_config_json
 from drafting_config.values.errors import TargetLayersWarning
 from drafting_config.values.fields import field_getter
+from tests.conftest import REPO
+from tests.engines.test_vllm import _configs
 from tests.foreign import Unusable
-from tests.test_tapped_layers import _configs
 
-MUSE_GLIMMER = Path(__file__).parent / "real_configs" / "drafts" / "z-lab--assistant-config.json"
+MUSE_GLIMMER = REPO / "tests" / "real_configs" / "drafts" / "z-lab--assistant-config.json"
 
 
 def generic(**fields: object) -> dict[str, object]:

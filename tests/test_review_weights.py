@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drafting_config.rules.checkpoint import MASK_EMBEDDING_FILE, mask_embedding_findings
-from tests.test_checkpoint_rules import DFLASH, EAGLE3, HIDDEN, dflash_tensors, eagle3_tensors, run
+from tests.rules.test_checkpoint import DFLASH, EAGLE3, HIDDEN, dflash_tensors, eagle3_tensors, run
 
 
 def _save(path: Path, state: object) -> None:

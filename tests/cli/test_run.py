@@ -321,7 +321,7 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
 
 
 def test_the_readme_documents_every_json_key() -> None:
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
     section = readme.split("### JSON", 1)[1].split("\n### ", 1)[0]
     assert [key for key in sorted(JSON_KEYS) if f'"{key}"' not in section] == []
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from drafting_config import PRIORITY_ORDER, ParallelDraftingConfig, ParallelDraftingConfigError
 from drafting_config.values.errors import MAX_TYPE_NAME_CHARS, MAX_VALUE_CHARS, describe_value
 from tests.foreign import Unusable, int_enum
-from tests.test_priority import oracle
+from tests.values.test_sources import oracle
 
 TOKEN_FIELDS = [source.value for source in PRIORITY_ORDER if source.section is None]
 SECTIONS = sorted({source.section for source in PRIORITY_ORDER if source.section is not None})

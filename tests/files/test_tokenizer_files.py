@@ -37,7 +37,7 @@ from drafting_config.files.tokenizer_files import (
     load_tokenizer_files,
 )
 from drafting_config.values.errors import ParallelDraftingConfigError
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, REPO
 from tests.tokenizer_factory import (
     QWEN3_ADDED,
     QWEN3_BASE_VOCAB,
@@ -834,7 +834,7 @@ def test_reading_tokenizer_files_imports_neither_transformers_nor_tokenizers(
 
 
 def _env() -> dict[str, str]:
-    root = str(Path(__file__).resolve().parent.parent)
+    root = str(REPO)
     return {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
 
 

@@ -1167,7 +1167,7 @@ def test_an_output_that_cannot_be_written_is_said_plainly(
     )
 
 
-# --- one process: no pool, --jobs deprecated ----------------------------------------------------
+# --- one process: no pool, --jobs deprecated ------------------------------------------------------
 
 
 def test_a_sweep_of_2000_drafts_starts_no_child_process_or_thread(

@@ -35,7 +35,7 @@ Config = dict[str, Any]
 EXAMPLE = EXAMPLES / "speculators-dflash-qwen3-8b" / "config.json"
 
 
-# --- realistic speculators configs, one per algorithm ------------------------------------------
+# --- realistic speculators configs, one per algorithm ---------------------------------------------
 
 
 def qwen3_layer_config(hidden_size: int, intermediate_size: int) -> Config:
@@ -152,7 +152,7 @@ CONFIGS: dict[str, Callable[[], Config]] = {
 EXPECTED_MASK = {"dflash": 151669, "dflash2": 151669, "dspark": 151669, "peagle": 128002}
 
 
-# --- vLLM 0.33's translation, re-expressed from its documented behaviour -----------------------
+# --- vLLM 0.33's translation, re-expressed from its documented behaviour --------------------------
 
 
 def vllm_translation(config: Config) -> Config:
@@ -221,7 +221,7 @@ def algorithm(request: pytest.FixtureRequest) -> str:
     return name
 
 
-# --- the table ---------------------------------------------------------------------------------
+# --- the table ------------------------------------------------------------------------------------
 
 
 def test_the_table_lists_the_parallel_drafting_algorithms_and_eagle3() -> None:
@@ -235,7 +235,7 @@ def test_the_table_lists_the_parallel_drafting_algorithms_and_eagle3() -> None:
     assert all(name == row.name for name, row in SPECULATORS_ALGORITHMS.items())
 
 
-# --- translation -------------------------------------------------------------------------------
+# --- translation ----------------------------------------------------------------------------------
 
 
 def test_translation_equals_vllms_for_every_algorithm(algorithm: str) -> None:
@@ -382,7 +382,7 @@ def test_translate_leaves_its_input_as_it_was(algorithm: str) -> None:
     assert config["transformer_layer_config"]["hidden_size"] != 1
 
 
-# --- the bundled example -----------------------------------------------------------------------
+# --- the bundled example --------------------------------------------------------------------------
 
 
 def test_the_bundled_example_translates_to_qwen3_8b_facts() -> None:
@@ -414,7 +414,7 @@ def test_is_speculators_tells_the_formats_apart() -> None:
     assert not is_speculators({"speculators_model_type": None, "speculators_config": None}.get)
 
 
-# --- errors ------------------------------------------------------------------------------------
+# --- errors ---------------------------------------------------------------------------------------
 
 REQUIRED_PATHS = [
     "speculators_config",
@@ -661,7 +661,7 @@ def test_transformer_layer_config_keys_must_be_strings() -> None:
     assert "7 (int)" in str(caught.value)
 
 
-# --- hostile and junk input --------------------------------------------------------------------
+# --- hostile and junk input -----------------------------------------------------------------------
 
 
 class HostileMapping(Mapping[str, Any]):
@@ -789,7 +789,7 @@ def test_junk_anywhere_gives_a_draft_or_our_error(
     assert all(type(key) is str for key in draft.hf_config)
 
 
-# --- transformers configs ----------------------------------------------------------------------
+# --- transformers configs -------------------------------------------------------------------------
 
 
 @pytest.mark.slow
@@ -819,7 +819,7 @@ def test_eagle3_is_refused_as_not_parallel_drafting_by_the_model() -> None:
     assert info.value.field == "speculators_model_type"
 
 
-# --- errors name the file's fields, not the translated ones ----------------------------------
+# --- errors name the file's fields, not the translated ones ---------------------------------------
 
 
 def test_a_bad_mask_token_id_is_named_as_the_file_has_it(algorithm: str) -> None:

@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 import copy
+import io
 import json
-from collections.abc import Mapping, Sequence
+import os
+import shutil
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import redirect_stdout
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from drafting_config import resolve
+from drafting_config import check, check_many, resolve
+from drafting_config.cli.run import main
 from drafting_config.engines.vllm import TappedLayers, architecture_row
-from drafting_config.files.safetensors_headers import CheckpointHeaders, TensorHeader
+from drafting_config.files.safetensors_headers import (
+    CheckpointHeaders,
+    TensorHeader,
+    WeightsFileError,
+)
 from drafting_config.rules.checkpoint import (
     ARCHITECTURES,
     MASK_EMBEDDING_FILE,
@@ -28,7 +39,17 @@ from drafting_config.rules.subject import Subject
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.fields import field_getter
 from drafting_config.values.findings import Findings
+from tests.checkpoint_factory import (
+    FC_WIDTH_EXAMPLE,
+    fc_width_example_tensors,
+    header_bytes,
+    write_fc_width_example,
+    write_safetensors,
+    write_sharded,
+)
 from tests.conftest import EXAMPLES, load_json
+from tests.fake_cache import use_cache, write_cached_repo
+from tests.fake_hub import MAIN_COMMIT, FakeHub, FakeRepo, serve
 
 HIDDEN = 64
 VOCAB = 1000
@@ -505,3 +526,575 @@ def test_a_causal_lm_architecture_fed_hidden_states_is_not_checked_as_a_causal_l
     assert found.errors == ()
     assert found.facts.architecture is None
     assert "'Qwen3ForCausalLM'" in found.notes[0]
+
+
+# --- inputs real trainers and hostile files produce -----------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["tensor", "float", "int"])
+def test_a_mask_embedding_id_vllm_compares_equal_is_no_error(tmp_path: Path, kind: str) -> None:
+    """vLLM compares with ``state.get("mask_token_id", id) != id`` (``_read_mask_embedding`` in
+    ``qwen3_dflash.py``): a 0-d tensor or a float holding the id compare equal, and vLLM
+    takes the file."""
+    torch = pytest.importorskip("torch")
+    stored = {"tensor": torch.tensor(900), "float": 900.0, "int": 900}[kind]
+    _save(
+        tmp_path / MASK_EMBEDDING_FILE, {"mask_token_id": stored, "embedding": torch.zeros(HIDDEN)}
+    )
+    assert mask_embedding_findings(str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN) == (
+        [],
+        [],
+    )
+
+
+@pytest.mark.parametrize("kind", ["tensor", "float", "list", "string"])
+def test_a_mask_embedding_id_vllm_finds_different_is_an_error(tmp_path: Path, kind: str) -> None:
+    """A different id, or one vLLM cannot compare (a tensor of several values raises), is
+    refused as vLLM refuses it."""
+    torch = pytest.importorskip("torch")
+    stored = {
+        "tensor": torch.tensor([900, 900]),
+        "float": 900.5,
+        "list": [900],
+        "string": "900",
+    }[kind]
+    _save(
+        tmp_path / MASK_EMBEDDING_FILE, {"mask_token_id": stored, "embedding": torch.zeros(HIDDEN)}
+    )
+    errors, _ = mask_embedding_findings(str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN)
+    assert [error.field for error in errors] == ["dflash_config.mask_token_id"]
+    assert "is for mask_token_id" in str(errors[0])
+
+
+def test_a_tensor_name_with_control_characters_is_escaped_in_messages() -> None:
+    """A tensor name is printed with repr: a name holding a newline or an escape sequence
+    cannot forge an output line."""
+    hostile = "mask_hidden\x1b[31m\nother/draft: OK"
+    dflash = run(
+        DFLASH,
+        dflash_tensors() | {hostile: (1,)},
+        aux=(2, 6, 10),
+        aux_source="dflash_config.target_layer_ids",
+    )
+    without = {k: v for k, v in eagle3_tensors().items() if k != "mask_hidden"}
+    eagle3 = run(EAGLE3, without | {hostile: (5,)})
+    for found in (dflash, eagle3):
+        [error] = found.errors
+        assert "\n" not in str(error)
+        assert "\x1b" not in str(error)
+        assert repr(hostile) in str(error)
+
+
+def test_a_stale_index_entry_is_a_note_not_an_error(tmp_path: Path) -> None:
+    """A sharded DFlash draft whose index still names a tensor the trainer dropped from its
+    shard (here ``mask_hidden``, which vLLM's DFlash loader forbids): vLLM picks the shard
+    files from the index and loads what they hold, so it serves this draft."""
+    import json
+
+    from drafting_config import check
+    from drafting_config.files.safetensors_headers import INDEX_FILE
+    from tests.checkpoint_factory import write_sharded
+
+    (tmp_path / "config.json").write_text(json.dumps(DFLASH))
+    shapes = {n: ("BF16", s) for n, s in dflash_tensors().items()}
+    names = sorted(shapes)
+    paths = write_sharded(
+        tmp_path, [{n: shapes[n] for n in names[:2]}, {n: shapes[n] for n in names[2:]}]
+    )
+    index = json.loads((tmp_path / INDEX_FILE).read_text())
+    index["weight_map"]["mask_hidden"] = paths[0].name
+    (tmp_path / INDEX_FILE).write_text(json.dumps(index))
+    verdict = check(str(tmp_path), check_tokenizer=False)
+    assert verdict.errors == ()
+    assert verdict.weights is not None
+    assert verdict.weights.layers == 2
+    assert any(
+        f"{INDEX_FILE} places tensor 'mask_hidden' in {paths[0].name}, whose header does not "
+        "hold it" in note
+        for note in verdict.notes
+    ), verdict.notes
+
+
+@pytest.mark.parametrize("section", [False, 0, 1, "dflash", [1]])
+def test_check_never_raises_on_a_dflash_config_that_is_not_an_object(
+    tmp_path: Path, section: object
+) -> None:
+    """A DFlash draft with weights beside it and ``dflash_config`` that is not an object:
+    reading the model class's mask id for ``mask_embedding.pt`` raised out of ``check()``."""
+    import json
+
+    from drafting_config import check
+    from tests.checkpoint_factory import write_safetensors
+
+    (tmp_path / "config.json").write_text(json.dumps(DFLASH | {"dflash_config": section}))
+    write_safetensors(
+        tmp_path / "model.safetensors", {n: ("BF16", s) for n, s in dflash_tensors().items()}
+    )
+    verdict = check(str(tmp_path), check_tokenizer=False)
+    assert not verdict.ok
+    assert "dflash_config" in {error.field for error in verdict.errors}
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 2**40) | st.floats() | st.text(max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+_FIELDS = (
+    "architectures",
+    "hidden_size",
+    "num_hidden_layers",
+    "vocab_size",
+    "draft_vocab_size",
+    "target_hidden_size",
+    "num_aux_hidden_states",
+    "eagle_config",
+    "dflash_config",
+    "tie_word_embeddings",
+    "quantization_config",
+    "eagle_aux_hidden_state_layer_ids",
+    "mask_token_id",
+)
+
+
+@given(
+    base=st.sampled_from([DFLASH, EAGLE3]),
+    changes=st.dictionaries(st.sampled_from(_FIELDS), _JSON, min_size=1, max_size=3),
+)
+def test_check_with_weights_never_raises_whatever_the_config_holds(
+    base: dict[str, object], changes: dict[str, object]
+) -> None:
+    """With a checkpoint and a ``mask_embedding.pt`` beside the draft, any value in the fields
+    the checkpoint rules read gives a verdict, never an exception."""
+    import json
+    import tempfile
+
+    from drafting_config import check
+    from tests.checkpoint_factory import write_safetensors
+
+    with tempfile.TemporaryDirectory() as directory:
+        folder = Path(directory)
+        (folder / "config.json").write_text(json.dumps(base | changes))
+        shapes = dflash_tensors() | eagle3_tensors()
+        write_safetensors(folder / "model.safetensors", {n: ("BF16", s) for n, s in shapes.items()})
+        (folder / MASK_EMBEDDING_FILE).write_bytes(b"not a pickle")
+        verdict = check(str(folder), check_tokenizer=False)
+    assert verdict.resolution is not None
+
+
+class _Payload:
+    """Unpickled without ``weights_only``, this would create a file: a pickle bomb's stand-in."""
+
+    def __init__(self, target: Path) -> None:
+        self.target = target
+
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        return (open, (str(self.target), "w"))
+
+
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol")  # torch's, for protocol 4
+@pytest.mark.parametrize("protocol", [2, 4])
+def test_a_mask_embedding_pickle_bomb_is_refused_unrun_with_a_one_line_reason(
+    tmp_path: Path, protocol: int
+) -> None:
+    """``mask_embedding.pt`` holding a pickle that calls a function: loaded with
+    ``weights_only=True``, nothing runs, and the error says why in one line, without
+    torch's advice to retry with ``weights_only=False``."""
+    import pickle
+
+    pytest.importorskip("torch")
+    created = tmp_path / "created-by-the-pickle"
+    (tmp_path / MASK_EMBEDDING_FILE).write_bytes(pickle.dumps(_Payload(created), protocol))
+    errors, notes = mask_embedding_findings(
+        str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN
+    )
+    assert not created.exists()
+    assert notes == []
+    [error] = errors
+    message = str(error)
+    assert message.startswith(f"{tmp_path / MASK_EMBEDDING_FILE}: torch.load(weights_only=True)")
+    assert "Unsupported" in message
+    assert "\n" not in message
+    assert "will likely succeed" not in message
+    assert "vLLM" in message
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [None, {}, {"format": "pt"}, {"total_size": 10}, {"format": None}, [1], "pt", 5],
+)
+def test_metadata_is_refused_exactly_when_the_safetensors_library_refuses_it(
+    tmp_path: Path, metadata: object
+) -> None:
+    """vLLM opens every file with the safetensors library, which refuses a header whose
+    ``__metadata__`` is neither null nor an object of strings: the load fails."""
+    import json
+
+    pytest.importorskip("torch")
+    from safetensors import SafetensorError, safe_open
+
+    from drafting_config.files.safetensors_headers import WeightsFileError, read_file_header
+
+    data = json.dumps(
+        {"__metadata__": metadata, "x": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}
+    ).encode()
+    path = tmp_path / "model.safetensors"
+    path.write_bytes(len(data).to_bytes(8, "little") + data + bytes(4))
+    try:
+        with safe_open(str(path), "pt"):
+            library_refuses = False
+    except SafetensorError:
+        library_refuses = True
+    if library_refuses:
+        with pytest.raises(WeightsFileError) as caught:
+            read_file_header(str(path))
+        assert "`__metadata__` must be" in str(caught.value)
+    else:
+        assert set(read_file_header(str(path)).tensors) == {"x"}
+
+
+def test_a_local_directory_missing_a_shard_stays_an_error(tmp_path: Path) -> None:
+    """Given a directory, vLLM loads it as it is: a shard the index names but the directory
+    lacks fails the load (``filter_duplicate_safetensors_files``)."""
+    import json
+
+    from drafting_config import check
+    from tests.checkpoint_factory import write_sharded
+
+    (tmp_path / "config.json").write_text(json.dumps(DFLASH))
+    shapes = {n: ("BF16", s) for n, s in dflash_tensors().items()}
+    names = sorted(shapes)
+    paths = write_sharded(
+        tmp_path, [{n: shapes[n] for n in names[:2]}, {n: shapes[n] for n in names[2:]}]
+    )
+    paths[1].unlink()
+    verdict = check(tmp_path, check_tokenizer=False)
+    [error] = verdict.errors
+    assert str(error).startswith(f"{paths[1]}: named in model.safetensors.index.json but missing")
+
+
+def test_no_weights_does_not_read_mask_embedding_either(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's promise: ``--no-weights`` touches no weight file, ``mask_embedding.pt``
+    included (it is loaded with ``torch.load``, not through the header reader)."""
+    import json
+
+    torch = pytest.importorskip("torch")
+    from drafting_config import check
+    from tests.checkpoint_factory import write_safetensors
+
+    (tmp_path / "config.json").write_text(json.dumps(DFLASH))
+    write_safetensors(
+        tmp_path / "model.safetensors", {n: ("BF16", s) for n, s in dflash_tensors().items()}
+    )
+    _save(tmp_path / MASK_EMBEDDING_FILE, torch.zeros(HIDDEN))
+    loaded: list[object] = []
+    real_load = torch.load
+
+    def watching_load(path: object, *args: object, **kwargs: object) -> object:
+        loaded.append(path)
+        return real_load(path, *args, **kwargs)
+
+    monkeypatch.setattr(torch, "load", watching_load)
+    check(str(tmp_path), check_tokenizer=False, check_weights=False)
+    assert loaded == []
+    check(str(tmp_path), check_tokenizer=False)
+    assert loaded == [str(tmp_path / MASK_EMBEDDING_FILE)]  # the watch works
+
+
+# --- check() and the command line read the checkpoint beside a draft: locally, from the cache, ----
+
+
+REPO_ID = "acme/dflash-draft"
+FIXED_FC = {**fc_width_example_tensors(), "fc.weight": ("BF16", (16, 48))}
+
+
+@pytest.fixture
+def draft(tmp_path: Path) -> Path:
+    """A copy of the fc-width example: config.json and model.safetensors."""
+    directory = tmp_path / "draft"
+    shutil.copytree(FC_WIDTH_EXAMPLE, directory)
+    return directory
+
+
+def test_the_committed_example_checkpoint_is_what_the_factory_writes(tmp_path: Path) -> None:
+    written = write_fc_width_example(tmp_path)
+    assert written.read_bytes() == (FC_WIDTH_EXAMPLE / "model.safetensors").read_bytes()
+
+
+def test_the_weights_beside_a_draft_are_checked_by_default(draft: Path) -> None:
+    verdict = check(draft)
+    assert [e.field for e in verdict.errors] == ["dflash_config.target_layer_ids"]
+    assert "`fc.weight` has input width 80 but vLLM builds fc for 48" in str(verdict.errors[0])
+    assert verdict.weights == WeightsFacts(
+        files=(str(draft / "model.safetensors"),),
+        tensors=25,
+        architecture="qwen3_dflash",
+        embedding_rows=None,
+        fc_input_width=80,
+        layers=2,
+    )
+    assert "the checkpoint has no embed_tokens: vLLM shares the target's embedding" in verdict.notes
+    assert check(draft / "config.json").weights == verdict.weights  # the file's directory
+
+
+def test_a_checkpoint_that_fits_passes(draft: Path) -> None:
+    write_safetensors(draft / "model.safetensors", FIXED_FC)
+    verdict = check(draft)
+    assert verdict.ok
+    assert verdict.weights is not None
+    assert verdict.weights.fc_input_width == 48
+
+
+def test_no_weights_is_no_check_and_no_note(draft: Path) -> None:
+    (draft / "model.safetensors").unlink()
+    verdict = check(draft)
+    assert verdict.ok
+    assert verdict.weights is None
+    assert not any("weights" in note or "checkpoint" in note for note in verdict.notes)
+
+
+def test_bin_only_weights_get_a_note(draft: Path) -> None:
+    (draft / "model.safetensors").unlink()
+    (draft / "pytorch_model.bin").write_bytes(b"\x80\x02 a pickle")
+    verdict = check(draft)
+    assert verdict.ok
+    assert verdict.weights is None
+    assert any(
+        note.startswith("weights not checked: the draft ships .bin") for note in verdict.notes
+    )
+
+
+def test_a_broken_checkpoint_is_an_error_naming_the_file(draft: Path) -> None:
+    (draft / "model.safetensors").write_bytes(b"\x01\x00")
+    verdict = check(draft)
+    assert [type(e) for e in verdict.errors] == [WeightsFileError]
+    assert str(verdict.errors[0]).startswith(f"{draft / 'model.safetensors'}: truncated")
+    assert verdict.weights is None
+
+
+def test_a_config_object_has_no_weights_to_check() -> None:
+    config = json.loads((FC_WIDTH_EXAMPLE / "config.json").read_text())
+    assert check(config).weights is None
+    assert check(config).ok
+
+
+def test_no_weights_touches_no_weight_file(draft: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_sharded(draft, [{"a": ("F32", (2,))}])
+    touched: list[str] = []
+    real_open, real_scandir = os.open, os.scandir
+
+    def watching_open(path: str, *args: object, **kwargs: object) -> int:
+        touched.append(os.fspath(path))
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    def watching_scandir(path: str) -> Iterator[os.DirEntry[str]]:
+        touched.append(os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "open", watching_open)
+    monkeypatch.setattr(os, "scandir", watching_scandir)
+    verdict = check(draft, check_weights=False)
+    assert verdict.ok
+    assert verdict.weights is None
+    assert touched  # the watch works
+    assert all(Path(path).name in ("draft", "config.json") for path in touched)
+    touched.clear()
+    check(draft)
+    assert any(path.endswith(".safetensors") for path in touched)
+
+
+def test_check_many_takes_check_weights_too(draft: Path) -> None:
+    verdicts = check_many([draft, draft], check_weights=False)
+    assert [v.weights for v in verdicts] == [None, None]
+    assert all(v.ok for v in verdicts)
+    assert [v.ok for v in check_many([draft])] == [False]
+
+
+def test_a_cached_snapshot_with_weights_is_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = use_cache(tmp_path / "hf-cache", monkeypatch)
+    files = {
+        name: (FC_WIDTH_EXAMPLE / name).read_bytes()
+        for name in ("config.json", "model.safetensors")
+    }
+    snapshot = write_cached_repo(cache, REPO_ID, files)
+    verdict = check(REPO_ID)
+    assert [e.field for e in verdict.errors] == ["dflash_config.target_layer_ids"]
+    assert verdict.weights is not None
+    assert verdict.weights.files == (str(snapshot / "model.safetensors"),)
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        status = main(list(args))
+    return status, out.getvalue()
+
+
+def test_the_cli_shows_the_weights_and_no_weights_skips_them(draft: Path) -> None:
+    status, text = _cli("check", str(draft))
+    assert status == 1
+    shown = f"25 tensors in {draft / 'model.safetensors'} (qwen3_dflash: 2 layers, fc input 80)"
+    assert f"    weights: {shown}" in text
+    status, text = _cli("check", "--no-weights", str(draft))
+    assert status == 0
+    assert "    weights:" not in text
+    status, text = _cli("check", "--json", str(draft))
+    (item,) = json.loads(text)
+    assert item["weights"] == {
+        "files": [str(draft / "model.safetensors")],
+        "tensors": 25,
+        "architecture": "qwen3_dflash",
+        "embedding_rows": None,
+        "fc_input_width": 80,
+        "layers": 2,
+    }
+    status, text = _cli("check", "--json", "--no-weights", str(draft))
+    assert json.loads(text)[0]["weights"] is None
+
+
+# -- from the hub, by range requests ---------------------------------------------------------
+
+
+def _safetensors(tensors: dict[str, tuple[str, tuple[int, ...]]], tmp_path: Path) -> bytes:
+    path = write_safetensors(tmp_path / "staged.safetensors", tensors)
+    return path.read_bytes()
+
+
+@pytest.fixture
+def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
+    """A fake hub serving the fc-width example with its checkpoint, set as the endpoint."""
+    from huggingface_hub import constants
+
+    use_cache(tmp_path / "hf-cache", monkeypatch)
+    registry = tmp_path / "agent_harnesses.json"  # keeps huggingface_hub 2 offline
+    registry.write_text('{"standardEnvVars": [], "harnesses": {}}')
+    if hasattr(constants, "AGENT_HARNESSES_PATH"):
+        monkeypatch.setattr(constants, "AGENT_HARNESSES_PATH", str(registry))
+    config = (FC_WIDTH_EXAMPLE / "config.json").read_bytes()
+    single = {
+        "config.json": config,
+        "model.safetensors": (FC_WIDTH_EXAMPLE / "model.safetensors").read_bytes(),
+    }
+    halves = list(FIXED_FC.items())
+    first, second = dict(halves[:10]), dict(halves[10:])
+    staged = tmp_path / "staged"
+    staged.mkdir()
+    write_sharded(staged, [first, second])
+    sharded = {"config.json": config}
+    sharded.update({p.name: p.read_bytes() for p in staged.iterdir()})
+    repos = {
+        REPO_ID: FakeRepo(commits={MAIN_COMMIT: single}, refs={"main": MAIN_COMMIT}),
+        "acme/sharded-draft": FakeRepo(commits={MAIN_COMMIT: sharded}, refs={"main": MAIN_COMMIT}),
+        "acme/no-weights": FakeRepo(
+            commits={MAIN_COMMIT: {"config.json": config}}, refs={"main": MAIN_COMMIT}
+        ),
+    }
+    with serve(repos) as running:
+        monkeypatch.setattr(constants, "ENDPOINT", running.url)
+        template = running.url + "/{repo_id}/resolve/{revision}/{filename}"
+        monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", template)
+        yield running
+
+
+def _only_headers_were_served(hub: FakeHub) -> None:
+    gets = [
+        r
+        for r in hub.resolve_requests()
+        if r.method == "GET" and r.filename.endswith(".safetensors")
+    ]
+    assert gets, "no safetensors header was asked for"
+    assert all(r.range is not None and r.range.startswith("bytes=") for r in gets)
+    assert len(hub.served_ranges) == len(gets)
+    for _, _, last, header_end in hub.served_ranges:
+        assert last < header_end  # not one weight byte
+
+
+def test_download_reads_the_headers_from_the_hub_by_range_requests(hub: FakeHub) -> None:
+    verdict = check(REPO_ID, download=True)
+    assert [e.field for e in verdict.errors] == ["dflash_config.target_layer_ids"]
+    assert verdict.weights is not None
+    assert verdict.weights.files == (f"{REPO_ID}/model.safetensors",)
+    assert verdict.weights.fc_input_width == 80
+    _only_headers_were_served(hub)
+
+
+def test_download_reads_a_sharded_checkpoint_s_headers_and_index(hub: FakeHub) -> None:
+    verdict = check("acme/sharded-draft", download=True)
+    assert verdict.ok, verdict.errors
+    assert verdict.weights is not None
+    assert len(verdict.weights.files) == 2
+    assert verdict.weights.tensors == len(FIXED_FC)
+    _only_headers_were_served(hub)
+    assert "model.safetensors.index.json" in hub.files_requested()
+
+
+def test_a_hub_repo_without_safetensors_gets_a_note(hub: FakeHub) -> None:
+    verdict = check("acme/no-weights", download=True)
+    assert verdict.ok
+    assert verdict.weights is None
+    assert any("neither model.safetensors nor" in note for note in verdict.notes)
+
+
+def test_without_download_the_hub_is_never_contacted(hub: FakeHub) -> None:
+    verdict = check(REPO_ID)
+    assert verdict.weights is None
+    assert hub.requests == []
+
+
+def test_download_with_no_weights_asks_the_hub_for_no_weights(hub: FakeHub) -> None:
+    check(REPO_ID, download=True, check_weights=False)
+    assert not any(r.filename.endswith(".safetensors") for r in hub.resolve_requests())
+
+
+def test_the_fake_hub_refuses_a_whole_weights_file(hub: FakeHub) -> None:
+    import urllib.error
+    import urllib.request
+
+    url = f"{hub.url}/{REPO_ID}/resolve/main/model.safetensors"
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(url, timeout=5)
+    assert caught.value.code == 400
+    caught.value.close()
+    request = urllib.request.Request(url, headers={"Range": "bytes=0-1000000"})
+    with urllib.request.urlopen(request, timeout=5) as answer:
+        body = answer.read()
+        assert answer.status == 206
+    assert len(body) == 8 + len(header_bytes(fc_width_example_tensors()))
+
+
+def test_a_git_lfs_pointer_is_a_note_not_an_error(draft: Path) -> None:
+    pointer = (
+        "version https://git-lfs.github.com/spec/v1\n"
+        "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+        "size 14534\n"
+    )
+    (draft / "model.safetensors").write_text(pointer)
+    verdict = check(draft)
+    assert verdict.ok
+    assert verdict.weights is None
+    assert f"weights not checked: {draft / 'model.safetensors'}: a Git LFS pointer" in "\n".join(
+        verdict.notes
+    )
+
+
+def test_a_second_check_without_download_is_not_failed_by_the_index_the_first_cached(
+    hub: FakeHub,
+) -> None:
+    """``--download`` leaves the sharded checkpoint's index in the cache snapshot beside
+    ``config.json``, never the shards.  A later check without ``--download`` must not read
+    that partial snapshot as a checkpoint whose shards are missing: the draft is fine."""
+    first = check("acme/sharded-draft", download=True)
+    assert first.ok, first.errors
+    second = check("acme/sharded-draft")
+    assert second.ok, second.errors
+    assert second.weights is None
+    assert any(
+        "the cache holds model.safetensors.index.json but not every shard" in note
+        for note in second.notes
+    )

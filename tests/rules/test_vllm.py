@@ -63,7 +63,7 @@ def assert_clean(verdict: Verdict) -> None:
     assert verdict.warnings == (), [str(w) for w in verdict.warnings]
 
 
-# --- the range: capture indices 0 to L, layer indices 0 to L - 1 ------------------------------
+# --- the range: capture indices 0 to L, layer indices 0 to L - 1 ----------------------------------
 
 
 def test_capture_indices_run_from_0_to_l() -> None:
@@ -120,7 +120,7 @@ def test_a_multimodal_targets_depth_comes_from_its_text_config() -> None:
     )
 
 
-# --- ints, each once, in increasing order, in the list the runner reads ------------------------
+# --- ints, each once, in increasing order, in the list the runner reads ---------------------------
 
 
 @pytest.mark.parametrize(
@@ -195,7 +195,7 @@ def test_a_pard_draft_taps_no_layers() -> None:
     assert_clean(check(config, target=QWEN3_4B, check_tokenizer=False))
 
 
-# --- DFlash on either runner ------------------------------------------------------------------
+# --- DFlash on either runner ----------------------------------------------------------------------
 
 
 def test_a_dflash_draft_whose_runners_disagree_gets_a_warning_naming_both() -> None:
@@ -221,7 +221,7 @@ def test_a_dspark_draft_runs_on_the_newer_runner_only() -> None:
     assert_clean(check(config, target=QWEN3_4B))
 
 
-# --- the Qwen3-Omni DSpark validator, a second reader ----------------------------------------
+# --- the Qwen3-Omni DSpark validator, a second reader ---------------------------------------------
 
 OMNI = {
     "model_type": "qwen3_omni_moe",
@@ -260,7 +260,7 @@ def test_the_omni_validators_rules(value: object, problem: str) -> None:
     assert check(config, target=QWEN3_4B).errors == ()  # not an Omni target: not read
 
 
-# --- no layers named: the target model's defaults ---------------------------------------------
+# --- no layers named: the target model's defaults -------------------------------------------------
 
 
 def dflash_without_layers(num_hidden_layers: int, **extra: object) -> dict[str, Any]:
@@ -330,7 +330,7 @@ def test_a_speculators_draft_is_told_to_set_its_own_field() -> None:
     assert "Set `aux_hidden_state_layer_ids` to the 5 target layers" in str(error)
 
 
-# --- counts of target layers: never an error by themselves ------------------------------------
+# --- counts of target layers: never an error by themselves ----------------------------------------
 
 TORCHSPEC_DSPARK = {
     "architectures": ["DSparkDraftModel"],
@@ -418,7 +418,7 @@ def test_k3_dspark_requires_num_target_layers_to_count_its_layer_ids() -> None:
         assert "vLLM's K3DSparkConfig raises ValueError otherwise" in str(error)
 
 
-# --- DeepSeek-V4.1: dspark_target_layer_ids as given ------------------------------------------
+# --- DeepSeek-V4.1: dspark_target_layer_ids as given ----------------------------------------------
 
 
 def test_dspark_target_layer_ids_are_capture_indices_for_a_deepseek_v41_target() -> None:
@@ -439,7 +439,7 @@ def test_dspark_target_layer_ids_are_capture_indices_for_a_deepseek_v41_target()
     assert only_error(verdict).field == "dspark_target_layer_ids"
 
 
-# --- speculators drafts -----------------------------------------------------------------------
+# --- speculators drafts ---------------------------------------------------------------------------
 
 
 def test_speculators_aux_ids_are_capture_indices_and_0_is_one() -> None:
@@ -463,7 +463,7 @@ def test_a_speculators_peagle_drafter_has_its_eagle_layer_ids_checked() -> None:
     assert error.field == "eagle_aux_hidden_state_layer_ids"
 
 
-# --- the token-id entry points run no layer rule (point 1) -----------------------------------
+# --- the token-id entry points run no layer rule (point 1) ----------------------------------------
 
 _layer_values = st.one_of(
     st.none(),
@@ -536,7 +536,7 @@ def test_a_dflash_draft_mixing_sliding_and_full_layers_runs_on_the_newer_runner_
     assert bool(layer_warnings(check(config, target=QWEN3_4B))) is warned
 
 
-# --- labels (point 6) -------------------------------------------------------------------------
+# --- labels (point 6) -----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -558,7 +558,7 @@ def test_a_dflash_layout_with_a_dspark_projector_is_dspark(
     assert bool(warned) is (algorithm == "dflash")  # the older runner reads no top-level list
 
 
-# --- foreign values real callers pass ---------------------------------------------------------
+# --- foreign values real callers pass -------------------------------------------------------------
 
 
 def test_an_int_subclass_is_a_layer_id_and_a_mock_is_not() -> None:

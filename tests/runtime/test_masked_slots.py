@@ -36,7 +36,7 @@ def as_lists(result: EagleInputs | DFlashInputs) -> dict[str, list[Any]]:
     return {field.name: getattr(result, field.name).tolist() for field in fields(result)}
 
 
-# --- vLLM's pin, as facts -----------------------------------------------------------------
+# --- vLLM's pin, as facts -------------------------------------------------------------------------
 
 
 def pin_batch(dtype: torch.dtype = I32) -> tuple[torch.Tensor, ...]:
@@ -179,7 +179,7 @@ def test_dflash_without_rejected_counts_uses_each_last_row() -> None:
     assert result.token_indices_to_sample.tolist() == [1, 3]
 
 
-# --- the vectorized code against the per-request reference ---------------------------------
+# --- the vectorized code against the per-request reference ----------------------------------------
 
 
 @st.composite
@@ -316,7 +316,7 @@ def test_a_strided_block_table_gives_the_same_slots() -> None:
     assert strided.context_slot_mapping.tolist() == [2, 3, 6, 55, 54]
 
 
-# --- devices, compile, results --------------------------------------------------------------
+# --- devices, compile, results --------------------------------------------------------------------
 
 
 def test_meta_device_gives_shapes_from_input_shapes_alone() -> None:
@@ -424,7 +424,7 @@ def test_layouts_trace_without_graph_breaks(dynamic: bool) -> None:
         assert eagle.input_ids.tolist() == [11, 12, 100, -2, -2, 0, 21, 22, 23, 200, -2, -2]
 
 
-# --- errors -------------------------------------------------------------------------------
+# --- errors ---------------------------------------------------------------------------------------
 
 CPU_I32 = "dtype=torch.int32, device=cpu)"
 
@@ -862,7 +862,7 @@ def test_check_refuses_positions_that_would_overflow_their_dtype(dtype: torch.dt
                 eagle_call(**call)
 
 
-# --- static typing ------------------------------------------------------------------------
+# --- static typing --------------------------------------------------------------------------------
 
 CORRECT_USE = """
 import torch

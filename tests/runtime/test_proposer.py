@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import pickle
 import re
 import sys
 import warnings
+from concurrent.futures import ProcessPoolExecutor
 from types import SimpleNamespace
 from typing import Any
 from unittest import mock
@@ -126,7 +129,7 @@ def test_bad_parameters_are_value_errors_naming_them(kwargs: dict[str, Any], mes
         params(**kwargs)
 
 
-# --- hidden_size: the config's bound, named in the error ---------------------
+# --- hidden_size: the config's bound, named in the error ------------------------------------------
 
 
 @pytest.mark.parametrize("size", [2**31, 2**31 + 1, 2**40, 2**63, 2**64, 10**400])
@@ -190,7 +193,7 @@ def test_parse_hidden_size_refuses_every_non_int(value: object) -> None:
         parse_hidden_size(value)  # type: ignore[arg-type]
 
 
-# --- devices torch cannot use here -----------------------------------------
+# --- devices torch cannot use here ----------------------------------------------------------------
 
 
 def _unusable_here(device: str) -> bool:
@@ -265,7 +268,7 @@ def test_missing_hidden_size_is_an_error_only_when_needed() -> None:
     assert params(NO_SIZE, pass_hidden_states_to_model=False).hidden_size is None
 
 
-# --- the flag is a real bool ------------------------------------------------
+# --- the flag is a real bool ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -286,7 +289,7 @@ def test_config_must_be_the_typed_model() -> None:
         )
 
 
-# --- the deprecated name ----------------------------------------------------
+# --- the deprecated name --------------------------------------------------------------------------
 
 
 def test_the_old_name_warns_at_the_importing_line() -> None:
@@ -323,7 +326,7 @@ def test_a_star_import_does_not_warn() -> None:
     assert "ParallelDraftingProposer" not in namespace
 
 
-# --- vLLM drop-ins ----------------------------------------------------------
+# --- vLLM drop-ins --------------------------------------------------------------------------------
 
 
 def fake_vllm_proposer(
@@ -493,7 +496,7 @@ def test_newer_runner_drop_in() -> None:
         vllm.get_parallel_drafting_token_id({})
 
 
-# --- typing -----------------------------------------------------------------
+# --- typing ---------------------------------------------------------------------------------------
 
 TENSOR_MAY_BE_NONE = """
 import torch
@@ -673,3 +676,122 @@ def test_params_lay_out_masked_slots_with_the_resolved_id() -> None:
     )
     with pytest.raises(ValueError, match="is None"):
         no_hidden.expand_hidden_states(torch.ones(8, 4096), eagle)
+
+
+# --- Exact edges of the proposer's device errors: which dtype is tried, and how torch's message ---
+
+
+def _device_failing_with(monkeypatch: pytest.MonkeyPatch, message: str) -> None:
+    """Make every allocation fail as a broken backend would, with torch's ``message``."""
+
+    def empty(*args: Any, **kwargs: Any) -> torch.Tensor:
+        raise RuntimeError(message)
+
+    monkeypatch.setattr(torch, "empty", empty)
+
+
+def _device_error(monkeypatch: pytest.MonkeyPatch, message: str) -> str:
+    _device_failing_with(monkeypatch, message)
+    with pytest.raises(ValueError, match=r"^`device` 'cpu' cannot be used here") as caught:
+        ParallelDraftingParams(
+            DFLASH, dtype="bfloat16", device="cpu", pass_hidden_states_to_model=True
+        )
+    return str(caught.value)
+
+
+def _reason(monkeypatch: pytest.MonkeyPatch, message: str) -> str:
+    """What the device error quotes of torch's ``message``."""
+    text = _device_error(monkeypatch, message)
+    prefix = (
+        "`device` 'cpu' cannot be used here: torch cannot allocate torch.bfloat16 tensors "
+        "there (RuntimeError: "
+    )
+    assert text.startswith(prefix)
+    assert text.endswith(").")
+    return text[len(prefix) : -len(").")]
+
+
+@pytest.mark.parametrize(
+    ("message", "quoted"),
+    [
+        ("First sentence. Second one. Third.", "First sentence"),
+        ("Only line one. More\nand a second line", "Only line one"),
+        ("Ends with a dot.", "Ends with a dot"),
+        ("Needs MAX.", "Needs MAX"),
+        ("..leading dots stay. Then more", "..leading dots stay"),
+        ("  padded  \n", "padded"),
+        ("", "no message"),
+        ("\n\n", "no message"),
+        ("x" * 200, "x" * 200),
+        ("x" * 201, "x" * 197 + "..."),
+        ("y" * 500 + ". short", "y" * 197 + "..."),
+    ],
+)
+def test_the_device_error_quotes_the_first_sentence_of_torch_s(
+    message: str, quoted: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _reason(monkeypatch, message) == quoted
+
+
+def test_the_device_is_checked_with_the_dtype_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A backend without bfloat16 (but with float32): the device is at fault for this dtype,
+    # which a check with torch's default dtype would miss, re-raising torch's error instead.
+    real_empty = torch.empty
+
+    def empty(size: int, **kwargs: Any) -> torch.Tensor:
+        if kwargs.get("dtype") is torch.bfloat16:
+            raise RuntimeError("bfloat16 is not supported on this backend")
+        return real_empty(size, **kwargs)
+
+    monkeypatch.setattr(torch, "empty", empty)
+    with pytest.raises(ValueError, match=r"^`device` 'cpu' cannot be used here") as caught:
+        ParallelDraftingParams(
+            DFLASH, dtype="bfloat16", device="cpu", pass_hidden_states_to_model=True
+        )
+    assert str(caught.value) == (
+        "`device` 'cpu' cannot be used here: torch cannot allocate torch.bfloat16 tensors "
+        "there (RuntimeError: bfloat16 is not supported on this backend)."
+    )
+    float32 = ParallelDraftingParams(
+        DFLASH, dtype="float32", device="cpu", pass_hidden_states_to_model=True
+    )
+    assert float32.parallel_drafting_hidden_state_tensor is not None
+    assert float32.parallel_drafting_hidden_state_tensor.dtype is torch.float32
+
+
+# --- Configs travel to worker processes, as engines ship them, and proposers use them there -------
+
+
+def build_in_worker(as_json: str, as_pickle: bytes) -> tuple[bool, str, tuple[int, ...], str, str]:
+    """Runs in a fresh spawn-started process: rebuild both ways, then allocate."""
+    import torch
+
+    from drafting_config.runtime.proposer import ParallelDraftingParams
+
+    from_json = ParallelDraftingConfig.model_validate_json(as_json)
+    from_pickle = pickle.loads(as_pickle)
+    parallel = ParallelDraftingParams(
+        from_json, dtype="bfloat16", device="cpu", pass_hidden_states_to_model=True
+    )
+    tensor = parallel.parallel_drafting_hidden_state_tensor
+    assert tensor is not None
+    return (
+        from_json == from_pickle,
+        from_json.model_dump_json(),
+        tuple(tensor.shape),
+        str(tensor.dtype),
+        str(torch.device(tensor.device)),
+    )
+
+
+@pytest.mark.slow
+def test_spawned_worker_rebuilds_an_equal_config_and_allocates() -> None:
+    config = ParallelDraftingConfig.from_pretrained(EXAMPLES / "dspark-noise-qwen3-8b")
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        same, dumped, shape, dtype, device = pool.submit(
+            build_in_worker, config.model_dump_json(), pickle.dumps(config)
+        ).result(timeout=120)
+    assert same
+    assert ParallelDraftingConfig.model_validate_json(dumped) == config
+    assert (shape, dtype, device) == ((4096,), "torch.bfloat16", "cpu")

@@ -231,7 +231,7 @@ def test_errors_pickle_with_their_field() -> None:
     assert (str(clone), clone.field) == (str(error), "pard_token")
 
 
-# --- warnings ---------------------------------------------------------------
+# --- warnings -------------------------------------------------------------------------------------
 
 
 def test_conflict_warning_names_both_fields_and_the_winner() -> None:

@@ -9,9 +9,9 @@ import os
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import redirect_stdout
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
 from hypothesis import given
@@ -157,6 +157,116 @@ def only_error(found: Found) -> tuple[str | None, str]:
     return found.errors[0].field, str(found.errors[0])
 
 
+def _without(tensors: dict[str, tuple[int, ...]], *names: str) -> dict[str, tuple[int, ...]]:
+    return {name: shape for name, shape in tensors.items() if name not in names}
+
+
+TAPPED = {"aux": (1, 2, 3), "aux_source": "x"}
+"""The runner taps three layers, from a field named ``x``."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """A config, its checkpoint's tensors, the layers tapped, and the one error expected
+    (``field`` ``None``: none at all)."""
+
+    config: Mapping[str, object]
+    tensors: Mapping[str, tuple[int, ...]]
+    taps: Mapping[str, Any]
+    field: str | None = None
+    says: tuple[str, ...] = ()
+
+
+CASES = {
+    "dflash fc width follows the tapped layers": Case(
+        DFLASH,
+        dflash_tensors(taps=5),
+        {"aux": (2, 6, 10), "aux_source": "dflash_config.target_layer_ids"},
+        "dflash_config.target_layer_ids",
+        (
+            f"`fc.weight` has input width {5 * HIDDEN} but vLLM builds fc for {3 * HIDDEN}",
+            "= `hidden_size` 64 x 3 layers tapped by `dflash_config.target_layer_ids`, so loading",
+        ),
+    ),
+    "dflash target_hidden_size sets the fc width": Case(
+        DFLASH | {"target_hidden_size": 32},
+        dflash_tensors() | {"fc.weight": (HIDDEN, 96)},
+        TAPPED,
+    ),
+    "a missing fc is an error": Case(
+        DFLASH, _without(dflash_tensors(), "fc.weight"), TAPPED, "x", ("no `fc.weight`",)
+    ),
+    "dflash refuses mask_hidden": Case(
+        DFLASH,
+        dflash_tensors() | {"mask_hidden": (HIDDEN,)},
+        TAPPED,
+        "architectures",
+        ("asserts that no tensor is named mask_hidden",),
+    ),
+    "eagle3 requires mask_hidden": Case(
+        EAGLE3,
+        _without(eagle3_tensors(), "mask_hidden"),
+        {},
+        "ptd_token_id",
+        ("mask_hidden not found in weights",),
+    ),
+    "eagle3 mask_hidden has the fc width": Case(
+        EAGLE3,
+        eagle3_tensors() | {"mask_hidden": (HIDDEN,)},
+        {},
+        "eagle_config.eagle_aux_hidden_state_layer_ids",
+        (f"'mask_hidden' holds {HIDDEN} values", f"{3 * HIDDEN}"),
+    ),
+    "a draft without a token id needs no mask_hidden": Case(
+        {k: v for k, v in EAGLE3.items() if k != "ptd_token_id"},
+        _without(eagle3_tensors(), "mask_hidden"),
+        {},
+    ),
+    "eagle3 runner tapping another count than fc": Case(
+        EAGLE3,
+        eagle3_tensors(),
+        {"aux": (2, 16, 29, 31), "aux_source": "eagle_aux_hidden_state_layer_ids"},
+        "eagle_aux_hidden_state_layer_ids",
+        ("vLLM's runner taps 4 target layers", "sizes fc for 3"),
+    ),
+    "d2t has draft_vocab_size entries": Case(
+        EAGLE3,
+        eagle3_tensors() | {"d2t": (499,)},
+        {},
+        "draft_vocab_size",
+        ("`d2t` has shape [499] but `draft_vocab_size` = 500",),
+    ),
+    "a missing pard embedding": Case(
+        PARD,
+        _without(pard_tensors(), "model.embed_tokens.weight"),
+        {},
+        "vocab_size",
+        ("no `model.embed_tokens.weight`",),
+    ),
+    "a broken size field is an error naming it, not a crash": Case(
+        PARD | {"num_hidden_layers": "2"},
+        pard_tensors(),
+        {},
+        "num_hidden_layers",
+        ("must be a positive int below 2**31, got '2' (str)",),
+    ),
+}
+"""The checkpoint rules as a table: each case one config and checkpoint, and what vLLM's
+loader makes of them."""
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_the_checkpoint_rules_table(case: Case) -> None:
+    found = run(case.config, case.tensors, **case.taps)
+    if case.field is None:
+        assert found.errors == ()
+        return
+    field, message = only_error(found)
+    assert field == case.field
+    for text in case.says:
+        assert text in message
+
+
 def test_the_table_is_data_each_row_citing_vllm_and_each_architecture_in_one_row() -> None:
     names = [name for row in ARCHITECTURES for name in row.architectures]
     assert len(names) == len(set(names))
@@ -172,7 +282,7 @@ def test_the_table_is_data_each_row_citing_vllm_and_each_architecture_in_one_row
 
 
 def test_vllm_registry_maps_every_listed_architecture_to_the_row_s_module() -> None:
-    registry = Path("/work/vllm/src/vllm/model_executor/models/registry.py")
+    registry = Path("/work/wheels/src/vllm/vllm/model_executor/models/registry.py")
     if not registry.exists():
         pytest.skip("vLLM's source is not unpacked here")
     text = registry.read_text()
@@ -199,37 +309,12 @@ def test_correct_checkpoints_of_each_row_pass() -> None:
     assert found.facts.embedding_rows == VOCAB
 
 
-def test_dflash_fc_width_follows_the_tapped_layers() -> None:
-    field, message = only_error(
-        run(
-            DFLASH,
-            dflash_tensors(taps=5),
-            aux=(2, 6, 10),
-            aux_source="dflash_config.target_layer_ids",
-        )
-    )
-    assert field == "dflash_config.target_layer_ids"
-    assert (
-        f"`fc.weight` has input width {5 * HIDDEN} but vLLM builds fc for {3 * HIDDEN}" in message
-    )
-    assert (
-        "= `hidden_size` 64 x 3 layers tapped by `dflash_config.target_layer_ids`, so loading"
-        in message
-    )
-
-
 def test_dflash_fc_width_without_tapped_layers_follows_num_hidden_layers() -> None:
     config = {k: v for k, v in DFLASH.items() if k != "dflash_config"} | {"mask_token_id": 900}
     assert run(config, dflash_tensors(taps=2)).errors == ()
     field, message = only_error(run(config, dflash_tensors(taps=3)))
     assert field == "num_hidden_layers"
     assert "x 2 from `num_hidden_layers`, as the config names no tapped layers" in message
-
-
-def test_dflash_target_hidden_size_sets_the_fc_width() -> None:
-    config = DFLASH | {"target_hidden_size": 32}
-    tensors = dflash_tensors() | {"fc.weight": (HIDDEN, 96)}
-    assert run(config, tensors, aux=(1, 2, 3), aux_source="x").errors == ()
 
 
 @pytest.mark.parametrize("off", [False, 0, None, ""])
@@ -249,41 +334,6 @@ def test_dflash_without_aux_hidden_states_has_no_fc_to_check(off: object, where:
     assert run(config, tensors, aux=(1, 2, 3), aux_source="x").errors == ()
 
 
-def test_a_missing_fc_is_an_error() -> None:
-    tensors = dflash_tensors()
-    del tensors["fc.weight"]
-    field, message = only_error(run(DFLASH, tensors, aux=(1, 2, 3), aux_source="x"))
-    assert field == "x"
-    assert "no `fc.weight`" in message
-
-
-def test_dflash_refuses_mask_hidden() -> None:
-    field, message = only_error(
-        run(DFLASH, dflash_tensors() | {"mask_hidden": (HIDDEN,)}, aux=(1, 2, 3), aux_source="x")
-    )
-    assert field == "architectures"
-    assert "asserts that no tensor is named mask_hidden" in message
-
-
-def test_eagle3_requires_mask_hidden_of_the_fc_width() -> None:
-    tensors = eagle3_tensors()
-    del tensors["mask_hidden"]
-    field, message = only_error(run(EAGLE3, tensors))
-    assert field == "ptd_token_id"
-    assert "mask_hidden not found in weights" in message
-    field, message = only_error(run(EAGLE3, eagle3_tensors() | {"mask_hidden": (HIDDEN,)}))
-    assert field == "eagle_config.eagle_aux_hidden_state_layer_ids"
-    assert f"'mask_hidden' holds {HIDDEN} values" in message
-    assert f"{3 * HIDDEN}" in message
-
-
-def test_a_draft_without_a_token_id_needs_no_mask_hidden() -> None:
-    config = {k: v for k, v in EAGLE3.items() if k != "ptd_token_id"}
-    tensors = eagle3_tensors()
-    del tensors["mask_hidden"]
-    assert run(config, tensors).errors == ()
-
-
 def test_eagle3_fc_width_reads_num_aux_hidden_states_then_eagle_config() -> None:
     assert run(EAGLE3 | {"num_aux_hidden_states": 2}, eagle3_tensors(2 * HIDDEN)).errors == ()
     with_list = EAGLE3 | {"eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 2, 3, 4]}}
@@ -298,20 +348,6 @@ def test_eagle3_fc_width_reads_num_aux_hidden_states_then_eagle_config() -> None
     )
 
 
-def test_eagle3_runner_tapping_another_count_than_fc_is_an_error() -> None:
-    field, message = only_error(
-        run(
-            EAGLE3,
-            eagle3_tensors(),
-            aux=(2, 16, 29, 31),
-            aux_source="eagle_aux_hidden_state_layer_ids",
-        )
-    )
-    assert field == "eagle_aux_hidden_state_layer_ids"
-    assert "vLLM's runner taps 4 target layers" in message
-    assert "sizes fc for 3" in message
-
-
 def test_lm_head_rows_follow_draft_vocab_size_else_vocab_size() -> None:
     field, message = only_error(run(EAGLE3, eagle3_tensors() | {"lm_head.weight": (VOCAB, HIDDEN)}))
     assert field == "draft_vocab_size"
@@ -320,12 +356,6 @@ def test_lm_head_rows_follow_draft_vocab_size_else_vocab_size() -> None:
     tensors = eagle3_tensors() | {"lm_head.weight": (500, HIDDEN), "d2t": (VOCAB,)}
     field, message = only_error(run(config, tensors))
     assert field == "vocab_size"
-
-
-def test_d2t_has_draft_vocab_size_entries() -> None:
-    field, message = only_error(run(EAGLE3, eagle3_tensors() | {"d2t": (499,)}))
-    assert field == "draft_vocab_size"
-    assert "`d2t` has shape [499] but `draft_vocab_size` = 500" in message
 
 
 def test_the_layer_count_must_match_num_hidden_layers() -> None:
@@ -374,14 +404,6 @@ def test_pard_lm_head_unless_tied() -> None:
     assert field == "vocab_size"
 
 
-def test_a_missing_pard_embedding_is_an_error() -> None:
-    tensors = pard_tensors()
-    del tensors["model.embed_tokens.weight"]
-    field, message = only_error(run(PARD, tensors))
-    assert field == "vocab_size"
-    assert "no `model.embed_tokens.weight`" in message
-
-
 def test_an_unknown_architecture_is_a_note_never_an_error() -> None:
     found = run(PARD | {"architectures": ["Qwen3DSparkModel"]}, {"x": (1,)})
     assert found.errors == ()
@@ -405,12 +427,6 @@ def test_a_quantized_checkpoint_gets_a_note_not_shape_errors() -> None:
     )
     assert found.errors == ()
     assert "`quantization_config` is set" in found.notes[0]
-
-
-def test_a_broken_size_field_is_an_error_naming_it_not_a_crash() -> None:
-    field, message = only_error(run(PARD | {"num_hidden_layers": "2"}, pard_tensors()))
-    assert field == "num_hidden_layers"
-    assert "must be a positive int below 2**31, got '2' (str)" in message
 
 
 def test_speculators_types_use_the_architecture_vllm_writes() -> None:

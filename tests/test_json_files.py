@@ -364,9 +364,9 @@ def test_the_integer_digit_limit_is_python_s_own(tmp_path: Path) -> None:
 
 
 def test_an_integer_refusal_that_cannot_be_placed_still_reads_well() -> None:
-    from drafting_config.files.json_files import _huge_integer_problem
+    from drafting_config.files.json_files import huge_integer_problem
 
-    assert _huge_integer_problem('{"a": "' + "9" * 5000 + '"}') == (
+    assert huge_integer_problem('{"a": "' + "9" * 5000 + '"}') == (
         f"an integer literal has more than {sys.get_int_max_str_digits():,} digits, "
         "too long to be read."
     )

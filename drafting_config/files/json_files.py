@@ -18,7 +18,7 @@ from typing import Final
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.paths import PathArgument, as_path, display_path
 
-__all__ = ["MAX_CONFIG_BYTES", "ConfigFileError", "load_config_json"]
+__all__ = ["MAX_CONFIG_BYTES", "ConfigFileError", "huge_integer_problem", "load_config_json"]
 
 CONFIG_NAME: Final = "config.json"
 """The file looked for inside a model directory."""
@@ -130,7 +130,7 @@ def _parse_object(name: str, data: bytes, what: str) -> dict[str, object]:
     except RecursionError:
         raise ConfigFileError(name, f"the JSON is nested too deeply to be a {what}.") from None
     except ValueError:  # Python refuses to convert integer literals over its digit limit
-        raise ConfigFileError(name, _huge_integer_problem(text)) from None
+        raise ConfigFileError(name, huge_integer_problem(text)) from None
     if not isinstance(parsed, dict):
         raise ConfigFileError(
             name, f"the JSON root is {_JSON_KINDS[type(parsed)]}; expected an object."
@@ -154,8 +154,10 @@ def _other_unicode_encoding(data: bytes) -> str | None:
     return f"UTF-{width} ({'little' if order == 'LE' else 'big'}-endian)"
 
 
-def _huge_integer_problem(text: str) -> str:
-    """Say where the integer literal is that is too long for Python to convert."""
+def huge_integer_problem(text: str) -> str:
+    """Say where the integer literal is that is too long for Python to convert (``json``
+    raises a plain ``ValueError`` for it): ``"an integer literal with N digits at line L,
+    column C; ..."``."""
     limit: int = getattr(sys, "get_int_max_str_digits", lambda: 4300)()
     for match in _STRING_OR_NUMBER.finditer(text):
         literal = match.group()

@@ -14,12 +14,15 @@ tensor is required, forbidden or ignored, and cites the vLLM code it follows.  A
 architecture not in the table, or a quantized checkpoint whose shapes are packed, gets
 a note saying what was not checked, never an error.
 
-torch is imported only to read ``mask_embedding.pt`` (:func:`mask_embedding_findings`).
+torch is imported only to read ``mask_embedding.pt``, by
+:mod:`drafting_config.files.mask_embedding`; :func:`mask_embedding_findings` judges what it
+holds.
 """
 
 from __future__ import annotations
 
 import enum
+import math
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -27,17 +30,24 @@ from dataclasses import dataclass
 from typing import Final, cast
 
 from drafting_config.draft.resolution import Resolution
+from drafting_config.files.mask_embedding import (
+    MASK_EMBEDDING_FILE,
+    TorchUnavailableError,
+    read_mask_embedding,
+)
 from drafting_config.files.safetensors_headers import (
     INDEX_FILE,
     CheckpointHeaders,
+    DirectoryListings,
     TensorHeader,
     WeightsFileError,
+    shape_text,
+    tensor_name_text,
 )
 from drafting_config.rules.layers import dflash_uses_aux_hidden_states
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     describe_value,
-    exception_text,
 )
 from drafting_config.values.fields import MISSING, FieldGetter, field_getter, read_path
 from drafting_config.values.integers import positive_int32
@@ -54,12 +64,6 @@ __all__ = [
     "WeightsFacts",
     "check_checkpoint",
 ]
-
-MASK_EMBEDDING_FILE: Final = "mask_embedding.pt"
-"""The separately trained mask embedding some DFlash drafts ship beside their weights."""
-
-MAX_MASK_EMBEDDING_BYTES: Final = 64 << 20
-"""Larger ``mask_embedding.pt`` files are refused unread (real ones hold one row: KBs)."""
 
 DFLASH_CONFIG: Final = "dflash_config"
 
@@ -422,7 +426,7 @@ def _packed(get: FieldGetter, tensors: Mapping[str, TensorHeader]) -> str | None
         if get(field, None) is not None:
             return f"`{field}` is set"
     packed = next((name for name in tensors if name.endswith(PACKED_SUFFIXES)), None)
-    return None if packed is None else f"it holds {packed!r}"
+    return None if packed is None else f"it holds {tensor_name_text(packed)}"
 
 
 def _layer_indices(mapped: Mapping[str, TensorHeader]) -> set[int]:
@@ -539,7 +543,7 @@ def _matrix_errors(
     if len(header.shape) != 2:
         return [
             ParallelDraftingConfigError(
-                f"`{tensor}` has shape {list(header.shape)}: expected a matrix of "
+                f"`{tensor}` has shape {shape_text(header.shape)}: expected a matrix of "
                 f"[{rows[0]}, hidden_size].",
                 field=draft.file_field(rows[0]),
             )
@@ -675,7 +679,7 @@ def _fc_errors(
     if len(fc.shape) != 2:
         errors.append(
             ParallelDraftingConfigError(
-                f"`fc.weight` has shape {list(fc.shape)}: expected [hidden_size, {width}].",
+                f"`fc.weight` has shape {shape_text(fc.shape)}: expected [hidden_size, {width}].",
                 field=field,
             )
         )
@@ -720,8 +724,8 @@ def _d2t_errors(draft: _Draft, d2t: TensorHeader | None) -> list[ParallelDraftin
         return []
     return [
         ParallelDraftingConfigError(
-            f"`d2t` has shape {list(d2t.shape)} but `{draft.file_field(field)}` = {expected}: "
-            f"the draft-to-target map needs one entry per draft token, [{expected}].",
+            f"`d2t` has shape {shape_text(d2t.shape)} but `{draft.file_field(field)}` = "
+            f"{expected}: the draft-to-target map needs one entry per draft token, [{expected}].",
             field=draft.file_field(field),
         )
     ]
@@ -741,9 +745,9 @@ def _mask_hidden_errors(
     if row.mask_hidden is MaskHidden.FORBIDDEN and names:
         return [
             ParallelDraftingConfigError(
-                f"the checkpoint holds {names[0]!r}, but vLLM's {row.name} loader asserts that "
-                "no tensor is named mask_hidden (DFlash embeds masked slots through the mask "
-                "token id).",
+                f"the checkpoint holds {tensor_name_text(names[0])}, but vLLM's {row.name} "
+                "loader asserts that no tensor is named mask_hidden (DFlash embeds masked "
+                "slots through the mask token id).",
                 field=architectures,
             )
         ]
@@ -767,8 +771,9 @@ def _mask_hidden_errors(
         return []
     return [
         ParallelDraftingConfigError(
-            f"{names[0]!r} holds {values} values (shape {list(tensor.shape)}) but vLLM copies it "
-            f"into a buffer of the fc input width, {expected[0]} = {expected[2]}.",
+            f"{tensor_name_text(names[0])} holds {values} values (shape "
+            f"{shape_text(tensor.shape)}) but vLLM copies it into a buffer of the fc input "
+            f"width, {expected[0]} = {expected[2]}.",
             field=_fc_field(row, draft),
         )
     ]
@@ -791,6 +796,7 @@ def mask_embedding_findings(
     *,
     file_field: Callable[[str], str],
     hidden_size: int | None,
+    listings: DirectoryListings | None = None,
 ) -> tuple[list[ParallelDraftingConfigError], list[str]]:
     """Check ``mask_embedding.pt`` beside a Qwen3 DFlash draft, as vLLM reads it.
 
@@ -798,89 +804,59 @@ def mask_embedding_findings(
     (:func:`mask_token_of_model_class`), with ``torch.load(..., weights_only=True)``: a
     tensor, or a dict with ``embedding`` and optionally ``mask_token_id``, which must equal
     that id (``DFlashQwen3ForCausalLM._read_mask_embedding``).  The embedding then fills a
-    ``hidden_size`` parameter.  Without torch, a note says the file was not checked.  Never
+    ``hidden_size`` parameter.  The file is read by
+    :func:`~drafting_config.files.mask_embedding.read_mask_embedding`; without torch (or
+    with a torch whose import fails) a note says the file was not checked, and why.  Never
     raises: a drafter section that cannot be read is returned as an error.
+
+    Args:
+        listings: the sweep's directory listings (``directory`` is listed once).
     """
     path = os.path.join(directory, MASK_EMBEDDING_FILE)
     try:
         mask_id, mask_field = mask_token_of_model_class(field_getter(draft_config, ""))
     except ParallelDraftingConfigError as error:  # a drafter section that is not an object
         return [error], []
-    if mask_id is None or not os.path.isfile(path):
+    names = (listings or DirectoryListings()).names(directory)
+    if mask_id is None or MASK_EMBEDDING_FILE not in names:
         return [], []
     shown = display_path(path)
     try:
-        import torch  # noqa: PLC0415 (only this feature needs torch)
-    except ImportError:
-        return [], [f"{shown} not checked: reading it needs torch"]
-    field = file_field(mask_field)
-    try:
-        if os.path.getsize(path) > MAX_MASK_EMBEDDING_BYTES:
-            raise WeightsFileError(
-                path, f"over {MAX_MASK_EMBEDDING_BYTES:,} bytes; one embedding row is KBs."
-            )
-        state: object = torch.load(path, weights_only=True, map_location="cpu")
+        found = read_mask_embedding(path)
+    except TorchUnavailableError as error:
+        return [], [f"{shown} not checked: {error.reason}"]
     except WeightsFileError as error:
         return [error], []
-    except Exception as error:  # a corrupt file, or a pickle weights_only refuses
-        return [
-            WeightsFileError(
-                path,
-                f"torch.load(weights_only=True) refuses it ({_load_failure(error)}); vLLM "
-                "loads it the same way and fails. The file is corrupt or holds more than "
-                "tensors: replace it rather than loading it with weights_only=False.",
-            )
-        ], []
+    field = file_field(mask_field)
     errors: list[ParallelDraftingConfigError] = []
-    if type(state) is dict:
-        found = state.get("mask_token_id", MISSING)
-        if found is not MISSING and _differs(found, mask_id):
-            errors.append(
-                ParallelDraftingConfigError(
-                    f"{shown} is for mask_token_id {describe_value(found)} but `{field}` = "
-                    f"{describe_value(mask_id)}: vLLM refuses it (ValueError).",
-                    field=field,
-                )
+    if found.stored_token_id is not MISSING and _differs(found.stored_token_id, mask_id):
+        errors.append(
+            ParallelDraftingConfigError(
+                f"{shown} is for mask_token_id {describe_value(found.stored_token_id)} but "
+                f"`{field}` = {describe_value(mask_id)}: vLLM refuses it (ValueError).",
+                field=field,
             )
-        state = state.get("embedding")
-    if not isinstance(state, torch.Tensor):
+        )
+    if found.shape is None:
         errors.append(
             WeightsFileError(
                 path,
                 "expected a tensor, or a dict with an `embedding` tensor; got "
-                f"{describe_value(state)}.",
+                f"{describe_value(found.embedding)}.",
             )
         )
-    elif hidden_size is not None and state.numel() != hidden_size:
-        errors.append(
-            ParallelDraftingConfigError(
-                f"{shown} holds {state.numel()} values (shape {list(state.shape)}) but "
-                f"`{file_field('hidden_size')}` = {hidden_size}: vLLM loads it into one "
-                "embedding row of hidden_size values and fails.",
-                field=file_field("hidden_size"),
+    else:
+        values = math.prod(found.shape)
+        if hidden_size is not None and values != hidden_size:
+            errors.append(
+                ParallelDraftingConfigError(
+                    f"{shown} holds {values} values (shape {shape_text(found.shape)}) but "
+                    f"`{file_field('hidden_size')}` = {hidden_size}: vLLM loads it into one "
+                    "embedding row of hidden_size values and fails.",
+                    field=file_field("hidden_size"),
+                )
             )
-        )
     return errors, []
-
-
-def _load_failure(error: Exception) -> str:
-    """Why ``torch.load(..., weights_only=True)`` failed, in one escaped line.
-
-    torch's message for a refused pickle is a paragraph of advice (including to retry with
-    ``weights_only=False``) around the reason, the line after ``WeightsUnpickler error:``
-    (``Unsupported global: GLOBAL posix.system was not an allowed global by default. ...``);
-    that line's first sentence is what is kept.
-    """
-    try:
-        text = str(error)
-    except Exception:
-        text = ""
-    _, marker, rest = text.partition("WeightsUnpickler error:")
-    line = next((line.strip() for line in rest.splitlines() if line.strip()), "")
-    reason = line.partition(". ")[0]
-    if not (marker and reason):
-        return display_path(exception_text(error, kind=True))
-    return display_path(f"{type(error).__name__}: {reason[:160]}")
 
 
 def _differs(stored: object, mask_id: object) -> bool:
@@ -904,6 +880,7 @@ def check_draft_weights(
     *,
     directory: str | None,
     shown_files: tuple[str, ...],
+    listings: DirectoryListings | None = None,
 ) -> tuple[WeightsFacts | None, list[ParallelDraftingConfigError], list[str]]:
     """:func:`check_checkpoint` and :func:`mask_embedding_findings` for a resolved draft.
 
@@ -915,6 +892,7 @@ def check_draft_weights(
         directory: the local directory beside the config (for ``mask_embedding.pt``), or
             ``None`` for headers from the hub.
         shown_files: the files read, as the verdict shows them.
+        listings: the sweep's directory listings, so that ``directory`` is listed once.
 
     Returns:
         The facts (``None`` without a checkpoint), the errors and the notes.
@@ -949,8 +927,8 @@ def check_draft_weights(
             tensor, shard = checkpoint.misplaced[0]
             more = len(checkpoint.misplaced) - 1
             notes.append(
-                f"{INDEX_FILE} places tensor {tensor!r} in {display_path(shard)}, whose header "
-                "does not hold it"
+                f"{INDEX_FILE} places tensor {tensor_name_text(tensor)} in "
+                f"{display_path(shard)}, whose header does not hold it"
                 + (f" (and {more} more such tensors)" if more else "")
                 + ": a stale index; vLLM reads the index only to pick the shard files, and "
                 "loads what they hold"
@@ -964,6 +942,7 @@ def check_draft_weights(
                 hf_config,
                 file_field=resolution.file_field,
                 hidden_size=resolution.hidden_size,
+                listings=listings,
             )
             errors += more_errors
             notes += more_notes

@@ -475,3 +475,25 @@ def test_a_torch_whose_import_fails_gets_a_note_and_everything_else_is_checked(
     assert status == 1
     assert "INVALID" in out.getvalue()
     assert "torch failed to import" in out.getvalue()
+
+
+def test_a_draft_directory_that_cannot_be_listed_is_an_error_naming_it(
+    draft: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """chmod 111: config.json opens by name, but vLLM finds weights by listing the directory
+    (glob), finds none, and fails.  (Simulated: the tests may run as root.)"""
+    real_scandir = os.scandir
+
+    def refusing_scandir(path: str) -> object:
+        if os.fspath(path) == str(draft):
+            raise PermissionError(13, "Permission denied", str(draft))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refusing_scandir)
+    verdict = check(draft, check_tokenizer=False)
+    assert [str(e) for e in verdict.errors] == [
+        f"{draft}: cannot list the directory: Permission denied (it lacks the r permission); "
+        'vLLM finds the weights by listing it, finds none, and fails with "Cannot find any '
+        'model weights".'
+    ]
+    assert check(draft, check_tokenizer=False, check_weights=False).ok

@@ -189,6 +189,9 @@ def _read_file(name: str, *, max_bytes: int, what: str, inner: str | None) -> tu
             "no such file or directory (not found locally).",
         ) from None
     except OSError as error:
+        if inner is not None and isinstance(error, PermissionError) and os.path.isdir(name):
+            # Searchable but not readable (chmod 111): its files open by name, as for vLLM.
+            return _read_inner_file(name, inner, max_bytes=max_bytes, what=what)
         raise ConfigFileError(name, f"cannot open: {error.strerror or error}.") from None
     except ValueError:  # a NUL byte in the path
         raise ConfigFileError(name, "not a valid path (it contains a NUL byte).") from None
@@ -211,10 +214,18 @@ def _read_file(name: str, *, max_bytes: int, what: str, inner: str | None) -> tu
 
 def _read_inner_file(directory: str, inner: str, *, max_bytes: int, what: str) -> tuple[str, bytes]:
     path = os.path.join(directory, inner)
-    if not os.path.lexists(path):
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
         raise ConfigFileError(
             directory, f"this directory has no {inner}; point at a model directory."
-        )
+        ) from None
+    except OSError as error:  # readable but not searchable (chmod 444): nothing inside opens
+        raise ConfigFileError(
+            directory,
+            f"cannot reach its {inner}: {error.strerror or error} (the directory is not "
+            "searchable: it lacks the x permission).",
+        ) from None
     return _read_file(path, max_bytes=max_bytes, what=what, inner=None)
 
 

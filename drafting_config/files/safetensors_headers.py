@@ -513,17 +513,32 @@ class DirectoryListings:
     it is used."""
 
     def __init__(self) -> None:
-        self._names: dict[str, tuple[str, ...]] = {}
+        self._names: dict[str, tuple[str, ...] | WeightsFileError] = {}
 
     def names(self, directory: str) -> tuple[str, ...]:
-        """The entries of ``directory``, sorted; none when it cannot be listed."""
+        """The entries of ``directory``, sorted; none when it does not exist.
+
+        Raises:
+            WeightsFileError: the directory exists but cannot be listed (not readable):
+                vLLM finds weights by listing it (``glob``), finds none, and fails with
+                "Cannot find any model weights".
+        """
         found = self._names.get(directory)
         if found is None:
             try:
                 found = tuple(sorted(entry.name for entry in os.scandir(directory)))
-            except OSError:
+            except (FileNotFoundError, NotADirectoryError):
                 found = ()
+            except OSError as error:
+                found = WeightsFileError(
+                    directory,
+                    f"cannot list the directory: {error.strerror or error} (it lacks the r "
+                    "permission); vLLM finds the weights by listing it, finds none, and fails "
+                    'with "Cannot find any model weights".',
+                )
             self._names[directory] = found
+        if isinstance(found, WeightsFileError):
+            raise found.with_traceback(None)
         return found
 
 
@@ -537,7 +552,9 @@ def find_weight_files(directory: str, listings: DirectoryListings | None = None)
     Raises:
         MissingShardError: the index names a shard that is not a ``*.safetensors`` file
             directly in the directory.
-        WeightsFileError: the index is unreadable or malformed, or its ``weight_map`` is
+        WeightsFileError: the directory cannot be listed (see
+            :meth:`DirectoryListings.names`), the index is unreadable or malformed, or its
+            ``weight_map`` is
             empty while the directory holds safetensors files (vLLM then finds no weights:
             ``default_loader.py``, ``_prepare_weights``, "Cannot find any model weights").
     """

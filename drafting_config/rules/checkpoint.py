@@ -817,7 +817,10 @@ def mask_embedding_findings(
         mask_id, mask_field = mask_token_of_model_class(field_getter(draft_config, ""))
     except ParallelDraftingConfigError as error:  # a drafter section that is not an object
         return [error], []
-    names = (listings or DirectoryListings()).names(directory)
+    try:
+        names = (listings or DirectoryListings()).names(directory)
+    except WeightsFileError:  # said by the weights check, which lists it first
+        return [], []
     if mask_id is None or MASK_EMBEDDING_FILE not in names:
         return [], []
     shown = display_path(path)

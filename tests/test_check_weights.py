@@ -424,7 +424,7 @@ def test_a_cache_snapshot_with_a_broken_weights_link_gets_a_note_as_missing_shar
 ) -> None:
     """vLLM downloads the weights again in both cases, so neither is INVALID."""
     cache = use_cache(tmp_path / "hf-cache", monkeypatch)
-    files = {
+    files: dict[str, str | bytes] = {
         "config.json": (FC_WIDTH_EXAMPLE / "config.json").read_text(),
         "model.safetensors": b"x",
     }

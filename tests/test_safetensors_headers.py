@@ -369,12 +369,12 @@ def test_headers_are_refused_exactly_when_the_safetensors_library_refuses_them(
             }
     except Exception:
         expected = None
-    try:
-        header = read_file_header(str(path))
-    except WeightsFileError as error:
-        assert expected is None, f"refused what safe_open opens: {error}"
-        assert str(error).startswith(f"{path}: ")
+    if expected is None:
+        with pytest.raises(WeightsFileError) as caught:
+            read_file_header(str(path))
+        assert str(caught.value).startswith(f"{path}: ")
     else:
+        header = read_file_header(str(path))
         assert expected == {name: t.shape for name, t in header.tensors.items()}
 
 

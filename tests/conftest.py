@@ -12,6 +12,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.engine_wheels import (
+    SGLANG,
+    VLLM,
+    Wheel,
+    WheelSpec,
+    WheelUnavailable,
+    fetch_wheel,
+    transformers_spec,
+)
+
 if TYPE_CHECKING:
     from tests.typing_checks import MypyResult
 
@@ -114,3 +124,53 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Run:
     captured = capsys.readouterr()
     assert "Traceback" not in captured.out + captured.err
     return Run(status, captured.out, captured.err)
+
+
+# --- the engines' released wheels (see tests/engine_wheels.py) --------------------------------
+
+WHEEL_FIXTURES = frozenset({"vllm_wheel", "sglang_wheel", "transformers_wheel"})
+"""Fixtures that download an engine's wheel; a test using one is marked ``engine_wheels``."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if WHEEL_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.engine_wheels)
+
+
+def _wheel_or_skip(spec: WheelSpec) -> Wheel:
+    try:
+        return fetch_wheel(spec)
+    except WheelUnavailable as error:
+        pytest.skip(f"no {spec.requirement} wheel: {error}")
+
+
+@pytest.fixture(scope="session")
+def vllm_wheel() -> Wheel:
+    """vLLM 0.33.0's wheel, downloaded once into the cache; skips when pip cannot fetch it."""
+    return _wheel_or_skip(VLLM)
+
+
+@pytest.fixture(scope="session")
+def sglang_wheel() -> Wheel:
+    """SGLang 0.5.23's wheel, downloaded once into the cache; skips when pip cannot fetch it."""
+    return _wheel_or_skip(SGLANG)
+
+
+@pytest.fixture(scope="session")
+def transformers_wheel() -> Callable[[str], Wheel]:
+    """A function of a transformers version giving its wheel, or skipping the test."""
+    fetched: dict[str, Wheel | str] = {}
+
+    def wheel(version: str) -> Wheel:
+        if version not in fetched:
+            try:
+                fetched[version] = fetch_wheel(transformers_spec(version))
+            except WheelUnavailable as error:
+                fetched[version] = str(error)
+        found = fetched[version]
+        if isinstance(found, str):
+            pytest.skip(f"no transformers=={version} wheel: {found}")
+        return found
+
+    return wheel

@@ -8,7 +8,8 @@ builds the model, and huggingface_hub is imported only for a repo id.
 
 A sweep runs in this one process: the package starts no process or thread pool.
 
-Exit status: 0 all valid, 1 any invalid (or unreadable), 2 usage error,
+Exit status: 0 all valid, 1 any invalid (or unreadable, or no path at all from
+``-``), 2 usage error,
 130 interrupted (Ctrl-C), 141 the output's reader went away (128 + SIGPIPE).
 """
 
@@ -36,6 +37,7 @@ from drafting_config.cli.render import (
 from drafting_config.draft.resolution import FieldStatus
 from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
 from drafting_config.values.errors import exception_text
+from drafting_config.values.paths import output_errors
 from drafting_config.values.sources import PRIORITY_ORDER
 from drafting_config.verdicts import Verdict, check_many
 
@@ -130,6 +132,9 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             out.write(item)
         valid = rendered.passed
         out.write(f"{len(paths)} checked: {valid} valid, {len(paths) - valid} invalid\n")
+    if not paths:  # `find ... | drafting-config check -` that found nothing: no CI pass
+        print("drafting-config: no paths to check: standard input held none", file=sys.stderr)
+        return EXIT_INVALID
     return _status(len(paths), rendered.passed, rendered.bad_repo_id)
 
 
@@ -326,8 +331,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_INVALID
     if isinstance(out, io.TextIOWrapper):
-        # Paths are escaped already; anything else odd prints as an escape, never an error.
-        out.reconfigure(errors="backslashreplace")
+        # Paths are escaped already; anything else the encoding lacks prints as a \u escape
+        # that parse_display_path reads back, never an error.
+        out.reconfigure(errors=output_errors())
     try:
         with _collector_paused():  # the verdicts live until they are printed: nothing to collect
             if args.command == "check":

@@ -928,7 +928,7 @@ def test_an_optional_file_that_cannot_be_fetched_is_a_note(
 def test_a_file_cached_at_the_resolved_commit_is_not_fetched_again(
     cache: Path, hub_endpoint: FakeHub
 ) -> None:
-    check(DRAFT, download=True, check_weights=False)  # weights: tests/test_check_weights.py
+    check(DRAFT, download=True, check_weights=False)  # weights: tests/rules/test_checkpoint.py
     assert hub_endpoint.files_requested() >= {"config.json", "tokenizer.json"}
     hub_endpoint.requests.clear()
     check(DRAFT, download=True, check_weights=False)  # main may have moved: only config.json

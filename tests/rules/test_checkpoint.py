@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from drafting_config import check, check_many, resolve
 from drafting_config.cli.run import main
 from drafting_config.engines.vllm import TappedLayers, architecture_row
+from drafting_config.files.mask_embedding import MASK_EMBEDDING_FILE
 from drafting_config.files.safetensors_headers import (
     CheckpointHeaders,
     TensorHeader,
@@ -27,12 +28,10 @@ from drafting_config.files.safetensors_headers import (
 )
 from drafting_config.rules.checkpoint import (
     ARCHITECTURES,
-    MASK_EMBEDDING_FILE,
     FcWidth,
     MaskHidden,
     WeightsFacts,
     check_checkpoint,
-    mask_embedding_findings,
     weights_facts,
 )
 from drafting_config.rules.subject import Subject
@@ -43,6 +42,7 @@ from tests.checkpoint_factory import (
     FC_WIDTH_EXAMPLE,
     fc_width_example_tensors,
     header_bytes,
+    mask_embedding_at,
     write_fc_width_example,
     write_safetensors,
     write_sharded,
@@ -281,18 +281,6 @@ def test_the_table_is_data_each_row_citing_vllm_and_each_architecture_in_one_row
         assert name in by_name["llama_eagle3"].architectures
 
 
-def test_vllm_registry_maps_every_listed_architecture_to_the_row_s_module() -> None:
-    registry = Path("/work/wheels/src/vllm/vllm/model_executor/models/registry.py")
-    if not registry.exists():
-        pytest.skip("vLLM's source is not unpacked here")
-    text = registry.read_text()
-    for row in ARCHITECTURES:
-        if row.name == "causal_lm":
-            continue
-        for name in row.architectures:
-            assert f'"{name}": ("{row.name}",' in text, name
-
-
 def test_correct_checkpoints_of_each_row_pass() -> None:
     found = run(
         DFLASH, dflash_tensors(), aux=(2, 6, 10), aux_source="dflash_config.target_layer_ids"
@@ -464,21 +452,21 @@ def test_mask_embedding_is_read_only_when_the_model_class_has_a_mask_id(tmp_path
     torch = pytest.importorskip("torch")
     (tmp_path / MASK_EMBEDDING_FILE).write_bytes(b"not a pickle")
     no_id = {k: v for k, v in DFLASH.items() if k != "dflash_config"}
-    assert mask_embedding_findings(str(tmp_path), no_id, file_field=str, hidden_size=HIDDEN) == (
+    assert mask_embedding_at(tmp_path, no_id) == (
         [],
         [],
     )
-    errors, _ = mask_embedding_findings(str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN)
+    errors, _ = mask_embedding_at(tmp_path, DFLASH)
     assert "torch.load(weights_only=True) refuses it" in str(errors[0])
     _save(tmp_path / MASK_EMBEDDING_FILE, torch.zeros(HIDDEN))
-    assert mask_embedding_findings(str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN) == (
+    assert mask_embedding_at(tmp_path, DFLASH) == (
         [],
         [],
     )
     _save(
         tmp_path / MASK_EMBEDDING_FILE, {"mask_token_id": 900, "embedding": torch.zeros(1, HIDDEN)}
     )
-    assert mask_embedding_findings(str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN) == (
+    assert mask_embedding_at(tmp_path, DFLASH) == (
         [],
         [],
     )
@@ -487,20 +475,18 @@ def test_mask_embedding_is_read_only_when_the_model_class_has_a_mask_id(tmp_path
 def test_mask_embedding_with_another_id_or_size_is_an_error(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
     _save(tmp_path / MASK_EMBEDDING_FILE, {"mask_token_id": 7, "embedding": torch.zeros(HIDDEN)})
-    errors, _ = mask_embedding_findings(str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN)
+    errors, _ = mask_embedding_at(tmp_path, DFLASH)
     assert [e.field for e in errors] == ["dflash_config.mask_token_id"]
     assert "is for mask_token_id 7 (int) but `dflash_config.mask_token_id` = 900 (int)" in str(
         errors[0]
     )
     _save(tmp_path / MASK_EMBEDDING_FILE, torch.zeros(HIDDEN + 1))
-    errors, _ = mask_embedding_findings(str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN)
+    errors, _ = mask_embedding_at(tmp_path, DFLASH)
     assert [e.field for e in errors] == ["hidden_size"]
     assert f"holds {HIDDEN + 1} values" in str(errors[0])
     top_level = {k: v for k, v in DFLASH.items() if k != "dflash_config"} | {"mask_token_id": 5}
     _save(tmp_path / MASK_EMBEDDING_FILE, {"mask_token_id": 900, "embedding": torch.zeros(HIDDEN)})
-    errors, _ = mask_embedding_findings(
-        str(tmp_path), top_level, file_field=str, hidden_size=HIDDEN
-    )
+    errors, _ = mask_embedding_at(tmp_path, top_level)
     assert [e.field for e in errors] == ["mask_token_id"]
 
 
@@ -511,9 +497,7 @@ def test_mask_embedding_without_torch_is_a_note(
 
     (tmp_path / MASK_EMBEDDING_FILE).write_bytes(b"x")
     monkeypatch.setitem(sys.modules, "torch", None)
-    errors, notes = mask_embedding_findings(
-        str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN
-    )
+    errors, notes = mask_embedding_at(tmp_path, DFLASH)
     assert errors == []
     assert notes == [f"{tmp_path / MASK_EMBEDDING_FILE} not checked: reading it needs torch"]
 
@@ -524,14 +508,14 @@ def test_the_mask_id_of_the_model_class_lets_dflash_config_win_over_eagle_config
     torch = pytest.importorskip("torch")
     _save(tmp_path / MASK_EMBEDDING_FILE, {"mask_token_id": 900, "embedding": torch.zeros(HIDDEN)})
     config = DFLASH | {"eagle_config": {"mask_token_id": 5}}
-    assert mask_embedding_findings(str(tmp_path), config, file_field=str, hidden_size=HIDDEN) == (
+    assert mask_embedding_at(tmp_path, config) == (
         [],
         [],
     )
     config = {k: v for k, v in DFLASH.items() if k != "dflash_config"} | {
         "eagle_config": {"mask_token_id": 5}
     }
-    errors, _ = mask_embedding_findings(str(tmp_path), config, file_field=str, hidden_size=HIDDEN)
+    errors, _ = mask_embedding_at(tmp_path, config)
     assert [e.field for e in errors] == ["eagle_config.mask_token_id"]
     json.dumps(config)  # plain data
 
@@ -557,7 +541,7 @@ def test_a_mask_embedding_id_vllm_compares_equal_is_no_error(tmp_path: Path, kin
     _save(
         tmp_path / MASK_EMBEDDING_FILE, {"mask_token_id": stored, "embedding": torch.zeros(HIDDEN)}
     )
-    assert mask_embedding_findings(str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN) == (
+    assert mask_embedding_at(tmp_path, DFLASH) == (
         [],
         [],
     )
@@ -577,7 +561,7 @@ def test_a_mask_embedding_id_vllm_finds_different_is_an_error(tmp_path: Path, ki
     _save(
         tmp_path / MASK_EMBEDDING_FILE, {"mask_token_id": stored, "embedding": torch.zeros(HIDDEN)}
     )
-    errors, _ = mask_embedding_findings(str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN)
+    errors, _ = mask_embedding_at(tmp_path, DFLASH)
     assert [error.field for error in errors] == ["dflash_config.mask_token_id"]
     assert "is for mask_token_id" in str(errors[0])
 
@@ -723,9 +707,7 @@ def test_a_mask_embedding_pickle_bomb_is_refused_unrun_with_a_one_line_reason(
     pytest.importorskip("torch")
     created = tmp_path / "created-by-the-pickle"
     (tmp_path / MASK_EMBEDDING_FILE).write_bytes(pickle.dumps(_Payload(created), protocol))
-    errors, notes = mask_embedding_findings(
-        str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN
-    )
+    errors, notes = mask_embedding_at(tmp_path, DFLASH)
     assert not created.exists()
     assert notes == []
     [error] = errors
@@ -818,7 +800,7 @@ def test_no_weights_does_not_read_mask_embedding_either(
     check(str(tmp_path), check_tokenizer=False, check_weights=False)
     assert loaded == []
     check(str(tmp_path), check_tokenizer=False)
-    assert loaded == [str(tmp_path / MASK_EMBEDDING_FILE)]  # the watch works
+    assert len(loaded) == 1  # the watch works
 
 
 # --- check() and the command line read the checkpoint beside a draft: locally, from the cache, ----
@@ -1111,6 +1093,183 @@ def test_a_second_check_without_download_is_not_failed_by_the_index_the_first_ca
     assert second.ok, second.errors
     assert second.weights is None
     assert any(
-        "the cache holds model.safetensors.index.json but not every shard" in note
+        "weights not checked: the cache does not hold every weights file" in note
+        and "named in model.safetensors.index.json but missing" in note
         for note in second.notes
     )
+
+
+# Issue 25: items 4, 6, 7, 8 and 10.
+
+
+@pytest.fixture(scope="module")
+def hostile_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("hostile")
+    shutil.copy(FC_WIDTH_EXAMPLE / "config.json", directory / "config.json")
+    return directory
+
+
+def _with_header(directory: Path, header: bytes) -> Path:
+    (directory / "model.safetensors").write_bytes(len(header).to_bytes(8, "little") + header)
+    return directory
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+_ENTRY = st.fixed_dictionaries(
+    {"dtype": st.sampled_from(["BF16", "F32", "Q4"]) | _JSON, "shape": _JSON, "data_offsets": _JSON}
+)
+
+
+@given(
+    st.one_of(
+        st.binary(max_size=200),
+        _JSON.map(lambda value: json.dumps(value).encode()),
+        st.dictionaries(
+            st.sampled_from(["fc.weight", "mask_hidden", "d2t", "layers.0.x", "__metadata__"])
+            | st.text(max_size=6),
+            _ENTRY | _JSON,
+            max_size=5,
+        ).map(lambda value: json.dumps(value).encode()),
+    )
+)
+@example(
+    b'{"fc.weight": {"dtype": "BF16", "shape": [' + b"9" * 5000 + b'], "data_offsets": [0, 0]}}'
+)
+@example(b'{"mask_hidden": {"dtype": "BF16", "shape": [4294967296, 4294967296, 0]}}')
+def test_check_never_raises_for_anything_a_header_holds(hostile_dir: Path, header: bytes) -> None:
+    verdict = check(_with_header(hostile_dir, header), check_tokenizer=False)
+    assert verdict.resolution is not None
+
+
+@pytest.mark.parametrize("where", ["shape", "data_offsets", "__metadata__"])
+def test_a_huge_integer_in_a_header_is_that_drafts_error_and_the_sweep_goes_on(
+    tmp_path: Path, where: str
+) -> None:
+    huge = "9" * 5000
+    header = {
+        "shape": '{"fc.weight": {"dtype": "BF16", "shape": [%s], "data_offsets": [0, 0]}}',
+        "data_offsets": '{"fc.weight": {"dtype": "BF16", "shape": [0], "data_offsets": [0, %s]}}',
+        "__metadata__": '{"__metadata__": {"n": %s}}',
+    }[where] % huge
+    bad = tmp_path / "bad"
+    shutil.copytree(FC_WIDTH_EXAMPLE, bad)
+    _with_header(bad, header.encode())
+    good = tmp_path / "good"
+    shutil.copytree(FC_WIDTH_EXAMPLE, good)
+    write_safetensors(good / "model.safetensors", FIXED_FC)
+    bad_verdict, good_verdict = check_many([bad, good], check_tokenizer=False)
+    assert good_verdict.ok
+    [error] = bad_verdict.errors
+    assert str(error).startswith(f"{bad / 'model.safetensors'}: the safetensors header cannot be")
+    assert "an integer literal with 5,000 digits" in str(error)
+
+
+def test_weights_are_checked_only_for_a_model_directory_or_a_config_json(draft: Path) -> None:
+    """vLLM pairs weights with a model directory; ``drafts/a.json`` has none."""
+    other = draft / "a.json"
+    shutil.copy(draft / "config.json", other)
+    verdict = check(other)
+    assert verdict.ok, verdict.errors
+    assert verdict.weights is None
+    assert check(draft / "config.json").weights is not None
+    assert check(draft).weights is not None
+
+
+def test_a_sweep_lists_a_folder_once(draft: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    listed: list[object] = []
+    real_scandir = os.scandir
+
+    def counting_scandir(path: str) -> object:
+        listed.append(path)
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", counting_scandir)
+    verdicts = check_many([draft, draft / "config.json", str(draft)] * 3, check_tokenizer=False)
+    assert all(v.weights is not None for v in verdicts)
+    assert listed.count(str(draft)) == 1
+
+
+def test_a_cache_snapshot_with_a_broken_weights_link_gets_a_note_as_missing_shards_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """vLLM downloads the weights again in both cases, so neither is INVALID."""
+    cache = use_cache(tmp_path / "hf-cache", monkeypatch)
+    files: dict[str, str | bytes] = {
+        "config.json": (FC_WIDTH_EXAMPLE / "config.json").read_text(),
+        "model.safetensors": b"x",
+    }
+    snapshot = write_cached_repo(cache, REPO_ID, files)
+    (snapshot / "model.safetensors").resolve().unlink()  # the blob gone, the link broken
+    verdict = check(REPO_ID, check_tokenizer=False)
+    assert verdict.ok, verdict.errors
+    assert verdict.weights is None
+    assert any(
+        "weights not checked: the cache does not hold every weights file" in note
+        and "no such file" in note
+        for note in verdict.notes
+    )
+    local = tmp_path / "local"
+    shutil.copytree(snapshot, local, symlinks=True)
+    assert not check(local, check_tokenizer=False).ok  # a local directory: vLLM fails
+
+
+@pytest.mark.parametrize(
+    "failure", [OSError("libcudart.so.12: cannot open shared object file"), RuntimeError("boom")]
+)
+def test_a_torch_whose_import_fails_gets_a_note_and_everything_else_is_checked(
+    draft: Path, monkeypatch: pytest.MonkeyPatch, failure: Exception
+) -> None:
+    import builtins
+    import sys
+
+    from drafting_config.files.mask_embedding import MASK_EMBEDDING_FILE
+
+    (draft / MASK_EMBEDDING_FILE).write_bytes(b"anything")
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    real_import = builtins.__import__
+
+    def failing_import(name: str, *args: object, **kwargs: object) -> object:
+        if name == "torch":
+            raise failure
+        return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(builtins, "__import__", failing_import)
+    verdict = check(draft, check_tokenizer=False)
+    assert [e.field for e in verdict.errors] == ["dflash_config.target_layer_ids"]  # fc checked
+    note = f"{draft / MASK_EMBEDDING_FILE} not checked: torch failed to import "
+    note += f"({type(failure).__name__}: {failure})"
+    assert note in verdict.notes
+    out = io.StringIO()
+    with redirect_stdout(out):
+        status = main(["check", "--no-tokenizer", str(draft)])
+    assert status == 1
+    assert "INVALID" in out.getvalue()
+    assert "torch failed to import" in out.getvalue()
+
+
+def test_a_draft_directory_that_cannot_be_listed_is_an_error_naming_it(
+    draft: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """chmod 111: config.json opens by name, but vLLM finds weights by listing the directory
+    (glob), finds none, and fails.  (Simulated: the tests may run as root.)"""
+    real_scandir = os.scandir
+
+    def refusing_scandir(path: str) -> object:
+        if os.fspath(path) == str(draft):
+            raise PermissionError(13, "Permission denied", str(draft))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refusing_scandir)
+    verdict = check(draft, check_tokenizer=False)
+    assert [str(e) for e in verdict.errors] == [
+        f"{draft}: cannot list the directory: Permission denied (it lacks the r permission); "
+        'vLLM finds the weights by listing it, finds none, and fails with "Cannot find any '
+        'model weights".'
+    ]
+    assert check(draft, check_tokenizer=False, check_weights=False).ok

@@ -1,0 +1,1139 @@
+"""The engines' own code, taken from their released wheels at test time.
+
+Nothing of vLLM, SGLang or transformers is stored in this repository. A test that
+proves a rule against an engine downloads the engine's wheel once into a cache,
+reads the ``.py`` files it needs straight out of the zip, and takes the functions it
+needs out of their source with :mod:`ast` into a fresh namespace, with stand-ins for
+whatever they import. The engine's code then runs on the test's configs beside the
+package's own rules.
+
+Fetching a wheel
+================
+
+``fetch_wheel(spec) -> Wheel`` downloads ``spec`` (one of :data:`VLLM`,
+:data:`SGLANG`, ``transformers_spec(version)``) with ``python -m pip download
+--no-deps --only-binary=:all: --python-version 3.11 --platform
+manylinux_2_34_x86_64`` (and the older manylinux platforms) ``NAME==VERSION`` into the
+cache, unless a wheel of that name and
+version is already there, and raises :class:`WheelUnavailable` (with pip's reason)
+when pip cannot fetch it. The cache is ``$DRAFTING_CONFIG_WHEEL_CACHE``, else
+``~/.cache/drafting-config/wheels``: a flat folder of ``.whl`` files. Two test
+processes may race: downloads go to a private folder and are renamed into place,
+under a per-wheel lock file.
+
+The pytest fixtures in ``tests/conftest.py`` wrap it: ``vllm_wheel``,
+``sglang_wheel`` and ``transformers_wheel`` (a function of the version) give a
+:class:`Wheel`, or skip the test saying why no wheel could be had. A test that uses
+one is marked ``engine_wheels`` (``-m 'not engine_wheels'`` deselects them).
+
+Reading and extracting code
+===========================
+
+``Wheel.source("vllm/v1/worker/gpu/spec_decode/utils.py") -> str`` reads one file.
+``Wheel.extract(path, names, stand_ins=..., modules=...) -> dict[str, Any]`` takes
+the named top-level functions, classes and assignments (``"Class.method"`` for a
+method, which becomes a plain function: ``self``/``cls`` is the first argument) out of
+that file, together with every module-level definition they use, transitively, and
+executes them, in the file's order, in a fresh namespace. The names they use resolve
+in this order:
+
+* ``stand_ins``: a mapping of global names to objects (wins over the file's own
+  definitions and imports);
+* the file's own top-level definitions, pulled in as needed;
+* the file's imports of the standard library (run for real);
+* ``modules``: stand-in modules by dotted name (``{"msgspec": MSGSPEC}``), both for the
+  file's top-level ``from X import Y`` and for imports that run inside a function at
+  call time;
+* anything else becomes a placeholder that raises :class:`MissingStandIn`, naming
+  itself, when the code touches it. So a function whose ``torch`` branch is never
+  taken needs no ``torch``.
+
+Annotations are never evaluated (the code is compiled as under ``from __future__
+import annotations``). :data:`MSGSPEC` is a stand-in for ``msgspec`` whose ``Struct``
+builds instances from keyword or positional arguments, as ``msgspec.Struct.__init__``
+does (it validates nothing either).
+
+Engine helpers
+==============
+
+vLLM 0.33.0 (``vllm_wheel``):
+
+* ``vllm_token_id(wheel) -> VllmTokenId``: ``.newer(hf_config)`` is the newer runner's
+  ``get_parallel_drafting_token_id``; ``.older(hf_config)`` runs the older runner's
+  ``_init_parallel_drafting_params`` on a bare proposer (no hidden-state tensor) and
+  returns the raw value it stores.
+* ``vllm_taps(wheel) -> VllmTaps``: ``.newer(hf_config)`` / ``.older(hf_config)`` are the
+  two runners' tapped-layer functions, called on a speculative config holding
+  ``hf_config``.
+* ``vllm_speculators(wheel)``: vLLM's translation of a speculators-format
+  ``config.json`` (a dict) into the dict of the HF config it builds.
+* ``vllm_registry(wheel) -> dict[str, tuple[str, str]]``: every architecture vLLM's
+  registry serves (``_VLLM_MODELS``, the merge of every table in
+  ``vllm/model_executor/models/registry.py``), to (module, class);
+  ``vllm_registry_tables(wheel)`` gives each table by name.
+* ``vllm_class_ancestors(wheel, module, class_name) -> frozenset[str]``: the names of
+  every class a model class inherits from, followed across vLLM's modules.
+
+transformers (``transformers_wheel(version)``):
+
+* ``transformers_model_types(wheel) -> frozenset[str]``: the keys of
+  ``CONFIG_MAPPING_NAMES``.
+
+SGLang 0.5.23 (``sglang_wheel``), each runnable on a plain ``dict`` config or an
+attribute object:
+
+* ``sglang_functions(wheel) -> SglangFunctions`` with
+  ``.parse_dflash_draft_config(draft_hf_config=...)``,
+  ``.parse_dspark_draft_config(draft_hf_config=...)``,
+  ``.build_target_layer_ids(num_target_layers, num_draft_layers)``,
+  ``.dflash_aux_hidden_state(draft, target, algorithm="dflash")`` and
+  ``.eagle_aux_hidden_state(draft, target)``. The last two run
+  ``_resolve_dflash_aux_hidden_state`` / ``_resolve_eagle_aux_hidden_state`` on the
+  draft config and the target config (each a dict or an attribute object) and return
+  the ``SpecAuxHiddenStateConfig`` they fill in (``.dflash_target_layer_ids``,
+  ``.eagle_aux_hidden_state_layer_ids``, ...), before any target class's own shift.
+"""
+
+from __future__ import annotations
+import __future__
+
+import ast
+import builtins
+import contextlib
+import copy
+import itertools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+from typing import Any, Final, cast
+
+__all__ = [
+    "CACHE_ENV",
+    "MSGSPEC",
+    "SGLANG",
+    "VLLM",
+    "MissingStandIn",
+    "SglangFunctions",
+    "VllmTaps",
+    "VllmTokenId",
+    "Wheel",
+    "WheelSpec",
+    "WheelUnavailable",
+    "cache_dir",
+    "extract",
+    "fetch_wheel",
+    "sglang_functions",
+    "transformers_model_types",
+    "transformers_spec",
+    "vllm_class_ancestors",
+    "vllm_registry",
+    "vllm_registry_tables",
+    "vllm_speculators",
+    "vllm_taps",
+    "vllm_token_id",
+]
+
+CACHE_ENV: Final = "DRAFTING_CONFIG_WHEEL_CACHE"
+"""The environment variable naming the wheel cache folder."""
+
+_DEFAULT_CACHE: Final = Path("~/.cache/drafting-config/wheels")
+
+
+# --- fetching ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WheelSpec:
+    """A released wheel: a distribution name and an exact version."""
+
+    name: str
+    version: str
+
+    @property
+    def requirement(self) -> str:
+        return f"{self.name}=={self.version}"
+
+    @property
+    def file_prefix(self) -> str:
+        """How the wheel's file name starts (the name normalized as wheel names are)."""
+        return f"{self.name.replace('-', '_').lower()}-{self.version}-"
+
+
+VLLM: Final = WheelSpec("vllm", "0.33.0")
+SGLANG: Final = WheelSpec("sglang", "0.5.23")
+
+
+def transformers_spec(version: str) -> WheelSpec:
+    return WheelSpec("transformers", version)
+
+
+PIP_TARGET: Final = (
+    "--only-binary=:all:",
+    "--python-version",
+    "3.11",
+    *("--platform", "manylinux_2_34_x86_64"),
+    *("--platform", "manylinux_2_28_x86_64"),
+    *("--platform", "manylinux_2_17_x86_64"),
+)
+"""One binary wheel whatever the host: SGLang ships only CPython 3.11+ ``manylinux_2_34``
+wheels, vLLM an abi3 ``manylinux_2_28`` one, transformers a pure-Python one; only their
+``.py`` files matter. pip does not widen a ``--platform`` to older manylinux versions, so
+each is named."""
+
+
+class WheelUnavailable(Exception):
+    """pip could not fetch the wheel (no network, no index, no such release)."""
+
+
+def cache_dir() -> Path:
+    """The wheel cache: ``$DRAFTING_CONFIG_WHEEL_CACHE``, else
+    ``~/.cache/drafting-config/wheels``."""
+    configured = os.environ.get(CACHE_ENV)
+    return Path(configured).expanduser() if configured else _DEFAULT_CACHE.expanduser()
+
+
+def _cached(spec: WheelSpec, cache: Path) -> Path | None:
+    found = sorted(
+        path
+        for path in cache.glob("*.whl")
+        if path.name.lower().startswith(spec.file_prefix.lower())
+    )
+    return found[0] if found else None
+
+
+@contextlib.contextmanager
+def _locked(lock_file: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``lock_file`` (no lock where ``fcntl`` is missing: the
+    rename into place keeps a racing download safe, only wasteful)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with lock_file.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def fetch_wheel(spec: WheelSpec, cache: Path | None = None) -> Wheel:
+    """The wheel of ``spec``, from the cache or downloaded into it by pip.
+
+    Raises:
+        WheelUnavailable: pip failed; the message holds the end of pip's output.
+    """
+    cache = cache_dir() if cache is None else cache
+    found = _cached(spec, cache) if cache.is_dir() else None
+    if found is not None:
+        return Wheel(found)
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise WheelUnavailable(f"cannot create the wheel cache {cache}: {error}") from None
+    with _locked(cache / f".{spec.file_prefix.rstrip('-')}.lock"):
+        found = _cached(spec, cache)  # another process may have fetched it meanwhile
+        if found is not None:
+            return Wheel(found)
+        private = Path(tempfile.mkdtemp(prefix=f".{spec.file_prefix}", dir=cache))
+        try:
+            command = [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--disable-pip-version-check",
+                *PIP_TARGET,
+                spec.requirement,
+                "-d",
+                str(private),
+            ]
+            result = subprocess.run(command, capture_output=True, text=True, check=False)
+            downloaded = _cached(spec, private)
+            if result.returncode != 0 or downloaded is None:
+                tail = (result.stderr.strip() or result.stdout.strip()).splitlines()[-3:]
+                raise WheelUnavailable(
+                    f"`pip download {spec.requirement}` failed (exit {result.returncode}): "
+                    + " | ".join(tail)
+                )
+            target = cache / downloaded.name
+            os.replace(downloaded, target)  # atomic: a reader never sees half a wheel
+            return Wheel(target)
+        finally:
+            shutil.rmtree(private, ignore_errors=True)
+
+
+# --- reading and extracting --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Wheel:
+    """A downloaded wheel, read file by file (never unpacked)."""
+
+    path: Path
+
+    @cached_property
+    def _names(self) -> frozenset[str]:
+        with zipfile.ZipFile(self.path) as archive:
+            return frozenset(archive.namelist())
+
+    def has(self, member: str) -> bool:
+        return member in self._names
+
+    def members(self, prefix: str = "") -> list[str]:
+        """The wheel's file names under ``prefix``, sorted."""
+        return sorted(name for name in self._names if name.startswith(prefix))
+
+    @cached_property
+    def _trees(self) -> dict[str, ast.Module]:
+        return {}
+
+    @cached_property
+    def memo(self) -> dict[str, object]:
+        """Helpers' results, kept with the wheel they were read from."""
+        return {}
+
+    def source(self, member: str) -> str:
+        """The text of one file of the wheel, such as ``vllm/config/vllm.py``."""
+        with zipfile.ZipFile(self.path) as archive:
+            return archive.read(member).decode("utf-8")
+
+    def tree(self, member: str) -> ast.Module:
+        """The parsed file, parsed once per :class:`Wheel` object (do not edit it)."""
+        if member not in self._trees:
+            self._trees[member] = ast.parse(self.source(member), filename=member)
+        return self._trees[member]
+
+    def extract(
+        self,
+        member: str,
+        names: Sequence[str],
+        *,
+        stand_ins: Mapping[str, object] | None = None,
+        modules: Mapping[str, object] | None = None,
+    ) -> dict[str, Any]:
+        """:func:`extract` on one file of the wheel."""
+        return extract(
+            self.source(member),
+            names,
+            stand_ins=stand_ins,
+            modules=modules,
+            filename=f"{self.path.name}!{member}",
+        )
+
+
+_EXTRACTIONS: Final = itertools.count()
+
+
+class MissingStandIn(NameError):
+    """Extracted code touched a name the test gave no stand-in for."""
+
+
+class _Missing:
+    """A placeholder for a name without a stand-in: raises as soon as it is used."""
+
+    def __init__(self, name: str, origin: str) -> None:
+        self._name = name
+        self._origin = origin
+
+    def _fail(self) -> MissingStandIn:
+        return MissingStandIn(
+            f"the extracted code used `{self._name}` ({self._origin}), which has no stand-in: "
+            "pass one in stand_ins= or modules="
+        )
+
+    def __getattr__(self, attribute: str) -> object:
+        raise self._fail()
+
+    def __call__(self, *args: object, **kwargs: object) -> object:
+        raise self._fail()
+
+    def __repr__(self) -> str:
+        return f"<missing stand-in {self._name}>"
+
+
+_SKIPPED_ANNOTATION_FIELDS: Final = {
+    ast.arg: ("annotation",),
+    ast.FunctionDef: ("returns",),
+    ast.AsyncFunctionDef: ("returns",),
+    ast.AnnAssign: ("annotation",),
+}
+
+
+def _used_names(node: ast.AST) -> set[str]:
+    """The names ``node`` reads and does not bind itself (annotations aside: they are
+    never evaluated here). Over-approximates a little: a name bound anywhere inside
+    counts as bound everywhere inside."""
+    loaded: set[str] = set()
+    bound: set[str] = set()
+
+    def visit(current: ast.AST, top: bool) -> None:
+        skipped = _SKIPPED_ANNOTATION_FIELDS.get(type(current), ())
+        if isinstance(current, ast.Name):
+            (loaded if isinstance(current.ctx, ast.Load) else bound).add(current.id)
+        elif isinstance(current, ast.arg):
+            bound.add(current.arg)
+        elif isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if not top:
+                bound.add(current.name)
+        elif isinstance(current, (ast.Import, ast.ImportFrom)):
+            bound.update(_alias_name(alias) for alias in current.names)
+        elif isinstance(current, ast.ExceptHandler) and current.name:
+            bound.add(current.name)
+        for name, value in ast.iter_fields(current):
+            if name in skipped:
+                continue
+            for child in value if isinstance(value, list) else [value]:
+                if isinstance(child, ast.AST):
+                    visit(child, False)
+
+    visit(node, True)
+    return loaded - bound
+
+
+def _alias_name(alias: ast.alias) -> str:
+    """The name an import binds (``import a.b`` binds ``a``)."""
+    return (alias.asname or alias.name).partition(".")[0]
+
+
+def _bound_names(statement: ast.stmt) -> list[str]:
+    """The module-level names a top-level statement binds."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [statement.name]
+    if isinstance(statement, ast.Assign):
+        return [
+            node.id
+            for target in statement.targets
+            for node in ast.walk(target)
+            if isinstance(node, ast.Name)
+        ]
+    if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+        return [statement.target.id] if statement.value is not None else []
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return [_alias_name(alias) for alias in statement.names]
+    return []
+
+
+def _is_stdlib(module: str) -> bool:
+    return module.partition(".")[0] in sys.stdlib_module_names or module == "__future__"
+
+
+def _import_hook(modules: Mapping[str, object]) -> Callable[..., object]:
+    """``__import__`` for extracted code: stand-in modules first, then the standard library."""
+
+    def hook(
+        name: str,
+        globals: Mapping[str, object] | None = None,
+        locals: Mapping[str, object] | None = None,
+        fromlist: Sequence[str] = (),
+        level: int = 0,
+    ) -> object:
+        if level == 0 and name in modules and fromlist:
+            return modules[name]
+        if level == 0 and _is_stdlib(name):
+            return builtins.__import__(name, globals, locals, fromlist, level)
+        raise MissingStandIn(
+            f"the extracted code imports `{name}` at call time, which has no stand-in: "
+            "pass one in modules="
+        )
+
+    return hook
+
+
+def _method(tree: ast.Module, dotted: str) -> ast.FunctionDef:
+    """A method of a top-level class, as a top-level function (``classmethod`` and
+    ``staticmethod`` dropped: ``self`` or ``cls`` is its first argument)."""
+    class_name, _, method_name = dotted.partition(".")
+    for statement in tree.body:
+        if isinstance(statement, ast.ClassDef) and statement.name == class_name:
+            for item in statement.body:
+                if isinstance(item, ast.FunctionDef) and item.name == method_name:
+                    function = copy.deepcopy(item)
+                    function.decorator_list = [
+                        d
+                        for d in function.decorator_list
+                        if not (isinstance(d, ast.Name) and d.id in {"classmethod", "staticmethod"})
+                    ]
+                    function.name = _method_slot(dotted)
+                    return function
+    raise KeyError(f"no method {dotted} in the source")
+
+
+def _method_slot(dotted: str) -> str:
+    return "__extracted__" + dotted.replace(".", "__")
+
+
+def extract(
+    source: str,
+    names: Sequence[str],
+    *,
+    stand_ins: Mapping[str, object] | None = None,
+    modules: Mapping[str, object] | None = None,
+    filename: str = "<engine source>",
+) -> dict[str, Any]:
+    """Execute the named definitions of ``source`` (and what they use) in a fresh namespace.
+
+    See the module docstring for how names resolve. Returns the namespace: each requested
+    name (``"Class.method"`` included) maps to its object.
+
+    Raises:
+        KeyError: a requested name is not defined at the top level of ``source``.
+    """
+    selection = _Selection(ast.parse(source, filename=filename), dict(stand_ins or {}))
+    modules = dict(modules or {})
+    for name in names:
+        selection.request(name)
+    selection.follow(modules)
+
+    # A real module, registered, because dataclasses looks its class's module up.
+    module_name = f"engine_wheels_extracted_{next(_EXTRACTIONS)}"
+    holder = ModuleType(module_name)
+    sys.modules[module_name] = holder
+    namespace: dict[str, Any] = holder.__dict__
+    namespace["__builtins__"] = {**vars(builtins), "__import__": _import_hook(modules)}
+    namespace.update({name: _Missing(name, why) for name, why in selection.missing.items()})
+    namespace.update(selection.stand_ins)
+    code = compile(selection.module(), filename, "exec", flags=_ANNOTATIONS, dont_inherit=True)
+    exec(code, namespace)
+    for name in names:
+        if "." in name:
+            namespace[name] = namespace.pop(_method_slot(name))
+    return namespace
+
+
+_ANNOTATIONS: Final = __future__.annotations.compiler_flag
+"""Compile as under ``from __future__ import annotations``: annotations stay strings."""
+
+
+class _Selection:
+    """The statements of one file that :func:`extract` runs, and what stays unresolved."""
+
+    def __init__(self, tree: ast.Module, stand_ins: dict[str, object]) -> None:
+        self.tree = tree
+        self.stand_ins = stand_ins
+        self.binders: dict[str, list[ast.stmt]] = {}
+        for statement in tree.body:
+            for name in _bound_names(statement):
+                self.binders.setdefault(name, []).append(statement)
+        self.position = {id(statement): index for index, statement in enumerate(tree.body)}
+        self.chosen: dict[tuple[int, str], tuple[int, ast.stmt]] = {}
+        self.methods: list[ast.FunctionDef] = []
+        self.missing: dict[str, str] = {}
+        self.pending: list[str] = []
+
+    def request(self, name: str) -> None:
+        if "." in name:
+            method = _method(self.tree, name)
+            self.methods.append(method)
+            self.pending += sorted(_used_names(method))
+        elif name in self.binders:
+            self.pending.append(name)
+        else:
+            raise KeyError(f"no top-level definition of {name} in the source")
+
+    def follow(self, modules: Mapping[str, object]) -> None:
+        """Choose every statement the requested names need, transitively."""
+        seen: set[str] = set()
+        while self.pending:
+            name = self.pending.pop()
+            if name in seen or name in self.stand_ins:
+                continue
+            seen.add(name)
+            statements = self.binders.get(name)
+            if statements is None:
+                if not hasattr(builtins, name):
+                    self.missing[name] = "not defined in the file"
+                continue
+            for statement in statements:
+                self._choose(statement, name, modules)
+
+    def _choose(self, statement: ast.stmt, name: str, modules: Mapping[str, object]) -> None:
+        where = self.position[id(statement)]
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            single = _resolve_import(statement, name, self.stand_ins, modules, self.missing)
+            if single is not None:
+                self.chosen[(id(statement), name)] = (where, single)
+        elif (id(statement), "") not in self.chosen:
+            self.chosen[(id(statement), "")] = (where, statement)
+            self.pending += sorted(_used_names(statement))
+
+    def module(self) -> ast.Module:
+        """The chosen statements in the file's order, then the requested methods."""
+        body = [statement for _, statement in sorted(self.chosen.values(), key=lambda p: p[0])]
+        return ast.Module(body=[*body, *self.methods], type_ignores=[])
+
+
+def _resolve_import(
+    statement: ast.Import | ast.ImportFrom,
+    name: str,
+    stand_ins: dict[str, object],
+    modules: Mapping[str, object],
+    missing: dict[str, str],
+) -> ast.stmt | None:
+    """Bind ``name``, bound by an import of the file: a stand-in module (or its attribute)
+    goes into ``stand_ins``; an import of the standard library is returned, narrowed to
+    ``name``, to run for real; anything else becomes a placeholder in ``missing``."""
+    for alias in statement.names:
+        if _alias_name(alias) != name:
+            continue
+        if isinstance(statement, ast.Import):
+            origin = alias.name if alias.asname else alias.name.partition(".")[0]
+            if origin in modules:
+                stand_ins[name] = modules[origin]
+                return None
+        else:
+            origin = "." * statement.level + (statement.module or "")
+            if origin in modules:
+                stand_ins[name] = getattr(modules[origin], alias.name)
+                return None
+        if _is_stdlib(origin) and not origin.startswith("."):
+            single = copy.copy(statement)
+            single.names = [alias]
+            return single
+        missing[name] = f"imported from {origin}"
+        return None
+    return None
+
+
+class _Struct:
+    """``msgspec.Struct`` as these engines use it: fields from the class's annotations,
+    defaults from its class attributes, built from positional or keyword arguments."""
+
+    def __init_subclass__(cls, **options: object) -> None:  # kw_only=, frozen=, ...
+        super().__init_subclass__()
+
+    @classmethod
+    def _fields(cls) -> list[str]:
+        fields: list[str] = []
+        for klass in reversed(cls.__mro__):
+            for name in vars(klass).get("__annotations__", {}):
+                if name not in fields:
+                    fields.append(name)
+        return fields
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        fields = self._fields()
+        if len(args) > len(fields):
+            raise TypeError(f"{len(args)} positional arguments for {len(fields)} fields")
+        for name, value in zip(fields, args, strict=False):
+            kwargs[name] = value
+        for name in fields:
+            if name in kwargs:
+                object.__setattr__(self, name, kwargs.pop(name))
+            elif not hasattr(type(self), name):
+                raise TypeError(f"missing required argument {name!r}")
+        if kwargs:
+            raise TypeError(f"unexpected arguments {sorted(kwargs)}")
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields())
+        return f"{type(self).__name__}({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and all(
+            getattr(self, name) == getattr(other, name) for name in self._fields()
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+MSGSPEC: Final = SimpleNamespace(Struct=_Struct)
+"""A stand-in for the ``msgspec`` module (its ``Struct`` only)."""
+
+
+# --- vLLM 0.33.0 -------------------------------------------------------------------------------
+
+VLLM_TOKEN_ID_FILE: Final = "vllm/v1/worker/gpu/spec_decode/utils.py"
+VLLM_PROPOSER_FILE: Final = "vllm/v1/spec_decode/llm_base_proposer.py"
+VLLM_NEWER_TAPS_FILE: Final = "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py"
+VLLM_OLDER_TAPS_FILE: Final = "vllm/v1/worker/gpu_model_runner.py"
+VLLM_SPECULATORS_DIR: Final = "vllm/transformers_utils/configs/speculators/"
+VLLM_REGISTRY_FILE: Final = "vllm/model_executor/models/registry.py"
+VLLM_MODELS_PACKAGE: Final = "vllm.model_executor.models"
+
+
+class _Proposer:
+    """A bare proposer, as vLLM's own unit tests build one (``object.__new__``)."""
+
+
+@dataclass(frozen=True)
+class VllmTokenId:
+    """vLLM 0.33.0's two token-id functions, from the wheel."""
+
+    get_parallel_drafting_token_id: Callable[[object], int]
+    init_parallel_drafting_params: Callable[[object], None]
+
+    def newer(self, hf_config: object) -> int:
+        """The newer runner: ``get_parallel_drafting_token_id(hf_config)``."""
+        return self.get_parallel_drafting_token_id(hf_config)
+
+    def older(self, hf_config: object) -> object:
+        """The older runner: what ``_init_parallel_drafting_params`` stores (no hidden
+        states, so no tensor and no torch)."""
+        proposer: Any = object.__new__(_Proposer)
+        proposer.draft_model_config = SimpleNamespace(hf_config=hf_config)
+        proposer.pass_hidden_states_to_model = False
+        self.init_parallel_drafting_params(proposer)
+        return proposer.parallel_drafting_token_id
+
+
+def vllm_token_id(wheel: Wheel) -> VllmTokenId:
+    newer = wheel.extract(VLLM_TOKEN_ID_FILE, ["get_parallel_drafting_token_id"])
+    older = wheel.extract(
+        VLLM_PROPOSER_FILE, ["SpecDecodeBaseProposer._init_parallel_drafting_params"]
+    )
+    return VllmTokenId(
+        newer["get_parallel_drafting_token_id"],
+        older["SpecDecodeBaseProposer._init_parallel_drafting_params"],
+    )
+
+
+@dataclass(frozen=True)
+class VllmTaps:
+    """vLLM 0.33.0's two tapped-layer functions, from the wheel."""
+
+    get_eagle3_aux_layers_from_config: Callable[[object], tuple[int, ...] | None]
+    older_method: Callable[[object], tuple[int, ...] | None]
+
+    def newer(self, hf_config: object) -> tuple[int, ...] | None:
+        """The newer runner: ``get_eagle3_aux_layers_from_config(spec_config)``."""
+        spec_config = SimpleNamespace(draft_model_config=SimpleNamespace(hf_config=hf_config))
+        return self.get_eagle3_aux_layers_from_config(spec_config)
+
+    def older(self, hf_config: object) -> tuple[int, ...] | None:
+        """The older runner: ``GPUModelRunner._get_eagle3_aux_layers_from_config(self)``."""
+        spec_config = SimpleNamespace(draft_model_config=SimpleNamespace(hf_config=hf_config))
+        return self.older_method(SimpleNamespace(speculative_config=spec_config))
+
+
+def vllm_taps(wheel: Wheel) -> VllmTaps:
+    newer = wheel.extract(VLLM_NEWER_TAPS_FILE, ["get_eagle3_aux_layers_from_config"])
+    older = wheel.extract(
+        VLLM_OLDER_TAPS_FILE, ["GPUModelRunner._get_eagle3_aux_layers_from_config"]
+    )
+    return VllmTaps(
+        newer["get_eagle3_aux_layers_from_config"],
+        older["GPUModelRunner._get_eagle3_aux_layers_from_config"],
+    )
+
+
+def vllm_speculators(wheel: Wheel) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+    """vLLM's reading of a speculators-format ``config.json`` (a dict): its
+    ``SpeculatorsConfig.extract_vllm_speculative_config`` (which validates the file and
+    raises where vLLM refuses it), then ``extract_transformers_pre_trained_config`` with the
+    algorithm updaters of ``algos.py``. Returns the dict vLLM builds the draft's HF config
+    from. The argument is deep-copied (vLLM edits it in place)."""
+    algos_file = VLLM_SPECULATORS_DIR + "algos.py"
+    updaters = [
+        node.name
+        for node in wheel.tree(algos_file).body
+        if isinstance(node, ast.FunctionDef) and node.name != "register_speculator"
+    ]
+    algos = wheel.extract(algos_file, ["SUPPORTED_SPECULATORS_TYPES", *updaters])
+    methods = [
+        "SpeculatorsConfig.validate_speculators_config",
+        "SpeculatorsConfig.build_vllm_speculative_config",
+        "SpeculatorsConfig.extract_vllm_speculative_config",
+        "SpeculatorsConfig.extract_transformers_pre_trained_config",
+    ]
+    cls = SimpleNamespace()  # the methods' ``cls``: each calls the others through it
+    base = wheel.extract(
+        VLLM_SPECULATORS_DIR + "base.py",
+        methods,
+        stand_ins={"SUPPORTED_SPECULATORS_TYPES": algos["SUPPORTED_SPECULATORS_TYPES"]},
+    )
+    for method in methods:
+        function = base[method]
+        name = method.rpartition(".")[2]
+        setattr(cls, name, lambda *args, _f=function, **kwargs: _f(cls, *args, **kwargs))
+
+    def translate(config: Mapping[str, Any]) -> dict[str, Any]:
+        cls.extract_vllm_speculative_config(copy.deepcopy(dict(config)))
+        result: dict[str, Any] = cls.extract_transformers_pre_trained_config(
+            copy.deepcopy(dict(config))
+        )
+        return result
+
+    return translate
+
+
+VLLM_REGISTRY_TABLE: Final = "_VLLM_MODELS"
+"""The table vLLM's registry serves from, composed of the others (``{**_TEXT_..., ...}``)."""
+
+
+def vllm_registry_tables(wheel: Wheel) -> dict[str, dict[str, tuple[str, str]]]:
+    """Each module-level table of ``vllm/model_executor/models/registry.py`` (a dict literal
+    of ``"Architecture": ("module", "Class")`` entries, or of ``**other_table`` splats,
+    merged in order as Python merges them), by its variable name."""
+    tables: dict[str, dict[str, tuple[str, str]]] = {}
+    for statement in wheel.tree(VLLM_REGISTRY_FILE).body:
+        if not (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and isinstance(statement.value, ast.Dict)
+        ):
+            continue
+        table: dict[str, tuple[str, str]] = {}
+        for key, item in zip(statement.value.keys, statement.value.values, strict=True):
+            if key is None and isinstance(item, ast.Name) and item.id in tables:
+                table.update(tables[item.id])
+            elif isinstance(key, ast.Constant) and isinstance(key.value, str):
+                pair = _string_pair(item)
+                if pair is not None:
+                    table[key.value] = pair
+        if table:
+            tables[statement.targets[0].id] = table
+    return tables
+
+
+def _string_pair(node: ast.expr) -> tuple[str, str] | None:
+    if isinstance(node, ast.Tuple) and len(node.elts) == 2:
+        first, second = node.elts
+        if (
+            isinstance(first, ast.Constant)
+            and isinstance(first.value, str)
+            and isinstance(second, ast.Constant)
+            and isinstance(second.value, str)
+        ):
+            return first.value, second.value
+    return None
+
+
+def vllm_registry(wheel: Wheel) -> dict[str, tuple[str, str]]:
+    """Every architecture vLLM's model registry serves, to the module (under
+    ``vllm/model_executor/models/``) and class it maps to: the table ``_VLLM_MODELS``,
+    which merges every other table (text generation, pooling, multimodal, speculative
+    decoding, the Transformers backend), later tables winning as in vLLM. Without such a
+    table, the union of all tables in file order."""
+    tables = vllm_registry_tables(wheel)
+    if VLLM_REGISTRY_TABLE in tables:
+        return dict(tables[VLLM_REGISTRY_TABLE])
+    merged: dict[str, tuple[str, str]] = {}
+    for table in tables.values():
+        merged.update(table)
+    return merged
+
+
+def _module_file(module: str) -> str:
+    return module.replace(".", "/") + ".py"
+
+
+def vllm_class_ancestors(wheel: Wheel, module: str, class_name: str) -> frozenset[str]:
+    """The names of every class ``class_name`` of ``vllm/model_executor/models/<module>.py``
+    inherits from, directly or not, followed through the imports of each module it meets
+    (absolute or relative, within vLLM). A base defined outside vLLM (``nn.Module``) is
+    listed by its last name and not followed.
+
+    Raises:
+        KeyError: the class is not defined in that module.
+    """
+    ancestors: set[str] = set()
+    start = f"{VLLM_MODELS_PACKAGE}.{module}"
+    if _find_class(wheel, start, class_name) is None:
+        raise KeyError(f"no class {class_name} in {start}")
+    pending = [(start, class_name)]
+    seen: set[tuple[str, str]] = set()
+    while pending:
+        place = pending.pop()
+        if place in seen:
+            continue
+        seen.add(place)
+        found = _find_class(wheel, *place)
+        if found is None:
+            continue
+        node, where = found
+        for base in node.bases:
+            name = _base_name(base)
+            if name is None:
+                continue
+            ancestors.add(name)
+            pending.append((where, name))
+            origin = _imported_from(wheel, where, name)
+            if origin is not None:
+                pending.append(origin)
+    return frozenset(ancestors)
+
+
+def _base_name(base: ast.expr) -> str | None:
+    if isinstance(base, ast.Subscript):  # Generic[T], Foo[Config]
+        base = base.value
+    if isinstance(base, ast.Name):
+        return base.id
+    if isinstance(base, ast.Attribute):
+        return base.attr
+    return None
+
+
+def _find_class(wheel: Wheel, module: str, name: str) -> tuple[ast.ClassDef, str] | None:
+    member = _module_file(module)
+    if not wheel.has(member):
+        return None
+    for statement in wheel.tree(member).body:
+        if isinstance(statement, ast.ClassDef) and statement.name == name:
+            return statement, module
+    origin = _imported_from(wheel, module, name)
+    return None if origin is None else _find_class(wheel, *origin)
+
+
+def _imported_from(wheel: Wheel, module: str, name: str) -> tuple[str, str] | None:
+    """(module, original name) that ``module`` imports ``name`` from, within vLLM."""
+    return _vllm_imports(wheel, module).get(name)
+
+
+def _vllm_imports(wheel: Wheel, module: str) -> dict[str, tuple[str, str]]:
+    """Every name ``module`` imports from another vLLM module: (module, original name)."""
+    key = f"imports:{module}"
+    if key in wheel.memo:
+        return cast("dict[str, tuple[str, str]]", wheel.memo[key])
+    imports: dict[str, tuple[str, str]] = {}
+    member = _module_file(module)
+    package = module.rpartition(".")[0]
+    for node in ast.walk(wheel.tree(member)) if wheel.has(member) else ():
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            parts = package.split(".")
+            base = ".".join(parts[: len(parts) - node.level + 1])
+            source = f"{base}.{node.module}" if node.module else base
+        else:
+            source = node.module or ""
+        if not source.startswith("vllm") or source == module:
+            continue
+        for alias in node.names:
+            imports.setdefault(alias.asname or alias.name, (source, alias.name))
+    wheel.memo[key] = imports
+    return imports
+
+
+# --- transformers ------------------------------------------------------------------------------
+
+TRANSFORMERS_AUTO_FILES: Final = (
+    "transformers/models/auto/auto_mappings.py",
+    "transformers/models/auto/configuration_auto.py",
+)
+"""Where ``CONFIG_MAPPING_NAMES`` is built: generated into ``auto_mappings.py`` (5.x), then
+extended in ``configuration_auto.py`` (where older releases define it whole)."""
+
+_MAPPING: Final = "CONFIG_MAPPING_NAMES"
+
+
+def _builds_mapping(statement: ast.stmt) -> bool:
+    """Whether a module-level statement assigns or edits ``CONFIG_MAPPING_NAMES``."""
+    if isinstance(statement, ast.Assign):
+        return any(
+            (isinstance(target, ast.Name) and target.id == _MAPPING)
+            or (
+                isinstance(target, ast.Subscript)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == _MAPPING
+            )
+            for target in statement.targets
+        )
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        function = statement.value.func
+        return (
+            isinstance(function, ast.Attribute)
+            and isinstance(function.value, ast.Name)
+            and function.value.id == _MAPPING
+        )
+    return isinstance(statement, ast.Delete) and any(
+        isinstance(target, ast.Subscript)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == _MAPPING
+        for target in statement.targets
+    )
+
+
+def transformers_model_types(wheel: Wheel) -> frozenset[str]:
+    """The keys of transformers' ``CONFIG_MAPPING_NAMES`` (the ``model_type`` values
+    ``AutoConfig`` knows without remote code): every module-level statement of
+    :data:`TRANSFORMERS_AUTO_FILES` that builds or edits it, run in file order.
+
+    Raises:
+        KeyError: no such mapping in the wheel.
+    """
+    namespace: dict[str, Any] = {"OrderedDict": OrderedDict}
+    for member in TRANSFORMERS_AUTO_FILES:
+        if not wheel.has(member):
+            continue
+        statements = [s for s in wheel.tree(member).body if _builds_mapping(s)]
+        exec(compile(ast.Module(body=statements, type_ignores=[]), member, "exec"), namespace)
+    if _MAPPING not in namespace:
+        raise KeyError(f"no {_MAPPING} in {', '.join(TRANSFORMERS_AUTO_FILES)}")
+    return frozenset(str(key) for key in namespace[_MAPPING])
+
+
+# --- SGLang 0.5.23 -----------------------------------------------------------------------------
+
+SGLANG_DFLASH_FILE: Final = "sglang/srt/speculative/dflash_utils.py"
+SGLANG_DSPARK_FILE: Final = "sglang/srt/speculative/dspark_components/dspark_config.py"
+SGLANG_MODEL_CONFIG_FILE: Final = "sglang/srt/configs/model_config.py"
+SGLANG_AUX_FILE: Final = (
+    "sglang/srt/model_executor/model_runner_components/spec_aux_hidden_state.py"
+)
+
+
+@dataclass(frozen=True)
+class _Algorithm:
+    """A stand-in for SGLang's ``SpeculativeAlgorithm`` member."""
+
+    name: str
+
+    def is_dflash_family(self) -> bool:
+        return self.name in {"dflash", "dspark"}
+
+    def is_dspark(self) -> bool:
+        return self.name == "dspark"
+
+    def is_eagle(self) -> bool:  # EAGLE3 counts as EAGLE in SGLang's enum
+        return self.name in {"eagle", "eagle3"}
+
+    def is_eagle3(self) -> bool:
+        return self.name == "eagle3"
+
+    def is_standalone(self) -> bool:
+        return self.name == "standalone"
+
+    def is_none(self) -> bool:
+        return self.name == "none"
+
+
+@dataclass
+class _ModelConfig:
+    """A stand-in for SGLang's ``ModelConfig``: what the aux-hidden-state code reads."""
+
+    hf_config: object
+    num_nextn_predict_layers: int | None = None
+    num_hidden_layers: int = 1
+    num_attention_layers: int = 1
+    is_hybrid_swa: bool = False
+    is_deepseek_v4_arch: bool = False
+    swa_attention_layer_ids: list[int] = field(default_factory=list)
+
+    @property
+    def hf_text_config(self) -> object:
+        text = _attribute(self.hf_config, "text_config")
+        return self.hf_config if text is None else text
+
+
+def _attribute(config: object, name: str) -> object:
+    if isinstance(config, Mapping):
+        return config.get(name)
+    return getattr(config, name, None)
+
+
+def _as_attributes(config: object) -> object:
+    """A dict config as the attribute object SGLang's ``ModelConfig.hf_config`` is (its
+    nested sections stay dicts, as transformers leaves them)."""
+    if isinstance(config, Mapping):
+        return SimpleNamespace(**config)
+    return config
+
+
+@dataclass(frozen=True)
+class SglangFunctions:
+    """SGLang 0.5.23's config-reading functions, from the wheel."""
+
+    parse_dflash_draft_config: Callable[..., Any]
+    parse_dspark_draft_config: Callable[..., Any]
+    build_target_layer_ids: Callable[[int, int], list[int]]
+    resolve_dflash: Callable[..., None]
+    resolve_eagle: Callable[..., None]
+    aux_config_class: Callable[..., Any]
+    set_context: Callable[[object, object], None]
+
+    def dflash_aux_hidden_state(
+        self, draft: object, target: object, *, algorithm: str = "dflash"
+    ) -> Any:
+        """``_resolve_dflash_aux_hidden_state`` for ``draft`` served on ``target``."""
+        return self._run(self.resolve_dflash, draft, target, algorithm)
+
+    def eagle_aux_hidden_state(self, draft: object, target: object) -> Any:
+        """``_resolve_eagle_aux_hidden_state`` for an EAGLE-3 ``draft`` on ``target``."""
+        return self._run(self.resolve_eagle, draft, target, "eagle3")
+
+    def _run(
+        self, function: Callable[..., None], draft: object, target: object, algorithm: str
+    ) -> Any:
+        draft_config = _as_attributes(draft)
+        self.set_context(draft_config, _as_attributes(target))
+        config = self.aux_config_class(is_dspark=algorithm == "dspark")
+        function(
+            config=config,
+            server_args=SimpleNamespace(),
+            model_config=_ModelConfig(_as_attributes(target)),
+            spec_algorithm=_Algorithm(algorithm),
+            is_draft_worker=False,
+        )
+        return config
+
+
+def sglang_functions(wheel: Wheel) -> SglangFunctions:
+    dflash = wheel.extract(
+        SGLANG_DFLASH_FILE,
+        ["parse_dflash_draft_config", "build_target_layer_ids", "DEFAULT_DFLASH_MASK_TOKEN"],
+    )
+    dflash_module = SimpleNamespace(**dflash)
+    dspark = wheel.extract(
+        SGLANG_DSPARK_FILE,
+        ["parse_dspark_draft_config"],
+        modules={
+            "msgspec": MSGSPEC,
+            "sglang.srt.speculative.dflash_utils": dflash_module,
+        },
+    )
+    model_config = wheel.extract(SGLANG_MODEL_CONFIG_FILE, ["is_deepseek_v4"])
+    draft_holder: dict[str, object] = {}
+
+    def from_server_args(server_args: object, **kwargs: object) -> _ModelConfig:
+        draft = draft_holder["draft"]
+        layers = _attribute(draft, "num_hidden_layers")
+        return _ModelConfig(draft, num_hidden_layers=layers if isinstance(layers, int) else 1)
+
+    model_config_class = SimpleNamespace(from_server_args=from_server_args)
+    spec = SimpleNamespace(
+        speculative_draft_model_path="draft", speculative_draft_model_revision=None
+    )
+    aux = wheel.extract(
+        SGLANG_AUX_FILE,
+        [
+            "SpecAuxHiddenStateConfig",
+            "_resolve_dflash_aux_hidden_state",
+            "_resolve_eagle_aux_hidden_state",
+        ],
+        stand_ins={
+            "ModelConfig": model_config_class,
+            "get_spec": lambda: spec,
+            "is_deepseek_v4": model_config["is_deepseek_v4"],
+        },
+        modules={
+            "msgspec": MSGSPEC,
+            "sglang.srt.speculative.dflash_utils": dflash_module,
+            "sglang.srt.speculative.dspark_components.dspark_config": SimpleNamespace(**dspark),
+        },
+    )
+
+    def set_context(draft: object, target: object) -> None:
+        draft_holder["draft"] = draft
+
+    return SglangFunctions(
+        parse_dflash_draft_config=dflash["parse_dflash_draft_config"],
+        parse_dspark_draft_config=dspark["parse_dspark_draft_config"],
+        build_target_layer_ids=dflash["build_target_layer_ids"],
+        resolve_dflash=aux["_resolve_dflash_aux_hidden_state"],
+        resolve_eagle=aux["_resolve_eagle_aux_hidden_state"],
+        aux_config_class=aux["SpecAuxHiddenStateConfig"],
+        set_context=set_context,
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Annotated, cast
 
 from pydantic import (
@@ -20,7 +21,7 @@ from typing_extensions import Self
 
 from drafting_config.draft.resolution import ConfigFormat, Resolution, resolve, token_id_error
 from drafting_config.files.json_files import load_config_json
-from drafting_config.files.repo_ids import DEFAULT_REVISION, path_or_snapshot
+from drafting_config.files.repo_ids import DEFAULT_REVISION, locate
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -190,7 +191,9 @@ class ParallelDraftingConfig(BaseModel):
         """
         if target is None and tokenizer is None:
             name = as_path(path)
-            location = path_or_snapshot(name, revision=revision, download=download)
+            # Only text can be a repo id: an os.PathLike is a path, even when missing.
+            given = name if is_kind(path, (str, bytes)) else Path(name)
+            location = locate(given, revision=revision, download=download)
             hf_config = load_config_json(location)
             try:
                 return cls.from_hf_config(hf_config)

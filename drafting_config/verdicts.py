@@ -24,22 +24,23 @@ from typing import TYPE_CHECKING, Final, Union
 
 from drafting_config.draft.resolution import Resolution, resolve
 from drafting_config.draft.target import TargetFacts, read_target
-from drafting_config.files.json_files import ConfigFileError, load_config_json
+from drafting_config.files.json_files import CONFIG_NAME, ConfigFileError, load_config_json
+from drafting_config.files.mask_embedding import read_mask_embedding_beside
 from drafting_config.files.repo_ids import (
     DEFAULT_REVISION,
     EXTRA_NAME,
     HubDownloadError,
-    Located,
     MissingExtraError,
     RepoIdError,
     RepoNotCachedError,
     hub_checkpoint_headers,
+    hub_offline,
+    locate,
     looks_like_repo_id,
-    model_location,
 )
 from drafting_config.files.safetensors_headers import (
-    INDEX_FILE,
     CheckpointHeaders,
+    DirectoryListings,
     LfsPointerError,
     MissingShardError,
     find_weight_files,
@@ -250,12 +251,17 @@ class _SharedReads:
     def __init__(self) -> None:
         self._targets: dict[str | None, _Target] = {}
         self._tokenizers: dict[str, TokenizerFiles | ParallelDraftingConfigError | None] = {}
-        self._located: dict[str, Located | ParallelDraftingConfigError] = {}
+        self._located: dict[str, tuple[Path, tuple[str, ...]] | ParallelDraftingConfigError] = {}
+        self.listings = DirectoryListings()
+        """Each draft directory's names, listed once: a sweep's cost grows linearly."""
 
-    def tokenizer_location(self, tokenizer: str | os.PathLike[str], download: bool) -> Located:
-        """Where an explicit tokenizer is: a local directory, else a repo id's snapshot
-        (as for every path argument, see :func:`~drafting_config.files.repo_ids.model_location`),
-        looked up once.
+    def tokenizer_location(
+        self, tokenizer: str | os.PathLike[str], download: bool
+    ) -> tuple[Path, tuple[str, ...]]:
+        """Where an explicit tokenizer is, and the notes of its download: a local directory,
+        else a repo id's snapshot (as for every path argument, see
+        :func:`~drafting_config.files.repo_ids.locate`; a tokenizer repo needs no
+        ``config.json``), looked up once.
 
         Raises:
             ParallelDraftingConfigError: the repo id is not cached, cannot be fetched, ...
@@ -263,8 +269,10 @@ class _SharedReads:
         key = as_path(tokenizer, argument="tokenizer")
         if key not in self._located:
             text: str | os.PathLike[str] = key if is_kind(tokenizer, (str, bytes)) else Path(key)
+            notes: list[str] = []
             try:
-                self._located[key] = model_location(text, download=download)
+                path = locate(text, download=download, tokenizer=True, notes=notes)
+                self._located[key] = path, tuple(notes)
             except ParallelDraftingConfigError as error:
                 self._located[key] = error
         found = self._located[key]
@@ -347,7 +355,9 @@ def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Ver
             }
             token = _tokenizer(found, subject, options, beside, shared=shared)
         if options.check_weights:
-            weights = _weights(found, draft, subject, draft_at, download=options.download)
+            weights = _weights(
+                found, draft, subject, draft_at, download=options.download, listings=shared.listings
+            )
     winner = resolution.winner
     return Verdict(
         path=path,
@@ -446,12 +456,12 @@ def _tokenizer(
         return None
     try:
         if explicit is not None:
-            located = shared.tokenizer_location(explicit, options.download)
-            found.notes += located.notes
-            files = shared.tokenizer_files(located.path)
+            located, notes = shared.tokenizer_location(explicit, options.download)
+            found.notes += notes
+            files = shared.tokenizer_files(located)
             if files is None:
                 raise ConfigFileError(
-                    os.fspath(located.path),
+                    os.fspath(located),
                     "no tokenizer files here (tokenizer.json, tokenizer_config.json, "
                     "special_tokens_map.json).",
                 )
@@ -489,21 +499,24 @@ def _weights(
     draft_at: Path | None,
     *,
     download: bool,
+    listings: DirectoryListings,
 ) -> WeightsFacts | None:
     """Check the checkpoint beside the draft against its config
     (:mod:`drafting_config.rules.checkpoint`).
 
-    Local files are read when the draft is a directory or a cache snapshot; with
-    ``download`` and a repo id, the headers come from the hub by HTTP range requests.  No
-    weights at all means nothing to say; ``.bin`` files only, a note.
+    Local files are read when the draft is a directory, a ``config.json`` or a cache
+    snapshot: vLLM pairs weights with a model directory only, so a config file of another
+    name (``drafts/a.json``) has none.  With ``download`` and a repo id, the headers come
+    from the hub by HTTP range requests.  No weights at all means nothing to say; ``.bin``
+    files only, a note.
     """
-    directory = _directory_of(draft_at)
-    if directory is None:
+    if draft_at is None or not (draft_at.name == CONFIG_NAME or draft_at.is_dir()):
         return None
+    directory = draft_at if draft_at.name != CONFIG_NAME else draft_at.parent
     text = as_path(draft) if is_kind(draft, (str, bytes)) else None  # only text is a repo id
     checkpoint: CheckpointHeaders | None
     try:
-        if download and text is not None and looks_like_repo_id(text):
+        if download and text is not None and looks_like_repo_id(text) and not hub_offline():
             local = None
             checkpoint = hub_checkpoint_headers(text, directory.name)  # the snapshot's commit
             if checkpoint is None:
@@ -515,7 +528,7 @@ def _weights(
             shown = tuple(display_path(f"{text}/{name}") for name in checkpoint.files)
         else:
             local = str(directory)
-            files = find_weight_files(local)
+            files = find_weight_files(local, listings)
             if files.bin_only:
                 found.notes.append(
                     "weights not checked: the draft ships .bin weights only (pickles, not "
@@ -533,9 +546,9 @@ def _weights(
     except ParallelDraftingConfigError as error:  # WeightsFileError, MissingExtraError
         if isinstance(error, MissingShardError) and text is not None and looks_like_repo_id(text):
             found.notes.append(  # a cache snapshot, not a directory: vLLM downloads the rest
-                f"weights not checked: the cache holds {INDEX_FILE} but not every shard it "
-                "names (vLLM downloads them when it serves the repo id); --download reads "
-                "their headers from the hub"
+                f"weights not checked: the cache does not hold every weights file ({error}); "
+                "vLLM downloads them when it serves the repo id; --download reads their "
+                "headers from the hub"
             )
         else:
             found.errors.append(error)
@@ -543,7 +556,8 @@ def _weights(
     # Imported here: a --no-weights sweep never loads the checkpoint rules.
     from drafting_config.rules.checkpoint import check_checkpoint, weights_facts  # noqa: PLC0415
 
-    subject = replace(subject, checkpoint=checkpoint, weights_directory=local)
+    mask_embedding = None if local is None else read_mask_embedding_beside(local, listings)
+    subject = replace(subject, checkpoint=checkpoint, mask_embedding=mask_embedding)
     with found.collect():
         check_checkpoint(subject, found)
     try:
@@ -617,11 +631,13 @@ def _load(
     if not _is_path(argument):
         return None, argument, None, ()
     text = as_path(argument)
-    located = model_location(
+    notes: list[str] = []
+    located = locate(
         text if is_kind(argument, (str, bytes)) else Path(text),
         revision=revision,
         download=options.download,
         files=TOKENIZER_FILE_NAMES if options.check_tokenizer else (),
+        notes=notes,
     )
-    config = load_config_json(located.path)
-    return display_path(text), config, located.path, located.notes
+    config = load_config_json(located)
+    return display_path(text), config, located, tuple(notes)

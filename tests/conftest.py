@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -97,6 +97,33 @@ def mypy_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, MypyResu
     from tests.typing_checks import run_snippets
 
     return run_snippets(tmp_path_factory.mktemp("mypy"))
+
+
+class Run(NamedTuple):
+    """What one run of the command did."""
+
+    status: int
+    out: str
+    err: str
+
+    @property
+    def lines(self) -> list[str]:
+        return self.out.splitlines()
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Run:
+    """Run the command's ``main`` in this process with ``args``; what it printed, and never a
+    traceback."""
+    from drafting_config.cli.run import main
+
+    status = main([os.fspath(arg) for arg in args])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err
+    return Run(status, captured.out, captured.err)
 
 
 # --- the engines' released wheels (see tests/engine_wheels.py) --------------------------------

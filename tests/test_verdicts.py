@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -630,7 +631,7 @@ def test_check_many_looks_each_verifier_up_once(
     cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_cached_repo(cache, VERIFIER, {"config.json": json.dumps(QWEN3_8B)})
-    lookups = counting(monkeypatch, "model_location")
+    lookups = counting(monkeypatch, "locate")
     other = "Qwen/Qwen3-32B"  # not cached
     drafts = [speculators_for(VERIFIER), speculators_for(other)] * 3
     verdicts = check_many(drafts, check_tokenizer=False)
@@ -718,3 +719,60 @@ def test_the_tokenizers_warnings_are_added_to_the_resolvers(
     assert [type(w).__name__ for w in verdict.warnings] == ["PlaceholderTokenIdWarning"] * 2
     assert "equals the config's `pad_token_id`" in str(verdict.warnings[0])
     assert "is the tokenizer's pad token" in str(verdict.warnings[1])
+
+
+# --- Edges of check_many(): what sharing reads between drafts must not change ---------------------
+
+
+def test_a_repeated_tokenizer_error_does_not_pile_up_every_drafts_frames(tmp_path: Path) -> None:
+    # The error of a missing tokenizer directory is read once and raised again for each
+    # draft; each raise must not extend the traceback of the last, which would hold the
+    # frames (and configs) of every draft checked and print them all on raise_first().
+    absent = tmp_path / "absent"
+    (alone,) = check({"pard_token": 3}, tokenizer=absent).errors
+    depth = len(traceback.extract_tb(alone.__traceback__))
+    verdicts = check_many(({"pard_token": 3} for _ in range(20)), tokenizer=absent)
+    assert [str(v.errors[0]) for v in verdicts] == [str(alone)] * 20
+    assert {len(traceback.extract_tb(v.errors[0].__traceback__)) for v in verdicts} == {depth}
+
+
+class PathOnce:
+    """An os.PathLike that gives a path on its first ``__fspath__`` call only."""
+
+    def __init__(self, path: Path) -> None:
+        self.path: Path | None = path
+
+    def __fspath__(self) -> str:
+        if self.path is None:
+            raise RuntimeError("no second path")
+        path, self.path = self.path, None
+        return str(path)
+
+
+@pytest.mark.parametrize("many", [False, True])
+def test_a_tokenizer_path_that_fails_on_its_second_use_is_an_error(
+    tmp_path: Path, many: bool
+) -> None:
+    # The tokenizer's path is read once: a directory without tokenizer files is named in
+    # the error by that path, and a second __fspath__() never runs (nor escapes check()).
+    draft = {"pard_token": 3}
+    tokenizer = PathOnce(tmp_path)
+    if many:
+        (verdict,) = check_many([draft], tokenizer=tokenizer)
+    else:
+        verdict = check(draft, tokenizer=tokenizer)
+    (error,) = verdict.errors
+    assert type(error) is ConfigFileError
+    assert str(error) == f"{tmp_path}: no tokenizer files here (tokenizer.json, " + (
+        "tokenizer_config.json, special_tokens_map.json)."
+    )
+
+
+def test_a_tokenizer_that_is_not_a_path_is_named_by_its_option() -> None:
+    # load_tokenizer_files names its own parameter, `directory`; check() names the option.
+    draft = {"pard_token": 3}
+    not_a_path: Any = 7
+    verdicts = [check(draft, tokenizer=not_a_path), *check_many([draft], tokenizer=not_a_path)]
+    assert [[str(e) for e in v.errors] for v in verdicts] == [
+        ["`tokenizer` must be a path (str, bytes or os.PathLike); got 7 (int)."]
+    ] * 2

@@ -33,7 +33,7 @@ import torch
 from drafting_config.integrations import vllm
 from drafting_config.values.sources import PRIORITY_ORDER, TokenIdSource
 
-# --- vLLM 0.33.0, re-expressed ------------------------------------------------
+# --- vLLM 0.33.0, re-expressed --------------------------------------------------------------------
 
 VLLM_FIELDS = (
     "dflash_config.mask_token_id",
@@ -88,7 +88,7 @@ def test_vllms_fields_are_the_priority_table() -> None:
     assert tuple(source.value for source in PRIORITY_ORDER) == VLLM_FIELDS
 
 
-# --- configs for every combination -------------------------------------------
+# --- configs for every combination ----------------------------------------------------------------
 
 COMBINATIONS = list(itertools.product((False, True), repeat=len(PRIORITY_ORDER)))
 
@@ -208,7 +208,7 @@ def test_every_combination_is_covered() -> None:
     assert len(set(COMBINATIONS)) == len(COMBINATIONS)
 
 
-# --- where the re-expression and ours part, on purpose ---------------------------
+# --- where the re-expression and ours part, on purpose --------------------------------------------
 
 
 def test_a_present_null_is_vllms_quirk_and_absent_for_us() -> None:

@@ -1,15 +1,15 @@
-"""The ``drafting-config`` command: check draft models offline, and render the verdicts.
+"""The ``drafting-config`` command: its arguments, and the exit status of its verdicts.
 
 Every decision is made by :func:`drafting_config.verdicts.check_many`; this module
-parses arguments, renders :class:`~drafting_config.verdicts.Verdict`\\ s as text
-or JSON, and maps them to an exit status.  ``check`` and ``explain`` build no
+parses arguments, writes the verdicts as :mod:`drafting_config.cli.render` renders them
+(text or JSON), and maps them to an exit status.  ``check`` and ``explain`` build no
 pydantic model and import neither torch nor transformers; only ``schema``
 builds the model, and huggingface_hub is imported only for a repo id.
 
-A large ``check`` sweep is spread over processes (:func:`_render_sweep`); its
-output is the one process's, byte for byte.
+A sweep runs in this one process: the package starts no process or thread pool.
 
-Exit status: 0 all valid, 1 any invalid (or unreadable), 2 usage error,
+Exit status: 0 all valid, 1 any invalid (or unreadable, or no path at all from
+``-``), 2 usage error,
 130 interrupted (Ctrl-C), 141 the output's reader went away (128 + SIGPIPE).
 """
 
@@ -19,31 +19,27 @@ import argparse
 import gc
 import io
 import json
-import math
 import os
-import signal
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Final, NamedTuple, TextIO, cast
+from typing import Final, NamedTuple, TextIO
 
 from drafting_config import __version__
+from drafting_config.cli.render import (
+    explain_lines,
+    field_rows,
+    json_text,
+    passed,
+    verdict_json,
+    verdict_lines,
+)
 from drafting_config.draft.resolution import FieldStatus
-from drafting_config.files.json_files import ConfigFileError
 from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
-from drafting_config.values.errors import describe_value, exception_text
-from drafting_config.values.fields import MISSING
-from drafting_config.values.paths import display_path
+from drafting_config.values.errors import exception_text
+from drafting_config.values.paths import output_errors
 from drafting_config.values.sources import PRIORITY_ORDER
 from drafting_config.verdicts import Verdict, check_many
-
-if TYPE_CHECKING:
-    from multiprocessing.connection import Connection
-    from multiprocessing.context import ForkContext, SpawnContext
-    from multiprocessing.process import BaseProcess
-
-    from drafting_config.rules.checkpoint import WeightsFacts
-
 
 EXIT_OK: Final = 0
 EXIT_INVALID: Final = 1
@@ -56,136 +52,6 @@ EXIT_BROKEN_PIPE: Final = 141
 
 class _UsageError(Exception):
     """A problem with the argument list (exit 2)."""
-
-
-def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]:
-    """The ``--json`` object of one verdict (documented in the README).
-
-    ``ok`` is whether the draft passed, as the exit status counts it: with
-    ``strict``, a verdict with warnings did not, and its warnings are listed in
-    ``errors`` too (``"--strict: ..."``, field null), so ``error`` says why ``ok`` is
-    false; ``token_id`` and ``source`` stay set, as the draft itself has no error.
-    """
-    resolution = verdict.resolution
-    winner = None if resolution is None else resolution.winner
-    usable = winner is not None and verdict.ok
-    errors = [{"field": e.field, "message": _message(e, verdict)} for e in verdict.errors]
-    if strict and verdict.ok:  # the warnings are what failed the check: list them as such
-        errors += [{"field": None, "message": f"--strict: {w}"} for w in verdict.warnings]
-    first = errors[0] if errors else None
-    token = verdict.token
-    return {
-        "path": verdict.path,
-        "ok": _passed(verdict, strict),
-        "token_id": verdict.token_id if usable else None,
-        "source": winner.source.value if usable and winner is not None else None,
-        "shadowed": []
-        if resolution is None or not usable
-        else [{"source": f.source.value, "token_id": f.token_id} for f in resolution.shadowed],
-        "hidden_size": None if resolution is None else resolution.hidden_size,
-        "vocab_size": None if resolution is None else resolution.vocab_size,
-        "format": None if resolution is None else resolution.format,
-        "algorithm": None if resolution is None else resolution.algorithm,
-        "aux_layer_ids": None if verdict.aux_layer_ids is None else list(verdict.aux_layer_ids),
-        "aux_layer_source": verdict.aux_layer_source,
-        "token": None
-        if token is None
-        else {"id": token.id, "kind": token.kind.value, "text": token.text},
-        "target": verdict.target,
-        "weights": _weights_json(verdict),
-        "warnings": [str(w) for w in verdict.warnings],
-        "notes": list(verdict.notes),
-        "errors": errors,
-        "error": None if first is None else first["message"],
-        "error_field": None if first is None else first["field"],
-    }
-
-
-def _message(error: Exception, verdict: Verdict) -> str:
-    """An error's text; the draft's own path, which the verdict shows already, left out.
-
-    Only an error that kept the draft from being read is about the draft's path; once
-    the draft is read, a file error is about the target's or the tokenizer's files,
-    and its message keeps the path that says which.
-    """
-    if verdict.resolution is not None:
-        return str(error)
-    if isinstance(error, ConfigFileError):
-        # The file's own path when it is not the argument: `DIR/config.json` is a directory.
-        return error.problem if display_path(error.path) == verdict.path else str(error)
-    return str(error).removeprefix(f"{verdict.path}: ")  # a repo id not cached, ...
-
-
-def _passed(verdict: Verdict, strict: bool) -> bool:
-    return verdict.ok and not (strict and verdict.warnings)
-
-
-def _verdict_lines(verdict: Verdict, strict: bool, indent: str = "    ") -> list[str]:
-    """The text rendering of one verdict: a headline, then details indented."""
-    resolution = verdict.resolution
-    winner = None if resolution is None else resolution.winner
-    name = verdict.path if verdict.path is not None else "<config>"
-    if not verdict.ok or resolution is None or winner is None:
-        lines = [f"{name}: INVALID: {_message(verdict.errors[0], verdict)}"]
-        lines += [f"{indent}error: {_message(e, verdict)}" for e in verdict.errors[1:]]
-    else:
-        details = [
-            f"{size_name} {size}"
-            for size_name, size in (
-                ("hidden_size", resolution.hidden_size),
-                ("vocab_size", resolution.vocab_size),
-            )
-            if size is not None
-        ]
-        if resolution.format != "hf":
-            details.insert(0, f"{resolution.format} {resolution.algorithm}")
-        status = "OK" if _passed(verdict, strict) else "FAILED (--strict: warnings)"
-        lines = [
-            f"{name}: {status}: token id {verdict.token_id} from `{winner.source.value}`"
-            + (f" ({', '.join(details)})" if details else "")
-        ]
-        if resolution.shadowed:
-            shadowed = ", ".join(f"`{f.source.value}` = {f.token_id}" for f in resolution.shadowed)
-            lines.append(f"{indent}shadowed: {shadowed}")
-        if verdict.token is not None:
-            token = verdict.token
-            text = "" if token.text is None else f" {token.text!r}"
-            lines.append(f"{indent}token: {token.kind.value}{text}")
-    if verdict.target is not None:
-        lines.append(f"{indent}target: {verdict.target}")
-    if verdict.weights is not None:
-        lines.append(f"{indent}weights: {_weights_line(verdict.weights)}")
-    lines += [f"{indent}warning: {w}" for w in verdict.warnings]
-    lines += [f"{indent}note: {note}" for note in verdict.notes]
-    return lines
-
-
-def _weights_json(verdict: Verdict) -> dict[str, object] | None:
-    weights = verdict.weights
-    if weights is None:
-        return None
-    return {
-        "files": list(weights.files),
-        "tensors": weights.tensors,
-        "architecture": weights.architecture,
-        "embedding_rows": weights.embedding_rows,
-        "fc_input_width": weights.fc_input_width,
-        "layers": weights.layers,
-    }
-
-
-def _weights_line(weights: WeightsFacts) -> str:
-    """``7 tensors in DIR/model.safetensors (qwen3_dflash: 2 layers, fc input 192)``."""
-    files = weights.files
-    where = files[0] if len(files) == 1 else f"{len(files)} files ({files[0]}, ...)"
-    found = [f"{weights.layers} layers"] if weights.layers is not None else []
-    if weights.embedding_rows is not None:
-        found.append(f"embedding rows {weights.embedding_rows}")
-    if weights.fc_input_width is not None:
-        found.append(f"fc input {weights.fc_input_width}")
-    row = weights.architecture or "architecture not checked"
-    details = f"{row}: {', '.join(found)}" if found else row
-    return f"{weights.tensors} tensors in {where} ({details})"
 
 
 def _check_all(paths: Sequence[str], args: argparse.Namespace) -> list[Verdict]:
@@ -203,8 +69,8 @@ def _check_all(paths: Sequence[str], args: argparse.Namespace) -> list[Verdict]:
 
 def _tally(verdicts: Sequence[Verdict], strict: bool) -> tuple[int, bool]:
     """How many verdicts passed, and whether any names a malformed repo id or revision."""
-    passed = sum(_passed(v, strict) for v in verdicts)
-    return passed, any(isinstance(e, RepoIdError) for v in verdicts for e in v.errors)
+    count = sum(passed(v, strict) for v in verdicts)
+    return count, any(isinstance(e, RepoIdError) for v in verdicts for e in v.errors)
 
 
 def _status(checked: int, passed: int, bad_repo_id: bool) -> int:
@@ -214,7 +80,7 @@ def _status(checked: int, passed: int, bad_repo_id: bool) -> int:
 
 
 class _Rendered(NamedTuple):
-    """A sweep's (or one chunk's) output: one string per draft, and its tally."""
+    """A sweep's output: one string per draft, and its tally."""
 
     items: list[str]
     passed: int
@@ -225,74 +91,10 @@ def _render(paths: Sequence[str], args: argparse.Namespace) -> _Rendered:
     """Check ``paths`` and render each verdict: a JSON item, or its text lines."""
     verdicts = _check_all(paths, args)
     if args.json:
-        items = [_json_text(verdict_json(v, strict=args.strict)) for v in verdicts]
+        items = [json_text(verdict_json(v, strict=args.strict)) for v in verdicts]
     else:
-        items = ["".join(f"{line}\n" for line in _verdict_lines(v, args.strict)) for v in verdicts]
+        items = ["".join(f"{line}\n" for line in verdict_lines(v, args.strict)) for v in verdicts]
     return _Rendered(items, *_tally(verdicts, args.strict))
-
-
-PARALLEL_MINIMUM: Final = 1024
-"""Sweeps of fewer drafts run in one process. A worker costs about 20 ms (its start, and
-the pages of the parent it copies as it runs), which half of 512 drafts' checks (about
-75 us each) does not repay: measured, 512 drafts took as long in two processes as in
-one, 1,024 about 12% less, 2,048 about 25% less, 10,000 about 40% less."""
-DRAFTS_PER_PROCESS: Final = 512
-"""A sweep gets one process per this many drafts, up to ``--jobs`` and the CPUs."""
-
-
-def _cpus() -> int:
-    if hasattr(os, "sched_getaffinity"):  # the CPUs this process may run on (Linux)
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
-def _render_sweep(paths: Sequence[str], args: argparse.Namespace) -> _Rendered:
-    """:func:`_render` over ``paths``, split over processes when the sweep is large.
-
-    The first chunk is rendered here, the others by worker processes (``fork`` on Linux,
-    so that they inherit the imported package; else ``spawn``), each
-    reading what its drafts share (a ``--target``, a ``--tokenizer``) once. The chunks
-    are joined in order, so the output is the one process's, byte for byte.
-    """
-    processes = min(args.jobs or _cpus(), _cpus(), len(paths) // DRAFTS_PER_PROCESS)
-    if len(paths) < PARALLEL_MINIMUM or processes < 2:
-        return _render(paths, args)
-    count = len(paths)
-    chunks = [
-        paths[count * i // processes : count * (i + 1) // processes] for i in range(processes)
-    ]
-    import multiprocessing  # noqa: PLC0415 (about 10 ms: only for a sweep that uses it)
-
-    # fork on Linux only: macOS has it, but its system libraries are not safe to fork.
-    if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
-        context: ForkContext | SpawnContext = multiprocessing.get_context("fork")
-    else:
-        context = multiprocessing.get_context("spawn")
-    workers: list[tuple[BaseProcess, Connection]] = []
-    try:
-        with _sigint_blocked():  # a worker ignores Ctrl-C from its first instruction on
-            for chunk in chunks[1:]:
-                receiver, sender = context.Pipe(duplex=False)
-                process = context.Process(target=_work, args=(chunk, args, sender), daemon=True)
-                try:
-                    process.start()
-                finally:
-                    sender.close()  # the worker's copy alone: its death is our end of file
-                workers.append((process, receiver))
-        parts = [_render(chunks[0], args)] + [_receive(*pair) for pair in workers]
-    except BaseException:  # Ctrl-C, a worker's error or death: stop the others now
-        for worker, _ in workers:
-            worker.terminate()
-        raise
-    finally:
-        for worker, receiver in workers:
-            worker.join()
-            receiver.close()
-    return _Rendered(
-        [item for part in parts for item in part.items],
-        sum(part.passed for part in parts),
-        any(part.bad_repo_id for part in parts),
-    )
 
 
 @contextmanager
@@ -313,56 +115,11 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-@contextmanager
-def _sigint_blocked() -> Iterator[None]:
-    """Hold back SIGINT while workers start: each inherits the mask, ignores SIGINT, then
-    unblocks it; a Ctrl-C in between reaches this process once the block ends."""
-    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
-        yield
-        return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-
-def _work(paths: Sequence[str], args: argparse.Namespace, sender: Connection) -> None:
-    """A worker: render ``paths`` and send the result (or the exception) back.
-
-    Ctrl-C is ignored: the terminal sends it to the whole process group, and the main
-    process, which alone reports it, stops the workers.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    try:
-        sender.send(_render(paths, args))
-    except Exception as error:  # a bug of ours: the main process reports it
-        try:
-            sender.send(error)
-        except Exception:  # an exception that cannot be pickled: send its text
-            sender.send(RuntimeError(exception_text(error, kind=True)))
-    sender.close()
-
-
-def _receive(worker: BaseProcess, receiver: Connection) -> _Rendered:
-    """A worker's result; its exception raised here; an error if it died without one."""
-    try:
-        outcome = receiver.recv()
-    except EOFError:
-        worker.join()
-        raise RuntimeError(
-            f"a worker process ended (exit status {worker.exitcode}) without its verdicts"
-        ) from None
-    if isinstance(outcome, Exception):
-        raise outcome
-    return cast("_Rendered", outcome)
-
-
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     paths = _expand_stdin(args.paths, nul=args.null)
-    rendered = _render_sweep(paths, args)
+    if args.jobs is not None:
+        print(_JOBS_DEPRECATED, file=sys.stderr)
+    rendered = _render(paths, args)
     # Written piece by piece, never as one string: when the reader leaves during one large
     # write (`... | head`), the kernel reports it partly done and CPython's buffered writer
     # drops the rest without a BrokenPipeError, so the run would exit 0, not 141.
@@ -375,84 +132,19 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             out.write(item)
         valid = rendered.passed
         out.write(f"{len(paths)} checked: {valid} valid, {len(paths) - valid} invalid\n")
+    if not paths:  # `find ... | drafting-config check -` that found nothing: no CI pass
+        print("drafting-config: no paths to check: standard input held none", file=sys.stderr)
+        return EXIT_INVALID
     return _status(len(paths), rendered.passed, rendered.bad_repo_id)
-
-
-def _json_text(document: object) -> str:
-    """``document`` as strict JSON: a ``NaN`` or infinity from a config (which Python's
-    ``json``, transformers and vLLM all read) is written as the string ``"NaN"``,
-    ``"Infinity"`` or ``"-Infinity"``, which strict parsers accept."""
-    try:
-        return _STRICT_JSON.encode(document)
-    except ValueError:  # rare: walk the document only when it holds one
-        return _STRICT_JSON.encode(_finite(document))
-
-
-_STRICT_JSON: Final = json.JSONEncoder(allow_nan=False, check_circular=False)
-"""One encoder for every document (``json.dumps`` with an option builds one per call); a
-document is a tree built afresh by :func:`verdict_json`, so no cycle check."""
-
-
-_NON_FINITE: Final = {math.inf: "Infinity", -math.inf: "-Infinity"}
-
-
-def _finite(value: object) -> object:
-    if isinstance(value, float) and not math.isfinite(value):
-        return _NON_FINITE.get(value, "NaN")
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_finite(item) for item in value]
-    return value
-
-
-def _field_rows(verdict: Verdict) -> list[dict[str, object]]:
-    resolution = verdict.resolution
-    if resolution is None:
-        return []
-    return [
-        {
-            "rank": rank,
-            "field": f.source.value,
-            "value": None if f.value is MISSING else f.value,
-            "status": f.status.value,
-            "error": None if f.error is None else str(f.error),
-        }
-        for rank, f in enumerate(resolution.fields, 1)
-    ]
-
-
-def _shown(value: object) -> str:
-    if value is MISSING:
-        return "-"
-    if value is None:
-        return "null"
-    return str(value) if type(value) is int else describe_value(value)
 
 
 def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
     (verdict,) = _check_all([args.path], args)
     if args.json:
-        document = {**verdict_json(verdict, strict=args.strict), "fields": _field_rows(verdict)}
-        out.write(_json_text(document) + "\n")
-        return _status(1, *_tally([verdict], args.strict))
-    lines = [verdict.path or "<config>"]
-    resolution = verdict.resolution
-    if resolution is not None and resolution.fields:
-        header = ("rank", "field", "value", "status")
-        rows = [header] + [
-            (str(rank), f.source.value, _shown(f.value), f.status.value)
-            for rank, f in enumerate(resolution.fields, 1)
-        ]
-        widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
-        lines += [
-            "  " + "".join(c.ljust(w + 2) for c, w in zip(row, widths, strict=False)) + row[-1]
-            for row in rows
-        ]
-    detail = _verdict_lines(verdict, args.strict, indent="    ")
-    lines.append("  " + detail[0].removeprefix(f"{verdict.path or '<config>'}: "))
-    lines += ["  " + line.strip() for line in detail[1:]]
-    out.write("\n".join(lines) + "\n")
+        document = {**verdict_json(verdict, strict=args.strict), "fields": field_rows(verdict)}
+        out.write(json_text(document) + "\n")
+    else:
+        out.write("\n".join(explain_lines(verdict, args.strict)) + "\n")
     return _status(1, *_tally([verdict], args.strict))
 
 
@@ -511,6 +203,12 @@ def _jobs(text: str) -> int:
             f"expected a whole number of processes, at least 1; got {text!r}"
         )
     return jobs
+
+
+_JOBS_DEPRECATED: Final = (
+    "drafting-config: warning: --jobs is deprecated and ignored: a sweep runs in one process "
+    "(it will be removed in the next release)"
+)
 
 
 def _add_model_options(parser: argparse.ArgumentParser) -> None:
@@ -596,8 +294,7 @@ def _parser() -> argparse.ArgumentParser:
         "--jobs",
         type=_jobs,
         metavar="N",
-        help=f"spread a sweep of {PARALLEL_MINIMUM} drafts or more over at most N processes "
-        "(default: one per CPU; 1: a single process); the output is the same",
+        help="deprecated and ignored: a sweep runs in one process (removed in the next release)",
     )
     _add_model_options(check_parser)
 
@@ -634,8 +331,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_INVALID
     if isinstance(out, io.TextIOWrapper):
-        # Paths are escaped already; anything else odd prints as an escape, never an error.
-        out.reconfigure(errors="backslashreplace")
+        # Paths are escaped already; anything else the encoding lacks prints as a \u escape
+        # that parse_display_path reads back, never an error.
+        out.reconfigure(errors=output_errors())
     try:
         with _collector_paused():  # the verdicts live until they are printed: nothing to collect
             if args.command == "check":

@@ -11,10 +11,9 @@ tokenizer files), through ``huggingface_hub``'s own cache API:
   repo id; a local path that exists always wins.
 - :func:`validate_repo_id` and :func:`validate_revision` refuse malformed values
   (:class:`RepoIdError`, a usage error) without needing ``huggingface_hub``.
-- :func:`locate` finds the snapshot, offline; with ``download=True`` it first fetches
+- :func:`locate` applies the precedence in one call: a local path as given, else the
+  snapshot of the repo id, offline; with ``download=True`` it first fetches
   ``config.json`` and the tokenizer files, never weights and never code.
-- :func:`path_or_snapshot` applies the precedence in one call: a local path as given,
-  else the snapshot of the repo id.
 
 ``huggingface_hub`` is the optional extra ``drafting-config[hub]``: it is imported
 only inside :func:`locate`, so importing this module does not import it, and a
@@ -24,14 +23,16 @@ missing extra is a one-line :class:`MissingExtraError`.
 from __future__ import annotations
 
 import errno
+import inspect
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Final, NamedTuple, TypeGuard, cast
+from typing import Final, TypeGuard, cast
 
-from drafting_config.files.json_files import CONFIG_NAME, ConfigFileError
+from drafting_config.files.json_files import CONFIG_NAME, MAX_CONFIG_BYTES, ConfigFileError
 from drafting_config.files.safetensors_headers import (
     INDEX_FILE,
     CheckpointHeaders,
@@ -40,7 +41,7 @@ from drafting_config.files.safetensors_headers import (
     header_from_json,
     weight_map_of,
 )
-from drafting_config.files.tokenizer_files import TOKENIZER_FILE_NAMES
+from drafting_config.files.tokenizer_files import MAX_TOKENIZER_FILE_BYTES, TOKENIZER_FILE_NAMES
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     describe_value,
@@ -76,19 +77,18 @@ _FETCHABLE_SUFFIXES: Final = (".json", ".txt", ".model")
 _MAX_LISTED_REFS: Final = 8
 _SHOWN_MAX: Final = 260
 _REF_SHOWN: Final = 60
+_MAX_REF_BYTES: Final = 1024
+"""A ref holds a 40-character commit hash: a longer one is corrupt, and not read."""
+_OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
 
 
 class RepoIdError(ParallelDraftingConfigError):
     """A repo id or revision is malformed: a usage error (the CLI exits with 2).
 
     Attributes:
-        parameter: ``"repo_id"`` or ``"revision"``.
-        value: the value that was refused.
-        problem: what is wrong with it.
+        problem: what is wrong with it, without the value (the CLI's usage message).
     """
 
-    parameter: str
-    value: object
     problem: str
 
     def __init__(self, parameter: str, value: object, problem: str) -> None:
@@ -96,8 +96,6 @@ class RepoIdError(ParallelDraftingConfigError):
         shown = repr(value) if short else describe_value(value)
         label = parameter.replace("_", " ")
         super().__init__(f"{label} {shown} is malformed: {problem}")
-        self.parameter = parameter
-        self.value = value
         self.problem = problem
 
 
@@ -106,38 +104,22 @@ class RepoNotCachedError(ParallelDraftingConfigError):
 
     The message says what is missing and how to get it (``--download``, or
     ``hf download ORG/NAME config.json``).
-
-    Attributes:
-        repo_id: the repo that was looked up.
-        revision: the branch, tag or commit that was looked up.
-        cache_dir: the cache directory that was searched.
-        problem: what is missing and how to get it, without the repo id.
     """
 
-    repo_id: str
-    revision: str
-    cache_dir: str
-    problem: str
-
     def __init__(self, repo_id: str, revision: str, cache_dir: str, problem: str) -> None:
+        del revision, cache_dir  # said in ``problem``
         super().__init__(f"{repo_id}: {problem}")
-        self.repo_id = repo_id
-        self.revision = revision
-        self.cache_dir = cache_dir
-        self.problem = problem
 
 
 class MissingExtraError(ParallelDraftingConfigError):
     """``huggingface_hub`` is needed to resolve a repo id but cannot be imported.
 
     Attributes:
-        repo_id: the repo id that needed it.
         failure: why the import failed when huggingface_hub is installed but raised
             (``"ValueError: ..."``, from a bad ``HF_*`` environment variable), else ``None``.
         problem: the message without the repo id.
     """
 
-    repo_id: str
     failure: str | None
     problem: str
 
@@ -153,7 +135,6 @@ class MissingExtraError(ParallelDraftingConfigError):
                 f"import ({failure}); check the HF_* environment variables"
             )
         super().__init__(f"{repo_id}: {problem}")
-        self.repo_id = repo_id
         self.failure = failure
         self.problem = problem
 
@@ -162,22 +143,13 @@ class HubDownloadError(ParallelDraftingConfigError):
     """A download asked for with ``download=True`` failed; the message says why.
 
     Attributes:
-        repo_id: the repo being downloaded from.
-        revision: the branch, tag or commit asked for.
-        filename: the file whose download failed.
-        problem: why, without the repo id.
+        problem: why, without the repo id, the revision and the file.
     """
 
-    repo_id: str
-    revision: str
-    filename: str
     problem: str
 
     def __init__(self, repo_id: str, revision: str, filename: str, problem: str) -> None:
         super().__init__(f"{repo_id}: cannot download {filename} (revision {revision}): {problem}")
-        self.repo_id = repo_id
-        self.revision = revision
-        self.filename = filename
         self.problem = problem
 
 
@@ -300,84 +272,124 @@ def _revision_problem(text: str) -> str | None:
 
 
 def locate(
-    repo_id: str,
+    name: str | os.PathLike[str],
     *,
     revision: str = DEFAULT_REVISION,
-    files: Sequence[str] = TOKENIZER_FILE_NAMES,
     download: bool = False,
+    files: Sequence[str] = TOKENIZER_FILE_NAMES,
+    tokenizer: bool = False,
+    notes: list[str] | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
     endpoint: str | None = None,
 ) -> Path:
-    """The snapshot directory of the local Hugging Face cache that holds the repo's
-    ``config.json`` at ``revision``; tokenizer files, when cached, are beside it.
+    """Where to read a model from: ``name`` itself when it is a local path, else the
+    snapshot directory of the local Hugging Face cache that holds the repo id it names.
 
-    Offline by default: the cache is read through ``huggingface_hub``'s
-    ``try_to_load_from_cache`` and no socket is opened.  ``revision`` may be a branch,
-    a tag or a full 40-character commit hash.  Callers check local paths first (see
-    :func:`looks_like_repo_id`): a path that exists wins over a repo id.
+    The precedence, in one place: a path that exists wins; an ``os.PathLike`` is always a
+    path, and so is text that only a path can be (see :func:`looks_like_repo_id`), even
+    when missing, so that reading it reports the missing file; only the rest is looked up
+    in the cache, offline: ``huggingface_hub``'s ``try_to_load_from_cache`` reads it and no
+    socket is opened.  The snapshot is the one holding the repo's ``config.json`` at
+    ``revision`` (a branch, a tag or a full commit hash), or, for a ``tokenizer`` repo,
+    any of its tokenizer files; tokenizer files, when cached, are beside it.
 
     Args:
-        repo_id: ``ORG/NAME``.
-        revision: a branch, a tag or a commit hash; ``main`` by default.
-        files: what ``download=True`` fetches.  ``config.json`` is always fetched,
-            first, and must exist; the others are fetched from the same commit when
-            the repo has them.  Only ``.json``, ``.txt`` and ``.model`` (tokenizer)
-            files are allowed: never weights, never code.
-        download: fetch ``files`` from the hub into the cache first, honouring
-            ``HF_TOKEN`` and ``HF_ENDPOINT`` (and ``HF_HUB_OFFLINE``, which forbids it).
+        name: a local path, or ``ORG/NAME``.
+        revision: a branch, a tag or a commit hash of a repo id; ``main`` by default.
+            Checked even for a local path, so that a bad option is always reported.
+        download: fetch ``files`` from the hub into the cache first (never weights, never
+            code), honouring ``HF_TOKEN`` and ``HF_ENDPOINT``.  ``config.json`` is fetched
+            first and decides the commit; the others are fetched from that commit when the
+            repo has them.  A file the hub reports larger than the limit for a local file
+            of its kind is refused before it is downloaded.  Under ``HF_HUB_OFFLINE`` the
+            cache is read as without ``download``, and a note says so.
+        files: what ``download=True`` fetches beside ``config.json``: only ``.json``,
+            ``.txt`` and ``.model`` (tokenizer) files.
+        tokenizer: the repo is a tokenizer's: it needs no ``config.json``.
+        notes: receives one line per optional file a download could not fetch (the model
+            is usable) and one when ``HF_HUB_OFFLINE`` kept ``download`` from fetching.
         cache_dir: the cache to use; by default ``huggingface_hub``'s, which it takes
             from ``HF_HUB_CACHE``, else ``HF_HOME``/hub, when it is first imported.
         endpoint: the hub to download from; by default ``huggingface_hub``'s, which
             it takes from ``HF_ENDPOINT`` when it is first imported.
 
     Raises:
-        RepoIdError: ``repo_id`` or ``revision`` is malformed (checked before anything
-            is imported).
-        MissingExtraError: ``huggingface_hub`` is not installed.
-        RepoNotCachedError: the repo, the revision or its ``config.json`` is not in
-            the cache; the message says how to get it.
+        ConfigFileError: the text is shaped like ``ORG/NAME`` but is no well-formed repo
+            id, and no such path exists: the missing path, with the repo-id form as a hint.
+        RepoIdError: ``revision`` is malformed (checked before anything is imported).
+        MissingExtraError: ``huggingface_hub`` is not installed (or fails to import).
+        RepoNotCachedError: the repo, the revision or its ``config.json`` is not in the
+            cache, or its ref is corrupt; the message says how to get it.
         HubDownloadError: with ``download=True``, the download failed (no such repo,
-            revision or config.json, no access, no connection, ...).
+            revision or config.json, no access, no connection, a file over the limit).
         TypeError, ValueError: ``files`` is a string or names a file that is not a
             tokenizer or config file.
     """
-    return _locate(
-        repo_id,
+    exact_bool("`download`", download)
+    if type(revision) is not str or revision != DEFAULT_REVISION:
+        revision = validate_revision(revision)  # even for local paths, so a bad option shows
+    if not looks_like_repo_id(name):
+        return Path(name)
+    problem = _repo_id_problem(name)
+    if problem is not None:  # not a repo id, and no such path: say the path is missing
+        raise ConfigFileError(
+            name,
+            "no such file or directory (not found locally); it is not a Hugging Face repo id "
+            f"either ({problem}; a repo id is ORG/NAME, as in Qwen/Qwen3-8B).",
+        )
+    return _snapshot(
+        name,
         revision=revision,
-        files=files,
         download=download,
+        files=files,
+        tokenizer=tokenizer,
+        notes=notes,
         cache_dir=cache_dir,
         endpoint=endpoint,
-    ).path
+    )
 
 
-class Located(NamedTuple):
-    """Where a model is read from, and what a download could not fetch."""
-
-    path: Path
-    """A local path as given, or the snapshot directory of a repo id."""
-    notes: tuple[str, ...] = ()
-    """One line per optional file a download could not fetch (the model is usable)."""
-
-
-def _locate(
+def _snapshot(
     repo_id: str,
     *,
     revision: str,
-    files: Sequence[str],
     download: bool,
-    cache_dir: str | os.PathLike[str] | None = None,
-    endpoint: str | None = None,
-) -> Located:
-    validate_repo_id(repo_id)
-    validate_revision(revision)
+    files: Sequence[str],
+    tokenizer: bool,
+    notes: list[str] | None,
+    cache_dir: str | os.PathLike[str] | None,
+    endpoint: str | None,
+) -> Path:
+    """:func:`locate` of a well-formed repo id."""
     extra_files = _checked_files(files)
     with _importing_hub(repo_id):
         from huggingface_hub import constants  # noqa: PLC0415 (the optional extra)
     cache = os.fspath(cache_dir) if cache_dir is not None else constants.HF_HUB_CACHE
+    anchors = (CONFIG_NAME,) if not tokenizer else (CONFIG_NAME, *TOKENIZER_FILE_NAMES)
+    if download and constants.HF_HUB_OFFLINE:  # the cache, as without download
+        try:
+            snapshot = _cached_snapshot(repo_id, revision, cache, anchors)
+        except RepoNotCachedError:
+            problem = "HF_HUB_OFFLINE is set, and the cache does not hold it; unset it to download."
+            raise HubDownloadError(repo_id, revision, anchors[0], problem) from None
+        if notes is not None:
+            notes.append(
+                f"{repo_id}: HF_HUB_OFFLINE is set: read from the cache, nothing downloaded"
+            )
+        return snapshot
     if download:
-        return _download(repo_id, revision, extra_files, cache, endpoint or constants.ENDPOINT)
-    return Located(_cached_snapshot(repo_id, revision, cache))
+        hub = endpoint or constants.ENDPOINT
+        return _download(repo_id, revision, extra_files, cache, hub, anchors=anchors, notes=notes)
+    return _cached_snapshot(repo_id, revision, cache, anchors)
+
+
+def hub_offline() -> bool:
+    """Whether ``HF_HUB_OFFLINE`` forbids the hub (``False`` without huggingface_hub)."""
+    try:
+        from huggingface_hub import constants  # noqa: PLC0415 (the optional extra)
+    except Exception:  # not installed, or failing to import: nothing to forbid
+        return False
+    return bool(constants.HF_HUB_OFFLINE)
 
 
 @contextmanager
@@ -393,61 +405,6 @@ def _importing_hub(repo_id: str) -> Iterator[None]:
         raise MissingExtraError(repo_id) from None
     except Exception as error:  # its own code failed: say how, never a traceback
         raise MissingExtraError(repo_id, exception_text(error, kind=True)) from None
-
-
-def path_or_snapshot(
-    text: str | os.PathLike[str],
-    *,
-    revision: str = DEFAULT_REVISION,
-    download: bool = False,
-    files: Sequence[str] = TOKENIZER_FILE_NAMES,
-) -> Path:
-    """Where to read a model from: ``text`` itself when it is a local path, else the
-    cache snapshot of the repo id it names.
-
-    The precedence, in one place: a path that exists wins; ``os.PathLike`` values and
-    text that only a path can be (see :func:`looks_like_repo_id`) are returned as
-    paths even when missing, so reading them reports the missing file; only the rest
-    is looked up with :func:`locate`.  ``revision``, ``download`` and ``files`` apply
-    to repo ids only.
-
-    Raises:
-        ConfigFileError: the text is shaped like ``ORG/NAME`` but is no well-formed repo
-            id, and no such path exists: the missing path, with the repo-id form as a hint.
-        RepoIdError: ``revision`` is malformed (checked even for local paths, so a bad
-            option is always reported).
-        MissingExtraError, RepoNotCachedError, HubDownloadError: as :func:`locate`.
-    """
-    return model_location(text, revision=revision, download=download, files=files).path
-
-
-def model_location(
-    text: str | os.PathLike[str],
-    *,
-    revision: str = DEFAULT_REVISION,
-    download: bool = False,
-    files: Sequence[str] = TOKENIZER_FILE_NAMES,
-) -> Located:
-    """:func:`path_or_snapshot`, with a note for each optional file that ``download=True``
-    could not fetch (offline, an unreachable hub, ``HF_HUB_OFFLINE``): the model is
-    still read from what is cached.
-
-    Raises:
-        As :func:`path_or_snapshot`.
-    """
-    exact_bool("`download`", download)
-    if type(revision) is not str or revision != DEFAULT_REVISION:
-        revision = validate_revision(revision)  # even for local paths, so a bad option shows
-    if not looks_like_repo_id(text):
-        return Located(Path(text))
-    problem = _repo_id_problem(text)
-    if problem is not None:  # not a repo id, and no such path: say the path is missing
-        raise ConfigFileError(
-            text,
-            "no such file or directory (not found locally); it is not a Hugging Face repo id "
-            f"either ({problem}; a repo id is ORG/NAME, as in Qwen/Qwen3-8B).",
-        )
-    return _locate(text, revision=revision, files=files, download=download)
 
 
 def _checked_files(files: Sequence[object]) -> tuple[str, ...]:
@@ -474,36 +431,40 @@ def _checked_files(files: Sequence[object]) -> tuple[str, ...]:
     return tuple(extra)
 
 
-def _cached_snapshot(repo_id: str, revision: str, cache: str) -> Path:
+def _cached_snapshot(repo_id: str, revision: str, cache: str, anchors: tuple[str, ...]) -> Path:
+    """The snapshot holding the first of ``anchors`` cached at ``revision``."""
     # A repo without its folder in the cache is not cached, and saying so needs none of the
     # hub's download machinery, whose import (~0.2 s) a sweep would pay for each run.
     # os.path.isdir, as the hub's own look-up: a path it cannot stat is simply absent.
+    hub_says_absent = False
     if os.path.isdir(_repo_folder(repo_id, cache)):
+        commit, corrupt = _read_ref(_repo_folder(repo_id, cache) / "refs" / revision, revision)
+        if corrupt is not None:  # said before the hub reads the ref itself (it may hang)
+            fetch = _how_to_fetch(repo_id, revision)
+            raise RepoNotCachedError(repo_id, revision, cache, f"{corrupt}; {fetch}")
         with _importing_hub(repo_id):
             from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415 (the extra)
-        try:
-            found = try_to_load_from_cache(repo_id, CONFIG_NAME, cache_dir=cache, revision=revision)
-        except Exception as error:  # a folder it may not read, a corrupt ref, ...
-            corrupt = _corrupt_ref(repo_id, revision, cache)
-            if corrupt is not None:
-                fetch = _how_to_fetch(repo_id, revision)
-                raise RepoNotCachedError(repo_id, revision, cache, f"{corrupt}; {fetch}") from None
-            reason = (
-                error.strerror
-                if isinstance(error, OSError) and error.strerror
-                else exception_text(error, kind=True)
-            )
-            raise RepoNotCachedError(
-                repo_id,
-                revision,
-                cache,
-                f"the local Hugging Face cache ({display_path(cache)}) could not be read: {reason}",
-            ) from None
-        if isinstance(found, str):
-            return Path(found).parent
-        hub_says_absent = found is not None
-    else:
-        hub_says_absent = False
+        for anchor in anchors:
+            try:
+                found = try_to_load_from_cache(
+                    repo_id, anchor, cache_dir=cache, revision=commit or revision
+                )
+            except Exception as error:  # a folder it may not read, ...
+                reason = (
+                    error.strerror
+                    if isinstance(error, OSError) and error.strerror
+                    else exception_text(error, kind=True)
+                )
+                raise RepoNotCachedError(
+                    repo_id,
+                    revision,
+                    cache,
+                    f"the local Hugging Face cache ({display_path(cache)}) could not be read: "
+                    f"{reason}",
+                ) from None
+            if isinstance(found, str):
+                return Path(found).parent
+            hub_says_absent = hub_says_absent or (anchor == CONFIG_NAME and found is not None)
     raise RepoNotCachedError(
         repo_id,
         revision,
@@ -529,13 +490,11 @@ def _why_not_cached(repo_id: str, revision: str, cache: str, *, hub_says_absent:
         return f"the cache records that the repo has no {CONFIG_NAME}{at} (is it a model repo?)"
     if not os.path.isdir(repo_dir):
         return f"not found locally nor in the local Hugging Face cache ({shown_cache})"
-    corrupt = _corrupt_ref(repo_id, revision, cache)
+    ref_commit, corrupt = _read_ref(repo_dir / "refs" / revision, revision)
     if corrupt is not None:
         return corrupt
     commit = revision if os.path.isdir(repo_dir / "snapshots" / revision) else None
-    ref = repo_dir / "refs" / revision
-    if commit is None and os.path.isfile(ref):
-        commit = _read_ref(ref)
+    commit = commit or ref_commit
     if commit is None:
         known = _cached_refs(repo_dir / "refs")
         listed = f" (cached: {', '.join(map(display_path, known))})" if known else ""
@@ -571,29 +530,40 @@ def _snapshot_problem(snapshot: Path, at: str) -> str:
     return f"the cached {CONFIG_NAME}{at} is a broken link (its blob is gone) in {shown}"
 
 
-def _corrupt_ref(repo_id: str, revision: str, cache: str) -> str | None:
-    """What a ``refs/<revision>`` file holds when that is no commit hash, for the message."""
-    ref = _repo_folder(repo_id, cache) / "refs" / revision
+def _read_ref(ref: Path, revision: str) -> tuple[str | None, str | None]:
+    """The commit ``refs/<revision>`` names, and what is wrong with the ref if it is corrupt.
+
+    Opened like every file read here: never blocking (a FIFO), regular files only (a link
+    to ``/dev/zero``), a bounded prefix read (a ref is a 40-character hash).  No ref (absent,
+    a directory, unreadable) is ``(None, None)``: the revision may be a commit.
+    """
     try:
-        data = ref.read_bytes()
-    except OSError:  # absent, a directory, unreadable: not a corrupt ref
-        return None
-    text = data.decode("utf-8", "backslashreplace").strip()
-    if _COMMIT_HASH.fullmatch(text):
-        return None
-    held = repr(text[:_REF_SHOWN]) + (" (cut short)" if len(text) > _REF_SHOWN else "")
-    return (
-        f"the cached ref of revision {revision} is corrupt: refs/{revision} holds {held}, not "
+        fd = os.open(ref, _OPEN_FLAGS)
+    except (OSError, ValueError):
+        return None, None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            return None, None
+        if not stat.S_ISREG(info.st_mode):
+            held = "is not a regular file"
+        elif info.st_size > _MAX_REF_BYTES:
+            held = f"holds {info.st_size:,} bytes"
+        else:
+            data = os.read(fd, _MAX_REF_BYTES + 1)
+            text = data.decode("utf-8", "backslashreplace").strip()
+            if _COMMIT_HASH.fullmatch(text):
+                return text, None
+            shown = repr(text[:_REF_SHOWN]) + (" (cut short)" if len(text) > _REF_SHOWN else "")
+            held = f"holds {shown}"
+    except OSError:
+        return None, None
+    finally:
+        os.close(fd)
+    return None, (
+        f"the cached ref of revision {revision} is corrupt: refs/{revision} {held}, not "
         f"a 40-character commit hash (delete {display_path(os.fspath(ref))})"
     )
-
-
-def _read_ref(ref: Path) -> str | None:
-    try:
-        text = ref.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    return text if _COMMIT_HASH.fullmatch(text) else None
 
 
 def _cached_refs(refs_dir: Path) -> list[str]:
@@ -617,26 +587,38 @@ def _how_to_fetch(repo_id: str, revision: str) -> str:
 
 
 def _download(
-    repo_id: str, revision: str, extra_files: tuple[str, ...], cache: str, endpoint: str
-) -> Located:
-    """Fetch config.json at ``revision``, then the other files at the very same commit.
+    repo_id: str,
+    revision: str,
+    extra_files: tuple[str, ...],
+    cache: str,
+    endpoint: str,
+    *,
+    anchors: tuple[str, ...],
+    notes: list[str] | None,
+) -> Path:
+    """Fetch config.json at ``revision`` (for a tokenizer repo, the first of ``anchors`` it
+    has), then the other files at the very same commit.
 
     A file already cached at that commit (or known to be absent from it) is not asked
     for again.  An optional file that cannot be fetched is a note: the model is usable.
     """
-    config = _fetch(repo_id, revision, CONFIG_NAME, cache, endpoint)
-    assert config is not None  # config.json is required: its absence raises
-    snapshot = Path(config).parent
+    first = None
+    for anchor in anchors:
+        first = _fetch(repo_id, revision, anchor, cache, endpoint, required=anchor == anchors[-1])
+        if first is not None:
+            break
+    assert first is not None  # the last anchor is required: its absence raises
+    snapshot = Path(first).parent
     commit = snapshot.name
-    notes: list[str] = []
     for name in extra_files:
         if _in_cache_at_commit(repo_id, commit, name, cache):
             continue
         try:
             _fetch(repo_id, commit, name, cache, endpoint, required=False)
         except ParallelDraftingConfigError as error:
-            notes.append(f"{name} not downloaded: {error}")
-    return Located(snapshot, tuple(notes))
+            if notes is not None:
+                notes.append(f"{name} not downloaded: {error}")
+    return snapshot
 
 
 def _in_cache_at_commit(repo_id: str, commit: str, filename: str, cache: str) -> bool:
@@ -670,9 +652,33 @@ def _fetch(
     with _importing_hub(repo_id):
         from huggingface_hub import errors, hf_hub_download  # noqa: PLC0415 (the optional extra)
     try:
+        if "dry_run" in inspect.signature(hf_hub_download).parameters:  # huggingface_hub 1+
+            # Asked first: what is cached needs no download, and a file too large for its
+            # kind is refused before a byte of it is downloaded.
+            info = hf_hub_download(
+                repo_id,
+                filename,
+                revision=revision,
+                cache_dir=cache,
+                endpoint=endpoint,
+                dry_run=True,
+            )
+            if not info.will_download:
+                return info.local_path
+            limit = MAX_CONFIG_BYTES if filename == CONFIG_NAME else MAX_TOKENIZER_FILE_BYTES
+            if info.file_size is not None and info.file_size > limit:
+                raise HubDownloadError(
+                    repo_id,
+                    revision,
+                    filename,
+                    f"the hub reports {info.file_size:,} bytes, over the {limit:,}-byte limit "
+                    f"for a {filename}; is this a weights file? (not downloaded)",
+                )
         return hf_hub_download(
             repo_id, filename, revision=revision, cache_dir=cache, endpoint=endpoint
         )
+    except HubDownloadError:
+        raise
     except Exception as error:  # every failure below is translated, none escapes raw
         absent = isinstance(error, errors.EntryNotFoundError) and not isinstance(
             error, errors.LocalEntryNotFoundError

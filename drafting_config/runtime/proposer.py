@@ -1,7 +1,11 @@
 """A proposer's parallel-drafting parameters, built from a typed config (needs torch).
 
-This is the only module of the package that imports ``torch``; install the
-``torch`` extra to use it.
+It imports ``torch`` when imported (install the ``torch`` extra to use it), as
+:mod:`drafting_config.runtime.masked_slots` does, and :mod:`drafting_config.runtime.vllm`
+when it allocates: :mod:`drafting_config.runtime` is the package's torch code for engines.
+The rest of the package imports no torch, except to read ``mask_embedding.pt`` with
+``torch.load`` inside the one function that reads it (import-linter holds this, see
+``pyproject.toml``).
 """
 
 from __future__ import annotations

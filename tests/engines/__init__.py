@@ -1,0 +1,1 @@
+"""Tests of drafting_config.engines, one module per package module."""

@@ -1,0 +1,223 @@
+"""The rendering of verdicts: text lines and JSON documents, for ``check`` and ``explain``.
+
+No argparse here: :mod:`drafting_config.cli.run` parses the arguments and writes what this
+module renders.  The JSON shape is documented with the command line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import TYPE_CHECKING, Final
+
+from drafting_config.files.json_files import ConfigFileError
+from drafting_config.values.errors import describe_value
+from drafting_config.values.fields import MISSING
+from drafting_config.values.paths import display_path
+from drafting_config.verdicts import Verdict
+
+if TYPE_CHECKING:  # a --no-weights sweep never loads the checkpoint rules
+    from drafting_config.rules.checkpoint import WeightsFacts
+
+
+def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]:
+    """The ``--json`` object of one verdict (documented in the README).
+
+    ``ok`` is whether the draft passed, as the exit status counts it: with
+    ``strict``, a verdict with warnings did not, and its warnings are listed in
+    ``errors`` too (``"--strict: ..."``, field null), so ``error`` says why ``ok`` is
+    false; ``token_id`` and ``source`` stay set, as the draft itself has no error.
+    """
+    resolution = verdict.resolution
+    winner = None if resolution is None else resolution.winner
+    usable = winner is not None and verdict.ok
+    errors = [{"field": e.field, "message": _message(e, verdict)} for e in verdict.errors]
+    if strict and verdict.ok:  # the warnings are what failed the check: list them as such
+        errors += [{"field": None, "message": f"--strict: {w}"} for w in verdict.warnings]
+    first = errors[0] if errors else None
+    token = verdict.token
+    return {
+        "path": verdict.path,
+        "ok": passed(verdict, strict),
+        "token_id": verdict.token_id if usable else None,
+        "source": winner.source.value if usable and winner is not None else None,
+        "shadowed": []
+        if resolution is None or not usable
+        else [{"source": f.source.value, "token_id": f.token_id} for f in resolution.shadowed],
+        "hidden_size": None if resolution is None else resolution.hidden_size,
+        "vocab_size": None if resolution is None else resolution.vocab_size,
+        "format": None if resolution is None else resolution.format,
+        "algorithm": None if resolution is None else resolution.algorithm,
+        "aux_layer_ids": None if verdict.aux_layer_ids is None else list(verdict.aux_layer_ids),
+        "aux_layer_source": verdict.aux_layer_source,
+        "token": None
+        if token is None
+        else {"id": token.id, "kind": token.kind.value, "text": token.text},
+        "target": verdict.target,
+        "weights": _weights_json(verdict),
+        "warnings": [str(w) for w in verdict.warnings],
+        "notes": list(verdict.notes),
+        "errors": errors,
+        "error": None if first is None else first["message"],
+        "error_field": None if first is None else first["field"],
+    }
+
+
+def _message(error: Exception, verdict: Verdict) -> str:
+    """An error's text; the draft's own path, which the verdict shows already, left out.
+
+    Only an error that kept the draft from being read is about the draft's path; once
+    the draft is read, a file error is about the target's or the tokenizer's files,
+    and its message keeps the path that says which.
+    """
+    if verdict.resolution is not None:
+        return str(error)
+    if isinstance(error, ConfigFileError):
+        # The file's own path when it is not the argument: `DIR/config.json` is a directory.
+        return error.problem if display_path(error.path) == verdict.path else str(error)
+    return str(error).removeprefix(f"{verdict.path}: ")  # a repo id not cached, ...
+
+
+def passed(verdict: Verdict, strict: bool) -> bool:
+    return verdict.ok and not (strict and verdict.warnings)
+
+
+def verdict_lines(verdict: Verdict, strict: bool, indent: str = "    ") -> list[str]:
+    """The text rendering of one verdict: a headline, then details indented."""
+    resolution = verdict.resolution
+    winner = None if resolution is None else resolution.winner
+    name = verdict.path if verdict.path is not None else "<config>"
+    if not verdict.ok or resolution is None or winner is None:
+        lines = [f"{name}: INVALID: {_message(verdict.errors[0], verdict)}"]
+        lines += [f"{indent}error: {_message(e, verdict)}" for e in verdict.errors[1:]]
+    else:
+        details = [
+            f"{size_name} {size}"
+            for size_name, size in (
+                ("hidden_size", resolution.hidden_size),
+                ("vocab_size", resolution.vocab_size),
+            )
+            if size is not None
+        ]
+        if resolution.format != "hf":
+            details.insert(0, f"{resolution.format} {resolution.algorithm}")
+        status = "OK" if passed(verdict, strict) else "FAILED (--strict: warnings)"
+        lines = [
+            f"{name}: {status}: token id {verdict.token_id} from `{winner.source.value}`"
+            + (f" ({', '.join(details)})" if details else "")
+        ]
+        if resolution.shadowed:
+            shadowed = ", ".join(f"`{f.source.value}` = {f.token_id}" for f in resolution.shadowed)
+            lines.append(f"{indent}shadowed: {shadowed}")
+        if verdict.token is not None:
+            token = verdict.token
+            text = "" if token.text is None else f" {token.text!r}"
+            lines.append(f"{indent}token: {token.kind.value}{text}")
+    if verdict.target is not None:
+        lines.append(f"{indent}target: {verdict.target}")
+    if verdict.weights is not None:
+        lines.append(f"{indent}weights: {_weights_line(verdict.weights)}")
+    lines += [f"{indent}warning: {w}" for w in verdict.warnings]
+    lines += [f"{indent}note: {note}" for note in verdict.notes]
+    return lines
+
+
+def _weights_json(verdict: Verdict) -> dict[str, object] | None:
+    weights = verdict.weights
+    if weights is None:
+        return None
+    return {
+        "files": list(weights.files),
+        "tensors": weights.tensors,
+        "architecture": weights.architecture,
+        "embedding_rows": weights.embedding_rows,
+        "fc_input_width": weights.fc_input_width,
+        "layers": weights.layers,
+    }
+
+
+def _weights_line(weights: WeightsFacts) -> str:
+    """``7 tensors in DIR/model.safetensors (qwen3_dflash: 2 layers, fc input 192)``."""
+    files = weights.files
+    where = files[0] if len(files) == 1 else f"{len(files)} files ({files[0]}, ...)"
+    found = [f"{weights.layers} layers"] if weights.layers is not None else []
+    if weights.embedding_rows is not None:
+        found.append(f"embedding rows {weights.embedding_rows}")
+    if weights.fc_input_width is not None:
+        found.append(f"fc input {weights.fc_input_width}")
+    row = weights.architecture or "architecture not checked"
+    details = f"{row}: {', '.join(found)}" if found else row
+    return f"{weights.tensors} tensors in {where} ({details})"
+
+
+def json_text(document: object) -> str:
+    """``document`` as strict JSON: a ``NaN`` or infinity from a config (which Python's
+    ``json``, transformers and vLLM all read) is written as the string ``"NaN"``,
+    ``"Infinity"`` or ``"-Infinity"``, which strict parsers accept."""
+    try:
+        return _STRICT_JSON.encode(document)
+    except ValueError:  # rare: walk the document only when it holds one
+        return _STRICT_JSON.encode(_finite(document))
+
+
+_STRICT_JSON: Final = json.JSONEncoder(allow_nan=False, check_circular=False)
+"""One encoder for every document (``json.dumps`` with an option builds one per call); a
+document is a tree built afresh by :func:`verdict_json`, so no cycle check."""
+
+
+_NON_FINITE: Final = {math.inf: "Infinity", -math.inf: "-Infinity"}
+
+
+def _finite(value: object) -> object:
+    if isinstance(value, float) and not math.isfinite(value):
+        return _NON_FINITE.get(value, "NaN")
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return value
+
+
+def field_rows(verdict: Verdict) -> list[dict[str, object]]:
+    resolution = verdict.resolution
+    if resolution is None:
+        return []
+    return [
+        {
+            "rank": rank,
+            "field": f.source.value,
+            "value": None if f.value is MISSING else f.value,
+            "status": f.status.value,
+            "error": None if f.error is None else str(f.error),
+        }
+        for rank, f in enumerate(resolution.fields, 1)
+    ]
+
+
+def _shown(value: object) -> str:
+    if value is MISSING:
+        return "-"
+    if value is None:
+        return "null"
+    return str(value) if type(value) is int else describe_value(value)
+
+
+def explain_lines(verdict: Verdict, strict: bool) -> list[str]:
+    """The text of ``explain``: the token-id fields in priority order, then the verdict."""
+    lines = [verdict.path or "<config>"]
+    resolution = verdict.resolution
+    if resolution is not None and resolution.fields:
+        header = ("rank", "field", "value", "status")
+        rows = [header] + [
+            (str(rank), f.source.value, _shown(f.value), f.status.value)
+            for rank, f in enumerate(resolution.fields, 1)
+        ]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
+        lines += [
+            "  " + "".join(c.ljust(w + 2) for c, w in zip(row, widths, strict=False)) + row[-1]
+            for row in rows
+        ]
+    detail = verdict_lines(verdict, strict, indent="    ")
+    lines.append("  " + detail[0].removeprefix(f"{verdict.path or '<config>'}: "))
+    lines += ["  " + line.strip() for line in detail[1:]]
+    return lines

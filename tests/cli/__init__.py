@@ -1,0 +1,1 @@
+"""Tests of drafting_config.cli, one module per package module."""

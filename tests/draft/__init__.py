@@ -1,0 +1,1 @@
+"""Tests of drafting_config.draft, one module per package module."""

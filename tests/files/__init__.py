@@ -1,0 +1,1 @@
+"""Tests of drafting_config.files, one module per package module."""

@@ -1,0 +1,1 @@
+"""Tests of drafting_config.rules, one module per package module."""

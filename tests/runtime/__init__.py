@@ -1,0 +1,1 @@
+"""Tests of drafting_config.runtime, one module per package module."""

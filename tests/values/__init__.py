@@ -1,0 +1,1 @@
+"""Tests of drafting_config.values, one module per package module."""

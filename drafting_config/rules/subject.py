@@ -42,6 +42,10 @@ class Subject:
     weights_directory: str | None = None
     """The local directory the draft's weights sit in (where ``mask_embedding.pt`` is
     looked for), or ``None`` for a config object or headers read from the hub."""
+    engine_token: tuple[int, str] | None = None
+    """The token id an engine other than vLLM settles on and where it came from (a field
+    of the draft, or ``"tokenizer"``), when it differs from the resolver's winner
+    (SGLang reads its own fields in its own order); ``None``: the winner's."""
 
     def file_field(self, field: str) -> str:
         """Where ``field`` of the HF config sits in the draft's file (see
@@ -50,13 +54,18 @@ class Subject:
 
     @property
     def token_id(self) -> int | None:
-        """The resolved token id, when the first set field is valid."""
+        """The resolved token id (:attr:`engine_token`'s, when set), when the first set
+        field is valid."""
+        if self.engine_token is not None:
+            return self.engine_token[0]
         winner = self.resolution.winner
         return None if winner is None else winner.token_id
 
     @property
     def token_field(self) -> str | None:
-        """The winning field, as the draft's file names it."""
+        """The winning field, as the draft's file names it (:attr:`engine_token`'s)."""
+        if self.engine_token is not None:
+            return self.engine_token[1]
         winner = self.resolution.winner
         return None if winner is None else self.resolution.file_field(winner.source.value)
 

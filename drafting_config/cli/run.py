@@ -35,7 +35,7 @@ from drafting_config.values.errors import describe_value, exception_text
 from drafting_config.values.fields import MISSING
 from drafting_config.values.paths import display_path
 from drafting_config.values.sources import PRIORITY_ORDER
-from drafting_config.verdicts import Verdict, check_many
+from drafting_config.verdicts import ENGINE_NAMES, VLLM_ENGINE, Engine, Verdict, check_many
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -67,8 +67,7 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
     false; ``token_id`` and ``source`` stay set, as the draft itself has no error.
     """
     resolution = verdict.resolution
-    winner = None if resolution is None else resolution.winner
-    usable = winner is not None and verdict.ok
+    usable = verdict.token_id is not None and verdict.ok
     errors = [{"field": e.field, "message": _message(e, verdict)} for e in verdict.errors]
     if strict and verdict.ok:  # the warnings are what failed the check: list them as such
         errors += [{"field": None, "message": f"--strict: {w}"} for w in verdict.warnings]
@@ -76,16 +75,17 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
     token = verdict.token
     return {
         "path": verdict.path,
+        "engine": verdict.engine,
         "ok": _passed(verdict, strict),
         "token_id": verdict.token_id if usable else None,
-        "source": winner.source.value if usable and winner is not None else None,
+        "source": verdict.token_source if usable else None,
         "shadowed": []
-        if resolution is None or not usable
+        if resolution is None or not usable or verdict.engine != VLLM_ENGINE
         else [{"source": f.source.value, "token_id": f.token_id} for f in resolution.shadowed],
         "hidden_size": None if resolution is None else resolution.hidden_size,
         "vocab_size": None if resolution is None else resolution.vocab_size,
         "format": None if resolution is None else resolution.format,
-        "algorithm": None if resolution is None else resolution.algorithm,
+        "algorithm": verdict.algorithm,
         "aux_layer_ids": None if verdict.aux_layer_ids is None else list(verdict.aux_layer_ids),
         "aux_layer_source": verdict.aux_layer_source,
         "token": None
@@ -120,12 +120,16 @@ def _passed(verdict: Verdict, strict: bool) -> bool:
     return verdict.ok and not (strict and verdict.warnings)
 
 
-def _verdict_lines(verdict: Verdict, strict: bool, indent: str = "    ") -> list[str]:
-    """The text rendering of one verdict: a headline, then details indented."""
+def _verdict_lines(  # noqa: PLR0912
+    verdict: Verdict, strict: bool, indent: str = "    ", *, engines: int = 1
+) -> list[str]:
+    """The text rendering of one verdict: a headline, then details indented; with several
+    ``engines``, the headline names the verdict's engine."""
     resolution = verdict.resolution
-    winner = None if resolution is None else resolution.winner
     name = verdict.path if verdict.path is not None else "<config>"
-    if not verdict.ok or resolution is None or winner is None:
+    if engines > 1:
+        name = f"{name} [{verdict.engine}]"
+    if not verdict.ok or resolution is None:
         lines = [f"{name}: INVALID: {_message(verdict.errors[0], verdict)}"]
         lines += [f"{indent}error: {_message(e, verdict)}" for e in verdict.errors[1:]]
     else:
@@ -140,11 +144,20 @@ def _verdict_lines(verdict: Verdict, strict: bool, indent: str = "    ") -> list
         if resolution.format != "hf":
             details.insert(0, f"{resolution.format} {resolution.algorithm}")
         status = "OK" if _passed(verdict, strict) else "FAILED (--strict: warnings)"
+        if verdict.engine != VLLM_ENGINE:
+            details.insert(0, f"assumes {verdict.algorithm}")
+        if verdict.token_id is None:  # SGLang: the served tokenizer's, or EAGLE3's none
+            token_part = "token id from the served tokenizer at start-up"
+            if verdict.algorithm == "EAGLE3":
+                token_part = "no token id (sequential EAGLE3)"
+        elif verdict.token_source == "tokenizer":
+            token_part = f"token id {verdict.token_id} from the tokenizer"
+        else:
+            token_part = f"token id {verdict.token_id} from `{verdict.token_source}`"
         lines = [
-            f"{name}: {status}: token id {verdict.token_id} from `{winner.source.value}`"
-            + (f" ({', '.join(details)})" if details else "")
+            f"{name}: {status}: {token_part}" + (f" ({', '.join(details)})" if details else "")
         ]
-        if resolution.shadowed:
+        if resolution.shadowed and verdict.engine == VLLM_ENGINE:
             shadowed = ", ".join(f"`{f.source.value}` = {f.token_id}" for f in resolution.shadowed)
             lines.append(f"{indent}shadowed: {shadowed}")
         if verdict.token is not None:
@@ -188,17 +201,31 @@ def _weights_line(weights: WeightsFacts) -> str:
     return f"{weights.tensors} tensors in {where} ({details})"
 
 
+ENGINE_CHOICES: Final = {"vllm": ("vllm",), "sglang": ("sglang",), "all": ("vllm", "sglang")}
+"""``--engine``: the engines each draft gets a verdict for, in this order."""
+
+
+def _engines(args: argparse.Namespace) -> tuple[Engine, ...]:
+    return cast("tuple[Engine, ...]", ENGINE_CHOICES[getattr(args, "engine", "vllm")])
+
+
 def _check_all(paths: Sequence[str], args: argparse.Namespace) -> list[Verdict]:
-    return check_many(
-        paths,
-        target=args.target,
-        tokenizer=args.tokenizer,
-        check_tokenizer=not args.no_tokenizer,
-        check_weights=not args.no_weights,
-        revision=args.revision,
-        target_revision=args.target_revision,
-        download=args.download,
-    )
+    """One verdict per (draft, engine), the engines of each draft together."""
+    per_engine = [
+        check_many(
+            paths,
+            target=args.target,
+            tokenizer=args.tokenizer,
+            check_tokenizer=not args.no_tokenizer,
+            check_weights=not args.no_weights,
+            revision=args.revision,
+            target_revision=args.target_revision,
+            download=args.download,
+            engine=engine,
+        )
+        for engine in _engines(args)
+    ]
+    return [verdict for verdicts in zip(*per_engine, strict=True) for verdict in verdicts]
 
 
 def _tally(verdicts: Sequence[Verdict], strict: bool) -> tuple[int, bool]:
@@ -227,7 +254,11 @@ def _render(paths: Sequence[str], args: argparse.Namespace) -> _Rendered:
     if args.json:
         items = [_json_text(verdict_json(v, strict=args.strict)) for v in verdicts]
     else:
-        items = ["".join(f"{line}\n" for line in _verdict_lines(v, args.strict)) for v in verdicts]
+        engines = len(_engines(args))
+        items = [
+            "".join(f"{line}\n" for line in _verdict_lines(v, args.strict, engines=engines))
+            for v in verdicts
+        ]
     return _Rendered(items, *_tally(verdicts, args.strict))
 
 
@@ -374,8 +405,15 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         for item in rendered.items:
             out.write(item)
         valid = rendered.passed
-        out.write(f"{len(paths)} checked: {valid} valid, {len(paths) - valid} invalid\n")
-    return _status(len(paths), rendered.passed, rendered.bad_repo_id)
+        engines = _engines(args)
+        if engines == ("vllm",):  # the default: the summary of a single vLLM sweep
+            summary = f"{len(paths)} checked"
+        else:
+            names = " and ".join(ENGINE_NAMES[engine] for engine in engines)
+            summary = f"{len(paths)} checked with {names}"
+        total = len(rendered.items)
+        out.write(f"{summary}: {valid} valid, {total - valid} invalid\n")
+    return _status(len(rendered.items), rendered.passed, rendered.bad_repo_id)
 
 
 def _json_text(document: object) -> str:
@@ -598,6 +636,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help=f"spread a sweep of {PARALLEL_MINIMUM} drafts or more over at most N processes "
         "(default: one per CPU; 1: a single process); the output is the same",
+    )
+    check_parser.add_argument(
+        "--engine",
+        choices=tuple(ENGINE_CHOICES),
+        default="vllm",
+        help="the engine the verdicts speak for: vllm (0.33.0, the default), sglang "
+        "(0.5.23), or all (one verdict per draft and engine; exit 0 only if all pass)",
     )
     _add_model_options(check_parser)
 

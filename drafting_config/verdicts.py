@@ -433,7 +433,9 @@ def _check_sglang(  # noqa: PLR0917
     token_id = source = None
     layers: tuple[tuple[int, ...] | None, str | None] = (None, None)
     facts = None
-    get = field_getter(resolution.hf_config(draft_config), "") if resolution.fields else None
+    get = None
+    if resolution.fields or resolution.format == "speculators":  # SGLang refuses the latter
+        get = field_getter(resolution.hf_config(draft_config), "")
     if get is not None:
         subject = Subject(resolution, get, draft_config, target.facts)
         with found.collect():

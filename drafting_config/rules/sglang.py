@@ -142,7 +142,7 @@ def _unsupported(subject: Subject) -> str | None:
     """What SGLang lacks for this draft (a method or the speculators format), or ``None``."""
     resolution = subject.resolution
     if resolution.speculators is not None or resolution.format == "speculators":
-        return "the speculators format"
+        return "speculators format"
     listed = subject.get("architectures", None)
     if isinstance(listed, list) and _PEAGLE_ARCHITECTURES & {
         name for name in listed if isinstance(name, str)
@@ -166,6 +166,8 @@ def kept_resolution_errors(resolution: Resolution) -> list[ParallelDraftingConfi
     """The resolver's errors that speak for SGLang too: all but those about the token id
     (its five-field chain, its "names no token id", ``eagle_config.mask_token_id``), which
     :func:`check_sglang_config` and :func:`check_sglang_token` judge as SGLang reads them."""
+    if resolution.format == "speculators":  # vLLM's translation; SGLang has no such format
+        return []
     token_errors = {id(f.error) for f in resolution.fields if f.error is not None}
     token_fields = {resolution.file_field(f.source.value) for f in resolution.fields}
     token_fields.add(resolution.file_field(f"{EAGLE_CONFIG}.mask_token_id"))

@@ -245,7 +245,7 @@ def resolve_mask(sglang_wheel: Wheel) -> Any:
         ((), {}, "<|MASK|>", 350, 340),  # configured past the vocabulary
     ],
 )
-def test_the_mask_id_resolution_agrees(  # noqa: PLR0913
+def test_the_mask_id_resolution_agrees(  # noqa: PLR0917
     resolve_mask: Any,
     tmp_path: Path,
     added: tuple[Added, ...],

@@ -19,6 +19,7 @@ from benchmarks import (
     bench_masked_slots,
     bench_resolve,
     bench_sweep,
+    bench_sweep_folder,
     bench_weights,
 )
 
@@ -32,6 +33,7 @@ def main() -> int:
         *bench_resolve.main(),
         *bench_cli.main(),
         *bench_sweep.main(),
+        *bench_sweep_folder.main(),
         *bench_import.main(),
         *bench_contract.main(),
         *bench_masked_slots.main(),

@@ -26,7 +26,8 @@ from drafting_config.draft.resolution import Resolution, resolve
 from drafting_config.draft.target import TargetFacts, read_target
 from drafting_config.engines.sglang import ENGINE as SGLANG_ENGINE
 from drafting_config.engines.sglang import Algorithm as SglangAlgorithm
-from drafting_config.files.json_files import ConfigFileError, load_config_json
+from drafting_config.files.json_files import CONFIG_NAME, ConfigFileError, load_config_json
+from drafting_config.files.mask_embedding import read_mask_embedding_beside
 from drafting_config.files.repo_ids import (
     DEFAULT_REVISION,
     EXTRA_NAME,
@@ -40,8 +41,8 @@ from drafting_config.files.repo_ids import (
     model_location,
 )
 from drafting_config.files.safetensors_headers import (
-    INDEX_FILE,
     CheckpointHeaders,
+    DirectoryListings,
     LfsPointerError,
     MissingShardError,
     find_weight_files,
@@ -57,6 +58,7 @@ from drafting_config.files.tokenizer_files import (
 from drafting_config.rules.sglang import (
     check_sglang_config,
     check_sglang_layers,
+    check_sglang_mask_embedding,
     check_sglang_method,
     check_sglang_placeholders,
     check_sglang_token,
@@ -301,6 +303,8 @@ class _SharedReads:
         self._targets: dict[str | None, _Target] = {}
         self._tokenizers: dict[str, TokenizerFiles | ParallelDraftingConfigError | None] = {}
         self._located: dict[str, Located | ParallelDraftingConfigError] = {}
+        self.listings = DirectoryListings()
+        """Each draft directory's names, listed once: a sweep's cost grows linearly."""
 
     def tokenizer_location(self, tokenizer: str | os.PathLike[str], download: bool) -> Located:
         """Where an explicit tokenizer is: a local directory, else a repo id's snapshot
@@ -394,7 +398,9 @@ def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Ver
             }
             token = _tokenizer(found, subject, options, beside, shared=shared)
         if options.check_weights:
-            weights = _weights(found, draft, subject, draft_at, download=options.download)
+            weights = _weights(
+                found, draft, subject, draft_at, download=options.download, listings=shared.listings
+            )
     winner = resolution.winner
     return Verdict(
         path=path,
@@ -470,8 +476,12 @@ def _check_sglang(  # noqa: PLR0917
             found.errors += [e for e in tokenizer_found.errors if e.field != MASK_TOKEN_TEXT_FIELD]
             found.warnings += tokenizer_found.warnings
             facts = subject.tokenizer.describe(token_id)
-        if options.check_weights and _directory_of(draft_at) is not None:
+        directory = _directory_of(draft_at)
+        if options.check_weights and directory is not None:
             found.note("weights not checked for SGLang: its loaders are not modelled")
+            embedding = read_mask_embedding_beside(str(directory), shared.listings)
+            with found.collect():
+                check_sglang_mask_embedding(replace(subject, mask_embedding=embedding), found)
     return Verdict(
         path=path,
         resolution=resolution,
@@ -640,17 +650,20 @@ def _weights(
     draft_at: Path | None,
     *,
     download: bool,
+    listings: DirectoryListings,
 ) -> WeightsFacts | None:
     """Check the checkpoint beside the draft against its config
     (:mod:`drafting_config.rules.checkpoint`).
 
-    Local files are read when the draft is a directory or a cache snapshot; with
-    ``download`` and a repo id, the headers come from the hub by HTTP range requests.  No
-    weights at all means nothing to say; ``.bin`` files only, a note.
+    Local files are read when the draft is a directory, a ``config.json`` or a cache
+    snapshot: vLLM pairs weights with a model directory only, so a config file of another
+    name (``drafts/a.json``) has none.  With ``download`` and a repo id, the headers come
+    from the hub by HTTP range requests.  No weights at all means nothing to say; ``.bin``
+    files only, a note.
     """
-    directory = _directory_of(draft_at)
-    if directory is None:
+    if draft_at is None or not (draft_at.name == CONFIG_NAME or draft_at.is_dir()):
         return None
+    directory = draft_at if draft_at.name != CONFIG_NAME else draft_at.parent
     text = as_path(draft) if is_kind(draft, (str, bytes)) else None  # only text is a repo id
     checkpoint: CheckpointHeaders | None
     try:
@@ -666,7 +679,7 @@ def _weights(
             shown = tuple(display_path(f"{text}/{name}") for name in checkpoint.files)
         else:
             local = str(directory)
-            files = find_weight_files(local)
+            files = find_weight_files(local, listings)
             if files.bin_only:
                 found.notes.append(
                     "weights not checked: the draft ships .bin weights only (pickles, not "
@@ -684,9 +697,9 @@ def _weights(
     except ParallelDraftingConfigError as error:  # WeightsFileError, MissingExtraError
         if isinstance(error, MissingShardError) and text is not None and looks_like_repo_id(text):
             found.notes.append(  # a cache snapshot, not a directory: vLLM downloads the rest
-                f"weights not checked: the cache holds {INDEX_FILE} but not every shard it "
-                "names (vLLM downloads them when it serves the repo id); --download reads "
-                "their headers from the hub"
+                f"weights not checked: the cache does not hold every weights file ({error}); "
+                "vLLM downloads them when it serves the repo id; --download reads their "
+                "headers from the hub"
             )
         else:
             found.errors.append(error)
@@ -694,7 +707,8 @@ def _weights(
     # Imported here: a --no-weights sweep never loads the checkpoint rules.
     from drafting_config.rules.checkpoint import check_checkpoint, weights_facts  # noqa: PLC0415
 
-    subject = replace(subject, checkpoint=checkpoint, weights_directory=local)
+    mask_embedding = None if local is None else read_mask_embedding_beside(local, listings)
+    subject = replace(subject, checkpoint=checkpoint, mask_embedding=mask_embedding)
     with found.collect():
         check_checkpoint(subject, found)
     try:

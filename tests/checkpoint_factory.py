@@ -11,6 +11,8 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from drafting_config.values.errors import ParallelDraftingConfigError
+
 __all__ = ["DTYPE_BYTES", "header_bytes", "write_safetensors", "write_sharded"]
 
 DTYPE_BYTES = {"BF16": 2, "F16": 2, "F32": 4, "I64": 8, "I32": 4, "U8": 1}
@@ -120,3 +122,27 @@ def write_fc_width_example(directory: Path = FC_WIDTH_EXAMPLE) -> Path:
 
 if __name__ == "__main__":
     print(write_fc_width_example())
+
+
+def mask_embedding_at(
+    directory: Path, config: Mapping[str, object]
+) -> tuple[list[ParallelDraftingConfigError], list[str]]:
+    """The errors and notes of the ``mask_embedding.pt`` rule for ``config``, with the file
+    in ``directory`` read as :func:`drafting_config.check` reads it."""
+    from drafting_config.draft.resolution import resolve
+    from drafting_config.files.mask_embedding import read_mask_embedding_beside
+    from drafting_config.files.safetensors_headers import DirectoryListings
+    from drafting_config.rules.checkpoint import mask_embedding_findings
+    from drafting_config.rules.subject import Subject
+    from drafting_config.values.fields import field_getter
+    from drafting_config.values.findings import Findings
+
+    subject = Subject(
+        resolve(config),
+        field_getter(config, ""),
+        config,
+        mask_embedding=read_mask_embedding_beside(str(directory), DirectoryListings()),
+    )
+    found = Findings()
+    mask_embedding_findings(subject, found)
+    return found.errors, found.notes

@@ -12,6 +12,8 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from drafting_config import check, check_many
 from drafting_config.cli.run import main
@@ -315,6 +317,183 @@ def test_a_second_check_without_download_is_not_failed_by_the_index_the_first_ca
     assert second.ok, second.errors
     assert second.weights is None
     assert any(
-        "the cache holds model.safetensors.index.json but not every shard" in note
+        "weights not checked: the cache does not hold every weights file" in note
+        and "named in model.safetensors.index.json but missing" in note
         for note in second.notes
     )
+
+
+# Issue 25: items 4, 6, 7, 8 and 10.
+
+
+@pytest.fixture(scope="module")
+def hostile_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("hostile")
+    shutil.copy(FC_WIDTH_EXAMPLE / "config.json", directory / "config.json")
+    return directory
+
+
+def _with_header(directory: Path, header: bytes) -> Path:
+    (directory / "model.safetensors").write_bytes(len(header).to_bytes(8, "little") + header)
+    return directory
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+_ENTRY = st.fixed_dictionaries(
+    {"dtype": st.sampled_from(["BF16", "F32", "Q4"]) | _JSON, "shape": _JSON, "data_offsets": _JSON}
+)
+
+
+@given(
+    st.one_of(
+        st.binary(max_size=200),
+        _JSON.map(lambda value: json.dumps(value).encode()),
+        st.dictionaries(
+            st.sampled_from(["fc.weight", "mask_hidden", "d2t", "layers.0.x", "__metadata__"])
+            | st.text(max_size=6),
+            _ENTRY | _JSON,
+            max_size=5,
+        ).map(lambda value: json.dumps(value).encode()),
+    )
+)
+@example(
+    b'{"fc.weight": {"dtype": "BF16", "shape": [' + b"9" * 5000 + b'], "data_offsets": [0, 0]}}'
+)
+@example(b'{"mask_hidden": {"dtype": "BF16", "shape": [4294967296, 4294967296, 0]}}')
+def test_check_never_raises_for_anything_a_header_holds(hostile_dir: Path, header: bytes) -> None:
+    verdict = check(_with_header(hostile_dir, header), check_tokenizer=False)
+    assert verdict.resolution is not None
+
+
+@pytest.mark.parametrize("where", ["shape", "data_offsets", "__metadata__"])
+def test_a_huge_integer_in_a_header_is_that_drafts_error_and_the_sweep_goes_on(
+    tmp_path: Path, where: str
+) -> None:
+    huge = "9" * 5000
+    header = {
+        "shape": '{"fc.weight": {"dtype": "BF16", "shape": [%s], "data_offsets": [0, 0]}}',
+        "data_offsets": '{"fc.weight": {"dtype": "BF16", "shape": [0], "data_offsets": [0, %s]}}',
+        "__metadata__": '{"__metadata__": {"n": %s}}',
+    }[where] % huge
+    bad = tmp_path / "bad"
+    shutil.copytree(FC_WIDTH_EXAMPLE, bad)
+    _with_header(bad, header.encode())
+    good = tmp_path / "good"
+    shutil.copytree(FC_WIDTH_EXAMPLE, good)
+    write_safetensors(good / "model.safetensors", FIXED_FC)
+    bad_verdict, good_verdict = check_many([bad, good], check_tokenizer=False)
+    assert good_verdict.ok
+    [error] = bad_verdict.errors
+    assert str(error).startswith(f"{bad / 'model.safetensors'}: the safetensors header cannot be")
+    assert "an integer literal with 5,000 digits" in str(error)
+
+
+def test_weights_are_checked_only_for_a_model_directory_or_a_config_json(draft: Path) -> None:
+    """vLLM pairs weights with a model directory; ``drafts/a.json`` has none."""
+    other = draft / "a.json"
+    shutil.copy(draft / "config.json", other)
+    verdict = check(other)
+    assert verdict.ok, verdict.errors
+    assert verdict.weights is None
+    assert check(draft / "config.json").weights is not None
+    assert check(draft).weights is not None
+
+
+def test_a_sweep_lists_a_folder_once(draft: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    listed: list[object] = []
+    real_scandir = os.scandir
+
+    def counting_scandir(path: str) -> object:
+        listed.append(path)
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", counting_scandir)
+    verdicts = check_many([draft, draft / "config.json", str(draft)] * 3, check_tokenizer=False)
+    assert all(v.weights is not None for v in verdicts)
+    assert listed.count(str(draft)) == 1
+
+
+def test_a_cache_snapshot_with_a_broken_weights_link_gets_a_note_as_missing_shards_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """vLLM downloads the weights again in both cases, so neither is INVALID."""
+    cache = use_cache(tmp_path / "hf-cache", monkeypatch)
+    files: dict[str, str | bytes] = {
+        "config.json": (FC_WIDTH_EXAMPLE / "config.json").read_text(),
+        "model.safetensors": b"x",
+    }
+    snapshot = write_cached_repo(cache, REPO_ID, files)
+    (snapshot / "model.safetensors").resolve().unlink()  # the blob gone, the link broken
+    verdict = check(REPO_ID, check_tokenizer=False)
+    assert verdict.ok, verdict.errors
+    assert verdict.weights is None
+    assert any(
+        "weights not checked: the cache does not hold every weights file" in note
+        and "no such file" in note
+        for note in verdict.notes
+    )
+    local = tmp_path / "local"
+    shutil.copytree(snapshot, local, symlinks=True)
+    assert not check(local, check_tokenizer=False).ok  # a local directory: vLLM fails
+
+
+@pytest.mark.parametrize(
+    "failure", [OSError("libcudart.so.12: cannot open shared object file"), RuntimeError("boom")]
+)
+def test_a_torch_whose_import_fails_gets_a_note_and_everything_else_is_checked(
+    draft: Path, monkeypatch: pytest.MonkeyPatch, failure: Exception
+) -> None:
+    import builtins
+    import sys
+
+    from drafting_config.files.mask_embedding import MASK_EMBEDDING_FILE
+
+    (draft / MASK_EMBEDDING_FILE).write_bytes(b"anything")
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    real_import = builtins.__import__
+
+    def failing_import(name: str, *args: object, **kwargs: object) -> object:
+        if name == "torch":
+            raise failure
+        return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(builtins, "__import__", failing_import)
+    verdict = check(draft, check_tokenizer=False)
+    assert [e.field for e in verdict.errors] == ["dflash_config.target_layer_ids"]  # fc checked
+    note = f"{draft / MASK_EMBEDDING_FILE} not checked: torch failed to import "
+    note += f"({type(failure).__name__}: {failure})"
+    assert note in verdict.notes
+    out = io.StringIO()
+    with redirect_stdout(out):
+        status = main(["check", "--no-tokenizer", str(draft)])
+    assert status == 1
+    assert "INVALID" in out.getvalue()
+    assert "torch failed to import" in out.getvalue()
+
+
+def test_a_draft_directory_that_cannot_be_listed_is_an_error_naming_it(
+    draft: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """chmod 111: config.json opens by name, but vLLM finds weights by listing the directory
+    (glob), finds none, and fails.  (Simulated: the tests may run as root.)"""
+    real_scandir = os.scandir
+
+    def refusing_scandir(path: str) -> object:
+        if os.fspath(path) == str(draft):
+            raise PermissionError(13, "Permission denied", str(draft))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refusing_scandir)
+    verdict = check(draft, check_tokenizer=False)
+    assert [str(e) for e in verdict.errors] == [
+        f"{draft}: cannot list the directory: Permission denied (it lacks the r permission); "
+        'vLLM finds the weights by listing it, finds none, and fails with "Cannot find any '
+        'model weights".'
+    ]
+    assert check(draft, check_tokenizer=False, check_weights=False).ok

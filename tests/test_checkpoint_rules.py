@@ -13,21 +13,21 @@ import pytest
 
 from drafting_config import resolve
 from drafting_config.engines.vllm import TappedLayers, architecture_row
+from drafting_config.files.mask_embedding import MASK_EMBEDDING_FILE
 from drafting_config.files.safetensors_headers import CheckpointHeaders, TensorHeader
 from drafting_config.rules.checkpoint import (
     ARCHITECTURES,
-    MASK_EMBEDDING_FILE,
     FcWidth,
     MaskHidden,
     WeightsFacts,
     check_checkpoint,
-    mask_embedding_findings,
     weights_facts,
 )
 from drafting_config.rules.subject import Subject
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.fields import field_getter
 from drafting_config.values.findings import Findings
+from tests.checkpoint_factory import mask_embedding_at
 from tests.conftest import EXAMPLES, load_json
 
 HIDDEN = 64
@@ -415,21 +415,21 @@ def test_mask_embedding_is_read_only_when_the_model_class_has_a_mask_id(tmp_path
     torch = pytest.importorskip("torch")
     (tmp_path / MASK_EMBEDDING_FILE).write_bytes(b"not a pickle")
     no_id = {k: v for k, v in DFLASH.items() if k != "dflash_config"}
-    assert mask_embedding_findings(str(tmp_path), no_id, file_field=str, hidden_size=HIDDEN) == (
+    assert mask_embedding_at(tmp_path, no_id) == (
         [],
         [],
     )
-    errors, _ = mask_embedding_findings(str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN)
+    errors, _ = mask_embedding_at(tmp_path, DFLASH)
     assert "torch.load(weights_only=True) refuses it" in str(errors[0])
     _save(tmp_path / MASK_EMBEDDING_FILE, torch.zeros(HIDDEN))
-    assert mask_embedding_findings(str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN) == (
+    assert mask_embedding_at(tmp_path, DFLASH) == (
         [],
         [],
     )
     _save(
         tmp_path / MASK_EMBEDDING_FILE, {"mask_token_id": 900, "embedding": torch.zeros(1, HIDDEN)}
     )
-    assert mask_embedding_findings(str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN) == (
+    assert mask_embedding_at(tmp_path, DFLASH) == (
         [],
         [],
     )
@@ -438,20 +438,18 @@ def test_mask_embedding_is_read_only_when_the_model_class_has_a_mask_id(tmp_path
 def test_mask_embedding_with_another_id_or_size_is_an_error(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
     _save(tmp_path / MASK_EMBEDDING_FILE, {"mask_token_id": 7, "embedding": torch.zeros(HIDDEN)})
-    errors, _ = mask_embedding_findings(str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN)
+    errors, _ = mask_embedding_at(tmp_path, DFLASH)
     assert [e.field for e in errors] == ["dflash_config.mask_token_id"]
     assert "is for mask_token_id 7 (int) but `dflash_config.mask_token_id` = 900 (int)" in str(
         errors[0]
     )
     _save(tmp_path / MASK_EMBEDDING_FILE, torch.zeros(HIDDEN + 1))
-    errors, _ = mask_embedding_findings(str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN)
+    errors, _ = mask_embedding_at(tmp_path, DFLASH)
     assert [e.field for e in errors] == ["hidden_size"]
     assert f"holds {HIDDEN + 1} values" in str(errors[0])
     top_level = {k: v for k, v in DFLASH.items() if k != "dflash_config"} | {"mask_token_id": 5}
     _save(tmp_path / MASK_EMBEDDING_FILE, {"mask_token_id": 900, "embedding": torch.zeros(HIDDEN)})
-    errors, _ = mask_embedding_findings(
-        str(tmp_path), top_level, file_field=str, hidden_size=HIDDEN
-    )
+    errors, _ = mask_embedding_at(tmp_path, top_level)
     assert [e.field for e in errors] == ["mask_token_id"]
 
 
@@ -462,9 +460,7 @@ def test_mask_embedding_without_torch_is_a_note(
 
     (tmp_path / MASK_EMBEDDING_FILE).write_bytes(b"x")
     monkeypatch.setitem(sys.modules, "torch", None)
-    errors, notes = mask_embedding_findings(
-        str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN
-    )
+    errors, notes = mask_embedding_at(tmp_path, DFLASH)
     assert errors == []
     assert notes == [f"{tmp_path / MASK_EMBEDDING_FILE} not checked: reading it needs torch"]
 
@@ -475,14 +471,14 @@ def test_the_mask_id_of_the_model_class_lets_dflash_config_win_over_eagle_config
     torch = pytest.importorskip("torch")
     _save(tmp_path / MASK_EMBEDDING_FILE, {"mask_token_id": 900, "embedding": torch.zeros(HIDDEN)})
     config = DFLASH | {"eagle_config": {"mask_token_id": 5}}
-    assert mask_embedding_findings(str(tmp_path), config, file_field=str, hidden_size=HIDDEN) == (
+    assert mask_embedding_at(tmp_path, config) == (
         [],
         [],
     )
     config = {k: v for k, v in DFLASH.items() if k != "dflash_config"} | {
         "eagle_config": {"mask_token_id": 5}
     }
-    errors, _ = mask_embedding_findings(str(tmp_path), config, file_field=str, hidden_size=HIDDEN)
+    errors, _ = mask_embedding_at(tmp_path, config)
     assert [e.field for e in errors] == ["eagle_config.mask_token_id"]
     json.dumps(config)  # plain data
 

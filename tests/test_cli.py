@@ -1161,3 +1161,45 @@ def test_an_output_that_cannot_be_written_is_said_plainly(
     assert capsys.readouterr().err == (
         "drafting-config: cannot write the output: [Errno 28] No space left on device\n"
     )
+
+
+# Issue 25: items 15, 16 and 19.
+
+
+def test_an_empty_path_list_from_stdin_fails_and_says_so(
+    drafting_config: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``printf '' | drafting-config check -`` must not pass a CI gate."""
+    for flags in ((), ("--json",)):
+        feed_stdin(monkeypatch, b"\n\n")
+        run = drafting_config("check", *flags, "-")
+        assert run.status == 1
+        assert run.err == "drafting-config: no paths to check: standard input held none\n"
+
+
+def test_a_latin_1_path_under_an_ascii_stdout_prints_as_parse_display_path_reads_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    path = tmp_path / "caf\xe9" / "config.json"
+    write_config(path.parent, {"pard_token": 3, "vocab_size": 10})
+    raw = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw, encoding="ascii"))
+    assert main(["check", "--no-tokenizer", str(path)]) == 0
+    sys.stdout.flush()
+    first = raw.getvalue().decode("ascii").splitlines()[0]
+    shown = first.partition(": OK")[0]
+    assert "\\u00e9" in shown
+    assert parse_display_path(shown) == os.fsencode(path)
+
+
+def test_importing_the_entry_point_imports_no_other_module() -> None:
+    """A Ctrl-C from the moment the package's code runs reaches main's handler: importing
+    the entry point runs no import that could be interrupted with a traceback of ours."""
+    code = (
+        "import sys; before = set(sys.modules); import drafting_config.command; "
+        "print(sorted(set(sys.modules) - before))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "['drafting_config', 'drafting_config.command']"

@@ -364,9 +364,47 @@ def test_the_integer_digit_limit_is_python_s_own(tmp_path: Path) -> None:
 
 
 def test_an_integer_refusal_that_cannot_be_placed_still_reads_well() -> None:
-    from drafting_config.files.json_files import _huge_integer_problem
+    from drafting_config.files.json_files import huge_integer_problem
 
-    assert _huge_integer_problem('{"a": "' + "9" * 5000 + '"}') == (
+    assert huge_integer_problem('{"a": "' + "9" * 5000 + '"}') == (
         f"an integer literal has more than {sys.get_int_max_str_digits():,} digits, "
         "too long to be read."
     )
+
+
+# Issue 25, item 23: a directory that can be listed but not searched, or the reverse.
+# (Simulated: the tests may run as root, whom permissions do not stop.)
+
+
+def _refuse(monkeypatch: pytest.MonkeyPatch, function: str, refused: Path) -> None:
+    real = getattr(os, function)
+
+    def refusing(path: object, *args: object, **kwargs: object) -> object:
+        if os.fspath(path) == str(refused):  # type: ignore[call-overload]
+            raise PermissionError(13, "Permission denied", str(refused))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, function, refusing)
+
+
+def test_a_directory_not_searchable_says_so_not_that_it_has_no_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "config.json").write_text('{"pard_token": 3}')
+    _refuse(monkeypatch, "lstat", tmp_path / "config.json")  # chmod 444: listed, not searched
+    with pytest.raises(ConfigFileError) as caught:
+        load_config_json(tmp_path)
+    assert caught.value.problem == (
+        "cannot reach its config.json: Permission denied (the directory is not searchable: "
+        "it lacks the x permission)."
+    )
+
+
+def test_a_directory_searchable_but_not_readable_still_opens_its_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """chmod 111: the directory cannot be opened or listed, but its config.json opens by
+    name, as transformers (and so vLLM) opens it."""
+    (tmp_path / "config.json").write_text('{"pard_token": 3}')
+    _refuse(monkeypatch, "open", tmp_path)
+    assert load_config_json(tmp_path) == {"pard_token": 3}

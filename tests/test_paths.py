@@ -156,3 +156,23 @@ def test_as_path_refuses_other_types_naming_the_argument(value: object, phrase: 
     assert str(info.value).startswith("`tokenizer` ")
     assert phrase in str(info.value)
     assert not isinstance(info.value, TypeError)
+
+
+@given(st.text())
+def test_displayed_text_written_to_a_narrow_encoding_parses_back(text: str) -> None:
+    """Under an ASCII or Latin-1 stdout, a character the encoding lacks is written as
+    ``\\uNNNN``, never ``\\xNN`` (a raw byte in the grammar): U+0080 to U+00FF included."""
+    from drafting_config.values.paths import output_errors
+
+    shown = display_path(text)
+    for encoding in ("ascii", "latin-1", "cp1252"):
+        written = shown.encode(encoding, errors=output_errors()).decode(encoding)
+        assert parse_display_path(written) == parse_display_path(shown)
+
+
+def test_a_latin_1_character_is_escaped_as_a_character_under_ascii() -> None:
+    from drafting_config.values.paths import output_errors
+
+    written = display_path("/m/caf\xe9").encode("ascii", errors=output_errors()).decode()
+    assert written == "/m/caf\\u00e9"
+    assert parse_display_path(written) == "/m/café".encode()

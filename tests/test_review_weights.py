@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drafting_config.rules.checkpoint import MASK_EMBEDDING_FILE, mask_embedding_findings
+from drafting_config.files.mask_embedding import MASK_EMBEDDING_FILE
+from tests.checkpoint_factory import mask_embedding_at
 from tests.test_checkpoint_rules import DFLASH, EAGLE3, HIDDEN, dflash_tensors, eagle3_tensors, run
 
 
@@ -28,7 +29,7 @@ def test_a_mask_embedding_id_vllm_compares_equal_is_no_error(tmp_path: Path, kin
     _save(
         tmp_path / MASK_EMBEDDING_FILE, {"mask_token_id": stored, "embedding": torch.zeros(HIDDEN)}
     )
-    assert mask_embedding_findings(str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN) == (
+    assert mask_embedding_at(tmp_path, DFLASH) == (
         [],
         [],
     )
@@ -48,7 +49,7 @@ def test_a_mask_embedding_id_vllm_finds_different_is_an_error(tmp_path: Path, ki
     _save(
         tmp_path / MASK_EMBEDDING_FILE, {"mask_token_id": stored, "embedding": torch.zeros(HIDDEN)}
     )
-    errors, _ = mask_embedding_findings(str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN)
+    errors, _ = mask_embedding_at(tmp_path, DFLASH)
     assert [error.field for error in errors] == ["dflash_config.mask_token_id"]
     assert "is for mask_token_id" in str(errors[0])
 
@@ -194,9 +195,7 @@ def test_a_mask_embedding_pickle_bomb_is_refused_unrun_with_a_one_line_reason(
     pytest.importorskip("torch")
     created = tmp_path / "created-by-the-pickle"
     (tmp_path / MASK_EMBEDDING_FILE).write_bytes(pickle.dumps(_Payload(created), protocol))
-    errors, notes = mask_embedding_findings(
-        str(tmp_path), DFLASH, file_field=str, hidden_size=HIDDEN
-    )
+    errors, notes = mask_embedding_at(tmp_path, DFLASH)
     assert not created.exists()
     assert notes == []
     [error] = errors
@@ -289,4 +288,4 @@ def test_no_weights_does_not_read_mask_embedding_either(
     check(str(tmp_path), check_tokenizer=False, check_weights=False)
     assert loaded == []
     check(str(tmp_path), check_tokenizer=False)
-    assert loaded == [str(tmp_path / MASK_EMBEDDING_FILE)]  # the watch works
+    assert len(loaded) == 1  # the watch works

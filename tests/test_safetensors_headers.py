@@ -11,8 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drafting_config.files.safetensors_headers import (
+    DTYPE_BITS,
     INDEX_FILE,
     MAX_HEADER_BYTES,
+    MAX_TENSORS,
     TensorHeader,
     WeightsFileError,
     find_weight_files,
@@ -129,15 +131,17 @@ def _file_with(tmp_path: Path, raw: bytes) -> str:
         (b"\x05\0\0", "truncated: the file has 3 bytes"),
         (
             (100).to_bytes(8, "little") + b"{}",
-            "truncated: the header is 100 bytes long but the file has only 2 bytes",
+            "truncated: the header length in its first 8 bytes runs past the end of the file "
+            "(10 bytes)",
         ),
         ((MAX_HEADER_BYTES + 1).to_bytes(8, "little"), "over the safetensors limit of 100,000,000"),
         ((2**64 - 1).to_bytes(8, "little"), "over the safetensors limit"),
         ((3).to_bytes(8, "little") + b"{x}", "the safetensors header is not JSON"),
-        ((2).to_bytes(8, "little") + b"\xff\xfe", "the safetensors header is not JSON"),
+        ((2).to_bytes(8, "little") + b"\xff\xfe", "the safetensors header is not a JSON object"),
+        ((3).to_bytes(8, "little") + b"{\xff}", "the safetensors header is not JSON"),
         (
             (2).to_bytes(8, "little") + b"[]",
-            "the safetensors header is [] (list), not a JSON object",
+            "the safetensors header is not a JSON object",
         ),
     ],
 )
@@ -308,3 +312,232 @@ def test_a_git_lfs_pointer_is_told_apart_from_a_broken_file(tmp_path: Path) -> N
     with pytest.raises(WeightsFileError) as caught:
         read_file_header(path)
     assert type(caught.value) is WeightsFileError
+
+
+# What the safetensors library refuses (issue 25, items 4, 5, 14, 17, 18 and 11).
+
+_DTYPES = [*DTYPE_BITS, "X9", "bf16"]  # the library's dtypes, and two it does not know
+
+
+@st.composite
+def _safetensors_files(draw: st.DrawFn) -> bytes:
+    """A whole safetensors file: mostly well formed, with one defect now and then (an unknown
+    dtype, a gap, an overlap, a size that does not match, a product over 64 bits, trailing or
+    missing bytes)."""
+    count = draw(st.integers(0, 4))
+    header: dict[str, object] = {}
+    if draw(st.booleans()):
+        header["__metadata__"] = draw(st.sampled_from([None, {"format": "pt"}, {"a": 1}, "x"]))
+    offset = 0
+    for index in range(count):
+        dtype = draw(st.sampled_from(_DTYPES))
+        shape = draw(
+            st.lists(
+                st.one_of(st.integers(0, 3), st.sampled_from([2**32, 2**63, 2**64])),
+                max_size=3,
+            )
+        )
+        elements = 1
+        for dim in shape:
+            elements *= dim
+        bits = elements * DTYPE_BITS.get(dtype, 8)
+        size = bits // 8 if bits < 1 << 20 else 0
+        begin = offset + draw(st.sampled_from([0, 0, 0, 1, -1]))
+        end = begin + size + draw(st.sampled_from([0, 0, 0, 1, -1]))
+        header[f"t{index}"] = {"dtype": dtype, "shape": shape, "data_offsets": [begin, end]}
+        offset = max(offset, end)
+    data = json.dumps(header).encode() + b" " * draw(st.integers(0, 7))
+    weights = max(0, offset + draw(st.sampled_from([0, 0, 1, -1])))
+    return len(data).to_bytes(8, "little") + data + b"\0" * weights
+
+
+@given(_safetensors_files())
+def test_headers_are_refused_exactly_when_the_safetensors_library_refuses_them(
+    tmp_path_factory: pytest.TempPathFactory, raw: bytes
+) -> None:
+    """A differential test against ``safe_open`` itself, which vLLM loads each shard with."""
+    pytest.importorskip("torch")
+    from safetensors import safe_open
+
+    path = tmp_path_factory.mktemp("differential") / "model.safetensors"
+    path.write_bytes(raw)
+    try:
+        with safe_open(str(path), framework="pt") as opened:
+            expected: dict[str, tuple[int, ...]] | None = {
+                name: tuple(opened.get_slice(name).get_shape())
+                for name in opened.keys()  # noqa: SIM118
+            }
+    except Exception:
+        expected = None
+    if expected is None:
+        with pytest.raises(WeightsFileError) as caught:
+            read_file_header(str(path))
+        assert str(caught.value).startswith(f"{path}: ")
+    else:
+        header = read_file_header(str(path))
+        assert expected == {name: t.shape for name, t in header.tensors.items()}
+
+
+@pytest.mark.parametrize(
+    ("entries", "trailing", "problem"),
+    [
+        (
+            {"a": ("BF16", [2], [0, 4]), "b": ("Q4", [2], [4, 5])},
+            0,
+            "tensor 'b' in the header: `dtype` 'Q4' (str) is none of the safetensors library's",
+        ),
+        (
+            {"a": ("BF16", [2], [0, 4]), "b": ("U8", [2], [3, 5])},
+            0,
+            "tensor 'b' in the header: its data_offsets [3, 5] overlaps the data before it",
+        ),
+        (
+            {"a": ("BF16", [2], [0, 4]), "b": ("U8", [2], [5, 7])},
+            0,
+            "tensor 'b' in the header: its data_offsets [5, 7] leaves a gap",
+        ),
+        (
+            {"a": ("BF16", [2], [0, 5])},
+            0,
+            "tensor 'a' in the header: its data_offsets span 5 bytes but shape [2] of BF16 "
+            "needs 4 bytes",
+        ),
+        (
+            {"a": ("F4", [3], [0, 2])},
+            0,
+            "shape [3] of F4 needs a whole number of bytes",
+        ),
+        (
+            {"a": ("U8", [2**40, 2**40], [0, 0])},
+            0,
+            "tensor 'a' in the header: shape [1099511627776, 1099511627776] of U8 overflows "
+            "a 64-bit size",
+        ),
+        ({"a": ("U8", [2], [0, 2])}, 3, "3 bytes follow the last tensor's data"),
+    ],
+)
+def test_what_safe_open_refuses_is_an_error_naming_the_tensor_and_the_file(
+    tmp_path: Path,
+    entries: dict[str, tuple[str, list[int], list[int]]],
+    trailing: int,
+    problem: str,
+) -> None:
+    header = {
+        name: {"dtype": dtype, "shape": shape, "data_offsets": offsets}
+        for name, (dtype, shape, offsets) in entries.items()
+    }
+    data = json.dumps(header).encode()
+    end = max(offsets[1] for _, _, offsets in entries.values())
+    path = _file_with(tmp_path, len(data).to_bytes(8, "little") + data + b"\0" * (end + trailing))
+    with pytest.raises(WeightsFileError) as caught:
+        read_file_header(path)
+    assert str(caught.value).startswith(f"{path}: ")
+    assert problem in str(caught.value)
+    assert "the safetensors library refuses" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        '{"a": {"dtype": "U8", "shape": [%s], "data_offsets": [0, 0]}}',
+        '{"a": {"dtype": "U8", "shape": [0], "data_offsets": [0, %s]}}',
+        '{"__metadata__": {"n": %s}}',
+    ],
+)
+def test_an_integer_literal_too_long_for_python_is_an_error_not_an_exception(
+    header: str,
+) -> None:
+    data = (header % ("9" * 5000)).encode()
+    with pytest.raises(WeightsFileError) as caught:
+        parse_header(data, name="m.safetensors", path="m.safetensors", file_size=None)
+    assert "the safetensors header cannot be read: an integer literal with 5,000 digits" in str(
+        caught.value
+    )
+
+
+def test_a_long_tensor_name_is_shown_bounded(tmp_path: Path) -> None:
+    name = "x" * 5_000_000
+    data = json.dumps({name: {"dtype": "Q4", "shape": [], "data_offsets": [0, 0]}}).encode()
+    with pytest.raises(WeightsFileError) as caught:
+        parse_header(data, name="m.safetensors", path="m.safetensors", file_size=None)
+    message = str(caught.value)
+    assert len(message) < 1000
+    assert "(5,000,000 characters)" in message
+
+
+def test_no_byte_of_a_file_linked_as_a_safetensors_file_is_shown(tmp_path: Path) -> None:
+    """A ``*.safetensors`` link may point at any file: its first 8 bytes are not printed as
+    a "header length", however they read."""
+    secret = tmp_path / "secret"
+    for content in (b"hunter2-and-more-text", b"\x10\0\0\0\0\0\0\0{}"):
+        secret.write_bytes(content)
+        link = tmp_path / "model.safetensors"
+        link.unlink(missing_ok=True)
+        link.symlink_to(secret)
+        with pytest.raises(WeightsFileError) as caught:
+            read_file_header(str(link))
+        message = caught.value.problem
+        length = int.from_bytes(content[:8], "little")
+        assert str(length) not in message.replace(",", "")
+        assert "hunter2" not in message
+        assert "this is not a safetensors file, or it is corrupt" in message
+
+
+def test_a_header_that_is_no_object_or_lists_too_many_tensors_is_refused_unparsed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_parse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("parsed")
+
+    monkeypatch.setattr(json, "loads", no_parse)
+    with pytest.raises(WeightsFileError, match="not a JSON object"):
+        parse_header(b" [" * 1000, name="m", path="m", file_size=None)
+    entry = b'"t%d":{"dtype":"U8","shape":[],"data_offsets":[0,0]}'
+    many = b"{" + b",".join(entry % i for i in range(MAX_TENSORS + 1)) + b"}"
+    with pytest.raises(WeightsFileError, match="lists more than 250,000 tensors"):
+        parse_header(many, name="m", path="m", file_size=None)
+
+
+def test_a_header_may_start_with_spaces_as_the_safetensors_library_allows() -> None:
+    data = b' \n{"a": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2]}}'
+    header = parse_header(data, name="m", path="m", file_size=8 + len(data) + 2)
+    assert header.tensors["a"].shape == (2,)
+
+
+def test_an_index_with_an_empty_weight_map_is_an_error_naming_it(tmp_path: Path) -> None:
+    """vLLM keeps only the files the index names, so none, and fails: "Cannot find any model
+    weights" (``default_loader.py``, ``_prepare_weights``)."""
+    write_sharded(tmp_path, [{"fc.weight": ("BF16", (4, 8))}])
+    (tmp_path / INDEX_FILE).write_text('{"metadata": {}, "weight_map": {}}')
+    with pytest.raises(WeightsFileError, match="`weight_map` is empty") as caught:
+        read_checkpoint_headers(str(tmp_path))
+    assert caught.value.path == str(tmp_path / INDEX_FILE)
+    assert "Cannot find any model weights" in str(caught.value)
+
+
+def test_a_broken_link_is_a_missing_weights_file(tmp_path: Path) -> None:
+    from drafting_config.files.safetensors_headers import MissingShardError
+
+    (tmp_path / "model.safetensors").symlink_to(tmp_path / "blob-never-fetched")
+    with pytest.raises(MissingShardError, match="no such file"):
+        read_checkpoint_headers(str(tmp_path))
+
+
+def test_a_directory_is_listed_once_per_listings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from drafting_config.files.safetensors_headers import DirectoryListings
+
+    write_safetensors(tmp_path / "model.safetensors", {"a": ("F32", (2,))})
+    listed: list[object] = []
+    real_scandir = os.scandir
+
+    def counting_scandir(path: str) -> object:
+        listed.append(path)
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", counting_scandir)
+    listings = DirectoryListings()
+    for _ in range(3):
+        assert read_checkpoint_headers(str(tmp_path), listings) is not None
+    assert listed == [str(tmp_path)]

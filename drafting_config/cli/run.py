@@ -9,7 +9,8 @@ builds the model, and huggingface_hub is imported only for a repo id.
 A large ``check`` sweep is spread over processes (:func:`_render_sweep`); its
 output is the one process's, byte for byte.
 
-Exit status: 0 all valid, 1 any invalid (or unreadable), 2 usage error,
+Exit status: 0 all valid, 1 any invalid (or unreadable, or no path at all from
+``-``), 2 usage error,
 130 interrupted (Ctrl-C), 141 the output's reader went away (128 + SIGPIPE).
 """
 
@@ -33,7 +34,7 @@ from drafting_config.files.json_files import ConfigFileError
 from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
 from drafting_config.values.errors import describe_value, exception_text
 from drafting_config.values.fields import MISSING
-from drafting_config.values.paths import display_path
+from drafting_config.values.paths import display_path, output_errors
 from drafting_config.values.sources import PRIORITY_ORDER
 from drafting_config.verdicts import ENGINE_NAMES, VLLM_ENGINE, Engine, Verdict, check_many
 
@@ -413,6 +414,9 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             summary = f"{len(paths)} checked with {names}"
         total = len(rendered.items)
         out.write(f"{summary}: {valid} valid, {total - valid} invalid\n")
+    if not paths:  # `find ... | drafting-config check -` that found nothing: no CI pass
+        print("drafting-config: no paths to check: standard input held none", file=sys.stderr)
+        return EXIT_INVALID
     return _status(len(rendered.items), rendered.passed, rendered.bad_repo_id)
 
 
@@ -679,8 +683,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_INVALID
     if isinstance(out, io.TextIOWrapper):
-        # Paths are escaped already; anything else odd prints as an escape, never an error.
-        out.reconfigure(errors="backslashreplace")
+        # Paths are escaped already; anything else the encoding lacks prints as a \u escape
+        # that parse_display_path reads back, never an error.
+        out.reconfigure(errors=output_errors())
     try:
         with _collector_paused():  # the verdicts live until they are printed: nothing to collect
             if args.command == "check":

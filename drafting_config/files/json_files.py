@@ -128,7 +128,7 @@ def _parse_object(name: str, data: bytes, what: str) -> dict[str, object]:
     except RecursionError:
         raise ConfigFileError(name, f"the JSON is nested too deeply to be a {what}.") from None
     except ValueError:  # Python refuses to convert integer literals over its digit limit
-        raise ConfigFileError(name, _huge_integer_problem(text)) from None
+        raise ConfigFileError(name, huge_integer_problem(text)) from None
     if not isinstance(parsed, dict):
         raise ConfigFileError(
             name, f"the JSON root is {_JSON_KINDS[type(parsed)]}; expected an object."
@@ -152,8 +152,10 @@ def _other_unicode_encoding(data: bytes) -> str | None:
     return f"UTF-{width} ({'little' if order == 'LE' else 'big'}-endian)"
 
 
-def _huge_integer_problem(text: str) -> str:
-    """Say where the integer literal is that is too long for Python to convert."""
+def huge_integer_problem(text: str) -> str:
+    """Say where the integer literal is that is too long for Python to convert (``json``
+    raises a plain ``ValueError`` for it): ``"an integer literal with N digits at line L,
+    column C; ..."``."""
     limit: int = getattr(sys, "get_int_max_str_digits", lambda: 4300)()
     for match in _STRING_OR_NUMBER.finditer(text):
         literal = match.group()
@@ -185,6 +187,9 @@ def _read_file(name: str, *, max_bytes: int, what: str, inner: str | None) -> tu
             "no such file or directory (not found locally).",
         ) from None
     except OSError as error:
+        if inner is not None and isinstance(error, PermissionError) and os.path.isdir(name):
+            # Searchable but not readable (chmod 111): its files open by name, as for vLLM.
+            return _read_inner_file(name, inner, max_bytes=max_bytes, what=what)
         raise ConfigFileError(name, f"cannot open: {error.strerror or error}.") from None
     except ValueError:  # a NUL byte in the path
         raise ConfigFileError(name, "not a valid path (it contains a NUL byte).") from None
@@ -207,10 +212,18 @@ def _read_file(name: str, *, max_bytes: int, what: str, inner: str | None) -> tu
 
 def _read_inner_file(directory: str, inner: str, *, max_bytes: int, what: str) -> tuple[str, bytes]:
     path = os.path.join(directory, inner)
-    if not os.path.lexists(path):
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
         raise ConfigFileError(
             directory, f"this directory has no {inner}; point at a model directory."
-        )
+        ) from None
+    except OSError as error:  # readable but not searchable (chmod 444): nothing inside opens
+        raise ConfigFileError(
+            directory,
+            f"cannot reach its {inner}: {error.strerror or error} (the directory is not "
+            "searchable: it lacks the x permission).",
+        ) from None
     return _read_file(path, max_bytes=max_bytes, what=what, inner=None)
 
 

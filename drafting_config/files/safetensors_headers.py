@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, NamedTuple, TypeGuard
+from typing import Final, NamedTuple, TypeGuard, cast
 
-from drafting_config.files.json_files import ConfigFileError, read_json_object
-from drafting_config.values.errors import describe_value
+from drafting_config.files.json_files import ConfigFileError, huge_integer_problem, read_json_object
+from drafting_config.values.errors import MAX_VALUE_CHARS, describe_value
 
 MAX_HEADER_BYTES: Final = 100_000_000
 """The safetensors format's own limit on a header's length; longer ones are refused unread."""
@@ -40,12 +41,56 @@ INDEX_FILE: Final = "model.safetensors.index.json"
 MAX_INDEX_BYTES: Final = 64 << 20
 """Larger index files are refused unread (real ones are tens to hundreds of kilobytes)."""
 
+MAX_TENSORS: Final = 250_000
+"""Headers that list more tensors are refused before they are parsed.
+
+A draft's checkpoint holds tens to hundreds of tensors.  The largest published
+checkpoints hold about 90,000 (DeepSeek-V3: 256 experts in 58 layers, each weight with
+its FP8 scale) to about 210,000 (Kimi-K2 in packed int4: 384 experts in 60 layers, each
+weight with a scale and a shape), in all, spread over dozens of shards of a few thousand
+tensors each.  A single file listing more than 250,000 is no model anyone serves; the
+format's 100 MB header limit would allow about 1.6 million, which take seconds and a
+gigabyte or more to parse.  Counted cheaply as the ``"data_offsets"`` keys in the header's
+bytes, before the JSON is parsed."""
+
+DTYPE_BITS: Final[Mapping[str, int]] = {
+    "BOOL": 8,
+    "F4": 4,
+    "F6_E2M3": 6,
+    "F6_E3M2": 6,
+    "U8": 8,
+    "I8": 8,
+    "F8_E5M2": 8,
+    "F8_E4M3": 8,
+    "F8_E8M0": 8,
+    "F8_E4M3FNUZ": 8,
+    "F8_E5M2FNUZ": 8,
+    "I16": 16,
+    "U16": 16,
+    "F16": 16,
+    "BF16": 16,
+    "I32": 32,
+    "U32": 32,
+    "F32": 32,
+    "C64": 64,
+    "F64": 64,
+    "I64": 64,
+    "U64": 64,
+}
+"""The dtypes the safetensors library (0.8, which vLLM 0.33.0 loads shards with through
+``safe_open``) knows, and the bits of one element of each; any other name fails the load."""
+
+_USIZE_MAX: Final = (1 << 64) - 1
+"""The largest size the safetensors library computes with (a 64-bit ``usize``)."""
+
 _SUFFIX: Final = ".safetensors"
 _LENGTH_BYTES: Final = 8
 _METADATA_KEY: Final = "__metadata__"
 _LFS_START: Final = b"version https://git-lfs.github.com/spec/"
 _LFS_POINTER_MAX: Final = 1024
 _OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+_JSON_SPACE: Final = re.compile(rb"[ \t\r\n]*")
+_OFFSETS_KEY: Final = b'"data_offsets"'
 
 
 class WeightsFileError(ConfigFileError):
@@ -61,12 +106,22 @@ class LfsPointerError(WeightsFileError):
 
 
 class MissingShardError(WeightsFileError):
-    """A shard the index names is not in the directory.
+    """A weights file vLLM would load is not there: a shard the index names is not in the
+    directory, or a ``*.safetensors`` entry is a broken link.
 
-    vLLM fails loading a local directory so (``filter_duplicate_safetensors_files``), but
-    a cache snapshot may simply not hold the shards yet: vLLM downloads them when it serves
-    the repo id.
+    vLLM fails loading a local directory so (``filter_duplicate_safetensors_files``,
+    ``safe_open``), but a cache snapshot may simply not hold the weights yet: vLLM
+    downloads them when it serves the repo id.
     """
+
+
+def tensor_name_text(name: str) -> str:
+    """A tensor's name as messages show it: quoted, and at most about
+    :data:`~drafting_config.values.errors.MAX_VALUE_CHARS` characters (a name is file
+    content, and may be megabytes long)."""
+    if len(name) <= MAX_VALUE_CHARS:
+        return repr(name)
+    return repr(name[: MAX_VALUE_CHARS - 3]) + f"... ({len(name):,} characters)"
 
 
 class TensorHeader(NamedTuple):
@@ -120,19 +175,46 @@ def parse_header(data: bytes, *, name: str, path: str, file_size: int | None) ->
             error.  ``None`` (a header from the hub) skips that check.
 
     Raises:
-        WeightsFileError: the header is not UTF-8 JSON, not an object, or a tensor entry
-            is malformed or runs past the end of the file.
+        WeightsFileError: the header is not UTF-8 JSON, not an object, lists more than
+            :data:`MAX_TENSORS` tensors, or a tensor entry is malformed, or the tensors'
+            data does not cover the rest of the file exactly (see :func:`header_from_json`).
     """
+    _first_look(data, path)
     try:
-        parsed: object = json.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        parsed: object = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         detail = error.msg if isinstance(error, json.JSONDecodeError) else type(error).__name__
         raise WeightsFileError(
             path, f"the safetensors header is not JSON ({detail}); the file is corrupt."
         ) from None
+    except ValueError:  # Python refuses to convert integer literals over its digit limit
+        raise WeightsFileError(
+            path, f"the safetensors header cannot be read: {huge_integer_problem(text)}"
+        ) from None
     return header_from_json(
         parsed, name=name, path=path, header_bytes=_LENGTH_BYTES + len(data), file_size=file_size
     )
+
+
+def _first_look(data: bytes, path: str) -> None:
+    """Refuse, before parsing, a header that cannot be a safetensors header: one that is not
+    a JSON object, or lists more than :data:`MAX_TENSORS` tensors.  Nothing of the bytes
+    is shown (the file may be anything a link points at)."""
+    space = _JSON_SPACE.match(data)
+    start = 0 if space is None else space.end()
+    if data[start : start + 1] != b"{":
+        raise WeightsFileError(
+            path,
+            "the safetensors header is not a JSON object; this is not a safetensors file, "
+            "or it is corrupt.",
+        )
+    if data.count(_OFFSETS_KEY) > MAX_TENSORS:
+        raise WeightsFileError(
+            path,
+            f"the header lists more than {MAX_TENSORS:,} tensors, far more than any model's "
+            "checkpoint file; refused unparsed.",
+        )
 
 
 def header_from_json(
@@ -145,8 +227,12 @@ def header_from_json(
 
     Raises:
         WeightsFileError: as :func:`parse_header`, for everything but the JSON itself; also
-            a ``__metadata__`` that is neither null nor an object of strings, which the
-            safetensors library (and so vLLM's loader) refuses.
+            what the safetensors library's ``safe_open`` refuses, and so vLLM's loader
+            (``weight_utils.py``, ``safetensors_weights_iterator``): a ``__metadata__``
+            that is neither null nor an object of strings, a dtype it does not know
+            (:data:`DTYPE_BITS`), offsets that overlap or leave a gap, offsets that do not
+            span the shape times the dtype's size, a size over 64 bits, and (when
+            ``file_size`` is known) bytes after the last tensor's data.
     """
     if type(parsed) is not dict:
         raise WeightsFileError(
@@ -175,6 +261,7 @@ def header_from_json(
         else:
             if (
                 type(dtype) is str
+                and dtype in DTYPE_BITS
                 and type(shape) is list
                 and type(begin) is int
                 and type(end) is int
@@ -187,8 +274,87 @@ def header_from_json(
                     tensors[tensor_name] = TensorHeader(dtype, tuple(shape), name)
                     continue
         problem = _entry_problem(entry, header_bytes, file_size)
-        raise WeightsFileError(path, f"tensor {tensor_name!r} in the header: {problem}")
+        raise WeightsFileError(
+            path, f"tensor {tensor_name_text(tensor_name)} in the header: {problem}"
+        )
+    _check_layout(
+        cast("dict[str, dict[str, object]]", parsed), tensors, path, header_bytes, file_size
+    )
     return FileHeader(tensors, header_bytes)
+
+
+def _check_layout(
+    entries: Mapping[str, Mapping[str, object]],
+    tensors: Mapping[str, TensorHeader],
+    path: str,
+    header_bytes: int,
+    file_size: int | None,
+) -> None:
+    """The tensors' data, by offset, must tile the data part of the file: each begins where
+    the one before ends, spans its shape times its dtype's size, and the last ends at the end
+    of the file, as the safetensors library's ``Metadata::validate`` requires (it sorts the
+    tensors by ``data_offsets`` first).  Raises :class:`WeightsFileError` naming the tensor."""
+    spans = sorted((cast("list[int]", entries[name]["data_offsets"]), name) for name in tensors)
+    end = 0
+    for (begin, stop), tensor_name in spans:
+        shown = tensor_name_text(tensor_name)
+        if begin != end:
+            how = (
+                "overlaps the data before it"
+                if begin < end
+                else "leaves a gap after the data before it"
+            )
+            raise WeightsFileError(
+                path,
+                f"tensor {shown} in the header: its data_offsets [{begin:,}, {stop:,}] "
+                f"{how} (which ends at {end:,}); the safetensors library refuses the file, "
+                "so vLLM cannot load it.",
+            )
+        tensor = tensors[tensor_name]
+        size = _byte_size(tensor)
+        if size is None or stop > _USIZE_MAX:
+            raise WeightsFileError(
+                path,
+                f"tensor {shown} in the header: shape {shape_text(tensor.shape)} of "
+                f"{tensor.dtype} overflows a 64-bit size; the safetensors library refuses the "
+                "file, so vLLM cannot load it.",
+            )
+        if size != stop - begin:
+            needs = "a whole number of bytes" if size < 0 else f"{size:,} bytes"
+            raise WeightsFileError(
+                path,
+                f"tensor {shown} in the header: its data_offsets span {stop - begin:,} bytes "
+                f"but shape {shape_text(tensor.shape)} of {tensor.dtype} needs {needs}; the "
+                "safetensors library refuses the file, so vLLM cannot load it.",
+            )
+        end = stop
+    if file_size is not None and header_bytes + end != file_size:
+        raise WeightsFileError(
+            path,
+            f"{file_size - header_bytes - end:,} bytes follow the last tensor's data, which "
+            "ends before the end of the file; the safetensors library refuses the file, so "
+            "vLLM cannot load it.",
+        )
+
+
+def _byte_size(tensor: TensorHeader) -> int | None:
+    """The bytes of a tensor's data as the safetensors library computes them: ``None`` when a
+    product overflows 64 bits, ``-1`` when sub-byte elements do not end on a byte."""
+    count = 1
+    for dim in tensor.shape:
+        count *= dim
+        if count > _USIZE_MAX or dim > _USIZE_MAX:
+            return None
+    bits = count * DTYPE_BITS[tensor.dtype]
+    if bits > _USIZE_MAX:
+        return None
+    return -1 if bits % 8 else bits // 8
+
+
+def shape_text(shape: tuple[int, ...]) -> str:
+    """A shape as messages show it (``[4, 8]``), bounded as every value is (a header may give
+    a tensor thousands of dimensions)."""
+    return describe_value(list(shape)).rpartition(" (")[0]
 
 
 def _entry_problem(entry: object, data_start: int, file_size: int | None) -> str:
@@ -200,6 +366,12 @@ def _entry_problem(entry: object, data_start: int, file_size: int | None) -> str
     dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
     if type(dtype) is not str:
         return f"`dtype` must be a string, got {describe_value(dtype)}."
+    if dtype not in DTYPE_BITS:
+        return (
+            f"`dtype` {describe_value(dtype)} is none of the safetensors library's "
+            f"({', '.join(DTYPE_BITS)}); the safetensors library refuses the file, so vLLM "
+            "cannot load it."
+        )
     if not _naturals(shape):
         return f"`shape` must be an array of non-negative ints, got {describe_value(shape)}."
     if not _naturals(offsets) or len(offsets) != 2 or offsets[0] > offsets[1]:
@@ -226,16 +398,20 @@ def _naturals(value: object) -> TypeGuard[list[int]]:
 def read_file_header(path: str) -> FileHeader:
     """Read the header of one safetensors file: its 8-byte length, then exactly that many bytes.
 
+    No byte of a file that turns out not to be a safetensors file is ever shown in a
+    message (a ``*.safetensors`` link may point at any file).
+
     Raises:
-        WeightsFileError: the file is missing, not a regular file, unreadable, shorter
-            than its header says, has a header over :data:`MAX_HEADER_BYTES`, or a
-            header that :func:`parse_header` refuses.
+        MissingShardError: the file is missing (a broken link).
+        WeightsFileError: the file is not a regular file, unreadable, shorter than its
+            header says, has a header over :data:`MAX_HEADER_BYTES`, or a header that
+            :func:`parse_header` refuses.
     """
     name = os.path.basename(path)
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except FileNotFoundError:
-        raise WeightsFileError(path, "no such file (a broken link?).") from None
+        raise MissingShardError(path, "no such file (a broken link?).") from None
     except (OSError, ValueError) as error:
         reason = error.strerror if isinstance(error, OSError) else "not a valid path"
         raise WeightsFileError(path, f"cannot open: {reason or error}.") from None
@@ -260,14 +436,16 @@ def read_file_header(path: str) -> FileHeader:
         if length > MAX_HEADER_BYTES:
             raise WeightsFileError(
                 path,
-                f"the header length is {length:,} bytes, over the safetensors limit of "
-                f"{MAX_HEADER_BYTES:,}; this is not a safetensors file, or it is corrupt.",
+                f"its first 8 bytes, read as a header length, are over the safetensors limit "
+                f"of {MAX_HEADER_BYTES:,} bytes; this is not a safetensors file, or it is "
+                "corrupt.",
             )
         if _LENGTH_BYTES + length > info.st_size:
             raise WeightsFileError(
                 path,
-                f"truncated: the header is {length:,} bytes long but the file has only "
-                f"{info.st_size - _LENGTH_BYTES:,} bytes after the length.",
+                "truncated: the header length in its first 8 bytes runs past the end of the "
+                f"file ({info.st_size:,} bytes); this is not a safetensors file, or it is "
+                "corrupt.",
             )
         data = _read_exactly(fd, length)
         if len(data) < length:  # the file shrank while read
@@ -313,24 +491,71 @@ class WeightFiles:
     """No ``*.safetensors`` file, but ``*.bin`` files, which vLLM loads instead."""
 
 
-def find_weight_files(directory: str) -> WeightFiles:
+class DirectoryListings:
+    """The names in each directory, listed at most once: one per sweep (a thousand drafts
+    beside one checkpoint list its directory once).  Files are assumed not to change while
+    it is used."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, tuple[str, ...] | WeightsFileError] = {}
+
+    def names(self, directory: str) -> tuple[str, ...]:
+        """The entries of ``directory``, sorted; none when it does not exist.
+
+        Raises:
+            WeightsFileError: the directory exists but cannot be listed (not readable):
+                vLLM finds weights by listing it (``glob``), finds none, and fails with
+                "Cannot find any model weights".
+        """
+        found = self._names.get(directory)
+        if found is None:
+            try:
+                found = tuple(sorted(entry.name for entry in os.scandir(directory)))
+            except (FileNotFoundError, NotADirectoryError):
+                found = ()
+            except OSError as error:
+                found = WeightsFileError(
+                    directory,
+                    f"cannot list the directory: {error.strerror or error} (it lacks the r "
+                    "permission); vLLM finds the weights by listing it, finds none, and fails "
+                    'with "Cannot find any model weights".',
+                )
+            self._names[directory] = found
+        if isinstance(found, WeightsFileError):
+            raise found.with_traceback(None)
+        return found
+
+
+def find_weight_files(directory: str, listings: DirectoryListings | None = None) -> WeightFiles:
     """Which weight files of ``directory`` vLLM would load (see the module docstring).
+
+    Args:
+        listings: the listings of a sweep, so that a directory is listed once; a fresh one
+            by default.
 
     Raises:
         MissingShardError: the index names a shard that is not a ``*.safetensors`` file
             directly in the directory.
-        WeightsFileError: the index is unreadable or malformed.
+        WeightsFileError: the directory cannot be listed (see
+            :meth:`DirectoryListings.names`), the index is unreadable or malformed, or its
+            ``weight_map`` is
+            empty while the directory holds safetensors files (vLLM then finds no weights:
+            ``default_loader.py``, ``_prepare_weights``, "Cannot find any model weights").
     """
-    try:
-        names = sorted(entry.name for entry in os.scandir(directory))
-    except OSError:
-        names = []
+    names = (listings or DirectoryListings()).names(directory)
     on_disk = [n for n in names if n.endswith(_SUFFIX) and not n.startswith(".")]
     bin_only = not on_disk and any(n.endswith(".bin") for n in names)
     index_path = os.path.join(directory, INDEX_FILE)
-    if not os.path.isfile(index_path) or bin_only:
+    if INDEX_FILE not in names or bin_only or not os.path.isfile(index_path):
         return WeightFiles(tuple(on_disk), None, bin_only)
     weight_map = read_weight_map(index_path)
+    if not weight_map and on_disk:
+        raise WeightsFileError(
+            index_path,
+            "`weight_map` is empty, so vLLM keeps none of the .safetensors files beside it "
+            '(filter_duplicate_safetensors_files) and fails with "Cannot find any model '
+            'weights".',
+        )
     shards = sorted(set(weight_map.values()))
     missing = [shard for shard in shards if shard not in on_disk]
     if missing:
@@ -411,7 +636,9 @@ def _misplaced(
     )
 
 
-def read_checkpoint_headers(directory: str) -> CheckpointHeaders | None:
+def read_checkpoint_headers(
+    directory: str, listings: DirectoryListings | None = None
+) -> CheckpointHeaders | None:
     """Every tensor of the safetensors checkpoint in ``directory``, from its headers alone.
 
     Returns:
@@ -420,7 +647,7 @@ def read_checkpoint_headers(directory: str) -> CheckpointHeaders | None:
     Raises:
         WeightsFileError: see :func:`find_weight_files` and :func:`read_file_header`.
     """
-    return read_weight_files(directory, find_weight_files(directory))
+    return read_weight_files(directory, find_weight_files(directory, listings))
 
 
 def read_weight_files(directory: str, files: WeightFiles) -> CheckpointHeaders | None:

@@ -15,14 +15,16 @@ tensor is required, forbidden or ignored, and cites the vLLM code it follows.  A
 architecture not in the table, or a quantized checkpoint whose shapes are packed, gets
 a note saying what was not checked, never an error.
 
-torch is imported only to read ``mask_embedding.pt`` (:func:`mask_embedding_findings`).
+``mask_embedding.pt`` is read by :mod:`drafting_config.files.mask_embedding` (the only
+module that imports torch to read a file) before the rules run;
+:func:`mask_embedding_findings` judges what it holds.
 """
 
 from __future__ import annotations
 
-import os
+import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -40,27 +42,22 @@ from drafting_config.files.safetensors_headers import (
     CheckpointHeaders,
     TensorHeader,
     WeightsFileError,
+    shape_text,
+    tensor_name_text,
 )
 from drafting_config.rules.subject import Subject
 from drafting_config.rules.vllm import aux_layers
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     describe_value,
-    exception_text,
 )
-from drafting_config.values.fields import MISSING, FieldGetter, field_getter, is_list, read_path
+from drafting_config.values.fields import MISSING, FieldGetter, is_list, read_path
 from drafting_config.values.findings import Findings
 from drafting_config.values.integers import positive_int32
 from drafting_config.values.paths import display_path
 from drafting_config.values.sources import EAGLE_CONFIG
 
 __all__ = ["ARCHITECTURES", "ArchitectureRow", "FcWidth", "MaskHidden", "WeightsFacts"]
-
-MASK_EMBEDDING_FILE: Final = "mask_embedding.pt"
-"""The separately trained mask embedding some DFlash drafts ship beside their weights."""
-
-MAX_MASK_EMBEDDING_BYTES: Final = 64 << 20
-"""Larger ``mask_embedding.pt`` files are refused unread (real ones hold one row: KBs)."""
 
 DFLASH_CONFIG: Final = "dflash_config"
 
@@ -132,23 +129,16 @@ def check_checkpoint(subject: Subject, found: Findings) -> None:
             tensor, shard = checkpoint.misplaced[0]
             more = len(checkpoint.misplaced) - 1
             found.note(
-                f"{INDEX_FILE} places tensor {tensor!r} in {display_path(shard)}, whose header "
-                "does not hold it"
+                f"{INDEX_FILE} places tensor {tensor_name_text(tensor)} in "
+                f"{display_path(shard)}, whose header does not hold it"
                 + (f" (and {more} more such tensors)" if more else "")
                 + ": a stale index; vLLM reads the index only to pick the shard files, and "
                 "loads what they hold"
             )
-    if subject.weights_directory is not None:
+    if subject.mask_embedding is not None:
         row, _ = architecture_row(subject.get, _speculators_type(subject.resolution))
         if row is not None and row.reads_mask_embedding:
-            errors, notes = mask_embedding_findings(
-                subject.weights_directory,
-                subject.resolution.hf_config(subject.draft_config),
-                file_field=subject.file_field,
-                hidden_size=subject.resolution.hidden_size,
-            )
-            found.errors += errors
-            found.notes += notes
+            mask_embedding_findings(subject, found)
 
 
 def weights_facts(subject: Subject, shown_files: tuple[str, ...]) -> WeightsFacts | None:
@@ -248,7 +238,7 @@ def _packed(get: FieldGetter, tensors: Mapping[str, TensorHeader]) -> str | None
         if get(field, None) is not None:
             return f"`{field}` is set"
     packed = next((name for name in tensors if name.endswith(PACKED_SUFFIXES)), None)
-    return None if packed is None else f"it holds {packed!r}"
+    return None if packed is None else f"it holds {tensor_name_text(packed)}"
 
 
 def _layer_indices(mapped: Mapping[str, TensorHeader]) -> set[int]:
@@ -373,7 +363,7 @@ def _matrix_errors(
     if len(header.shape) != 2:
         return [
             ParallelDraftingConfigError(
-                f"`{tensor}` has shape {list(header.shape)}: expected a matrix of "
+                f"`{tensor}` has shape {shape_text(header.shape)}: expected a matrix of "
                 f"[{rows[0]}, hidden_size].",
                 field=subject.file_field(rows[0]),
             )
@@ -517,7 +507,7 @@ def _fc_errors(
     if len(fc.shape) != 2:
         errors.append(
             ParallelDraftingConfigError(
-                f"`fc.weight` has shape {list(fc.shape)}: expected [hidden_size, {width}].",
+                f"`fc.weight` has shape {shape_text(fc.shape)}: expected [hidden_size, {width}].",
                 field=field,
             )
         )
@@ -569,8 +559,8 @@ def _d2t_errors(subject: Subject, d2t: TensorHeader | None) -> list[ParallelDraf
         return []
     return [
         ParallelDraftingConfigError(
-            f"`d2t` has shape {list(d2t.shape)} but `{subject.file_field(field)}` = {expected}: "
-            f"the draft-to-target map needs one entry per draft token, [{expected}].",
+            f"`d2t` has shape {shape_text(d2t.shape)} but `{subject.file_field(field)}` = "
+            f"{expected}: the draft-to-target map needs one entry per draft token, [{expected}].",
             field=subject.file_field(field),
         )
     ]
@@ -590,9 +580,9 @@ def _mask_hidden_errors(
     if row.mask_hidden is MaskHidden.FORBIDDEN and names:
         return [
             ParallelDraftingConfigError(
-                f"the checkpoint holds {names[0]!r}, but vLLM's {row.name} loader asserts that "
-                "no tensor is named mask_hidden (DFlash embeds masked slots through the mask "
-                "token id).",
+                f"the checkpoint holds {tensor_name_text(names[0])}, but vLLM's {row.name} "
+                "loader asserts that no tensor is named mask_hidden (DFlash embeds masked "
+                "slots through the mask token id).",
                 field=architectures,
             )
         ]
@@ -616,8 +606,9 @@ def _mask_hidden_errors(
         return []
     return [
         ParallelDraftingConfigError(
-            f"{names[0]!r} holds {values} values (shape {list(tensor.shape)}) but vLLM copies it "
-            f"into a buffer of the fc input width, {expected[0]} = {expected[2]}.",
+            f"{tensor_name_text(names[0])} holds {values} values (shape "
+            f"{shape_text(tensor.shape)}) but vLLM copies it into a buffer of the fc input "
+            f"width, {expected[0]} = {expected[2]}.",
             field=_fc_field(row, subject),
         )
     ]
@@ -634,102 +625,67 @@ def mask_token_of_model_class(config: FieldGetter) -> tuple[object, str]:
     return config("mask_token_id", None), "mask_token_id"
 
 
-def mask_embedding_findings(
-    directory: str,
-    draft_config: object,
-    *,
-    file_field: Callable[[str], str],
-    hidden_size: int | None,
-) -> tuple[list[ParallelDraftingConfigError], list[str]]:
-    """Check ``mask_embedding.pt`` beside a Qwen3 DFlash draft, as vLLM reads it.
+def mask_embedding_findings(subject: Subject, found: Findings) -> None:
+    """Judge ``mask_embedding.pt`` beside a Qwen3 DFlash draft (``subject.mask_embedding``,
+    read by :func:`~drafting_config.files.mask_embedding.read_mask_embedding_beside`), as
+    vLLM reads it.
 
     vLLM reads the file only when the model class's own mask id is set
     (:func:`mask_token_of_model_class`), with ``torch.load(..., weights_only=True)``: a
     tensor, or a dict with ``embedding`` and optionally ``mask_token_id``, which must equal
     that id (``DFlashQwen3ForCausalLM._read_mask_embedding``).  The embedding then fills a
-    ``hidden_size`` parameter.  Without torch, a note says the file was not checked.  Never
-    raises: a drafter section that cannot be read is returned as an error.
+    ``hidden_size`` parameter.  Without torch (or with a torch whose import fails) a note
+    says the file was not checked, and why.
+
+    Raises:
+        ParallelDraftingConfigError: a drafter section that cannot be read.
     """
-    path = os.path.join(directory, MASK_EMBEDDING_FILE)
-    try:
-        mask_id, mask_field = mask_token_of_model_class(field_getter(draft_config, ""))
-    except ParallelDraftingConfigError as error:  # a drafter section that is not an object
-        return [error], []
-    if mask_id is None or not os.path.isfile(path):
-        return [], []
-    shown = display_path(path)
-    try:
-        import torch  # noqa: PLC0415 (only this feature needs torch)
-    except ImportError:
-        return [], [f"{shown} not checked: reading it needs torch"]
-    field = file_field(mask_field)
-    try:
-        if os.path.getsize(path) > MAX_MASK_EMBEDDING_BYTES:
-            raise WeightsFileError(
-                path, f"over {MAX_MASK_EMBEDDING_BYTES:,} bytes; one embedding row is KBs."
-            )
-        state: object = torch.load(path, weights_only=True, map_location="cpu")
-    except WeightsFileError as error:
-        return [error], []
-    except Exception as error:  # a corrupt file, or a pickle weights_only refuses
-        return [
-            WeightsFileError(
-                path,
-                f"torch.load(weights_only=True) refuses it ({_load_failure(error)}); vLLM "
-                "loads it the same way and fails. The file is corrupt or holds more than "
-                "tensors: replace it rather than loading it with weights_only=False.",
-            )
-        ], []
-    errors: list[ParallelDraftingConfigError] = []
-    if type(state) is dict:
-        found = state.get("mask_token_id", MISSING)
-        if found is not MISSING and _differs(found, mask_id):
-            errors.append(
-                ParallelDraftingConfigError(
-                    f"{shown} is for mask_token_id {describe_value(found)} but `{field}` = "
-                    f"{describe_value(mask_id)}: vLLM refuses it (ValueError).",
-                    field=field,
-                )
-            )
-        state = state.get("embedding")
-    if not isinstance(state, torch.Tensor):
-        errors.append(
-            WeightsFileError(
-                path,
-                "expected a tensor, or a dict with an `embedding` tensor; got "
-                f"{describe_value(state)}.",
-            )
-        )
-    elif hidden_size is not None and state.numel() != hidden_size:
-        errors.append(
+    file = subject.mask_embedding
+    if file is None:
+        return
+    mask_id, mask_field = mask_token_of_model_class(subject.get)
+    if mask_id is None:
+        return
+    shown = display_path(file.path)
+    if file.unavailable is not None:
+        found.note(f"{shown} not checked: {file.unavailable}")
+        return
+    if file.problem is not None:
+        found.error(file.problem)
+        return
+    contents = file.contents
+    if contents is None:
+        return
+    field = subject.file_field(mask_field)
+    if contents.stored_token_id is not MISSING and _differs(contents.stored_token_id, mask_id):
+        found.error(
             ParallelDraftingConfigError(
-                f"{shown} holds {state.numel()} values (shape {list(state.shape)}) but "
-                f"`{file_field('hidden_size')}` = {hidden_size}: vLLM loads it into one "
-                "embedding row of hidden_size values and fails.",
-                field=file_field("hidden_size"),
+                f"{shown} is for mask_token_id {describe_value(contents.stored_token_id)} but "
+                f"`{field}` = {describe_value(mask_id)}: vLLM refuses it (ValueError).",
+                field=field,
             )
         )
-    return errors, []
-
-
-def _load_failure(error: Exception) -> str:
-    """Why ``torch.load(..., weights_only=True)`` failed, in one escaped line.
-
-    torch's message for a refused pickle is a paragraph of advice (including to retry with
-    ``weights_only=False``) around the reason, the line after ``WeightsUnpickler error:``
-    (``Unsupported global: GLOBAL posix.system was not an allowed global by default. ...``);
-    that line's first sentence is what is kept.
-    """
-    try:
-        text = str(error)
-    except Exception:
-        text = ""
-    _, marker, rest = text.partition("WeightsUnpickler error:")
-    line = next((line.strip() for line in rest.splitlines() if line.strip()), "")
-    reason = line.partition(". ")[0]
-    if not (marker and reason):
-        return display_path(exception_text(error, kind=True))
-    return display_path(f"{type(error).__name__}: {reason[:160]}")
+    if contents.shape is None:
+        found.error(
+            WeightsFileError(
+                file.path,
+                "expected a tensor, or a dict with an `embedding` tensor; got "
+                f"{describe_value(contents.embedding)}.",
+            )
+        )
+        return
+    values = math.prod(contents.shape)
+    hidden_size = subject.resolution.hidden_size
+    if hidden_size is not None and values != hidden_size:
+        hidden_field = subject.file_field("hidden_size")
+        found.error(
+            ParallelDraftingConfigError(
+                f"{shown} holds {values} values (shape {shape_text(contents.shape)}) but "
+                f"`{hidden_field}` = {hidden_size}: vLLM loads it into one "
+                "embedding row of hidden_size values and fails.",
+                field=hidden_field,
+            )
+        )
 
 
 def _differs(stored: object, mask_id: object) -> bool:

@@ -64,7 +64,7 @@ from drafting_config.values.errors import (
     TokenizerTokenIdWarning,
     describe_value,
 )
-from drafting_config.values.fields import read_path
+from drafting_config.values.fields import MISSING, read_path
 from drafting_config.values.findings import Findings
 from drafting_config.values.integers import exact_int
 from drafting_config.values.sources import EAGLE_CONFIG, TokenIdSource
@@ -757,5 +757,50 @@ def _eagle3_findings(subject: Subject, found: Findings) -> None:
                 f"`{EAGLE_LAYER_IDS_FIELD}` only (_resolve_eagle_aux_hidden_state in "
                 "spec_aux_hidden_state.py) and taps the target's default layers instead. "
                 "Copy the list into eagle_config (SGLang's target classes add 1 to each id)."
+            )
+        )
+
+
+# --- mask_embedding.pt (srt/speculative/dflash_worker_v2.py) ------------------------------------
+
+
+def check_sglang_mask_embedding(subject: Subject, found: Findings) -> None:
+    """The ``mask_embedding.pt`` beside a local DFlash draft, as SGLang reads it
+    (``DFlashWorkerV2._maybe_merge_trained_mask_embedding``): ``torch.load(...,
+    weights_only=True)``, then ``saved["embedding"]`` and ``int(saved["mask_token_id"])``,
+    which must equal the id SGLang resolved.  A bare tensor, a dict without either key, a
+    different id, or a file torch refuses: SGLang fails at start-up.
+    """
+    read = subject.mask_embedding
+    if read is None or sglang_algorithm(subject) is not Algorithm.DFLASH:
+        return
+    if read.unavailable is not None:
+        found.note(f"{read.path} not checked for SGLang: {read.unavailable}")
+        return
+    if read.problem is not None:
+        found.error(read.problem)
+        return
+    contents = read.contents
+    assert contents is not None
+    shown = read.path
+    why = None
+    if not contents.is_dict:
+        why = "holds a bare tensor, but SGLang reads saved['embedding'] from a dict"
+    elif contents.embedding is None:
+        why = "is a dict without 'embedding'"
+    elif contents.stored_token_id is MISSING:
+        why = "is a dict without 'mask_token_id', which SGLang reads with int()"
+    else:
+        stored = exact_int(contents.stored_token_id)
+        token_id = subject.token_id
+        if stored is not None and token_id is not None and stored != token_id:
+            why = f"was trained for mask_token_id {stored}, but SGLang's id is {token_id}"
+    if why is not None:
+        found.error(
+            ParallelDraftingConfigError(
+                f"{shown} {why}: SGLang's DFlash worker fails at start-up "
+                "(DFlashWorkerV2._maybe_merge_trained_mask_embedding in "
+                "srt/speculative/dflash_worker_v2.py). SGLang expects "
+                "{'embedding': tensor, 'mask_token_id': id}."
             )
         )

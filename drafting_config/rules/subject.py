@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from drafting_config.draft.resolution import Resolution
 from drafting_config.draft.target import TargetFacts
+from drafting_config.files.mask_embedding import MaskEmbeddingFile
 from drafting_config.files.safetensors_headers import CheckpointHeaders
 from drafting_config.files.tokenizer_files import TokenizerFiles
 from drafting_config.values.fields import FieldGetter
@@ -39,9 +40,9 @@ class Subject:
     """The tokenizer files read, or ``None``."""
     checkpoint: CheckpointHeaders | None = None
     """The safetensors headers beside the draft (local or from the hub), or ``None``."""
-    weights_directory: str | None = None
-    """The local directory the draft's weights sit in (where ``mask_embedding.pt`` is
-    looked for), or ``None`` for a config object or headers read from the hub."""
+    mask_embedding: MaskEmbeddingFile | None = None
+    """The ``mask_embedding.pt`` beside a local draft, read, or ``None`` when there is none
+    (or no local directory: a config object, or headers read from the hub)."""
     engine_token: tuple[int, str] | None = None
     """The token id an engine other than vLLM settles on and where it came from (a field
     of the draft, or ``"tokenizer"``), when it differs from the resolver's winner

@@ -21,13 +21,18 @@ A path printed in a message, in text or in JSON, goes through
 - every other character stands for itself, in UTF-8.
 
 So a path made only of printable characters and no backslash is shown
-unchanged.  (A ``str`` holding a lone surrogate that is no :func:`os.fsdecode`
-escape, which no POSIX path can, is shown as ``\uNNNN`` and parses back to
-its ``surrogatepass`` bytes.)
+unchanged.  Written to a stream whose encoding lacks some of its characters (an
+ASCII or Latin-1 terminal), the text is encoded with :func:`output_errors`, which
+writes each such character as ``\uNNNN`` (``\UNNNNNNNN``), never as ``\xNN``: so
+``é`` (U+00E9) prints as ``\u00e9``, the UTF-8 bytes of the path, and not as
+``\xe9``, which the grammar above reads as one raw byte.  (A ``str`` holding a
+lone surrogate that is no :func:`os.fsdecode` escape, which no POSIX path can, is
+shown as ``\uNNNN`` and parses back to its ``surrogatepass`` bytes.)
 """
 
 from __future__ import annotations
 
+import codecs
 import os
 import sys
 from typing import Final, cast
@@ -105,6 +110,32 @@ def _escape(char: str) -> str:
     if char.isprintable():
         return char
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+OUTPUT_ERRORS: Final = "drafting_config.escape"
+"""The name of the codec error handler :func:`output_errors` registers."""
+
+
+def output_errors() -> str:
+    r"""The ``errors`` argument for writing displayed text to a stream of any encoding.
+
+    Registers (once; registering again changes nothing) a codec error handler that writes
+    each character the encoding lacks as ``\uNNNN`` or ``\UNNNNNNNN``, as
+    :func:`display_path` escapes, so that :func:`parse_display_path` reads it back as that
+    character.  (Python's ``backslashreplace`` writes U+0080 to U+00FF as ``\xNN``, a raw
+    byte in this grammar.)
+    """
+    codecs.register_error(OUTPUT_ERRORS, _escape_unencodable)
+    return OUTPUT_ERRORS
+
+
+def _escape_unencodable(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    chars = error.object[error.start : error.end]
+    return "".join(
+        f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in chars
+    ), error.end
 
 
 def parse_display_path(text: str) -> bytes:

@@ -314,3 +314,32 @@ def test_engine_all_gives_one_verdict_per_engine_and_fails_when_one_fails(
     assert "[sglang 0.5.23]: INVALID" in text
     assert "[vllm 0.33.0]: OK" in text
     assert text.endswith("1 checked with vllm 0.33.0 and sglang 0.5.23: 1 valid, 1 invalid\n")
+
+
+# --- mask_embedding.pt -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("saved", "problem"),
+    [
+        ("tensor", "holds a bare tensor"),
+        ({"embedding": "tensor"}, "without 'mask_token_id'"),
+        ({"embedding": "tensor", "mask_token_id": 7}, "trained for mask_token_id 7"),
+        ({"embedding": "tensor", "mask_token_id": 151669}, None),
+    ],
+)
+def test_a_mask_embedding_sglang_cannot_read_is_an_error(
+    tmp_path: Path, saved: object, problem: str | None
+) -> None:
+    torch = pytest.importorskip("torch")
+    row = torch.zeros(8)
+    value: object = row
+    if isinstance(saved, dict):
+        value = {key: row if item == "tensor" else item for key, item in saved.items()}
+    torch.save(value, tmp_path / "mask_embedding.pt")
+    (tmp_path / "config.json").write_text(json.dumps(DFLASH), encoding="utf-8")
+    verdict = sglang(tmp_path)
+    if problem is None:
+        assert verdict.ok, messages(verdict)
+    else:
+        assert problem in messages(verdict)

@@ -20,10 +20,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Union
+from typing import TYPE_CHECKING, Final, Literal, Union
 
 from drafting_config.draft.resolution import Resolution, resolve
 from drafting_config.draft.target import TargetFacts, read_target
+from drafting_config.engines.sglang import ENGINE as SGLANG_ENGINE
+from drafting_config.engines.sglang import Algorithm as SglangAlgorithm
 from drafting_config.files.json_files import CONFIG_NAME, ConfigFileError, load_config_json
 from drafting_config.files.mask_embedding import read_mask_embedding_beside
 from drafting_config.files.repo_ids import (
@@ -53,9 +55,21 @@ from drafting_config.files.tokenizer_files import (
     TokenizerFiles,
     load_tokenizer_files,
 )
+from drafting_config.rules.sglang import (
+    check_sglang_config,
+    check_sglang_layers,
+    check_sglang_mask_embedding,
+    check_sglang_method,
+    check_sglang_placeholders,
+    check_sglang_token,
+    kept_resolution_errors,
+    sglang_algorithm,
+    sglang_layers,
+    sglang_token,
+)
 from drafting_config.rules.subject import Rule, Subject
 from drafting_config.rules.target import check_target_placeholders, check_target_sizes
-from drafting_config.rules.tokenizer import check_tokenizer
+from drafting_config.rules.tokenizer import MASK_TOKEN_TEXT_FIELD, check_tokenizer
 from drafting_config.rules.vllm import (
     aux_layers,
     check_architecture_registered,
@@ -80,7 +94,14 @@ from drafting_config.values.paths import as_path, display_path
 if TYPE_CHECKING:  # imported by _weights, the one user: a --no-weights sweep never loads it
     from drafting_config.rules.checkpoint import WeightsFacts
 
-__all__ = ["ModelArgument", "Verdict", "check", "check_many"]
+__all__ = ["Engine", "ModelArgument", "Verdict", "check", "check_many"]
+
+Engine = Literal["vllm", "sglang"]
+"""The engine a verdict speaks for: vLLM 0.33.0 (the default) or SGLang 0.5.23."""
+
+VLLM_ENGINE: Final = "vllm 0.33.0"
+ENGINE_NAMES: Final = {"vllm": VLLM_ENGINE, "sglang": SGLANG_ENGINE}
+"""How each :data:`Engine` is named in a verdict (:attr:`Verdict.engine`)."""
 
 ModelArgument = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", object]
 """A model: a local ``config.json`` or model directory (``str``, ``bytes``, ``os.PathLike``),
@@ -117,7 +138,18 @@ class Verdict:
     reads them knowing the target (see :attr:`Resolution.aux_layer_ids`, the reading of the
     draft alone: a ``deepseek_v41`` target's ``dspark_target_layer_ids`` are used as given)."""
     aux_layer_source: str | None = None
-    """The field :attr:`aux_layer_ids` came from, as the draft's file names it."""
+    """The field :attr:`aux_layer_ids` came from, as the draft's file names it; for SGLang,
+    ``"derived from the target's depth L"`` when the draft names none."""
+    engine: str = VLLM_ENGINE
+    """The engine and version the verdict speaks for: ``"vllm 0.33.0"`` or
+    ``"sglang 0.5.23"``."""
+    algorithm: str | None = None
+    """The method the verdict assumes the engine serves the draft with: vLLM's
+    (:attr:`Resolution.algorithm`), or SGLang's ``--speculative-algorithm``
+    (``"DFLASH"``, ``"DSPARK"``, ``"EAGLE3"``), picked from the draft's SGLang class."""
+    token_source: str | None = None
+    """Where :attr:`token_id` came from: the draft's field (the resolver's winner for
+    vLLM), or ``"tokenizer"`` when SGLang takes it from the served tokenizer."""
 
     @property
     def ok(self) -> bool:
@@ -144,6 +176,7 @@ def check(
     revision: str = DEFAULT_REVISION,
     target_revision: str = DEFAULT_REVISION,
     download: bool = False,
+    engine: Engine = "vllm",
 ) -> Verdict:
     """Check a draft model against the whole parallel-drafting contract; never raises.
 
@@ -166,9 +199,19 @@ def check(
             speculators verifier's, or the tokenizer's.  With ``check_tokenizer=False``
             only ``config.json`` is fetched; an optional file that cannot be fetched
             is a note.  The draft's safetensors headers are read from the hub.
+        engine: the engine the verdict speaks for, ``"vllm"`` (vLLM 0.33.0) or
+            ``"sglang"`` (SGLang 0.5.23, which reads the draft differently: see
+            :mod:`drafting_config.rules.sglang`).
     """
     options = _Options(
-        target, tokenizer, check_tokenizer, check_weights, revision, target_revision, download
+        target,
+        tokenizer,
+        check_tokenizer,
+        check_weights,
+        revision,
+        target_revision,
+        download,
+        _engine(engine),
     )
     return _check(draft, options, _SharedReads())
 
@@ -183,6 +226,7 @@ def check_many(
     revision: str = DEFAULT_REVISION,
     target_revision: str = DEFAULT_REVISION,
     download: bool = False,
+    engine: Engine = "vllm",
 ) -> list[Verdict]:
     """Check several drafts with the same options: one :class:`Verdict` per draft, in order.
 
@@ -208,10 +252,26 @@ def check_many(
             f"{describe_value(drafts)}; for one draft, call check(draft) or pass [draft]."
         )
     options = _Options(
-        target, tokenizer, check_tokenizer, check_weights, revision, target_revision, download
+        target,
+        tokenizer,
+        check_tokenizer,
+        check_weights,
+        revision,
+        target_revision,
+        download,
+        _engine(engine),
     )
     shared = _SharedReads()
     return [_check(draft, options, shared) for draft in drafts]
+
+
+def _engine(engine: object) -> Engine:
+    """``engine`` checked: a bad value is the caller's mistake, not a draft's."""
+    if engine == "vllm":
+        return "vllm"
+    if engine == "sglang":
+        return "sglang"
+    raise ValueError(f"engine must be 'vllm' or 'sglang', got {describe_value(engine)}.")
 
 
 _ONE_DRAFT: Final = (str, bytes, bytearray, memoryview, os.PathLike)
@@ -229,6 +289,7 @@ class _Options:
     revision: str
     target_revision: str
     download: bool
+    engine: Engine = "vllm"
 
 
 @dataclass(frozen=True)
@@ -327,10 +388,14 @@ def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Ver
         exact_bool("`check_weights`", options.check_weights)
         path, draft_config, draft_at, fetch_notes = _load(draft, options.revision, options)
     except ParallelDraftingConfigError as error:
-        return Verdict(_shown(draft), None, (error,))
+        return Verdict(_shown(draft), None, (error,), engine=ENGINE_NAMES[options.engine])
     resolution = resolve(draft_config)
-    found = Findings(list(resolution.errors), list(resolution.warnings), list(fetch_notes))
     target = _target(resolution, options, shared)
+    if options.engine == "sglang":
+        return _check_sglang(
+            path, draft_config, draft_at, fetch_notes, resolution, target, options, shared
+        )
+    found = Findings(list(resolution.errors), list(resolution.warnings), list(fetch_notes))
     found.errors += target.errors
     found.notes += target.notes
     facts = target.facts
@@ -371,7 +436,115 @@ def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Ver
         token_id=None if winner is None else winner.token_id,
         aux_layer_ids=aux[0],
         aux_layer_source=aux[1],
+        algorithm=resolution.algorithm,
+        token_source=None if winner is None else winner.source.value,
     )
+
+
+def _check_sglang(  # noqa: PLR0917
+    path: str | None,
+    draft_config: object,
+    draft_at: Path | None,
+    fetch_notes: tuple[str, ...],
+    resolution: Resolution,
+    target: _Target,
+    options: _Options,
+    shared: _SharedReads,
+) -> Verdict:
+    """The verdict for SGLang 0.5.23 (:mod:`drafting_config.rules.sglang`): the resolver's
+    errors that are not about the token id, then SGLang's rules, with the served
+    tokenizer (``tokenizer``, else the target's, else the draft's)."""
+    found = Findings(kept_resolution_errors(resolution), [], list(fetch_notes))
+    found.errors += target.errors
+    found.notes += target.notes
+    algorithm: SglangAlgorithm | None = None
+    token_id = source = None
+    layers: tuple[tuple[int, ...] | None, str | None] = (None, None)
+    facts = None
+    get = None
+    if resolution.fields or resolution.format == "speculators":  # SGLang refuses the latter
+        get = field_getter(resolution.hf_config(draft_config), "")
+    if get is not None:
+        subject = Subject(resolution, get, draft_config, target.facts)
+        with found.collect():
+            algorithm = sglang_algorithm(subject)
+            for rule in (check_sglang_method, check_sglang_config):
+                rule(subject, found)
+        if options.check_tokenizer and algorithm is SglangAlgorithm.DFLASH:
+            files = _served_tokenizer(found, options, draft_at, target.directory, shared)
+            subject = replace(subject, tokenizer=files)
+        with found.collect():
+            check_sglang_token(subject, found)
+        try:
+            token = sglang_token(subject)
+        except ParallelDraftingConfigError:  # recorded by check_sglang_token
+            token = None
+        if token is not None and token.token_id is not None and token.source is not None:
+            token_id, source = token.token_id, token.source
+            subject = replace(subject, engine_token=(token_id, source))
+        with found.collect():
+            for rule in (
+                check_sglang_placeholders,
+                check_target_placeholders,
+                check_sglang_layers,
+            ):
+                rule(subject, found)
+            reading = sglang_layers(subject)
+            layers = reading.ids, reading.source
+        if subject.tokenizer is not None and token_id is not None:
+            tokenizer_found = Findings()
+            with tokenizer_found.collect():
+                check_tokenizer(subject, tokenizer_found)
+            found.errors += [e for e in tokenizer_found.errors if e.field != MASK_TOKEN_TEXT_FIELD]
+            found.warnings += tokenizer_found.warnings
+            facts = subject.tokenizer.describe(token_id)
+        directory = _directory_of(draft_at)
+        if options.check_weights and directory is not None:
+            found.note("weights not checked for SGLang: its loaders are not modelled")
+            embedding = read_mask_embedding_beside(str(directory), shared.listings)
+            with found.collect():
+                check_sglang_mask_embedding(replace(subject, mask_embedding=embedding), found)
+    return Verdict(
+        path=path,
+        resolution=resolution,
+        errors=_unique(found.errors),
+        warnings=tuple(found.warnings),
+        notes=tuple(found.notes),
+        target=target.name,
+        token=facts,
+        token_id=token_id,
+        aux_layer_ids=layers[0],
+        aux_layer_source=layers[1],
+        engine=SGLANG_ENGINE,
+        algorithm=None if algorithm is None else algorithm.value,
+        token_source=source,
+    )
+
+
+def _served_tokenizer(
+    found: Findings,
+    options: _Options,
+    draft_at: Path | None,
+    target_at: Path | None,
+    shared: _SharedReads,
+) -> TokenizerFiles | None:
+    """The tokenizer SGLang serves with: ``options.tokenizer`` (``--tokenizer``), else the
+    target's files, else the draft's (a copy of the target's, usually), else none."""
+    try:
+        if options.tokenizer is not None:
+            located, notes = shared.tokenizer_location(options.tokenizer, options.download)
+            found.notes += notes
+            return shared.tokenizer_files(located)
+        for directory in (_directory_of(target_at), _directory_of(draft_at)):
+            if directory is not None:
+                files = shared.tokenizer_files(directory)
+                if files is not None:
+                    return files
+    except ParallelDraftingConfigError as error:
+        found.error(error)
+        return None
+    found.notes.append("tokenizer not checked: no tokenizer files beside the target or the draft")
+    return None
 
 
 def _target(resolution: Resolution, options: _Options, shared: _SharedReads) -> _Target:

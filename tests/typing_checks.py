@@ -8,6 +8,7 @@ one mypy run, each snippet as its own module, and each test reads its own result
 from __future__ import annotations
 
 import re
+import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,15 +59,22 @@ def run_snippets(folder: Path) -> dict[str, MypyResult]:
         if item.no_any:
             config += f"\n[mypy-{module}]\ndisallow_any_expr = True\n"
     (folder / "mypy.ini").write_text(config)
-    stdout, stderr, _ = api.run(
-        [
-            "--config-file",
-            str(folder / "mypy.ini"),
-            "--cache-dir",
-            str(REPO / ".mypy_cache"),
-            *map(str, files.values()),
-        ]
-    )
+    limit = sys.getrecursionlimit()
+    try:
+        stdout, stderr, _ = api.run(
+            [
+                "--config-file",
+                str(folder / "mypy.ini"),
+                "--cache-dir",
+                str(REPO / ".mypy_cache"),
+                *map(str, files.values()),
+            ]
+        )
+    finally:
+        # mypy raises the interpreter's recursion limit for itself and leaves it raised; a
+        # later test of a property that recurses forever would then overflow the C stack
+        # (a crash, not a RecursionError) instead of getting our error.
+        sys.setrecursionlimit(limit)
     report = stdout + stderr
     matches = [m for m in map(REPORT.match, stdout.splitlines()) if m]
     return {

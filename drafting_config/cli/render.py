@@ -14,7 +14,7 @@ from drafting_config.files.json_files import ConfigFileError
 from drafting_config.values.errors import describe_value
 from drafting_config.values.fields import MISSING
 from drafting_config.values.paths import display_path
-from drafting_config.verdicts import Verdict
+from drafting_config.verdicts import VLLM_ENGINE, Verdict
 
 if TYPE_CHECKING:  # a --no-weights sweep never loads the checkpoint rules
     from drafting_config.rules.checkpoint import WeightsFacts
@@ -29,8 +29,7 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
     false; ``token_id`` and ``source`` stay set, as the draft itself has no error.
     """
     resolution = verdict.resolution
-    winner = None if resolution is None else resolution.winner
-    usable = winner is not None and verdict.ok
+    usable = verdict.token_id is not None and verdict.ok
     errors = [{"field": e.field, "message": _message(e, verdict)} for e in verdict.errors]
     if strict and verdict.ok:  # the warnings are what failed the check: list them as such
         errors += [{"field": None, "message": f"--strict: {w}"} for w in verdict.warnings]
@@ -38,16 +37,17 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
     token = verdict.token
     return {
         "path": verdict.path,
+        "engine": verdict.engine,
         "ok": passed(verdict, strict),
         "token_id": verdict.token_id if usable else None,
-        "source": winner.source.value if usable and winner is not None else None,
+        "source": verdict.token_source if usable else None,
         "shadowed": []
-        if resolution is None or not usable
+        if resolution is None or not usable or verdict.engine != VLLM_ENGINE
         else [{"source": f.source.value, "token_id": f.token_id} for f in resolution.shadowed],
         "hidden_size": None if resolution is None else resolution.hidden_size,
         "vocab_size": None if resolution is None else resolution.vocab_size,
         "format": None if resolution is None else resolution.format,
-        "algorithm": None if resolution is None else resolution.algorithm,
+        "algorithm": verdict.algorithm,
         "aux_layer_ids": None if verdict.aux_layer_ids is None else list(verdict.aux_layer_ids),
         "aux_layer_source": verdict.aux_layer_source,
         "token": None
@@ -82,12 +82,16 @@ def passed(verdict: Verdict, strict: bool) -> bool:
     return verdict.ok and not (strict and verdict.warnings)
 
 
-def verdict_lines(verdict: Verdict, strict: bool, indent: str = "    ") -> list[str]:
-    """The text rendering of one verdict: a headline, then details indented."""
+def verdict_lines(
+    verdict: Verdict, strict: bool, indent: str = "    ", *, engines: int = 1
+) -> list[str]:
+    """The text rendering of one verdict: a headline, then details indented; with several
+    ``engines``, the headline names the verdict's engine."""
     resolution = verdict.resolution
-    winner = None if resolution is None else resolution.winner
     name = verdict.path if verdict.path is not None else "<config>"
-    if not verdict.ok or resolution is None or winner is None:
+    if engines > 1:
+        name = f"{name} [{verdict.engine}]"
+    if not verdict.ok or resolution is None:
         lines = [f"{name}: INVALID: {_message(verdict.errors[0], verdict)}"]
         lines += [f"{indent}error: {_message(e, verdict)}" for e in verdict.errors[1:]]
     else:
@@ -101,12 +105,14 @@ def verdict_lines(verdict: Verdict, strict: bool, indent: str = "    ") -> list[
         ]
         if resolution.format != "hf":
             details.insert(0, f"{resolution.format} {resolution.algorithm}")
+        if verdict.engine != VLLM_ENGINE:
+            details.insert(0, f"assumes {verdict.algorithm}")
         status = "OK" if passed(verdict, strict) else "FAILED (--strict: warnings)"
         lines = [
-            f"{name}: {status}: token id {verdict.token_id} from `{winner.source.value}`"
+            f"{name}: {status}: {_token_part(verdict)}"
             + (f" ({', '.join(details)})" if details else "")
         ]
-        if resolution.shadowed:
+        if resolution.shadowed and verdict.engine == VLLM_ENGINE:
             shadowed = ", ".join(f"`{f.source.value}` = {f.token_id}" for f in resolution.shadowed)
             lines.append(f"{indent}shadowed: {shadowed}")
         if verdict.token is not None:
@@ -120,6 +126,17 @@ def verdict_lines(verdict: Verdict, strict: bool, indent: str = "    ") -> list[
     lines += [f"{indent}warning: {w}" for w in verdict.warnings]
     lines += [f"{indent}note: {note}" for note in verdict.notes]
     return lines
+
+
+def _token_part(verdict: Verdict) -> str:
+    """Which token id the engine feeds the masked slots, and where it comes from."""
+    if verdict.token_id is None:  # SGLang: the served tokenizer's, or EAGLE3's none
+        if verdict.algorithm == "EAGLE3":
+            return "no token id (sequential EAGLE3)"
+        return "token id from the served tokenizer at start-up"
+    if verdict.token_source == "tokenizer":
+        return f"token id {verdict.token_id} from the tokenizer"
+    return f"token id {verdict.token_id} from `{verdict.token_source}`"
 
 
 def _weights_json(verdict: Verdict) -> dict[str, object] | None:

@@ -21,7 +21,7 @@ import io
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Final, NamedTuple, TextIO
 
@@ -39,7 +39,7 @@ from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, valida
 from drafting_config.values.errors import exception_text
 from drafting_config.values.paths import output_errors
 from drafting_config.values.sources import PRIORITY_ORDER
-from drafting_config.verdicts import Verdict, check_many
+from drafting_config.verdicts import ENGINE_NAMES, Engine, Verdict, check_many
 
 EXIT_OK: Final = 0
 EXIT_INVALID: Final = 1
@@ -54,17 +54,35 @@ class _UsageError(Exception):
     """A problem with the argument list (exit 2)."""
 
 
+ENGINE_CHOICES: Final[Mapping[str, tuple[Engine, ...]]] = {
+    "vllm": ("vllm",),
+    "sglang": ("sglang",),
+    "all": ("vllm", "sglang"),
+}
+"""``--engine``: the engines each draft gets a verdict for, in this order."""
+
+
+def _engines(args: argparse.Namespace) -> tuple[Engine, ...]:
+    return ENGINE_CHOICES[getattr(args, "engine", "vllm")]
+
+
 def _check_all(paths: Sequence[str], args: argparse.Namespace) -> list[Verdict]:
-    return check_many(
-        paths,
-        target=args.target,
-        tokenizer=args.tokenizer,
-        check_tokenizer=not args.no_tokenizer,
-        check_weights=not args.no_weights,
-        revision=args.revision,
-        target_revision=args.target_revision,
-        download=args.download,
-    )
+    """One verdict per (draft, engine), the engines of each draft together."""
+    per_engine = [
+        check_many(
+            paths,
+            target=args.target,
+            tokenizer=args.tokenizer,
+            check_tokenizer=not args.no_tokenizer,
+            check_weights=not args.no_weights,
+            revision=args.revision,
+            target_revision=args.target_revision,
+            download=args.download,
+            engine=engine,
+        )
+        for engine in _engines(args)
+    ]
+    return [verdict for verdicts in zip(*per_engine, strict=True) for verdict in verdicts]
 
 
 def _tally(verdicts: Sequence[Verdict], strict: bool) -> tuple[int, bool]:
@@ -93,7 +111,11 @@ def _render(paths: Sequence[str], args: argparse.Namespace) -> _Rendered:
     if args.json:
         items = [json_text(verdict_json(v, strict=args.strict)) for v in verdicts]
     else:
-        items = ["".join(f"{line}\n" for line in verdict_lines(v, args.strict)) for v in verdicts]
+        engines = len(_engines(args))
+        items = [
+            "".join(f"{line}\n" for line in verdict_lines(v, args.strict, engines=engines))
+            for v in verdicts
+        ]
     return _Rendered(items, *_tally(verdicts, args.strict))
 
 
@@ -131,11 +153,18 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         for item in rendered.items:
             out.write(item)
         valid = rendered.passed
-        out.write(f"{len(paths)} checked: {valid} valid, {len(paths) - valid} invalid\n")
+        engines = _engines(args)
+        if engines == ("vllm",):  # the default: the summary of a single vLLM sweep
+            summary = f"{len(paths)} checked"
+        else:
+            names = " and ".join(ENGINE_NAMES[engine] for engine in engines)
+            summary = f"{len(paths)} checked with {names}"
+        total = len(rendered.items)
+        out.write(f"{summary}: {valid} valid, {total - valid} invalid\n")
     if not paths:  # `find ... | drafting-config check -` that found nothing: no CI pass
         print("drafting-config: no paths to check: standard input held none", file=sys.stderr)
         return EXIT_INVALID
-    return _status(len(paths), rendered.passed, rendered.bad_repo_id)
+    return _status(len(rendered.items), rendered.passed, rendered.bad_repo_id)
 
 
 def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
@@ -295,6 +324,13 @@ def _parser() -> argparse.ArgumentParser:
         type=_jobs,
         metavar="N",
         help="deprecated and ignored: a sweep runs in one process (removed in the next release)",
+    )
+    check_parser.add_argument(
+        "--engine",
+        choices=tuple(ENGINE_CHOICES),
+        default="vllm",
+        help="the engine the verdicts speak for: vllm (0.33.0, the default), sglang "
+        "(0.5.23), or all (one verdict per draft and engine; exit 0 only if all pass)",
     )
     _add_model_options(check_parser)
 

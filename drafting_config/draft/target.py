@@ -37,6 +37,12 @@ class TargetFacts:
     """The target's ``pad_token_id``, ``bos_token_id`` and ``eos_token_id`` that are set
     (top level, else ``text_config``), as (field, raw value); ``eos_token_id`` may be a
     list."""
+    padded_vocab_size: int | None = None
+    """The target's ``padded_vocab_size`` (top level, else ``text_config``), which bounds
+    SGLang's DSpark token id when set."""
+    num_loops: int | None = None
+    """The target's ``num_loops`` (loop models; top level, else ``text_config``): SGLang's
+    runtime depth is ``num_hidden_layers * num_loops``."""
 
 
 THINKER_TEXT_CONFIG: Final = f"thinker_config.{TEXT_CONFIG}"
@@ -83,6 +89,8 @@ def read_target(target_config: object) -> TargetFacts:
         max_model_len=next(
             (n for n in (derived_max_model_len(r) for r, _ in readers) if n is not None), None
         ),
+        padded_vocab_size=size("padded_vocab_size"),
+        num_loops=size("num_loops"),
     )
 
 

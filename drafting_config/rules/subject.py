@@ -43,6 +43,10 @@ class Subject:
     mask_embedding: MaskEmbeddingFile | None = None
     """The ``mask_embedding.pt`` beside a local draft, read, or ``None`` when there is none
     (or no local directory: a config object, or headers read from the hub)."""
+    engine_token: tuple[int, str] | None = None
+    """The token id an engine other than vLLM settles on and where it came from (a field
+    of the draft, or ``"tokenizer"``), when it differs from the resolver's winner
+    (SGLang reads its own fields in its own order); ``None``: the winner's."""
 
     def file_field(self, field: str) -> str:
         """Where ``field`` of the HF config sits in the draft's file (see
@@ -51,13 +55,18 @@ class Subject:
 
     @property
     def token_id(self) -> int | None:
-        """The resolved token id, when the first set field is valid."""
+        """The resolved token id (:attr:`engine_token`'s, when set), when the first set
+        field is valid."""
+        if self.engine_token is not None:
+            return self.engine_token[0]
         winner = self.resolution.winner
         return None if winner is None else winner.token_id
 
     @property
     def token_field(self) -> str | None:
-        """The winning field, as the draft's file names it."""
+        """The winning field, as the draft's file names it (:attr:`engine_token`'s)."""
+        if self.engine_token is not None:
+            return self.engine_token[1]
         winner = self.resolution.winner
         return None if winner is None else self.resolution.file_field(winner.source.value)
 

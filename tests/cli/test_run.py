@@ -47,6 +47,7 @@ SCRIPT = Path(sys.executable).with_name("drafting-config")
 
 JSON_KEYS = {
     "path",
+    "engine",
     "ok",
     "token_id",
     "source",
@@ -286,6 +287,7 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
         assert set(item) == JSON_KEYS
     assert run.json[0] == {
         "path": given[0],
+        "engine": "vllm 0.33.0",
         "ok": True,
         "token_id": 151669,
         "source": "dflash_config.mask_token_id",

@@ -322,15 +322,17 @@ def test_the_corpus_readings_are_what_vllm_s_own_functions_return(
     # The readings in vllm_readings.json were written from vLLM's source by hand; here the
     # wheel's functions produce them, on both the attribute object and a transformers
     # PreTrainedConfig (the class vLLM's configs derive from).
-    from transformers import CONFIG_MAPPING, PreTrainedConfig
+    from transformers import PreTrainedConfig
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
     reading = READINGS[f"drafts/{path.name}"]
     hf_data = _hf_config_vllm_reads(speculators, _load(path))
     # The config class of the draft's model_type, as vLLM builds it (a bare PreTrainedConfig
     # cannot standardize a yarn rope_scaling: it has no max_position_embeddings field).
     model_type = hf_data.get("model_type")
-    known = isinstance(model_type, str) and model_type in CONFIG_MAPPING
-    config_class = CONFIG_MAPPING[model_type] if known else PreTrainedConfig
+    config_class = PreTrainedConfig
+    if isinstance(model_type, str) and model_type in CONFIG_MAPPING:
+        config_class = CONFIG_MAPPING[model_type]
     with warnings.catch_warnings():  # transformers' deprecations of legacy RoPE fields
         warnings.simplefilter("ignore", FutureWarning)
         pretrained = config_class.from_dict(copy.deepcopy(hf_data))

@@ -322,7 +322,7 @@ def test_the_corpus_readings_are_what_vllm_s_own_functions_return(
     # The readings in vllm_readings.json were written from vLLM's source by hand; here the
     # wheel's functions produce them, on both the attribute object and a transformers
     # PreTrainedConfig (the class vLLM's configs derive from).
-    from transformers import PreTrainedConfig
+    from transformers.configuration_utils import PreTrainedConfig
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
     reading = READINGS[f"drafts/{path.name}"]

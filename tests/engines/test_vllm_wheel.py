@@ -236,21 +236,39 @@ NOT_AN_INT = "not an int"
 
 
 def strict_layer_items(data: Mapping[str, Any]) -> dict[str, Any]:
-    """``data`` with each bool or float item of a layer list replaced by a string.
+    """``data`` with each bool or fractional float item of a layer list replaced by a string.
 
     vLLM adds 1 to a bool or a float without complaint (``False + 1`` is ``1``); the
-    package refuses them as it refuses a string, which vLLM fails on (a field it shifts) or
-    returns as it is (a field it does not). The replacement keeps every list as truthy as
-    it was, so vLLM's functions stop at the same field.
+    package refuses a bool and a fractional float as it refuses a string, which vLLM fails
+    on (a field it shifts) or returns as it is (a field it does not). A whole-number float
+    is a layer id to both (vLLM's models compare ``9.0 == 9``; issue 25, item 22). The
+    replacement keeps every list as truthy as it was, so vLLM's functions stop at the same
+    field.
     """
     strict = copy.deepcopy(dict(data))
     for section, key in LAYER_FIELDS:
         holder = strict.get(section) if section is not None else strict
         if isinstance(holder, dict) and isinstance(holder.get(key), list):
-            holder[key] = [
-                NOT_AN_INT if isinstance(item, (bool, float)) else item for item in holder[key]
-            ]
+            holder[key] = [NOT_AN_INT if _not_a_layer_id(item) else item for item in holder[key]]
     return strict
+
+
+def _not_a_layer_id(item: object) -> bool:
+    return isinstance(item, bool) or (isinstance(item, float) and not item.is_integer())
+
+
+def _as_ids(values: object) -> tuple[int, ...] | None:
+    """vLLM's result as layer ids: ints, and whole-number floats as the ints they equal."""
+    if not isinstance(values, tuple):
+        return None
+    ids = []
+    for item in values:
+        if type(item) is float and item.is_integer():
+            item = int(item)  # noqa: PLW2901
+        if type(item) is not int:
+            return None
+        ids.append(item)
+    return tuple(ids)
 
 
 def serving_function(taps: VllmTaps, algorithm: str | None) -> Callable[[object], object] | None:
@@ -270,8 +288,9 @@ def assert_tapped_layers_relation(
         assert resolution.tapped is None
         return
     theirs = outcome(lambda: function(carried(strict_layer_items(hf_data))))
-    if isinstance(theirs, tuple) and all(type(item) is int for item in theirs):
-        assert resolution.aux_layer_ids == theirs
+    ids = _as_ids(theirs)
+    if ids is not None:
+        assert resolution.aux_layer_ids == ids
         assert resolution.aux_layer_source is not None
         return
     assert resolution.aux_layer_ids is None

@@ -25,6 +25,7 @@ from drafting_config.draft.speculators import (
     is_speculators,
     translate,
 )
+from drafting_config.engines.vllm import PEAGLE_ARCHITECTURES
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value
 from drafting_config.values.fields import field_getter
 from tests.conftest import EXAMPLES, VALID_EXAMPLES, load_json
@@ -596,6 +597,68 @@ def test_aux_ids_vllm_translates_are_translated_and_left_to_check(value: list[ob
         assert isinstance(section, dict)
         assert section["target_layer_ids"] == [i - 1 for i in value]  # type: ignore[operator]
         assert resolve(config).errors == ()
+
+
+@pytest.mark.parametrize(
+    "value", [None, "mistral", "Qwen3", "qwen3_moe", "", 7, ["llama"]], ids=describe_value
+)
+@pytest.mark.parametrize("algorithm_name", ["peagle", "eagle3"])
+def test_a_model_type_vllm_maps_to_no_eagle_class_is_refused(
+    algorithm_name: str, value: object
+) -> None:
+    """``update_peagle`` and ``update_eagle3`` map only ``llama`` and ``qwen3`` to a class
+    and raise ``ValueError`` for anything else, a present ``null`` included."""
+    config = peagle_config() if algorithm_name == "peagle" else eagle3_config()
+    config["transformer_layer_config"]["model_type"] = value
+    with pytest.raises(ParallelDraftingConfigError) as caught:
+        translate(config.get, parallel_only=False)
+    message = str(caught.value)
+    assert caught.value.field == "transformer_layer_config.model_type"
+    assert f"`transformer_layer_config.model_type` is {describe_value(value)}" in message
+    assert (
+        f"`update_{algorithm_name}` in vllm/transformers_utils/configs/speculators/algos.py"
+        in message
+    )
+    assert "accepts only 'llama' or 'qwen3' ('llama' when the key is missing)" in message
+
+
+@pytest.mark.parametrize("value", ["llama", "qwen3", None])
+@pytest.mark.parametrize("algorithm_name", ["peagle", "eagle3"])
+def test_the_model_types_vllm_maps_are_translated(algorithm_name: str, value: str | None) -> None:
+    config = peagle_config() if algorithm_name == "peagle" else eagle3_config()
+    if value is None:  # missing: vLLM counts it as llama
+        del config["transformer_layer_config"]["model_type"]
+    else:
+        config["transformer_layer_config"]["model_type"] = value
+    assert translate(config.get, parallel_only=False).algorithm == algorithm_name
+
+
+def test_a_peagle_file_of_another_model_type_is_not_ok() -> None:
+    config = peagle_config()
+    config["transformer_layer_config"]["model_type"] = "mistral"
+    resolution = resolve(config)
+    assert [error.field for error in resolution.errors] == ["transformer_layer_config.model_type"]
+    assert resolution.format == "speculators"
+    assert resolution.winner is None
+
+
+@pytest.mark.parametrize("algorithm_name", ["dflash", "dflash2", "dspark"])
+def test_other_algorithms_do_not_read_the_model_type(algorithm_name: str) -> None:
+    config = CONFIGS[algorithm_name]()
+    config["transformer_layer_config"]["model_type"] = "mistral"
+    assert translate(config.get).hf_config["model_type"] == "mistral"
+
+
+def test_the_model_types_are_those_the_peagle_architecture_table_maps() -> None:
+    """One list of what ``update_peagle`` maps, seen from the translation and the checkpoint
+    table (``drafting_config.engines.vllm.PEAGLE_ARCHITECTURES``)."""
+    assert set(SPECULATORS_ALGORITHMS["peagle"].model_types or ()) == set(PEAGLE_ARCHITECTURES)
+    assert SPECULATORS_ALGORITHMS["eagle3"].model_types == ("llama", "qwen3")
+    assert all(
+        row.model_types is None
+        for name, row in SPECULATORS_ALGORITHMS.items()
+        if name not in {"peagle", "eagle3"}
+    )
 
 
 def test_eagle3_is_not_parallel_drafting() -> None:

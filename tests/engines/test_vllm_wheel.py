@@ -45,6 +45,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from drafting_config.draft.resolution import FieldStatus, Resolution, resolve
+from drafting_config.draft.speculators import translate
+from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.sources import PRIORITY_ORDER
 from tests.engine_wheels import (
     VllmTaps,
@@ -476,20 +478,13 @@ def speculators_configs(draw: st.DrawFn) -> dict[str, Any]:
 
 
 def known_speculators_divergence(data: Mapping[str, Any], theirs: object) -> bool:
-    """The package's translation parts from vLLM's here, and the tests below hold each case
+    """The package's translation parts from vLLM's here, and the test below holds the case
     as a strict xfail until the package is fixed (reported to the coordinator)."""
-    return _unsupported_model_type(data) or (
+    return (
         not isinstance(theirs, Raised)
         and "aux_hidden_state_layer_ids" in data
         and not isinstance(data["aux_hidden_state_layer_ids"], list)
     )
-
-
-def _unsupported_model_type(data: Mapping[str, Any]) -> bool:
-    """vLLM's eagle3 and peagle updaters know only ``qwen3`` and ``llama``."""
-    return data["speculators_model_type"] in {"eagle3", "peagle"} and data[
-        "transformer_layer_config"
-    ].get("model_type", "llama") not in {"qwen3", "llama"}
 
 
 @given(data=speculators_configs())
@@ -528,19 +523,53 @@ SPECULATORS_BASE: Final[dict[str, Any]] = {
 }
 
 
-@pytest.mark.xfail(
-    reason="the package translates a P-EAGLE file whose transformer_layer_config.model_type "
-    "vLLM's update_peagle refuses (only qwen3 and llama): a false OK"
+@pytest.mark.parametrize(
+    ("algorithm", "model_type"),
+    [
+        ("peagle", "mistral"),
+        ("peagle", None),
+        ("peagle", "Qwen3"),
+        ("peagle", "qwen2"),
+        ("eagle3", "mistral"),
+        ("eagle3", "qwen3_moe"),
+    ],
 )
 def test_a_peagle_file_of_a_model_type_vllm_cannot_translate_is_refused(
     speculators: Callable[[Mapping[str, Any]], dict[str, Any]],
+    algorithm: str,
+    model_type: object,
 ) -> None:
-    data = copy.deepcopy(SPECULATORS_BASE) | {"speculators_model_type": "peagle"}
-    data["transformer_layer_config"]["model_type"] = "mistral"
+    data = copy.deepcopy(SPECULATORS_BASE) | {"speculators_model_type": algorithm}
+    data["transformer_layer_config"]["model_type"] = model_type
     theirs = outcome(lambda: speculators(data))
     assert isinstance(theirs, Raised)
     assert theirs.kind is ValueError
-    assert not resolve(data).ok
+    with pytest.raises(ParallelDraftingConfigError) as caught:
+        translate(data.get, parallel_only=False)
+    assert caught.value.field == "transformer_layer_config.model_type"
+    assert f"update_{algorithm}" in str(caught.value)
+    if algorithm == "peagle":
+        resolution = resolve(data)
+        assert not resolution.ok
+        assert [error.field for error in resolution.errors] == [
+            "transformer_layer_config.model_type"
+        ]
+
+
+@pytest.mark.parametrize("algorithm", ["peagle", "eagle3"])
+@pytest.mark.parametrize("model_type", ["llama", "qwen3", ABSENT])
+def test_the_model_types_vllm_translates_are_translated(
+    speculators: Callable[[Mapping[str, Any]], dict[str, Any]],
+    algorithm: str,
+    model_type: object,
+) -> None:
+    data = copy.deepcopy(SPECULATORS_BASE) | {"speculators_model_type": algorithm}
+    del data["transformer_layer_config"]["model_type"]
+    if model_type is not ABSENT:
+        data["transformer_layer_config"]["model_type"] = model_type
+    theirs = speculators(data)
+    ours = translate(data.get, parallel_only=False)
+    assert_writes_agree(ours.hf_config, theirs)
 
 
 @pytest.mark.xfail(

@@ -468,12 +468,17 @@ def _minus_one(value: object) -> list[object]:
     ``update_dspark`` in ``vllm/transformers_utils/configs/speculators/algos.py``).
 
     Only what makes vLLM fail here is refused: the layer rules (ints, order, range) are
-    ``check()``'s, on the list the serving runner reads.
+    ``check()``'s, on the list the serving runner reads.  vLLM iterates whatever it is
+    given, so an empty string or an empty JSON object becomes an empty list, as ``[]``
+    does (and then names no target layers).
 
     Raises:
-        ParallelDraftingConfigError: ``value`` is not a list, or holds an item that is not
-            a number, where vLLM fails with a bare ``TypeError``.
+        ParallelDraftingConfigError: ``value`` is not a list, an empty string or an empty
+            object, or holds an item that is not a number, where vLLM fails with a bare
+            ``TypeError``.
     """
+    if is_kind(value, (str, dict)) and not value:  # "" or {}: nothing to iterate
+        return []
     if not is_list(value):
         raise ParallelDraftingConfigError(
             f"`{AUX_LAYER_IDS_FIELD}` must be a JSON array of target layer ids; got "

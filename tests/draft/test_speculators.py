@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drafting_config import ParallelDraftingConfig, resolve
+from drafting_config import ParallelDraftingConfig, check, resolve
 from drafting_config.draft.speculators import (
     AUX_LAYER_IDS_FIELD,
     PARALLEL_DRAFTING_ALGORITHMS,
@@ -581,6 +581,31 @@ def test_aux_ids_are_refused_where_vllms_translation_fails(value: object, phrase
         assert caught.value.field == AUX_LAYER_IDS_FIELD
         assert phrase in str(caught.value)
         assert "vLLM computes id - 1 for each and fails on it" in str(caught.value)
+
+
+@pytest.mark.parametrize("value", ["", {}])
+def test_an_empty_string_or_object_of_aux_ids_is_no_layers(value: object) -> None:
+    """vLLM iterates ``aux_hidden_state_layer_ids`` (``[i - 1 for i in aux]``): an empty
+    string or object yields no layers, as ``[]`` does, and is kept as given beside them; the
+    rules for a draft that names no target layers then judge it, as they judge ``[]``."""
+    for name, where in (("dflash", "dflash_config"), ("dflash2", "dflash_config"), ("dspark", "")):
+        config = CONFIGS[name]()
+        config[AUX_LAYER_IDS_FIELD] = value
+        draft = translate(config.get)
+        assert draft.hf_config["eagle_aux_hidden_state_layer_ids"] == value
+        section = draft.hf_config[where] if where else draft.hf_config
+        assert isinstance(section, dict)
+        assert section["target_layer_ids"] == []
+        resolution = resolve(config)
+        assert resolution.errors == ()
+        assert resolution.aux_layer_ids is None
+        verdict = check(config, check_tokenizer=False, check_weights=False)
+        config[AUX_LAYER_IDS_FIELD] = []
+        as_empty_list = check(config, check_tokenizer=False, check_weights=False)
+        assert verdict.ok == as_empty_list.ok
+        assert [str(e) for e in verdict.errors] == [str(e) for e in as_empty_list.errors]
+        assert [str(w) for w in verdict.warnings] == [str(w) for w in as_empty_list.warnings]
+        assert any("names no target layers" in str(w) for w in verdict.warnings), name
 
 
 @pytest.mark.parametrize("value", [[0, 10], [], [10, 2], [2, True], [2, 2.5]])

@@ -41,7 +41,7 @@ from types import SimpleNamespace
 from typing import Any, Final, cast
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from drafting_config.draft.resolution import FieldStatus, Resolution, resolve
@@ -477,16 +477,6 @@ def speculators_configs(draw: st.DrawFn) -> dict[str, Any]:
     return data
 
 
-def known_speculators_divergence(data: Mapping[str, Any], theirs: object) -> bool:
-    """The package's translation parts from vLLM's here, and the test below holds the case
-    as a strict xfail until the package is fixed (reported to the coordinator)."""
-    return (
-        not isinstance(theirs, Raised)
-        and "aux_hidden_state_layer_ids" in data
-        and not isinstance(data["aux_hidden_state_layer_ids"], list)
-    )
-
-
 @given(data=speculators_configs())
 def test_generated_speculators_files_resolve_as_vllm_reads_them(
     token_id: VllmTokenId,
@@ -497,7 +487,6 @@ def test_generated_speculators_files_resolve_as_vllm_reads_them(
     resolution = resolve(data)
     assert resolution.format == "speculators"
     theirs = outcome(lambda: speculators(data))
-    assume(not known_speculators_divergence(data, theirs))
     if isinstance(theirs, Raised):  # vLLM refuses the file: so does the package
         assert resolution.speculators is None
         assert not resolution.ok
@@ -572,17 +561,21 @@ def test_the_model_types_vllm_translates_are_translated(
     assert_writes_agree(ours.hf_config, theirs)
 
 
-@pytest.mark.xfail(
-    reason="the package refuses a DFlash speculators file whose aux_hidden_state_layer_ids is "
-    "an empty string, which vLLM's update_dflash translates (to no layers)"
-)
+@pytest.mark.parametrize("algorithm", ["dflash", "dflash2", "dspark"])
+@pytest.mark.parametrize("layers", ["", {}, []])
 def test_an_empty_non_list_of_layers_is_translated_as_vllm_translates_it(
     speculators: Callable[[Mapping[str, Any]], dict[str, Any]],
+    algorithm: str,
+    layers: object,
 ) -> None:
     data = copy.deepcopy(SPECULATORS_BASE) | {
-        "speculators_model_type": "dflash",
-        "aux_hidden_state_layer_ids": "",
+        "speculators_model_type": algorithm,
+        "aux_hidden_state_layer_ids": layers,
     }
     theirs = speculators(data)
-    assert theirs["dflash_config"]["target_layer_ids"] == []
-    assert resolve(data).speculators is not None
+    section = theirs["dflash_config"] if algorithm != "dspark" else theirs
+    assert section["target_layer_ids"] == []
+    resolution = resolve(data)
+    assert resolution.speculators is not None
+    assert resolution.errors == ()
+    assert_writes_agree(resolution.speculators.hf_config, theirs)

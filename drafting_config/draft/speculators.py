@@ -228,7 +228,12 @@ def is_speculators(get: FieldGetter) -> bool:
     """Whether a draft config is in the speculators format.
 
     True when ``speculators_model_type`` or ``speculators_config`` is set and not null
-    (vLLM switches to its speculators reader on the latter; the former names the algorithm).
+    (vLLM switches to its speculators reader on the latter; the former names the algorithm),
+    and the top-level ``model_type`` is missing or null.  vLLM reads a draft's config as
+    speculators only then, whether the file is the draft of ``--speculative-config`` or
+    ``--model`` (whose draft config is parsed the same way): ``HFConfigParser.parse`` in
+    ``vllm/transformers_utils/config.py`` takes a set ``model_type`` first and reads the
+    file as that model type's Hugging Face config, speculators fields ignored.
 
     Args:
         get: the config's field reader, called like ``dict.get(name, default)``
@@ -237,7 +242,7 @@ def is_speculators(get: FieldGetter) -> bool:
     return (
         get(SPECULATORS_TYPE_FIELD, None) is not None
         or get(SPECULATORS_CONFIG_FIELD, None) is not None
-    )
+    ) and get("model_type", None) is None
 
 
 def translate(get: FieldGetter, *, parallel_only: bool = True) -> SpeculatorsDraft:

@@ -415,6 +415,22 @@ def test_is_speculators_tells_the_formats_apart() -> None:
     assert not is_speculators({"speculators_model_type": None, "speculators_config": None}.get)
 
 
+@pytest.mark.parametrize("algorithm_name", [*sorted(CONFIGS), "eagle3"])
+def test_a_top_level_model_type_makes_it_a_hugging_face_config(algorithm_name: str) -> None:
+    """vLLM's ``HFConfigParser.parse`` reads the file as a speculators file only when its
+    top-level ``model_type`` is missing or null, as the draft of ``--speculative-config``
+    and of ``--model`` alike; a set ``model_type`` wins and the file is that model type's
+    Hugging Face config."""
+    config = CONFIGS[algorithm_name]() if algorithm_name in CONFIGS else eagle3_config()
+    config["model_type"] = None
+    assert is_speculators(config.get)
+    config["model_type"] = "qwen3"
+    assert not is_speculators(config.get)
+    resolution = resolve(config)
+    assert resolution.format == "hf"
+    assert resolution.speculators is None
+
+
 # --- errors ---------------------------------------------------------------------------------------
 
 REQUIRED_PATHS = [

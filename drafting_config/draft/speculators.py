@@ -101,6 +101,15 @@ class SpeculatorsAlgorithm:
     """The drafter reads the target's hidden states, so its ``target_hidden_size`` (or
     ``hidden_size``) must be the target's ``hidden_size``."""
 
+    model_types: tuple[str, ...] | None = None
+    """The ``transformer_layer_config.model_type`` values vLLM's updater for this type
+    accepts, the first being what a missing key counts as; any other value, ``null``
+    included, makes it raise ``ValueError``.  ``None``: it does not read ``model_type``."""
+
+    updater: str = ""
+    """The function of ``vllm/transformers_utils/configs/speculators/algos.py`` that
+    translates this type (``update_dflash``, ...), for messages."""
+
 
 _DFLASH: Final = SpeculatorsAlgorithm(
     name="dflash",
@@ -111,11 +120,18 @@ _DFLASH: Final = SpeculatorsAlgorithm(
     target_layer_ids_field="dflash_config.target_layer_ids",
     copies_eagle_layer_ids=False,
     always_sets_draft_vocab_size=True,
+    updater="update_dflash",
 )
+
+_EAGLE_MODEL_TYPES: Final = ("llama", "qwen3")
+"""The keys of ``eagle3_arch_map`` and ``peagle_arch_map`` in ``update_eagle3`` and
+``update_peagle`` (``vllm/transformers_utils/configs/speculators/algos.py``), ``llama``
+first: ``pre_trained_config.get("model_type", "llama")``."""
 
 _ROWS: Final = (
     _DFLASH,
-    replace(_DFLASH, name="dflash2"),  # vLLM reads dflash2 exactly as dflash
+    # vLLM reads dflash2 as dflash (update_dflash2 calls update_dflash first)
+    replace(_DFLASH, name="dflash2", updater="update_dflash2"),
     SpeculatorsAlgorithm(
         name="dspark",
         parallel_drafting=True,
@@ -125,6 +141,7 @@ _ROWS: Final = (
         target_layer_ids_field="target_layer_ids",
         copies_eagle_layer_ids=False,
         always_sets_draft_vocab_size=False,
+        updater="update_dspark",
     ),
     SpeculatorsAlgorithm(
         name="peagle",
@@ -135,6 +152,8 @@ _ROWS: Final = (
         target_layer_ids_field=None,
         copies_eagle_layer_ids=True,
         always_sets_draft_vocab_size=True,
+        model_types=_EAGLE_MODEL_TYPES,
+        updater="update_peagle",
     ),
     SpeculatorsAlgorithm(
         name="eagle3",
@@ -145,6 +164,8 @@ _ROWS: Final = (
         target_layer_ids_field=None,
         copies_eagle_layer_ids=True,
         always_sets_draft_vocab_size=True,
+        model_types=_EAGLE_MODEL_TYPES,
+        updater="update_eagle3",
     ),
 )
 
@@ -207,7 +228,12 @@ def is_speculators(get: FieldGetter) -> bool:
     """Whether a draft config is in the speculators format.
 
     True when ``speculators_model_type`` or ``speculators_config`` is set and not null
-    (vLLM switches to its speculators reader on the latter; the former names the algorithm).
+    (vLLM switches to its speculators reader on the latter; the former names the algorithm),
+    and the top-level ``model_type`` is missing or null.  vLLM reads a draft's config as
+    speculators only then, whether the file is the draft of ``--speculative-config`` or
+    ``--model`` (whose draft config is parsed the same way): ``HFConfigParser.parse`` in
+    ``vllm/transformers_utils/config.py`` takes a set ``model_type`` first and reads the
+    file as that model type's Hugging Face config, speculators fields ignored.
 
     Args:
         get: the config's field reader, called like ``dict.get(name, default)``
@@ -216,14 +242,15 @@ def is_speculators(get: FieldGetter) -> bool:
     return (
         get(SPECULATORS_TYPE_FIELD, None) is not None
         or get(SPECULATORS_CONFIG_FIELD, None) is not None
-    )
+    ) and get("model_type", None) is None
 
 
 def translate(get: FieldGetter, *, parallel_only: bool = True) -> SpeculatorsDraft:
     """Translate a speculators-format draft config the way vLLM 0.33 does.
 
     Checks, in order: the algorithm, the proposal's ``speculative_tokens``, the verifier,
-    ``transformer_layer_config``, then the algorithm's own fields
+    ``transformer_layer_config`` (and its ``model_type`` for ``peagle`` and ``eagle3``),
+    then the algorithm's own fields
     (``aux_hidden_state_layer_ids``, refused only where vLLM's translation fails, then
     ``mask_token_id``).  Token ids and sizes are
     copied as they are: validating them is the resolver's job, on ``hf_config``.
@@ -245,6 +272,7 @@ def translate(get: FieldGetter, *, parallel_only: bool = True) -> SpeculatorsDra
     speculative_tokens = _speculative_tokens(speculators_config)
     verifier = _verifier(speculators_config)
     hf_config = _transformer_layer_config(get)
+    _check_model_type(hf_config, algorithm)
     origins: dict[str, str] = {}  # hf_config field -> the top-level key it was copied from
 
     if algorithm.always_sets_draft_vocab_size:
@@ -388,6 +416,27 @@ def _transformer_layer_config(get: FieldGetter) -> dict[str, object]:
     return dict(cast("list[tuple[str, object]]", items))
 
 
+def _check_model_type(layer_config: Mapping[str, object], algorithm: SpeculatorsAlgorithm) -> None:
+    """Refuse a ``transformer_layer_config.model_type`` the algorithm's vLLM updater does
+    not map to a model class (``update_eagle3`` and ``update_peagle`` raise ``ValueError``:
+    "Unsupported model_type ... speculator")."""
+    accepted = algorithm.model_types
+    if accepted is None:
+        return
+    value = layer_config.get("model_type", accepted[0])
+    if _exact_str(value) in accepted:
+        return
+    field = f"{TRANSFORMER_LAYER_CONFIG_FIELD}.model_type"
+    listed = " or ".join(repr(name) for name in accepted)
+    raise ParallelDraftingConfigError(
+        f"`{field}` is {describe_value(value)}, which vLLM cannot serve as a speculators "
+        f"{algorithm.name} draft: `{algorithm.updater}` in "
+        f"vllm/transformers_utils/configs/speculators/algos.py accepts only {listed} "
+        f"({accepted[0]!r} when the key is missing) and raises ValueError otherwise.",
+        field=field,
+    )
+
+
 # --- reading helpers ---------------------------------------------------------------------------
 
 
@@ -424,12 +473,17 @@ def _minus_one(value: object) -> list[object]:
     ``update_dspark`` in ``vllm/transformers_utils/configs/speculators/algos.py``).
 
     Only what makes vLLM fail here is refused: the layer rules (ints, order, range) are
-    ``check()``'s, on the list the serving runner reads.
+    ``check()``'s, on the list the serving runner reads.  vLLM iterates whatever it is
+    given, so an empty string or an empty JSON object becomes an empty list, as ``[]``
+    does (and then names no target layers).
 
     Raises:
-        ParallelDraftingConfigError: ``value`` is not a list, or holds an item that is not
-            a number, where vLLM fails with a bare ``TypeError``.
+        ParallelDraftingConfigError: ``value`` is not a list, an empty string or an empty
+            object, or holds an item that is not a number, where vLLM fails with a bare
+            ``TypeError``.
     """
+    if is_kind(value, (str, dict)) and not value:  # "" or {}: nothing to iterate
+        return []
     if not is_list(value):
         raise ParallelDraftingConfigError(
             f"`{AUX_LAYER_IDS_FIELD}` must be a JSON array of target layer ids; got "

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drafting_config import ParallelDraftingConfig, resolve
+from drafting_config import ParallelDraftingConfig, check, resolve
 from drafting_config.draft.speculators import (
     AUX_LAYER_IDS_FIELD,
     PARALLEL_DRAFTING_ALGORITHMS,
@@ -25,6 +25,7 @@ from drafting_config.draft.speculators import (
     is_speculators,
     translate,
 )
+from drafting_config.engines.vllm import PEAGLE_ARCHITECTURES
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value
 from drafting_config.values.fields import field_getter
 from tests.conftest import EXAMPLES, VALID_EXAMPLES, load_json
@@ -414,6 +415,22 @@ def test_is_speculators_tells_the_formats_apart() -> None:
     assert not is_speculators({"speculators_model_type": None, "speculators_config": None}.get)
 
 
+@pytest.mark.parametrize("algorithm_name", [*sorted(CONFIGS), "eagle3"])
+def test_a_top_level_model_type_makes_it_a_hugging_face_config(algorithm_name: str) -> None:
+    """vLLM's ``HFConfigParser.parse`` reads the file as a speculators file only when its
+    top-level ``model_type`` is missing or null, as the draft of ``--speculative-config``
+    and of ``--model`` alike; a set ``model_type`` wins and the file is that model type's
+    Hugging Face config."""
+    config = CONFIGS[algorithm_name]() if algorithm_name in CONFIGS else eagle3_config()
+    config["model_type"] = None
+    assert is_speculators(config.get)
+    config["model_type"] = "qwen3"
+    assert not is_speculators(config.get)
+    resolution = resolve(config)
+    assert resolution.format == "hf"
+    assert resolution.speculators is None
+
+
 # --- errors ---------------------------------------------------------------------------------------
 
 REQUIRED_PATHS = [
@@ -582,6 +599,31 @@ def test_aux_ids_are_refused_where_vllms_translation_fails(value: object, phrase
         assert "vLLM computes id - 1 for each and fails on it" in str(caught.value)
 
 
+@pytest.mark.parametrize("value", ["", {}])
+def test_an_empty_string_or_object_of_aux_ids_is_no_layers(value: object) -> None:
+    """vLLM iterates ``aux_hidden_state_layer_ids`` (``[i - 1 for i in aux]``): an empty
+    string or object yields no layers, as ``[]`` does, and is kept as given beside them; the
+    rules for a draft that names no target layers then judge it, as they judge ``[]``."""
+    for name, where in (("dflash", "dflash_config"), ("dflash2", "dflash_config"), ("dspark", "")):
+        config = CONFIGS[name]()
+        config[AUX_LAYER_IDS_FIELD] = value
+        draft = translate(config.get)
+        assert draft.hf_config["eagle_aux_hidden_state_layer_ids"] == value
+        section = draft.hf_config[where] if where else draft.hf_config
+        assert isinstance(section, dict)
+        assert section["target_layer_ids"] == []
+        resolution = resolve(config)
+        assert resolution.errors == ()
+        assert resolution.aux_layer_ids is None
+        verdict = check(config, check_tokenizer=False, check_weights=False)
+        config[AUX_LAYER_IDS_FIELD] = []
+        as_empty_list = check(config, check_tokenizer=False, check_weights=False)
+        assert verdict.ok == as_empty_list.ok
+        assert [str(e) for e in verdict.errors] == [str(e) for e in as_empty_list.errors]
+        assert [str(w) for w in verdict.warnings] == [str(w) for w in as_empty_list.warnings]
+        assert any("names no target layers" in str(w) for w in verdict.warnings), name
+
+
 @pytest.mark.parametrize("value", [[0, 10], [], [10, 2], [2, True], [2, 2.5]])
 def test_aux_ids_vllm_translates_are_translated_and_left_to_check(value: list[object]) -> None:
     """A 0 (the input of the target's first layer), an empty list, a reordering, a bool or
@@ -596,6 +638,68 @@ def test_aux_ids_vllm_translates_are_translated_and_left_to_check(value: list[ob
         assert isinstance(section, dict)
         assert section["target_layer_ids"] == [i - 1 for i in value]  # type: ignore[operator]
         assert resolve(config).errors == ()
+
+
+@pytest.mark.parametrize(
+    "value", [None, "mistral", "Qwen3", "qwen3_moe", "", 7, ["llama"]], ids=describe_value
+)
+@pytest.mark.parametrize("algorithm_name", ["peagle", "eagle3"])
+def test_a_model_type_vllm_maps_to_no_eagle_class_is_refused(
+    algorithm_name: str, value: object
+) -> None:
+    """``update_peagle`` and ``update_eagle3`` map only ``llama`` and ``qwen3`` to a class
+    and raise ``ValueError`` for anything else, a present ``null`` included."""
+    config = peagle_config() if algorithm_name == "peagle" else eagle3_config()
+    config["transformer_layer_config"]["model_type"] = value
+    with pytest.raises(ParallelDraftingConfigError) as caught:
+        translate(config.get, parallel_only=False)
+    message = str(caught.value)
+    assert caught.value.field == "transformer_layer_config.model_type"
+    assert f"`transformer_layer_config.model_type` is {describe_value(value)}" in message
+    assert (
+        f"`update_{algorithm_name}` in vllm/transformers_utils/configs/speculators/algos.py"
+        in message
+    )
+    assert "accepts only 'llama' or 'qwen3' ('llama' when the key is missing)" in message
+
+
+@pytest.mark.parametrize("value", ["llama", "qwen3", None])
+@pytest.mark.parametrize("algorithm_name", ["peagle", "eagle3"])
+def test_the_model_types_vllm_maps_are_translated(algorithm_name: str, value: str | None) -> None:
+    config = peagle_config() if algorithm_name == "peagle" else eagle3_config()
+    if value is None:  # missing: vLLM counts it as llama
+        del config["transformer_layer_config"]["model_type"]
+    else:
+        config["transformer_layer_config"]["model_type"] = value
+    assert translate(config.get, parallel_only=False).algorithm == algorithm_name
+
+
+def test_a_peagle_file_of_another_model_type_is_not_ok() -> None:
+    config = peagle_config()
+    config["transformer_layer_config"]["model_type"] = "mistral"
+    resolution = resolve(config)
+    assert [error.field for error in resolution.errors] == ["transformer_layer_config.model_type"]
+    assert resolution.format == "speculators"
+    assert resolution.winner is None
+
+
+@pytest.mark.parametrize("algorithm_name", ["dflash", "dflash2", "dspark"])
+def test_other_algorithms_do_not_read_the_model_type(algorithm_name: str) -> None:
+    config = CONFIGS[algorithm_name]()
+    config["transformer_layer_config"]["model_type"] = "mistral"
+    assert translate(config.get).hf_config["model_type"] == "mistral"
+
+
+def test_the_model_types_are_those_the_peagle_architecture_table_maps() -> None:
+    """One list of what ``update_peagle`` maps, seen from the translation and the checkpoint
+    table (``drafting_config.engines.vllm.PEAGLE_ARCHITECTURES``)."""
+    assert set(SPECULATORS_ALGORITHMS["peagle"].model_types or ()) == set(PEAGLE_ARCHITECTURES)
+    assert SPECULATORS_ALGORITHMS["eagle3"].model_types == ("llama", "qwen3")
+    assert all(
+        row.model_types is None
+        for name, row in SPECULATORS_ALGORITHMS.items()
+        if name not in {"peagle", "eagle3"}
+    )
 
 
 def test_eagle3_is_not_parallel_drafting() -> None:

@@ -41,10 +41,12 @@ from types import SimpleNamespace
 from typing import Any, Final, cast
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from drafting_config.draft.resolution import FieldStatus, Resolution, resolve
+from drafting_config.draft.speculators import translate
+from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.sources import PRIORITY_ORDER
 from tests.engine_wheels import (
     VllmTaps,
@@ -501,23 +503,6 @@ def speculators_configs(draw: st.DrawFn) -> dict[str, Any]:
     return data
 
 
-def known_speculators_divergence(data: Mapping[str, Any], theirs: object) -> bool:
-    """The package's translation parts from vLLM's here, and the tests below hold each case
-    as a strict xfail until the package is fixed (reported to the coordinator)."""
-    return _unsupported_model_type(data) or (
-        not isinstance(theirs, Raised)
-        and "aux_hidden_state_layer_ids" in data
-        and not isinstance(data["aux_hidden_state_layer_ids"], list)
-    )
-
-
-def _unsupported_model_type(data: Mapping[str, Any]) -> bool:
-    """vLLM's eagle3 and peagle updaters know only ``qwen3`` and ``llama``."""
-    return data["speculators_model_type"] in {"eagle3", "peagle"} and data[
-        "transformer_layer_config"
-    ].get("model_type", "llama") not in {"qwen3", "llama"}
-
-
 @given(data=speculators_configs())
 def test_generated_speculators_files_resolve_as_vllm_reads_them(
     token_id: VllmTokenId,
@@ -528,7 +513,6 @@ def test_generated_speculators_files_resolve_as_vllm_reads_them(
     resolution = resolve(data)
     assert resolution.format == "speculators"
     theirs = outcome(lambda: speculators(data))
-    assume(not known_speculators_divergence(data, theirs))
     if isinstance(theirs, Raised):  # vLLM refuses the file: so does the package
         assert resolution.speculators is None
         assert not resolution.ok
@@ -554,32 +538,70 @@ SPECULATORS_BASE: Final[dict[str, Any]] = {
 }
 
 
-@pytest.mark.xfail(
-    reason="the package translates a P-EAGLE file whose transformer_layer_config.model_type "
-    "vLLM's update_peagle refuses (only qwen3 and llama): a false OK"
+@pytest.mark.parametrize(
+    ("algorithm", "model_type"),
+    [
+        ("peagle", "mistral"),
+        ("peagle", None),
+        ("peagle", "Qwen3"),
+        ("peagle", "qwen2"),
+        ("eagle3", "mistral"),
+        ("eagle3", "qwen3_moe"),
+    ],
 )
 def test_a_peagle_file_of_a_model_type_vllm_cannot_translate_is_refused(
     speculators: Callable[[Mapping[str, Any]], dict[str, Any]],
+    algorithm: str,
+    model_type: object,
 ) -> None:
-    data = copy.deepcopy(SPECULATORS_BASE) | {"speculators_model_type": "peagle"}
-    data["transformer_layer_config"]["model_type"] = "mistral"
+    data = copy.deepcopy(SPECULATORS_BASE) | {"speculators_model_type": algorithm}
+    data["transformer_layer_config"]["model_type"] = model_type
     theirs = outcome(lambda: speculators(data))
     assert isinstance(theirs, Raised)
     assert theirs.kind is ValueError
-    assert not resolve(data).ok
+    with pytest.raises(ParallelDraftingConfigError) as caught:
+        translate(data.get, parallel_only=False)
+    assert caught.value.field == "transformer_layer_config.model_type"
+    assert f"update_{algorithm}" in str(caught.value)
+    if algorithm == "peagle":
+        resolution = resolve(data)
+        assert not resolution.ok
+        assert [error.field for error in resolution.errors] == [
+            "transformer_layer_config.model_type"
+        ]
 
 
-@pytest.mark.xfail(
-    reason="the package refuses a DFlash speculators file whose aux_hidden_state_layer_ids is "
-    "an empty string, which vLLM's update_dflash translates (to no layers)"
-)
+@pytest.mark.parametrize("algorithm", ["peagle", "eagle3"])
+@pytest.mark.parametrize("model_type", ["llama", "qwen3", ABSENT])
+def test_the_model_types_vllm_translates_are_translated(
+    speculators: Callable[[Mapping[str, Any]], dict[str, Any]],
+    algorithm: str,
+    model_type: object,
+) -> None:
+    data = copy.deepcopy(SPECULATORS_BASE) | {"speculators_model_type": algorithm}
+    del data["transformer_layer_config"]["model_type"]
+    if model_type is not ABSENT:
+        data["transformer_layer_config"]["model_type"] = model_type
+    theirs = speculators(data)
+    ours = translate(data.get, parallel_only=False)
+    assert_writes_agree(ours.hf_config, theirs)
+
+
+@pytest.mark.parametrize("algorithm", ["dflash", "dflash2", "dspark"])
+@pytest.mark.parametrize("layers", ["", {}, []])
 def test_an_empty_non_list_of_layers_is_translated_as_vllm_translates_it(
     speculators: Callable[[Mapping[str, Any]], dict[str, Any]],
+    algorithm: str,
+    layers: object,
 ) -> None:
     data = copy.deepcopy(SPECULATORS_BASE) | {
-        "speculators_model_type": "dflash",
-        "aux_hidden_state_layer_ids": "",
+        "speculators_model_type": algorithm,
+        "aux_hidden_state_layer_ids": layers,
     }
     theirs = speculators(data)
-    assert theirs["dflash_config"]["target_layer_ids"] == []
-    assert resolve(data).speculators is not None
+    section = theirs["dflash_config"] if algorithm != "dspark" else theirs
+    assert section["target_layer_ids"] == []
+    resolution = resolve(data)
+    assert resolution.speculators is not None
+    assert resolution.errors == ()
+    assert_writes_agree(resolution.speculators.hf_config, theirs)

@@ -2,10 +2,11 @@
 
 :func:`check` loads a draft (a config object, a local path, or a repo id in
 the local Hugging Face cache), resolves its token id with
-:func:`~drafting_config.draft.resolution.resolve`, checks it against the target
-model and the tokenizer (:mod:`drafting_config.rules.target`), checks the target
-layers it taps (:mod:`drafting_config.rules.vllm`), and gathers every
-error, warning and note into a :class:`Verdict`.  The command line renders
+:func:`~drafting_config.draft.resolution.resolve`, finds its target, runs the chosen
+engine's rules (:mod:`drafting_config.rules.vllm` or :mod:`drafting_config.rules.sglang`,
+each of the shape :mod:`drafting_config.rules.engine` gives), reading the tokenizer and
+checkpoint files they ask for, and gathers every error, warning and note into a
+:class:`Verdict`.  The command line renders
 verdicts and nothing else; :meth:`ParallelDraftingConfig.from_hf_config` and
 ``from_pretrained`` raise a verdict's first error.
 
@@ -18,16 +19,15 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal, Union
 
 from drafting_config.draft.resolution import Resolution, resolve
 from drafting_config.draft.target import TargetFacts, read_target
-from drafting_config.engines.sglang import ENGINE as SGLANG_ENGINE
-from drafting_config.engines.sglang import Algorithm as SglangAlgorithm
+from drafting_config.engines.vllm import ENGINE as VLLM_ENGINE
 from drafting_config.files.json_files import CONFIG_NAME, ConfigFileError, load_config_json
-from drafting_config.files.mask_embedding import read_mask_embedding_beside
+from drafting_config.files.mask_embedding import MaskEmbeddingFile, read_mask_embedding_beside
 from drafting_config.files.repo_ids import (
     DEFAULT_REVISION,
     EXTRA_NAME,
@@ -50,48 +50,24 @@ from drafting_config.files.safetensors_headers import (
 )
 from drafting_config.files.tokenizer_files import (
     TOKENIZER_FILE_NAMES,
-    TOKENIZER_JSON_NAME,
     TokenFacts,
     TokenizerFiles,
     load_tokenizer_files,
 )
-from drafting_config.rules.sglang import (
-    check_sglang_config,
-    check_sglang_layers,
-    check_sglang_mask_embedding,
-    check_sglang_method,
-    check_sglang_placeholders,
-    check_sglang_token,
-    kept_resolution_errors,
-    sglang_algorithm,
-    sglang_layers,
-    sglang_token,
-)
-from drafting_config.rules.subject import Rule, Subject
-from drafting_config.rules.target import check_target_placeholders, check_target_sizes
-from drafting_config.rules.tokenizer import MASK_TOKEN_TEXT_FIELD, check_tokenizer
-from drafting_config.rules.vllm import (
-    aux_layers,
-    check_architecture_registered,
-    check_config_parses,
-    check_construction,
-    check_layers,
-    check_null_token_fields,
-    check_sample_from_anchor,
-    check_served_context,
-    check_target_tapped,
-)
+from drafting_config.rules import sglang, vllm
+from drafting_config.rules.engine import CheckpointFiles, EngineRules
+from drafting_config.rules.subject import Subject
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
     describe_value,
 )
-from drafting_config.values.fields import field_getter, is_kind
+from drafting_config.values.fields import FieldGetter, field_getter, is_kind
 from drafting_config.values.findings import Findings
 from drafting_config.values.integers import exact_bool
 from drafting_config.values.paths import as_path, display_path
 
-if TYPE_CHECKING:  # imported by _weights, the one user: a --no-weights sweep never loads it
+if TYPE_CHECKING:
     from drafting_config.rules.checkpoint import WeightsFacts
 
 __all__ = ["Engine", "ModelArgument", "Verdict", "check", "check_many"]
@@ -99,8 +75,10 @@ __all__ = ["Engine", "ModelArgument", "Verdict", "check", "check_many"]
 Engine = Literal["vllm", "sglang"]
 """The engine a verdict speaks for: vLLM 0.33.0 (the default) or SGLang 0.5.23."""
 
-VLLM_ENGINE: Final = "vllm 0.33.0"
-ENGINE_NAMES: Final = {"vllm": VLLM_ENGINE, "sglang": SGLANG_ENGINE}
+_RULES: Final[dict[Engine, EngineRules]] = {"vllm": vllm, "sglang": sglang}
+"""Each :data:`Engine`'s rules module (:mod:`drafting_config.rules.engine` gives its shape)."""
+
+ENGINE_NAMES: Final = {engine: rules.ENGINE for engine, rules in _RULES.items()}
 """How each :data:`Engine` is named in a verdict (:attr:`Verdict.engine`)."""
 
 ModelArgument = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", object]
@@ -366,64 +344,22 @@ class _SharedReads:
         return found
 
 
-_DRAFT_RULES: Final[tuple[Rule, ...]] = (
-    check_config_parses,
-    check_architecture_registered,
-    check_null_token_fields,
-    check_sample_from_anchor,
-    check_construction,
-    check_target_sizes,
-    check_target_placeholders,
-    check_target_tapped,
-    check_served_context,
-    check_layers,
-)
-"""The rules of the draft against its target, in the order their findings are listed; the
-first field that cannot be read at all stops them (it is the draft's error)."""
-
-
 def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Verdict:
+    rules = _RULES[options.engine]
     try:
         exact_bool("`check_tokenizer`", options.check_tokenizer)
         exact_bool("`check_weights`", options.check_weights)
         path, draft_config, draft_at, fetch_notes = _load(draft, options.revision, options)
     except ParallelDraftingConfigError as error:
-        return Verdict(_shown(draft), None, (error,), engine=ENGINE_NAMES[options.engine])
+        return Verdict(_shown(draft), None, (error,), engine=rules.ENGINE)
     resolution = resolve(draft_config)
     target = _target(resolution, options, shared)
-    if options.engine == "sglang":
-        return _check_sglang(
-            path, draft_config, draft_at, fetch_notes, resolution, target, options, shared
-        )
-    found = Findings(list(resolution.errors), list(resolution.warnings), list(fetch_notes))
+    found = rules.resolver_findings(resolution)
+    found.notes += fetch_notes
     found.errors += target.errors
     found.notes += target.notes
-    facts = target.facts
-    if facts is not None and facts.vocab_size is facts.hidden_size is facts.num_layers is None:
-        found.note(
-            "target compared on nothing: it gives no vocab_size, hidden_size or "
-            "num_hidden_layers (nor in text_config)"
-        )
-    aux = resolution.aux_layer_ids, resolution.aux_layer_source
-    token = weights = None
-    if resolution.fields:
-        get = field_getter(resolution.hf_config(draft_config), "")
-        subject = Subject(resolution, get, draft_config, target.facts)
-        with found.collect():
-            for rule in _DRAFT_RULES:
-                rule(subject, found)
-            aux = aux_layers(subject)  # the layers as vLLM resolves them knowing the target
-        if options.check_tokenizer and resolution.winner is not None:
-            beside = {
-                "the draft": _directory_of(draft_at),
-                "the target": _directory_of(target.directory),
-            }
-            token = _tokenizer(found, subject, options, beside, shared=shared)
-        if options.check_weights:
-            weights = _weights(
-                found, draft, subject, draft_at, download=options.download, listings=shared.listings
-            )
-    winner = resolution.winner
+    subject = Subject(resolution, _getter(resolution, draft_config), draft_config, target.facts)
+    reading = rules.judge(subject, found, _Reads(draft, draft_at, target, options, shared))
     return Verdict(
         path=path,
         resolution=resolution,
@@ -431,120 +367,182 @@ def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Ver
         warnings=tuple(found.warnings),
         notes=tuple(found.notes),
         target=target.name,
-        token=token,
-        weights=weights,
-        token_id=None if winner is None else winner.token_id,
-        aux_layer_ids=aux[0],
-        aux_layer_source=aux[1],
-        algorithm=resolution.algorithm,
-        token_source=None if winner is None else winner.source.value,
+        token=reading.token,
+        weights=reading.weights,
+        token_id=reading.token_id,
+        aux_layer_ids=reading.aux_layer_ids,
+        aux_layer_source=reading.aux_layer_source,
+        engine=rules.ENGINE,
+        algorithm=reading.algorithm,
+        token_source=reading.token_source,
     )
 
 
-def _check_sglang(  # noqa: PLR0917
-    path: str | None,
-    draft_config: object,
-    draft_at: Path | None,
-    fetch_notes: tuple[str, ...],
-    resolution: Resolution,
-    target: _Target,
-    options: _Options,
-    shared: _SharedReads,
-) -> Verdict:
-    """The verdict for SGLang 0.5.23 (:mod:`drafting_config.rules.sglang`): the resolver's
-    errors that are not about the token id, then SGLang's rules, with the served
-    tokenizer (``tokenizer``, else the target's, else the draft's)."""
-    found = Findings(kept_resolution_errors(resolution), [], list(fetch_notes))
-    found.errors += target.errors
-    found.notes += target.notes
-    algorithm: SglangAlgorithm | None = None
-    token_id = source = None
-    layers: tuple[tuple[int, ...] | None, str | None] = (None, None)
-    facts = None
-    get = None
-    if resolution.fields or resolution.format == "speculators":  # SGLang refuses the latter
-        get = field_getter(resolution.hf_config(draft_config), "")
-    if get is not None:
-        subject = Subject(resolution, get, draft_config, target.facts)
-        with found.collect():
-            algorithm = sglang_algorithm(subject)
-            for rule in (check_sglang_method, check_sglang_config):
-                rule(subject, found)
-        if options.check_tokenizer and algorithm is SglangAlgorithm.DFLASH:
-            files = _served_tokenizer(found, options, draft_at, target.directory, shared)
-            subject = replace(subject, tokenizer=files)
-        with found.collect():
-            check_sglang_token(subject, found)
-        try:
-            token = sglang_token(subject)
-        except ParallelDraftingConfigError:  # recorded by check_sglang_token
-            token = None
-        if token is not None and token.token_id is not None and token.source is not None:
-            token_id, source = token.token_id, token.source
-            subject = replace(subject, engine_token=(token_id, source))
-        with found.collect():
-            for rule in (
-                check_sglang_placeholders,
-                check_target_placeholders,
-                check_sglang_layers,
-            ):
-                rule(subject, found)
-            reading = sglang_layers(subject)
-            layers = reading.ids, reading.source
-        if subject.tokenizer is not None and token_id is not None:
-            tokenizer_found = Findings()
-            with tokenizer_found.collect():
-                check_tokenizer(subject, tokenizer_found)
-            found.errors += [e for e in tokenizer_found.errors if e.field != MASK_TOKEN_TEXT_FIELD]
-            found.warnings += tokenizer_found.warnings
-            facts = subject.tokenizer.describe(token_id)
-        directory = _directory_of(draft_at)
-        if options.check_weights and directory is not None:
-            found.note("weights not checked for SGLang: its loaders are not modelled")
-            embedding = read_mask_embedding_beside(str(directory), shared.listings)
-            with found.collect():
-                check_sglang_mask_embedding(replace(subject, mask_embedding=embedding), found)
-    return Verdict(
-        path=path,
-        resolution=resolution,
-        errors=_unique(found.errors),
-        warnings=tuple(found.warnings),
-        notes=tuple(found.notes),
-        target=target.name,
-        token=facts,
-        token_id=token_id,
-        aux_layer_ids=layers[0],
-        aux_layer_source=layers[1],
-        engine=SGLANG_ENGINE,
-        algorithm=None if algorithm is None else algorithm.value,
-        token_source=source,
-    )
-
-
-def _served_tokenizer(
-    found: Findings,
-    options: _Options,
-    draft_at: Path | None,
-    target_at: Path | None,
-    shared: _SharedReads,
-) -> TokenizerFiles | None:
-    """The tokenizer SGLang serves with: ``options.tokenizer`` (``--tokenizer``), else the
-    target's files, else the draft's (a copy of the target's, usually), else none."""
+def _getter(resolution: Resolution, draft_config: object) -> FieldGetter:
+    """The reader of the HF config the engine reads; a draft that holds no fields at all
+    (``resolve()`` said why) reads as empty, and the engines judge none of its rules."""
     try:
+        return field_getter(resolution.hf_config(draft_config), "")
+    except ParallelDraftingConfigError:
+        return field_getter({}, "")
+
+
+class _Reads:
+    """The files an engine's rules ask for (:class:`~drafting_config.rules.engine.Reads`),
+    read as the options say, through what the drafts of one call share."""
+
+    def __init__(
+        self,
+        draft: ModelArgument,
+        draft_at: Path | None,
+        target: _Target,
+        options: _Options,
+        shared: _SharedReads,
+    ) -> None:
+        self._draft = draft
+        self._draft_at = draft_at
+        self._target = target
+        self._options = options
+        self._shared = shared
+
+    def served_tokenizer(self, found: Findings) -> TokenizerFiles | None:
+        """The tokenizer the engine serves with: ``options.tokenizer`` (``--tokenizer``),
+        else the target's files, else the draft's (a copy of the target's, usually)."""
+        options, shared = self._options, self._shared
+        if not options.check_tokenizer:
+            return None
+        try:
+            if options.tokenizer is not None:
+                located, notes = shared.tokenizer_location(options.tokenizer, options.download)
+                found.notes += notes
+                return shared.tokenizer_files(located)
+            for directory in (_directory_of(self._target.directory), _directory_of(self._draft_at)):
+                if directory is not None:
+                    files = shared.tokenizer_files(directory)
+                    if files is not None:
+                        return files
+        except ParallelDraftingConfigError as error:
+            found.error(error)
+            return None
+        found.note("tokenizer not checked: no tokenizer files beside the target or the draft")
+        return None
+
+    def tokenizer_knowing(self, token_id: int, found: Findings) -> TokenizerFiles | None:
+        """The tokenizer files of ``options.tokenizer`` (a directory or a repo id), else of
+        the first directory, the draft's then the target's, whose files can classify
+        ``token_id``, else the first that has any; a note says when there are none.
+
+        Raises:
+            ParallelDraftingConfigError: the tokenizer given cannot be found or read.
+        """
+        options, shared = self._options, self._shared
+        if not options.check_tokenizer:
+            return None
         if options.tokenizer is not None:
             located, notes = shared.tokenizer_location(options.tokenizer, options.download)
             found.notes += notes
-            return shared.tokenizer_files(located)
-        for directory in (_directory_of(target_at), _directory_of(draft_at)):
-            if directory is not None:
-                files = shared.tokenizer_files(directory)
-                if files is not None:
-                    return files
-    except ParallelDraftingConfigError as error:
-        found.error(error)
-        return None
-    found.notes.append("tokenizer not checked: no tokenizer files beside the target or the draft")
-    return None
+            files = shared.tokenizer_files(located)
+            if files is None:
+                raise ConfigFileError(
+                    os.fspath(located),
+                    "no tokenizer files here (tokenizer.json, tokenizer_config.json, "
+                    "special_tokens_map.json).",
+                )
+            return files
+        beside = {
+            "the draft": _directory_of(self._draft_at),
+            "the target": _directory_of(self._target.directory),
+        }
+        searched = {name: path for name, path in beside.items() if path is not None}
+        files = _first_that_classifies(shared, searched.values(), token_id)
+        if files is None:
+            if searched:
+                found.note(
+                    f"tokenizer not checked: no tokenizer files beside {' or '.join(searched)}"
+                )
+            else:
+                found.note(
+                    "tokenizer not checked: a config object has no directory to look in; "
+                    "pass tokenizer=DIR"
+                )
+        return files
+
+    def weights_directory(self) -> str | None:
+        """The local directory of the draft's files, when weights are checked."""
+        directory = _directory_of(self._draft_at)
+        return None if directory is None or not self._options.check_weights else str(directory)
+
+    def mask_embedding(self, directory: str) -> MaskEmbeddingFile | None:
+        """``directory``'s ``mask_embedding.pt``, read, or ``None`` when there is none."""
+        return read_mask_embedding_beside(directory, self._shared.listings)
+
+    def checkpoint(self, found: Findings) -> CheckpointFiles | None:
+        """The safetensors headers beside the draft, when weights are checked.
+
+        Local files are read when the draft is a directory, a ``config.json`` or a cache
+        snapshot: vLLM pairs weights with a model directory only, so a config file of another
+        name (``drafts/a.json``) has none.  With ``download`` and a repo id, the headers come
+        from the hub by HTTP range requests.  No weights at all means nothing to say; ``.bin``
+        files only, a note.
+        """
+        draft_at, listings = self._draft_at, self._shared.listings
+        if not self._options.check_weights:
+            return None
+        if draft_at is None or not (draft_at.name == CONFIG_NAME or draft_at.is_dir()):
+            return None
+        directory = draft_at if draft_at.name != CONFIG_NAME else draft_at.parent
+        draft = self._draft
+        text = as_path(draft) if is_kind(draft, (str, bytes)) else None  # only text is a repo id
+        checkpoint: CheckpointHeaders | None
+        try:
+            if (
+                self._options.download
+                and text is not None
+                and looks_like_repo_id(text)
+                and not hub_offline()
+            ):
+                local = None
+                checkpoint = hub_checkpoint_headers(text, directory.name)  # the snapshot's commit
+                if checkpoint is None:
+                    found.note(
+                        "weights not checked: the repo has neither model.safetensors nor "
+                        "model.safetensors.index.json"
+                    )
+                    return None
+                shown = tuple(display_path(f"{text}/{name}") for name in checkpoint.files)
+            else:
+                local = str(directory)
+                files = find_weight_files(local, listings)
+                if files.bin_only:
+                    found.note(
+                        "weights not checked: the draft ships .bin weights only (pickles, not "
+                        "read); safetensors headers are what can be checked"
+                    )
+                checkpoint = read_weight_files(local, files)
+                shown = (
+                    ()
+                    if checkpoint is None
+                    else tuple(display_path(os.path.join(local, name)) for name in checkpoint.files)
+                )
+        except (HubDownloadError, LfsPointerError) as error:  # nothing known either way
+            found.note(f"weights not checked: {error}")
+            return None
+        except ParallelDraftingConfigError as error:  # WeightsFileError, MissingExtraError
+            if (
+                isinstance(error, MissingShardError)
+                and text is not None
+                and looks_like_repo_id(text)
+            ):
+                found.note(  # a cache snapshot, not a directory: vLLM downloads the rest
+                    f"weights not checked: the cache does not hold every weights file ({error}); "
+                    "vLLM downloads them when it serves the repo id; --download reads their "
+                    "headers from the hub"
+                )
+            else:
+                found.error(error)
+            return None
+        mask_embedding = None if local is None else self.mask_embedding(local)
+        return CheckpointFiles(checkpoint, shown, mask_embedding)
 
 
 def _target(resolution: Resolution, options: _Options, shared: _SharedReads) -> _Target:
@@ -609,134 +607,6 @@ def _why(error: ParallelDraftingConfigError) -> str:
         "is neither a local model directory nor in the local Hugging Face cache "
         "(pass --target, or --download)"
     )
-
-
-def _tokenizer(
-    found: Findings,
-    subject: Subject,
-    options: _Options,
-    beside: dict[str, Path | None],
-    *,
-    shared: _SharedReads,
-) -> TokenFacts | None:
-    """Check the token id against the tokenizer files of ``options.tokenizer`` (a
-    directory or a repo id), else of the first directory in ``beside`` (the draft's,
-    then the target's) whose files can classify it, else the first that has any; a
-    note says when the files cannot classify the id."""
-    explicit = options.tokenizer
-    token_id = subject.token_id
-    if token_id is None:
-        return None
-    try:
-        if explicit is not None:
-            located, notes = shared.tokenizer_location(explicit, options.download)
-            found.notes += notes
-            files = shared.tokenizer_files(located)
-            if files is None:
-                raise ConfigFileError(
-                    os.fspath(located),
-                    "no tokenizer files here (tokenizer.json, tokenizer_config.json, "
-                    "special_tokens_map.json).",
-                )
-        else:
-            searched = {name: path for name, path in beside.items() if path is not None}
-            files = _first_that_classifies(shared, searched.values(), token_id)
-            if files is None:
-                if searched:
-                    where = " or ".join(searched)
-                    found.notes.append(f"tokenizer not checked: no tokenizer files beside {where}")
-                else:
-                    found.notes.append(
-                        "tokenizer not checked: a config object has no directory to look in; "
-                        "pass tokenizer=DIR"
-                    )
-                return None
-        check_tokenizer(replace(subject, tokenizer=files), found)
-    except ParallelDraftingConfigError as error:
-        found.error(error)
-        return None
-    token = files.describe(token_id)
-    if token is None:
-        found.notes.append(
-            f"tokenizer cannot classify token id {token_id}: the tokenizer files found "
-            f"({display_path(files.directory)}: {', '.join(files.files)}) have no "
-            f"{TOKENIZER_JSON_NAME} and do not list it as an added token"
-        )
-    return token
-
-
-def _weights(
-    found: Findings,
-    draft: ModelArgument,
-    subject: Subject,
-    draft_at: Path | None,
-    *,
-    download: bool,
-    listings: DirectoryListings,
-) -> WeightsFacts | None:
-    """Check the checkpoint beside the draft against its config
-    (:mod:`drafting_config.rules.checkpoint`).
-
-    Local files are read when the draft is a directory, a ``config.json`` or a cache
-    snapshot: vLLM pairs weights with a model directory only, so a config file of another
-    name (``drafts/a.json``) has none.  With ``download`` and a repo id, the headers come
-    from the hub by HTTP range requests.  No weights at all means nothing to say; ``.bin``
-    files only, a note.
-    """
-    if draft_at is None or not (draft_at.name == CONFIG_NAME or draft_at.is_dir()):
-        return None
-    directory = draft_at if draft_at.name != CONFIG_NAME else draft_at.parent
-    text = as_path(draft) if is_kind(draft, (str, bytes)) else None  # only text is a repo id
-    checkpoint: CheckpointHeaders | None
-    try:
-        if download and text is not None and looks_like_repo_id(text) and not hub_offline():
-            local = None
-            checkpoint = hub_checkpoint_headers(text, directory.name)  # the snapshot's commit
-            if checkpoint is None:
-                found.notes.append(
-                    "weights not checked: the repo has neither model.safetensors nor "
-                    "model.safetensors.index.json"
-                )
-                return None
-            shown = tuple(display_path(f"{text}/{name}") for name in checkpoint.files)
-        else:
-            local = str(directory)
-            files = find_weight_files(local, listings)
-            if files.bin_only:
-                found.notes.append(
-                    "weights not checked: the draft ships .bin weights only (pickles, not "
-                    "read); safetensors headers are what can be checked"
-                )
-            checkpoint = read_weight_files(local, files)
-            shown = (
-                ()
-                if checkpoint is None
-                else tuple(display_path(os.path.join(local, name)) for name in checkpoint.files)
-            )
-    except (HubDownloadError, LfsPointerError) as error:  # nothing known either way
-        found.notes.append(f"weights not checked: {error}")
-        return None
-    except ParallelDraftingConfigError as error:  # WeightsFileError, MissingExtraError
-        if isinstance(error, MissingShardError) and text is not None and looks_like_repo_id(text):
-            found.notes.append(  # a cache snapshot, not a directory: vLLM downloads the rest
-                f"weights not checked: the cache does not hold every weights file ({error}); "
-                "vLLM downloads them when it serves the repo id; --download reads their "
-                "headers from the hub"
-            )
-        else:
-            found.errors.append(error)
-        return None
-    # Imported here: a --no-weights sweep never loads the checkpoint rules.
-    from drafting_config.rules.checkpoint import check_checkpoint, weights_facts  # noqa: PLC0415
-
-    mask_embedding = None if local is None else read_mask_embedding_beside(local, listings)
-    subject = replace(subject, checkpoint=checkpoint, mask_embedding=mask_embedding)
-    with found.collect():
-        check_checkpoint(subject, found)
-    try:
-        return weights_facts(subject, shown)
-    except ParallelDraftingConfigError:  # a field that cannot be read: an error above
-        return None
 
 
 def _first_that_classifies(

@@ -10,11 +10,12 @@ import json
 import math
 from typing import TYPE_CHECKING, Final
 
+from drafting_config.engines.vllm import ENGINE as VLLM_ENGINE
 from drafting_config.files.json_files import ConfigFileError
 from drafting_config.values.errors import describe_value
 from drafting_config.values.fields import MISSING
 from drafting_config.values.paths import display_path
-from drafting_config.verdicts import VLLM_ENGINE, Verdict
+from drafting_config.verdicts import Verdict
 
 if TYPE_CHECKING:  # a --no-weights sweep never loads the checkpoint rules
     from drafting_config.rules.checkpoint import WeightsFacts

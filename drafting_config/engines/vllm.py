@@ -44,6 +44,12 @@ from drafting_config.values.errors import describe_value
 from drafting_config.values.fields import MISSING, FieldGetter, is_kind, is_list, read_path
 from drafting_config.values.integers import exact_int
 
+VERSION: Final = "0.33.0"
+"""The vLLM release this module reads."""
+
+ENGINE: Final = f"vllm {VERSION}"
+"""How a verdict names the engine it speaks for."""
+
 # --- names ------------------------------------------------------------------------------------
 
 DFLASH_DRAFT: Final = "DFlashDraftModel"

@@ -22,7 +22,7 @@ only the resolver's errors that are not about the token id.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from drafting_config.draft.resolution import Resolution, names_token_id, placeholder_warning
@@ -57,7 +57,13 @@ from drafting_config.engines.sglang import (
     target_class,
     target_depth,
 )
+from drafting_config.engines.sglang import (
+    ENGINE as ENGINE,  # noqa: PLC0414 (re-exported: the engine these rules speak for)
+)
+from drafting_config.rules.engine import Reading, Reads
 from drafting_config.rules.subject import Subject
+from drafting_config.rules.target import check_target_placeholders
+from drafting_config.rules.tokenizer import MASK_TOKEN_TEXT_FIELD, check_tokenizer
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     TargetLayersWarning,
@@ -804,3 +810,68 @@ def check_sglang_mask_embedding(subject: Subject, found: Findings) -> None:
                 "{'embedding': tensor, 'mask_token_id': id}."
             )
         )
+
+
+# --- the entry point ----------------------------------------------------------------------------
+
+
+def resolver_findings(resolution: Resolution) -> Findings:
+    """The resolver's errors that speak for SGLang (:func:`kept_resolution_errors`); its
+    warnings are about vLLM's token-id chain."""
+    return Findings(kept_resolution_errors(resolution))
+
+
+def judge(subject: Subject, found: Findings, reads: Reads) -> Reading:
+    """SGLang 0.5.23's verdict on the draft (see :mod:`drafting_config.rules.engine`): the
+    method and the config parses, then, for DFLASH, the served tokenizer (``--tokenizer``,
+    else the target's, else the draft's), with which SGLang settles the token id; the token,
+    placeholder and layer rules; the tokenizer's rules for that id; and the
+    ``mask_embedding.pt`` beside a local draft."""
+    resolution = subject.resolution
+    if not (resolution.fields or resolution.format == "speculators"):  # SGLang refuses the latter
+        return Reading()
+    algorithm: Algorithm | None = None
+    token_id = source = None
+    layers: tuple[tuple[int, ...] | None, str | None] = (None, None)
+    facts = None
+    with found.collect():
+        algorithm = sglang_algorithm(subject)
+        for rule in (check_sglang_method, check_sglang_config):
+            rule(subject, found)
+    if algorithm is Algorithm.DFLASH:
+        subject = replace(subject, tokenizer=reads.served_tokenizer(found))
+    with found.collect():
+        check_sglang_token(subject, found)
+    try:
+        token = sglang_token(subject)
+    except ParallelDraftingConfigError:  # recorded by check_sglang_token
+        token = None
+    if token is not None and token.token_id is not None and token.source is not None:
+        token_id, source = token.token_id, token.source
+        subject = replace(subject, engine_token=(token_id, source))
+    with found.collect():
+        for rule in (check_sglang_placeholders, check_target_placeholders, check_sglang_layers):
+            rule(subject, found)
+        reading = sglang_layers(subject)
+        layers = reading.ids, reading.source
+    if subject.tokenizer is not None and token_id is not None:
+        tokenizer_found = Findings()
+        with tokenizer_found.collect():
+            check_tokenizer(subject, tokenizer_found)
+        found.errors += [e for e in tokenizer_found.errors if e.field != MASK_TOKEN_TEXT_FIELD]
+        found.warnings += tokenizer_found.warnings
+        facts = subject.tokenizer.describe(token_id)
+    directory = reads.weights_directory()
+    if directory is not None:
+        found.note("weights not checked for SGLang: its loaders are not modelled")
+        embedding = reads.mask_embedding(directory)
+        with found.collect():
+            check_sglang_mask_embedding(replace(subject, mask_embedding=embedding), found)
+    return Reading(
+        algorithm=None if algorithm is None else algorithm.value,
+        token_id=token_id,
+        token_source=source,
+        aux_layer_ids=layers[0],
+        aux_layer_source=layers[1],
+        token=facts,
+    )

@@ -22,8 +22,9 @@ neither.  Without a target only what the draft alone can tell is checked.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import pairwise
-from typing import Final, cast
+from typing import TYPE_CHECKING, Final, cast
 
 from drafting_config.draft.resolution import FieldStatus, Resolution
 from drafting_config.draft.target import TargetFacts
@@ -65,8 +66,15 @@ from drafting_config.engines.vllm import (
     tapped_layers,
     target_class,
 )
+from drafting_config.engines.vllm import (
+    ENGINE as ENGINE,  # noqa: PLC0414 (re-exported: the engine these rules speak for)
+)
 from drafting_config.engines.vllm_data import vllm_tables
-from drafting_config.rules.subject import Subject
+from drafting_config.files.tokenizer_files import TOKENIZER_JSON_NAME, TokenFacts
+from drafting_config.rules.engine import Reading, Reads
+from drafting_config.rules.subject import Rule, Subject
+from drafting_config.rules.target import check_target_placeholders, check_target_sizes
+from drafting_config.rules.tokenizer import check_tokenizer
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -76,6 +84,10 @@ from drafting_config.values.errors import (
 from drafting_config.values.fields import FieldGetter, is_list, read_path
 from drafting_config.values.findings import Findings
 from drafting_config.values.integers import exact_int
+from drafting_config.values.paths import display_path
+
+if TYPE_CHECKING:  # imported by _weights_facts, the one user: a --no-weights sweep never loads it
+    from drafting_config.rules.checkpoint import WeightsFacts
 
 OMNI_DSPARK_ORDER: Final = (
     "dflash_config.target_layer_ids",
@@ -1045,3 +1057,103 @@ def check_served_context(subject: Subject, found: Findings) -> None:
             "max_position_embeddings if it was trained for one."
         )
     )
+
+
+# --- the entry point ----------------------------------------------------------------------------
+
+RULES: Final[tuple[Rule, ...]] = (
+    check_config_parses,
+    check_architecture_registered,
+    check_null_token_fields,
+    check_sample_from_anchor,
+    check_construction,
+    check_target_sizes,
+    check_target_placeholders,
+    check_target_tapped,
+    check_served_context,
+    check_layers,
+)
+"""The rules of the draft against its target, in the order their findings are listed; the
+first field that cannot be read at all stops them (it is the draft's error)."""
+
+
+def resolver_findings(resolution: Resolution) -> Findings:
+    """Every error and warning of :func:`~drafting_config.resolve`: its token-id chain is
+    vLLM's."""
+    return Findings(list(resolution.errors), list(resolution.warnings))
+
+
+def judge(subject: Subject, found: Findings, reads: Reads) -> Reading:
+    """vLLM 0.33.0's verdict on the draft (see :mod:`drafting_config.rules.engine`): the
+    rules of :data:`RULES`, then the tokenizer beside the draft that knows the token id
+    (:func:`~drafting_config.rules.tokenizer.check_tokenizer`), then the checkpoint
+    (:func:`~drafting_config.rules.checkpoint.check_checkpoint`); the token id is the
+    resolver's winner, the tapped layers the serving runner's, knowing the target."""
+    resolution, facts = subject.resolution, subject.target
+    if facts is not None and facts.vocab_size is facts.hidden_size is facts.num_layers is None:
+        found.note(
+            "target compared on nothing: it gives no vocab_size, hidden_size or "
+            "num_hidden_layers (nor in text_config)"
+        )
+    aux = resolution.aux_layer_ids, resolution.aux_layer_source
+    token = weights = None
+    if resolution.fields:
+        with found.collect():
+            for rule in RULES:
+                rule(subject, found)
+            aux = aux_layers(subject)  # the layers as vLLM resolves them knowing the target
+        if resolution.winner is not None:
+            token = _tokenizer_facts(subject, found, reads)
+        weights = _weights_facts(subject, found, reads)
+    winner = resolution.winner
+    return Reading(
+        algorithm=resolution.algorithm,
+        token_id=None if winner is None else winner.token_id,
+        token_source=None if winner is None else winner.source.value,
+        aux_layer_ids=aux[0],
+        aux_layer_source=aux[1],
+        token=token,
+        weights=weights,
+    )
+
+
+def _tokenizer_facts(subject: Subject, found: Findings, reads: Reads) -> TokenFacts | None:
+    """Check the token id against the tokenizer files that know it; a note says when the
+    files cannot classify the id."""
+    token_id = subject.token_id
+    if token_id is None:
+        return None
+    try:
+        files = reads.tokenizer_knowing(token_id, found)
+        if files is None:
+            return None
+        check_tokenizer(replace(subject, tokenizer=files), found)
+    except ParallelDraftingConfigError as error:
+        found.error(error)
+        return None
+    token = files.describe(token_id)
+    if token is None:
+        found.note(
+            f"tokenizer cannot classify token id {token_id}: the tokenizer files found "
+            f"({display_path(files.directory)}: {', '.join(files.files)}) have no "
+            f"{TOKENIZER_JSON_NAME} and do not list it as an added token"
+        )
+    return token
+
+
+def _weights_facts(subject: Subject, found: Findings, reads: Reads) -> WeightsFacts | None:
+    """Check the checkpoint beside the draft against its config
+    (:mod:`drafting_config.rules.checkpoint`)."""
+    files = reads.checkpoint(found)
+    if files is None:
+        return None
+    # Imported here: a --no-weights sweep never loads the checkpoint rules.
+    from drafting_config.rules.checkpoint import check_checkpoint, weights_facts  # noqa: PLC0415
+
+    subject = replace(subject, checkpoint=files.headers, mask_embedding=files.mask_embedding)
+    with found.collect():
+        check_checkpoint(subject, found)
+    try:
+        return weights_facts(subject, files.shown)
+    except ParallelDraftingConfigError:  # a field that cannot be read: an error above
+        return None

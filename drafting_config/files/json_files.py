@@ -39,7 +39,8 @@ _UTF8_BOM: Final = b"\xef\xbb\xbf"
 # that ``json`` has already refused for it.
 _STRING_OR_NUMBER: Final = re.compile(r'"(?:[^"\\]|\\.)*"|-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?')
 
-_OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+READ_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+"""How every file is opened to be read here: never blocking (a FIFO), in binary (Windows)."""
 
 
 class ConfigFileError(ParallelDraftingConfigError):
@@ -180,7 +181,7 @@ def _read_file(name: str, *, max_bytes: int, what: str, inner: str | None) -> tu
     Returns the path that was read (``name``, or the inner file's) and its bytes.
     """
     try:
-        fd = os.open(name, _OPEN_FLAGS)
+        fd = os.open(name, READ_FLAGS)
     except FileNotFoundError:
         raise ConfigFileError(
             name,

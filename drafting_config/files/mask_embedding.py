@@ -21,7 +21,11 @@ import zipfile
 from dataclasses import dataclass
 from typing import BinaryIO, Final
 
-from drafting_config.files.safetensors_headers import DirectoryListings, WeightsFileError
+from drafting_config.files.safetensors_headers import (
+    DirectoryListings,
+    WeightsFileError,
+    open_weights_file,
+)
 from drafting_config.values.errors import exception_text
 from drafting_config.values.fields import MISSING
 from drafting_config.values.paths import display_path
@@ -33,7 +37,6 @@ MAX_MASK_EMBEDDING_BYTES: Final = 64 << 20
 """Larger ``mask_embedding.pt`` files are refused unread, on disk or inflated (real ones hold
 one row: kilobytes)."""
 
-_OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 _ADVICE_START: Final = "Weights only load failed"
 _MARKER: Final = "WeightsUnpickler error:"
 
@@ -112,13 +115,7 @@ def read_mask_embedding(path: str) -> MaskEmbedding:
             it; the message says why in one line.
         TorchUnavailableError: torch is not installed, or its import raised.
     """
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except FileNotFoundError:
-        raise WeightsFileError(path, "no such file (a broken link?).") from None
-    except (OSError, ValueError) as error:
-        reason = error.strerror if isinstance(error, OSError) else "not a valid path"
-        raise WeightsFileError(path, f"cannot open: {reason or error}.") from None
+    fd = open_weights_file(path)
     with os.fdopen(fd, "rb") as file:
         try:
             info = os.fstat(fd)

@@ -32,7 +32,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final, TypeGuard, cast
 
-from drafting_config.files.json_files import CONFIG_NAME, MAX_CONFIG_BYTES, ConfigFileError
+from drafting_config.files.json_files import (
+    CONFIG_NAME,
+    MAX_CONFIG_BYTES,
+    READ_FLAGS,
+    ConfigFileError,
+)
 from drafting_config.files.safetensors_headers import (
     INDEX_FILE,
     CheckpointHeaders,
@@ -79,7 +84,6 @@ _SHOWN_MAX: Final = 260
 _REF_SHOWN: Final = 60
 _MAX_REF_BYTES: Final = 1024
 """A ref holds a 40-character commit hash: a longer one is corrupt, and not read."""
-_OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
 
 
 class RepoIdError(ParallelDraftingConfigError):
@@ -538,7 +542,7 @@ def _read_ref(ref: Path, revision: str) -> tuple[str | None, str | None]:
     a directory, unreadable) is ``(None, None)``: the revision may be a commit.
     """
     try:
-        fd = os.open(ref, _OPEN_FLAGS)
+        fd = os.open(ref, READ_FLAGS)
     except (OSError, ValueError):
         return None, None
     try:

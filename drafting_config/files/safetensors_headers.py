@@ -29,7 +29,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final, NamedTuple, TypeGuard, cast
 
-from drafting_config.files.json_files import ConfigFileError, huge_integer_problem, read_json_object
+from drafting_config.files.json_files import (
+    READ_FLAGS,
+    ConfigFileError,
+    huge_integer_problem,
+    read_json_object,
+)
 from drafting_config.values.errors import MAX_VALUE_CHARS, describe_value
 
 MAX_HEADER_BYTES: Final = 100_000_000
@@ -88,7 +93,6 @@ _LENGTH_BYTES: Final = 8
 _METADATA_KEY: Final = "__metadata__"
 _LFS_START: Final = b"version https://git-lfs.github.com/spec/"
 _LFS_POINTER_MAX: Final = 1024
-_OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 _JSON_SPACE: Final = re.compile(rb"[ \t\r\n]*")
 _OFFSETS_KEY: Final = b'"data_offsets"'
 
@@ -395,6 +399,22 @@ def _naturals(value: object) -> TypeGuard[list[int]]:
     return True
 
 
+def open_weights_file(path: str, *, missing: type[WeightsFileError] = WeightsFileError) -> int:
+    """Open a weights file (safetensors, ``mask_embedding.pt``) to read, never blocking.
+
+    Raises:
+        WeightsFileError: of the class ``missing`` when there is no such file (a broken
+            link); a :class:`WeightsFileError` when it cannot be opened.
+    """
+    try:
+        return os.open(path, READ_FLAGS)
+    except FileNotFoundError:
+        raise missing(path, "no such file (a broken link?).") from None
+    except (OSError, ValueError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "not a valid path"
+        raise WeightsFileError(path, f"cannot open: {reason or error}.") from None
+
+
 def read_file_header(path: str) -> FileHeader:
     """Read the header of one safetensors file: its 8-byte length, then exactly that many bytes.
 
@@ -408,13 +428,7 @@ def read_file_header(path: str) -> FileHeader:
             :func:`parse_header` refuses.
     """
     name = os.path.basename(path)
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except FileNotFoundError:
-        raise MissingShardError(path, "no such file (a broken link?).") from None
-    except (OSError, ValueError) as error:
-        reason = error.strerror if isinstance(error, OSError) else "not a valid path"
-        raise WeightsFileError(path, f"cannot open: {reason or error}.") from None
+    fd = open_weights_file(path, missing=MissingShardError)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

@@ -67,6 +67,8 @@ DSPARK_DRAFT: Final = "DSparkDraftModel"
 """SpecForge's DSpark drafts; vLLM renames it ``Qwen3DSparkModel`` for ``model_type``
 ``qwen3`` (``config/speculative.py``)."""
 PEAGLE_LLAMA: Final = "PeagleLlamaForCausalLM"
+PEAGLE_QWEN3: Final = "PeagleQwen3ForCausalLM"
+PEAGLE_DRAFT: Final = "PEagleDraftModel"
 
 QWEN3_OMNI_TARGETS: Final = frozenset(
     {"Qwen3OmniMoeForConditionalGeneration", "Qwen3OmniMoeThinkerForConditionalGeneration"}
@@ -594,7 +596,7 @@ ARCHITECTURES: Final[tuple[ArchitectureRow, ...]] = (
         architectures=(
             "Eagle3LlamaForCausalLM",
             "LlamaForCausalLMEagle3",
-            "PEagleDraftModel",
+            PEAGLE_DRAFT,
             PEAGLE_LLAMA,
             "Eagle3MiniMaxM2ForCausalLM",
             "Eagle3Qwen2_5vlForCausalLM",
@@ -668,15 +670,15 @@ registry (``vllm/model_executor/models/registry.py``) maps to them."""
 
 SPECULATORS_ARCHITECTURES: Final[Mapping[str, str]] = {
     "dflash": DFLASH_DRAFT,
-    "dflash2": "DFlash2DraftModel",
-    "dspark": "Qwen3DSparkModel",
+    "dflash2": DFLASH2_DRAFT,
+    "dspark": QWEN3_DSPARK,
 }
 """The ``architectures`` vLLM writes for a speculators draft of each type
 (``vllm/transformers_utils/configs/speculators/algos.py``); ``peagle`` follows its
 ``model_type`` (:data:`PEAGLE_ARCHITECTURES`)."""
 
 PEAGLE_ARCHITECTURES: Final[Mapping[str, str]] = MappingProxyType(
-    {"llama": PEAGLE_LLAMA, "qwen3": "PeagleQwen3ForCausalLM"}
+    {"llama": PEAGLE_LLAMA, "qwen3": PEAGLE_QWEN3}
 )
 """``update_peagle`` in ``speculators/algos.py``: the architecture by ``model_type``
 (``llama`` when unset)."""

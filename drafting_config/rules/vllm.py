@@ -44,6 +44,7 @@ from drafting_config.engines.vllm import (
     QWEN3_OMNI_MODEL_TYPE,
     QWEN3_OMNI_TARGETS,
     SAMPLE_FROM_ANCHOR,
+    VERSION,
     VLLM_METHOD,
     ConstructionRead,
     Parse,
@@ -622,7 +623,7 @@ def _strings(value: object) -> list[str]:
 
 # --- the load path: from config.json to the first forward pass (issue 22) -----------------------
 
-_VLLM = "vLLM 0.33.0"
+_VLLM = f"vLLM {VERSION}"
 _SERVED_RANGE = "transformers 5.16.1 to 5.20.2, the versions vLLM 0.33.0 accepts"
 
 

@@ -60,6 +60,7 @@ from drafting_config.engines.sglang import (
 from drafting_config.engines.sglang import (
     ENGINE as ENGINE,  # noqa: PLC0414 (re-exported: the engine these rules speak for)
 )
+from drafting_config.engines.vllm import PEAGLE_ARCHITECTURES, PEAGLE_DRAFT
 from drafting_config.rules.engine import Reading, Reads
 from drafting_config.rules.subject import Subject
 from drafting_config.rules.target import check_target_placeholders
@@ -138,9 +139,7 @@ def sglang_draft(subject: Subject) -> SglangDraft | None:
     return SglangDraft(algorithm, parse_dflash_draft_config(subject.get))
 
 
-_PEAGLE_ARCHITECTURES: Final = frozenset(
-    {"PEagleDraftModel", "PeagleLlamaForCausalLM", "PeagleQwen3ForCausalLM"}
-)
+_PEAGLE_ARCHITECTURES: Final = frozenset({PEAGLE_DRAFT, *PEAGLE_ARCHITECTURES.values()})
 """P-EAGLE drafts' architectures (vLLM's classes); SGLang registers none of them."""
 
 

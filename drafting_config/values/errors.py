@@ -35,9 +35,9 @@ class ParallelDraftingConfigError(ValueError):
         self.field = field
 
     def __reduce__(self) -> tuple[object, ...]:
-        # Pickling calls ``cls(*args)``, which keyword-only and extra constructor arguments
-        # break; rebuild from the message and attributes instead (``field``, a subclass's
-        # ``path``...), so that multiprocessing re-raises every error class intact.
+        # Pickling and copying call ``cls(*args)``, which keyword-only and extra constructor
+        # arguments break; rebuild from the message and attributes instead (``field``, a
+        # subclass's ``path``...), so that every error class pickles and copies intact.
         return (_rebuild_error, (type(self), self.args, self.__dict__))
 
 

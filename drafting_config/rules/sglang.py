@@ -511,10 +511,7 @@ def sglang_layers(subject: Subject) -> SglangLayers:  # noqa: PLR0911
     depth = None if target is None or target.num_layers is None else target.num_layers
     cls = _target_hooks(subject)
     hook = None if cls is None else hook_for(cls, parsed.algorithm)
-    if (
-        parsed.dspark is not None
-        and parsed.dspark.target_layer_ids_field == "dspark_target_layer_ids"
-    ):
+    if parsed.dspark is not None and _dspark_list(parsed):
         ids = parsed.dspark.target_layer_ids
         assert ids is not None
         return SglangLayers(capture_indices(hook, ids, depth=depth), "dspark_target_layer_ids")

@@ -398,3 +398,16 @@ def test_each_refusal_of_the_dflash_parse_names_its_field_value_and_reason(
     verdict = sglang(config)
     assert [e.field for e in verdict.errors] == [field]
     assert says in messages(verdict)
+
+
+def test_architectures_sglang_has_no_class_for_are_named_an_error_or_a_warning() -> None:
+    """No draft class and no DFlash or DSpark field: an error on ``architectures``; a DFlash
+    section under a class SGLang lacks: a warning naming the algorithm the verdict assumes."""
+    plain = {**QWEN3_8B, "architectures": ["LlamaForCausalLM"]}
+    verdict = sglang(plain)
+    assert [e.field for e in verdict.errors] == ["architectures"]
+    assert "has no draft class among `architectures` = ['LlamaForCausalLM']" in messages(verdict)
+    verdict = sglang(draft(DFLASH, architectures=["LlamaForCausalLM"]))
+    assert verdict.ok
+    [warning] = [str(w) for w in verdict.warnings if "no draft class" in str(w)]
+    assert warning.endswith("The verdict assumes --speculative-algorithm DFLASH.")

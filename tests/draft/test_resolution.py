@@ -223,3 +223,10 @@ def test_an_unusable_text_config_is_an_error_and_the_sizes_are_read_at_the_top_l
     resolution = resolve(config)
     assert (resolution.hidden_size, resolution.vocab_size) == (4096, 1000)
     assert [error.field for error in resolution.errors] == ["text_config"]
+
+
+def test_eagle_config_mask_token_id_is_kept_beside_the_winner() -> None:
+    config = {"vocab_size": 1000, "mask_token_id": 7, "eagle_config": {"mask_token_id": 8}}
+    resolution = resolve(config)
+    assert resolution.eagle_mask_token_id == 8
+    assert resolve({"vocab_size": 1000, "mask_token_id": 7}).eagle_mask_token_id is None

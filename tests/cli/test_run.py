@@ -1182,6 +1182,7 @@ def test_a_latin_1_path_under_an_ascii_stdout_prints_as_parse_display_path_reads
     assert parse_display_path(shown) == os.fsencode(path)
 
 
+@pytest.mark.slow
 def test_importing_the_entry_point_imports_no_other_module() -> None:
     """A Ctrl-C from the moment the package's code runs reaches main's handler: importing
     the entry point runs no import that could be interrupted with a traceback of ours."""

@@ -12,6 +12,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from drafting_config import PRIORITY_ORDER, ParallelDraftingConfig, ParallelDraftingConfigError
+from drafting_config.draft.resolution import resolve
 from drafting_config.values.errors import (
     MAX_TYPE_NAME_CHARS,
     MAX_VALUE_CHARS,
@@ -215,3 +216,17 @@ def test_a_foreign_error_is_quoted_up_to_200_characters() -> None:
     assert whole.field == "x"
     cut = foreign_error("Reading x", RuntimeError("a" * 201), field=None)
     assert str(cut) == "Reading x: RuntimeError: " + "a" * 197 + "..."
+
+
+def test_an_unusable_text_config_is_an_error_and_the_sizes_are_read_at_the_top_level() -> None:
+    config = {"hidden_size": 4096, "vocab_size": 1000, "text_config": 5, "mask_token_id": 7}
+    resolution = resolve(config)
+    assert (resolution.hidden_size, resolution.vocab_size) == (4096, 1000)
+    assert [error.field for error in resolution.errors] == ["text_config"]
+
+
+def test_eagle_config_mask_token_id_is_kept_beside_the_winner() -> None:
+    config = {"vocab_size": 1000, "mask_token_id": 7, "eagle_config": {"mask_token_id": 8}}
+    resolution = resolve(config)
+    assert resolution.eagle_mask_token_id == 8
+    assert resolve({"vocab_size": 1000, "mask_token_id": 7}).eagle_mask_token_id is None

@@ -346,3 +346,71 @@ def test_a_mask_embedding_sglang_cannot_read_is_an_error(
         assert verdict.ok, messages(verdict)
     else:
         assert problem in messages(verdict)
+
+
+# --- parse_dflash_draft_config's refusals, each naming its field and the value --------------
+
+DOMINO_SECTION: dict[str, Any] = {
+    "mask_token_id": 151669,
+    "target_layer_ids": [1, 9, 17, 25, 33],
+    "projector_type": "domino",
+    "shift_label": True,
+    "pure_draft_prefix_len": 1,
+    "gru_hidden_dim": 256,
+    "emb_dim": 128,
+}
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "says"),
+    [
+        (
+            {"attention_sink_bias": "yes"},
+            "dflash_config.attention_sink_bias",
+            "`dflash_config.attention_sink_bias` = 'yes' (str) must be a bool",
+        ),
+        (
+            {"selector_rank": 4},
+            "dflash_config.selector_rank",
+            "`dflash_config.selector_rank` = 4 and `dflash_config.selector_top_k` = 0: "
+            "set both or neither",
+        ),
+        (
+            {"block_size": "many"},
+            "dflash_config.block_size",
+            "`dflash_config.block_size` = 'many' (str) is not a number",
+        ),
+        (
+            {"shift_label": 1},
+            "dflash_config.shift_label",
+            "`dflash_config.shift_label` = 1 (int) must be a bool for Domino",
+        ),
+        (
+            {"emb_dim": None},
+            "dflash_config.emb_dim",
+            "`dflash_config.emb_dim` = None is required for Domino",
+        ),
+    ],
+)
+def test_each_refusal_of_the_dflash_parse_names_its_field_value_and_reason(
+    changes: dict[str, Any], field: str, says: str
+) -> None:
+    config = draft(DFLASH)
+    config["dflash_config"] = {**DOMINO_SECTION, **changes}
+    assert sglang(draft(DFLASH, dflash_config=DOMINO_SECTION)).ok
+    verdict = sglang(config)
+    assert [e.field for e in verdict.errors] == [field]
+    assert says in messages(verdict)
+
+
+def test_architectures_sglang_has_no_class_for_are_named_an_error_or_a_warning() -> None:
+    """No draft class and no DFlash or DSpark field: an error on ``architectures``; a DFlash
+    section under a class SGLang lacks: a warning naming the algorithm the verdict assumes."""
+    plain = {**QWEN3_8B, "architectures": ["LlamaForCausalLM"]}
+    verdict = sglang(plain)
+    assert [e.field for e in verdict.errors] == ["architectures"]
+    assert "has no draft class among `architectures` = ['LlamaForCausalLM']" in messages(verdict)
+    verdict = sglang(draft(DFLASH, architectures=["LlamaForCausalLM"]))
+    assert verdict.ok
+    [warning] = [str(w) for w in verdict.warnings if "no draft class" in str(w)]
+    assert warning.endswith("The verdict assumes --speculative-algorithm DFLASH.")

@@ -207,6 +207,15 @@ def test_a_tensor_whose_data_runs_past_the_end_of_the_file_is_an_error(tmp_path:
     assert caught.value.path == str(path)
 
 
+def test_an_empty_tensor_past_the_end_is_said_to_run_past_it_not_to_be_malformed() -> None:
+    """``begin == end`` is a well-formed empty tensor: when it lies past the end of the file,
+    the reason is where its data runs, not its offsets."""
+    entry = {"dtype": "F16", "shape": [0], "data_offsets": [4, 4]}
+    data = json.dumps({"fc.weight": entry}).encode()
+    with pytest.raises(WeightsFileError, match="its data runs to byte 81, past the end"):
+        parse_header(data, name="m.safetensors", path="m.safetensors", file_size=8 + len(data))
+
+
 def test_a_missing_file_a_directory_and_a_fifo_are_errors_not_hangs(tmp_path: Path) -> None:
     with pytest.raises(WeightsFileError, match="no such file"):
         read_file_header(str(tmp_path / "gone.safetensors"))

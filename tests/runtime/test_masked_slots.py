@@ -319,6 +319,22 @@ def test_a_strided_block_table_gives_the_same_slots() -> None:
 # --- devices, compile, results --------------------------------------------------------------------
 
 
+def test_meta_tensors_with_check_are_refused_and_told_to_pass_check_false() -> None:
+    meta = torch.device("meta")
+    with pytest.raises(ValueError, match="tensors on the meta device have none; pass check=False"):
+        expand_eagle_inputs(
+            torch.empty(100, dtype=I32, device=meta),
+            torch.empty(100, dtype=I64, device=meta),
+            torch.empty(7, dtype=I32, device=meta),
+            torch.empty(8, dtype=I32, device=meta),
+            torch.empty(7, dtype=I32, device=meta),
+            parallel_drafting_token_id=2,
+            num_speculative_tokens=4,
+            shift_input_ids=True,
+            check=True,
+        )
+
+
 def test_meta_device_gives_shapes_from_input_shapes_alone() -> None:
     meta = torch.device("meta")
     result = expand_eagle_inputs(
@@ -848,6 +864,16 @@ def test_check_refuses_positions_that_would_overflow_their_dtype(dtype: torch.dt
         f"`target_positions` must leave room for the drafted rows in {dtype}: request 1 "
         f"would reach position {top + 1}, past {top}."
     )
+    # With rejected rows, the query runs from the last accepted row: request 1's last row is
+    # rejected, so its row 3 at top - 2 reaches top + 1.
+    rejected = torch.tensor([0, 1], dtype=I32)
+    with pytest.raises(ValueError, match=f"request 1 would reach position {top + 1}, past"):
+        dflash_call(
+            target_positions=torch.tensor([5, 6, 7, top - 2, top - 1], dtype=dtype),
+            num_rejected_tokens=rejected,
+            parallel_drafting_token_id=7,
+            check=True,
+        )
     # EAGLE (shifted, K = 3): request 1 (4 rows, none rejected) ends at its first
     # position plus 4 - 0 - 1 + 2 = 5.
     positions = pin_batch()[1]

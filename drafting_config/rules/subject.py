@@ -5,8 +5,9 @@ draft's resolution and field reader, and the target, tokenizer or checkpoint fac
 it judges) and records what it finds into ``found``, a
 :class:`~drafting_config.values.findings.Findings`; it returns nothing.  A rule
 whose facts are absent (no target, no tokenizer files, no checkpoint) records
-nothing.  :func:`drafting_config.check` builds the subject and runs the rules in
-order; a new rule is one function added to its tuple.
+nothing.  :func:`drafting_config.check` builds the subject and the engine's ``judge()``
+(:mod:`drafting_config.rules.engine`) runs its rules in order; a new rule is one function
+added there (for vLLM, to :data:`drafting_config.rules.vllm.RULES`).
 """
 
 from __future__ import annotations

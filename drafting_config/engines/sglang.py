@@ -37,11 +37,15 @@ Every function reads a draft's config through a
 from __future__ import annotations
 
 import enum
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
 from types import MappingProxyType
 from typing import Final
 
+from drafting_config.engines.vllm_data import vllm_tables
 from drafting_config.files.tokenizer_files import TokenizerFiles
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value
 from drafting_config.values.fields import MISSING, FieldGetter, is_kind, is_list
@@ -106,13 +110,105 @@ MUSE_LAYER_OUTPUT_DRAFTS: Final = frozenset({"DFlash2DraftModel", "MuseGlimmerAs
 """Drafts whose ids SGLang adds 1 to on a ``muse_glimmer`` target
 (``spec_aux_hidden_state.py: _MUSE_LAYER_OUTPUT_DRAFT_ARCHITECTURES``)."""
 
-UNPARSED_MODEL_TYPES: Final = frozenset(
-    {"dflash", "dspark", "qwen3_dspark", "qwen3_dflash2", "k3_dspark", "deepseek_v4_dspark_draft"}
+# --- the config loader (srt/utils/hf_transformers/config.py: HfModelConfigParser.parse) -------
+
+DATA_FILE: Final = "sglang-0.5.23.json"
+"""SGLang's model types as data, beside this module: derived from the wheel by
+``tests/sglang_tables.py``, derived again and compared by the ``engine_wheels`` tests."""
+
+LONGCAT_ARCHITECTURES: Final = frozenset(
+    {"LongcatCausalLM", "LongcatFlashForCausalLM", "LongcatFlashNgramForCausalLM"}
 )
-"""Draft ``model_type`` values of published training configs that neither SGLang's
-``_CONFIG_REGISTRY`` (``srt/configs/``) nor transformers 5.19 (the version SGLang 0.5.23
-pins) knows: ``srt/utils/hf_transformers/config.py: HfModelConfigParser.parse`` calls
-``AutoConfig.from_pretrained`` first, which raises for them without remote code."""
+"""``_LONGCAT_ARCHS`` (``config.py``): ``_try_load_longcat_config`` loads a config naming
+one of them with SGLang's own LongCat config class, before ``AutoConfig`` is asked."""
+
+
+@dataclass(frozen=True)
+class ModelTypes:
+    """The model types SGLang 0.5.23's config loader parses without remote code."""
+
+    config_registry: frozenset[str]
+    """``_CONFIG_REGISTRY`` (``srt/utils/hf_transformers/common.py``): each is registered
+    with ``AutoConfig`` at import."""
+    registered: frozenset[str]
+    """Model types SGLang registers with ``AutoConfig`` / ``CONFIG_MAPPING`` elsewhere in
+    ``srt/`` (Cosmos3, Inkling, Muse Spark, ...)."""
+    transformers: str
+    """The transformers version SGLang's wheel requires (``==``)."""
+    transformers_types: frozenset[str]
+    """That version's ``CONFIG_MAPPING_NAMES`` keys."""
+
+    def knows(self, model_type: str) -> bool:
+        """Whether ``AutoConfig.from_pretrained`` finds a class for ``model_type``."""
+        return (
+            model_type in self.config_registry
+            or model_type in self.registered
+            or model_type in self.transformers_types
+        )
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+@cache
+def model_types() -> ModelTypes:
+    """The tables of :data:`DATA_FILE`, with transformers' model types for the version
+    SGLang requires (read from :func:`~drafting_config.engines.vllm_data.vllm_tables`,
+    which holds each type's first version for 5.16.1 to 5.20.2; no later one drops any)."""
+    raw = json.loads(files(__package__).joinpath(DATA_FILE).read_text(encoding="utf-8"))
+    version = raw["transformers"]
+    tables = vllm_tables()
+    if version not in tables.transformers_versions:  # pragma: no cover - a data mistake
+        raise ValueError(f"no model types of transformers {version} in {tables}")
+    return ModelTypes(
+        config_registry=frozenset(raw["config_registry"]),
+        registered=frozenset(raw["registered"]),
+        transformers=version,
+        transformers_types=frozenset(
+            name
+            for name, first in tables.model_types.items()
+            if _version_key(first) <= _version_key(version)
+        ),
+    )
+
+
+class ConfigLoad(str, enum.Enum):
+    """How ``HfModelConfigParser.parse`` fares with the draft's ``config.json``."""
+
+    PARSED = "parsed"
+    """A model type SGLang or its transformers knows, or a LongCat architecture."""
+    REMOTE_CODE = "remote code"
+    """Unknown, but ``auto_map.AutoConfig`` names remote code: parsed only with
+    ``--trust-remote-code``."""
+    UNKNOWN = "unknown"
+    """Unknown and no ``auto_map.AutoConfig``: ``AutoConfig.from_pretrained`` raises
+    ``ValueError`` ("Unrecognized model ... Should have a `model_type` key ...")."""
+
+
+def config_load(get: FieldGetter) -> ConfigLoad | None:
+    """``HfModelConfigParser.parse`` on the draft's config (``srt/utils/hf_transformers/
+    config.py``): ``_try_load_longcat_config`` for a LongCat architecture, else
+    ``AutoConfig.from_pretrained`` (transformers), which knows the types of
+    :func:`model_types`, and else needs ``auto_map.AutoConfig`` with remote code.
+    ``None`` when ``model_type`` is not a string (transformers then guesses from the
+    repository's name: not judged here).
+
+    Raises:
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    model_type = get("model_type", None)
+    if not isinstance(model_type, str):
+        return None
+    listed = get("architectures", None)
+    if is_list(listed) and LONGCAT_ARCHITECTURES & {n for n in listed if isinstance(n, str)}:
+        return ConfigLoad.PARSED
+    if model_types().knows(model_type):
+        return ConfigLoad.PARSED
+    auto_map = get("auto_map", None)
+    if isinstance(auto_map, dict) and "AutoConfig" in auto_map:
+        return ConfigLoad.REMOTE_CODE
+    return ConfigLoad.UNKNOWN
 
 
 def draft_class(get: FieldGetter) -> str | None:

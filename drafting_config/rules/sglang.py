@@ -31,9 +31,9 @@ from drafting_config.engines.sglang import (
     DRAFT_CLASSES,
     EAGLE_LAYER_IDS_FIELD,
     MUSE_LAYER_OUTPUT_DRAFTS,
-    UNPARSED_MODEL_TYPES,
     VERSION,
     Algorithm,
+    ConfigLoad,
     DFlashDraft,
     DSparkDraft,
     Hook,
@@ -45,11 +45,13 @@ from drafting_config.engines.sglang import (
     algorithm_of,
     capture_indices,
     class_target_layers,
+    config_load,
     draft_class,
     dspark_vocab_bound,
     eagle3_default_layers,
     eagle_layer_ids,
     hook_for,
+    model_types,
     parse_dflash_draft_config,
     parse_dspark_draft_config,
     resolve_mask_token_id,
@@ -190,9 +192,9 @@ def kept_resolution_errors(resolution: Resolution) -> list[ParallelDraftingConfi
 
 
 def check_sglang_method(subject: Subject, found: Findings) -> None:
-    """Methods and formats SGLang 0.5.23 lacks are errors naming what it offers; a draft
-    whose ``architectures`` name no SGLang draft class, or whose ``model_type`` SGLang's
-    config loader cannot parse, a warning.
+    """Methods and formats SGLang 0.5.23 lacks are errors naming what it offers, and so is
+    a ``model_type`` SGLang's config loader cannot parse; a draft whose ``architectures``
+    name no SGLang draft class, a warning.
 
     * No PARD, no parallel drafting for EAGLE-3 (``ptd_token_id``), no P-EAGLE:
       ``srt/speculative/spec_info.py: SpeculativeAlgorithm`` has none of them.
@@ -200,9 +202,11 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
     * The draft's class is ``architectures[0]`` (``srt/models/registry.py:
       ModelRegistry.resolve_model_cls``); without a DFlash, DSpark or EAGLE-3 draft class
       SGLang loads another class, which has no draft interface.
-    * ``model_type`` of :data:`~drafting_config.engines.sglang.UNPARSED_MODEL_TYPES`:
-      ``HfModelConfigParser.parse`` (``srt/utils/hf_transformers/config.py``) calls
-      ``AutoConfig.from_pretrained``, which raises for them without remote code.
+    * A ``model_type`` SGLang's config loader does not know
+      (:func:`~drafting_config.engines.sglang.config_load`): ``HfModelConfigParser.parse``
+      (``srt/utils/hf_transformers/config.py``) calls ``AutoConfig.from_pretrained``,
+      which raises ``ValueError`` for it: an error, or a warning when
+      ``auto_map.AutoConfig`` names remote code (served with --trust-remote-code).
 
     Raises:
         ParallelDraftingConfigError: a field cannot be read at all.
@@ -215,6 +219,7 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
             )
         )
         return
+    _config_load_findings(subject, found)  # the config is loaded before the class is chosen
     if sglang_algorithm(subject) is None:
         listed = subject.get("architectures", None)
         found.error(
@@ -238,15 +243,41 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
                 f"--speculative-algorithm {sglang_algorithm(subject).value}."  # type: ignore[union-attr]
             )
         )
+
+
+def _config_load_findings(subject: Subject, found: Findings) -> None:
+    """See :func:`check_sglang_method`: the draft's ``model_type`` as SGLang's config
+    loader reads it."""
+    load = config_load(subject.get)
+    if load is None or load is ConfigLoad.PARSED:
+        return
     model_type = subject.get("model_type", None)
-    if isinstance(model_type, str) and model_type in UNPARSED_MODEL_TYPES:
+    types = model_types()
+    where = (
+        "HfModelConfigParser.parse, srt/utils/hf_transformers/config.py, through "
+        "transformers' AutoConfig.from_pretrained"
+    )
+    known = (
+        f"known neither to SGLang {VERSION}'s _CONFIG_REGISTRY "
+        "(srt/utils/hf_transformers/common.py) and the other config classes it registers, "
+        f"nor to transformers {types.transformers} (the version SGLang {VERSION} requires)"
+    )
+    if load is ConfigLoad.UNKNOWN:
+        found.error(
+            ParallelDraftingConfigError(
+                f"`model_type` = {model_type!r} is {known}, and `auto_map` names no "
+                f"AutoConfig: SGLang fails loading the draft's config with ValueError "
+                f"({where}). Fix: set `model_type` to the type of the draft's layers, such "
+                'as "qwen3", as published checkpoints do.',
+                field="model_type",
+            )
+        )
+    else:
         found.warn(
             TargetLayersWarning(
-                f"`model_type` = {model_type!r} is known to neither SGLang {VERSION}'s "
-                "config registry nor transformers 5.19: its config loader "
-                "(HfModelConfigParser.parse, srt/utils/hf_transformers/config.py) raises "
-                "unless the file ships remote code (auto_map). Published checkpoints "
-                "usually carry the target family's model_type instead."
+                f"`model_type` = {model_type!r} is {known}: SGLang parses the draft's "
+                "config only through `auto_map.AutoConfig`'s remote code, with "
+                f"--trust-remote-code ({where})."
             )
         )
 

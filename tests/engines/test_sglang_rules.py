@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import drafting_config
 from drafting_config.command import main
@@ -18,6 +20,7 @@ from drafting_config.engines.sglang import (
     Hook,
     LastLayer,
     build_target_layer_ids,
+    model_types,
 )
 from drafting_config.verdicts import Verdict
 from tests.tokenizer_factory import Added, write_tokenizer
@@ -201,6 +204,68 @@ def test_methods_sglang_lacks_are_errors_naming_what_it_offers(
     text = messages(sglang(config))
     assert f"has no {lacking}" in text
     assert "SGLang offers DFLASH, DSPARK and sequential EAGLE3" in text
+
+
+# --- the draft's model_type (HfModelConfigParser.parse) ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "model_type",
+    ["deepseek_v4_dspark_draft", "dflash", "dspark", "qwen3_dspark", "qwen3_dflash2", "nonsense"],
+)
+def test_a_model_type_sglangs_config_loader_does_not_know_is_an_error(model_type: str) -> None:
+    verdict = sglang(draft(DFLASH, model_type=model_type))
+    assert not verdict.ok
+    (error,) = verdict.errors
+    assert error.field == "model_type"
+    assert repr(model_type) in str(error)
+    assert "HfModelConfigParser.parse" in str(error)
+    assert "transformers 5.19.0" in str(error)
+
+
+def test_with_auto_map_autoconfig_an_unknown_model_type_is_remote_code_a_warning() -> None:
+    auto_map = {"AutoConfig": "configuration_dspark.DSparkConfig"}
+    verdict = sglang(draft(DFLASH, model_type="deepseek_v4_dspark_draft", auto_map=auto_map))
+    assert verdict.ok
+    assert any("--trust-remote-code" in str(w) for w in verdict.warnings)
+    # AutoModel alone is no config class: transformers still cannot parse the file.
+    only_model = {"AutoModel": "dspark_v4.DSparkV4DraftModel"}
+    verdict = sglang(draft(DFLASH, model_type="deepseek_v4_dspark_draft", auto_map=only_model))
+    assert [e.field for e in verdict.errors] == ["model_type"]
+
+
+@pytest.mark.parametrize(
+    ("model_type", "architectures"),
+    [
+        ("qwen3", ["DFlashDraftModel"]),  # transformers 5.19.0
+        ("qwen3_vl_text", ["DFlashDraftModel"]),  # transformers 5.19.0
+        ("muse_glimmer_assistant", ["DFlashDraftModel"]),  # SGLang's _CONFIG_REGISTRY
+        ("inkling_model", ["DFlashDraftModel"]),  # registered by srt/configs/inkling.py
+        ("dflash", ["LongcatFlashForCausalLM", "DFlashDraftModel"]),  # _try_load_longcat_config
+    ],
+)
+def test_model_types_sglang_parses_are_not_judged(
+    model_type: str, architectures: list[str]
+) -> None:
+    verdict = sglang(draft(DFLASH, model_type=model_type, architectures=architectures))
+    assert "model_type" not in [e.field for e in verdict.errors]
+    assert not any("model_type" in str(w) for w in verdict.warnings)
+
+
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz_0123456789", min_size=1, max_size=12))
+def test_any_model_type_is_an_error_exactly_when_neither_sglang_nor_transformers_knows_it(
+    model_type: str,
+) -> None:
+    types = model_types()
+    known = (
+        model_type in types.config_registry
+        or model_type in types.registered
+        or model_type in types.transformers_types
+    )
+    fields = [e.field for e in sglang(draft(DFLASH, model_type=model_type)).errors]
+    assert ("model_type" in fields) is not known
+    remote = draft(DFLASH, model_type=model_type, auto_map={"AutoConfig": "c.C"})
+    assert "model_type" not in [e.field for e in sglang(remote).errors]
 
 
 # --- the tapped layers ------------------------------------------------------------------------

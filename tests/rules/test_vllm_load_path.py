@@ -411,3 +411,15 @@ def test_hostile_rope_parameters_in_the_draft_or_the_target_never_raise(
 def test_an_unusable_rope_type_or_factor_gives_a_verdict(rope: dict[str, object]) -> None:
     draft = {**DSPARK, "max_position_embeddings": 65536, "rope_scaling": rope}
     assert check(draft, target={**LONG_TARGET, "rope_scaling": rope}, check_tokenizer=False).ok
+
+
+@pytest.mark.parametrize("rank", ["256", 256.0, [256], -1])
+def test_a_markov_rank_nn_embedding_refuses_is_an_error(rank: object) -> None:
+    errors = check({**DSPARK, "markov_rank": rank}, check_tokenizer=False).errors
+    assert [e.field for e in errors] == ["markov_rank"]
+    assert "nn.Embedding(vocab_size, markov_rank)" in str(errors[0])
+
+
+@pytest.mark.parametrize("rank", [256, 1, True])
+def test_a_markov_rank_nn_embedding_takes_is_no_error(rank: object) -> None:
+    assert check({**DSPARK, "markov_rank": rank}, check_tokenizer=False).ok

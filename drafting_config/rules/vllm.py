@@ -765,6 +765,24 @@ def _registry_warning(names: tuple[str, ...], outcome: Resolved, when: str) -> s
     )
 
 
+def check_architectures_listed(subject: Subject, found: Findings) -> None:
+    """``architectures`` given as a string, not a list: vLLM reads it item by item
+    (``ModelConfig.__post_init__`` in ``vllm/config/model.py`` checks each against the
+    registry; ``EAGLEConfig.__init__`` renames each), so it looks up the string's characters
+    and fails.  (:func:`check_architecture_registered` reads lists only.)"""
+    raw = subject.get("architectures", None)
+    if subject.resolution.speculators is None and isinstance(raw, str):
+        found.error(
+            ParallelDraftingConfigError(
+                f"`architectures` = {describe_value(raw)} is a string, not a list: {_VLLM} "
+                "reads it item by item (ModelConfig.__post_init__, vllm/config/model.py), "
+                "looks up the string's characters in its registry and fails. Fix: "
+                f'`"architectures": ["{raw[:60]}"]`.',
+                field="architectures",
+            )
+        )
+
+
 def check_architecture_registered(subject: Subject, found: Findings) -> None:
     """The draft's ``architectures`` must resolve in vLLM's registry, twice: as given, in
     ``ModelConfig.__post_init__`` (``vllm/config/model.py``), and after vLLM renames them for
@@ -1093,6 +1111,7 @@ def check_served_context(subject: Subject, found: Findings) -> None:
 
 RULES: Final[tuple[Rule, ...]] = (
     check_config_parses,
+    check_architectures_listed,
     check_architecture_registered,
     check_null_token_fields,
     check_sample_from_anchor,

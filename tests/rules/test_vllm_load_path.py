@@ -423,3 +423,9 @@ def test_a_markov_rank_nn_embedding_refuses_is_an_error(rank: object) -> None:
 @pytest.mark.parametrize("rank", [256, 1, True])
 def test_a_markov_rank_nn_embedding_takes_is_no_error(rank: object) -> None:
     assert check({**DSPARK, "markov_rank": rank}, check_tokenizer=False).ok
+
+
+def test_architectures_as_a_string_is_an_error_naming_the_list_to_write() -> None:
+    error = only_error(check({**DFLASH, "architectures": "DFlashDraftModel"}))
+    assert error.field == "architectures"
+    assert '["DFlashDraftModel"]' in str(error)

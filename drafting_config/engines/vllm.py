@@ -34,7 +34,9 @@ own config.
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
@@ -1026,7 +1028,14 @@ def rope_parameters(get: FieldGetter) -> list[dict[str, object]]:
 def rope_only_sizes_cache(get: FieldGetter) -> bool:
     """``_rope_only_sizes_cache`` (``vllm/config/speculative.py``): every RoPE type of the
     config is cache-only (true with no RoPE parameters at all)."""
-    return all(entry["rope_type"] in CACHE_ONLY_ROPE_TYPES for entry in rope_parameters(get))
+    return all(_rope_type_in(entry, CACHE_ONLY_ROPE_TYPES) for entry in rope_parameters(get))
+
+
+def _rope_type_in(entry: Mapping[str, object], types: AbstractSet[str]) -> bool:
+    """Whether an entry's ``rope_type`` is one of ``types`` (a type that is no string, which
+    no transformers class accepts, is none of them)."""
+    rope_type = entry["rope_type"]
+    return isinstance(rope_type, str) and rope_type in types
 
 
 def derived_max_model_len(get: FieldGetter) -> int | None:
@@ -1044,8 +1053,10 @@ def derived_max_model_len(get: FieldGetter) -> int | None:
         derived = override
     for entry in rope_parameters(get):
         factor = entry.get("factor")
-        if entry["rope_type"] in UNSCALED_ROPE_TYPES or isinstance(factor, bool):
+        if _rope_type_in(entry, UNSCALED_ROPE_TYPES) or isinstance(factor, bool):
             continue
         if isinstance(factor, (int, float)) and factor > 0:
             derived *= factor
-    return int(derived)
+    # A factor of inf (or one that overflows) leaves no length to compare: vLLM's own int()
+    # would raise on it, and the rule that compares lengths says nothing.
+    return int(derived) if math.isfinite(derived) else None

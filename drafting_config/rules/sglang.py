@@ -380,14 +380,25 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
             )
         )
     elif draft_class(get) != "DeepseekV4ForCausalLMDSpark":
-        top_rank = exact_int(get("markov_rank", None))
-        if top_rank is None or top_rank <= 0:
+        top = get("markov_rank", None)
+        top_rank = _python_int(top)
+        if top is None:
             found.error(
                 ParallelDraftingConfigError(
                     f"`{dspark.markov_rank_field}` = {dspark.markov_rank}, but SGLang's "
                     "DSpark model builds its Markov head from the top-level `markov_rank` "
                     "only (srt/models/dspark.py: build_markov_head) and raises ValueError "
                     "without it. Set `markov_rank` at the top level too.",
+                    field="markov_rank",
+                )
+            )
+        elif top_rank is None or top_rank <= 0:
+            found.error(
+                ParallelDraftingConfigError(
+                    f"`markov_rank` = {describe_value(top)}: SGLang's DSpark model builds its "
+                    "Markov head from int(markov_rank) (srt/models/dspark.py: "
+                    "build_markov_head), which must be above 0; it raises otherwise. Set "
+                    "`markov_rank` to a positive integer.",
                     field="markov_rank",
                 )
             )
@@ -934,3 +945,15 @@ def judge(subject: Subject, found: Findings, reads: Reads) -> Reading:
         aux_layer_source=layers[1],
         token=facts,
     )
+
+
+def _python_int(value: object) -> int | None:
+    """``int(value)`` as SGLang calls it on a config value (a string, a float or a bool is
+    converted, ``"256"`` and ``256.5`` give 256), or ``None`` where ``int()`` raises or the
+    value is no JSON scalar."""
+    if not isinstance(value, (str, int, float)):
+        return None
+    try:
+        return int(value)
+    except (ValueError, OverflowError):  # "abc", NaN, inf
+        return None

@@ -895,6 +895,7 @@ def check_construction(subject: Subject, found: Findings) -> None:
                 field=field,
             )
         )
+    _check_markov_rank_type(get, serving, missing, found)
     if serving & DFLASH_MODEL_ARCHITECTURES:
         for section in ("eagle_config", "dflash_config"):
             if get(section, MISSING_SECTION) is None:
@@ -908,6 +909,34 @@ def check_construction(subject: Subject, found: Findings) -> None:
                         field=section,
                     )
                 )
+
+
+def _check_markov_rank_type(
+    get: FieldGetter, serving: set[str], missing: dict[str, ConstructionRead], found: Findings
+) -> None:
+    """A top-level ``markov_rank`` the DSpark constructors read must be a non-negative int:
+    ``Qwen3DSparkModel.__init__`` (``vllm/model_executor/models/qwen3_dspark.py``) passes it
+    as is to ``nn.Embedding(vocab_size, markov_rank)``, which refuses a string, a float or a
+    list (``TypeError``) and a negative size (``RuntimeError``).  A bool is left alone
+    (torch takes it as 0 or 1)."""
+    reads_it = any(
+        row.field == "markov_rank" and row.architectures & serving for row in CONSTRUCTION_READS
+    )
+    value = get("markov_rank", None)
+    if not reads_it or "markov_rank" in missing or value is None or isinstance(value, bool):
+        return
+    rank = exact_int(value)
+    if rank is None or rank < 0:
+        found.error(
+            ParallelDraftingConfigError(
+                f"`markov_rank` = {describe_value(value)}: {_VLLM}'s Qwen3DSparkModel.__init__ "
+                "(vllm/model_executor/models/qwen3_dspark.py) passes it to "
+                "nn.Embedding(vocab_size, markov_rank), which needs a non-negative integer "
+                "and fails. Fix: set `markov_rank` to the Markov head's rank, an integer such "
+                "as 256.",
+                field="markov_rank",
+            )
+        )
 
 
 MISSING_SECTION: Final = object()

@@ -486,3 +486,21 @@ def test_architectures_sglang_has_no_class_for_are_an_error() -> None:
     assert error.endswith("The verdict assumes --speculative-algorithm DFLASH.")
     assert not any("no draft class" in str(w) for w in verdict.warnings)
     assert sglang(draft(DFLASH)).ok
+
+
+@pytest.mark.parametrize("rank", ["256", 256.0, 256.5, True])
+def test_a_top_level_markov_rank_sglang_converts_with_int_is_served(rank: object) -> None:
+    """build_markov_head (srt/models/dspark.py) reads int(markov_rank): a string, a float or
+    a bool it converts is no error (it once was, asking to set the field it had)."""
+    config = copy.deepcopy(DSPARK)
+    config["markov_rank"] = rank
+    verdict = sglang(config)
+    assert not [e for e in verdict.errors if e.field == "markov_rank"], messages(verdict)
+
+
+@pytest.mark.parametrize("rank", ["abc", 0, -3, "0", float("nan"), [256], {"rank": 256}])
+def test_a_top_level_markov_rank_int_cannot_make_positive_is_an_error(rank: object) -> None:
+    config = copy.deepcopy(DSPARK)
+    config["markov_rank"] = rank
+    verdict = sglang(config)
+    assert [e.field for e in verdict.errors if e.field == "markov_rank"] == ["markov_rank"]

@@ -367,3 +367,59 @@ def test_a_scaling_factor_lengthens_the_derived_context() -> None:
         "to the draft's 65536"
         in load_warnings(check(draft, target=LONG_TARGET, check_tokenizer=False))[0]
     )
+
+
+_ROPE_VALUES = st.one_of(
+    _VALUES,
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "rope_type": _VALUES,
+            "type": _VALUES,
+            "factor": st.one_of(_VALUES, st.floats(), st.integers()),
+        },
+    ),
+)
+
+
+@given(
+    draft_rope=_ROPE_VALUES,
+    target_rope=_ROPE_VALUES,
+    key=st.sampled_from(["rope_scaling", "rope_parameters"]),
+)
+def test_hostile_rope_parameters_in_the_draft_or_the_target_never_raise(
+    draft_rope: object, target_rope: object, key: str
+) -> None:
+    """A RoPE type that is a list or a dict, or a factor of inf, once made check() raise
+    (unhashable type; int(inf)) for every draft checked against such a target."""
+    draft = {**DSPARK, "max_position_embeddings": 65536, key: draft_rope}
+    target = {**LONG_TARGET, key: target_rope}
+    for engine in ("vllm", "sglang"):
+        verdict = check(draft, target=target, check_tokenizer=False, engine=engine)
+        assert all(isinstance(error, ParallelDraftingConfigError) for error in verdict.errors)
+
+
+@pytest.mark.parametrize(
+    "rope",
+    [
+        {"rope_type": ["yarn"], "factor": 4.0},
+        {"type": {"yarn": 1}, "factor": 4.0},
+        {"rope_type": "dynamic", "factor": float("inf")},
+        {"rope_type": "dynamic", "factor": 1e308},
+    ],
+)
+def test_an_unusable_rope_type_or_factor_gives_a_verdict(rope: dict[str, object]) -> None:
+    draft = {**DSPARK, "max_position_embeddings": 65536, "rope_scaling": rope}
+    assert check(draft, target={**LONG_TARGET, "rope_scaling": rope}, check_tokenizer=False).ok
+
+
+@pytest.mark.parametrize("rank", ["256", 256.0, [256], -1])
+def test_a_markov_rank_nn_embedding_refuses_is_an_error(rank: object) -> None:
+    errors = check({**DSPARK, "markov_rank": rank}, check_tokenizer=False).errors
+    assert [e.field for e in errors] == ["markov_rank"]
+    assert "nn.Embedding(vocab_size, markov_rank)" in str(errors[0])
+
+
+@pytest.mark.parametrize("rank", [256, 1, True])
+def test_a_markov_rank_nn_embedding_takes_is_no_error(rank: object) -> None:
+    assert check({**DSPARK, "markov_rank": rank}, check_tokenizer=False).ok

@@ -193,15 +193,18 @@ def kept_resolution_errors(resolution: Resolution) -> list[ParallelDraftingConfi
 
 def check_sglang_method(subject: Subject, found: Findings) -> None:
     """Methods and formats SGLang 0.5.23 lacks are errors naming what it offers, and so is
-    a ``model_type`` SGLang's config loader cannot parse; a draft whose ``architectures``
-    name no SGLang draft class, a warning.
+    a ``model_type`` SGLang's config loader cannot parse, and ``architectures`` that name no
+    SGLang draft class.
 
     * No PARD, no parallel drafting for EAGLE-3 (``ptd_token_id``), no P-EAGLE:
       ``srt/speculative/spec_info.py: SpeculativeAlgorithm`` has none of them.
     * No speculators format: nothing in SGLang reads ``speculators_model_type``.
     * The draft's class is ``architectures[0]`` (``srt/models/registry.py:
       ModelRegistry.resolve_model_cls``); without a DFlash, DSpark or EAGLE-3 draft class
-      SGLang loads another class, which has no draft interface.
+      SGLang loads another class (``TransformersForCausalLM`` for an unregistered name),
+      which has no draft interface: an error even when a DFlash or DSpark field picks the
+      algorithm, since the worker reads that interface as it starts
+      (:data:`_WORKER_NEEDS`).
     * A ``model_type`` SGLang's config loader does not know
       (:func:`~drafting_config.engines.sglang.config_load`): ``HfModelConfigParser.parse``
       (``srt/utils/hf_transformers/config.py``) calls ``AutoConfig.from_pretrained``,
@@ -220,7 +223,8 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
         )
         return
     _config_load_findings(subject, found)  # the config is loaded before the class is chosen
-    if sglang_algorithm(subject) is None:
+    algorithm = sglang_algorithm(subject)
+    if algorithm is None:
         listed = subject.get("architectures", None)
         found.error(
             ParallelDraftingConfigError(
@@ -232,17 +236,45 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
             )
         )
         return
-    if draft_class(subject.get) is None:
+    if draft_class(subject.get) is None and algorithm in _WORKER_NEEDS:
         listed = subject.get("architectures", None)
-        found.warn(
-            TargetLayersWarning(
+        worker, attribute, fix = _WORKER_NEEDS[algorithm]
+        found.error(
+            ParallelDraftingConfigError(
                 f"SGLang {VERSION} has no draft class among `architectures` = "
-                f"{describe_value(listed)}: it loads architectures[0] "
-                "(srt/models/registry.py: resolve_model_cls), which must be one of "
-                f"{', '.join(sorted(DRAFT_CLASSES))}. The verdict assumes "
-                f"--speculative-algorithm {sglang_algorithm(subject).value}."  # type: ignore[union-attr]
+                f"{describe_value(listed)}: it loads another class (srt/models/registry.py: "
+                "resolve_model_cls, falling back to TransformersForCausalLM through "
+                "srt/model_loader/utils.py: resolve_transformers_arch), which has no "
+                f"`{attribute}`, and {worker}.__init__ reads it from the draft model "
+                f"(AttributeError). Fix: set `architectures` to [{fix!r}] when the "
+                f"checkpoint's weights are that class's (SGLang's draft classes: "
+                f"{', '.join(sorted(DRAFT_CLASSES))}). The verdict assumes "
+                f"--speculative-algorithm {algorithm.value}.",
+                field="architectures",
             )
         )
+
+
+_WORKER_NEEDS: Final[dict[Algorithm, tuple[str, str, str]]] = {
+    # srt/speculative/dflash_worker_v2.py: DFlashWorkerV2.__init__
+    # (`self.selector = self.draft_model.candidate_selector`)
+    Algorithm.DFLASH: (
+        "srt/speculative/dflash_worker_v2.py: DFlashWorkerV2",
+        "candidate_selector",
+        "DFlashDraftModel",
+    ),
+    # srt/speculative/dspark_components/dspark_worker_v2.py: DSparkWorkerV2.__init__
+    # (`bool(self.draft_model.sample_from_anchor)`)
+    Algorithm.DSPARK: (
+        "srt/speculative/dspark_components/dspark_worker_v2.py: DSparkWorkerV2",
+        "sample_from_anchor",
+        "DSparkDraftModel",
+    ),
+}
+"""What each algorithm's worker reads from the draft model as it starts, which no class but
+SGLang's draft classes has: the step where a draft of another class fails. Only DFLASH and
+DSPARK: without an SGLang class, the algorithm comes from the draft's DFlash or DSpark field
+(:func:`sglang_algorithm`)."""
 
 
 def _config_load_findings(subject: Subject, found: Findings) -> None:

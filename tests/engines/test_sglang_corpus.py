@@ -81,6 +81,12 @@ DISAGREE = {
     "sglang--qwen3-8b-eagle3-ascend-fixture": (False, True),
     # no SGLang class for vLLM's K3 DSpark
     "torchspec--kimi_k3_dspark_mla": (True, False),
+    # vLLM's check passes (remote code, a warning); SGLang has no class for SpecForge's
+    # Domino and DSpine drafts and DFlashWorkerV2.__init__ fails on the class it loads
+    "specforge--qwen3-8b-domino": (True, False),
+    "specforge--qwen3-8b-dspine": (True, False),
+    "specforge--qwen3.5-4b-domino": (True, False),
+    "specforge--qwen3.6-27b-domino-full-attention": (True, False),
 }
 
 

@@ -468,17 +468,24 @@ def test_each_refusal_of_the_dflash_parse_names_its_field_value_and_reason(
     assert says in messages(verdict)
 
 
-def test_architectures_sglang_has_no_class_for_are_named_an_error_or_a_warning() -> None:
-    """No draft class and no DFlash or DSpark field: an error on ``architectures``; a DFlash
-    section under a class SGLang lacks: a warning naming the algorithm the verdict assumes."""
+def test_architectures_sglang_has_no_class_for_are_an_error() -> None:
+    """No draft class and no DFlash or DSpark field: an error on ``architectures``. A DFlash
+    or DSpark section under a class SGLang lacks (SpecForge's Domino and DSpine drafts) is
+    an error too: SGLang loads another class, and DFlashWorkerV2.__init__ /
+    DSparkWorkerV2.__init__ read `candidate_selector` / `sample_from_anchor` from it."""
     plain = {**QWEN3_8B, "architectures": ["LlamaForCausalLM"]}
     verdict = sglang(plain)
     assert [e.field for e in verdict.errors] == ["architectures"]
     assert "has no draft class among `architectures` = ['LlamaForCausalLM']" in messages(verdict)
-    verdict = sglang(draft(DFLASH, architectures=["LlamaForCausalLM"]))
-    assert verdict.ok
-    [warning] = [str(w) for w in verdict.warnings if "no draft class" in str(w)]
-    assert warning.endswith("The verdict assumes --speculative-algorithm DFLASH.")
+    verdict = sglang(draft(DFLASH, architectures=["DominoDraftModel"]))
+    assert [e.field for e in verdict.errors] == ["architectures"]
+    [error] = [str(e) for e in verdict.errors]
+    assert "DFlashWorkerV2.__init__" in error
+    assert "`candidate_selector`" in error
+    assert "Fix: set `architectures` to ['DFlashDraftModel']" in error
+    assert error.endswith("The verdict assumes --speculative-algorithm DFLASH.")
+    assert not any("no draft class" in str(w) for w in verdict.warnings)
+    assert sglang(draft(DFLASH)).ok
 
 
 @pytest.mark.parametrize("rank", ["256", 256.0, 256.5, True])

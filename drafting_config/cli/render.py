@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # a --no-weights sweep never loads the checkpoint rules
 
 
 def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]:
-    """The ``--json`` object of one verdict (documented in the README).
+    """The ``--json`` object of one verdict (documented in docs/cli.md).
 
     ``ok`` is whether the draft passed, as the exit status counts it: with
     ``strict``, a verdict with warnings did not, and its warnings are listed in

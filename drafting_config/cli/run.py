@@ -242,7 +242,7 @@ _JOBS_DEPRECATED: Final = (
 
 def _add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--json", action="store_true", help="print JSON (the shape is in the README)"
+        "--json", action="store_true", help="print JSON (the shape is in docs/cli.md)"
     )
     parser.add_argument(
         "--target",

@@ -76,6 +76,7 @@ from drafting_config.values.errors import (
 from drafting_config.values.fields import MISSING, read_path
 from drafting_config.values.findings import Findings
 from drafting_config.values.integers import exact_int
+from drafting_config.values.paths import display_path
 from drafting_config.values.sources import EAGLE_CONFIG, TokenIdSource
 
 _NOT_IN_SGLANG: Final = {
@@ -850,15 +851,15 @@ def check_sglang_mask_embedding(subject: Subject, found: Findings) -> None:
     read = subject.mask_embedding
     if read is None or sglang_algorithm(subject) is not Algorithm.DFLASH:
         return
+    shown = display_path(read.path)  # a path from the disk: printed escaped
     if read.unavailable is not None:
-        found.note(f"{read.path} not checked for SGLang: {read.unavailable}")
+        found.note(f"{shown} not checked for SGLang: {read.unavailable}")
         return
     if read.problem is not None:
         found.error(read.problem)
         return
     contents = read.contents
     assert contents is not None
-    shown = read.path
     why = None
     if not contents.is_dict:
         why = "holds a bare tensor, but SGLang reads saved['embedding'] from a dict"

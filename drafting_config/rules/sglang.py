@@ -69,6 +69,7 @@ from drafting_config.rules.target import check_target_placeholders
 from drafting_config.rules.tokenizer import MASK_TOKEN_TEXT_FIELD, check_tokenizer
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
+    ParallelDraftingConfigWarning,
     TargetLayersWarning,
     TokenizerTokenIdWarning,
     describe_value,
@@ -307,7 +308,7 @@ def _config_load_findings(subject: Subject, found: Findings) -> None:
         )
     else:
         found.warn(
-            TargetLayersWarning(
+            ParallelDraftingConfigWarning(
                 f"`model_type` = {model_type!r} is {known}: SGLang parses the draft's "
                 "config only through `auto_map.AutoConfig`'s remote code, with "
                 f"--trust-remote-code ({where})."
@@ -411,7 +412,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
             and get("markov_head_type", None) is None
         ):
             found.warn(
-                TargetLayersWarning(
+                ParallelDraftingConfigWarning(
                     f"`{head_field}` = {dspark.markov_head_type!r}, but SGLang's DSpark model "
                     "reads the top-level `markov_head_type` only (build_markov_head in "
                     "srt/models/dspark.py, default 'vanilla'): it builds a vanilla head "

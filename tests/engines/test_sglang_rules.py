@@ -174,7 +174,8 @@ def test_markov_rank_only_nested_is_an_error_and_a_nested_gated_head_a_warning()
     nested["dflash_config"].update(markov_rank=256, markov_head_type="gated")
     verdict = sglang(nested)
     assert "top-level `markov_rank` only" in messages(verdict)
-    assert any("builds a vanilla head" in str(w) for w in verdict.warnings)
+    [head] = [w for w in verdict.warnings if "builds a vanilla head" in str(w)]
+    assert type(head) is drafting_config.ParallelDraftingConfigWarning  # not about layers
     missing = draft(DSPARK)
     del missing["markov_head_type"]
     assert "markov_head_type" in messages(sglang(missing))
@@ -227,7 +228,8 @@ def test_with_auto_map_autoconfig_an_unknown_model_type_is_remote_code_a_warning
     auto_map = {"AutoConfig": "configuration_dspark.DSparkConfig"}
     verdict = sglang(draft(DFLASH, model_type="deepseek_v4_dspark_draft", auto_map=auto_map))
     assert verdict.ok
-    assert any("--trust-remote-code" in str(w) for w in verdict.warnings)
+    [warning] = [w for w in verdict.warnings if "--trust-remote-code" in str(w)]
+    assert type(warning) is drafting_config.ParallelDraftingConfigWarning  # not about layers
     # AutoModel alone is no config class: transformers still cannot parse the file.
     only_model = {"AutoModel": "dspark_v4.DSparkV4DraftModel"}
     verdict = sglang(draft(DFLASH, model_type="deepseek_v4_dspark_draft", auto_map=only_model))

@@ -536,6 +536,13 @@ _BIASES: Final = (
     "mlp.down_proj.bias",
 )
 
+_EMBEDDING_SHARED: Final = (
+    "model.embed_tokens.weight",
+    "shared from the target when the checkpoint has none "
+    "(vllm/v1/worker/gpu/spec_decode/eagle/utils.py, maybe_share_target_embed)",
+)
+"""The embedding the DFlash and EAGLE-3 drafters take from the target when they ship none."""
+
 ARCHITECTURES: Final[tuple[ArchitectureRow, ...]] = (
     ArchitectureRow(
         name="qwen3_dflash",
@@ -570,11 +577,7 @@ ARCHITECTURES: Final[tuple[ArchitectureRow, ...]] = (
         layer_extras=(*_BIASES, "self_attn.attention_sink_bias"),
         top_parameters=("model.hidden_norm.weight", "model.norm.weight"),
         no_tensor=(
-            (
-                "model.embed_tokens.weight",
-                "shared from the target when the checkpoint has none "
-                "(vllm/v1/worker/gpu/spec_decode/eagle/utils.py, maybe_share_target_embed)",
-            ),
+            _EMBEDDING_SHARED,
             (
                 "lm_head.weight",
                 "the target's, aliased when the checkpoint has none "
@@ -618,11 +621,7 @@ ARCHITECTURES: Final[tuple[ArchitectureRow, ...]] = (
         layer_extras=_BIASES,
         top_parameters=("model.norm.weight",),
         no_tensor=(
-            (
-                "model.embed_tokens.weight",
-                "shared from the target when the checkpoint has none "
-                "(vllm/v1/worker/gpu/spec_decode/eagle/utils.py, maybe_share_target_embed)",
-            ),
+            _EMBEDDING_SHARED,
             (
                 "lm_head.weight",
                 "the target's, aliased when the checkpoint has none "

@@ -9,6 +9,7 @@ pipes and standard streams, and strict stdio encodings.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.abc
 import io
@@ -1457,20 +1458,29 @@ def test_a_missing_path_that_is_no_repo_id_says_the_path_is_missing(
 def hub_import_fails(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """huggingface_hub not yet imported, and HF_HUB_ETAG_TIMEOUT=30s, so importing it
     raises ValueError, as in a fresh process; the modules are restored afterwards."""
-    saved = {name: module for name, module in sys.modules.items() if _is_hub(name)}
+    monkeypatch.setenv("HF_HUB_ETAG_TIMEOUT", "30s")
+    with _not_imported("huggingface_hub"):
+        yield
+
+
+@contextlib.contextmanager
+def _not_imported(package: str) -> Iterator[None]:
+    """``package`` and its modules out of ``sys.modules``, as in a fresh process; the
+    modules imported before are put back afterwards, and those imported inside dropped."""
+    saved = {name: module for name, module in sys.modules.items() if _in(package, name)}
     for name in saved:
         del sys.modules[name]
-    monkeypatch.setenv("HF_HUB_ETAG_TIMEOUT", "30s")
     try:
         yield
     finally:
-        for name in [name for name in sys.modules if _is_hub(name)]:
+        for name in [name for name in sys.modules if _in(package, name)]:
             del sys.modules[name]
         sys.modules.update(saved)
 
 
-def _is_hub(name: str) -> bool:
-    return name == "huggingface_hub" or name.startswith("huggingface_hub.")
+def _in(package: str, name: str) -> bool:
+    """Whether the module ``name`` is ``package`` or one of its modules."""
+    return name == package or name.startswith(f"{package}.")
 
 
 IMPORT_FAILURE = "ValueError: invalid literal for int() with base 10: '30s'"
@@ -1654,19 +1664,8 @@ def run_console_script(argv: list[str]) -> int:
 @pytest.fixture
 def fresh_package() -> Iterator[None]:
     """The package as in a new process: none of its modules imported yet (restored after)."""
-    saved = {name: module for name, module in sys.modules.items() if _is_ours(name)}
-    for name in saved:
-        del sys.modules[name]
-    try:
+    with _not_imported("drafting_config"):
         yield
-    finally:
-        for name in [name for name in sys.modules if _is_ours(name)]:
-            del sys.modules[name]
-        sys.modules.update(saved)
-
-
-def _is_ours(name: str) -> bool:
-    return name == "drafting_config" or name.startswith("drafting_config.")
 
 
 class InterruptImport(importlib.abc.MetaPathFinder):
@@ -1705,7 +1704,7 @@ def test_ctrl_c_while_any_module_is_imported_exits_130_quietly(
     names = modules_a_check_imports()
     assert len(names) >= 10
     for name in names:
-        for module in [m for m in sys.modules if _is_ours(m)]:
+        for module in [m for m in sys.modules if _in("drafting_config", m)]:
             del sys.modules[module]
         finder = InterruptImport(name)
         sys.meta_path.insert(0, finder)

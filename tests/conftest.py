@@ -48,6 +48,16 @@ def _warnings_look_past_mutmut(monkeypatch: pytest.MonkeyPatch) -> None:
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
+
+QWEN3_8B_DFLASH_DRAFT: dict[str, Any] = {
+    "architectures": ["DFlashDraftModel"],
+    "model_type": "qwen3",
+    "hidden_size": 4096,
+    "num_hidden_layers": 5,
+    "vocab_size": 151936,
+    "dflash_config": {"mask_token_id": 151669, "target_layer_ids": [1, 9, 17, 25, 33]},
+}
+"""A DFlash draft for Qwen3-8B as the engine rule tests start from (copy before changing)."""
 VALID_EXAMPLES = sorted(EXAMPLES.glob("*/config.json"))
 INVALID_EXAMPLES = sorted(EXAMPLES.glob("invalid/*/config.json"))
 

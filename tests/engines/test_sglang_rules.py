@@ -23,6 +23,7 @@ from drafting_config.engines.sglang import (
     model_types,
 )
 from drafting_config.verdicts import Verdict
+from tests.conftest import QWEN3_8B_DFLASH_DRAFT
 from tests.tokenizer_factory import Added, write_tokenizer
 
 QWEN3_8B: dict[str, Any] = {
@@ -33,14 +34,7 @@ QWEN3_8B: dict[str, Any] = {
     "vocab_size": 151936,
 }
 
-DFLASH: dict[str, Any] = {
-    "architectures": ["DFlashDraftModel"],
-    "model_type": "qwen3",
-    "hidden_size": 4096,
-    "num_hidden_layers": 5,
-    "vocab_size": 151936,
-    "dflash_config": {"mask_token_id": 151669, "target_layer_ids": [1, 9, 17, 25, 33]},
-}
+DFLASH: dict[str, Any] = QWEN3_8B_DFLASH_DRAFT
 
 DSPARK: dict[str, Any] = {
     "architectures": ["DSparkDraftModel"],

@@ -20,6 +20,7 @@ from drafting_config import (
     get_parallel_drafting_token_id,
 )
 from drafting_config.engines.vllm_data import vllm_tables
+from tests.conftest import QWEN3_8B_DFLASH_DRAFT
 
 QWEN3_8B_TARGET = {
     "architectures": ["Qwen3ForCausalLM"],
@@ -30,14 +31,7 @@ QWEN3_8B_TARGET = {
 }
 LFM2_TARGET = {**QWEN3_8B_TARGET, "architectures": ["Lfm2ForCausalLM"], "model_type": "lfm2"}
 
-DFLASH: dict[str, Any] = {
-    "architectures": ["DFlashDraftModel"],
-    "model_type": "qwen3",
-    "hidden_size": 4096,
-    "num_hidden_layers": 5,
-    "vocab_size": 151936,
-    "dflash_config": {"mask_token_id": 151669, "target_layer_ids": [1, 9, 17, 25, 33]},
-}
+DFLASH: dict[str, Any] = QWEN3_8B_DFLASH_DRAFT
 DSPARK: dict[str, Any] = {
     **DFLASH,
     "architectures": ["DSparkDraftModel"],

@@ -29,7 +29,7 @@ from drafting_config.draft.file import read_draft
 from drafting_config.draft.target import TargetFacts, read_target
 from drafting_config.engines import DEFAULT_ENGINE, ENGINE_NAMES, ENGINES, Engine
 from drafting_config.engines.interface import CheckpointFiles, WeightsFacts
-from drafting_config.engines.vllm.resolution import Resolution, resolve_file
+from drafting_config.engines.vllm.resolution import Resolution, resolution_of
 from drafting_config.files.json_files import CONFIG_NAME, ConfigFileError, load_config_json
 from drafting_config.files.mask_embedding import MaskEmbeddingFile, read_mask_embedding_beside
 from drafting_config.files.repo_ids import (
@@ -372,7 +372,7 @@ def _check(draft: ModelArgument, options: CheckOptions, shared: _SharedReads) ->
     except ParallelDraftingConfigError as error:
         return Verdict(_shown(draft), None, (error,), engine=rules.ENGINE)
     read = read_draft(located.config)
-    resolution = resolve_file(read)
+    resolution = resolution_of(read)
     target = _target(resolution, options, shared)
     found = rules.resolver_findings(read)
     found.notes += located.notes

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Final, Literal, TypeVar
 
 from drafting_config.draft.architectures import (
@@ -100,6 +101,9 @@ class DraftFile:
     fed_target_hidden_states: bool | None = field(default=None, compare=False, repr=False)
     """Whether the drafter is fed the target's hidden states, when the format says so (a
     speculators algorithm); ``None``: the winning field's row of the table says."""
+    readings: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
+    """What each engine made of this file, by the engine's name: an engine reads a file once
+    however many of its steps ask for it."""
 
     def file_field(self, field: str) -> str:
         """Where ``field``, a path of the config read, sits in the draft's file: the field
@@ -125,14 +129,14 @@ class DraftFile:
             return None
         return winner.token_id, self.file_field(winner.source.value)
 
-    @property
+    @cached_property
     def named_method(self) -> str | None:
         """The drafting method the file names: the winning field's row of the table, except
         that a DFlash field (or none) on a DSpark architecture
         (:data:`~drafting_config.draft.architectures.DSPARK_MODEL_ARCHITECTURES`), or a DFlash
         field with ``dflash_config.projector_type`` ``"dspark"``, names DSpark; a field that
         cannot be read leaves the winner's.  ``None`` when no field won or the winning field
-        is shared by several methods."""
+        is shared by several methods.  Read once per file."""
         winner = self.winner
         method = None if winner is None else winner.source.algorithm
         if method not in (None, "dflash"):

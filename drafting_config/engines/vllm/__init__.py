@@ -27,7 +27,7 @@ from drafting_config.engines.vllm.load_path import (
 )
 from drafting_config.engines.vllm.names import ENGINE as ENGINE
 from drafting_config.engines.vllm.names import VERSION as VERSION
-from drafting_config.engines.vllm.resolution import VllmRule, VllmSubject, aux_layers, resolve_file
+from drafting_config.engines.vllm.resolution import VllmRule, VllmSubject, aux_layers, resolution_of
 from drafting_config.files.tokenizer_files import TOKENIZER_JSON_NAME, TokenFacts
 from drafting_config.rules.subject import Subject
 from drafting_config.rules.target import check_target_placeholders, check_target_sizes
@@ -56,7 +56,7 @@ first field that cannot be read at all stops them (it is the draft's error)."""
 def resolver_findings(draft: DraftFile) -> Findings:
     """Every error and warning of :func:`~drafting_config.resolve` on the draft's file: its
     token-id chain is vLLM's."""
-    resolution = resolve_file(draft)
+    resolution = resolution_of(draft)
     return Findings(list(resolution.errors), list(resolution.warnings))
 
 
@@ -67,7 +67,7 @@ def judge(subject: Subject, found: Findings, reads: Reads) -> Reading:
     then the checkpoint (:func:`~drafting_config.engines.vllm.checkpoint.check_checkpoint`);
     the token id is the resolver's winner, the tapped layers the serving runner's, knowing
     the target."""
-    resolution, facts = resolve_file(subject.draft), subject.target
+    resolution, facts = resolution_of(subject.draft), subject.target
     vllm_subject = VllmSubject.of(resolution, facts)
     if facts is not None and facts.vocab_size is facts.hidden_size is facts.num_layers is None:
         found.note(

@@ -23,7 +23,7 @@ from drafting_config.draft.file import (
     read_fields,
 )
 from drafting_config.draft.target import TargetFacts
-from drafting_config.engines.vllm.names import DEEPSEEK_V41
+from drafting_config.engines.vllm.names import DEEPSEEK_V41, ENGINE
 from drafting_config.engines.vllm.runners import (
     TappedLayers,
     runner_of,
@@ -174,6 +174,17 @@ def resolve_file(draft: DraftFile, *, order: Sequence[TokenIdField] = PRIORITY_O
         fed_target_hidden_states=speculators.spec.fed_target_hidden_states,
     )
     return _resolution(translated, speculators)
+
+
+def resolution_of(draft: DraftFile) -> Resolution:
+    """:func:`resolve_file` of ``draft``, made once per file: the checker, the findings and the
+    rules of one verdict share it (kept in :attr:`DraftFile.readings`)."""
+    known = draft.readings.get(ENGINE)
+    if isinstance(known, Resolution):
+        return known
+    resolution = resolve_file(draft)
+    draft.readings[ENGINE] = resolution
+    return resolution
 
 
 def _resolution(draft: DraftFile, speculators: SpeculatorsDraft | None) -> Resolution:

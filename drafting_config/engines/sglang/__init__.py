@@ -1,7 +1,27 @@
-"""SGLang 0.5.23, one package: its names (:mod:`.names`), tables (:mod:`.tables`), the config
-parses and their rules (:mod:`.config`), the token id (:mod:`.token`) and the tapped layers
-(:mod:`.layers`), :mod:`.token` and :mod:`.layers` reading :mod:`.config`'s parses and not
-each other; this module is the engine's entry point (:data:`ENGINE`, :func:`judge`).
+"""What SGLang 0.5.23 does with a draft, as plain functions and tables, one module per topic,
+each function citing the SGLang code it follows (read for facts from the released wheel,
+never copied; ``srt/`` stands for ``sglang/srt/``):
+
+* **Names** (:mod:`.names`). SGLang takes the algorithm from ``--speculative-algorithm``
+  alone; a draft fits the algorithm of its model class.
+* **Tables** (:mod:`.tables`): ``sglang-VERSION.json``, the model types its config loader
+  parses and the target classes' capture hooks (derived from every ``EntryClass`` of
+  ``srt/models/``).
+* **The config** (:mod:`.config`). The config loader, and ``parse_dflash_draft_config``
+  (``srt/speculative/dflash_utils.py``) and ``parse_dspark_draft_config``
+  (``srt/speculative/dspark_components/dspark_config.py``) as SGLang reads and refuses
+  them, with the rules that judge a draft by them.
+* **The token id** (:mod:`.token`): ``DFlashWorkerV2._resolve_mask_token_id``
+  (``srt/speculative/dflash_worker_v2.py``): the configured id, else the served
+  tokenizer's ``<|MASK|>``, added to it when missing; and ``mask_embedding.pt``.
+* **The tapped layers** (:mod:`.layers`): ``build_target_layer_ids`` and
+  ``resolve_target_layer_ids`` (``dflash_utils.py``), the DSPARK replacement list and
+  EAGLE-3's ``eagle_config`` list (``spec_aux_hidden_state.py``), and the target class's
+  capture hook, in capture indices.
+
+:mod:`.token` and :mod:`.layers` read :mod:`.config`'s parses and not each other.  This
+module is the engine's entry point (:data:`ENGINE`, :func:`resolver_findings`,
+:func:`judge`), of the shape :class:`~drafting_config.engines.interface.EngineRules` gives.
 """
 
 from __future__ import annotations

@@ -1,35 +1,8 @@
-"""What SGLang 0.5.23 does with a draft, as plain functions and tables, one module per topic
-(this one: its release, its ``--speculative-algorithm`` values, its draft classes and what it
-lacks, each name spelled once), each function citing the SGLang code it follows (read for
-facts from the released wheel, never copied; ``srt/`` stands for ``sglang/srt/``).
-
-* **The algorithm.** SGLang takes it from ``--speculative-algorithm`` alone; a draft
-  fits the algorithm of its model class (:data:`DRAFT_CLASSES`, :func:`draft_class`,
-  :func:`algorithm_of`).
-* **The DFlash parse.** :func:`parse_dflash_draft_config` reads what
-  ``srt/speculative/dflash_utils.py: parse_dflash_draft_config`` reads (the mask token's
-  id and text, the layer list, the counts), and raises where it raises;
-  :func:`parse_dspark_draft_config` adds DSpark's fields in DSpark's order
-  (``srt/speculative/dspark_components/dspark_config.py``).
-* **The token id.** :func:`resolve_mask_token_id` follows
-  ``srt/speculative/dflash_worker_v2.py: DFlashWorkerV2._resolve_mask_token_id``: the
-  configured id, else the served tokenizer's ``<|MASK|>``, added to it when missing.
-* **The tapped layers.** :func:`build_target_layer_ids` and
-  :func:`resolve_target_layer_ids` (``dflash_utils.py``), the DSPARK replacement list
-  (``srt/model_executor/model_runner_components/spec_aux_hidden_state.py:
-  _resolve_dflash_aux_hidden_state``), EAGLE-3's ``eagle_config`` list
-  (``_resolve_eagle_aux_hidden_state``), and the target classes' capture hooks
-  (:data:`TARGET_CLASSES`, derived from every ``EntryClass`` of ``srt/models/``).
-
-Layer ids are reported in *capture indices*, the convention of the whole package: index
-0 is the input of the target's first layer, ``i + 1`` the output of layer ``i``.  A
-DFlash id ``i`` names the output of layer ``i``; SGLang's usual target class stores
-``i + 1`` and records the input of layer ``i + 1`` (the same hidden state).  An
-``L``-layer target has capture indices 0 to ``L``, but the Qwen2/Qwen3/Llama-family loops
-never reach index ``L``.
-
-Every function reads a draft's config through a
-:data:`~drafting_config.values.fields.FieldGetter` as SGLang reads the
+"""What SGLang 0.5.23 calls a draft, each name spelled once: its release, its
+``--speculative-algorithm`` values, its draft classes and the algorithm each serves
+(:data:`DRAFT_CLASSES`, :func:`draft_class`, :func:`algorithm_of`), and the methods and
+formats it lacks.  Every function here and in the package's other modules reads a draft's
+config through a :data:`~drafting_config.values.fields.FieldGetter` as SGLang reads the
 ``PretrainedConfig`` transformers builds from ``config.json`` (a nested section is a
 ``dict``; a missing ``text_config`` is the config itself), and raises
 :class:`SglangRefuses` where SGLang raises, naming the field.
@@ -47,8 +20,12 @@ from drafting_config.values.errors import (
 )
 from drafting_config.values.fields import FieldGetter, is_list
 
-VERSION: Final = "0.5.23"
-"""The SGLang release this module reads."""
+VERSIONS: Final = ("0.5.23",)
+"""The SGLang releases this package reads, oldest first: one tables file each
+(``sglang-VERSION.json``, :mod:`.tables`)."""
+
+VERSION: Final = VERSIONS[-1]
+"""The newest of them, the one a verdict speaks for."""
 
 ENGINE: Final = f"sglang {VERSION}"
 """How a verdict names the engine it speaks for."""

@@ -44,7 +44,7 @@ EQUIVALENT: dict[str, str] = {
         "zip(strict=True) -> strict=False: every engine gives one verdict per path, so the "
         "lists always have equal length"
     ),
-    "drafting_config.draft.resolution.x__field_verdicts__mutmut_4": (
+    "drafting_config.draft.file.x__field_verdicts__mutmut_4": (
         "never reuses the frozen ABSENT verdicts: _judge builds an equal one for each absent row"
     ),
     "drafting_config.files.repo_ids.x_locate__mutmut_10": (

@@ -15,7 +15,7 @@ from functools import partial
 from benchmarks.bench_resolve import cases, untyped_chain
 from benchmarks.timing import per_call_rounds
 from drafting_config import ParallelDraftingConfig
-from drafting_config.draft.resolution import resolve
+from drafting_config.engines.vllm.resolution import resolve
 from drafting_config.values.fields import field_getter
 
 

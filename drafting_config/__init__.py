@@ -25,7 +25,8 @@ if TYPE_CHECKING:
         ShadowedTokenId,
         get_parallel_drafting_token_id,
     )
-    from drafting_config.draft.resolution import FieldStatus, FieldVerdict, Resolution, resolve
+    from drafting_config.draft.fields import FieldStatus, FieldVerdict
+    from drafting_config.engines.vllm.resolution import Resolution, resolve
     from drafting_config.files.json_files import ConfigFileError
     from drafting_config.values.errors import (
         ConflictingTokenIdWarning,
@@ -66,13 +67,13 @@ _LAZY = {
     "PRIORITY_ORDER": "drafting_config.values.sources",
     "ConfigFileError": "drafting_config.files.json_files",
     "ConflictingTokenIdWarning": "drafting_config.values.errors",
-    "FieldStatus": "drafting_config.draft.resolution",
-    "FieldVerdict": "drafting_config.draft.resolution",
+    "FieldStatus": "drafting_config.draft.fields",
+    "FieldVerdict": "drafting_config.draft.fields",
     "ParallelDraftingConfig": "drafting_config.config",
     "ParallelDraftingConfigError": "drafting_config.values.errors",
     "ParallelDraftingConfigWarning": "drafting_config.values.errors",
     "PlaceholderTokenIdWarning": "drafting_config.values.errors",
-    "Resolution": "drafting_config.draft.resolution",
+    "Resolution": "drafting_config.engines.vllm.resolution",
     "ShadowedTokenId": "drafting_config.config",
     "TokenIdField": "drafting_config.values.sources",
     "TokenIdSource": "drafting_config.values.sources",
@@ -80,7 +81,7 @@ _LAZY = {
     "check": "drafting_config.verdicts",
     "check_many": "drafting_config.verdicts",
     "get_parallel_drafting_token_id": "drafting_config.config",
-    "resolve": "drafting_config.draft.resolution",
+    "resolve": "drafting_config.engines.vllm.resolution",
 }
 
 

@@ -1,4 +1,4 @@
 """A documented import path, kept: ``drafting_config.checkpoint_rules`` re-exports
-:mod:`drafting_config.rules.checkpoint`."""
+:mod:`drafting_config.engines.vllm.checkpoint`."""
 
-from drafting_config.rules.checkpoint import *  # noqa: F403
+from drafting_config.engines.vllm.checkpoint import *  # noqa: F403

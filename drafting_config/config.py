@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Annotated, cast
 
 from pydantic import (
@@ -19,9 +18,10 @@ from pydantic import (
 )
 from typing_extensions import Self
 
-from drafting_config.draft.resolution import ConfigFormat, Resolution, resolve, token_id_error
-from drafting_config.files.json_files import load_config_json
-from drafting_config.files.repo_ids import DEFAULT_REVISION, locate
+from drafting_config.draft.fields import token_id_error
+from drafting_config.draft.file import ConfigFormat
+from drafting_config.engines.vllm.resolution import Resolution, resolve
+from drafting_config.files.repo_ids import DEFAULT_REVISION
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -30,9 +30,9 @@ from drafting_config.values.errors import (
 )
 from drafting_config.values.fields import is_kind
 from drafting_config.values.integers import INT32_LIMIT
-from drafting_config.values.paths import as_path, display_path
+from drafting_config.values.paths import as_path
 from drafting_config.values.sources import PRIORITY_ORDER, TokenIdSource
-from drafting_config.verdicts import ModelArgument, Verdict, check
+from drafting_config.verdicts import ModelArgument, Verdict, check, load
 
 __all__ = ["ParallelDraftingConfig", "ShadowedTokenId", "get_parallel_drafting_token_id"]
 
@@ -190,16 +190,13 @@ class ParallelDraftingConfig(BaseModel):
                 against the target or tokenizer fails.
         """
         if target is None and tokenizer is None:
-            name = as_path(path)
-            # Only text can be a repo id: an os.PathLike is a path, even when missing.
-            given = name if is_kind(path, (str, bytes)) else Path(name)
-            location = locate(given, revision=revision, download=download)
-            hf_config = load_config_json(location)
+            as_path(path)  # a path or a repo id, never a config object: raises for one
+            located = load(path, revision=revision, download=download)
             try:
-                return cls.from_hf_config(hf_config)
+                return cls.from_hf_config(located.config)
             except ParallelDraftingConfigError as error:
                 raise ParallelDraftingConfigError(
-                    f"{display_path(name)}: {error}", field=error.field
+                    f"{located.shown}: {error}", field=error.field
                 ) from None
         verdict = check(
             path,
@@ -235,7 +232,7 @@ class ParallelDraftingConfig(BaseModel):
         """Resolve an HF config into this model's fields, by the priority order.
 
         A mapping with a ``token_id`` key is this model's own form and is
-        validated field by field; a :class:`~drafting_config.draft.resolution.Resolution`
+        validated field by field; a :class:`~drafting_config.Resolution`
         is used as it is (its warnings are the caller's to emit); anything else
         is treated as an HF config.
         """
@@ -246,7 +243,7 @@ class ParallelDraftingConfig(BaseModel):
             return own_form
         resolution = resolve(data)
         # The token id and the sizes only: the layer rules belong to check(), which needs
-        # the target to judge them (issue 16).
+        # the target to judge them.
         resolution.raise_first()
         emit_warnings(resolution.warnings)
         return _model_fields(resolution)

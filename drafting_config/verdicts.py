@@ -1,11 +1,12 @@
 """The whole parallel-drafting contract of a draft model, as one non-raising verdict.
 
-:func:`check` loads a draft (a config object, a local path, or a repo id in
-the local Hugging Face cache), resolves its token id with
-:func:`~drafting_config.draft.resolution.resolve`, finds its target, runs the chosen
-engine's rules (:mod:`drafting_config.rules.vllm` or :mod:`drafting_config.rules.sglang`,
-each of the shape :mod:`drafting_config.rules.engine` gives), reading the tokenizer and
-checkpoint files they ask for, and gathers every error, warning and note into a
+:func:`check` loads a draft (a config object, a local path, or a repo id in the local
+Hugging Face cache), reads its file (:func:`~drafting_config.draft.file.read_draft`) and
+resolves its token id with :func:`~drafting_config.resolve` (the library's reading, vLLM's),
+finds its target, runs
+the chosen engine's rules (one package of :data:`drafting_config.engines.ENGINES`, each of
+the shape :class:`~drafting_config.engines.interface.EngineRules` gives), reading the
+tokenizer and checkpoint files they ask for, and gathers every error, warning and note into a
 :class:`Verdict`.  The command line renders
 verdicts and nothing else; :meth:`ParallelDraftingConfig.from_hf_config` and
 ``from_pretrained`` raise a verdict's first error.
@@ -21,11 +22,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal, Union
+from typing import Final, Union
 
-from drafting_config.draft.resolution import Resolution, resolve
+from drafting_config.draft.fields import FieldVerdict
+from drafting_config.draft.file import read_draft
 from drafting_config.draft.target import TargetFacts, read_target
-from drafting_config.engines.vllm import ENGINE as VLLM_ENGINE
+from drafting_config.engines import DEFAULT_ENGINE, ENGINE_NAMES, ENGINES, Engine
+from drafting_config.engines.interface import CheckpointFiles, WeightsFacts
+from drafting_config.engines.vllm.resolution import Resolution, resolution_of
 from drafting_config.files.json_files import CONFIG_NAME, ConfigFileError, load_config_json
 from drafting_config.files.mask_embedding import MaskEmbeddingFile, read_mask_embedding_beside
 from drafting_config.files.repo_ids import (
@@ -54,32 +58,18 @@ from drafting_config.files.tokenizer_files import (
     TokenizerFiles,
     load_tokenizer_files,
 )
-from drafting_config.rules import sglang, vllm
-from drafting_config.rules.engine import CheckpointFiles, EngineRules
 from drafting_config.rules.subject import Subject
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
     describe_value,
 )
-from drafting_config.values.fields import FieldGetter, field_getter, is_kind
+from drafting_config.values.fields import is_kind
 from drafting_config.values.findings import Findings
 from drafting_config.values.integers import exact_bool
 from drafting_config.values.paths import as_path, display_path
 
-if TYPE_CHECKING:
-    from drafting_config.rules.checkpoint import WeightsFacts
-
 __all__ = ["Engine", "ModelArgument", "Verdict", "check", "check_many"]
-
-Engine = Literal["vllm", "sglang"]
-"""The engine a verdict speaks for: vLLM 0.33.0 (the default) or SGLang 0.5.23."""
-
-_RULES: Final[dict[Engine, EngineRules]] = {"vllm": vllm, "sglang": sglang}
-"""Each :data:`Engine`'s rules module (:mod:`drafting_config.rules.engine` gives its shape)."""
-
-ENGINE_NAMES: Final = {engine: rules.ENGINE for engine, rules in _RULES.items()}
-"""How each :data:`Engine` is named in a verdict (:attr:`Verdict.engine`)."""
 
 ModelArgument = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", object]
 """A model: a local ``config.json`` or model directory (``str``, ``bytes``, ``os.PathLike``),
@@ -118,7 +108,7 @@ class Verdict:
     aux_layer_source: str | None = None
     """The field :attr:`aux_layer_ids` came from, as the draft's file names it; for SGLang,
     ``"derived from the target's depth L"`` when the draft names none."""
-    engine: str = VLLM_ENGINE
+    engine: str = ENGINE_NAMES[DEFAULT_ENGINE]
     """The engine and version the verdict speaks for: ``"vllm 0.33.0"`` or
     ``"sglang 0.5.23"``."""
     algorithm: str | None = None
@@ -128,6 +118,12 @@ class Verdict:
     token_source: str | None = None
     """Where :attr:`token_id` came from: the draft's field (the resolver's winner for
     vLLM), or ``"tokenizer"`` when SGLang takes it from the served tokenizer."""
+    shadowed: tuple[FieldVerdict, ...] = ()
+    """The valid token-id fields that lost to :attr:`token_source`, when the engine reads the
+    priority table (vLLM: :attr:`Resolution.shadowed`); empty otherwise."""
+    algorithm_assumed: bool = False
+    """Whether :attr:`algorithm` is the verdict's assumption of the engine's command-line
+    choice (SGLang's ``--speculative-algorithm``) rather than read from the draft."""
 
     @property
     def ok(self) -> bool:
@@ -179,9 +175,9 @@ def check(
             is a note.  The draft's safetensors headers are read from the hub.
         engine: the engine the verdict speaks for, ``"vllm"`` (vLLM 0.33.0) or
             ``"sglang"`` (SGLang 0.5.23, which reads the draft differently: see
-            :mod:`drafting_config.rules.sglang`).
+            :mod:`drafting_config.engines.sglang`).
     """
-    options = _Options(
+    options = CheckOptions(
         target,
         tokenizer,
         check_tokenizer,
@@ -229,7 +225,7 @@ def check_many(
             "check_many() takes a list, tuple, set or iterator of drafts, got "
             f"{describe_value(drafts)}; for one draft, call check(draft) or pass [draft]."
         )
-    options = _Options(
+    options = CheckOptions(
         target,
         tokenizer,
         check_tokenizer,
@@ -239,17 +235,23 @@ def check_many(
         download,
         _engine(engine),
     )
+    return check_each(drafts, options)
+
+
+def check_each(drafts: Iterable[ModelArgument], options: CheckOptions) -> list[Verdict]:
+    """:func:`check_many` with its options as one object (the command line's way in): what
+    the drafts share is read once per call."""
     shared = _SharedReads()
     return [_check(draft, options, shared) for draft in drafts]
 
 
 def _engine(engine: object) -> Engine:
     """``engine`` checked: a bad value is the caller's mistake, not a draft's."""
-    if engine == "vllm":
-        return "vllm"
-    if engine == "sglang":
-        return "sglang"
-    raise ValueError(f"engine must be 'vllm' or 'sglang', got {describe_value(engine)}.")
+    for name in ENGINES:
+        if engine == name:
+            return name
+    names = " or ".join(repr(name) for name in ENGINES)
+    raise ValueError(f"engine must be {names}, got {describe_value(engine)}.")
 
 
 _ONE_DRAFT: Final = (str, bytes, bytearray, memoryview, os.PathLike)
@@ -257,17 +259,34 @@ _ONE_DRAFT: Final = (str, bytes, bytearray, memoryview, os.PathLike)
 
 
 @dataclass(frozen=True)
-class _Options:
-    """The keyword arguments of :func:`check` (see there)."""
+class CheckOptions:
+    """The options of one call of :func:`check` or :func:`check_many` (see there), as one
+    object: the command line builds it from its arguments."""
 
-    target: ModelArgument | None
-    tokenizer: str | os.PathLike[str] | None
-    check_tokenizer: bool
-    check_weights: bool
-    revision: str
-    target_revision: str
-    download: bool
-    engine: Engine = "vllm"
+    target: ModelArgument | None = None
+    tokenizer: str | os.PathLike[str] | None = None
+    check_tokenizer: bool = True
+    check_weights: bool = True
+    revision: str = DEFAULT_REVISION
+    target_revision: str = DEFAULT_REVISION
+    download: bool = False
+    engine: Engine = DEFAULT_ENGINE
+
+
+@dataclass(frozen=True)
+class Located:
+    """A model argument, located and its ``config.json`` read, once."""
+
+    shown: str | None
+    """How it is shown: a path or repo id as given, escaped; ``None`` for a config object."""
+    config: object
+    """Its config: the parsed ``config.json``, or the config object given."""
+    at: Path | None = None
+    """Where its ``config.json`` (or model directory) was found; ``None`` for an object."""
+    notes: tuple[str, ...] = ()
+    """The notes of a download."""
+    text: str | None = None
+    """The argument as text, when it was text (only text can be a repo id)."""
 
 
 @dataclass(frozen=True)
@@ -344,24 +363,26 @@ class _SharedReads:
         return found
 
 
-def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Verdict:
-    rules = _RULES[options.engine]
+def _check(draft: ModelArgument, options: CheckOptions, shared: _SharedReads) -> Verdict:
+    rules = ENGINES[options.engine]
     try:
         exact_bool("`check_tokenizer`", options.check_tokenizer)
         exact_bool("`check_weights`", options.check_weights)
-        path, draft_config, draft_at, fetch_notes = _load(draft, options.revision, options)
+        located = _load(draft, options.revision, options)
     except ParallelDraftingConfigError as error:
         return Verdict(_shown(draft), None, (error,), engine=rules.ENGINE)
-    resolution = resolve(draft_config)
+    read = read_draft(located.config)
+    resolution = resolution_of(read)
     target = _target(resolution, options, shared)
-    found = rules.resolver_findings(resolution)
-    found.notes += fetch_notes
+    found = rules.resolver_findings(read)
+    found.notes += located.notes
     found.errors += target.errors
     found.notes += target.notes
-    subject = Subject(resolution, _getter(resolution, draft_config), draft_config, target.facts)
-    reading = rules.judge(subject, found, _Reads(draft, draft_at, target, options, shared))
+    reading = rules.judge(
+        Subject(read, target.facts), found, _Reads(located, target, options, shared)
+    )
     return Verdict(
-        path=path,
+        path=located.shown,
         resolution=resolution,
         errors=_unique(found.errors),
         warnings=tuple(found.warnings),
@@ -375,32 +396,20 @@ def _check(draft: ModelArgument, options: _Options, shared: _SharedReads) -> Ver
         engine=rules.ENGINE,
         algorithm=reading.algorithm,
         token_source=reading.token_source,
+        shadowed=reading.shadowed,
+        algorithm_assumed=reading.algorithm_assumed,
     )
 
 
-def _getter(resolution: Resolution, draft_config: object) -> FieldGetter:
-    """The reader of the HF config the engine reads; a draft that holds no fields at all
-    (``resolve()`` said why) reads as empty, and the engines judge none of its rules."""
-    try:
-        return field_getter(resolution.hf_config(draft_config), "")
-    except ParallelDraftingConfigError:
-        return field_getter({}, "")
-
-
 class _Reads:
-    """The files an engine's rules ask for (:class:`~drafting_config.rules.engine.Reads`),
+    """The files an engine's rules ask for (:class:`~drafting_config.engines.interface.Reads`),
     read as the options say, through what the drafts of one call share."""
 
     def __init__(
-        self,
-        draft: ModelArgument,
-        draft_at: Path | None,
-        target: _Target,
-        options: _Options,
-        shared: _SharedReads,
+        self, draft: Located, target: _Target, options: CheckOptions, shared: _SharedReads
     ) -> None:
         self._draft = draft
-        self._draft_at = draft_at
+        self._draft_at = draft.at
         self._target = target
         self._options = options
         self._shared = shared
@@ -491,8 +500,7 @@ class _Reads:
         if draft_at is None or not (draft_at.name == CONFIG_NAME or draft_at.is_dir()):
             return None
         directory = draft_at if draft_at.name != CONFIG_NAME else draft_at.parent
-        draft = self._draft
-        text = as_path(draft) if is_kind(draft, (str, bytes)) else None  # only text is a repo id
+        text = self._draft.text
         checkpoint: CheckpointHeaders | None
         try:
             if (
@@ -545,7 +553,7 @@ class _Reads:
         return CheckpointFiles(checkpoint, shown, mask_embedding)
 
 
-def _target(resolution: Resolution, options: _Options, shared: _SharedReads) -> _Target:
+def _target(resolution: Resolution, options: CheckOptions, shared: _SharedReads) -> _Target:
     """The target given, else a speculators verifier, else none."""
     target = options.target
     if target is not None:
@@ -556,15 +564,20 @@ def _target(resolution: Resolution, options: _Options, shared: _SharedReads) -> 
     return shared.target(verifier, lambda: _verifier_target(verifier, options))
 
 
-def _explicit_target(target: ModelArgument, options: _Options) -> _Target:
+def _explicit_target(target: ModelArgument, options: CheckOptions) -> _Target:
     try:
-        name, config, directory, notes = _load(target, options.target_revision, options)
-        return _Target(name or "<config object>", read_target(config), directory, notes=notes)
+        located = _load(target, options.target_revision, options)
+        return _Target(
+            located.shown or "<config object>",
+            read_target(located.config),
+            located.at,
+            notes=located.notes,
+        )
     except ParallelDraftingConfigError as error:
         return _Target(_shown(target) or "<config object>", errors=(error,))
 
 
-def _verifier_target(verifier: str, options: _Options) -> _Target:
+def _verifier_target(verifier: str, options: CheckOptions) -> _Target:
     """A speculators draft's verifier, the implicit target.
 
     A verifier that cannot be found (a path of the machine the draft was trained on, a
@@ -573,8 +586,8 @@ def _verifier_target(verifier: str, options: _Options) -> _Target:
     """
     shown = display_path(verifier)  # a name from the file: never printed raw
     try:
-        _, config, directory, fetch_notes = _load(verifier, DEFAULT_REVISION, options)
-        facts = read_target(config)
+        located = _load(verifier, DEFAULT_REVISION, options)
+        facts = read_target(located.config)
     except (
         MissingExtraError,
         RepoNotCachedError,
@@ -592,7 +605,7 @@ def _verifier_target(verifier: str, options: _Options) -> _Target:
     except ParallelDraftingConfigError as error:
         return _Target(shown, errors=(error,))
     note = f"target taken from the speculators verifier {verifier!r}"
-    return _Target(shown, facts, directory, notes=(note, *fetch_notes))
+    return _Target(shown, facts, located.at, notes=(note, *located.notes))
 
 
 def _why(error: ParallelDraftingConfigError) -> str:
@@ -659,28 +672,40 @@ def _shown(argument: object) -> str | None:
         return "<unusable path>"
 
 
-def _load(
-    argument: object, revision: str, options: _Options
-) -> tuple[str | None, object, Path | None, tuple[str, ...]]:
-    """(how it is shown, its config, where it was read, notes of a download) for a path,
-    a repo id or a config object.
+def _load(argument: object, revision: str, options: CheckOptions) -> Located:
+    """:func:`load` with a call's options: a download fetches the tokenizer files only when
+    the tokenizer is checked."""
+    return load(
+        argument, revision=revision, download=options.download, tokenizer=options.check_tokenizer
+    )
 
-    Only text can be a repo id: an ``os.PathLike`` is a path, even when missing.  A
-    download fetches the tokenizer files only when the tokenizer is checked.
+
+def load(
+    argument: object,
+    *,
+    revision: str = DEFAULT_REVISION,
+    download: bool = False,
+    tokenizer: bool = False,
+) -> Located:
+    """A path, a repo id or a config object, located and read once (see :class:`Located`);
+    with ``download`` and ``tokenizer``, a repo's tokenizer files are fetched too.
+
+    Only text can be a repo id: an ``os.PathLike`` is a path, even when missing.
 
     Raises:
         ParallelDraftingConfigError: the file cannot be read or the repo id found.
     """
     if not _is_path(argument):
-        return None, argument, None, ()
+        return Located(None, argument)
     text = as_path(argument)
     notes: list[str] = []
+    is_text = is_kind(argument, (str, bytes))
     located = locate(
-        text if is_kind(argument, (str, bytes)) else Path(text),
+        text if is_text else Path(text),
         revision=revision,
-        download=options.download,
-        files=TOKENIZER_FILE_NAMES if options.check_tokenizer else (),
+        download=download,
+        files=TOKENIZER_FILE_NAMES if tokenizer else (),
         notes=notes,
     )
     config = load_config_json(located)
-    return display_path(text), config, located, tuple(notes)
+    return Located(display_path(text), config, located, tuple(notes), text if is_text else None)

@@ -129,18 +129,16 @@ def mask_embedding_at(
 ) -> tuple[list[ParallelDraftingConfigError], list[str]]:
     """The errors and notes of the ``mask_embedding.pt`` rule for ``config``, with the file
     in ``directory`` read as :func:`drafting_config.check` reads it."""
-    from drafting_config.draft.resolution import resolve
+    from dataclasses import replace
+
+    from drafting_config.engines.vllm.checkpoint import mask_embedding_findings
+    from drafting_config.engines.vllm.resolution import VllmSubject, resolve
     from drafting_config.files.mask_embedding import read_mask_embedding_beside
     from drafting_config.files.safetensors_headers import DirectoryListings
-    from drafting_config.rules.checkpoint import mask_embedding_findings
-    from drafting_config.rules.subject import Subject
-    from drafting_config.values.fields import field_getter
     from drafting_config.values.findings import Findings
 
-    subject = Subject(
-        resolve(config),
-        field_getter(config, ""),
-        config,
+    subject = replace(
+        VllmSubject.of(resolve(config)),
         mask_embedding=read_mask_embedding_beside(str(directory), DirectoryListings()),
     )
     found = Findings()

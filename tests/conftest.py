@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import pytest
 from hypothesis import HealthCheck, settings
 
+from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from tests.engine_wheels import (
     SGLANG,
     VLLM,
@@ -184,3 +185,32 @@ def transformers_wheel() -> Callable[[str], Wheel]:
         return found
 
     return wheel
+
+
+class Judged(Protocol):
+    """What a check records: a verdict, or a rule's findings."""
+
+    @property
+    def errors(self) -> Sequence[ParallelDraftingConfigError]: ...
+
+
+class JudgedWithWarnings(Judged, Protocol):
+    @property
+    def warnings(self) -> Sequence[ParallelDraftingConfigWarning]: ...
+
+
+def only_error(judged: Judged) -> ParallelDraftingConfigError:
+    """The one error recorded (the assertion lists them all when there are more)."""
+    assert len(judged.errors) == 1, [str(e) for e in judged.errors]
+    return judged.errors[0]
+
+
+def assert_clean(judged: JudgedWithWarnings) -> None:
+    """No error and no warning was recorded."""
+    assert judged.errors == (), [str(e) for e in judged.errors]
+    assert judged.warnings == (), [str(w) for w in judged.warnings]
+
+
+def error_fields(judged: Judged) -> list[str | None]:
+    """The field of each error recorded, in order."""
+    return [error.field for error in judged.errors]

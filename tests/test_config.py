@@ -231,7 +231,7 @@ def test_a_required_extra_field_of_a_subclass_is_an_error_naming_it() -> None:
 def test_the_model_leaves_the_layer_rules_to_check(
     extra: dict[str, Any], field: str | None
 ) -> None:
-    """The model resolves the token id and the sizes only (issue 16); ``check()`` judges the
+    """The model resolves the token id and the sizes only; ``check()`` judges the
     layers, which need the target."""
     from drafting_config import check
 
@@ -273,7 +273,7 @@ def test_an_os_pathlike_is_always_a_path_never_a_repo_id(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """``from_pretrained(pathlib.Path("org/draft"))`` reads the path, as check() does, even
-    when the repo id ``org/draft`` is cached (issue 25, item 25)."""
+    when the repo id ``org/draft`` is cached."""
     monkeypatch.chdir(tmp_path)
     looked_up: list[str] = []
 

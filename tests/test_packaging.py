@@ -80,7 +80,7 @@ def exported_names() -> dict[str, list[str]]:
 
 
 def test_the_public_surface_is_what_the_docs_document() -> None:
-    """At most 90 names across the package's ``__all__`` lists (issue 24: 132 before),
+    """At most 90 names across the package's ``__all__`` lists (132 before they were pruned),
     counting what the engine modules add; the subpackages' ``__init__`` export nothing."""
     exported = exported_names()
     assert sum(len(names) for names in exported.values()) <= 90, exported

@@ -103,7 +103,7 @@ def _target(reading: dict[str, Any]) -> Path | None:
 def test_the_token_entry_points_resolve_the_token_id_vllm_resolves(
     reading: dict[str, Any],
 ) -> None:
-    # Issue 16, point 1: these check the token id and nothing more, so a config whose
+    # The model and the drop-ins check the token id and nothing more, so a config whose
     # token id vLLM resolves is never refused by them.
     config = load_config_json(CORPUS / reading["file"])
     if reading["token_exception"] is None:
@@ -142,7 +142,7 @@ def test_the_model_resolves_the_tapped_layers_the_serving_runner_returns(
 @pytest.mark.parametrize("reading", READINGS, ids=_id)
 def test_check_reports_exactly_the_recorded_errors(reading: dict[str, Any]) -> None:
     # On a broken draft, the recorded errors and only them: every step of vLLM's load path
-    # that certainly fails (issue 22), in the order check() lists them.
+    # that certainly fails on the load path, in the order check() lists them.
     verdict = drafting_config.check(CORPUS / reading["file"], target=_target(reading))
     assert [str(error) for error in verdict.errors] == reading["check_errors"]
 
@@ -157,7 +157,7 @@ def test_no_error_is_recorded_for_a_draft_vllm_loads_for_parallel_drafting() -> 
 
 @pytest.mark.parametrize("reading", READINGS, ids=_id)
 def test_check_gives_the_recorded_warnings(reading: dict[str, Any]) -> None:
-    # Among them, issue 16 point 4 on a published file: TorchSpec's Qwen3-8B DFlash mask id
+    # Among them, a target placeholder on a published file: TorchSpec's Qwen3-8B DFlash mask id
     # is the target's bos_token_id, which only the target config reveals.
     verdict = drafting_config.check(CORPUS / reading["file"], target=_target(reading))
     assert [type(warning).__name__ for warning in verdict.warnings] == reading["check_warnings"]
@@ -175,7 +175,7 @@ def test_the_method_read_from_the_config_never_contradicts_the_reading(
 
 
 def test_every_draft_vllm_does_not_load_says_why_and_check_says_so() -> None:
-    # Issue 22: OK means vLLM serves it.  Each failing reading names the step and the vLLM
+    # OK means vLLM serves it.  Each failing reading names the step and the vLLM
     # file; check() gives an error, or a warning where only remote code could rescue the
     # draft (--trust-remote-code), or needs the target's architecture (next test).
     for reading in READINGS:

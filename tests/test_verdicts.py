@@ -353,7 +353,7 @@ def test_a_repo_id_not_cached_is_an_error_naming_download(cache: Path) -> None:
 
 
 def test_a_malformed_repo_id_or_revision_is_a_repo_id_error(cache: Path) -> None:
-    # Text that is no repo id and no path is a missing path (issue 17, item 19).
+    # Text that is no repo id and no path is a missing path.
     assert [type(e) for e in check("org/bad name").errors] == [ConfigFileError]
     assert [type(e) for e in check(DFLASH_4B, revision="..").errors] == [RepoIdError]
     verdict = check({"pard_token": 3}, target=DFLASH_4B, target_revision="a b")
@@ -406,7 +406,7 @@ def test_download_fetches_a_verifier_that_is_not_cached(cache: Path, hub: FakeHu
 
 
 def test_a_failed_download_of_a_verifier_is_a_note(cache: Path, hub: FakeHub) -> None:
-    # The failure concerns only the verifier: the draft keeps its verdict (issue 17, item 1).
+    # The failure concerns only the verifier: the draft keeps its verdict.
     verdict = check(speculators_for("acme/absent"), download=True)
     assert verdict.errors == ()
     assert verdict.target is None

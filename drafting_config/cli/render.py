@@ -10,15 +10,14 @@ import json
 import math
 from typing import TYPE_CHECKING, Final
 
-from drafting_config.engines.vllm import ENGINE as VLLM_ENGINE
 from drafting_config.files.json_files import ConfigFileError
 from drafting_config.values.errors import describe_value
 from drafting_config.values.fields import MISSING
 from drafting_config.values.paths import display_path
 from drafting_config.verdicts import Verdict
 
-if TYPE_CHECKING:  # a --no-weights sweep never loads the checkpoint rules
-    from drafting_config.rules.checkpoint import WeightsFacts
+if TYPE_CHECKING:
+    from drafting_config.engines.interface import WeightsFacts
 
 
 def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]:
@@ -43,8 +42,8 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
         "token_id": verdict.token_id if usable else None,
         "source": verdict.token_source if usable else None,
         "shadowed": []
-        if resolution is None or not usable or verdict.engine != VLLM_ENGINE
-        else [{"source": f.source.value, "token_id": f.token_id} for f in resolution.shadowed],
+        if not usable
+        else [{"source": f.source.value, "token_id": f.token_id} for f in verdict.shadowed],
         "hidden_size": None if resolution is None else resolution.hidden_size,
         "vocab_size": None if resolution is None else resolution.vocab_size,
         "format": None if resolution is None else resolution.format,
@@ -106,15 +105,15 @@ def verdict_lines(
         ]
         if resolution.format != "hf":
             details.insert(0, f"{resolution.format} {resolution.algorithm}")
-        if verdict.engine != VLLM_ENGINE:
+        if verdict.algorithm_assumed:
             details.insert(0, f"assumes {verdict.algorithm}")
         status = "OK" if passed(verdict, strict) else "FAILED (--strict: warnings)"
         lines = [
             f"{name}: {status}: {_token_part(verdict)}"
             + (f" ({', '.join(details)})" if details else "")
         ]
-        if resolution.shadowed and verdict.engine == VLLM_ENGINE:
-            shadowed = ", ".join(f"`{f.source.value}` = {f.token_id}" for f in resolution.shadowed)
+        if verdict.shadowed:
+            shadowed = ", ".join(f"`{f.source.value}` = {f.token_id}" for f in verdict.shadowed)
             lines.append(f"{indent}shadowed: {shadowed}")
         if verdict.token is not None:
             token = verdict.token

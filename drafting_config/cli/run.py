@@ -34,12 +34,13 @@ from drafting_config.cli.render import (
     verdict_json,
     verdict_lines,
 )
-from drafting_config.draft.resolution import FieldStatus
+from drafting_config.draft.fields import FieldStatus
+from drafting_config.engines import DEFAULT_ENGINE, ENGINE_NAMES, ENGINES, Engine
 from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
 from drafting_config.values.errors import exception_text
 from drafting_config.values.paths import output_errors
 from drafting_config.values.sources import PRIORITY_ORDER
-from drafting_config.verdicts import ENGINE_NAMES, Engine, Verdict, check_many
+from drafting_config.verdicts import CheckOptions, Verdict, check_each
 
 EXIT_OK: Final = 0
 EXIT_INVALID: Final = 1
@@ -54,31 +55,36 @@ class _UsageError(Exception):
     """A problem with the argument list (exit 2)."""
 
 
+ALL_ENGINES: Final = "all"
+"""``--engine all``: one verdict per draft and engine."""
+
 ENGINE_CHOICES: Final[Mapping[str, tuple[Engine, ...]]] = {
-    "vllm": ("vllm",),
-    "sglang": ("sglang",),
-    "all": ("vllm", "sglang"),
+    **{engine: (engine,) for engine in ENGINES},
+    ALL_ENGINES: tuple(ENGINES),
 }
-"""``--engine``: the engines each draft gets a verdict for, in this order."""
+"""``--engine``: the engines each draft gets a verdict for, in this order (from
+:data:`drafting_config.engines.ENGINES`)."""
 
 
 def _engines(args: argparse.Namespace) -> tuple[Engine, ...]:
-    return ENGINE_CHOICES[getattr(args, "engine", "vllm")]
+    return ENGINE_CHOICES[getattr(args, "engine", DEFAULT_ENGINE)]
 
 
 def _check_all(paths: Sequence[str], args: argparse.Namespace) -> list[Verdict]:
     """One verdict per (draft, engine), the engines of each draft together."""
     per_engine = [
-        check_many(
+        check_each(
             paths,
-            target=args.target,
-            tokenizer=args.tokenizer,
-            check_tokenizer=not args.no_tokenizer,
-            check_weights=not args.no_weights,
-            revision=args.revision,
-            target_revision=args.target_revision,
-            download=args.download,
-            engine=engine,
+            CheckOptions(
+                target=args.target,
+                tokenizer=args.tokenizer,
+                check_tokenizer=not args.no_tokenizer,
+                check_weights=not args.no_weights,
+                revision=args.revision,
+                target_revision=args.target_revision,
+                download=args.download,
+                engine=engine,
+            ),
         )
         for engine in _engines(args)
     ]
@@ -154,7 +160,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             out.write(item)
         valid = rendered.passed
         engines = _engines(args)
-        if engines == ("vllm",):  # the default: the summary of a single vLLM sweep
+        if engines == (DEFAULT_ENGINE,):  # the default: the summary of a single sweep
             summary = f"{len(paths)} checked"
         else:
             names = " and ".join(ENGINE_NAMES[engine] for engine in engines)

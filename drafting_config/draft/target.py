@@ -7,11 +7,10 @@ Qwen3-Omni target's ``thinker_config.text_config``), its ``model_type`` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
-from drafting_config.draft.resolution import special_token_fields
-from drafting_config.engines.vllm import derived_max_model_len
+from drafting_config.draft.fields import special_token_fields
 from drafting_config.values.fields import FieldGetter, field_getter, is_list, top_or_text_config
 from drafting_config.values.integers import positive_int32
 from drafting_config.values.sources import TEXT_CONFIG
@@ -30,9 +29,10 @@ class TargetFacts:
     """The target's ``model_type`` (some layer rules of vLLM depend on it)."""
     architectures: tuple[str, ...] = ()
     """The target's ``architectures`` (the strings among them)."""
-    max_model_len: int | None = None
-    """The ``max_model_len`` vLLM derives for the target (top level, else ``text_config``;
-    :func:`~drafting_config.engines.vllm.derived_max_model_len`)."""
+    readers: tuple[FieldGetter, ...] = field(default=(), compare=False, repr=False)
+    """The readers of the target's config where its sizes are looked for, in that order: the
+    top level, ``text_config``, ``thinker_config.text_config`` (an engine derives its own
+    facts from them, such as vLLM's ``max_model_len``)."""
     special_tokens: tuple[tuple[str, object], ...] = ()
     """The target's ``pad_token_id``, ``bos_token_id`` and ``eos_token_id`` that are set
     (top level, else ``text_config``), as (field, raw value); ``eos_token_id`` may be a
@@ -86,9 +86,7 @@ def read_target(target_config: object) -> TargetFacts:
             if isinstance(item, str)
         ),
         special_tokens=tuple(special_token_fields(top_or_text_config(get))),
-        max_model_len=next(
-            (n for n in (derived_max_model_len(r) for r, _ in readers) if n is not None), None
-        ),
+        readers=tuple(reader for reader, _ in readers),
         padded_vocab_size=size("padded_vocab_size"),
         num_loops=size("num_loops"),
     )

@@ -4,7 +4,7 @@ vLLM 0.33.0 reads it with ``torch.load(path, map_location="cpu", weights_only=Tr
 (``model_executor/models/qwen3_dflash.py``, ``DFlashQwen3ForCausalLM._read_mask_embedding``):
 a tensor, or a dict with ``embedding`` and optionally ``mask_token_id``.  This module reads
 the file the same way, and only what it holds: what it must hold is judged by
-:func:`drafting_config.rules.checkpoint.mask_embedding_findings`.
+:func:`drafting_config.engines.vllm.checkpoint.mask_embedding_findings`.
 
 Before torch sees a byte, the file is opened like every other file here (a regular file,
 never blocking), refused over :data:`MAX_MASK_EMBEDDING_BYTES` on disk, and, as a torch

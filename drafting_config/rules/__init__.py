@@ -1,6 +1,6 @@
-"""The rules: each a function ``rule(subject, found)`` (:mod:`~drafting_config.rules.subject`)
-judging a draft against its target, tokenizer or checkpoint, citing the engine code it
-follows; one module per engine (:mod:`~drafting_config.rules.vllm`) beside the
-engine-independent ones.  Reads no file.  Internal, except the checkpoint table's documented
-names (``drafting_config.checkpoint_rules``).
+"""The rules that hold for every engine: each a function ``rule(subject, found)``
+(:mod:`~drafting_config.rules.subject`) judging a draft against its target
+(:mod:`~drafting_config.rules.target`) or its tokenizer (:mod:`~drafting_config.rules.tokenizer`).
+Names no engine; each engine's own rules are in its package (:mod:`drafting_config.engines`).
+Reads no file.  Internal: the public API is :mod:`drafting_config`.
 """

@@ -12,14 +12,14 @@ checks the draft's config against the target's:
 
 :func:`check_target_placeholders` warns when the token id is one the target's
 config gives a role (pad, bos, eos).  The target layers a drafter taps are vLLM's
-rules (:mod:`drafting_config.rules.vllm`), and the tokenizer's rules have their own
+rules (:mod:`drafting_config.engines.vllm.layers`), and the tokenizer's rules have their own
 module, :mod:`drafting_config.rules.tokenizer`.  Every error's ``.field`` names the
 draft's field; its message gives that field's value and the target's.
 """
 
 from __future__ import annotations
 
-from drafting_config.draft.resolution import names_token_id, placeholder_warning
+from drafting_config.draft.fields import names_token_id, placeholder_warning
 from drafting_config.rules.subject import Subject
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.fields import read_path
@@ -30,7 +30,7 @@ from drafting_config.values.integers import positive_int32
 def check_target_sizes(subject: Subject, found: Findings) -> None:
     """Every broken size rule of the draft/target contract (see the module docstring);
     nothing without a target."""
-    target, resolution = subject.target, subject.resolution
+    target, draft = subject.target, subject.draft
     if target is None:
         return
     token_id = subject.token_id
@@ -46,7 +46,7 @@ def check_target_sizes(subject: Subject, found: Findings) -> None:
         )
     draft_vocab = read_path(subject.get, "draft_vocab_size")
     if draft_vocab is not None:
-        field = resolution.file_field("draft_vocab_size")
+        field = draft.file_field("draft_vocab_size")
         size = _size_or_error(found, field, draft_vocab)
         if size is not None and target.vocab_size is not None and size > target.vocab_size:
             found.error(
@@ -56,12 +56,12 @@ def check_target_sizes(subject: Subject, found: Findings) -> None:
                     field=field,
                 )
             )
-    if resolution.takes_target_hidden_states and target.hidden_size is not None:
+    if draft.takes_target_hidden_states and target.hidden_size is not None:
         field = "target_hidden_size"
         value = read_path(subject.get, field)
         if value is None:
-            field, value = "hidden_size", resolution.hidden_size
-        field = resolution.file_field(field)
+            field, value = "hidden_size", draft.hidden_size
+        field = draft.file_field(field)
         size = None if value is None else _size_or_error(found, field, value)
         if size is not None and size != target.hidden_size:
             found.error(

@@ -40,20 +40,28 @@ PLACEHOLDER_ROLES = ("pad", "eos", "bos", "unk")
 
 
 def check_tokenizer(subject: Subject, found: Findings) -> None:
-    """The rules the tokenizer's files (``subject.tokenizer``) break for the token id.
+    """The rules the tokenizer's files (``subject.tokenizer``) break for the token id: those of
+    :func:`check_token_in_tokenizer`, then the mask text the draft names (an error when
+    the tokenizer holds it at another id)."""
+    if subject.tokenizer is None or subject.token_id is None:
+        return
+    named = read_path(subject.get, MASK_TOKEN_TEXT_FIELD)  # first: it may raise
+    check_token_in_tokenizer(subject, found)
+    _check_mask_text(subject, found, named)
+
+
+def check_token_in_tokenizer(subject: Subject, found: Findings) -> None:
+    """What the tokenizer's files say of the token id itself.
 
     * an ordinary base-vocabulary token, or an added token not marked special
       (Qwen3's ``<think>``): a warning quoting its text (every masked slot would
       read as that text);
     * the tokenizer's pad, eos, bos or unk token: a warning (a placeholder);
-    * the draft names its mask token string (``dflash_config.mask_token``, as
-      SGLang reads it) and the tokenizer has that string at another id: an error;
     * the tokenizer's own ``mask_token`` sits at another id: a warning.
     """
     tokenizer, token_id, field = subject.tokenizer, subject.token_id, subject.token_field
     if tokenizer is None or token_id is None:
         return
-    named = read_path(subject.get, MASK_TOKEN_TEXT_FIELD)  # first: it may raise
     facts = tokenizer.describe(token_id)
     if facts is not None and facts.kind in TEXT_KINDS:
         what = TEXT_KINDS[facts.kind]
@@ -83,6 +91,15 @@ def check_tokenizer(subject: Subject, found: Findings) -> None:
                 f"{mask.id}; engines that look the mask token up by name will use {mask.id}."
             )
         )
+
+
+def _check_mask_text(subject: Subject, found: Findings, named: object) -> None:
+    """The draft names its mask token's text (``named``, from ``dflash_config.mask_token``, as
+    SGLang reads it): it must be a string, and the tokenizer must not hold it at another id
+    than the token id (an error)."""
+    tokenizer, token_id, field = subject.tokenizer, subject.token_id, subject.token_field
+    if tokenizer is None or token_id is None:
+        return
     text_field = subject.file_field(MASK_TOKEN_TEXT_FIELD)
     if named is None:
         return

@@ -881,7 +881,7 @@ def test_ctrl_c_exits_130_quietly(drafting_config: Cli, monkeypatch: pytest.Monk
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "check_many", interrupted)
+    monkeypatch.setattr(cli, "check_each", interrupted)
     run = drafting_config("check", DFLASH)
     assert (run.status, run.out, run.err) == (EXIT_INTERRUPTED, "", "")
     assert EXIT_INTERRUPTED == 128 + signal.SIGINT
@@ -912,7 +912,7 @@ def test_a_bug_of_ours_is_one_line_on_stderr_and_exit_1(
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "check_many", broken)
+    monkeypatch.setattr(cli, "check_each", broken)
     run = drafting_config("check", DFLASH)
     assert (run.status, run.out) == (1, "")
     assert run.err == (
@@ -1154,7 +1154,7 @@ def test_an_output_that_cannot_be_written_is_said_plainly(
     )
 
 
-# Issue 25: items 15, 16 and 19.
+# Hostile input to the command: arguments, standard input and output.
 
 
 def test_an_empty_path_list_from_stdin_fails_and_says_so(
@@ -1203,7 +1203,7 @@ def test_importing_the_entry_point_imports_no_other_module() -> None:
 def test_a_sweep_of_2000_drafts_starts_no_child_process_or_thread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A killed sweep left workers blocked for ever (issue 25, item 1): a sweep now runs in
+    """A killed sweep left workers blocked for ever: a sweep now runs in
     the one process, whatever its size."""
     import threading
 
@@ -1250,7 +1250,7 @@ def test_jobs_is_accepted_and_ignored_with_a_deprecation_note(
     assert "deprecated and ignored" in " ".join(capsys.readouterr().out.split())
 
 
-# --- the edges check(), the command and the hub cache must hold (issue 17) ------------------------
+# --- the edges check(), the command and the hub cache must hold ----------------------------------
 
 
 def speculators_config(**top: object) -> dict[str, Any]:
@@ -1729,7 +1729,7 @@ JSON = ["check", "--json", DFLASH]
         ("drafting_config.cli.run._parser", TEXT),
         ("argparse.ArgumentParser.parse_args", TEXT),
         ("drafting_config.cli.run._expand_stdin", TEXT),
-        ("drafting_config.cli.run.check_many", TEXT),
+        ("drafting_config.cli.run.check_each", TEXT),
         ("drafting_config.cli.run.verdict_lines", TEXT),
         ("drafting_config.cli.run.verdict_json", JSON),
     ],
@@ -1767,7 +1767,7 @@ def test_ctrl_c_while_reporting_an_internal_error_exits_130_quietly(
     def bug(*args: object, **kwargs: object) -> NoReturn:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("drafting_config.cli.run.check_many", bug)
+    monkeypatch.setattr("drafting_config.cli.run.check_each", bug)
     monkeypatch.setattr("builtins.print", interrupt)
     assert run_console_script(["check", DFLASH]) == 130
     assert capsys.readouterr() == ("", "")

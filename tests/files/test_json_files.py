@@ -373,7 +373,7 @@ def test_an_integer_refusal_that_cannot_be_placed_still_reads_well() -> None:
     )
 
 
-# Issue 25, item 23: a directory that can be listed but not searched, or the reverse.
+# A directory that can be listed but not searched, or the reverse.
 # (Simulated: the tests may run as root, whom permissions do not stop.)
 
 

@@ -928,14 +928,15 @@ def test_an_optional_file_that_cannot_be_fetched_is_a_note(
 def test_a_file_cached_at_the_resolved_commit_is_not_fetched_again(
     cache: Path, hub_endpoint: FakeHub
 ) -> None:
-    check(DRAFT, download=True, check_weights=False)  # weights: tests/rules/test_checkpoint.py
+    # The weights are tests/engines/vllm/test_checkpoint.py's.
+    check(DRAFT, download=True, check_weights=False)
     assert hub_endpoint.files_requested() >= {"config.json", "tokenizer.json"}
     hub_endpoint.requests.clear()
     check(DRAFT, download=True, check_weights=False)  # main may have moved: only config.json
     assert hub_endpoint.files_requested() == {"config.json"}
 
 
-# ------------------------------------------------- hostile refs, sizes, offline (issue 25)
+# ---------------------------------------------------------- hostile refs, sizes, offline
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero", "huge"])

@@ -1,4 +1,5 @@
-"""The draft/target/tokenizer contract (issue 10 B and C), each rule seen as a verdict.
+"""The draft/target/tokenizer contract (sizes, placeholders, the tokenizer), each rule seen as a
+verdict.
 
 Every rule is checked through :func:`drafting_config.check`, the one entry point the
 CLI and the Python API share: a broken rule is an error (or, for the tokenizer's
@@ -9,35 +10,19 @@ message gives the draft's value and the target's.
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from drafting_config import PRIORITY_ORDER, TokenIdSource, Verdict, check, resolve
-from drafting_config.files.tokenizer_files import TokenFacts, TokenKind, load_tokenizer_files
-from drafting_config.rules.subject import Subject
-from drafting_config.rules.tokenizer import check_tokenizer
+from drafting_config import PRIORITY_ORDER, TokenIdSource, check
 from drafting_config.values.errors import (
-    ParallelDraftingConfigError,
     PlaceholderTokenIdWarning,
-    TokenizerTokenIdWarning,
-    describe_value,
 )
-from drafting_config.values.findings import Findings
-from tests.conftest import EXAMPLES, load_json
+from tests.conftest import EXAMPLES, assert_clean, error_fields, load_json, only_error
 from tests.foreign import int_enum
 from tests.tokenizer_factory import (
-    QWEN3_ADDED,
-    Added,
     ConfigStyle,
-    base_vocabulary,
-    llama3_added,
-    write_llama3_like,
-    write_qwen3_like,
-    write_tokenizer,
 )
 
 STYLES: tuple[ConfigStyle, ...] = ("v5", "v4", "legacy", "map-only")
@@ -86,20 +71,6 @@ def speculators(algorithm: str = "dflash", **top: object) -> dict[str, Any]:
     return draft
 
 
-def only_error(verdict: Verdict) -> ParallelDraftingConfigError:
-    assert len(verdict.errors) == 1, [str(e) for e in verdict.errors]
-    return verdict.errors[0]
-
-
-def fields(verdict: Verdict) -> list[str | None]:
-    return [error.field for error in verdict.errors]
-
-
-def assert_clean(verdict: Verdict) -> None:
-    assert verdict.errors == (), [str(e) for e in verdict.errors]
-    assert verdict.warnings == (), [str(w) for w in verdict.warnings]
-
-
 # -- B: the token id is below the target's vocab size --------------------------------------
 
 
@@ -121,7 +92,7 @@ def test_the_draft_may_have_a_larger_vocabulary_than_its_target_only_if_the_id_f
     # as long as the id indexes both tables.
     draft = {"pard_token": 151665, "vocab_size": 151936}
     assert_clean(check(draft, target={"vocab_size": 152064}))
-    assert fields(check(draft, target={"vocab_size": 151665})) == ["pard_token"]
+    assert error_fields(check(draft, target={"vocab_size": 151665})) == ["pard_token"]
 
 
 def test_the_vocab_rule_reads_the_winner_only() -> None:
@@ -249,7 +220,7 @@ def test_a_multimodal_targets_sizes_come_from_its_text_config() -> None:
     target = {"model_type": "qwen2_5_vl", "text_config": QWEN3_4B, "vision_config": {}}
     assert_clean(check(load_json(EXAMPLES / "dflash-qwen3-4b" / "config.json"), target=target))
     draft = {"mask_token_id": 151936, "hidden_size": 4096, "target_layer_ids": [1, 36]}
-    assert fields(check(draft, target=target)) == [
+    assert error_fields(check(draft, target=target)) == [
         "mask_token_id",
         "hidden_size",
         "target_layer_ids",
@@ -260,7 +231,7 @@ def test_a_targets_top_level_sizes_win_over_its_text_config() -> None:
     target = {"vocab_size": 1000, "text_config": {"vocab_size": 10, "num_hidden_layers": 2}}
     verdict = check({"mask_token_id": 500, "target_layer_ids": [1]}, target=target)
     assert_clean(verdict)
-    assert fields(check({"mask_token_id": 500, "target_layer_ids": [2]}, target=target)) == [
+    assert error_fields(check({"mask_token_id": 500, "target_layer_ids": [2]}, target=target)) == [
         "target_layer_ids"
     ]
 
@@ -279,14 +250,14 @@ def test_a_malformed_target_is_an_error_naming_the_targets_field(
     target: dict[str, object], field: str
 ) -> None:
     verdict = check({"mask_token_id": 5, "num_target_layers": 36}, target=target)
-    assert fields(verdict) == [field]
+    assert error_fields(verdict) == [field]
     assert verdict.target == "<config object>"
 
 
 def test_a_target_config_object_with_lying_ints_counts_their_true_values() -> None:
     target = {"vocab_size": int_enum(1000), "num_hidden_layers": int_enum(36)}
     assert_clean(check({"mask_token_id": 999, "target_layer_ids": [35]}, target=target))
-    assert fields(check({"mask_token_id": 1000}, target=target)) == ["mask_token_id"]
+    assert error_fields(check({"mask_token_id": 1000}, target=target)) == ["mask_token_id"]
 
 
 def test_every_broken_rule_is_an_error_at_once() -> None:
@@ -298,7 +269,7 @@ def test_every_broken_rule_is_an_error_at_once() -> None:
     }
     llama = {"vocab_size": 128256, "hidden_size": 4096, "num_hidden_layers": 32}
     verdict = check(draft, target=llama)
-    assert fields(verdict) == [
+    assert error_fields(verdict) == [
         "dflash_config.mask_token_id",
         "draft_vocab_size",
         "dflash_config.target_layer_ids",
@@ -306,207 +277,10 @@ def test_every_broken_rule_is_an_error_at_once() -> None:
     assert not verdict.ok
 
 
-# -- C: what the tokenizer says the id is ---------------------------------------------------
-
-QWEN_BASE = 300
-"""A Qwen3-like tokenizer with a small base vocabulary: ids 0..299, then its 26 added tokens."""
-
-
-@pytest.fixture(scope="module")
-def qwen(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_qwen3_like(tmp_path_factory.mktemp("qwen"), vocab_size=QWEN_BASE)
-
-
-@pytest.fixture(scope="module")
-def llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_llama3_like(tmp_path_factory.mktemp("llama"), vocab_size=200, added_count=56)
-
-
-def added_id(text: str) -> int:
-    return QWEN_BASE + [token.content for token in QWEN3_ADDED].index(text)
-
-
-def test_an_added_special_token_is_named(llama: Path) -> None:
-    verdict = check({"pard_token": 220}, tokenizer=llama)
-    text = llama3_added(56)[20].content
-    assert text == "<|reserved_special_token_12|>"
-    assert verdict.token == TokenFacts(220, TokenKind.SPECIAL, text)
-    assert_clean(verdict)
-
-
-def test_an_added_token_that_is_not_special_warns_as_real_text(qwen: Path) -> None:
-    """Issue 16, point 5: Qwen3's ``<think>`` is added but not special, so text has it."""
-    think = added_id("<think>")
-    verdict = check({"pard_token": think}, tokenizer=qwen)
-    assert verdict.token == TokenFacts(think, TokenKind.ADDED, "<think>")
-    assert verdict.ok  # a warning, not an error
-    (warning,) = verdict.warnings
-    assert type(warning) is TokenizerTokenIdWarning
-    assert str(warning) == (
-        f"`pard_token` = {think} is an added token not marked special of the tokenizer in "
-        f"{qwen}, '<think>': it is real text, so every masked slot will read as that text. "
-        "Use an unused embedding row or a dedicated special token."
-    )
-
-
-def test_an_id_past_the_tokenizer_is_an_unused_row(qwen: Path) -> None:
-    first_free = QWEN_BASE + len(QWEN3_ADDED)
-    for token_id in (first_free, first_free + 1, 151669):
-        verdict = check({"dflash_config": {"mask_token_id": token_id}}, tokenizer=qwen)
-        assert verdict.token == TokenFacts(token_id, TokenKind.UNUSED, None)
-        assert_clean(verdict)
-
-
-def test_a_gap_in_the_ids_is_an_unused_row(tmp_path: Path) -> None:
-    write_tokenizer(tmp_path, vocab_size=50, vocab_holes=[10])
-    verdict = check({"pard_token": 10}, tokenizer=tmp_path)
-    assert verdict.token == TokenFacts(10, TokenKind.UNUSED, None)
-    assert_clean(verdict)
-
-
-def test_an_ordinary_token_warns_quoting_its_text(qwen: Path) -> None:
-    texts, _ = base_vocabulary(QWEN_BASE)
-    verdict = check({"pard_token": 7}, tokenizer=qwen)
-    assert verdict.token == TokenFacts(7, TokenKind.ORDINARY, texts[7])
-    assert verdict.ok  # a warning, not an error
-    (warning,) = verdict.warnings
-    assert type(warning) is TokenizerTokenIdWarning
-    assert str(warning) == (
-        f"`pard_token` = 7 is an ordinary token of the tokenizer in {qwen}, {texts[7]!r}: "
-        "it is real text, so every masked slot will read as that text. Use an unused "
-        "embedding row or a dedicated special token."
-    )
-
-
-@pytest.mark.parametrize(("role", "text"), [("pad", "<|endoftext|>"), ("eos", "<|im_end|>")])
-def test_the_tokenizers_pad_or_eos_token_warns(qwen: Path, role: str, text: str) -> None:
-    token_id = added_id(text)
-    verdict = check({"mask_token_id": token_id}, tokenizer=qwen)
-    assert verdict.token == TokenFacts(token_id, TokenKind.SPECIAL, text)
-    (warning,) = verdict.warnings
-    assert type(warning) is PlaceholderTokenIdWarning
-    assert str(warning) == (
-        f"`mask_token_id` = {token_id} is the tokenizer's {role} token ({text!r}): a "
-        "placeholder copied from a special token makes every masked slot look like it and "
-        "ruins acceptance rates."
-    )
-
-
-SPECIALS = {"unk": "<unk>", "bos": "<s>", "eos": "</s>", "pad": "<pad>", "cls": "<cls>"}
-
-
-def write_with_roles(directory: Path, style: ConfigStyle, *, tokenizer_json: bool = True) -> Path:
-    """A tokenizer naming every role: <unk> is id 0 of the vocabulary, the others are added
-    from id 100 on (<s>, </s>, <pad>, <cls>)."""
-    return write_tokenizer(
-        directory,
-        vocab_size=100,
-        vocab_first=["<unk>"],
-        added=[Added(text) for role, text in SPECIALS.items() if role != "unk"],
-        specials=SPECIALS,
-        config_style=style,
-        tokenizer_json=tokenizer_json,
-    )
-
-
-ROLE_IDS = {"unk": 0, "bos": 100, "eos": 101, "pad": 102}
-
-
-@pytest.mark.parametrize("style", STYLES)
-def test_pad_eos_bos_and_unk_warn_in_every_layout_of_the_config_files(
-    tmp_path: Path, style: ConfigStyle
-) -> None:
-    write_with_roles(tmp_path, style)
-    for role, token_id in ROLE_IDS.items():
-        verdict = check({"pard_token": token_id}, tokenizer=tmp_path)
-        placeholders = [w for w in verdict.warnings if type(w) is PlaceholderTokenIdWarning]
-        assert len(placeholders) == 1, (role, [str(w) for w in verdict.warnings])
-        assert f"is the tokenizer's {role} token ({SPECIALS[role]!r})" in str(placeholders[0])
-        assert verdict.token is not None
-        assert verdict.token.kind is TokenKind.SPECIAL
-    # cls is named too, but is no placeholder a mask id is mistaken for
-    assert_clean(check({"pard_token": 103}, tokenizer=tmp_path))
-
-
-@pytest.mark.parametrize("style", ["v4", "legacy"])
-def test_added_tokens_decoder_alone_is_enough_to_warn(tmp_path: Path, style: ConfigStyle) -> None:
-    write_with_roles(tmp_path, style, tokenizer_json=False)
-    assert not (tmp_path / "tokenizer.json").exists()
-    verdict = check({"pard_token": ROLE_IDS["pad"]}, tokenizer=tmp_path)
-    assert verdict.token == TokenFacts(ROLE_IDS["pad"], TokenKind.SPECIAL, "<pad>")
-    assert [type(w) for w in verdict.warnings] == [PlaceholderTokenIdWarning]
-    # without a base vocabulary, an id that is no added token cannot be described
-    assert check({"pard_token": 50}, tokenizer=tmp_path).token is None
-
-
-def test_the_tokenizer_rule_without_a_token_id_finds_nothing(qwen: Path) -> None:
-    # A resolution with no winner (or one whose id is unusable) is no finding, never an
-    # AttributeError on the missing winner.
-    tokenizer = load_tokenizer_files(qwen)
-    assert tokenizer is not None
-    for draft in ({}, {"pard_token": "5"}):
-        found = Findings()
-        check_tokenizer(Subject(resolve(draft), draft.get, draft, tokenizer=tokenizer), found)
-        assert found == Findings()
-
-
-# -- C: the mask token by name --------------------------------------------------------------
-
-
-def test_dflash_config_mask_token_at_another_id_is_an_error(qwen: Path) -> None:
-    think = added_id("<think>")
-    draft = {"dflash_config": {"mask_token_id": 151669, "mask_token": "<think>"}}
-    error = only_error(check(draft, tokenizer=qwen))
-    assert error.field == "dflash_config.mask_token"
-    assert str(error) == (
-        f"`dflash_config.mask_token` = '<think>' is id {think} in the tokenizer, but "
-        "`dflash_config.mask_token_id` = 151669: SGLang refuses to start on this mismatch "
-        "and other engines feed one id while the model expects the other."
-    )
-
-
-def test_dflash_config_mask_token_at_the_same_id_or_unknown_is_fine(qwen: Path) -> None:
-    special = added_id("<|object_ref_start|>")
-    same = {"dflash_config": {"mask_token_id": special, "mask_token": "<|object_ref_start|>"}}
-    assert_clean(check(same, tokenizer=qwen))
-    # SGLang's default name, which the speculators trainer adds at training time
-    unknown = {"dflash_config": {"mask_token_id": 151669, "mask_token": "<|MASK|>"}}
-    assert_clean(check(unknown, tokenizer=qwen))
-
-
-@pytest.mark.parametrize("value", [151669, ["<|MASK|>"], True])
-def test_a_mask_token_that_is_not_text_is_an_error(qwen: Path, value: object) -> None:
-    draft = {"dflash_config": {"mask_token_id": 151669, "mask_token": value}}
-    error = only_error(check(draft, tokenizer=qwen))
-    assert error.field == "dflash_config.mask_token"
-    assert str(error) == (
-        f"`dflash_config.mask_token` must be the mask token's text, got {describe_value(value)}."
-    )
-
-
-def test_the_tokenizers_own_mask_token_elsewhere_warns(tmp_path: Path) -> None:
-    write_tokenizer(tmp_path, vocab_size=100, added=[Added("<mask>")], specials={"mask": "<mask>"})
-    verdict = check({"pard_token": 150}, tokenizer=tmp_path)
-    (warning,) = verdict.warnings
-    assert type(warning) is TokenizerTokenIdWarning
-    assert "`pard_token` = 150, but the tokenizer's mask_token '<mask>' is id 100" in str(warning)
-    same = check({"pard_token": 100}, tokenizer=tmp_path)
-    assert_clean(same)
-    assert same.token == TokenFacts(100, TokenKind.SPECIAL, "<mask>")
-
-
-def test_a_broken_contract_and_a_broken_tokenizer_rule_are_reported_together(qwen: Path) -> None:
-    pad = added_id("<|endoftext|>")
-    draft = {"dflash_config": {"mask_token_id": pad, "mask_token": "<think>"}}
-    verdict = check(draft, target={"vocab_size": pad}, tokenizer=qwen)
-    assert fields(verdict) == ["dflash_config.mask_token_id", "dflash_config.mask_token"]
-    assert [type(w) for w in verdict.warnings] == [PlaceholderTokenIdWarning]
-
-
 # -- counts that disagree, and targets that say nothing ----------------------------------------
 
 
-# -- placeholders in the target's config (issue 16, point 4) ----------------------------------
+# -- placeholders in the target's config -----------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -550,70 +324,3 @@ def test_a_target_without_sizes_is_noted_as_compared_on_nothing() -> None:
     )
     sized = check({"pard_token": 5}, target=QWEN3_4B, check_tokenizer=False)
     assert not any("compared on nothing" in note for note in sized.notes)
-
-
-# -- the tokenizer never goes silent (issue 16, point 5) --------------------------------------
-
-
-def config_only_tokenizer(directory: Path, config: dict[str, Any]) -> Path:
-    """A model directory whose tokenizer files cannot classify a base-vocabulary id: a
-    ``tokenizer_config.json`` with ``added_tokens_decoder`` and no ``tokenizer.json``."""
-    write_tokenizer(
-        directory,
-        vocab_size=QWEN_BASE,
-        added=QWEN3_ADDED,
-        specials={"eos": "<|im_end|>"},
-        config_style="v4",
-        tokenizer_json=False,
-    )
-    (directory / "config.json").write_text(json.dumps(config))
-    return directory
-
-
-def test_files_that_cannot_classify_the_id_fall_through_to_the_targets(
-    tmp_path: Path, qwen: Path
-) -> None:
-    draft = config_only_tokenizer(tmp_path / "draft", {"pard_token": 7})
-    target = tmp_path / "target"
-    target.mkdir()
-    for name in ("tokenizer.json", "tokenizer_config.json"):
-        (target / name).write_bytes((qwen / name).read_bytes())
-    (target / "config.json").write_text(json.dumps({"vocab_size": 151936}))
-    verdict = check(draft, target=target)
-    texts, _ = base_vocabulary(QWEN_BASE)
-    assert verdict.token == TokenFacts(7, TokenKind.ORDINARY, texts[7])
-    assert [type(w) for w in verdict.warnings] == [TokenizerTokenIdWarning]
-    assert f"of the tokenizer in {target}" in str(verdict.warnings[0])
-    assert not any("cannot classify" in note for note in verdict.notes)
-
-
-def test_a_note_says_when_no_tokenizer_files_can_classify_the_id(tmp_path: Path) -> None:
-    draft = config_only_tokenizer(tmp_path / "draft", {"pard_token": 7})
-    target = config_only_tokenizer(tmp_path / "target", {"vocab_size": 151936})
-    verdict = check(draft, target=target)
-    assert verdict.token is None
-    assert verdict.warnings == ()
-    assert verdict.notes[-1] == (
-        f"tokenizer cannot classify token id 7: the tokenizer files found ({draft}: "
-        "tokenizer_config.json) have no tokenizer.json and do not list it as an added token"
-    )
-    alone = check(draft, tokenizer=draft)
-    assert alone.notes[-1].startswith("tokenizer cannot classify token id 7:")
-
-
-def test_files_that_can_classify_the_id_are_used_without_falling_through(
-    tmp_path: Path,
-) -> None:
-    """``added_tokens_decoder`` places the eos token: no need for the target's files."""
-    eos = added_id("<|im_end|>")
-    draft = config_only_tokenizer(tmp_path / "draft", {"pard_token": eos})
-    target = tmp_path / "target"
-    target.mkdir()
-    (target / "config.json").write_text(json.dumps({"vocab_size": 151936}))
-    (target / "tokenizer.json").write_text("{ not json")  # an error, were it read
-    verdict = check(draft, target=target)
-    assert verdict.errors == ()
-    assert verdict.token is not None
-    assert verdict.token.kind is TokenKind.SPECIAL
-    assert [type(w) for w in verdict.warnings] == [PlaceholderTokenIdWarning]
-    assert not check({"pard_token": 7}, tokenizer=target).ok  # the files are broken

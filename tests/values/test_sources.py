@@ -18,7 +18,7 @@ from drafting_config import (
     TokenIdSource,
     get_parallel_drafting_token_id,
 )
-from drafting_config.draft.resolution import resolve
+from drafting_config.engines.vllm.resolution import resolve
 from tests.conftest import Carrier
 
 
@@ -250,7 +250,8 @@ def test_dflash_config_of_the_wrong_kind_is_an_error(section: object) -> None:
 
 
 def test_verdicts_tell_absent_from_null() -> None:
-    from drafting_config.draft.resolution import FieldStatus, resolve
+    from drafting_config.draft.fields import FieldStatus
+    from drafting_config.engines.vllm.resolution import resolve
     from drafting_config.values.fields import MISSING
 
     raw = {"dflash_config": {"mask_token_id": None}, "pard_token": "x", "ptd_token_id": 3}

@@ -1,0 +1,163 @@
+"""The verdict on each token-id field of a draft's config, and the rules of a valid token id.
+
+:func:`token_id_error` is the one rule of a token id (an int in ``[0, vocab_size)``, nothing
+coerced); :class:`FieldVerdict` what one field of the priority table contributed; the
+placeholder helpers compare a token id with a config's special-token fields.  Names no
+engine.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from drafting_config.values.errors import (
+    ParallelDraftingConfigError,
+    PlaceholderTokenIdWarning,
+    describe_value,
+)
+from drafting_config.values.fields import is_list
+from drafting_config.values.integers import INT32_LIMIT, exact_int, int_hint
+from drafting_config.values.sources import (
+    PLACEHOLDER_FIELDS,
+    PRIORITY_ORDER,
+    TokenIdField,
+    describe_order,
+)
+
+
+class FieldStatus(str, enum.Enum):
+    """What one token-id field contributed to a resolution."""
+
+    WINNER = "winner"
+    """The first set field, and valid: its value is the token id."""
+    SHADOWED = "shadowed"
+    """Set and valid, but a higher-priority field won."""
+    VALID = "valid"
+    """Set and valid, but unused because a higher-priority field is invalid."""
+    ABSENT = "absent"
+    """Not in the config."""
+    NULL = "null"
+    """Set to null (``None``), which counts as absent."""
+    INVALID = "invalid"
+    """Set, but not a usable token id (or unreadable); :attr:`FieldVerdict.error` says why."""
+
+
+@dataclass(frozen=True)
+class FieldVerdict:
+    """The verdict on one token-id field of a config."""
+
+    source: TokenIdField
+    """The field."""
+    status: FieldStatus
+    """What it contributed."""
+    value: object
+    """The raw value read from the config (:data:`~drafting_config.values.fields.MISSING`
+    if absent)."""
+    token_id: int | None = None
+    """The value as a token id, for a winner, shadowed or valid field."""
+    error: ParallelDraftingConfigError | None = None
+    """Why the field is invalid, for an invalid field."""
+
+
+def missing_token_id_message(order: Sequence[TokenIdField] = PRIORITY_ORDER) -> str:
+    """The error text for a config that sets none of the token-id fields."""
+    return (
+        "The draft model's config names no parallel drafting token id: set one of "
+        f"{describe_order(order)} (checked in that order; a field set to null counts as unset)."
+    )
+
+
+def token_id_error(
+    field: str, value: object, vocab_size: int | None
+) -> ParallelDraftingConfigError | int:
+    """``value`` as a token id read from ``field``, or the error saying why it is not one.
+
+    A token id is an int (see :mod:`drafting_config.values.integers`: nothing is coerced)
+    in ``[0, vocab_size)``, or in ``[0, 2**31)`` when the vocabulary size is unknown.
+    """
+    token_id = exact_int(value)
+    if token_id is None:
+        return ParallelDraftingConfigError(
+            f"`{field}` must be an integer token id, got {describe_value(value)}. "
+            f"Expected {_expected_range(vocab_size)}.{_type_hint(value)}",
+            field=field,
+        )
+    if not 0 <= token_id < (INT32_LIMIT if vocab_size is None else vocab_size):
+        shown = describe_value(token_id).removesuffix(" (int)")
+        return ParallelDraftingConfigError(
+            f"`{field}` = {shown} is out of range: expected {_expected_range(vocab_size)}.",
+            field=field,
+        )
+    return token_id
+
+
+def special_token_fields(
+    read: Callable[[str], tuple[object, str]],
+) -> list[tuple[str, object]]:
+    """Each set field of :data:`~drafting_config.values.sources.PLACEHOLDER_FIELDS` with its raw
+    value, for a draft's config or a target's.
+
+    Args:
+        read: the config's reader of top-level fields, else ``text_config`` ones
+            (:func:`~drafting_config.values.fields.top_or_text_config`).
+    """
+    found: list[tuple[str, object]] = []
+    for name in PLACEHOLDER_FIELDS:
+        value, field = read(name)
+        if value is not None:
+            found.append((field, value))
+    return found
+
+
+def names_token_id(value: object, token_id: int) -> bool:
+    """Whether a special-token field (an id, or a list of ids such as a list of eos ids)
+    holds ``token_id``.  Only ints are compared (see
+    :func:`~drafting_config.values.integers.exact_int`)."""
+    if is_list(value):
+        return any(exact_int(item) == token_id for item in value)
+    return exact_int(value) == token_id
+
+
+def _type_hint(value: object) -> str:
+    kind = type(value)
+    if issubclass(kind, str):
+        return " Strings are not converted: write the number without quotes."
+    if issubclass(kind, float):
+        return " Floats are not converted, not even whole ones such as 7.0."
+    if issubclass(kind, bool):
+        return " Booleans are not token ids."
+    return int_hint(value)
+
+
+def _expected_range(vocab_size: int | None) -> str:
+    if vocab_size is None:
+        return "an int in [0, 2**31) (engines feed token ids as int32)"
+    return f"an int in [0, {vocab_size}) (the draft model's vocab_size is {vocab_size})"
+
+
+def placeholder_warning(
+    source: str, token_id: int, field: str, value: object, *, whose: str = "config's"
+) -> PlaceholderTokenIdWarning:
+    """The warning for a token id equal to a special-token field of the draft's config (or,
+    with ``whose="target's"``, of the target's)."""
+    return PlaceholderTokenIdWarning(
+        f"The parallel drafting token id {token_id} (from `{source}`) equals the "
+        f"{whose} `{field}` ({describe_value(value)}): a placeholder copied from a special "
+        "token makes every masked slot look like that token and ruins acceptance rates. "
+        "Use a dedicated mask token id."
+    )
+
+
+def winner_of(fields: Sequence[FieldVerdict]) -> FieldVerdict | None:
+    """The winning field of a config's verdicts, if the first set field is valid."""
+    for verdict in fields:  # a loop, not next() over a generator: read per draft
+        if verdict.status is FieldStatus.WINNER:
+            return verdict
+    return None
+
+
+def shadowed_of(fields: Sequence[FieldVerdict]) -> tuple[FieldVerdict, ...]:
+    """The fields that were set, valid, and lost to the winner, in priority order."""
+    return tuple(f for f in fields if f.status is FieldStatus.SHADOWED)

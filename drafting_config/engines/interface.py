@@ -1,0 +1,116 @@
+"""The one shape of an engine: what :func:`drafting_config.check` asks of an engine's package.
+
+Each engine's package (:mod:`drafting_config.engines.vllm`,
+:mod:`drafting_config.engines.sglang`) is an :class:`EngineRules`: its ``ENGINE`` (name and
+version), the findings of the draft's file that speak for it
+(:func:`~EngineRules.resolver_findings`), and one entry point,
+``judge(subject, found, reads)``, which runs the engine's rules in its own order and returns
+its :class:`Reading` of the draft.  Rules read no file: when an engine needs a tokenizer or
+the checkpoint, it asks ``reads`` (:class:`Reads`, implemented by the checker), at the point
+of its rules where the engine itself reads them.  Adding an engine is one module of this
+shape, and its name in :data:`drafting_config.engines.ENGINES`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from drafting_config.draft.fields import FieldVerdict
+from drafting_config.draft.file import DraftFile
+from drafting_config.files.mask_embedding import MaskEmbeddingFile
+from drafting_config.files.safetensors_headers import CheckpointHeaders
+from drafting_config.files.tokenizer_files import TokenFacts, TokenizerFiles
+from drafting_config.rules.subject import Subject
+from drafting_config.values.findings import Findings
+
+
+@dataclass(frozen=True)
+class WeightsFacts:
+    """What the checkpoint beside a draft holds, as :attr:`Verdict.weights` reports it."""
+
+    files: tuple[str, ...]
+    """The safetensors files read (paths, or hub file names), shown as by ``display_path``."""
+    tensors: int
+    """The number of tensors their headers list."""
+    architecture: str | None
+    """The row of the engine's checkpoint table used (``"qwen3_dflash"``), or ``None``: not
+    checked."""
+    embedding_rows: int | None
+    """Rows of ``embed_tokens``, when the checkpoint ships it."""
+    fc_input_width: int | None
+    """The input width of ``fc.weight``, when shipped and not packed."""
+    layers: int | None
+    """Distinct decoder-layer indices after the loader's renaming (``None`` without a row)."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What an engine reads of a draft knowing its target (the verdict's fields of the
+    same names; see :class:`~drafting_config.Verdict`)."""
+
+    algorithm: str | None = None
+    token_id: int | None = None
+    token_source: str | None = None
+    aux_layer_ids: tuple[int, ...] | None = None
+    aux_layer_source: str | None = None
+    token: TokenFacts | None = None
+    weights: WeightsFacts | None = None
+    shadowed: tuple[FieldVerdict, ...] = ()
+    """The valid token-id fields that lost to the one the engine reads, when the engine reads
+    the library's priority table (shown beside the token id)."""
+    algorithm_assumed: bool = False
+    """Whether :attr:`algorithm` is the verdict's assumption of a command-line choice (SGLang's
+    ``--speculative-algorithm``) rather than read from the draft."""
+
+
+@dataclass(frozen=True)
+class CheckpointFiles:
+    """The checkpoint beside a draft, as read for its rules."""
+
+    headers: CheckpointHeaders | None
+    """The safetensors headers, or ``None`` when a local draft has none."""
+    shown: tuple[str, ...]
+    """The weights files read, as a verdict shows them."""
+    mask_embedding: MaskEmbeddingFile | None
+    """The ``mask_embedding.pt`` beside a local draft, read, or ``None``."""
+
+
+class Reads(Protocol):
+    """What an engine's rules may ask the checker to read; each returns ``None`` (and
+    records nothing) when the caller turned that check off, and records into ``found``
+    why a file it looked for could not be read."""
+
+    def served_tokenizer(self, found: Findings) -> TokenizerFiles | None:
+        """The tokenizer the engine serves with: the ``tokenizer`` given, else the target's
+        files, else the draft's."""
+
+    def tokenizer_knowing(self, token_id: int, found: Findings) -> TokenizerFiles | None:
+        """The ``tokenizer`` given, else the first tokenizer files beside the draft, then
+        the target, that can classify ``token_id`` (else the first found)."""
+
+    def checkpoint(self, found: Findings) -> CheckpointFiles | None:
+        """The safetensors headers beside a draft's model directory (or, with ``download``,
+        a repo's), when weights are checked."""
+
+    def weights_directory(self) -> str | None:
+        """The local directory of the draft's files, when weights are checked."""
+
+    def mask_embedding(self, directory: str) -> MaskEmbeddingFile | None:
+        """The ``mask_embedding.pt`` in ``directory``, read, or ``None`` when there is none."""
+
+
+class EngineRules(Protocol):
+    """An engine's rules module, as the checker runs it."""
+
+    @property
+    def ENGINE(self) -> str:
+        """The engine and version a verdict speaks for, such as ``"vllm 0.33.0"``."""
+
+    def resolver_findings(self, draft: DraftFile) -> Findings:
+        """The errors and warnings of the draft's file, as this engine reads it, that speak
+        for it (the first of a verdict's findings)."""
+
+    def judge(self, subject: Subject, found: Findings, reads: Reads) -> Reading:
+        """Run the engine's rules on ``subject`` (the target, tokenizer and checkpoint asked
+        of ``reads`` as the engine reads them) into ``found``; the engine's reading."""

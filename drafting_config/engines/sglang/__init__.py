@@ -1,0 +1,119 @@
+"""What SGLang 0.5.23 does with a draft, as plain functions and tables, one module per topic,
+each function citing the SGLang code it follows (read for facts from the released wheel,
+never copied; ``srt/`` stands for ``sglang/srt/``):
+
+* **Names** (:mod:`.names`). SGLang takes the algorithm from ``--speculative-algorithm``
+  alone; a draft fits the algorithm of its model class.
+* **Tables** (:mod:`.tables`): ``sglang-VERSION.json``, the model types its config loader
+  parses and the target classes' capture hooks (derived from every ``EntryClass`` of
+  ``srt/models/``).
+* **The config** (:mod:`.config`). The config loader, and ``parse_dflash_draft_config``
+  (``srt/speculative/dflash_utils.py``) and ``parse_dspark_draft_config``
+  (``srt/speculative/dspark_components/dspark_config.py``) as SGLang reads and refuses
+  them, with the rules that judge a draft by them.
+* **The token id** (:mod:`.token`): ``DFlashWorkerV2._resolve_mask_token_id``
+  (``srt/speculative/dflash_worker_v2.py``): the configured id, else the served
+  tokenizer's ``<|MASK|>``, added to it when missing; and ``mask_embedding.pt``.
+* **The tapped layers** (:mod:`.layers`): ``build_target_layer_ids`` and
+  ``resolve_target_layer_ids`` (``dflash_utils.py``), the DSPARK replacement list and
+  EAGLE-3's ``eagle_config`` list (``spec_aux_hidden_state.py``), and the target class's
+  capture hook, in capture indices.
+
+:mod:`.token` and :mod:`.layers` read :mod:`.config`'s parses and not each other.  This
+module is the engine's entry point (:data:`ENGINE`, :func:`resolver_findings`,
+:func:`judge`), of the shape :class:`~drafting_config.engines.interface.EngineRules` gives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from drafting_config.draft.file import DraftFile
+from drafting_config.engines.interface import Reading, Reads
+from drafting_config.engines.sglang.config import (
+    check_sglang_config,
+    check_sglang_method,
+    sglang_algorithm,
+)
+from drafting_config.engines.sglang.layers import check_sglang_layers, sglang_layers
+from drafting_config.engines.sglang.names import ENGINE as ENGINE
+from drafting_config.engines.sglang.names import VERSION as VERSION
+from drafting_config.engines.sglang.names import Algorithm
+from drafting_config.engines.sglang.token import (
+    check_sglang_mask_embedding,
+    check_sglang_placeholders,
+    check_sglang_token,
+    sglang_token,
+)
+from drafting_config.rules.subject import Subject
+from drafting_config.rules.target import check_target_placeholders
+from drafting_config.rules.tokenizer import check_token_in_tokenizer
+from drafting_config.values.errors import ParallelDraftingConfigError
+from drafting_config.values.findings import Findings
+
+
+def resolver_findings(draft: DraftFile) -> Findings:
+    """The errors of the draft's file that speak for SGLang: those beside its token id
+    (:meth:`~drafting_config.draft.file.DraftFile.errors_beside_token`), which SGLang reads
+    its own way (:mod:`.token`); none for a speculators file, a format SGLang has not."""
+    if draft.format == "speculators":
+        return Findings()
+    return Findings(draft.errors_beside_token())
+
+
+def judge(subject: Subject, found: Findings, reads: Reads) -> Reading:
+    """SGLang 0.5.23's verdict on the draft (see :mod:`drafting_config.engines.interface`): the
+    method and the config parses, then, for DFLASH, the served tokenizer (``--tokenizer``,
+    else the target's, else the draft's), with which SGLang settles the token id; the token,
+    placeholder and layer rules; the tokenizer's rules for that id; and the
+    ``mask_embedding.pt`` beside a local draft.  Where SGLang settles on no id of its own,
+    the placeholder rules judge the one the draft's file names."""
+    draft = subject.draft
+    if not (draft.fields or draft.format == "speculators"):  # SGLang refuses the latter
+        return Reading()
+    named = draft.token
+    if named is not None:
+        subject = replace(subject, token_id=named[0], token_field=named[1])
+    algorithm: Algorithm | None = None
+    token_id = source = None
+    layers: tuple[tuple[int, ...] | None, str | None] = (None, None)
+    facts = None
+    with found.collect():
+        algorithm = sglang_algorithm(subject)
+        for rule in (check_sglang_method, check_sglang_config):
+            rule(subject, found)
+    if algorithm is Algorithm.DFLASH:
+        subject = replace(subject, tokenizer=reads.served_tokenizer(found))
+    with found.collect():
+        check_sglang_token(subject, found)
+    try:
+        token = sglang_token(subject)
+    except ParallelDraftingConfigError:  # recorded by check_sglang_token
+        token = None
+    if token is not None and token.token_id is not None and token.source is not None:
+        token_id, source = token.token_id, token.source
+        subject = replace(subject, token_id=token_id, token_field=source)
+    with found.collect():
+        for rule in (check_sglang_placeholders, check_target_placeholders, check_sglang_layers):
+            rule(subject, found)
+        reading = sglang_layers(subject)
+        layers = reading.ids, reading.source
+    if subject.tokenizer is not None and token_id is not None:
+        with found.collect():  # SGLang's own rules judge the mask token's text (.token)
+            check_token_in_tokenizer(subject, found)
+        facts = subject.tokenizer.describe(token_id)
+    directory = reads.weights_directory()
+    if directory is not None:
+        found.note("weights not checked for SGLang: its loaders are not modelled")
+        embedding = reads.mask_embedding(directory)
+        with found.collect():
+            check_sglang_mask_embedding(replace(subject, mask_embedding=embedding), found)
+    return Reading(
+        algorithm=None if algorithm is None else algorithm.value,
+        token_id=token_id,
+        token_source=source,
+        aux_layer_ids=layers[0],
+        aux_layer_source=layers[1],
+        token=facts,
+        algorithm_assumed=True,
+    )

@@ -1,0 +1,837 @@
+"""The draft as SGLang 0.5.23 parses it: its config loader, its algorithm, the DFlash and
+DSpark parses, and the rules that judge a draft by them.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Final
+
+from drafting_config.draft.architectures import PEAGLE_CLASSES
+from drafting_config.engines.sglang.names import (
+    DFLASH2_CLASSES,
+    DRAFT_CLASSES,
+    NOT_IN_SGLANG,
+    OFFERS,
+    VERSION,
+    Algorithm,
+    SglangRefuses,
+    algorithm_of,
+    draft_class,
+)
+from drafting_config.engines.sglang.tables import LONGCAT_ARCHITECTURES, model_types
+from drafting_config.rules.subject import Subject
+from drafting_config.values.errors import (
+    ParallelDraftingConfigError,
+    ParallelDraftingConfigWarning,
+    describe_value,
+)
+from drafting_config.values.fields import MISSING, FieldGetter, is_kind, is_list, read_path
+from drafting_config.values.findings import Findings
+from drafting_config.values.sources import TokenIdSource
+
+
+class ConfigLoad(str, enum.Enum):
+    """How ``HfModelConfigParser.parse`` fares with the draft's ``config.json``."""
+
+    PARSED = "parsed"
+    """A model type SGLang or its transformers knows, or a LongCat architecture."""
+    REMOTE_CODE = "remote code"
+    """Unknown, but ``auto_map.AutoConfig`` names remote code: parsed only with
+    ``--trust-remote-code``."""
+    UNKNOWN = "unknown"
+    """Unknown and no ``auto_map.AutoConfig``: ``AutoConfig.from_pretrained`` raises
+    ``ValueError`` ("Unrecognized model ... Should have a `model_type` key ...")."""
+
+
+def config_load(get: FieldGetter) -> ConfigLoad | None:
+    """``HfModelConfigParser.parse`` on the draft's config (``srt/utils/hf_transformers/
+    config.py``): ``_try_load_longcat_config`` for a LongCat architecture, else
+    ``AutoConfig.from_pretrained`` (transformers), which knows the types of
+    :func:`model_types`, and else needs ``auto_map.AutoConfig`` with remote code.
+    ``None`` when ``model_type`` is not a string (transformers then guesses from the
+    repository's name: not judged here).
+
+    Raises:
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    model_type = get("model_type", None)
+    if not isinstance(model_type, str):
+        return None
+    listed = get("architectures", None)
+    if is_list(listed) and LONGCAT_ARCHITECTURES & {n for n in listed if isinstance(n, str)}:
+        return ConfigLoad.PARSED
+    if model_types().knows(model_type):
+        return ConfigLoad.PARSED
+    auto_map = get("auto_map", None)
+    if isinstance(auto_map, dict) and "AutoConfig" in auto_map:
+        return ConfigLoad.REMOTE_CODE
+    return ConfigLoad.UNKNOWN
+
+
+# --- the DFlash parse (srt/speculative/dflash_utils.py) ----------------------------------------
+
+DEFAULT_MASK_TOKEN: Final = "<|MASK|>"
+"""``DEFAULT_DFLASH_MASK_TOKEN``: the mask token's text when the draft names none."""
+
+_DFLASH_PARSE: Final = "SGLang's parse_dflash_draft_config (srt/speculative/dflash_utils.py)"
+_DSPARK_PARSE: Final = (
+    "SGLang's parse_dspark_draft_config (srt/speculative/dspark_components/dspark_config.py)"
+)
+
+
+@dataclass(frozen=True)
+class DFlashDraft:
+    """What ``parse_dflash_draft_config`` returns (``DFlashDraftConfig``), with the field
+    each value came from, as the draft's config names it."""
+
+    num_hidden_layers: int | None
+    num_target_layers: int | None
+    num_target_layers_field: str | None
+    block_size: int | None
+    selector_rank: int
+    target_layer_ids: tuple[int, ...] | None
+    target_layer_ids_field: str | None
+    """``dflash_config.target_layer_ids`` or ``target_layer_ids``: where the search stopped
+    (``None`` when neither is present)."""
+    mask_token: str
+    mask_token_field: str | None
+    """Where the mask token's text came from; ``None`` for :data:`DEFAULT_MASK_TOKEN`."""
+    mask_token_id: int | None
+    mask_token_id_field: str | None
+    """Where the id search stopped: a present ``dflash_config.mask_token_id`` (even null),
+    else ``mask_token_id``; ``None`` when neither is present."""
+
+
+def dflash_section(get: FieldGetter, name: str = "dflash_config") -> dict[object, object]:
+    """``_get_dflash_config`` (``dflash_utils.py``; ``_get_nested_config`` in
+    ``dspark_config.py``): the section as a dict; absent, null or not convertible by
+    ``dict()``: empty."""
+    section = get(name, None)
+    if section is None:
+        return {}
+    if isinstance(section, dict):
+        return section
+    try:
+        return dict(section)  # type: ignore[call-overload, no-any-return]
+    except Exception:
+        return {}
+
+
+def text_config(get: FieldGetter) -> FieldGetter:
+    """``_get_text_config``: the draft's ``text_config`` when set, else the config itself."""
+    section = get("text_config", None)
+    if section is None or not (is_kind(section, dict) or hasattr(section, "__dict__")):
+        return get
+    if isinstance(section, dict):
+        return section.get
+    return lambda name, default: getattr(section, name, default)
+
+
+def _nested_or_top(
+    section: dict[object, object], get: FieldGetter, key: str, prefix: str = "dflash_config"
+) -> tuple[object, str | None]:
+    """``section.get(key, _cfg_get(config, key, None))``: a key present in the section stops
+    the search, even with null; the field it came from (``None`` when absent from both)."""
+    if key in section:
+        return section[key], f"{prefix}.{key}"
+    value = get(key, MISSING)
+    if value is MISSING:
+        return None, None
+    return value, key
+
+
+def optional_int(value: object, field: str, *, minimum: int | None, reader: str) -> int | None:
+    """``_parse_optional_int``: ``None`` stays ``None``; anything else goes through
+    ``int()`` (``"16"`` and ``16.9`` give 16) and must be at least ``minimum``.
+
+    Raises:
+        SglangRefuses: ``int()`` fails, or the number is below ``minimum``.
+    """
+    if value is None:
+        return None
+    try:
+        number: int = int(value)  # type: ignore[call-overload]
+    except Exception:
+        raise SglangRefuses(
+            f"`{field}` = {describe_value(value)} is not a number {reader} can read with "
+            "int(): it raises ValueError at start-up.",
+            field=field,
+        ) from None
+    if minimum is not None and number < minimum:
+        expected = "positive" if minimum == 1 else f">= {minimum}"
+        raise SglangRefuses(
+            f"`{field}` = {describe_value(value)} must be {expected}: {reader} raises "
+            "ValueError at start-up.",
+            field=field,
+        )
+    return number
+
+
+def _refuse(field: str, value: object, must: str, reader: str = _DFLASH_PARSE) -> SglangRefuses:
+    return SglangRefuses(
+        f"`{field}` = {describe_value(value)} {must}: {reader} raises ValueError at start-up.",
+        field=field,
+    )
+
+
+def parse_dflash_draft_config(get: FieldGetter) -> DFlashDraft:  # noqa: PLR0912
+    """``parse_dflash_draft_config`` (``srt/speculative/dflash_utils.py``), which every
+    DFlash and DSpark draft goes through (the target worker, the draft class and the DFlash
+    worker all call it): each ``dflash_config`` key present stops the search before the
+    top level, and every check it makes raises here too.
+
+    Raises:
+        SglangRefuses: where SGLang raises, naming the field.
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    section = dflash_section(get)
+    text = text_config(get)
+    num_hidden_layers = optional_int(
+        text("num_hidden_layers", None), "num_hidden_layers", minimum=1, reader=_DFLASH_PARSE
+    )
+    raw, num_target_field = _nested_or_top(section, get, "num_target_layers")
+    num_target_layers = optional_int(
+        raw, num_target_field or "num_target_layers", minimum=1, reader=_DFLASH_PARSE
+    )
+    raw, field = _nested_or_top(section, get, "block_size")
+    block_size = optional_int(raw, field or "block_size", minimum=1, reader=_DFLASH_PARSE)
+    pairs: dict[str, int] = {}
+    for first, second in (
+        ("conv_kernel_size", "conv_group_size"),
+        ("selector_rank", "selector_top_k"),
+    ):
+        for key in (first, second):
+            number = optional_int(
+                section.get(key, 0), f"dflash_config.{key}", minimum=0, reader=_DFLASH_PARSE
+            )
+            pairs[key] = 0 if number is None else number
+        if bool(pairs[first]) != bool(pairs[second]):
+            raise SglangRefuses(
+                f"`dflash_config.{first}` = {pairs[first]} and `dflash_config.{second}` = "
+                f"{pairs[second]}: set both or neither; {_DFLASH_PARSE} raises ValueError "
+                "at start-up.",
+                field=f"dflash_config.{first}",
+            )
+    _dflash_floats(section)
+    raw, layers_field = _nested_or_top(section, get, "target_layer_ids")
+    layer_ids: tuple[int, ...] | None = None
+    if raw is not None:
+        assert layers_field is not None
+        if not is_list(raw):
+            raise _refuse(layers_field, raw, "must be a list of layer ids")
+        parsed: list[int] = []
+        for index, item in enumerate(raw):
+            try:
+                parsed.append(int(item))  # type: ignore[call-overload]
+            except Exception:
+                raise _refuse(
+                    layers_field, raw, f"has item {index} that int() cannot read"
+                ) from None
+        if not parsed:
+            raise _refuse(layers_field, raw, "must not be empty")
+        layer_ids = tuple(parsed)
+    mask_token, mask_field = _nested_or_top(section, get, "mask_token")
+    if mask_token is None:
+        mask_token, mask_field = DEFAULT_MASK_TOKEN, None
+    if not isinstance(mask_token, str) or not mask_token:
+        raise _refuse(
+            mask_field or "dflash_config.mask_token", mask_token, "must be a non-empty string"
+        )
+    raw, id_field = _nested_or_top(section, get, "mask_token_id")
+    mask_token_id: int | None = None
+    if raw is not None:
+        assert id_field is not None
+        if not isinstance(raw, int) or isinstance(raw, bool):  # numbers.Integral, not bool
+            raise _refuse(id_field, raw, "must be an integer (not a bool, string or float)")
+        if raw < 0:
+            raise _refuse(id_field, raw, "must be non-negative")
+        mask_token_id = int(raw)
+    _dflash_mimo_extras(section)
+    projector, _ = _nested_or_top(section, get, "projector_type")
+    if projector == "domino":
+        _domino(section, get, block_size)
+    return DFlashDraft(
+        num_hidden_layers=num_hidden_layers,
+        num_target_layers=num_target_layers,
+        num_target_layers_field=num_target_field,
+        block_size=block_size,
+        selector_rank=pairs["selector_rank"],
+        target_layer_ids=layer_ids,
+        target_layer_ids_field=layers_field,
+        mask_token=mask_token,
+        mask_token_field=mask_field,
+        mask_token_id=mask_token_id,
+        mask_token_id_field=id_field,
+    )
+
+
+def _dflash_floats(section: dict[object, object]) -> None:
+    """``output_multiplier`` (``float()``, positive) and ``final_logit_softcapping``
+    (``float(value or 0.0)``) of ``parse_dflash_draft_config``."""
+    for key, default in (("output_multiplier", 1.0), ("final_logit_softcapping", None)):
+        value = section.get(key, default)
+        field = f"dflash_config.{key}"
+        try:
+            number = float(value or 0.0)  # type: ignore[arg-type]
+        except Exception:
+            raise _refuse(field, value, "is not a number float() can read") from None
+        if key == "output_multiplier" and number <= 0:
+            raise _refuse(field, value, "must be positive")
+
+
+def _dflash_mimo_extras(section: dict[object, object]) -> None:
+    """``attention_sink_bias`` (a bool) and ``attention_value_scale`` (int, float or
+    null, not a bool) of ``parse_dflash_draft_config``."""
+    sink = section.get("attention_sink_bias", False)
+    if not isinstance(sink, bool):
+        raise _refuse("dflash_config.attention_sink_bias", sink, "must be a bool")
+    scale = section.get("attention_value_scale")
+    if scale is not None and (isinstance(scale, bool) or not isinstance(scale, (int, float))):
+        raise _refuse(
+            "dflash_config.attention_value_scale", scale, "must be a number or null (not a bool)"
+        )
+
+
+def _domino(section: dict[object, object], get: FieldGetter, block_size: int | None) -> None:
+    """The Domino checks of ``parse_dflash_draft_config`` (``projector_type`` ``domino``)."""
+    shift_label, shift_field = _nested_or_top(section, get, "shift_label")
+    raw, field = _nested_or_top(section, get, "pure_draft_prefix_len")
+    prefix = optional_int(
+        raw, field or "dflash_config.pure_draft_prefix_len", minimum=0, reader=_DFLASH_PARSE
+    )
+    raw, field = _nested_or_top(section, get, "gru_hidden_dim")
+    gru = optional_int(
+        raw, field or "dflash_config.gru_hidden_dim", minimum=1, reader=_DFLASH_PARSE
+    )
+    nested = optional_int(
+        section.get("emb_dim"), "dflash_config.emb_dim", minimum=1, reader=_DFLASH_PARSE
+    )
+    top = optional_int(get("emb_dim", None), "emb_dim", minimum=1, reader=_DFLASH_PARSE)
+    if nested is not None and top is not None and nested != top:
+        raise _refuse("dflash_config.emb_dim", nested, f"differs from the top-level emb_dim {top}")
+    if not isinstance(shift_label, bool):
+        raise _refuse(
+            shift_field or "dflash_config.shift_label", shift_label, "must be a bool for Domino"
+        )
+    if prefix != 1:
+        raise _refuse("dflash_config.pure_draft_prefix_len", prefix, "must be 1 for Domino")
+    if gru is None:
+        raise _refuse("dflash_config.gru_hidden_dim", None, "is required for Domino")
+    if nested is None and top is None:
+        raise _refuse("dflash_config.emb_dim", None, "is required for Domino")
+    if block_size is not None and block_size <= 1:
+        raise _refuse("block_size", block_size, "must be above 1 for Domino")
+
+
+# --- the DSpark parse (srt/speculative/dspark_components/dspark_config.py) ---------------------
+
+MARKOV_HEAD_TYPES: Final = ("vanilla", "gated", "rnn")
+"""``SUPPORTED_DSPARK_MARKOV_HEAD_TYPES``."""
+
+DSPARK_TOKEN_ORDER: Final = (
+    "dspark_noise_token_id",
+    "dspark_config.mask_token_id",
+    "dflash_config.mask_token_id",
+    "text_config.mask_token_id",
+    "mask_token_id",
+)
+"""Where ``parse_dspark_draft_config`` looks for the token id, in its order (a null
+``dspark_noise_token_id`` is skipped; any other key present stops the search, even null;
+``dspark_config`` is merged over ``dflash_config``)."""
+
+
+@dataclass(frozen=True)
+class DSparkDraft:
+    """What ``parse_dspark_draft_config`` returns (``DSparkDraftConfig``), with fields."""
+
+    base: DFlashDraft
+    mask_token_id: int | None
+    mask_token_id_field: str | None
+    """The field the id came from (the DFlash parse's when the search reached it)."""
+    markov_rank: int
+    markov_rank_field: str | None
+    markov_head_type: str | None
+    markov_head_type_field: str | None
+    target_layer_ids: tuple[int, ...] | None
+    target_layer_ids_field: str | None
+    uses_prefixed: bool
+
+
+def _dspark_chain(
+    get: FieldGetter, merged: dict[object, object], key: str, default: object
+) -> tuple[object, str | None]:
+    """``dspark_cfg.get(key, _cfg_get(text_config, key, _cfg_get(config, key, default)))``,
+    and the field the value came from."""
+    if key in merged:
+        section = (
+            "dspark_config" if key in dflash_section(get, "dspark_config") else "dflash_config"
+        )
+        return merged[key], f"{section}.{key}"
+    text = get("text_config", None)
+    if text is not None:
+        value = text.get(key, MISSING) if isinstance(text, dict) else getattr(text, key, MISSING)
+        if value is not MISSING:
+            return value, f"text_config.{key}"
+    value = get(key, MISSING)
+    if value is not MISSING:
+        return value, key
+    return default, None
+
+
+def parse_dspark_draft_config(get: FieldGetter) -> DSparkDraft:  # noqa: PLR0912
+    """``parse_dspark_draft_config``: the DFlash parse first (its checks apply), then
+    DSpark's own fields, ``dspark_``-prefixed top-level keys first, each through
+    ``int()`` without a type check.
+
+    Raises:
+        SglangRefuses: where SGLang raises, naming the field.
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    base = parse_dflash_draft_config(get)
+    merged = {**dflash_section(get), **dflash_section(get, "dspark_config")}
+    prefixed = {
+        key: get(key, None)
+        for key in (
+            "dspark_block_size",
+            "dspark_markov_rank",
+            "dspark_markov_head_type",
+            "dspark_noise_token_id",
+            "dspark_target_layer_ids",
+        )
+    }
+    uses_prefixed = any(
+        prefixed[key] is not None
+        for key in (
+            "dspark_block_size",
+            "dspark_markov_rank",
+            "dspark_noise_token_id",
+            "dspark_target_layer_ids",
+        )
+    )
+    rank_field: str | None = "dspark_markov_rank"
+    raw: object = prefixed["dspark_markov_rank"]
+    if raw is None:
+        raw, rank_field = _dspark_chain(get, merged, "markov_rank", 0)
+    rank = optional_int(raw, rank_field or "markov_rank", minimum=None, reader=_DSPARK_PARSE)
+    rank = 0 if rank is None else rank
+    if rank < 0:
+        raise _refuse(rank_field or "markov_rank", raw, "must be >= 0", _DSPARK_PARSE)
+    head_field: str | None = "dspark_markov_head_type"
+    head: object = prefixed["dspark_markov_head_type"]
+    if head is None:
+        head, head_field = _dspark_chain(get, merged, "markov_head_type", None)
+    if rank > 0 and head is None and not uses_prefixed:
+        raise SglangRefuses(
+            f"The DSpark draft sets markov_rank = {rank} but no `markov_head_type` (one of "
+            f"{', '.join(MARKOV_HEAD_TYPES)}): {_DSPARK_PARSE} raises ValueError at start-up.",
+            field="markov_head_type",
+        )
+    head_type = None
+    if head is not None:
+        head_type = str(head).lower()
+        if head_type not in MARKOV_HEAD_TYPES:
+            raise _refuse(
+                head_field or "markov_head_type",
+                head,
+                f"must be one of {', '.join(MARKOV_HEAD_TYPES)}",
+                _DSPARK_PARSE,
+            )
+    id_field: str | None = "dspark_noise_token_id"
+    raw = prefixed["dspark_noise_token_id"]
+    if raw is None:
+        raw, id_field = _dspark_chain(get, merged, "mask_token_id", MISSING)
+        if raw is MISSING:
+            raw, id_field = base.mask_token_id, base.mask_token_id_field
+    token_id = optional_int(raw, id_field or "mask_token_id", minimum=None, reader=_DSPARK_PARSE)
+    if token_id is not None and token_id < 0:
+        raise _refuse(id_field or "mask_token_id", raw, "must be non-negative", _DSPARK_PARSE)
+    optional_int(
+        prefixed["dspark_block_size"], "dspark_block_size", minimum=None, reader=_DSPARK_PARSE
+    )
+    layers = prefixed["dspark_target_layer_ids"]
+    layer_ids, layers_field = base.target_layer_ids, base.target_layer_ids_field
+    if layers is not None:
+        if not is_list(layers) or not layers:
+            raise _refuse(
+                "dspark_target_layer_ids", layers, "must be a non-empty list of ints", _DSPARK_PARSE
+            )
+        parsed = []
+        for index, item in enumerate(layers):
+            try:
+                parsed.append(int(item))  # type: ignore[call-overload]
+            except Exception:
+                raise _refuse(
+                    "dspark_target_layer_ids",
+                    layers,
+                    f"has item {index} that int() cannot read",
+                    _DSPARK_PARSE,
+                ) from None
+        layer_ids, layers_field = tuple(parsed), "dspark_target_layer_ids"
+    return DSparkDraft(
+        base=base,
+        mask_token_id=token_id,
+        mask_token_id_field=id_field,
+        markov_rank=rank,
+        markov_rank_field=rank_field,
+        markov_head_type=head_type,
+        markov_head_type_field=head_field,
+        target_layer_ids=layer_ids,
+        target_layer_ids_field=layers_field,
+        uses_prefixed=uses_prefixed,
+    )
+
+
+# --- what the draft is, to SGLang ---------------------------------------------------------------
+
+
+def dspark_vocab_bound(padded_vocab_size: object, vocab_size: int | None) -> int | None:
+    """The bound of DSpark's token id: the target's ``text_config.padded_vocab_size``, else
+    its ``vocab_size`` (``srt/speculative/dspark_worker_v2.py: DSparkWorkerV2.__init__``,
+    checked in ``dspark_config.py: resolve_runtime_config``)."""
+    if (
+        isinstance(padded_vocab_size, int)
+        and not isinstance(padded_vocab_size, bool)
+        and (padded_vocab_size > 0)
+    ):
+        return padded_vocab_size
+    return vocab_size
+
+
+def sglang_algorithm(subject: Subject) -> Algorithm | None:
+    """The ``--speculative-algorithm`` the verdict assumes: the one of the draft's SGLang
+    class (:func:`~drafting_config.engines.sglang.names.algorithm_of`), else the method the
+    draft's file names (:attr:`~drafting_config.draft.file.DraftFile.named_method`) when SGLang
+    has it (DFlash, DSpark); ``None`` otherwise.
+
+    Raises:
+        ParallelDraftingConfigError: ``architectures`` cannot be read at all.
+    """
+    algorithm = algorithm_of(subject.get)
+    if algorithm is not None:
+        return algorithm
+    method = subject.draft.named_method
+    if method == "dflash":
+        return Algorithm.DFLASH
+    if method == "dspark":
+        return Algorithm.DSPARK
+    return None
+
+
+@dataclass(frozen=True)
+class SglangDraft:
+    """The draft as SGLang parses it for its algorithm."""
+
+    algorithm: Algorithm
+    dflash: DFlashDraft
+    dspark: DSparkDraft | None = None
+
+
+def sglang_draft(subject: Subject) -> SglangDraft | None:
+    """SGLang's parse of a DFLASH or DSPARK draft (``None`` for EAGLE3 or no algorithm).
+
+    Raises:
+        SglangRefuses: where SGLang's parse raises.
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    algorithm = sglang_algorithm(subject)
+    if algorithm is None or algorithm is Algorithm.EAGLE3 or _unsupported(subject):
+        return None
+    if algorithm is Algorithm.DSPARK:
+        dspark = parse_dspark_draft_config(subject.get)
+        return SglangDraft(algorithm, dspark.base, dspark)
+    return SglangDraft(algorithm, parse_dflash_draft_config(subject.get))
+
+
+def _unsupported(subject: Subject) -> str | None:
+    """What SGLang lacks for this draft (a method or the speculators format), or ``None``."""
+    draft = subject.draft
+    if draft.format == "speculators":
+        return "speculators format"
+    listed = subject.get("architectures", None)
+    if isinstance(listed, list) and PEAGLE_CLASSES & {
+        name for name in listed if isinstance(name, str)
+    }:  # SGLang registers none of P-EAGLE's classes
+        return NOT_IN_SGLANG["peagle"]
+    winner = draft.winner
+    method = None if winner is None else winner.source.algorithm
+    if method in NOT_IN_SGLANG and draft_class(subject.get) not in _FAMILY_CLASSES:
+        return NOT_IN_SGLANG[method]
+    if winner is not None and winner.source is TokenIdSource.PTD_TOKEN_ID:
+        return NOT_IN_SGLANG["ptd"]
+    return None
+
+
+_FAMILY_CLASSES: Final = frozenset(
+    name for name, algorithm in DRAFT_CLASSES.items() if algorithm is not Algorithm.EAGLE3
+)
+
+
+# --- methods, formats, classes ---------------------------------------------------------------
+
+
+def check_sglang_method(subject: Subject, found: Findings) -> None:
+    """Methods and formats SGLang 0.5.23 lacks are errors naming what it offers, and so is
+    a ``model_type`` SGLang's config loader cannot parse, and ``architectures`` that name no
+    SGLang draft class.
+
+    * No PARD, no parallel drafting for EAGLE-3 (``ptd_token_id``), no P-EAGLE:
+      ``srt/speculative/spec_info.py: SpeculativeAlgorithm`` has none of them.
+    * No speculators format: nothing in SGLang reads ``speculators_model_type``.
+    * The draft's class is ``architectures[0]`` (``srt/models/registry.py:
+      ModelRegistry.resolve_model_cls``); without a DFlash, DSpark or EAGLE-3 draft class
+      SGLang loads another class (``TransformersForCausalLM`` for an unregistered name),
+      which has no draft interface: an error even when a DFlash or DSpark field picks the
+      algorithm, since the worker reads that interface as it starts
+      (:data:`_WORKER_NEEDS`).
+    * A ``model_type`` SGLang's config loader does not know
+      (:func:`~drafting_config.engines.sglang.config_load`): ``HfModelConfigParser.parse``
+      (``srt/utils/hf_transformers/config.py``) calls ``AutoConfig.from_pretrained``,
+      which raises ``ValueError`` for it: an error, or a warning when
+      ``auto_map.AutoConfig`` names remote code (served with --trust-remote-code).
+
+    Raises:
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    lacking = _unsupported(subject)
+    if lacking is not None:
+        found.error(
+            ParallelDraftingConfigError(
+                f"SGLang {VERSION} has no {lacking}, so it cannot serve this draft. {OFFERS}."
+            )
+        )
+        return
+    _config_load_findings(subject, found)  # the config is loaded before the class is chosen
+    algorithm = sglang_algorithm(subject)
+    if algorithm is None:
+        listed = subject.get("architectures", None)
+        found.error(
+            ParallelDraftingConfigError(
+                f"SGLang {VERSION} has no draft class among `architectures` = "
+                f"{describe_value(listed)}, and the draft names no DFlash or DSpark field: "
+                "SGLang cannot serve it as a parallel drafter (its registry, "
+                f"srt/models/registry.py, loads architectures[0]). {OFFERS}.",
+                field="architectures",
+            )
+        )
+        return
+    if draft_class(subject.get) is None and algorithm in _WORKER_NEEDS:
+        listed = subject.get("architectures", None)
+        worker, attribute, fix = _WORKER_NEEDS[algorithm]
+        found.error(
+            ParallelDraftingConfigError(
+                f"SGLang {VERSION} has no draft class among `architectures` = "
+                f"{describe_value(listed)}: it loads another class (srt/models/registry.py: "
+                "resolve_model_cls, falling back to TransformersForCausalLM through "
+                "srt/model_loader/utils.py: resolve_transformers_arch), which has no "
+                f"`{attribute}`, and {worker}.__init__ reads it from the draft model "
+                f"(AttributeError). Fix: set `architectures` to [{fix!r}] when the "
+                f"checkpoint's weights are that class's (SGLang's draft classes: "
+                f"{', '.join(sorted(DRAFT_CLASSES))}). The verdict assumes "
+                f"--speculative-algorithm {algorithm.value}.",
+                field="architectures",
+            )
+        )
+
+
+_WORKER_NEEDS: Final[dict[Algorithm, tuple[str, str, str]]] = {
+    # srt/speculative/dflash_worker_v2.py: DFlashWorkerV2.__init__
+    # (`self.selector = self.draft_model.candidate_selector`)
+    Algorithm.DFLASH: (
+        "srt/speculative/dflash_worker_v2.py: DFlashWorkerV2",
+        "candidate_selector",
+        "DFlashDraftModel",
+    ),
+    # srt/speculative/dspark_components/dspark_worker_v2.py: DSparkWorkerV2.__init__
+    # (`bool(self.draft_model.sample_from_anchor)`)
+    Algorithm.DSPARK: (
+        "srt/speculative/dspark_components/dspark_worker_v2.py: DSparkWorkerV2",
+        "sample_from_anchor",
+        "DSparkDraftModel",
+    ),
+}
+"""What each algorithm's worker reads from the draft model as it starts, which no class but
+SGLang's draft classes has: the step where a draft of another class fails. Only DFLASH and
+DSPARK: without an SGLang class, the algorithm comes from the draft's DFlash or DSpark field
+(:func:`sglang_algorithm`)."""
+
+
+def _config_load_findings(subject: Subject, found: Findings) -> None:
+    """See :func:`check_sglang_method`: the draft's ``model_type`` as SGLang's config
+    loader reads it."""
+    load = config_load(subject.get)
+    if load is None or load is ConfigLoad.PARSED:
+        return
+    model_type = subject.get("model_type", None)
+    types = model_types()
+    where = (
+        "HfModelConfigParser.parse, srt/utils/hf_transformers/config.py, through "
+        "transformers' AutoConfig.from_pretrained"
+    )
+    known = (
+        f"known neither to SGLang {VERSION}'s _CONFIG_REGISTRY "
+        "(srt/utils/hf_transformers/common.py) and the other config classes it registers, "
+        f"nor to transformers {types.transformers} (the version SGLang {VERSION} requires)"
+    )
+    if load is ConfigLoad.UNKNOWN:
+        found.error(
+            ParallelDraftingConfigError(
+                f"`model_type` = {model_type!r} is {known}, and `auto_map` names no "
+                f"AutoConfig: SGLang fails loading the draft's config with ValueError "
+                f"({where}). Fix: set `model_type` to the type of the draft's layers, such "
+                'as "qwen3", as published checkpoints do.',
+                field="model_type",
+            )
+        )
+    else:
+        found.warn(
+            ParallelDraftingConfigWarning(
+                f"`model_type` = {model_type!r} is {known}: SGLang parses the draft's "
+                "config only through `auto_map.AutoConfig`'s remote code, with "
+                f"--trust-remote-code ({where})."
+            )
+        )
+
+
+# --- the config parses -------------------------------------------------------------------------
+
+
+def check_sglang_config(subject: Subject, found: Findings) -> None:
+    """What SGLang's parses refuse, and DSpark's and DFlash2's model classes require.
+
+    * ``parse_dflash_draft_config`` / ``parse_dspark_draft_config`` raise
+      (``srt/speculative/dflash_utils.py``, ``dspark_components/dspark_config.py``):
+      errors, naming the field.
+    * DSPARK: ``markov_rank`` must be above 0 (``_resolve_dflash_aux_hidden_state`` in
+      ``spec_aux_hidden_state.py``), the id is required ("DSpark requires mask_token_id",
+      ``resolve_runtime_config``), and the Markov head is built from the top-level
+      ``markov_rank`` and ``markov_head_type`` only (``srt/models/dspark.py:
+      build_markov_head``: a rank only nested raises; a head type only nested builds a
+      vanilla head, a warning when it is not ``vanilla``).
+    * DFlash2 classes require ``dflash_config.selector_rank``
+      (``srt/models/dflash.py: DFlash2DraftModel.__init__``).
+    * ``hidden_size`` and ``num_hidden_layers`` are read unconditionally by the draft
+      class (``DFlashDraftModel.__init__``): missing, an ``AttributeError``.
+
+    Raises:
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    try:
+        parsed = sglang_draft(subject)
+    except SglangRefuses as error:
+        found.error(error)
+        return
+    if parsed is None:
+        return
+    get = subject.get
+    for field in ("hidden_size", "num_hidden_layers"):
+        if get(field, None) is None and read_path(get, f"text_config.{field}") is None:
+            found.error(
+                ParallelDraftingConfigError(
+                    f"The draft sets no `{field}`: SGLang's draft class reads it "
+                    "unconditionally (srt/models/dflash.py: DFlashDraftModel.__init__) and "
+                    "fails at start-up.",
+                    field=field,
+                )
+            )
+    name = draft_class(get)
+    if name in DFLASH2_CLASSES and not parsed.dflash.selector_rank:
+        found.error(
+            ParallelDraftingConfigError(
+                f"A {name} draft needs `dflash_config.selector_rank` (and selector_top_k): "
+                "SGLang's DFlash2DraftModel.__init__ (srt/models/dflash.py) raises without it.",
+                field="dflash_config.selector_rank",
+            )
+        )
+    if parsed.dspark is not None:
+        _dspark_findings(subject, parsed.dspark, found)
+
+
+def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> None:
+    get = subject.get
+    if dspark.markov_rank <= 0:
+        found.error(
+            ParallelDraftingConfigError(
+                f"A DSpark draft needs markov_rank > 0 (got {dspark.markov_rank}): SGLang's "
+                "_resolve_dflash_aux_hidden_state (spec_aux_hidden_state.py) raises "
+                "ValueError at start-up.",
+                field=dspark.markov_rank_field or "markov_rank",
+            )
+        )
+    elif draft_class(get) != "DeepseekV4ForCausalLMDSpark":
+        top = get("markov_rank", None)
+        top_rank = _python_int(top)
+        if top is None:
+            found.error(
+                ParallelDraftingConfigError(
+                    f"`{dspark.markov_rank_field}` = {dspark.markov_rank}, but SGLang's "
+                    "DSpark model builds its Markov head from the top-level `markov_rank` "
+                    "only (srt/models/dspark.py: build_markov_head) and raises ValueError "
+                    "without it. Set `markov_rank` at the top level too.",
+                    field="markov_rank",
+                )
+            )
+        elif top_rank is None or top_rank <= 0:
+            found.error(
+                ParallelDraftingConfigError(
+                    f"`markov_rank` = {describe_value(top)}: SGLang's DSpark model builds its "
+                    "Markov head from int(markov_rank) (srt/models/dspark.py: "
+                    "build_markov_head), which must be above 0; it raises otherwise. Set "
+                    "`markov_rank` to a positive integer.",
+                    field="markov_rank",
+                )
+            )
+        head_field = dspark.markov_head_type_field
+        if (
+            dspark.markov_head_type not in (None, "vanilla")
+            and head_field is not None
+            and head_field != "markov_head_type"
+            and get("markov_head_type", None) is None
+        ):
+            found.warn(
+                ParallelDraftingConfigWarning(
+                    f"`{head_field}` = {dspark.markov_head_type!r}, but SGLang's DSpark model "
+                    "reads the top-level `markov_head_type` only (build_markov_head in "
+                    "srt/models/dspark.py, default 'vanilla'): it builds a vanilla head "
+                    "and the checkpoint's head weights will not fit. Set `markov_head_type` "
+                    "at the top level too."
+                )
+            )
+    if dspark.mask_token_id is None:
+        found.error(
+            ParallelDraftingConfigError(
+                "A DSpark draft must name its token id (dspark_noise_token_id, "
+                "dspark_config/dflash_config.mask_token_id or mask_token_id): SGLang's "
+                "resolve_runtime_config (dspark_config.py) raises 'DSpark requires "
+                "mask_token_id to be set in the draft model config.'",
+                field="mask_token_id",
+            )
+        )
+        return
+    target = subject.target
+    bound = (
+        None if target is None else dspark_vocab_bound(target.padded_vocab_size, target.vocab_size)
+    )
+    if bound is not None and dspark.mask_token_id >= bound:
+        field = dspark.mask_token_id_field or "mask_token_id"
+        found.error(
+            ParallelDraftingConfigError(
+                f"`{field}` = {dspark.mask_token_id} is outside the target's vocabulary "
+                f"({bound}): SGLang's resolve_runtime_config (dspark_config.py) raises "
+                "ValueError at start-up.",
+                field=field,
+            )
+        )
+
+
+def _python_int(value: object) -> int | None:
+    """``int(value)`` as SGLang calls it on a config value (a string, a float or a bool is
+    converted, ``"256"`` and ``256.5`` give 256), or ``None`` where ``int()`` raises or the
+    value is no JSON scalar."""
+    if not isinstance(value, (str, int, float)):
+        return None
+    try:
+        return int(value)
+    except (ValueError, OverflowError):  # "abc", NaN, inf
+        return None

@@ -1,0 +1,124 @@
+"""What SGLang 0.5.23 calls a draft, each name spelled once: its release, its
+``--speculative-algorithm`` values, its draft classes and the algorithm each serves
+(:data:`DRAFT_CLASSES`, :func:`draft_class`, :func:`algorithm_of`), and the methods and
+formats it lacks.  Every function here and in the package's other modules reads a draft's
+config through a :data:`~drafting_config.values.fields.FieldGetter` as SGLang reads the
+``PretrainedConfig`` transformers builds from ``config.json`` (a nested section is a
+``dict``; a missing ``text_config`` is the config itself), and raises
+:class:`SglangRefuses` where SGLang raises, naming the field.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+from drafting_config.values.errors import (
+    ParallelDraftingConfigError,
+)
+from drafting_config.values.fields import FieldGetter, is_list
+
+VERSIONS: Final = ("0.5.23",)
+"""The SGLang releases this package reads, oldest first: one tables file each
+(``sglang-VERSION.json``, :mod:`.tables`)."""
+
+VERSION: Final = VERSIONS[-1]
+"""The newest of them, the one a verdict speaks for."""
+
+ENGINE: Final = f"sglang {VERSION}"
+"""How a verdict names the engine it speaks for."""
+
+
+class SglangRefuses(ParallelDraftingConfigError):
+    """SGLang raises on the draft at the step the message names (a config field, the
+    tokenizer, the target class)."""
+
+
+class Algorithm(str, enum.Enum):
+    """The values of ``--speculative-algorithm`` a draft of this package can be served with
+    (``srt/speculative/spec_info.py: SpeculativeAlgorithm``)."""
+
+    DFLASH = "DFLASH"
+    DSPARK = "DSPARK"
+    EAGLE3 = "EAGLE3"
+
+
+# --- the draft's model class ----------------------------------------------------------------
+
+DRAFT_CLASSES: Final[Mapping[str, Algorithm]] = MappingProxyType(
+    {
+        # srt/models/dflash.py: EntryClass
+        "DFlashDraftModel": Algorithm.DFLASH,
+        "DFlashLagunaForCausalLM": Algorithm.DFLASH,
+        "MuseGlimmerAssistantModel": Algorithm.DFLASH,
+        "DFlash2DraftModel": Algorithm.DFLASH,
+        "DFlash2BeamDraftModel": Algorithm.DFLASH,
+        "MiniMaxDFlash2DraftModel": Algorithm.DFLASH,
+        "LiLiCorrDraftModel": Algorithm.DFLASH,  # srt/models/lilicorr.py
+        # srt/models/dspark.py: EntryClass (DSparkDraftMixin), and its subclasses
+        "Qwen3DSparkModel": Algorithm.DSPARK,
+        "LingDSparkModel": Algorithm.DSPARK,
+        "DSparkDraftModel": Algorithm.DSPARK,
+        "Lfm2DSparkDraftModel": Algorithm.DSPARK,  # srt/models/lfm2_dspark.py
+        "DSparkMiniMaxDraftModel": Algorithm.DSPARK,  # srt/models/dspark_minimax.py
+        "DeepseekV4ForCausalLMDSpark": Algorithm.DSPARK,  # srt/models/deepseek_v4_dspark.py
+        # srt/models/llama_eagle3.py, srt/models/kimi_k25_eagle3.py
+        "LlamaForCausalLMEagle3": Algorithm.EAGLE3,
+        "Eagle3DeepseekV2ForCausalLM": Algorithm.EAGLE3,
+    }
+)
+"""SGLang's draft model classes of the DFlash family and of EAGLE-3 (each registered
+under its class name, ``srt/models/registry.py: import_model_classes``), with the
+algorithm each serves: a DSpark class subclasses ``DSparkDraftMixin``, a DFlash class
+``DFlashDraftModel``."""
+
+DFLASH2_CLASSES: Final = frozenset(
+    {"DFlash2DraftModel", "DFlash2BeamDraftModel", "MiniMaxDFlash2DraftModel"}
+)
+"""Candidate-head classes: ``DFlash2DraftModel.__init__`` requires
+``dflash_config.selector_rank``."""
+
+MUSE_LAYER_OUTPUT_DRAFTS: Final = frozenset({"DFlash2DraftModel", "MuseGlimmerAssistantModel"})
+"""Drafts whose ids SGLang adds 1 to on a ``muse_glimmer`` target
+(``spec_aux_hidden_state.py: _MUSE_LAYER_OUTPUT_DRAFT_ARCHITECTURES``)."""
+
+
+def draft_class(get: FieldGetter) -> str | None:
+    """The SGLang draft class that loads the draft: the first of its ``architectures``
+    that is one (``srt/models/registry.py: ModelRegistry.resolve_model_cls`` takes
+    ``architectures[0]`` when registered); ``None`` when none is.
+
+    Raises:
+        ParallelDraftingConfigError: ``architectures`` cannot be read at all.
+    """
+    listed = get("architectures", None)
+    names = [listed] if isinstance(listed, str) else listed if is_list(listed) else []
+    for name in names:
+        if isinstance(name, str) and name in DRAFT_CLASSES:
+            return name
+    return None
+
+
+def algorithm_of(get: FieldGetter) -> Algorithm | None:
+    """The ``--speculative-algorithm`` the draft's SGLang class serves (see
+    :func:`draft_class`), or ``None`` when SGLang has no class for it."""
+    name = draft_class(get)
+    return None if name is None else DRAFT_CLASSES[name]
+
+
+NOT_IN_SGLANG: Final = {
+    "pard": "PARD (a complete draft LM filling masked slots)",
+    "ptd": "parallel token drafting for EAGLE-3",
+    "peagle": "P-EAGLE",
+}
+"""Methods SGLang 0.5.23 has no algorithm for (``srt/speculative/spec_info.py:
+SpeculativeAlgorithm``: DFLASH, UNO, DSPARK, EAGLE, EAGLE3, FROZEN_KV_MTP, STANDALONE,
+NGRAM), and nothing in it reads ``pard_token`` or ``ptd_token_id``."""
+
+OFFERS: Final = (
+    "SGLang offers DFLASH, DSPARK and sequential EAGLE3 (--speculative-algorithm) for "
+    "drafts of its classes DFlashDraftModel, DSparkDraftModel/Qwen3DSparkModel and "
+    "LlamaForCausalLMEagle3"
+)

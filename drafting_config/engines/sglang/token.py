@@ -1,0 +1,254 @@
+"""The token id SGLang 0.5.23 feeds the masked slots: ``DFlashWorkerV2._resolve_mask_token_id``
+(the configured id, else the served tokenizer's ``<|MASK|>``, added when missing), its
+rules, and ``mask_embedding.pt`` as SGLang's DFlash worker reads it.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from drafting_config.draft.fields import names_token_id, placeholder_warning
+from drafting_config.engines.sglang.config import sglang_algorithm, sglang_draft
+from drafting_config.engines.sglang.names import Algorithm, SglangRefuses
+from drafting_config.files.tokenizer_files import TokenizerFiles
+from drafting_config.rules.subject import Subject
+from drafting_config.values.errors import (
+    ParallelDraftingConfigError,
+    TokenizerTokenIdWarning,
+)
+from drafting_config.values.fields import MISSING
+from drafting_config.values.findings import Findings
+from drafting_config.values.integers import exact_int
+from drafting_config.values.paths import display_path
+
+# --- the token id (srt/speculative/dflash_worker_v2.py) -----------------------------------------
+
+
+class MaskSource(str, enum.Enum):
+    """Where SGLang's DFlash worker takes the token id from."""
+
+    CONFIG = "config"
+    """The draft's configured id."""
+    TOKENIZER_MASK = "tokenizer mask_token"
+    """The served tokenizer's ``mask_token``, when it is the draft's mask string."""
+    TOKENIZER_VOCAB = "tokenizer vocabulary"
+    """The id of the mask string in the served tokenizer's vocabulary."""
+    ADDED = "added to the tokenizer"
+    """Not in the tokenizer: SGLang adds the mask string as a special token, at
+    ``len(tokenizer)``."""
+
+
+@dataclass(frozen=True)
+class MaskTokenId:
+    """The id ``DFlashWorkerV2._resolve_mask_token_id`` settles on, and how."""
+
+    token_id: int
+    source: MaskSource
+
+
+def resolve_mask_token_id(
+    mask_token: str,
+    mask_token_id: int | None,
+    *,
+    vocab_size: int | None,
+    tokenizer: TokenizerFiles | None,
+) -> MaskTokenId | None:
+    """``DFlashWorkerV2._resolve_mask_token_id``: the configured id, below the target's
+    ``vocab_size`` and not contradicted by the mask string's id in the served tokenizer;
+    without one, the tokenizer's ``mask_token`` when it is the mask string, else the
+    string's id in its vocabulary, else the id SGLang gives it by adding it
+    (``len(tokenizer)``).  ``None`` when the answer needs a tokenizer that was not read
+    (``tokenizer=None``), or a tokenizer whose length is unknown.
+
+    Raises:
+        SglangRefuses: the id is at or past ``vocab_size``, or the tokenizer holds the
+            mask string at another id.
+    """
+    if mask_token_id is not None:
+        _below_vocab(mask_token_id, vocab_size, mask_token)
+        found = None if tokenizer is None else tokenizer.id_of(mask_token)
+        if found is not None and found != mask_token_id:
+            raise SglangRefuses(
+                f"The draft's mask token id is {mask_token_id}, but the served tokenizer "
+                f"holds its mask token {mask_token!r} at id {found}: SGLang refuses to start "
+                "(DFLASH config mismatch, DFlashWorkerV2._resolve_mask_token_id in "
+                "srt/speculative/dflash_worker_v2.py).",
+                field="dflash_config.mask_token",
+            )
+        return MaskTokenId(mask_token_id, MaskSource.CONFIG)
+    if tokenizer is None:
+        return None
+    mask = tokenizer.special_tokens.get("mask")
+    resolved: MaskTokenId | None = None
+    if mask is not None and mask.text == mask_token and mask.id is not None:
+        resolved = MaskTokenId(mask.id, MaskSource.TOKENIZER_MASK)
+    if resolved is None:
+        found = tokenizer.id_of(mask_token)
+        if found is not None:
+            resolved = MaskTokenId(found, MaskSource.TOKENIZER_VOCAB)
+    if resolved is None:
+        if tokenizer.length is None:
+            return None
+        resolved = MaskTokenId(tokenizer.length, MaskSource.ADDED)
+    _below_vocab(resolved.token_id, vocab_size, mask_token)
+    return resolved
+
+
+def _below_vocab(token_id: int, vocab_size: int | None, mask_token: str) -> None:
+    if vocab_size is not None and token_id >= vocab_size:
+        raise SglangRefuses(
+            f"SGLang's DFlash mask token id is {token_id} ({mask_token!r}), outside the "
+            f"target's vocabulary of {vocab_size}: SGLang does not resize the target's "
+            "embeddings and refuses to start (DFlashWorkerV2._resolve_mask_token_id in "
+            "srt/speculative/dflash_worker_v2.py).",
+            field="dflash_config.mask_token_id",
+        )
+
+
+# --- the token id ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SglangToken:
+    """The token id SGLang feeds the masked slots, and where it comes from."""
+
+    token_id: int | None
+    source: str | None
+    """The draft's field, or ``"tokenizer"``."""
+    added: bool = False
+    """SGLang adds the mask token to the served tokenizer."""
+    text: str | None = None
+    """The mask token's text (DFlash)."""
+
+
+def sglang_token(subject: Subject) -> SglangToken:
+    """The id SGLang settles on for the draft, with the served tokenizer
+    ``subject.tokenizer`` when read: DSpark's parsed id, DFlash's configured id or the
+    tokenizer's (:func:`resolve_mask_token_id`).
+
+    Raises:
+        SglangRefuses: SGLang refuses the id (its vocabulary bound, the tokenizer).
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    parsed = sglang_draft(subject)
+    if parsed is None:
+        return SglangToken(None, None)
+    if parsed.dspark is not None:
+        return SglangToken(parsed.dspark.mask_token_id, parsed.dspark.mask_token_id_field)
+    draft = parsed.dflash
+    target = subject.target
+    resolved: MaskTokenId | None = resolve_mask_token_id(
+        draft.mask_token,
+        draft.mask_token_id,
+        vocab_size=None if target is None else target.vocab_size,
+        tokenizer=subject.tokenizer,
+    )
+    if resolved is None:
+        return SglangToken(None, None, text=draft.mask_token)
+    if resolved.source is MaskSource.CONFIG:
+        return SglangToken(resolved.token_id, draft.mask_token_id_field, text=draft.mask_token)
+    added = resolved.source is MaskSource.ADDED
+    return SglangToken(resolved.token_id, "tokenizer", added=added, text=draft.mask_token)
+
+
+def check_sglang_token(subject: Subject, found: Findings) -> None:
+    """SGLang's token-id rules for a DFlash draft (``DFlashWorkerV2._resolve_mask_token_id``
+    in ``srt/speculative/dflash_worker_v2.py``), with the served tokenizer when read:
+
+    * the id (configured or the tokenizer's) must be below the target's ``vocab_size``;
+    * the served tokenizer must not hold the mask string at another id;
+    * no configured id: the tokenizer's ``<|MASK|>``; when SGLang adds it (a warning,
+      with its text: it changes the served tokenizer); when no tokenizer was read, a
+      warning that the served tokenizer picks the id at start-up (SGLang fails only with
+      ``--skip-tokenizer-init``);
+    * the id equal to a special-token field of the draft's config: a warning.
+
+    Raises:
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    try:
+        token = sglang_token(subject)
+    except SglangRefuses as error:
+        found.error(error)
+        return
+    if token.text is None:  # DSpark (checked with the parse) or no DFlash-family draft
+        return
+    if token.token_id is None:
+        found.warn(
+            TokenizerTokenIdWarning(
+                f"The draft names no mask token id: SGLang takes {token.text!r} from the "
+                "served tokenizer (the target's, or --tokenizer) at start-up, adding it when "
+                "missing (DFlashWorkerV2._resolve_mask_token_id), and fails only with "
+                "--skip-tokenizer-init. No tokenizer was read here, so the id is unknown."
+            )
+        )
+        return
+    if token.added:
+        found.warn(
+            TokenizerTokenIdWarning(
+                f"The draft names no mask token id and the served tokenizer has no "
+                f"{token.text!r}: SGLang adds it as a special token at id {token.token_id} "
+                "(DFlashWorkerV2._resolve_mask_token_id), which changes the served "
+                "tokenizer. Name the id in `dflash_config.mask_token_id` to make it explicit."
+            )
+        )
+    if token.source == "tokenizer":
+        found.note(f"SGLang takes token id {token.token_id} ({token.text!r}) from the tokenizer")
+
+
+def check_sglang_placeholders(subject: Subject, found: Findings) -> None:
+    """A warning for each special-token field of the draft's config equal to SGLang's id
+    (the resolver's placeholder warnings, for the id SGLang uses)."""
+    token_id, source = subject.token_id, subject.token_field
+    if token_id is None or source is None:
+        return
+    for field in ("pad_token_id", "bos_token_id", "eos_token_id"):
+        value = subject.get(field, None)
+        if value is not None and names_token_id(value, token_id):
+            found.warn(placeholder_warning(source, token_id, field, value))
+
+
+# --- mask_embedding.pt (srt/speculative/dflash_worker_v2.py) ------------------------------------
+
+
+def check_sglang_mask_embedding(subject: Subject, found: Findings) -> None:
+    """The ``mask_embedding.pt`` beside a local DFlash draft, as SGLang reads it
+    (``DFlashWorkerV2._maybe_merge_trained_mask_embedding``): ``torch.load(...,
+    weights_only=True)``, then ``saved["embedding"]`` and ``int(saved["mask_token_id"])``,
+    which must equal the id SGLang resolved.  A bare tensor, a dict without either key, a
+    different id, or a file torch refuses: SGLang fails at start-up.
+    """
+    read = subject.mask_embedding
+    if read is None or sglang_algorithm(subject) is not Algorithm.DFLASH:
+        return
+    shown = display_path(read.path)  # a path from the disk: printed escaped
+    if read.unavailable is not None:
+        found.note(f"{shown} not checked for SGLang: {read.unavailable}")
+        return
+    if read.problem is not None:
+        found.error(read.problem)
+        return
+    contents = read.contents
+    assert contents is not None
+    why = None
+    if not contents.is_dict:
+        why = "holds a bare tensor, but SGLang reads saved['embedding'] from a dict"
+    elif contents.embedding is None:
+        why = "is a dict without 'embedding'"
+    elif contents.stored_token_id is MISSING:
+        why = "is a dict without 'mask_token_id', which SGLang reads with int()"
+    else:
+        stored = exact_int(contents.stored_token_id)
+        token_id = subject.token_id
+        if stored is not None and token_id is not None and stored != token_id:
+            why = f"was trained for mask_token_id {stored}, but SGLang's id is {token_id}"
+    if why is not None:
+        found.error(
+            ParallelDraftingConfigError(
+                f"{shown} {why}: SGLang's DFlash worker fails at start-up "
+                "(DFlashWorkerV2._maybe_merge_trained_mask_embedding in "
+                "srt/speculative/dflash_worker_v2.py). SGLang expects "
+                "{'embedding': tensor, 'mask_token_id': id}."
+            )
+        )

@@ -1,0 +1,872 @@
+"""vLLM 0.33.0's load path, from ``config.json`` to the first forward pass: how it parses the
+draft's config, resolves its architectures in the registry, rewrites them, constructs the
+model class and derives the served context; the engine's functions first, then the rules
+that judge a draft by them.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final
+
+from drafting_config.draft.architectures import (
+    DSPARK_DRAFT,
+    GEMMA4_DSPARK,
+    MUSE_SPARK_DSPARK,
+    QWEN3_DSPARK,
+    QWEN3_OMNI_DSPARK,
+)
+from drafting_config.draft.fields import FieldStatus
+from drafting_config.draft.target import TargetFacts
+from drafting_config.engines.vllm.names import (
+    DFLASH2_DRAFT,
+    DFLASH_MODEL_ARCHITECTURES,
+    LILICORR_DRAFT,
+    VERSION,
+)
+from drafting_config.engines.vllm.resolution import VllmSubject
+from drafting_config.engines.vllm.runners import is_set
+from drafting_config.engines.vllm.tables import vllm_tables
+from drafting_config.values.errors import (
+    ParallelDraftingConfigError,
+    ParallelDraftingConfigWarning,
+    describe_value,
+)
+from drafting_config.values.fields import FieldGetter, is_kind, is_list, read_path
+from drafting_config.values.findings import Findings
+from drafting_config.values.integers import exact_int
+
+# --- the load path: parsing, the registry, the rewrites, construction -------------------------
+
+VLLM_METHOD: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "dflash": "dflash",
+        "dspark": "dspark",
+        "eagle3": "eagle3",
+        "ptd": "eagle3",
+        "peagle": "eagle3",
+        "pard": "draft_model",
+    }
+)
+"""vLLM's ``method`` for each drafting method the resolver names (its ``algorithm``): PTD and
+P-EAGLE are ``eagle3`` with ``parallel_drafting``, PARD is ``draft_model`` with it
+(``vllm/config/speculative.py``, ``SpeculativeConfig``)."""
+
+MODEL_TYPE_FROM_ARCHITECTURE: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "LongcatFlashForCausalLM": "longcat_flash",
+        "LongcatFlashNgramForCausalLM": "longcat_flash",
+    }
+)
+"""``_ARCHITECTURE_TO_MODEL_TYPE`` (``vllm/transformers_utils/config.py``): the model type
+``HFConfigParser.parse`` gives a config without one, by its first architecture."""
+
+
+class Parse(str, enum.Enum):
+    """How ``HFConfigParser.parse`` (``vllm/transformers_utils/config.py``) fares with a
+    draft's ``model_type``."""
+
+    KNOWN = "known"
+    """vLLM's ``_CONFIG_REGISTRY`` or every transformers version vLLM accepts knows it."""
+    SOME_VERSIONS = "some versions"
+    """Only the later transformers versions of the range know it."""
+    REMOTE_CODE = "remote code"
+    """Unknown, but ``auto_map.AutoConfig`` names a config class: it loads only with
+    ``--trust-remote-code`` (vLLM passes the target's ``trust_remote_code`` to the draft)."""
+    UNKNOWN = "unknown"
+    """Unknown, and no ``auto_map.AutoConfig``: transformers' ``AutoConfig.from_pretrained``
+    raises ``ValueError`` ("does not recognize this architecture", or "Should have a
+    `model_type` key")."""
+
+
+def parse_model_type(model_type: str | None, has_auto_config: bool) -> Parse:
+    """How vLLM parses a draft's config with this ``model_type`` (``None``: none in the file
+    nor derived from the architecture): ``_CONFIG_REGISTRY`` first, else transformers'
+    ``CONFIG_MAPPING`` (through ``AutoConfig.from_pretrained``), else remote code."""
+    tables = vllm_tables()
+    if model_type is not None and model_type in tables.config_registry:
+        return Parse.KNOWN
+    first = None if model_type is None else tables.model_types.get(model_type)
+    if first == tables.transformers_versions[0]:
+        return Parse.KNOWN
+    if first is not None:
+        return Parse.SOME_VERSIONS
+    return Parse.REMOTE_CODE if has_auto_config else Parse.UNKNOWN
+
+
+class Resolved(str, enum.Enum):
+    """How vLLM's registry resolves one architecture name
+    (``_ModelRegistry.inspect_model_cls`` in ``vllm/model_executor/models/registry.py``)."""
+
+    REGISTERED = "registered"
+    """A name of one of the registry's tables."""
+    TRANSFORMERS = "transformers"
+    """Not registered, but a model class transformers exports: the Transformers-backend
+    fallback (``_try_resolve_transformers``) serves it if the class passes its
+    compatibility test."""
+    REMOTE_CODE = "remote code"
+    """Not registered, not a transformers class, but ``auto_map`` names an ``AutoModel``
+    class: the fallback loads it only with ``--trust-remote-code``."""
+    UNSUPPORTED = "unsupported"
+    """None of these: ``_raise_for_unsupported`` raises ``ValueError``."""
+
+
+def resolve_architecture(name: str, has_auto_model: bool) -> Resolved:
+    """How vLLM's registry resolves ``name`` (stock vLLM, no plugins)."""
+    tables = vllm_tables()
+    if tables.registered(name) is not None:
+        return Resolved.REGISTERED
+    if name in tables.model_classes:
+        return Resolved.TRANSFORMERS
+    return Resolved.REMOTE_CODE if has_auto_model else Resolved.UNSUPPORTED
+
+
+def eagle_config_architecture(method: str, name: str) -> str:
+    """The name ``EAGLEConfig.__init__`` (``vllm/transformers_utils/configs/eagle.py``) gives
+    an architecture of a draft served as ``eagle``, ``eagle3`` or ``dflash``: the prefix of
+    the method, unless the name already has it."""
+    if method == "eagle":
+        return name if name.startswith("Eagle") else f"Eagle{name}"
+    if method == "eagle3":
+        return name if name.startswith("Eagle3") or name.endswith("Eagle3") else f"Eagle3{name}"
+    keep = name.startswith("DFlash") or name.endswith("DFlash") or name == LILICORR_DRAFT
+    return name if keep else f"DFlash{name}"
+
+
+EAGLE_CONFIG_METHODS: Final = frozenset({"eagle", "eagle3", "dflash"})
+"""The methods whose drafts vLLM wraps in ``EAGLEConfig`` (``SpeculativeConfig.__post_init__``)
+unless the config is already an ``EAGLEConfig`` or a speculators config."""
+
+K3_DSPARK: Final = "K3DSparkModel"
+DSPARK_ARCHITECTURES: Final = frozenset(
+    {QWEN3_DSPARK, QWEN3_OMNI_DSPARK, MUSE_SPARK_DSPARK, GEMMA4_DSPARK, K3_DSPARK}
+)
+"""The DSpark architectures vLLM keeps under method ``dspark``; any other list is re-typed
+as DeepSeek-V4's bundled DSpark draft (``SpeculativeConfig.__post_init__``)."""
+
+
+def dspark_architectures(names: tuple[str, ...], model_type: object) -> tuple[str, ...] | None:
+    """The ``architectures`` vLLM serves a ``dspark`` draft with
+    (``SpeculativeConfig.__post_init__`` in ``vllm/config/speculative.py``):
+    ``DSparkDraftModel`` of ``model_type`` ``qwen3`` becomes ``Qwen3DSparkModel``; a list
+    with a DSpark architecture is kept; ``None`` for any other list, which vLLM replaces
+    with DeepSeek-V4's bundled DSpark draft (re-typed ``deepseek_v4``, the target's
+    quantization)."""
+    if DSPARK_DRAFT in names and model_type == "qwen3":
+        return (QWEN3_DSPARK,)
+    if DSPARK_ARCHITECTURES & set(names):
+        return names
+    return None
+
+
+@dataclass(frozen=True)
+class ConstructionRead:
+    """A config attribute a model class's constructor reads unguarded, which the config
+    classes vLLM builds it from (their ``model_type``'s) do not default."""
+
+    architectures: frozenset[str]
+    """The architectures (after vLLM's rewrites) whose class reads it."""
+    field: str
+    """The attribute (``section.key`` for a key read out of a section)."""
+    follows: str
+    """The vLLM 0.33.0 file and function that read it."""
+    failure: str
+    """What vLLM raises without it."""
+
+
+_DFLASH2 = frozenset({DFLASH2_DRAFT})
+CONSTRUCTION_READS: Final[tuple[ConstructionRead, ...]] = (
+    *(
+        ConstructionRead(
+            frozenset({QWEN3_DSPARK, QWEN3_OMNI_DSPARK}),
+            "markov_rank",
+            "vllm/model_executor/models/qwen3_dspark.py: Qwen3DSparkModel.__init__ "
+            "(config.markov_rank; Qwen3Config has no such field)",
+            "AttributeError",
+        ),
+        ConstructionRead(
+            frozenset({GEMMA4_DSPARK}),
+            "markov_rank",
+            "vllm/model_executor/models/gemma4_dspark.py: Gemma4DSparkModel.__init__",
+            "AttributeError",
+        ),
+        ConstructionRead(
+            frozenset({K3_DSPARK}),
+            "markov_rank",
+            "vllm/models/kimi_k3/nvidia/dspark_mla.py: K3DSparkModel.__init__ "
+            "(K3DSparkConfig, a DeepseekV3Config, has no such field)",
+            "AttributeError",
+        ),
+        ConstructionRead(
+            frozenset({K3_DSPARK}),
+            "target_hidden_size",
+            "vllm/models/kimi_k3/nvidia/dspark_mla.py: K3DSparkModel.__init__ (context_proj)",
+            "AttributeError",
+        ),
+    ),
+    *(
+        ConstructionRead(
+            frozenset({MUSE_SPARK_DSPARK}),
+            field,
+            "vllm/models/muse_spark/common/dspark.py: MuseSparkDSparkModel.__init__ "
+            "(MuseSparkDSparkConfig has no default for it)",
+            "AttributeError",
+        )
+        for field in (
+            "target_layer_ids",
+            "mask_token_id",
+            "target_hidden_size",
+            "markov_rank",
+            "enable_confidence_head",
+        )
+    ),
+    *(
+        ConstructionRead(
+            _DFLASH2,
+            f"dflash_config.{key}",
+            f"vllm/model_executor/models/qwen3_dflash2.py: {where}",
+            "KeyError",
+        )
+        for key, where in (
+            ("conv_kernel_size", "DFlash2Qwen3DecoderLayer.__init__"),
+            ("conv_group_size", "DFlash2Qwen3DecoderLayer.__init__"),
+            ("selector_rank", "DFlash2Qwen3Model.__init__"),
+            ("selector_top_k", "DFlash2Qwen3Model.__init__"),
+        )
+    ),
+)
+"""The construction table: per model class, the attributes its constructor reads that no
+config class it is built from provides (vLLM 0.33.0 with transformers 5.16.1 to 5.20.2).  A
+``dspark`` draft is built from its own config class (``Qwen3Config`` for ``qwen3``), not
+wrapped in ``EAGLEConfig``; nothing in vLLM copies ``dflash_config.markov_rank`` to the top
+level (only a speculators file's top-level ``markov_rank`` is copied,
+``speculators/algos.py``, ``update_dspark``)."""
+
+
+SAMPLE_FROM_ANCHOR: Final = "dflash_config.sample_from_anchor"
+"""The field the newer runner's DFlash speculator refuses when truthy
+(``DFlashSpeculator.__init__`` in ``vllm/v1/worker/gpu/spec_decode/dflash/speculator.py``;
+DSpark's speculator calls it first)."""
+
+
+def needs_hidden_states(method: str | None, get: FieldGetter) -> bool:
+    """Whether the target must be tapped (``requires_aux_hidden_states`` in
+    ``vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py``): DFlash and DSpark always; an
+    EAGLE-3 draft unless ``eagle_config.use_aux_hidden_state`` is false."""
+    if method in ("dflash", "dspark"):
+        return True
+    if method != "eagle3":
+        return False
+    eagle_config = get("eagle_config", None)
+    if not is_kind(eagle_config, dict):
+        return True
+    flag = read_path(get, "eagle_config.use_aux_hidden_state", True, only_dicts=True)
+    try:
+        return bool(flag)
+    except Exception:
+        return True
+
+
+def target_class(architectures: tuple[str, ...]) -> str | None:
+    """The target architecture vLLM's registry resolves first (``inspect_model_cls`` takes the
+    first registered name), or ``None`` when none is registered."""
+    tables = vllm_tables()
+    for name in architectures:
+        if tables.registered(name) is not None:
+            return name
+    return None
+
+
+# --- the served context: max_model_len --------------------------------------------------------
+
+CACHE_ONLY_ROPE_TYPES: Final = frozenset({"default", "linear", "llama3", "ntk", "proportional"})
+"""``_CACHE_ONLY_ROPE_TYPES`` (``vllm/config/speculative.py``): RoPE types whose rotary cache
+vLLM may stretch to the target's length, so that the draft shares the target's positions."""
+
+UNSCALED_ROPE_TYPES: Final = frozenset(
+    {"su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling"}
+)
+"""RoPE types whose ``factor`` does not multiply the derived length
+(``_get_and_verify_max_len`` in ``vllm/config/model.py``)."""
+
+LENGTH_KEYS: Final = (
+    "max_position_embeddings",
+    "n_positions",
+    "max_seq_len",
+    "seq_length",
+    "model_max_length",
+    "max_target_positions",
+    "max_sequence_length",
+    "max_seq_length",
+    "seq_len",
+)
+"""The keys vLLM derives a model's length from, the smallest set one winning unless
+``model_max_length`` is set (``derive_max_model_len_and_key`` in
+``vllm/transformers_utils/model_arch_config_convertor.py``)."""
+
+
+def rope_parameters(get: FieldGetter) -> list[dict[str, object]]:
+    """The RoPE parameter dicts vLLM iterates (``iter_rope_parameters`` in
+    ``vllm/transformers_utils/config.py``), after transformers' and vLLM's normalisation: a
+    truthy legacy ``rope_scaling`` wins over ``rope_parameters``
+    (``convert_rope_params_to_dict``), a legacy ``type`` is the ``rope_type``, ``default``
+    when unset; a dict of dicts (one per layer type) gives each."""
+    legacy = get("rope_scaling", None)
+    params = legacy if isinstance(legacy, dict) and legacy else get("rope_parameters", None)
+    if not isinstance(params, dict) or not params:
+        return []
+    values = list(params.values())
+    entries: list[dict[str, object]] = (
+        [value for value in values if value]
+        if all(isinstance(value, dict) for value in values)
+        else [params]
+    )
+    return [
+        {**entry, "rope_type": entry.get("rope_type", entry.get("type", "default"))}
+        for entry in entries
+    ]
+
+
+def rope_only_sizes_cache(get: FieldGetter) -> bool:
+    """``_rope_only_sizes_cache`` (``vllm/config/speculative.py``): every RoPE type of the
+    config is cache-only (true with no RoPE parameters at all)."""
+    return all(_rope_type_in(entry, CACHE_ONLY_ROPE_TYPES) for entry in rope_parameters(get))
+
+
+def _rope_type_in(entry: Mapping[str, object], types: AbstractSet[str]) -> bool:
+    """Whether an entry's ``rope_type`` is one of ``types`` (a type that is no string, which
+    no transformers class accepts, is none of them)."""
+    rope_type = entry["rope_type"]
+    return isinstance(rope_type, str) and rope_type in types
+
+
+def derived_max_model_len(get: FieldGetter) -> int | None:
+    """The ``max_model_len`` vLLM derives from a config (``_get_and_verify_max_len`` in
+    ``vllm/config/model.py``): the smallest of :data:`LENGTH_KEYS` (``model_max_length``
+    overriding), times the RoPE ``factor`` for types not in :data:`UNSCALED_ROPE_TYPES`;
+    ``None`` when no key holds a positive int."""
+    lengths = {key: exact_int(get(key, None)) for key in LENGTH_KEYS}
+    found = [n for n in lengths.values() if n is not None and n > 0]
+    if not found:
+        return None
+    derived: float = min(found)
+    override = lengths["model_max_length"]
+    if override is not None and override > 0:
+        derived = override
+    for entry in rope_parameters(get):
+        factor = entry.get("factor")
+        if _rope_type_in(entry, UNSCALED_ROPE_TYPES) or isinstance(factor, bool):
+            continue
+        if isinstance(factor, (int, float)) and factor > 0:
+            derived *= factor
+    # A factor of inf (or one that overflows) leaves no length to compare: vLLM's own int()
+    # would raise on it, and the rule that compares lengths says nothing.
+    return int(derived) if math.isfinite(derived) else None
+
+
+def target_max_model_len(target: TargetFacts) -> int | None:
+    """The ``max_model_len`` vLLM derives for the target: from its top level, else
+    ``text_config``, else ``thinker_config.text_config`` (:func:`derived_max_model_len`)."""
+    for reader in target.readers:
+        length = derived_max_model_len(reader)
+        if length is not None:
+            return length
+    return None
+
+
+def strings(value: object) -> list[str]:
+    if not is_list(value):
+        return []
+    return [item for item in value if isinstance(item, str)]
+
+
+# --- the load path: from config.json to the first forward pass ----------------------------------
+
+_VLLM = f"vLLM {VERSION}"
+_SERVED_RANGE = "transformers 5.16.1 to 5.20.2, the versions vLLM 0.33.0 accepts"
+
+
+def _auto_map_keys(get: FieldGetter) -> list[str]:
+    auto_map = get("auto_map", None)
+    if not isinstance(auto_map, dict):
+        return []
+    return [key for key in auto_map if isinstance(key, str)]
+
+
+def _architecture_names(get: FieldGetter) -> tuple[str, ...]:
+    return tuple(strings(get("architectures", None)))
+
+
+def _vllm_method(subject: VllmSubject) -> str | None:
+    algorithm = subject.resolution.algorithm
+    return None if algorithm is None else VLLM_METHOD.get(algorithm, algorithm)
+
+
+def check_config_parses(subject: VllmSubject, found: Findings) -> None:
+    """The draft's ``config.json`` must parse: ``HFConfigParser.parse`` in
+    ``vllm/transformers_utils/config.py`` looks the ``model_type`` up in vLLM's
+    ``_CONFIG_REGISTRY``, else hands it to transformers' ``AutoConfig.from_pretrained``,
+    which raises ``ValueError`` for a type no transformers version of the range knows unless
+    ``auto_map.AutoConfig`` names remote code (loaded only with ``--trust-remote-code``).
+    A file with neither ``model_type`` nor ``speculators_config`` fails the same way
+    ("Should have a `model_type` key"), unless its first architecture is one vLLM derives a
+    type from (``_ARCHITECTURE_TO_MODEL_TYPE``): an error when the config lists
+    ``architectures`` (a whole config); a fragment with neither (how callers pass a draft's
+    token and layer fields alone) is not judged for its load path.  A type only later
+    versions of the range know is a warning naming them.  Speculators files are parsed by vLLM's own
+    ``SpeculatorsConfig`` and are not judged here.
+    """
+    if subject.resolution.speculators is not None:
+        return
+    get = subject.get
+    model_type = get("model_type", None)
+    names = _architecture_names(get)
+    if model_type is None and names:
+        model_type = MODEL_TYPE_FROM_ARCHITECTURE.get(names[0])
+    if model_type is not None and not isinstance(model_type, str):
+        found.error(
+            ParallelDraftingConfigError(
+                f"`model_type` = {describe_value(model_type)} is not a string: vLLM cannot "
+                "parse the draft's config (vllm/transformers_utils/config.py, "
+                "HFConfigParser.parse). Fix: set `model_type` to the type of the draft's "
+                'layers, such as "qwen3".',
+                field="model_type",
+            )
+        )
+        return
+    parsed = parse_model_type(model_type, "AutoConfig" in _auto_map_keys(get))
+    where = (
+        "vllm/transformers_utils/config.py, HFConfigParser.parse, through transformers' "
+        "AutoConfig.from_pretrained"
+    )
+    shown = "no `model_type`" if model_type is None else f"`model_type` {model_type!r}"
+    if parsed is Parse.UNKNOWN and model_type is None and not names:
+        return  # a fragment (token and layer fields alone): the load path is not judged
+    if parsed is Parse.UNKNOWN:
+        cause = (
+            "and is no speculators file (no `speculators_config`)"
+            if model_type is None
+            else f"known neither to vLLM's _CONFIG_REGISTRY nor to {_SERVED_RANGE}"
+        )
+        found.error(
+            ParallelDraftingConfigError(
+                f"The draft's config has {shown}, {cause}, and `auto_map` names no "
+                f"AutoConfig: {_VLLM} fails parsing it with ValueError ({where}). Fix: set "
+                '`model_type` to the type of the draft\'s layers, such as "qwen3".',
+                field="model_type",
+            )
+        )
+    elif parsed is Parse.REMOTE_CODE:
+        found.warn(
+            ParallelDraftingConfigWarning(
+                f"The draft's config has {shown}, known neither to vLLM nor to "
+                f"{_SERVED_RANGE}: {_VLLM} parses it only through `auto_map.AutoConfig`'s "
+                "remote code, with --trust-remote-code (the draft gets the target's "
+                f"trust_remote_code; {where})."
+            )
+        )
+    elif parsed is Parse.SOME_VERSIONS:
+        assert model_type is not None
+        first = vllm_tables().model_types[model_type]
+        found.warn(
+            ParallelDraftingConfigWarning(
+                f"`model_type` {model_type!r} is known to transformers {first} and later "
+                f"only: {_VLLM} accepts transformers {vllm_tables().transformers_range}, and "
+                f"with an older version it fails parsing the draft's config ({where})."
+            )
+        )
+
+
+_REGISTRY = "vllm/model_executor/models/registry.py"
+
+
+def _unresolved_names(names: tuple[str, ...], has_auto_model: bool) -> Resolved:
+    """How the registry fares with a list: the first registered name wins
+    (``_ModelRegistry.inspect_model_cls``), else the Transformers-backend fallback on the
+    first name."""
+    outcomes = [resolve_architecture(name, has_auto_model) for name in names]
+    if Resolved.REGISTERED in outcomes:
+        return Resolved.REGISTERED
+    return outcomes[0] if outcomes else Resolved.UNSUPPORTED
+
+
+def _refusal(names: tuple[str, ...], when: str, function: str, fix: str) -> str:
+    tables = vllm_tables()
+    extra = ""
+    for name in names:
+        if name in tables.previously_supported:
+            extra = f" ({name} was served until vLLM {tables.previously_supported[name]})"
+        elif name in tables.out_of_tree:
+            extra = f" ({name} is served by a plugin now: {tables.out_of_tree[name]})"
+    return (
+        f"{when} {list(names)!r}: no name is in {_VLLM}'s model registry ({_REGISTRY}), none "
+        f"is a model class of transformers, and `auto_map` names no AutoModel{extra}. vLLM "
+        f'raises ValueError "Model architectures {list(names)!r} are not supported for '
+        f'now" ({_REGISTRY}, _ModelRegistry._raise_for_unsupported, from {function}). '
+        f"Fix: {fix}"
+    )
+
+
+def _registry_warning(names: tuple[str, ...], outcome: Resolved, when: str) -> str:
+    if outcome is Resolved.REMOTE_CODE:
+        how = (
+            "`auto_map`'s AutoModel remote code, loaded only with --trust-remote-code, and "
+            "served as vLLM's generic TransformersForCausalLM, which is no drafter class"
+        )
+    else:
+        how = (
+            "vLLM's Transformers backend, if the transformers class passes its compatibility "
+            "test, as a generic TransformersForCausalLM"
+        )
+    return (
+        f"{when} {list(names)!r}: no name is in {_VLLM}'s model registry ({_REGISTRY}); it "
+        f"resolves only through {how} (_ModelRegistry._try_resolve_transformers)."
+    )
+
+
+def check_architectures_listed(subject: VllmSubject, found: Findings) -> None:
+    """``architectures`` given as a string, not a list: vLLM reads it item by item
+    (``ModelConfig.__post_init__`` in ``vllm/config/model.py`` checks each against the
+    registry; ``EAGLEConfig.__init__`` renames each), so it looks up the string's characters
+    and fails.  (:func:`check_architecture_registered` reads lists only.)"""
+    raw = subject.get("architectures", None)
+    if subject.resolution.speculators is None and isinstance(raw, str):
+        found.error(
+            ParallelDraftingConfigError(
+                f"`architectures` = {describe_value(raw)} is a string, not a list: {_VLLM} "
+                "reads it item by item (ModelConfig.__post_init__, vllm/config/model.py), "
+                "looks up the string's characters in its registry and fails. Fix: "
+                f'`"architectures": ["{raw[:60]}"]`.',
+                field="architectures",
+            )
+        )
+
+
+def check_architecture_registered(subject: VllmSubject, found: Findings) -> None:
+    """The draft's ``architectures`` must resolve in vLLM's registry, twice: as given, in
+    ``ModelConfig.__post_init__`` (``vllm/config/model.py``), and after vLLM renames them for
+    the method it serves (``SpeculativeConfig.__post_init__`` and ``update_arch_`` in
+    ``vllm/config/speculative.py``): ``EAGLEConfig.__init__``
+    (``vllm/transformers_utils/configs/eagle.py``) prefixes ``DFlash``/``Eagle3`` for
+    ``dflash``/``eagle3``, and the DSpark rewrite turns ``DSparkDraftModel`` of a ``qwen3``
+    draft into ``Qwen3DSparkModel``.  Every table of ``registry.py`` counts, and the
+    Transformers-backend fallback (``_try_resolve_transformers``) for a class transformers
+    exports or an ``auto_map.AutoModel`` class (a warning: it needs the class to pass
+    vLLM's compatibility test, or --trust-remote-code).  An error only when nothing
+    resolves the name.  Stock vLLM: plugins may register more names.
+    """
+    if subject.resolution.speculators is not None:
+        return  # vLLM writes the architecture itself (speculators/algos.py)
+    get = subject.get
+    names = _architecture_names(get)
+    if not names:
+        return  # vLLM fills them from transformers' MODEL_MAPPING_NAMES, or fails later
+    has_auto_model = any(key.startswith("AutoModel") for key in _auto_map_keys(get))
+    outcome = _unresolved_names(names, has_auto_model)
+    given = "The draft's `architectures` ="
+    if outcome is Resolved.UNSUPPORTED:
+        found.error(
+            ParallelDraftingConfigError(
+                _refusal(
+                    names,
+                    given,
+                    "ModelConfig.__post_init__, vllm/config/model.py",
+                    "name an architecture vLLM registers for the draft's method (such as "
+                    "DFlashDraftModel or DSparkDraftModel).",
+                ),
+                field="architectures",
+            )
+        )
+        return
+    if outcome is not Resolved.REGISTERED:
+        found.warn(ParallelDraftingConfigWarning(_registry_warning(names, outcome, given)))
+        return
+    method = _vllm_method(subject)
+    renamed: tuple[str, ...] | None = None
+    if method in EAGLE_CONFIG_METHODS and get("model_type", None) != "eagle":
+        renamed = tuple(eagle_config_architecture(method, name) for name in names)
+        how = f"vllm/transformers_utils/configs/eagle.py, EAGLEConfig.__init__, for {method}"
+    elif method == "dspark":
+        renamed = dspark_architectures(names, get("model_type", None))
+        how = "vllm/config/speculative.py, SpeculativeConfig.__post_init__, for dspark"
+        if renamed is None:
+            found.warn(
+                ParallelDraftingConfigWarning(
+                    f"Served as dspark, `architectures` = {list(names)!r} names no DSpark "
+                    f"architecture vLLM keeps ({', '.join(sorted(DSPARK_ARCHITECTURES))}, or "
+                    "DSparkDraftModel with model_type 'qwen3'): vLLM replaces it with "
+                    "DeepSeek-V4's bundled DSpark draft, re-typed deepseek_v4 "
+                    "(vllm/config/speculative.py, SpeculativeConfig.__post_init__)."
+                )
+            )
+            return
+    if renamed is None or renamed == names:
+        return
+    outcome = _unresolved_names(renamed, has_auto_model)
+    when = f"{_VLLM} renames `architectures` {list(names)!r} ({how}) to"
+    if outcome is Resolved.UNSUPPORTED:
+        found.error(
+            ParallelDraftingConfigError(
+                _refusal(
+                    renamed,
+                    when,
+                    "SpeculativeConfig.__post_init__ and update_arch_, vllm/config/speculative.py",
+                    f"name an architecture vLLM registers for {method} drafts"
+                    + (" (such as DFlashDraftModel)." if method == "dflash" else "."),
+                ),
+                field="architectures",
+            )
+        )
+    elif outcome is not Resolved.REGISTERED:
+        found.warn(ParallelDraftingConfigWarning(_registry_warning(renamed, outcome, when)))
+
+
+def serving_architectures(subject: VllmSubject) -> tuple[str, ...]:
+    """The draft's ``architectures`` as vLLM builds the draft: renamed for its method
+    (:func:`check_architecture_registered` says how)."""
+    get = subject.get
+    names = _architecture_names(get)
+    method = _vllm_method(subject)
+    if method in EAGLE_CONFIG_METHODS and get("model_type", None) != "eagle":
+        return tuple(eagle_config_architecture(method, name) for name in names)
+    if method == "dspark":
+        return dspark_architectures(names, get("model_type", None)) or ()
+    return names
+
+
+def check_construction(subject: VllmSubject, found: Findings) -> None:
+    """Every config attribute the constructor of the draft's class reads that neither the
+    file nor the config class of its ``model_type`` provides (:data:`CONSTRUCTION_READS`,
+    each row citing its file); first among them ``markov_rank``, which
+    ``Qwen3DSparkModel.__init__`` (``vllm/model_executor/models/qwen3_dspark.py``) reads at
+    the top level of a ``Qwen3Config``.  Also the sections ``DFlashQwen3Model.__init__``
+    (``qwen3_dflash.py``) reads with ``getattr(config, ..., {})``: present as ``null``,
+    they fail there.  Speculators files are left out (their config is vLLM's own).
+    """
+    if subject.resolution.speculators is not None:
+        return
+    get = subject.get
+    serving = set(serving_architectures(subject))
+    missing: dict[str, ConstructionRead] = {}
+    for row in CONSTRUCTION_READS:
+        if row.architectures & serving and read_path(get, row.field, only_dicts=True) is None:
+            missing.setdefault(row.field, row)
+    for field, row in missing.items():
+        nested = read_path(get, f"dflash_config.{field}", only_dicts=True)
+        where = (
+            f"; it is only in `dflash_config`, where vLLM does not read it (= {nested!r})"
+            if "." not in field and nested is not None
+            else ""
+        )
+        value = (
+            f' (e.g. `"{field}": {nested!r}` at the top level)'
+            if "." not in field and nested is not None
+            else ""
+        )
+        found.error(
+            ParallelDraftingConfigError(
+                f"`{field}` is not set{where}: {_VLLM} builds this draft as "
+                f"{' / '.join(sorted(row.architectures & serving))}, whose constructor reads "
+                f"it, and fails with {row.failure} ({row.follows}). Fix: set `{field}`"
+                f"{value}.",
+                field=field,
+            )
+        )
+    _check_markov_rank_type(get, serving, missing, found)
+    if serving & DFLASH_MODEL_ARCHITECTURES:
+        for section in ("eagle_config", "dflash_config"):
+            if get(section, MISSING_SECTION) is None:
+                found.error(
+                    ParallelDraftingConfigError(
+                        f"`{section}` is null: {_VLLM}'s DFlashQwen3Model.__init__ "
+                        "(vllm/model_executor/models/qwen3_dflash.py) reads it with "
+                        f"getattr(config, {section!r}, {{}}), gets None and fails "
+                        f"({'AttributeError' if section == 'eagle_config' else 'TypeError'}). "
+                        f"Fix: delete the `{section}` key, or make it an object.",
+                        field=section,
+                    )
+                )
+
+
+def _check_markov_rank_type(
+    get: FieldGetter, serving: set[str], missing: dict[str, ConstructionRead], found: Findings
+) -> None:
+    """A top-level ``markov_rank`` the DSpark constructors read must be a non-negative int:
+    ``Qwen3DSparkModel.__init__`` (``vllm/model_executor/models/qwen3_dspark.py``) passes it
+    as is to ``nn.Embedding(vocab_size, markov_rank)``, which refuses a string, a float or a
+    list (``TypeError``) and a negative size (``RuntimeError``).  A bool is left alone
+    (torch takes it as 0 or 1)."""
+    reads_it = any(
+        row.field == "markov_rank" and row.architectures & serving for row in CONSTRUCTION_READS
+    )
+    value = get("markov_rank", None)
+    if not reads_it or "markov_rank" in missing or value is None or isinstance(value, bool):
+        return
+    rank = exact_int(value)
+    if rank is None or rank < 0:
+        found.error(
+            ParallelDraftingConfigError(
+                f"`markov_rank` = {describe_value(value)}: {_VLLM}'s Qwen3DSparkModel.__init__ "
+                "(vllm/model_executor/models/qwen3_dspark.py) passes it to "
+                "nn.Embedding(vocab_size, markov_rank), which needs a non-negative integer "
+                "and fails. Fix: set `markov_rank` to the Markov head's rank, an integer such "
+                "as 256.",
+                field="markov_rank",
+            )
+        )
+
+
+MISSING_SECTION: Final = object()
+"""A default no config value is (a present ``null`` reads as ``None``)."""
+
+
+def check_sample_from_anchor(subject: VllmSubject, found: Findings) -> None:
+    """A truthy ``dflash_config.sample_from_anchor`` on a DFlash or DSpark draft (after the
+    speculators translation, which writes it for a speculators DFlash file) is refused by
+    the newer runner: ``DFlashSpeculator.__init__``
+    (``vllm/v1/worker/gpu/spec_decode/dflash/speculator.py``) raises ``ValueError``
+    ("sample_from_anchor=True is not supported for DFlash"), and DSpark's speculator calls
+    it first.  The newer runner is vLLM 0.33's default, and DSpark's only one; the older
+    runner's DFlash proposer ignores the field (a note says so).
+    """
+    method = _vllm_method(subject)
+    if method not in ("dflash", "dspark"):
+        return
+    value = read_path(subject.get, SAMPLE_FROM_ANCHOR, only_dicts=True)
+    if not is_set(value) or value is None:
+        return
+    name = subject.file_field(SAMPLE_FROM_ANCHOR)
+    found.error(
+        ParallelDraftingConfigError(
+            f"`{name}` = {describe_value(value)}: {_VLLM}'s newer model runner, its default"
+            f"{' and the only one serving DSpark' if method == 'dspark' else ''}, raises "
+            'ValueError "sample_from_anchor=True is not supported for DFlash" '
+            "(vllm/v1/worker/gpu/spec_decode/dflash/speculator.py, DFlashSpeculator.__init__"
+            f"{', which DSparkSpeculator.__init__ calls' if method == 'dspark' else ''}). "
+            f"Fix: delete `{name}` or set it to false.",
+            field=name,
+        )
+    )
+    if method == "dflash":
+        found.note(
+            f"`{name}`: vLLM 0.33.0's older model runner (VLLM_USE_V2_MODEL_RUNNER=0) "
+            "ignores it (vllm/v1/spec_decode/dflash.py, DFlashProposer)."
+        )
+
+
+def check_target_tapped(subject: VllmSubject, found: Findings) -> None:
+    """A drafter fed the target's hidden states (:func:`needs_hidden_states`) needs a target
+    class implementing ``SupportsEagle3``: ``set_eagle3_aux_hidden_state_layers``
+    (``vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py``; the older runner's
+    ``_setup_eagle3_aux_hidden_state_outputs``, ``vllm/v1/worker/gpu_model_runner.py``)
+    raises ``RuntimeError("Model does not support EAGLE3 interface")`` otherwise.  The
+    implementing classes are data derived from vLLM's registry and class bases.  A target
+    architecture vLLM does not register is served, if at all, by the Transformers backend,
+    which implements the interface: a warning.
+    """
+    target = subject.target
+    if target is None or not target.architectures:
+        return
+    if not needs_hidden_states(_vllm_method(subject), subject.get):
+        return
+    name = target_class(target.architectures)
+    if name is None:
+        found.warn(
+            ParallelDraftingConfigWarning(
+                f"The target's `architectures` {list(target.architectures)!r} are not in "
+                f"{_VLLM}'s model registry ({_REGISTRY}): vLLM serves it, if at all, through "
+                "its Transformers backend, which can be tapped for the drafter's hidden "
+                "states; that it serves this target is not checked."
+            )
+        )
+        return
+    if name in vllm_tables().supports_eagle3:
+        return
+    module, class_name = vllm_tables().registered(name) or ("", "")
+    found.error(
+        ParallelDraftingConfigError(
+            f"The target's architecture {name!r} (vLLM's {class_name} in {module}) does not "
+            f"implement SupportsEagle3, and this drafter takes the target's hidden states: "
+            f'{_VLLM} raises RuntimeError "Model does not support EAGLE3 interface" when it '
+            "loads the target (vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py, "
+            "set_eagle3_aux_hidden_state_layers). Fix: none in the draft; vLLM 0.33.0 cannot "
+            "serve this drafter with this target.",
+            field="target.architectures",
+        )
+    )
+
+
+def check_null_token_fields(subject: VllmSubject, found: Findings) -> None:
+    """A token-id field present as ``null`` above the field that wins (or with no winner):
+    vLLM 0.33 reads the ``null``.  The newer runner's ``get_parallel_drafting_token_id``
+    (``vllm/v1/worker/gpu/spec_decode/utils.py``) tests ``"mask_token_id" in
+    dflash_config`` and ``hasattr`` for the other fields, then calls ``int(None)``:
+    ``TypeError``; the older runner's ``_init_parallel_drafting_params``
+    (``vllm/v1/spec_decode/llm_base_proposer.py``) stores ``None`` as the token id.  Only
+    a top-level ``mask_token_id: null`` is skipped by both.  The library's own entry points
+    (``ParallelDraftingConfig``, the drop-ins) treat every ``null`` as unset, by design;
+    this rule is for ``check()`` verdicts only.
+    """
+    if subject.resolution.speculators is not None:
+        return
+    for verdict in subject.resolution.fields:
+        if verdict.status is FieldStatus.WINNER:
+            return
+        if verdict.status is not FieldStatus.NULL or verdict.source.value == "mask_token_id":
+            continue
+        name = subject.file_field(verdict.source.value)
+        found.error(
+            ParallelDraftingConfigError(
+                f"`{name}` is present and null: {_VLLM} reads it before any field below it. "
+                "The newer model runner raises TypeError (int(None), "
+                "vllm/v1/worker/gpu/spec_decode/utils.py, get_parallel_drafting_token_id); "
+                "the older one stores None as the token id "
+                "(vllm/v1/spec_decode/llm_base_proposer.py, _init_parallel_drafting_params). "
+                f"Fix: delete the `{name}` key (only a top-level `mask_token_id: null` is "
+                "skipped).",
+                field=name,
+            )
+        )
+        return
+
+
+def check_served_context(subject: VllmSubject, found: Findings) -> None:
+    """Given a target, whether vLLM 0.33 lowers the server's ``max_model_len`` to a DFlash or
+    DSpark draft's: its newer runner does (``_limit_max_model_len_to_draft`` in
+    ``vllm/config/vllm.py``) unless the draft shares the target's positions, i.e. every RoPE
+    type of the draft is cache-only (``draft_shares_target_positions`` and
+    ``_CACHE_ONLY_ROPE_TYPES`` in ``vllm/config/speculative.py``), in which case vLLM
+    stretches the draft's rotary cache instead.  Both lengths are derived as vLLM derives
+    them (:func:`derived_max_model_len`); the RoPE type comes
+    from ``rope_parameters`` or the legacy ``rope_scaling``.  A warning: the server runs,
+    with a shorter context than the target's.
+    """
+    target = subject.target
+    target_len = None if target is None else target_max_model_len(target)
+    if target is None or target_len is None:
+        return
+    if _vllm_method(subject) not in ("dflash", "dspark"):
+        return
+    get = subject.get
+    if rope_only_sizes_cache(get):
+        return
+    draft_len = derived_max_model_len(get)
+    if draft_len is None or draft_len >= target_len:
+        return
+    kinds = sorted({str(entry["rope_type"]) for entry in rope_parameters(get)})
+    found.warn(
+        ParallelDraftingConfigWarning(
+            f"vLLM 0.33's newer model runner lowers the server's max_model_len from the "
+            f"target's {target_len} to the draft's {draft_len}: the draft's RoPE "
+            f"type ({', '.join(kinds)}) cannot stretch its rotary cache to the target's "
+            "length (vllm/config/vllm.py, _limit_max_model_len_to_draft; "
+            "vllm/config/speculative.py, _CACHE_ONLY_ROPE_TYPES). Serve with "
+            f"--max-model-len {draft_len} or less, or give the draft a longer "
+            "max_position_embeddings if it was trained for one."
+        )
+    )

@@ -1,0 +1,70 @@
+"""Every name vLLM 0.33.0's code tests a draft for, spelled once: its release, the draft
+architectures and model types its code names.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from drafting_config.draft.architectures import DSPARK_DRAFT, QWEN3_DSPARK, QWEN3_OMNI_DSPARK
+
+VERSIONS: Final = ("0.33.0",)
+"""The vLLM releases this package reads, oldest first: one tables file each
+(``vllm-VERSION.json``, :mod:`.tables`)."""
+
+VERSION: Final = VERSIONS[-1]
+"""The newest of them, the one a verdict speaks for."""
+
+ENGINE: Final = f"vllm {VERSION}"
+"""How a verdict names the engine it speaks for."""
+
+
+# --- names ------------------------------------------------------------------------------------
+
+DFLASH_DRAFT: Final = "DFlashDraftModel"
+DFLASH2_DRAFT: Final = "DFlash2DraftModel"
+DFLASH2_BEAM_DRAFT: Final = "DFlash2BeamDraftModel"
+LILICORR_DRAFT: Final = "LiLiCorrDraftModel"
+MUSE_GLIMMER: Final = "MuseGlimmerAssistantModel"
+DFLASH_MUSE_GLIMMER: Final = "DFlashMuseGlimmerAssistantModel"
+
+QWEN3_OMNI_TARGETS: Final = frozenset(
+    {"Qwen3OmniMoeForConditionalGeneration", "Qwen3OmniMoeThinkerForConditionalGeneration"}
+)
+"""A target is Qwen3-Omni by these architectures or :data:`QWEN3_OMNI_MODEL_TYPE`
+(``_is_qwen3_omni_target`` in ``vllm/config/speculative.py``)."""
+QWEN3_OMNI_MODEL_TYPE: Final = "qwen3_omni_moe"
+DEEPSEEK_V41: Final = "deepseek_v41"
+"""A target ``model_type`` whose DSpark drafts give ``dspark_target_layer_ids`` as capture
+indices: vLLM gives the draft the target's ``model_type`` (``config/speculative.py``)."""
+K3_DSPARK_MODEL_TYPE: Final = "k3_dspark"
+"""The ``model_type`` of vLLM's K3 DSpark config, the one reader of ``num_target_layers``."""
+
+DFLASH_MODEL_ARCHITECTURES: Final = frozenset(
+    {
+        DFLASH_DRAFT,
+        DFLASH2_DRAFT,
+        MUSE_GLIMMER,
+        DFLASH_MUSE_GLIMMER,
+        QWEN3_DSPARK,
+        QWEN3_OMNI_DSPARK,
+    }
+)
+"""Architectures whose class builds a ``DFlashQwen3Model`` (``qwen3_dflash.py``), whose
+``__init__`` reads ``getattr(config, "eagle_config", {})`` and updates it with
+``getattr(config, "dflash_config", {})``: a section present as ``null`` fails there
+(``None.update``: ``AttributeError``; ``update(None)``: ``TypeError``)."""
+
+DFLASH_FC_ARCHITECTURES: Final = DFLASH_MODEL_ARCHITECTURES | {DSPARK_DRAFT}
+"""Draft architectures whose vLLM model sizes ``fc`` for the draft's ``num_hidden_layers``
+features when the config names no layers: ``DFlashQwen3Model`` and its subclasses
+(``vllm/model_executor/models/registry.py``; ``qwen3_dflash.py``, ``qwen3_dflash2.py``,
+``qwen3_dspark.py``)."""
+
+FC_METHODS: Final = frozenset({"dflash", "dflash2", "dspark"})
+"""Methods served by those models when the config names no architecture (speculators
+files, whose architectures vLLM sets itself)."""
+
+CANDIDATE_HEAD_ARCHITECTURES: Final = frozenset({DFLASH2_DRAFT, DFLASH2_BEAM_DRAFT, LILICORR_DRAFT})
+"""DFlash drafts with a candidate head, which the older runner refuses ("DFlash
+candidate-head drafts", ``_is_dflash_candidate_draft`` in ``vllm/config/vllm.py``)."""

@@ -1,0 +1,420 @@
+"""vLLM 0.33.0's load path: parsing, the registry before and after vLLM renames
+the draft's architectures, construction, the speculator set-up, tapping the target, and
+the ``null`` vLLM reads.  Each rule is in :mod:`drafting_config.rules.vllm`; its evidence
+is the vLLM file and function its docstring cites."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from drafting_config import (
+    ParallelDraftingConfig,
+    ParallelDraftingConfigError,
+    ParallelDraftingConfigWarning,
+    Verdict,
+    check,
+    get_parallel_drafting_token_id,
+)
+from drafting_config.engines.vllm.tables import vllm_tables
+from tests.conftest import QWEN3_8B_DFLASH_DRAFT, only_error
+
+QWEN3_8B_TARGET = {
+    "architectures": ["Qwen3ForCausalLM"],
+    "model_type": "qwen3",
+    "vocab_size": 151936,
+    "hidden_size": 4096,
+    "num_hidden_layers": 36,
+}
+LFM2_TARGET = {**QWEN3_8B_TARGET, "architectures": ["Lfm2ForCausalLM"], "model_type": "lfm2"}
+
+DFLASH: dict[str, Any] = QWEN3_8B_DFLASH_DRAFT
+DSPARK: dict[str, Any] = {
+    **DFLASH,
+    "architectures": ["DSparkDraftModel"],
+    "markov_rank": 256,
+    "dflash_config": {**DFLASH["dflash_config"], "projector_type": "dspark"},
+}
+
+
+def errors(verdict: Verdict) -> list[str]:
+    return [str(error) for error in verdict.errors]
+
+
+def load_warnings(verdict: Verdict) -> list[str]:
+    return [str(w) for w in verdict.warnings if type(w) is ParallelDraftingConfigWarning]
+
+
+def clean(config: dict[str, Any], **options: Any) -> None:
+    verdict = check(config, check_tokenizer=False, **options)
+    assert verdict.errors == (), errors(verdict)
+    assert load_warnings(verdict) == []
+
+
+def test_the_well_formed_drafts_pass_every_step() -> None:
+    clean(DFLASH, target=QWEN3_8B_TARGET)
+    clean(DSPARK, target=QWEN3_8B_TARGET)
+
+
+# --- parsing: HFConfigParser.parse ------------------------------------------------------------
+
+
+def test_a_model_type_no_transformers_version_knows_is_an_error() -> None:
+    error = only_error(check({**DFLASH, "model_type": "dflash"}))
+    assert error.field == "model_type"
+    assert "`model_type` 'dflash', known neither to vLLM's _CONFIG_REGISTRY nor to " in str(error)
+    assert "transformers 5.16.1 to 5.20.2" in str(error)
+    assert "HFConfigParser.parse" in str(error)
+    assert 'Fix: set `model_type` to the type of the draft\'s layers, such as "qwen3"' in str(error)
+
+
+def test_an_auto_config_makes_an_unknown_model_type_a_remote_code_warning() -> None:
+    # SpecForge's DeepSeek-V4 DSpark names only AutoModel: still an error.
+    only_auto_model = {**DFLASH, "model_type": "dspark_v4", "auto_map": {"AutoModel": "m.M"}}
+    assert only_error(check(only_auto_model)).field == "model_type"
+    config = {**DFLASH, "model_type": "dspark_v4", "auto_map": {"AutoConfig": "m.C"}}
+    verdict = check(config)
+    assert verdict.errors == ()
+    (warning,) = load_warnings(verdict)
+    assert "--trust-remote-code" in warning
+
+
+def test_a_model_type_only_later_transformers_versions_know_is_a_warning_naming_them() -> None:
+    tables = vllm_tables()
+    later = next(t for t, first in sorted(tables.model_types.items()) if first != "5.16.1")
+    verdict = check({**DFLASH, "model_type": later})
+    assert verdict.errors == ()
+    (warning,) = load_warnings(verdict)
+    assert f"is known to transformers {tables.model_types[later]} and later only" in warning
+
+
+def test_vllms_own_config_registry_parses_its_model_types() -> None:
+    assert "k3_dspark" in vllm_tables().config_registry
+    verdict = check({"model_type": "k3_dspark", "architectures": ["Foo"], "mask_token_id": 5})
+    assert "model_type" not in {error.field for error in verdict.errors}
+
+
+def test_a_whole_config_without_model_type_is_an_error_and_a_fragment_is_not_judged() -> None:
+    without = {key: value for key, value in DFLASH.items() if key != "model_type"}
+    error = only_error(check(without))
+    assert error.field == "model_type"
+    assert "has no `model_type`, and is no speculators file" in str(error)
+    assert check({"dflash_config": {"mask_token_id": 5}}).errors == ()
+
+
+# --- the registry, before and after vLLM renames the architectures ------------------------------
+
+
+def test_an_architecture_nothing_resolves_is_an_error() -> None:
+    error = only_error(check({**DFLASH, "architectures": ["DominoDraftModel"]}))
+    assert error.field == "architectures"
+    message = str(error)
+    assert "no name is in vLLM 0.33.0's model registry" in message
+    assert "Model architectures ['DominoDraftModel'] are not supported for now" in message
+    assert "ModelConfig.__post_init__" in message
+
+
+def test_an_architecture_only_remote_code_or_the_transformers_backend_serves_is_a_warning() -> None:
+    remote = {**DFLASH, "architectures": ["DominoDraftModel"], "auto_map": {"AutoModel": "m.M"}}
+    verdict = check(remote)
+    assert verdict.errors == ()
+    assert "--trust-remote-code" in load_warnings(verdict)[0]
+    tables = vllm_tables()
+    exported = next(c for c in sorted(tables.model_classes) if tables.registered(c) is None)
+    verdict = check({**DFLASH, "architectures": [exported]})
+    assert verdict.errors == ()
+    assert "Transformers backend" in load_warnings(verdict)[0]
+
+
+def test_a_name_vllm_renames_for_its_method_is_checked_again() -> None:
+    # A DFlash draft named like a causal LM: EAGLEConfig makes it DFlashQwen3ForCausalLM.
+    error = only_error(check({**DFLASH, "architectures": ["Qwen3ForCausalLM"]}))
+    assert error.field == "architectures"
+    assert "renames `architectures` ['Qwen3ForCausalLM']" in str(error)
+    assert "EAGLEConfig.__init__, for dflash) to ['DFlashQwen3ForCausalLM']" in str(error)
+    assert "update_arch_" in str(error)
+    # An HF-format P-EAGLE draft served as eagle3 becomes the unregistered Eagle3PEagleDraftModel.
+    peagle = {"architectures": ["PEagleDraftModel"], "model_type": "llama", "ptd_token_id": 5}
+    assert "['Eagle3PEagleDraftModel']" in str(only_error(check(peagle)))
+    # MuseGlimmer's rename is registered.
+    glimmer = {"architectures": ["MuseGlimmerAssistantModel"], "model_type": "qwen3"}
+    assert check({**glimmer, "mask_token_id": 5}).errors == ()
+
+
+def test_a_dspark_list_vllm_does_not_keep_is_re_typed_with_a_warning() -> None:
+    config = {**DSPARK, "model_type": "llama"}  # DSparkDraftModel of a non-qwen3 type
+    verdict = check(config)
+    assert verdict.errors == ()
+    assert "DeepSeek-V4's bundled DSpark draft" in load_warnings(verdict)[0]
+
+
+def test_a_dspark_draft_with_its_mask_id_in_dflash_config_is_labelled_dspark() -> None:
+    config = {**DSPARK, "dflash_config": {"mask_token_id": 151669, "target_layer_ids": [1, 9]}}
+    verdict = check(config)
+    assert verdict.resolution is not None
+    assert verdict.resolution.algorithm == "dspark"
+    assert verdict.errors == ()
+
+
+# --- construction -----------------------------------------------------------------------------
+
+
+def test_a_qwen3_dspark_draft_without_a_top_level_markov_rank_cannot_be_built() -> None:
+    nested = {key: value for key, value in DSPARK.items() if key != "markov_rank"}
+    nested["dflash_config"] = {**DSPARK["dflash_config"], "markov_rank": 256}
+    error = only_error(check(nested))
+    assert error.field == "markov_rank"
+    assert str(error) == (
+        "`markov_rank` is not set; it is only in `dflash_config`, where vLLM does not read it "
+        "(= 256): vLLM 0.33.0 builds this draft as Qwen3DSparkModel, whose constructor reads "
+        "it, and fails with AttributeError (vllm/model_executor/models/qwen3_dspark.py: "
+        "Qwen3DSparkModel.__init__ (config.markov_rank; Qwen3Config has no such field)). "
+        'Fix: set `markov_rank` (e.g. `"markov_rank": 256` at the top level).'
+    )
+
+
+def test_a_dflash2_draft_needs_its_candidate_head_keys() -> None:
+    config = {**DFLASH, "architectures": ["DFlash2DraftModel"]}
+    found = {error.field for error in check(config).errors}
+    assert {
+        "dflash_config.conv_kernel_size",
+        "dflash_config.conv_group_size",
+        "dflash_config.selector_rank",
+        "dflash_config.selector_top_k",
+    } == found
+
+
+def test_a_null_section_the_dflash_model_updates_cannot_be_built() -> None:
+    error = only_error(check({**DFLASH, "eagle_config": None}))
+    assert error.field == "eagle_config"
+    assert "DFlashQwen3Model.__init__" in str(error)
+    assert "AttributeError" in str(error)
+
+
+def test_every_failing_step_is_listed_not_only_the_first() -> None:
+    config = {
+        **DSPARK,
+        "model_type": "qwen3_dspark",
+        "architectures": ["Qwen3DSparkModel"],
+        "dflash_config": {**DSPARK["dflash_config"], "sample_from_anchor": True},
+    }
+    del config["markov_rank"]
+    fields = [error.field for error in check(config).errors]
+    assert fields == ["model_type", "dflash_config.sample_from_anchor", "markov_rank"]
+
+
+# --- the speculator: sample_from_anchor -----------------------------------------------------------
+
+
+def test_sample_from_anchor_is_refused_by_the_newer_runner() -> None:
+    config = {**DFLASH, "dflash_config": {**DFLASH["dflash_config"], "sample_from_anchor": True}}
+    verdict = check(config)
+    error = only_error(verdict)
+    assert error.field == "dflash_config.sample_from_anchor"
+    assert "sample_from_anchor=True is not supported for DFlash" in str(error)
+    assert any("older model runner" in note for note in verdict.notes)
+    dspark = {**DSPARK, "dflash_config": {**DSPARK["dflash_config"], "sample_from_anchor": 1}}
+    assert "which DSparkSpeculator.__init__ calls" in str(only_error(check(dspark)))
+    off = {**DFLASH, "dflash_config": {**DFLASH["dflash_config"], "sample_from_anchor": False}}
+    assert check(off).errors == ()
+
+
+# --- tapping the target ---------------------------------------------------------------------------
+
+
+def test_a_target_without_supports_eagle3_cannot_be_tapped() -> None:
+    error = only_error(check(DFLASH, target=LFM2_TARGET, check_tokenizer=False))
+    assert error.field == "target.architectures"
+    assert "'Lfm2ForCausalLM'" in str(error)
+    assert 'raises RuntimeError "Model does not support EAGLE3 interface"' in str(error)
+
+
+def test_an_unregistered_target_is_a_warning_and_a_pard_draft_taps_nothing() -> None:
+    target = {**QWEN3_8B_TARGET, "architectures": ["SomeUnregisteredForCausalLM"]}
+    verdict = check(DFLASH, target=target, check_tokenizer=False)
+    assert verdict.errors == ()
+    assert "Transformers backend" in load_warnings(verdict)[0]
+    pard = {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "pard_token": 5}
+    assert check(pard, target=LFM2_TARGET, check_tokenizer=False).errors == ()
+
+
+def test_an_eagle3_draft_without_aux_hidden_states_needs_no_tapping() -> None:
+    eagle = {
+        "architectures": ["LlamaForCausalLMEagle3"],
+        "model_type": "llama",
+        "ptd_token_id": 5,
+        "eagle_config": {"use_aux_hidden_state": False},
+    }
+    assert check(eagle, target=LFM2_TARGET, check_tokenizer=False).errors == ()
+    tapped = {**eagle, "eagle_config": {}}
+    assert only_error(check(tapped, target=LFM2_TARGET, check_tokenizer=False)).field == (
+        "target.architectures"
+    )
+
+
+# --- the null vLLM reads ------------------------------------------------------------------------
+
+
+def test_a_present_null_above_the_winner_is_an_error_in_check_only() -> None:
+    config = {**DFLASH, "mask_token_id": 151669}
+    config["dflash_config"] = {**DFLASH["dflash_config"], "mask_token_id": None}
+    error = only_error(check(config))
+    assert error.field == "dflash_config.mask_token_id"
+    assert "int(None)" in str(error)
+    assert "Fix: delete the `dflash_config.mask_token_id` key" in str(error)
+    # The token-id entry points keep treating null as unset.
+    assert ParallelDraftingConfig.from_hf_config(config).token_id == 151669
+    assert get_parallel_drafting_token_id(config) == 151669
+
+
+def test_a_top_level_mask_token_id_null_is_skipped_as_vllm_skips_it() -> None:
+    config = {**DFLASH, "mask_token_id": None}
+    assert check(config).errors == ()
+    above = {**DFLASH, "dflash_config": {"target_layer_ids": [1]}, "mask_token_id": None}
+    above |= {"dspark_noise_token_id": None, "pard_token": 7}
+    assert only_error(check(above)).field == "dspark_noise_token_id"
+
+
+# --- never a traceback --------------------------------------------------------------------------
+
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.text(max_size=20),
+    st.lists(st.one_of(st.text(max_size=20), st.integers(), st.none()), max_size=3),
+    st.dictionaries(st.text(max_size=12), st.text(max_size=5), max_size=3),
+)
+
+
+@given(
+    values=st.fixed_dictionaries(
+        {
+            "model_type": _VALUES,
+            "architectures": _VALUES,
+            "auto_map": _VALUES,
+            "markov_rank": _VALUES,
+            "eagle_config": _VALUES,
+        }
+    ),
+    sample=_VALUES,
+)
+def test_the_load_path_rules_never_raise(values: dict[str, object], sample: object) -> None:
+    config = {
+        **DSPARK,
+        **values,
+        "dflash_config": {**DSPARK["dflash_config"], "sample_from_anchor": sample},
+    }
+    verdict = check(config, target=QWEN3_8B_TARGET, check_tokenizer=False)
+    assert all(isinstance(error, ParallelDraftingConfigError) for error in verdict.errors)
+
+
+@pytest.mark.parametrize("name", ["AquilaForCausalLM"])
+def test_a_previously_supported_name_says_until_which_version(name: str) -> None:
+    error = only_error(check({**DFLASH, "architectures": [name], "model_type": "llama"}))
+    version = vllm_tables().previously_supported[name]
+    assert f"{name} was served until vLLM {version}" in str(error)
+
+
+# --- the served context -------------------------------------------------------------------------
+
+LONG_TARGET = {**QWEN3_8B_TARGET, "max_position_embeddings": 131072}
+
+
+@pytest.mark.parametrize("rope", ["rope_scaling", "rope_parameters"])
+def test_a_draft_whose_rope_cannot_stretch_lowers_the_servers_max_model_len(rope: str) -> None:
+    yarn = {"rope_type": "yarn", "factor": 16.0, "original_max_position_embeddings": 4096}
+    draft = {**DSPARK, "max_position_embeddings": 65536, rope: yarn}
+    verdict = check(draft, target=LONG_TARGET, check_tokenizer=False)
+    assert verdict.errors == ()
+    (warning,) = load_warnings(verdict)
+    assert "lowers the server's max_model_len from the target's 131072 to the draft's 65536" in (
+        warning
+    )
+    assert "_limit_max_model_len_to_draft" in warning
+
+
+def test_a_cache_only_rope_draft_shares_the_targets_positions() -> None:
+    for rope in ({"rope_type": "linear", "factor": 2.0}, {"type": "default"}, None):
+        draft = {**DSPARK, "max_position_embeddings": 4096, "rope_scaling": rope}
+        assert load_warnings(check(draft, target=LONG_TARGET, check_tokenizer=False)) == []
+
+
+def test_a_scaling_factor_lengthens_the_derived_context() -> None:
+    # dynamic multiplies max_position_embeddings by its factor (_get_and_verify_max_len).
+    draft = {
+        **DSPARK,
+        "max_position_embeddings": 32768,
+        "rope_scaling": {"rope_type": "dynamic", "factor": 4.0},
+    }
+    assert load_warnings(check(draft, target=LONG_TARGET, check_tokenizer=False)) == []
+    draft["rope_scaling"] = {"rope_type": "dynamic", "factor": 2.0}
+    assert (
+        "to the draft's 65536"
+        in load_warnings(check(draft, target=LONG_TARGET, check_tokenizer=False))[0]
+    )
+
+
+_ROPE_VALUES = st.one_of(
+    _VALUES,
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "rope_type": _VALUES,
+            "type": _VALUES,
+            "factor": st.one_of(_VALUES, st.floats(), st.integers()),
+        },
+    ),
+)
+
+
+@given(
+    draft_rope=_ROPE_VALUES,
+    target_rope=_ROPE_VALUES,
+    key=st.sampled_from(["rope_scaling", "rope_parameters"]),
+)
+def test_hostile_rope_parameters_in_the_draft_or_the_target_never_raise(
+    draft_rope: object, target_rope: object, key: str
+) -> None:
+    """A RoPE type that is a list or a dict, or a factor of inf, once made check() raise
+    (unhashable type; int(inf)) for every draft checked against such a target."""
+    draft = {**DSPARK, "max_position_embeddings": 65536, key: draft_rope}
+    target = {**LONG_TARGET, key: target_rope}
+    for engine in ("vllm", "sglang"):
+        verdict = check(draft, target=target, check_tokenizer=False, engine=engine)
+        assert all(isinstance(error, ParallelDraftingConfigError) for error in verdict.errors)
+
+
+@pytest.mark.parametrize(
+    "rope",
+    [
+        {"rope_type": ["yarn"], "factor": 4.0},
+        {"type": {"yarn": 1}, "factor": 4.0},
+        {"rope_type": "dynamic", "factor": float("inf")},
+        {"rope_type": "dynamic", "factor": 1e308},
+    ],
+)
+def test_an_unusable_rope_type_or_factor_gives_a_verdict(rope: dict[str, object]) -> None:
+    draft = {**DSPARK, "max_position_embeddings": 65536, "rope_scaling": rope}
+    assert check(draft, target={**LONG_TARGET, "rope_scaling": rope}, check_tokenizer=False).ok
+
+
+@pytest.mark.parametrize("rank", ["256", 256.0, [256], -1])
+def test_a_markov_rank_nn_embedding_refuses_is_an_error(rank: object) -> None:
+    errors = check({**DSPARK, "markov_rank": rank}, check_tokenizer=False).errors
+    assert [e.field for e in errors] == ["markov_rank"]
+    assert "nn.Embedding(vocab_size, markov_rank)" in str(errors[0])
+
+
+@pytest.mark.parametrize("rank", [256, 1, True])
+def test_a_markov_rank_nn_embedding_takes_is_no_error(rank: object) -> None:
+    assert check({**DSPARK, "markov_rank": rank}, check_tokenizer=False).ok
+
+
+def test_architectures_as_a_string_is_an_error_naming_the_list_to_write() -> None:
+    error = only_error(check({**DFLASH, "architectures": "DFlashDraftModel"}))
+    assert error.field == "architectures"
+    assert '["DFlashDraftModel"]' in str(error)

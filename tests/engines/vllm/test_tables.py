@@ -1,0 +1,191 @@
+"""The shipped vLLM tables (``drafting_config/engines/vllm/vllm-0.33.0.json``, with
+transformers' names in ``drafting_config/engines/transformers-5.json``) are the wheels'.
+
+Each table is compared with what the released wheels hold, read at test time: vLLM
+0.33.0's registry tables and class bases, its ``_CONFIG_REGISTRY``, and each transformers
+version of the range vLLM accepts.  Where ``tests/engine_wheels.py`` has its own reader
+(the registry tables, a class's ancestors, transformers' model types), the table is
+compared with that reader's answer, a derivation independent of ``tests/vllm_tables.py``;
+then the two files must be exactly what ``tests/vllm_tables.py`` writes from the wheels.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drafting_config.engines import transformers
+from drafting_config.engines.vllm.load_path import (
+    CONSTRUCTION_READS,
+    EAGLE_CONFIG_METHODS,
+    eagle_config_architecture,
+)
+from drafting_config.engines.vllm.names import VERSION
+from drafting_config.engines.vllm.tables import data_file, vllm_tables
+from tests import engine_wheels
+from tests import vllm_tables as generator
+from tests.engine_wheels import Wheel
+
+pytestmark = pytest.mark.engine_wheels
+
+
+def test_every_registry_table_is_the_wheel_s(vllm_wheel: Wheel) -> None:
+    shipped = vllm_tables()
+    tables = generator.registry_tables(vllm_wheel.source(generator.REGISTRY_FILE))
+    for table, rows in shipped.registry.items():
+        assert {name: tuple(row) for name, row in tables[table].items()} == rows, table
+    # And by engine_wheels' own reader of the merged table ModelRegistry is built from.
+    served = engine_wheels.vllm_registry(vllm_wheel)
+    assert {name for rows in shipped.registry.values() for name in rows} == set(served)
+    for name, row in served.items():
+        assert shipped.registered(name) == tuple(row), name
+
+
+def test_the_refused_names_are_the_wheel_s(vllm_wheel: Wheel) -> None:
+    tables = generator.registry_tables(vllm_wheel.source(generator.REGISTRY_FILE))
+    assert vllm_tables().previously_supported == tables["_PREVIOUSLY_SUPPORTED_MODELS"]
+    assert vllm_tables().out_of_tree == tables["_OOT_SUPPORTED_MODELS"]
+
+
+def test_supports_eagle3_is_the_registered_classes_that_implement_it(vllm_wheel: Wheel) -> None:
+    # vLLM taps a target only if isinstance(model, SupportsEagle3)
+    # (model_executor/models/interfaces.py, supports_eagle3).
+    shipped = vllm_tables()
+    files = generator.read_zip(vllm_wheel.path)
+    registered = {name: row for rows in shipped.registry.values() for name, row in rows.items()}
+    assert shipped.supports_eagle3 == frozenset(generator.supports_eagle3(files, registered))
+    # engine_wheels' simpler reader of the class bases (modules under models/ only, no
+    # lazy packages or adapters) finds a subset, never a class the table leaves out.
+    for name, (module, class_name) in engine_wheels.vllm_registry(vllm_wheel).items():
+        if module.startswith("vllm."):
+            continue
+        try:
+            ancestors = engine_wheels.vllm_class_ancestors(vllm_wheel, module, class_name)
+        except KeyError:
+            continue
+        if "SupportsEagle3" in ancestors:
+            assert name in shipped.supports_eagle3, name
+    # Spot checks the corpus depends on: Qwen3 and Llama targets tap; LFM2 and LongCat do not.
+    assert {"Qwen3ForCausalLM", "LlamaForCausalLM"} <= shipped.supports_eagle3
+    assert not {"Lfm2ForCausalLM", "LongcatFlashForCausalLM"} & shipped.supports_eagle3
+
+
+def test_config_registry_is_the_wheel_s(vllm_wheel: Wheel) -> None:
+    source = vllm_wheel.source(generator.CONFIG_FILE)
+    assert vllm_tables().config_registry == frozenset(generator.config_registry(source))
+    drafts = {"k3_dspark", "muse_spark_dspark", "eagle", "speculators"}
+    assert drafts <= vllm_tables().config_registry
+
+
+def test_transformers_model_types_are_each_version_s(
+    transformers_wheel: Callable[[str], Wheel],
+) -> None:
+    shipped = vllm_tables()
+    assert shipped.transformers_range == generator.TRANSFORMERS_RANGE
+    for version in shipped.transformers_versions:
+        known = engine_wheels.transformers_model_types(transformers_wheel(version))
+        listed = {t for t, first in shipped.model_types.items() if _at_or_before(first, version)}
+        assert listed == set(known), version
+
+
+def _at_or_before(first: str, version: str) -> bool:
+    def key(text: str) -> tuple[int, ...]:
+        return tuple(int(part) for part in text.split("."))
+
+    return key(first) <= key(version)
+
+
+@pytest.mark.slow
+def test_the_data_file_is_exactly_what_the_generator_writes(
+    vllm_wheel: Wheel, transformers_wheel: Callable[[str], Wheel]
+) -> None:
+    # The model classes transformers exports, and the file's every byte.
+    versions = vllm_tables().transformers_versions
+    wheels = [transformers_wheel(version).path for version in versions]
+    document = generator.tables(vllm_wheel.path, wheels)
+    names = document["transformers"]
+    # vLLM's file keeps the range it accepts; transformers' names per version are their own.
+    document["transformers"] = {"range": names["range"], "versions": names["versions"]}
+    shipped = resources.files("drafting_config.engines.vllm").joinpath(data_file(VERSION))
+    assert generator.dumps(document) == shipped.read_text(encoding="utf-8")
+    table = resources.files("drafting_config.engines").joinpath(transformers.DATA_FILE)
+    shipped_names = json.loads(table.read_text(encoding="utf-8"))
+    for key in ("versions", "model_types", "model_classes"):
+        assert shipped_names[key] == names[key], key
+
+
+# --- the rules' other tables, against the wheel ---------------------------------------------------
+
+
+class _Config:
+    """A stand-in for transformers' ``PreTrainedConfig``: keyword arguments as attributes."""
+
+    def __init__(self, **kwargs: object) -> None:
+        self.__dict__.update(kwargs)
+
+    def to_dict(self) -> dict[str, object]:
+        return dict(self.__dict__)
+
+
+def _vllm_renames(vllm_wheel: Wheel) -> Callable[[str, str], str]:
+    """vLLM's own ``EAGLEConfig.__init__`` (``transformers_utils/configs/eagle.py``), run on a
+    stand-in config: the architecture it gives ``name`` for ``method``."""
+    namespace = vllm_wheel.extract(
+        "vllm/transformers_utils/configs/eagle.py",
+        ["EAGLEConfig"],
+        stand_ins={"PreTrainedConfig": _Config, "DeepseekV2Config": _Config},
+    )
+    eagle_config = namespace["EAGLEConfig"]
+
+    def rename(method: str, name: str) -> str:
+        model = _Config(architectures=[name], vocab_size=8)
+        (renamed,) = eagle_config(model, method=method).architectures
+        return str(renamed)
+
+    return rename
+
+
+_NAMES = st.text(alphabet="DFlashEagle3PQwnLmdoxRk", min_size=0, max_size=14)
+
+
+def test_the_eagle_config_renames_are_vllm_s_on_every_name(vllm_wheel: Wheel) -> None:
+    rename = _vllm_renames(vllm_wheel)
+    corpus = set()
+    for path in (Path(__file__).parents[2] / "real_configs" / "drafts").glob("*.json"):
+        listed = json.loads(path.read_text(encoding="utf-8")).get("architectures") or []
+        corpus |= {name for name in listed if isinstance(name, str)}
+    registered = {name for rows in vllm_tables().registry.values() for name in rows}
+    for name in sorted(corpus | registered | {"LiLiCorrDraftModel", "FooDFlash", ""}):
+        for method in sorted(EAGLE_CONFIG_METHODS):
+            assert eagle_config_architecture(method, name) == rename(method, name), (method, name)
+
+    @settings(max_examples=200, deadline=None)
+    @given(name=_NAMES, method=st.sampled_from(sorted(EAGLE_CONFIG_METHODS)))
+    def generated(name: str, method: str) -> None:
+        assert eagle_config_architecture(method, name) == rename(method, name)
+
+    generated()
+
+
+def test_each_construction_row_reads_what_it_cites(
+    vllm_wheel: Wheel, transformers_wheel: Callable[[str], Wheel]
+) -> None:
+    # The cited constructor reads the attribute (config.X, or draft_config["key"]) ...
+    for row in CONSTRUCTION_READS:
+        path = "vllm/" + row.follows.split(":")[0].removeprefix("vllm/")
+        source = vllm_wheel.source(path)
+        key = row.field.rsplit(".", 1)[-1]
+        read = f'["{key}"]' if "." in row.field else f"config.{key}"
+        assert read in source, (row.field, path)
+    # ... and no config class of the qwen3 type, in any transformers version vLLM accepts,
+    # defaults markov_rank (Qwen3DSparkModel reads it from a Qwen3Config).
+    for version in vllm_tables().transformers_versions:
+        wheel = transformers_wheel(version)
+        source = wheel.source("transformers/models/qwen3/configuration_qwen3.py")
+        assert "markov_rank" not in source, version

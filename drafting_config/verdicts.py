@@ -477,8 +477,11 @@ class _Reads:
         return files
 
     def weights_directory(self) -> str | None:
-        """The local directory of the draft's files, when weights are checked."""
-        directory = _directory_of(self._draft_at)
+        """The local model directory of the draft, when weights are checked: the directory
+        given, or the one holding the ``config.json`` given (a cache snapshot's included);
+        ``None`` for a config file of another name, which no engine pairs with the files
+        beside it (:func:`_model_directory`)."""
+        directory = _model_directory(self._draft_at)
         return None if directory is None or not self._options.check_weights else str(directory)
 
     def mask_embedding(self, directory: str) -> MaskEmbeddingFile | None:
@@ -497,9 +500,9 @@ class _Reads:
         draft_at, listings = self._draft_at, self._shared.listings
         if not self._options.check_weights:
             return None
-        if draft_at is None or not (draft_at.name == CONFIG_NAME or draft_at.is_dir()):
+        directory = _model_directory(draft_at)
+        if directory is None:
             return None
-        directory = draft_at if draft_at.name != CONFIG_NAME else draft_at.parent
         text = self._draft.text
         checkpoint: CheckpointHeaders | None
         try:
@@ -656,6 +659,17 @@ def _directory_of(location: Path | None) -> Path | None:
     if location is None:
         return None
     return location if location.is_dir() else location.parent
+
+
+def _model_directory(location: Path | None) -> Path | None:
+    """The model directory an engine pairs weights with: ``location`` itself when it is a
+    directory, the parent of a file named ``config.json``, else ``None`` (vLLM and SGLang
+    load a model from a directory only, so ``drafts/a.json`` has no weights beside it)."""
+    if location is None:
+        return None
+    if location.name == CONFIG_NAME:
+        return location.parent
+    return location if location.is_dir() else None
 
 
 def _is_path(argument: object) -> bool:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Final
 from drafting_config.files.json_files import ConfigFileError
 from drafting_config.values.errors import describe_value
 from drafting_config.values.fields import MISSING
-from drafting_config.values.paths import display_path
+from drafting_config.values.paths import display_path, printable
 from drafting_config.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ def verdict_lines(
         lines.append(f"{indent}weights: {_weights_line(verdict.weights)}")
     lines += [f"{indent}warning: {w}" for w in verdict.warnings]
     lines += [f"{indent}note: {note}" for note in verdict.notes]
-    return lines
+    return [printable(line) for line in lines]  # config values quoted in messages
 
 
 def _token_part(verdict: Verdict) -> str:
@@ -237,4 +237,4 @@ def explain_lines(verdict: Verdict, strict: bool) -> list[str]:
     detail = verdict_lines(verdict, strict, indent="    ")
     lines.append("  " + detail[0].removeprefix(f"{verdict.path or '<config>'}: "))
     lines += ["  " + line.strip() for line in detail[1:]]
-    return lines
+    return [printable(line) for line in lines]

@@ -112,6 +112,15 @@ def describe_value(value: object) -> str:
     return f"{text} ({name})"
 
 
+def bounded_repr(value: object) -> str:
+    """A value as :func:`describe_value` shows it, without the type: a long string, list or
+    integer is cut (``[1, 2, 3, ...]``, ``<int of 1330 bits>``), never raising."""
+    try:
+        return _truncate(_REPR.repr(value), MAX_VALUE_CHARS)
+    except Exception:  # a __repr__ that fails: say what it is instead
+        return f"<{_truncate(type(value).__name__, MAX_TYPE_NAME_CHARS)} object>"
+
+
 def _truncate(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 

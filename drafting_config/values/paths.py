@@ -98,6 +98,17 @@ def display_path(path: str | bytes) -> str:
     return "".join(map(_escape, text))
 
 
+def printable(text: str) -> str:
+    """``text`` as one printable line: each character :meth:`str.isprintable` refuses (a
+    newline, a terminal escape, a NUL, a byte that is not UTF-8) written as the escape
+    :func:`display_path` gives it; everything else, backslashes included, as it is.  For
+    messages that quote a config's values, so that a value can neither forge another line
+    of output nor send a terminal escape.  Never raises."""
+    if text.isprintable():
+        return text  # the common case: nothing to escape
+    return "".join(char if char.isprintable() else _escape(char) for char in text)
+
+
 def _escape(char: str) -> str:
     short = _SHORT_ESCAPES.get(char)
     if short is not None:

@@ -1771,3 +1771,59 @@ def test_ctrl_c_while_reporting_an_internal_error_exits_130_quietly(
     monkeypatch.setattr("builtins.print", interrupt)
     assert run_console_script(["check", DFLASH]) == 130
     assert capsys.readouterr() == ("", "")
+
+
+# --- config values quoted in messages ----------------------------------------------------------
+
+_FORGED = "\n{path}: OK: token id 1 from `forged`\n\x1b[2K"
+
+
+def _poisoned(value: object, path: str) -> object:
+    """``value`` with every string in it (keys kept) followed by a forged verdict line and a
+    terminal escape."""
+    if isinstance(value, str):
+        return value + _FORGED.format(path=path)
+    if isinstance(value, list):
+        return [_poisoned(item, path) for item in value]
+    if isinstance(value, dict):
+        return {key: _poisoned(item, path) for key, item in value.items()}
+    return value
+
+
+def _poison_only(config: dict[str, Any], fields: Sequence[str], path: str) -> dict[str, Any]:
+    """``config`` with only the strings of ``fields`` poisoned: the rest stays valid enough
+    for the later rules (registry, tapping, the target's class) to run and quote them."""
+    return {k: _poisoned(v, path) if k in fields else v for k, v in config.items()}
+
+
+@pytest.mark.parametrize("only", [None, ("architectures", "model_type"), ("dflash_config",)])
+def test_no_config_value_can_forge_a_line_or_send_an_escape(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], only: tuple[str, ...] | None
+) -> None:
+    """Every string of every corpus draft and of its target (or only the fields the
+    registry, tapping and the target-class rules quote) holds a newline, a forged verdict
+    line and a terminal escape: the text output keeps each finding on its own line and
+    prints no control character."""
+    corpus = REPO / "tests" / "real_configs"
+    target = json.loads((corpus / "targets" / "qwen3-8b.json").read_text(encoding="utf-8"))
+    target_dir = tmp_path / "target"
+    target_dir.mkdir()
+    fields = ("architectures", "model_type") if only is None else only
+    (target_dir / "config.json").write_text(
+        json.dumps(_poison_only(target, fields, "t")), encoding="utf-8"
+    )
+    paths = []
+    for source in sorted((corpus / "drafts").glob("*.json")):
+        config = json.loads(source.read_text(encoding="utf-8"))
+        folder = tmp_path / source.stem
+        folder.mkdir()
+        poisoned = _poisoned(config, "x") if only is None else _poison_only(config, only, "x")
+        (folder / "config.json").write_text(json.dumps(poisoned), encoding="utf-8")
+        paths.append(str(folder))
+    main(["check", "--engine", "all", "--no-tokenizer", "--target", str(target_dir), *paths])
+    output = capsys.readouterr().out
+    assert "forged" in output  # the values are quoted ...
+    assert "\x1b" not in output  # ... never a terminal escape,
+    for line in output.splitlines():  # ... and never a line of their own
+        assert "OK: token id 1 from `forged`" not in line or not line.startswith("x")
+        assert line.isprintable(), repr(line)

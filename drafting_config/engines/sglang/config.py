@@ -25,6 +25,7 @@ from drafting_config.rules.subject import Subject
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
+    bounded_repr,
     describe_value,
 )
 from drafting_config.values.fields import MISSING, FieldGetter, is_kind, is_list, read_path
@@ -209,9 +210,9 @@ def parse_dflash_draft_config(get: FieldGetter) -> DFlashDraft:  # noqa: PLR0912
             pairs[key] = 0 if number is None else number
         if bool(pairs[first]) != bool(pairs[second]):
             raise SglangRefuses(
-                f"`dflash_config.{first}` = {pairs[first]} and `dflash_config.{second}` = "
-                f"{pairs[second]}: set both or neither; {_DFLASH_PARSE} raises ValueError "
-                "at start-up.",
+                f"`dflash_config.{first}` = {bounded_repr(pairs[first])} and "
+                f"`dflash_config.{second}` = {bounded_repr(pairs[second])}: set both or neither; "
+                f"{_DFLASH_PARSE} raises ValueError at start-up.",
                 field=f"dflash_config.{first}",
             )
     _dflash_floats(section)
@@ -310,7 +311,11 @@ def _domino(section: dict[object, object], get: FieldGetter, block_size: int | N
     )
     top = optional_int(get("emb_dim", None), "emb_dim", minimum=1, reader=_DFLASH_PARSE)
     if nested is not None and top is not None and nested != top:
-        raise _refuse("dflash_config.emb_dim", nested, f"differs from the top-level emb_dim {top}")
+        raise _refuse(
+            "dflash_config.emb_dim",
+            nested,
+            f"differs from the top-level emb_dim {bounded_repr(top)}",
+        )
     if not isinstance(shift_label, bool):
         raise _refuse(
             shift_field or "dflash_config.shift_label", shift_label, "must be a bool for Domino"
@@ -424,8 +429,9 @@ def parse_dspark_draft_config(get: FieldGetter) -> DSparkDraft:  # noqa: PLR0912
         head, head_field = _dspark_chain(get, merged, "markov_head_type", None)
     if rank > 0 and head is None and not uses_prefixed:
         raise SglangRefuses(
-            f"The DSpark draft sets markov_rank = {rank} but no `markov_head_type` (one of "
-            f"{', '.join(MARKOV_HEAD_TYPES)}): {_DSPARK_PARSE} raises ValueError at start-up.",
+            f"The DSpark draft sets markov_rank = {bounded_repr(rank)} but no `markov_head_type` "
+            f"(one of {', '.join(MARKOV_HEAD_TYPES)}): {_DSPARK_PARSE} raises ValueError at "
+            "start-up.",
             field="markov_head_type",
         )
     head_type = None
@@ -626,7 +632,7 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
                 "resolve_model_cls, falling back to TransformersForCausalLM through "
                 "srt/model_loader/utils.py: resolve_transformers_arch), which has no "
                 f"`{attribute}`, and {worker}.__init__ reads it from the draft model "
-                f"(AttributeError). Fix: set `architectures` to [{fix!r}] when the "
+                f"(AttributeError). Fix: set `architectures` to [{bounded_repr(fix)}] when the "
                 f"checkpoint's weights are that class's (SGLang's draft classes: "
                 f"{', '.join(sorted(DRAFT_CLASSES))}). The verdict assumes "
                 f"--speculative-algorithm {algorithm.value}.",
@@ -677,7 +683,7 @@ def _config_load_findings(subject: Subject, found: Findings) -> None:
     if load is ConfigLoad.UNKNOWN:
         found.error(
             ParallelDraftingConfigError(
-                f"`model_type` = {model_type!r} is {known}, and `auto_map` names no "
+                f"`model_type` = {bounded_repr(model_type)} is {known}, and `auto_map` names no "
                 f"AutoConfig: SGLang fails loading the draft's config with ValueError "
                 f"({where}). Fix: set `model_type` to the type of the draft's layers, such "
                 'as "qwen3", as published checkpoints do.',
@@ -687,7 +693,7 @@ def _config_load_findings(subject: Subject, found: Findings) -> None:
     else:
         found.warn(
             ParallelDraftingConfigWarning(
-                f"`model_type` = {model_type!r} is {known}: SGLang parses the draft's "
+                f"`model_type` = {bounded_repr(model_type)} is {known}: SGLang parses the draft's "
                 "config only through `auto_map.AutoConfig`'s remote code, with "
                 f"--trust-remote-code ({where})."
             )
@@ -753,8 +759,8 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
     if dspark.markov_rank <= 0:
         found.error(
             ParallelDraftingConfigError(
-                f"A DSpark draft needs markov_rank > 0 (got {dspark.markov_rank}): SGLang's "
-                "_resolve_dflash_aux_hidden_state (spec_aux_hidden_state.py) raises "
+                f"A DSpark draft needs markov_rank > 0 (got {bounded_repr(dspark.markov_rank)}): "
+                "SGLang's _resolve_dflash_aux_hidden_state (spec_aux_hidden_state.py) raises "
                 "ValueError at start-up.",
                 field=dspark.markov_rank_field or "markov_rank",
             )
@@ -765,10 +771,10 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
         if top is None:
             found.error(
                 ParallelDraftingConfigError(
-                    f"`{dspark.markov_rank_field}` = {dspark.markov_rank}, but SGLang's "
-                    "DSpark model builds its Markov head from the top-level `markov_rank` "
-                    "only (srt/models/dspark.py: build_markov_head) and raises ValueError "
-                    "without it. Set `markov_rank` at the top level too.",
+                    f"`{dspark.markov_rank_field}` = {bounded_repr(dspark.markov_rank)}, but "
+                    "SGLang's DSpark model builds its Markov head from the top-level "
+                    "`markov_rank` only (srt/models/dspark.py: build_markov_head) and raises "
+                    "ValueError without it. Set `markov_rank` at the top level too.",
                     field="markov_rank",
                 )
             )
@@ -817,9 +823,9 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
         field = dspark.mask_token_id_field or "mask_token_id"
         found.error(
             ParallelDraftingConfigError(
-                f"`{field}` = {dspark.mask_token_id} is outside the target's vocabulary "
-                f"({bound}): SGLang's resolve_runtime_config (dspark_config.py) raises "
-                "ValueError at start-up.",
+                f"`{field}` = {bounded_repr(dspark.mask_token_id)} is outside the target's "
+                f"vocabulary ({bounded_repr(bound)}): SGLang's resolve_runtime_config "
+                "(dspark_config.py) raises ValueError at start-up.",
                 field=field,
             )
         )

@@ -32,6 +32,7 @@ from drafting_config.rules.subject import Subject
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     TargetLayersWarning,
+    bounded_repr,
 )
 from drafting_config.values.fields import FieldGetter
 from drafting_config.values.findings import Findings
@@ -51,8 +52,8 @@ def build_target_layer_ids(num_target_layers: int, num_draft_layers: int) -> tup
     """
     if num_target_layers <= 0 or num_draft_layers <= 0:
         raise SglangRefuses(
-            f"SGLang derives the tapped layers from {num_target_layers} target layers and "
-            f"{num_draft_layers} draft layers, and both must be positive "
+            f"SGLang derives the tapped layers from {bounded_repr(num_target_layers)} target "
+            f"layers and {bounded_repr(num_draft_layers)} draft layers, and both must be positive "
             "(build_target_layer_ids in srt/speculative/dflash_utils.py raises ValueError)."
         )
     if num_draft_layers == 1:
@@ -60,8 +61,9 @@ def build_target_layer_ids(num_target_layers: int, num_draft_layers: int) -> tup
     start, end = 1, num_target_layers - 3
     if end < start:
         raise SglangRefuses(
-            f"The draft names no target layers, so SGLang derives {num_draft_layers} of them "
-            f"from the target's {num_target_layers} layers, which needs at least 4 "
+            "The draft names no target layers, so SGLang derives "
+            f"{bounded_repr(num_draft_layers)} of them from the target's "
+            f"{bounded_repr(num_target_layers)} layers, which needs at least 4 "
             "(build_target_layer_ids in srt/speculative/dflash_utils.py raises ValueError)."
         )
     span = end - start
@@ -70,11 +72,18 @@ def build_target_layer_ids(num_target_layers: int, num_draft_layers: int) -> tup
     )
 
 
+MAX_DERIVED_LAYERS: Final = 4096
+"""The most layer ids the checker derives for a draft naming none (one per draft layer, as
+SGLang derives them): far above any published model's depth, so that no list the checker
+builds grows with a count read from a config; above it the tapped layers are not judged."""
+
+
 @dataclass(frozen=True)
 class RuntimeLayers:
     """The DFlash layer ids SGLang's target worker taps (before the target class's hook)."""
 
-    ids: tuple[int, ...]
+    ids: tuple[int, ...] | None
+    """The ids; ``None`` when a derived list would exceed :data:`MAX_DERIVED_LAYERS`."""
     field: str | None
     """The field they came from, as the draft's config names it; ``None`` when derived."""
     derived_from: int | None = None
@@ -91,16 +100,32 @@ def resolve_target_layer_ids(
         SglangRefuses: an id out of range, or no list and too shallow a depth.
     """
     if draft.target_layer_ids is None:
+        distinct = target_num_layers - 3  # build_target_layer_ids spreads ids over [1, L - 3]
+        if draft_num_layers > 1 and 1 <= distinct < draft_num_layers:
+            raise SglangRefuses(
+                f"`num_hidden_layers` = {bounded_repr(draft_num_layers)}: the draft names no "
+                "target layers, so SGLang derives one per draft layer, spread over layers 1 "
+                f"to {bounded_repr(distinct)} of the target's {bounded_repr(target_num_layers)} "
+                "(build_target_layer_ids in srt/speculative/dflash_utils.py), which hold "
+                "fewer: the ids repeat, the target captures each layer once (inside its layer "
+                "loop), and fc, sized for one feature per draft layer, gets fewer features, so "
+                "the first forward pass fails. Name the layers the draft was trained on in "
+                "dflash_config.target_layer_ids.",
+                field="num_hidden_layers",
+            )
+        if draft_num_layers > MAX_DERIVED_LAYERS:
+            return RuntimeLayers(None, None, target_num_layers)
         derived = build_target_layer_ids(target_num_layers, draft_num_layers)
         return RuntimeLayers(derived, None, target_num_layers)
     field = draft.target_layer_ids_field
     for index, layer_id in enumerate(draft.target_layer_ids):
         if not 0 <= layer_id < target_num_layers:
             raise SglangRefuses(
-                f"`{field}` = {list(draft.target_layer_ids)}: item {index} is {layer_id}, "
-                f"outside [0, {target_num_layers - 1}] for a target of {target_num_layers} "
-                "layers (resolve_target_layer_ids in srt/speculative/dflash_utils.py raises "
-                "ValueError at start-up).",
+                f"`{field}` = {bounded_repr(list(draft.target_layer_ids))}: item {index} is "
+                f"{bounded_repr(layer_id)}, outside [0, {bounded_repr(target_num_layers - 1)}] "
+                f"for a target of {bounded_repr(target_num_layers)} layers "
+                "(resolve_target_layer_ids in srt/speculative/dflash_utils.py raises ValueError "
+                "at start-up).",
                 field=field,
             )
     return RuntimeLayers(draft.target_layer_ids, field)
@@ -231,9 +256,11 @@ def sglang_layers(subject: Subject) -> SglangLayers:  # noqa: PLR0911
         and draft_class(subject.get) in MUSE_LAYER_OUTPUT_DRAFTS
         and parsed.dspark is None
     )
+    if layers.ids is None:
+        return SglangLayers(None, None)
     ids = capture_indices(hook, layers.ids, depth=runtime_depth, muse_mapped=mapped)
     if layers.field is None:
-        return SglangLayers(ids, f"derived from the target's depth {runtime_depth}")
+        return SglangLayers(ids, f"derived from the target's depth {bounded_repr(runtime_depth)}")
     return SglangLayers(ids, layers.field)
 
 
@@ -246,7 +273,9 @@ def _eagle3_layers(subject: Subject) -> SglangLayers:
     if raw is None:
         if depth is None:
             return SglangLayers(None, None)
-        return SglangLayers(eagle3_default_layers(depth), f"the target's defaults (depth {depth})")
+        return SglangLayers(
+            eagle3_default_layers(depth), f"the target's defaults (depth {bounded_repr(depth)})"
+        )
     ids = _ints(raw)
     if ids is None:
         return SglangLayers(None, None)
@@ -331,11 +360,11 @@ def check_sglang_layers(subject: Subject, found: Findings) -> None:
     ):
         found.error(
             ParallelDraftingConfigError(
-                f"`hidden_size` = {hidden}, but the target's hidden_size is "
-                f"{target.hidden_size}: SGLang's DFlash draft class sizes fc for its own "
-                "hidden_size per tapped layer (srt/models/dflash.py: DFlashDraftModel."
-                "__init__; target_hidden_size is not read), so the first forward pass "
-                "fails ('DFLASH target_hidden feature dim mismatch').",
+                f"`hidden_size` = {bounded_repr(hidden)}, but the target's hidden_size is "
+                f"{bounded_repr(target.hidden_size)}: SGLang's DFlash draft class sizes fc for "
+                "its own hidden_size per tapped layer (srt/models/dflash.py: "
+                "DFlashDraftModel.__init__; target_hidden_size is not read), so the first "
+                "forward pass fails ('DFLASH target_hidden feature dim mismatch').",
                 field="hidden_size",
             )
         )
@@ -351,11 +380,13 @@ def _class_count_findings(draft: DFlashDraft, subject: Subject, found: Findings)
             field = draft.num_target_layers_field or "num_target_layers"
             found.error(
                 ParallelDraftingConfigError(
-                    f"`{draft.target_layer_ids_field}` = {list(draft.target_layer_ids)}: item "
-                    f"{index} is {layer_id}, but `{field}` = {depth}. SGLang's DFlash draft "
-                    "class reads num_target_layers as the target's depth and refuses ids at "
-                    "or above it (srt/models/dflash.py: DFlashDraftModel.__init__). Set "
-                    "num_target_layers to the target's num_hidden_layers, or remove it.",
+                    f"`{draft.target_layer_ids_field}` = "
+                    f"{bounded_repr(list(draft.target_layer_ids))}: item {index} is "
+                    f"{bounded_repr(layer_id)}, but `{field}` = {bounded_repr(depth)}. SGLang's "
+                    "DFlash draft class reads num_target_layers as the target's depth and "
+                    "refuses ids at or above it (srt/models/dflash.py: "
+                    "DFlashDraftModel.__init__). Set num_target_layers to the target's "
+                    "num_hidden_layers, or remove it.",
                     field=field,
                 )
             )
@@ -373,10 +404,10 @@ def _class_vs_runtime(parsed: SglangDraft, layers: SglangLayers, found: Findings
     if len(layers.ids) != class_count:
         found.error(
             ParallelDraftingConfigError(
-                f"SGLang taps {len(layers.ids)} target layers ({layers.source}) but its draft "
-                f"class sizes fc for {class_count} (srt/models/dflash.py: DFlashDraftModel."
-                "__init__): the first forward pass fails ('DFLASH target_hidden feature dim "
-                "mismatch').",
+                f"SGLang taps {bounded_repr(len(layers.ids))} target layers ({layers.source}) but "
+                f"its draft class sizes fc for {bounded_repr(class_count)} (srt/models/dflash.py: "
+                "DFlashDraftModel.__init__): the first forward pass fails ('DFLASH target_hidden "
+                "feature dim mismatch').",
                 field=layers.source if layers.source in ("dspark_target_layer_ids",) else None,
             )
         )
@@ -403,10 +434,10 @@ def _last_layer_findings(subject: Subject, parsed: SglangDraft, found: Findings)
     if cls.last_layer is LastLayer.NEVER:
         found.error(
             ParallelDraftingConfigError(
-                f"`{field}` names layer {last}, the target's last: SGLang's {name} adds 1 "
-                f"and captures before layer {last + 1}, which its loop never reaches "
-                "(srt/models/: the model's forward captures inside the layer loop only), so "
-                "the drafter gets one feature fewer than fc expects and the first forward "
+                f"`{field}` names layer {bounded_repr(last)}, the target's last: SGLang's {name} "
+                f"adds 1 and captures before layer {bounded_repr(last + 1)}, which its loop never "
+                "reaches (srt/models/: the model's forward captures inside the layer loop only), "
+                "so the drafter gets one feature fewer than fc expects and the first forward "
                 "pass fails. vLLM captures it; SGLang cannot.",
                 field=field,
             )
@@ -414,7 +445,7 @@ def _last_layer_findings(subject: Subject, parsed: SglangDraft, found: Findings)
     elif cls.last_layer in (LastLayer.INDEX_ERROR, LastLayer.VALUE_ERROR):
         found.error(
             ParallelDraftingConfigError(
-                f"`{field}` names layer {last}, the target's last: SGLang's {name} "
+                f"`{field}` names layer {bounded_repr(last)}, the target's last: SGLang's {name} "
                 f"raises {cls.last_layer.value} at start-up on it (its "
                 "set_dflash_layers_to_capture indexes or range-checks the layers).",
                 field=field,

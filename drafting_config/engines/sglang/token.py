@@ -16,6 +16,7 @@ from drafting_config.rules.subject import Subject
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     TokenizerTokenIdWarning,
+    bounded_repr,
 )
 from drafting_config.values.fields import MISSING
 from drafting_config.values.findings import Findings
@@ -70,10 +71,10 @@ def resolve_mask_token_id(
         found = None if tokenizer is None else tokenizer.id_of(mask_token)
         if found is not None and found != mask_token_id:
             raise SglangRefuses(
-                f"The draft's mask token id is {mask_token_id}, but the served tokenizer "
-                f"holds its mask token {mask_token!r} at id {found}: SGLang refuses to start "
-                "(DFLASH config mismatch, DFlashWorkerV2._resolve_mask_token_id in "
-                "srt/speculative/dflash_worker_v2.py).",
+                f"The draft's mask token id is {bounded_repr(mask_token_id)}, but the served "
+                f"tokenizer holds its mask token {bounded_repr(mask_token)} at id "
+                f"{bounded_repr(found)}: SGLang refuses to start (DFLASH config mismatch, "
+                "DFlashWorkerV2._resolve_mask_token_id in srt/speculative/dflash_worker_v2.py).",
                 field="dflash_config.mask_token",
             )
         return MaskTokenId(mask_token_id, MaskSource.CONFIG)
@@ -98,9 +99,10 @@ def resolve_mask_token_id(
 def _below_vocab(token_id: int, vocab_size: int | None, mask_token: str) -> None:
     if vocab_size is not None and token_id >= vocab_size:
         raise SglangRefuses(
-            f"SGLang's DFlash mask token id is {token_id} ({mask_token!r}), outside the "
-            f"target's vocabulary of {vocab_size}: SGLang does not resize the target's "
-            "embeddings and refuses to start (DFlashWorkerV2._resolve_mask_token_id in "
+            f"SGLang's DFlash mask token id is {bounded_repr(token_id)} "
+            f"({bounded_repr(mask_token)}), outside the target's vocabulary of "
+            f"{bounded_repr(vocab_size)}: SGLang does not resize the target's embeddings and "
+            "refuses to start (DFlashWorkerV2._resolve_mask_token_id in "
             "srt/speculative/dflash_worker_v2.py).",
             field="dflash_config.mask_token_id",
         )
@@ -177,8 +179,8 @@ def check_sglang_token(subject: Subject, found: Findings) -> None:
     if token.token_id is None:
         found.warn(
             TokenizerTokenIdWarning(
-                f"The draft names no mask token id: SGLang takes {token.text!r} from the "
-                "served tokenizer (the target's, or --tokenizer) at start-up, adding it when "
+                f"The draft names no mask token id: SGLang takes {bounded_repr(token.text)} from "
+                "the served tokenizer (the target's, or --tokenizer) at start-up, adding it when "
                 "missing (DFlashWorkerV2._resolve_mask_token_id), and fails only with "
                 "--skip-tokenizer-init. No tokenizer was read here, so the id is unknown."
             )
@@ -187,14 +189,18 @@ def check_sglang_token(subject: Subject, found: Findings) -> None:
     if token.added:
         found.warn(
             TokenizerTokenIdWarning(
-                f"The draft names no mask token id and the served tokenizer has no "
-                f"{token.text!r}: SGLang adds it as a special token at id {token.token_id} "
-                "(DFlashWorkerV2._resolve_mask_token_id), which changes the served "
-                "tokenizer. Name the id in `dflash_config.mask_token_id` to make it explicit."
+                "The draft names no mask token id and the served tokenizer has no "
+                f"{bounded_repr(token.text)}: SGLang adds it as a special token at id "
+                f"{bounded_repr(token.token_id)} (DFlashWorkerV2._resolve_mask_token_id), which "
+                "changes the served tokenizer. Name the id in `dflash_config.mask_token_id` to "
+                "make it explicit."
             )
         )
     if token.source == "tokenizer":
-        found.note(f"SGLang takes token id {token.token_id} ({token.text!r}) from the tokenizer")
+        found.note(
+            f"SGLang takes token id {bounded_repr(token.token_id)} ({bounded_repr(token.text)}) "
+            "from the tokenizer"
+        )
 
 
 def check_sglang_placeholders(subject: Subject, found: Findings) -> None:
@@ -242,7 +248,10 @@ def check_sglang_mask_embedding(subject: Subject, found: Findings) -> None:
         stored = exact_int(contents.stored_token_id)
         token_id = subject.token_id
         if stored is not None and token_id is not None and stored != token_id:
-            why = f"was trained for mask_token_id {stored}, but SGLang's id is {token_id}"
+            why = (
+                f"was trained for mask_token_id {bounded_repr(stored)}, but SGLang's id is "
+                f"{bounded_repr(token_id)}"
+            )
     if why is not None:
         found.error(
             ParallelDraftingConfigError(

@@ -222,7 +222,8 @@ def _parameter_findings(
         return  # the layer-count rule reports the field
     if count is None or not row.layer_parameters:
         return
-    layers = sorted(_layer_indices(mapped) & set(range(count)))
+    # Only the layers the checkpoint holds, never range(count): a config's count is unbounded.
+    layers = sorted(index for index in _layer_indices(mapped) if 0 <= index < count)
     missing = [
         f"model.layers.{index}.{parameter}"
         for index in layers
@@ -322,7 +323,7 @@ def _layer_count_errors(
     (``model_loader/default_loader.py``, ``load_weights``).
     """
     count = _size(subject, "num_hidden_layers")
-    if count is None or layers == set(range(count)):
+    if count is None or (len(layers) == count and all(0 <= i < count for i in layers)):
         return []
     field = subject.file_field("num_hidden_layers")
     shown = sorted(layers)

@@ -348,25 +348,44 @@ def _rope_type_in(entry: Mapping[str, object], types: AbstractSet[str]) -> bool:
 def derived_max_model_len(get: FieldGetter) -> int | None:
     """The ``max_model_len`` vLLM derives from a config (``_get_and_verify_max_len`` in
     ``vllm/config/model.py``): the smallest of :data:`LENGTH_KEYS` (``model_max_length``
-    overriding), times the RoPE ``factor`` for types not in :data:`UNSCALED_ROPE_TYPES`;
-    ``None`` when no key holds a positive int."""
+    overriding), times the RoPE scaling factor (:func:`rope_scaling_factor`); ``None`` when no
+    key holds a positive int, or when the factor leaves no length to compare (not a positive
+    number, infinite, or a product beyond float range: vLLM's own ``int()`` or comparison
+    would raise on it, and the rule that compares lengths says nothing)."""
     lengths = {key: exact_int(get(key, None)) for key in LENGTH_KEYS}
     found = [n for n in lengths.values() if n is not None and n > 0]
     if not found:
         return None
-    derived: float = min(found)
+    derived = min(found)
     override = lengths["model_max_length"]
     if override is not None and override > 0:
         derived = override
+    factor = rope_scaling_factor(get)
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor > 0:
+        return None
+    try:
+        scaled = derived * factor
+        return int(scaled) if math.isfinite(scaled) else None
+    except OverflowError:  # an int factor, or a product, beyond float range
+        return None
+
+
+def rope_scaling_factor(get: FieldGetter) -> object:
+    """The factor ``_get_and_verify_max_len`` (``vllm/config/model.py``) multiplies the
+    derived length by, as vLLM 0.33 computes it: ``1.0``, then for each RoPE entry
+    (:func:`rope_parameters`) whose type is not in :data:`UNSCALED_ROPE_TYPES`, that entry's
+    ``factor`` when it has one (the last such entry wins; an entry without one keeps the
+    previous); a ``null`` factor becomes ``1.0`` (vLLM warns); the whole step is skipped,
+    ``1.0``, when ``"gemma3"`` is in the ``model_type`` (Gemma 3's length is already
+    scaled).  Returned as written in the config: the caller judges whether it is a number."""
+    model_type = get("model_type", None)
+    if isinstance(model_type, str) and "gemma3" in model_type:
+        return 1.0
+    factor: object = 1.0
     for entry in rope_parameters(get):
-        factor = entry.get("factor")
-        if _rope_type_in(entry, UNSCALED_ROPE_TYPES) or isinstance(factor, bool):
-            continue
-        if isinstance(factor, (int, float)) and factor > 0:
-            derived *= factor
-    # A factor of inf (or one that overflows) leaves no length to compare: vLLM's own int()
-    # would raise on it, and the rule that compares lengths says nothing.
-    return int(derived) if math.isfinite(derived) else None
+        if not _rope_type_in(entry, UNSCALED_ROPE_TYPES):
+            factor = entry.get("factor", factor)
+    return 1.0 if factor is None else factor
 
 
 def target_max_model_len(target: TargetFacts) -> int | None:

@@ -271,6 +271,30 @@ def test_layers_are_derived_from_the_targets_depth_when_none_are_named() -> None
     assert not drafting_config.check(config, target=QWEN3_8B).ok  # vLLM taps 3 defaults
 
 
+@pytest.mark.parametrize(("layers", "repeats"), [(33, False), (34, True), (100_000_000, True)])
+def test_more_draft_layers_than_the_derived_span_holds_repeat_ids(
+    layers: int, repeats: bool
+) -> None:
+    """build_target_layer_ids spreads one id per draft layer over [1, L - 3]: a draft deeper
+    than that repeats ids, decided from the counts (a list of 10**8 ids once hung here)."""
+    config = draft(DFLASH, num_hidden_layers=layers, dflash_config={"mask_token_id": 151669})
+    verdict = sglang(config, target=QWEN3_8B, check_weights=False)
+    fields = [e.field for e in verdict.errors]
+    assert ("num_hidden_layers" in fields) is repeats, messages(verdict)
+    if repeats:
+        assert "spread over layers 1 to 33 of the target's 36" in messages(verdict)
+        assert "build_target_layer_ids" in messages(verdict)
+    else:
+        assert verdict.aux_layer_ids == tuple(range(2, 35))
+
+
+def test_a_derived_list_longer_than_any_model_is_not_built() -> None:
+    config = draft(DFLASH, num_hidden_layers=10**6, dflash_config={"mask_token_id": 151669})
+    verdict = sglang(config, target=draft(QWEN3_8B, num_hidden_layers=10**7))
+    assert verdict.aux_layer_ids is None
+    assert len(str(verdict.errors)) < 10_000
+
+
 def test_loop_models_multiply_the_depth() -> None:
     config = draft(DFLASH, dflash_config={"mask_token_id": 1})
     verdict = sglang(config, target=draft(QWEN3_8B, num_hidden_layers=12, num_loops=3))
@@ -404,6 +428,19 @@ def test_a_mask_embedding_sglang_cannot_read_is_an_error(
         assert problem in messages(verdict)
 
 
+def test_a_mask_embedding_beside_a_config_file_of_another_name_is_not_read(
+    tmp_path: Path,
+) -> None:
+    """SGLang loads a model from a directory: a ``drafts/qwen3-4b-dflash.json`` has no
+    ``mask_embedding.pt`` beside it, as it has no weights for vLLM's rules either."""
+    torch = pytest.importorskip("torch")
+    torch.save(torch.zeros(8), tmp_path / "mask_embedding.pt")  # a bare tensor: refused
+    (tmp_path / "qwen3-4b-dflash.json").write_text(json.dumps(DFLASH), encoding="utf-8")
+    (tmp_path / "config.json").write_text(json.dumps(DFLASH), encoding="utf-8")
+    assert sglang(tmp_path / "qwen3-4b-dflash.json").ok
+    assert "holds a bare tensor" in messages(sglang(tmp_path / "config.json"))
+
+
 # --- parse_dflash_draft_config's refusals, each naming its field and the value --------------
 
 DOMINO_SECTION: dict[str, Any] = {
@@ -495,3 +532,25 @@ def test_a_top_level_markov_rank_int_cannot_make_positive_is_an_error(rank: obje
     config["markov_rank"] = rank
     verdict = sglang(config)
     assert [e.field for e in verdict.errors if e.field == "markov_rank"] == ["markov_rank"]
+
+
+# --- quoted values are bounded ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "section",
+    [
+        {"mask_token": "x" * 900_000},
+        {"mask_token_id": 151669, "target_layer_ids": list(range(10_000))},
+        {"mask_token_id": 151669, "target_layer_ids": [1, 10**5000]},
+        {"mask_token_id": 10**5000},
+    ],
+)
+def test_every_quoted_value_is_bounded(section: dict[str, object]) -> None:
+    """A 900,000-character mask token once gave a 900 KB warning, and a layer-range message
+    printed whole lists and 4,300-digit ints (which ``str()`` refuses past that)."""
+    config = draft(DFLASH, num_target_layers=10**5000, dflash_config=section)
+    verdict = sglang(config, target=QWEN3_8B)
+    texts = [str(f) for f in (*verdict.errors, *verdict.warnings)] + list(verdict.notes)
+    assert texts
+    assert max(map(len, texts)) < 2_000, max(texts, key=len)[:300]

@@ -31,6 +31,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from drafting_config import ParallelDraftingConfig, check, resolve
+from drafting_config.engines.vllm.load_path import derived_max_model_len
 from drafting_config.engines.vllm.runners import (
     NEWER_RUNNER_FIELDS,
     OLDER_RUNNER_FIELDS,
@@ -610,3 +611,73 @@ def test_vllms_config_rewrites_never_change_what_a_chain_returns(config: dict[st
             assert _outcome(muse, runner) == expected
         if config.get("model_type") != "deepseek_v41":
             assert _outcome(_gemma4_dspark_rewrite(config), runner) == expected
+
+
+# --- the served length: _get_and_verify_max_len (vllm/config/model.py) ---------------------------
+
+
+def _max_len(config: dict[str, Any]) -> int | None:
+    return derived_max_model_len(field_getter(config, ""))
+
+
+@pytest.mark.parametrize(
+    ("rope", "expected"),
+    [
+        # One entry: its factor multiplies, unless its type is one vLLM leaves unscaled.
+        ({"rope_type": "dynamic", "factor": 4.0}, 4096 * 4),
+        ({"rope_type": "yarn", "factor": 4.0}, 4096),
+        # Several entries (one per layer type): the last scaled entry with a factor wins ...
+        (
+            {
+                "full": {"rope_type": "linear", "factor": 2.0},
+                "sliding": {"rope_type": "linear", "factor": 3.0},
+            },
+            4096 * 3,
+        ),
+        # ... an entry without a factor keeps the previous one ...
+        (
+            {"full": {"rope_type": "linear", "factor": 2.0}, "sliding": {"rope_type": "default"}},
+            4096 * 2,
+        ),
+        # ... an unscaled type does not overwrite it ...
+        (
+            {
+                "full": {"rope_type": "linear", "factor": 2.0},
+                "sliding": {"rope_type": "yarn", "factor": 8.0},
+            },
+            4096 * 2,
+        ),
+        # ... and a null factor becomes 1.0.
+        (
+            {
+                "full": {"rope_type": "linear", "factor": 2.0},
+                "sliding": {"rope_type": "linear", "factor": None},
+            },
+            4096,
+        ),
+        # A factor beyond float range leaves no length (vLLM's int() would raise).
+        ({"rope_type": "dynamic", "factor": 10**400}, None),
+        ({"rope_type": "dynamic", "factor": float("inf")}, None),
+        ({"rope_type": "dynamic", "factor": "2"}, None),
+    ],
+)
+def test_the_derived_length_follows_vllms_loop_over_rope_entries(
+    rope: dict[str, object], expected: int | None
+) -> None:
+    config = {"model_type": "llama", "max_position_embeddings": 4096, "rope_parameters": rope}
+    assert _max_len(config) == expected
+
+
+@pytest.mark.parametrize("model_type", ["gemma3", "gemma3_text"])
+def test_gemma3s_length_is_not_scaled_again(model_type: str) -> None:
+    rope = {"rope_type": "linear", "factor": 8.0}
+    config = {"model_type": model_type, "max_position_embeddings": 131072, "rope_scaling": rope}
+    assert _max_len(config) == 131072
+    assert _max_len({**config, "model_type": "llama"}) == 131072 * 8
+
+
+def test_a_length_beyond_float_range_is_no_length() -> None:
+    rope = {"rope_type": "dynamic", "factor": 2.0}
+    assert _max_len({"max_position_embeddings": 10**400, "rope_scaling": rope}) is None
+    assert _max_len({"max_position_embeddings": 10**400}) is None
+    assert _max_len({"max_position_embeddings": 2**62}) == 2**62

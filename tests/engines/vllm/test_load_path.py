@@ -418,3 +418,18 @@ def test_architectures_as_a_string_is_an_error_naming_the_list_to_write() -> Non
     error = only_error(check({**DFLASH, "architectures": "DFlashDraftModel"}))
     assert error.field == "architectures"
     assert '["DFlashDraftModel"]' in str(error)
+
+
+def test_a_rope_factor_beyond_float_range_gives_a_verdict_for_both_engines() -> None:
+    """An int factor of 401 digits once raised OverflowError from ``math.isfinite`` inside
+    the target's reading, so ``check()`` raised for every draft against such a target."""
+    rope = {"rope_type": "dynamic", "factor": 10**400}
+    for engine in ("vllm", "sglang"):
+        for key in ("rope_scaling", "rope_parameters"):
+            target = {**LONG_TARGET, key: rope}
+            verdict = check(
+                QWEN3_8B_DFLASH_DRAFT, target=target, check_tokenizer=False, engine=engine
+            )
+            assert verdict.ok, errors(verdict)
+    huge_length = {**LONG_TARGET, "max_position_embeddings": 10**400}
+    assert check(DSPARK, target=huge_length, check_tokenizer=False).ok

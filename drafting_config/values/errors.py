@@ -5,7 +5,9 @@ from __future__ import annotations
 import reprlib
 import sys
 from types import FrameType
-from typing import Final
+from typing import Final, TypeVar
+
+from drafting_config.values.codes import Code, Step
 
 __all__ = [
     "ConflictingTokenIdWarning",
@@ -26,13 +28,37 @@ class ParallelDraftingConfigError(ValueError):
     Attributes:
         field: the config field at fault (``"pard_token"``, ``"dflash_config"``,
             ``"vocab_size"``, ...), or ``None`` when no single field is to blame.
+        code: the fact the error states (:class:`~drafting_config.values.codes.Code`),
+            or ``None`` where none is declared yet.
+        fix: what to change to remove the error, when one change is known.
+        evidence: the engine code or published convention the error follows
+            (``"vllm/config/speculative.py: SpeculativeConfig.__post_init__"``).
     """
 
     field: str | None
+    code: Code | None
+    fix: str | None
+    evidence: str | None
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str | None = None,
+        code: Code | None = None,
+        fix: str | None = None,
+        evidence: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.field = field
+        self.code = code
+        self.fix = fix
+        self.evidence = evidence
+
+    @property
+    def step(self) -> Step | None:
+        """The step of the engine's load path the error is about (its code's)."""
+        return None if self.code is None else self.code.step
 
     def __reduce__(self) -> tuple[object, ...]:
         # Pickling and copying call ``cls(*args)``, which keyword-only and extra constructor
@@ -41,9 +67,12 @@ class ParallelDraftingConfigError(ValueError):
         return (_rebuild_error, (type(self), self.args, self.__dict__))
 
 
+_Finding = TypeVar("_Finding", "ParallelDraftingConfigError", "ParallelDraftingConfigWarning")
+
+
 def _rebuild_error(
-    cls: type[ParallelDraftingConfigError], args: tuple[object, ...], state: dict[str, object]
-) -> ParallelDraftingConfigError:
+    cls: type[_Finding], args: tuple[object, ...], state: dict[str, object]
+) -> _Finding:
     error = cls.__new__(cls)
     error.args = args
     error.__dict__.update(state)
@@ -51,7 +80,39 @@ def _rebuild_error(
 
 
 class ParallelDraftingConfigWarning(UserWarning):
-    """Base class of the warnings about configs that resolve but look wrong."""
+    """Base class of the warnings about configs that resolve but look wrong.
+
+    Attributes:
+        field, code, fix, evidence: as :class:`ParallelDraftingConfigError`'s.
+    """
+
+    field: str | None
+    code: Code | None
+    fix: str | None
+    evidence: str | None
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str | None = None,
+        code: Code | None = None,
+        fix: str | None = None,
+        evidence: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.field = field
+        self.code = code
+        self.fix = fix
+        self.evidence = evidence
+
+    @property
+    def step(self) -> Step | None:
+        """The step of the engine's load path the warning is about (its code's)."""
+        return None if self.code is None else self.code.step
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_error, (type(self), self.args, self.__dict__))
 
 
 class ConflictingTokenIdWarning(ParallelDraftingConfigWarning):

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from typing import Final, NamedTuple, TextIO
 
 from drafting_config import __version__
+from drafting_config.cli.exit_status import EXIT_STATUS_HELP
 from drafting_config.cli.render import (
     explain_lines,
     field_rows,
@@ -306,6 +307,8 @@ def _parser() -> argparse.ArgumentParser:
         "check",
         help="a verdict for each draft model",
         description="Check each PATH: a config.json, a model directory, or ORG/NAME.",
+        epilog=EXIT_STATUS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # keeps the epilog's lines
     )
     check_parser.add_argument(
         "paths",

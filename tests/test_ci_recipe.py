@@ -181,3 +181,30 @@ def test_both_steps_install_the_checker_from_the_action_and_check(tmp_path: Path
     run = run_step("Check every config.json", repo, {"PATH": f"{bin_dir}{os.pathsep}{plain_path}"})
     assert run.status == 1, run.output
     assert [a.file for a in run.annotations] == ["bad/config.json", "bad/config.json"]
+
+
+def test_the_page_shows_the_action_as_it_is() -> None:
+    """docs/ci.md's workflow uses the action at a commit of this repository that has it,
+    with inputs it declares, and quotes its check step's command as action.yml runs it."""
+    page = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+    (shown,) = re.findall(r"^```bash\n(.*?)\n```$", page, re.S | re.M)
+    assert shown == step("Check every config.json")["run"].strip().splitlines()[-1]
+    (workflow,) = [
+        yaml.safe_load(block)
+        for block in re.findall(r"^```yaml\n(.*?)^```", page, re.S | re.M)
+        if block.startswith("# .github/workflows/")
+    ]
+    (job,) = workflow["jobs"].values()
+    (uses,) = [s for s in job["steps"] if not s["uses"].startswith("actions/")]
+    name, _, rev = uses["uses"].partition("@")
+    assert name == "FILL-IN-OWNER/NAME"
+    assert set(uses["with"]) <= set(ACTION["inputs"])
+    if (REPO / ".git").exists():
+        shown_action = subprocess.run(
+            ["git", "show", f"{rev}:action.yml"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        assert set(yaml.safe_load(shown_action)["inputs"]) >= set(uses["with"])

@@ -111,3 +111,5 @@ def test_the_version_is_written_once_and_every_reader_agrees(
     assert importlib.metadata.version("drafting-config") == drafting_config.__version__
     assert main(["--version"]) == 0
     assert capsys.readouterr().out == f"drafting-config {drafting_config.__version__}\n"
+    changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert f"\n## [{drafting_config.__version__}] - " in changelog  # the release has its section

@@ -35,6 +35,7 @@ from drafting_config.files.mask_embedding import MaskEmbeddingFile, read_mask_em
 from drafting_config.files.repo_ids import (
     DEFAULT_REVISION,
     EXTRA_NAME,
+    HUB_REQUIREMENT,
     HubDownloadError,
     MissingExtraError,
     RepoIdError,
@@ -615,7 +616,10 @@ def _why(error: ParallelDraftingConfigError) -> str:
     """Why a speculators verifier could not be read, for its note."""
     if isinstance(error, MissingExtraError):
         if error.failure is None:
-            return f"is a repo id, and looking it up needs the {EXTRA_NAME} extra"
+            return (
+                f"is a repo id, and looking it up needs the {EXTRA_NAME} extra "
+                f"(pip install '{HUB_REQUIREMENT}')"
+            )
         return f"is a repo id, and {error.problem}"
     if isinstance(error, HubDownloadError):
         return f"could not be downloaded: {error.problem}"

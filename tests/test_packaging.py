@@ -89,3 +89,27 @@ def test_the_public_surface_is_what_the_docs_document() -> None:
 
 def test_package_is_marked_typed() -> None:
     assert (REPO / "drafting_config" / "py.typed").is_file()
+
+
+def test_the_version_is_written_once_and_every_reader_agrees(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``__version__`` is the one place: pyproject takes it from there (a dynamic version),
+    so the installed metadata and ``drafting-config --version`` say the same."""
+    import importlib.metadata
+    import re
+
+    from drafting_config.command import main
+
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    project = pyproject.split("\n[project]\n", 1)[1].split("\n[", 1)[0]
+    assert re.search(r"^version\s*=", project, re.MULTILINE) is None
+    assert re.search(r'^dynamic = \["version"\]', project, re.MULTILINE)
+    assert re.search(
+        r'^\[tool\.hatch\.version\]\npath = "drafting_config/__init__.py"$', pyproject, re.MULTILINE
+    )
+    assert importlib.metadata.version("drafting-config") == drafting_config.__version__
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"drafting-config {drafting_config.__version__}\n"
+    changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert f"\n## [{drafting_config.__version__}] - " in changelog  # the release has its section

@@ -1,24 +1,35 @@
-"""The pre-commit hook, run by pre-commit itself from a git copy of this checkout.
+"""The pre-commit hooks of docs/ci.md, run by pre-commit itself.
 
-pre-commit installs the hook's environment from the package index the first time,
-so these tests take tens of seconds: they are marked slow.  The copy holds the
-working tree as it is now (uncommitted changes included), committed in a temporary
-repository that ``.pre-commit-config.yaml`` names by path and commit.
+- The documented local hook (``repo: local``, ``language: system``) runs the checker of
+  this environment: nothing is fetched.
+- The documented remote form runs against a local clone of this repository, with the
+  documented hook id and ``rev`` (only the URL, the one thing the docs leave to fill in,
+  is the clone's path); and the hook as it is in this working tree runs from a git copy
+  of the tree (uncommitted changes included), so the tests see the hook being changed.
+  pre-commit builds a remote hook's environment from the package index the first time
+  (``pre-commit install-hooks``, tens of seconds): those tests carry the
+  ``engine_wheels`` marker and skip when the index cannot be reached (fail, with
+  ``DRAFTING_CONFIG_REQUIRE_WHEELS=1``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
-from tests.conftest import REPO
+from tests.conftest import EXAMPLES, REPO
+from tests.package_index import PIP_NETWORK, unavailable
 
 pytestmark = pytest.mark.slow
 
@@ -31,19 +42,42 @@ GIT_ENV = {
     "GIT_CONFIG_GLOBAL": os.devnull,
     "GIT_CONFIG_NOSYSTEM": "1",
 }
+PAGE = REPO / "docs" / "ci.md"
+FILL_IN = "FILL-IN-THIS-REPOSITORY-URL"
 
-GOOD = {"pard_token": 128020, "vocab_size": 128256, "hidden_size": 2048}
+GOOD: dict[str, Any] = json.loads((EXAMPLES / "dflash-qwen3-4b" / "config.json").read_text())
+"""A bundled draft both engines serve."""
 BAD = {"pard_token": "128020", "vocab_size": 128256}  # a string is not a token id
 CONFLICT = {"mask_token_id": 151669, "pard_token": 151670, "vocab_size": 151936}
+ONE_GOOD_ONE_BAD = {
+    "models/good/config.json": GOOD,
+    "models/bad/config.json": BAD,
+    # Not draft configs: the hooks must not look at these.
+    "models/good/generation_config.json": BAD,
+    "models/good/tokenizer_config.json": BAD,
+    "config.json.bak": BAD,
+}
 
 
-@dataclass(frozen=True)
-class HookRepo:
-    """A git repository holding this checkout, and where pre-commit keeps its envs."""
+def documented_configs() -> list[dict[str, Any]]:
+    """Every ``.pre-commit-config.yaml`` docs/ci.md shows, parsed, in page order."""
+    text = PAGE.read_text(encoding="utf-8")
+    blocks = re.findall(r"^```yaml\n(# \.pre-commit-config\.yaml\n.*?)^```", text, re.S | re.M)
+    return [yaml.safe_load(block) for block in blocks]
 
-    path: Path
-    commit: str
-    pre_commit_home: Path
+
+def local_configs() -> list[dict[str, Any]]:
+    return [c for c in documented_configs() if c["repos"][0]["repo"] == "local"]
+
+
+def remote_configs() -> list[dict[str, Any]]:
+    return [c for c in documented_configs() if c["repos"][0]["repo"] != "local"]
+
+
+def documented_rev() -> str:
+    (rev,) = {config["repos"][0]["rev"] for config in remote_configs()}
+    assert isinstance(rev, str)
+    return rev
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -54,27 +88,156 @@ def git(cwd: Path, *args: str) -> str:
         capture_output=True,
         text=True,
         check=True,
-        timeout=60,
+        timeout=120,
     )
     return done.stdout
 
 
+@dataclass(frozen=True)
+class Project:
+    """A model repository with files staged, and where pre-commit keeps its environments."""
+
+    path: Path
+    pre_commit_home: Path
+
+    def pre_commit(self, *args: str) -> tuple[int, str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "pre_commit", *args, "--color", "never"],
+            cwd=self.path,
+            env={
+                **os.environ,
+                **GIT_ENV,
+                "PRE_COMMIT_HOME": str(self.pre_commit_home),
+                "PIP_TIMEOUT": PIP_NETWORK[1],
+                "PIP_RETRIES": PIP_NETWORK[3],
+                # language: system runs the drafting-config of this environment.
+                "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+            },
+            capture_output=True,
+            text=True,
+            timeout=900,  # install-hooks builds a remote hook's environment from the index
+            check=False,
+        )
+        return done.returncode, done.stdout + done.stderr
+
+    def run(self) -> tuple[int, str]:
+        return self.pre_commit("run", "--all-files")
+
+
+def project(
+    root: Path, home: Path, config: Mapping[str, Any], files: Mapping[str, object]
+) -> Project:
+    """A new git repository at ``root`` holding ``config`` as its .pre-commit-config.yaml
+    and ``files`` (JSON-encoded), staged; for a remote hook, its environment installed."""
+    root.mkdir()
+    git(root, "init", "--quiet")
+    (root / ".pre-commit-config.yaml").write_text(yaml.safe_dump(dict(config), sort_keys=False))
+    for name, content in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(json.dumps(content))
+    git(root, "add", "--all")
+    made = Project(root, home)
+    if config["repos"][0]["repo"] != "local":
+        status, output = made.pre_commit("install-hooks")
+        if status != 0:
+            unavailable("the pre-commit hook's environment", output)
+    return made
+
+
+def pointed_at(config: Mapping[str, Any], repo: Path, rev: str | None = None) -> dict[str, Any]:
+    """A documented remote config with its URL filled in (and ``rev``, if given)."""
+    (entry,) = config["repos"]
+    assert entry["repo"] == FILL_IN
+    return {"repos": [{**entry, "repo": str(repo), "rev": rev or entry["rev"]}]}
+
+
+# --- what the page shows ------------------------------------------------------------------
+
+
+def test_the_page_shows_a_local_hook_and_the_remote_form() -> None:
+    (local,) = local_configs()
+    (hook,) = local["repos"][0]["hooks"]
+    assert hook == {
+        "id": HOOK_ID,
+        "name": "drafting-config check",
+        "entry": "drafting-config check",
+        "language": "system",
+        "files": r"(^|/)config\.json$",
+    }
+    remotes = remote_configs()
+    assert [[hook["id"] for hook in c["repos"][0]["hooks"]] for c in remotes] == [[HOOK_ID]] * 2
+    assert remotes[1]["repos"][0]["hooks"][0]["args"] == ["--engine", "all"]
+    text = PAGE.read_text(encoding="utf-8")
+    assert text.count(f"repo: {FILL_IN}  # the one thing to fill in") == len(remotes)
+    published = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert [hook["id"] for hook in published] == [HOOK_ID]
+    assert published[0]["files"] == hook["files"]
+
+
+def skip_without_history() -> None:
+    """Skip in an unpacked sdist or a shallow clone: no history to find the rev in."""
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("not a git checkout (an unpacked sdist): no history to look the rev up in")
+    if git(REPO, "rev-parse", "--is-shallow-repository").strip() == "true":
+        pytest.skip("a shallow clone: its history may not reach the documented rev")
+
+
+def test_the_documented_rev_is_a_commit_of_this_repository() -> None:
+    """It exists (``git cat-file -e``), is in the history of this checkout, and holds the
+    hook the page names."""
+    skip_without_history()
+    rev = documented_rev()
+    assert re.fullmatch(r"[0-9a-f]{40}", rev), "a full commit id: the history has no tags"
+    git(REPO, "cat-file", "-e", f"{rev}^{{commit}}")  # raises unless the commit exists
+    git(REPO, "merge-base", "--is-ancestor", rev, "HEAD")  # raises unless HEAD descends from it
+    hooks = yaml.safe_load(git(REPO, "show", f"{rev}:.pre-commit-hooks.yaml"))
+    assert HOOK_ID in [hook["id"] for hook in hooks]
+
+
+# --- the local hook: no environment to build ---------------------------------------------------
+
+
+def test_the_local_hook_fails_on_the_invalid_config_and_names_it(tmp_path: Path) -> None:
+    (config,) = local_configs()
+    made = project(tmp_path / "models", tmp_path / "home", config, ONE_GOOD_ONE_BAD)
+    status, output = made.run()
+    assert status == 1, output
+    assert "drafting-config check" in output
+    assert "Failed" in output
+    assert "models/bad/config.json: INVALID: `pard_token` must be an integer" in output
+    assert "models/good/config.json: OK: token id 151669" in output
+    assert "2 checked: 1 valid, 1 invalid" in output  # the other files were not passed
+
+
+def test_the_local_hook_passes_a_valid_config(tmp_path: Path) -> None:
+    (config,) = local_configs()
+    made = project(tmp_path / "models", tmp_path / "home", config, {"a/config.json": GOOD})
+    status, output = made.run()
+    assert status == 0, output
+    assert "Passed" in output
+
+
+# --- the published hook, from a clone of this repository ----------------------------------------
+
+
 @pytest.fixture(scope="module")
-def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> HookRepo:
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A clone of this repository, holding its history (the documented rev among it)."""
+    skip_without_history()
+    target = tmp_path_factory.mktemp("clone") / "drafting-config"
+    git(REPO.parent, "clone", "--quiet", "--no-local", str(REPO), str(target))
+    return target
+
+
+@pytest.fixture(scope="module")
+def working_tree(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """This checkout, uncommitted work included, committed into a fresh repository."""
-    help_text = subprocess.run(
-        [sys.executable, "-m", "drafting_config", "check", "--help"],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=60,
-        check=False,
-    ).stdout
-    if "--strict" not in help_text:
-        pytest.fail("`drafting-config check` has no --strict option, which the hook runs")
-    root = tmp_path_factory.mktemp("hook")
-    copy = root / "repo"
+    copy = tmp_path_factory.mktemp("hook") / "repo"
     listed = git(REPO, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
     for name in filter(None, listed.split("\0")):
         source = REPO / name
@@ -84,71 +247,60 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> HookRepo:
     git(copy, "init", "--quiet")
     git(copy, "add", "--all")
     git(copy, "commit", "--quiet", "--message", "the working tree under test")
-    return HookRepo(copy, git(copy, "rev-parse", "HEAD").strip(), root / "pre-commit-home")
+    return copy, git(copy, "rev-parse", "HEAD").strip()
 
 
-def run_hook(hook_repo: HookRepo, project: Path, files: dict[str, object]) -> tuple[int, str]:
-    """Commit ``files`` (JSON-encoded) into a new repo at ``project`` and run pre-commit."""
-    project.mkdir()
-    git(project, "init", "--quiet")
-    (project / ".pre-commit-config.yaml").write_text(
-        "repos:\n"
-        f"  - repo: {hook_repo.path}\n"
-        f"    rev: {hook_repo.commit}\n"
-        "    hooks:\n"
-        f"      - id: {HOOK_ID}\n"
-    )
-    for name, content in files.items():
-        (project / name).parent.mkdir(parents=True, exist_ok=True)
-        (project / name).write_text(json.dumps(content))
-    git(project, "add", "--all")
-    done = subprocess.run(
-        [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
-        cwd=project,
-        env={**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(hook_repo.pre_commit_home)},
-        capture_output=True,
-        text=True,
-        timeout=900,  # the first run builds the hook's environment from the package index
-        check=False,
-    )
-    return done.returncode, done.stdout + done.stderr
-
-
-def test_a_good_config_passes_and_files_not_named_config_json_are_left_alone(
-    hook_repo: HookRepo, tmp_path: Path
+@pytest.mark.engine_wheels
+@pytest.mark.parametrize("documented", [0, 1], ids=["as-shown", "with-engine-all"])
+def test_the_documented_remote_hook_at_the_documented_rev_checks_as_the_page_says(
+    clone: Path, pre_commit_home: Path, tmp_path: Path, documented: int
 ) -> None:
-    status, output = run_hook(
-        hook_repo,
-        tmp_path / "project",
-        {
-            "models/draft/config.json": GOOD,
-            # Not a model config: the hook must not look at these.
-            "models/draft/tokenizer_config.json": BAD,
-            "config.json.bak": BAD,
-        },
-    )
+    config = pointed_at(remote_configs()[documented], clone)
+    made = project(tmp_path / "models", pre_commit_home, config, ONE_GOOD_ONE_BAD)
+    status, output = made.run()
+    assert status == 1, output
+    assert "Failed" in output
+    engines = [" [vllm 0.33.0]", " [sglang 0.5.23]"] if documented else [""]
+    for engine in engines:
+        assert f"models/bad/config.json{engine}: INVALID: " in output
+        assert f"models/good/config.json{engine}: OK: token id 151669" in output
+    assert "generation_config.json" not in output
+
+
+@pytest.mark.engine_wheels
+def test_the_documented_remote_hook_passes_a_valid_config(
+    clone: Path, pre_commit_home: Path, tmp_path: Path
+) -> None:
+    config = pointed_at(remote_configs()[0], clone)
+    made = project(tmp_path / "models", pre_commit_home, config, {"config.json": GOOD})
+    status, output = made.run()
     assert status == 0, output
-    assert "drafting-config check" in output
     assert "Passed" in output
 
 
-def test_a_bad_config_fails_and_is_named(hook_repo: HookRepo, tmp_path: Path) -> None:
-    status, output = run_hook(
-        hook_repo,
-        tmp_path / "project",
-        {"config.json": GOOD, "models/broken/config.json": BAD},
-    )
-    assert status == 1, output
-    assert "Failed" in output
-    assert "models/broken/config.json" in output
-    assert "pard_token" in output
-
-
-def test_a_config_with_a_conflict_warning_fails_because_the_hook_is_strict(
-    hook_repo: HookRepo, tmp_path: Path
+@pytest.mark.engine_wheels
+def test_the_hook_of_this_tree_is_strict_a_warning_fails(
+    working_tree: tuple[Path, str], pre_commit_home: Path, tmp_path: Path
 ) -> None:
-    status, output = run_hook(hook_repo, tmp_path / "project", {"config.json": CONFLICT})
+    config = pointed_at(remote_configs()[0], working_tree[0], rev=working_tree[1])
+    made = project(tmp_path / "models", pre_commit_home, config, {"config.json": CONFLICT})
+    status, output = made.run()
     assert status == 1, output
     assert "Failed" in output
-    assert "mask_token_id" in output
-    assert "pard_token" in output
+    assert "FAILED (--strict: warnings)" in output
+    assert "`mask_token_id` = 151669 and `pard_token` = 151670 disagree" in output
+
+
+@pytest.mark.engine_wheels
+def test_the_hook_of_this_tree_checks_many_configs_in_one_run(
+    working_tree: tuple[Path, str], pre_commit_home: Path, tmp_path: Path
+) -> None:
+    """pre-commit splits more than four files into batches, one per CPU, unless the hook is
+    ``require_serial``: then the checker runs once and prints one summary line."""
+    config = pointed_at(remote_configs()[0], working_tree[0], rev=working_tree[1])
+    files: dict[str, object] = {f"models/{index}/config.json": GOOD for index in range(8)}
+    made = project(tmp_path / "models", pre_commit_home, config, {**files, "bad/config.json": BAD})
+    status, output = made.run()
+    assert status == 1, output
+    assert "bad/config.json: INVALID: `pard_token` must be an integer" in output
+    assert re.findall(r"^\d+ checked.*$", output, re.M) == ["9 checked: 8 valid, 1 invalid"]

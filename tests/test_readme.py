@@ -132,7 +132,9 @@ def test_no_other_command_block_is_followed_by_output_left_unchecked() -> None:
         (name(document), command)
         for document in DOCUMENTS
         for command in re.findall(
-            r"^```bash\n(.*?)```\n\n```text\n", document.read_text(encoding="utf-8"), re.S | re.M
+            r"^```bash\n((?:(?!^```).)*?)^```\n\n```text\n",
+            document.read_text(encoding="utf-8"),
+            re.S | re.M,
         )
     ]
     assert pairs == [("README.md", SETUP_COMMAND + "\n")]

@@ -29,7 +29,6 @@ from drafting_config import (
     check_many,
 )
 from drafting_config.files.repo_ids import (
-    EXTRA_NAME,
     RepoIdError,
     RepoNotCachedError,
 )
@@ -263,7 +262,7 @@ def test_without_huggingface_hub_a_verifier_repo_id_is_a_note_naming_the_extra(
     assert verdict.ok
     assert verdict.notes == (
         f"target not checked: the speculators verifier {VERIFIER!r} is a repo id, and looking "
-        f"it up needs the {EXTRA_NAME} extra",
+        "it up needs the hub extra (pip install 'huggingface_hub>=0.30')",
         NO_TOKENIZER_DIRECTORY,
     )
 

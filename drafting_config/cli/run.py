@@ -8,9 +8,8 @@ builds the model, and huggingface_hub is imported only for a repo id.
 
 A sweep runs in this one process: the package starts no process or thread pool.
 
-Exit status: 0 all valid, 1 any invalid (or unreadable, or no path at all from
-``-``), 2 usage error,
-130 interrupted (Ctrl-C), 141 the output's reader went away (128 + SIGPIPE).
+Exit status: the ``EXIT_*`` constants below; what each means is written once, in
+:mod:`drafting_config.cli.exit_status`, which ``check --help`` prints.
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ from contextlib import contextmanager
 from typing import Final, NamedTuple, TextIO
 
 from drafting_config import __version__
+from drafting_config.cli.exit_status import EXIT_STATUS_HELP
 from drafting_config.cli.render import (
     explain_lines,
     field_rows,
@@ -312,6 +312,8 @@ def _parser() -> argparse.ArgumentParser:
         "check",
         help="a verdict for each draft model",
         description="Check each PATH: a config.json, a model directory, or ORG/NAME.",
+        epilog=EXIT_STATUS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # keeps the epilog's lines
     )
     check_parser.add_argument(
         "paths",

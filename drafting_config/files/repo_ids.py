@@ -15,7 +15,7 @@ tokenizer files), through ``huggingface_hub``'s own cache API:
   snapshot of the repo id, offline; with ``download=True`` it first fetches
   ``config.json`` and the tokenizer files, never weights and never code.
 
-``huggingface_hub`` is the optional extra ``drafting-config[hub]``: it is imported
+``huggingface_hub`` is the optional extra ``hub``: it is imported
 only inside :func:`locate`, so importing this module does not import it, and a
 missing extra is a one-line :class:`MissingExtraError`.
 """
@@ -69,8 +69,13 @@ __all__ = [
 DEFAULT_REVISION: Final = "main"
 """The revision looked up when none is given: the hub's default branch."""
 
-EXTRA_NAME: Final = "drafting-config[hub]"
+EXTRA_NAME: Final = "hub"
 """The optional extra that installs ``huggingface_hub``."""
+
+HUB_REQUIREMENT: Final = "huggingface_hub>=0.30"
+"""What the ``hub`` extra installs (``pyproject.toml``; a test holds the two equal).  The
+hint names it rather than ``drafting-config[hub]``: installing it works however the
+package was installed (from a checkout, a built wheel or an index)."""
 
 _NAME_PART_MAX: Final = 96
 _REVISION_MAX: Final = 255
@@ -131,7 +136,8 @@ class MissingExtraError(ParallelDraftingConfigError):
         if failure is None:
             problem = (
                 "looking up a Hugging Face repo id needs huggingface_hub, which is not "
-                f"installed (or is too old); install the extra: pip install '{EXTRA_NAME}'"
+                f"installed (or is too old); install it: pip install '{HUB_REQUIREMENT}' "
+                f"(the {EXTRA_NAME} extra)"
             )
         else:
             problem = (

@@ -1,0 +1,21 @@
+"""What each exit status of ``drafting-config check`` means, written once.
+
+``check --help`` prints :data:`EXIT_STATUS_HELP` as its epilog and ``docs/cli.md``
+shows the same text (a test holds the two equal), so a change of what a status
+means is made here and nowhere else.  The numbers are :mod:`drafting_config.cli.run`'s
+``EXIT_*`` constants.
+"""
+
+from typing import Final
+
+__all__ = ["EXIT_STATUS_HELP"]
+
+EXIT_STATUS_HELP: Final = """\
+exit status:
+  0    every engine asked serves every draft (warnings pass, unless --strict)
+  1    findings: an engine would not serve a draft, or a draft's file could
+       not be read (missing, unreadable, a repo id not in the cache, a
+       missing extra), or '-' read no path from standard input
+  2    usage error: a bad option, a malformed repo id or revision
+  130  interrupted (Ctrl-C); 141: the output's reader went away (... | head)"""
+"""The ``exit status:`` section of ``check --help``: one line per status, 80 columns."""

@@ -1,0 +1,210 @@
+"""The CI recipe: ``action.yml``'s steps, run as GitHub's runner runs them, on a fixture
+model repository; and its problem matcher, applied to what the check step prints, puts
+each failing draft on its file.
+
+The check step runs with the checker of this environment; installing the checker from
+the action's own checkout needs the package index (pydantic, and hatchling to build),
+so the test that runs both steps carries the ``engine_wheels`` marker.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+import yaml
+
+from tests.conftest import EXAMPLES, REPO
+from tests.package_index import PIP_NETWORK, unavailable
+
+pytestmark = pytest.mark.slow
+
+ACTION: dict[str, Any] = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
+MATCHER_NAME = ".github/drafting-config-matcher.json"
+
+GOOD: dict[str, Any] = json.loads((EXAMPLES / "dflash-qwen3-4b" / "config.json").read_text())
+BAD: dict[str, Any] = {**GOOD, "dflash_config": {**GOOD["dflash_config"], "mask_token_id": "1"}}
+"""Refused by both engines: a token id written as a string."""
+
+
+class Annotation(NamedTuple):
+    file: str
+    code: str | None
+    message: str
+
+
+class StepRun(NamedTuple):
+    status: int
+    output: str
+    annotations: list[Annotation]
+
+
+def step(name: str) -> dict[str, Any]:
+    steps: list[dict[str, Any]] = ACTION["runs"]["steps"]
+    (found,) = [step for step in steps if step["name"] == name]
+    assert found["shell"] == "bash"
+    return found
+
+
+def annotated(output: str) -> list[Annotation]:
+    """What the runner makes of ``output``: each line after the ``::add-matcher::`` line
+    that the matcher's pattern matches is an annotation on the file it names."""
+    lines = output.splitlines()
+    (added,) = [line for line in lines if line.startswith("::add-matcher::")]
+    matcher = json.loads(Path(added.removeprefix("::add-matcher::")).read_text())
+    (entry,) = matcher["problemMatcher"]
+    (pattern,) = entry["pattern"]
+    regexp = re.compile(pattern["regexp"])
+    found = []
+    for line in lines[lines.index(added) + 1 :]:
+        match = regexp.match(line)
+        if match:
+            found.append(
+                Annotation(
+                    match[pattern["file"]], match[pattern["code"]], match[pattern["message"]]
+                )
+            )
+    return found
+
+
+def run_step(name: str, cwd: Path, env: dict[str, str]) -> StepRun:
+    """Run a step's script as the runner runs a ``shell: bash`` step, its ``env`` filled
+    from the action's input defaults."""
+    found = step(name)
+    inputs = {key: str(spec.get("default", "")) for key, spec in ACTION["inputs"].items()}
+    step_env = {
+        key: re.sub(r"\$\{\{ inputs\.(\w+) \}\}", lambda m: inputs[m[1]], str(value))
+        for key, value in found.get("env", {}).items()
+    }
+    script = cwd.parent / f"{name.replace(' ', '-')}.sh"
+    script.write_text(found["run"])
+    done = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+        cwd=cwd,
+        env={**os.environ, "GITHUB_ACTION_PATH": str(REPO), **step_env, **env},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    output = done.stdout + done.stderr
+    return StepRun(done.returncode, output, annotated(output) if "add-matcher" in output else [])
+
+
+def model_repository(root: Path, files: dict[str, object]) -> Path:
+    """A git repository holding ``files`` (JSON-encoded), added to its index."""
+    root.mkdir()
+    subprocess.run(["git", "init", "--quiet"], cwd=root, check=True)
+    for name, content in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(json.dumps(content))
+    subprocess.run(["git", "add", "--all"], cwd=root, check=True)
+    return root
+
+
+def with_this_checker() -> dict[str, str]:
+    return {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+
+
+def test_the_check_step_fails_on_a_bad_draft_and_annotates_its_file(tmp_path: Path) -> None:
+    repo = model_repository(
+        tmp_path / "models",
+        {
+            "config.json": GOOD,
+            "drafts/broken/config.json": BAD,
+            # Not draft configs: the step must not check them.
+            "drafts/broken/generation_config.json": BAD,
+            "drafts/broken/tokenizer_config.json": BAD,
+        },
+    )
+    run = run_step("Check every config.json", repo, with_this_checker())
+    assert run.status == 1, run.output
+    assert "2 checked with vllm 0.33.0 and sglang 0.5.23: 2 valid, 2 invalid" in run.output
+    assert [(a.file, a.code) for a in run.annotations] == [
+        ("drafts/broken/config.json", "vllm 0.33.0"),
+        ("drafts/broken/config.json", "sglang 0.5.23"),
+    ]
+    assert all("`dflash_config.mask_token_id`" in a.message for a in run.annotations)
+    assert (REPO / MATCHER_NAME).is_file()
+
+
+def test_the_check_step_passes_a_repository_of_good_drafts_without_annotations(
+    tmp_path: Path,
+) -> None:
+    repo = model_repository(tmp_path / "models", {"a/config.json": GOOD, "b/c/config.json": GOOD})
+    run = run_step("Check every config.json", repo, with_this_checker())
+    assert run.status == 0, run.output
+    assert run.annotations == []
+    assert "2 checked with vllm 0.33.0 and sglang 0.5.23: 4 valid, 0 invalid" in run.output
+
+
+def test_strict_warnings_are_annotated_too(tmp_path: Path) -> None:
+    conflict = {"mask_token_id": 151669, "pard_token": 151670, "vocab_size": 151936}
+    repo = model_repository(tmp_path / "models", {"config.json": conflict})
+    run = run_step(
+        "Check every config.json",
+        repo,
+        {**with_this_checker(), "ENGINE": "vllm", "ARGS": "--strict"},
+    )
+    assert run.status == 1, run.output
+    assert [(a.file, a.code) for a in run.annotations] == [("config.json", None)]
+
+
+@pytest.mark.engine_wheels
+def test_both_steps_install_the_checker_from_the_action_and_check(tmp_path: Path) -> None:
+    repo = model_repository(tmp_path / "models", {"config.json": GOOD, "bad/config.json": BAD})
+    runner_temp, github_path = tmp_path / "runner-temp", tmp_path / "github-path"
+    runner_temp.mkdir()
+    env = {
+        "RUNNER_TEMP": str(runner_temp),
+        "GITHUB_PATH": str(github_path),
+        "PIP_TIMEOUT": PIP_NETWORK[1],
+        "PIP_RETRIES": PIP_NETWORK[3],
+        "VIRTUAL_ENV": "",
+    }
+    installed = run_step("Install drafting-config", repo, env)
+    if installed.status != 0:
+        unavailable("the action's install step (pydantic, hatchling)", installed.output)
+    (bin_dir,) = github_path.read_text().splitlines()
+    assert Path(bin_dir).is_relative_to(runner_temp)
+    plain_path = os.pathsep.join(
+        entry
+        for entry in os.environ["PATH"].split(os.pathsep)
+        if Path(entry) != Path(sys.executable).parent
+    )
+    run = run_step("Check every config.json", repo, {"PATH": f"{bin_dir}{os.pathsep}{plain_path}"})
+    assert run.status == 1, run.output
+    assert [a.file for a in run.annotations] == ["bad/config.json", "bad/config.json"]
+
+
+def test_the_page_shows_the_action_as_it_is() -> None:
+    """docs/ci.md's workflow uses the action at a commit of this repository that has it,
+    with inputs it declares, and quotes its check step's command as action.yml runs it."""
+    page = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+    (shown,) = re.findall(r"^```bash\n(.*?)\n```$", page, re.S | re.M)
+    assert shown == step("Check every config.json")["run"].strip().splitlines()[-1]
+    (workflow,) = [
+        yaml.safe_load(block)
+        for block in re.findall(r"^```yaml\n(.*?)^```", page, re.S | re.M)
+        if block.startswith("# .github/workflows/")
+    ]
+    (job,) = workflow["jobs"].values()
+    (uses,) = [s for s in job["steps"] if not s["uses"].startswith("actions/")]
+    name, _, rev = uses["uses"].partition("@")
+    assert name == "FILL-IN-OWNER/NAME"
+    assert set(uses["with"]) <= set(ACTION["inputs"])
+    if (REPO / ".git").exists():
+        shown_action = subprocess.run(
+            ["git", "show", f"{rev}:action.yml"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        assert set(yaml.safe_load(shown_action)["inputs"]) >= set(uses["with"])

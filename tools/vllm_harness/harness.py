@@ -1,0 +1,114 @@
+"""Run vLLM 0.33.0's own load path on a (draft, target, mode): the engine as the oracle.
+
+``run(draft, target, mode)`` copies the two ``config.json`` files into folders of their
+own, starts ``stage_runner.py`` in a fresh process of the harness's environment
+(``environment.ensure_environment()``), and returns what it reports: the stages passed,
+the stage that failed and the exception's type, first line and vLLM file. Every patch the
+stage runner makes to run on a CPU-only machine is listed in its docstring; none of it is
+part of ``drafting_config``. A run that takes longer than ``timeout`` seconds is killed and
+reported with ``"outcome": "timeout"``; one that dies without reporting (a crash in native
+code) with ``"outcome": "crashed"`` and the end of its output.
+
+The process has no network: ``HF_HUB_OFFLINE=1`` and ``TRANSFORMERS_OFFLINE=1``, and both
+folders hold only ``config.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any, Final
+
+from tools.vllm_harness.corpus import Mode
+from tools.vllm_harness.environment import ensure_environment
+
+__all__ = ["DEFAULT_TIMEOUT", "RESULT_PREFIX", "STAGES", "STAGE_RUNNER", "run"]
+
+STAGE_RUNNER: Final = Path(__file__).with_name("stage_runner.py")
+RESULT_PREFIX: Final = "HARNESS-RESULT "
+STAGES: Final = ("config", "speculator", "target", "tap", "draft", "combine")
+"""The stages in the order the newer runner takes them (the older one builds the draft
+before it taps the target)."""
+DEFAULT_TIMEOUT: Final = 300.0
+
+
+def _command(python: Path, draft: Path, target: Path, mode: Mode) -> list[str]:
+    command = [
+        str(python),
+        str(STAGE_RUNNER),
+        "--draft",
+        str(draft),
+        "--target",
+        str(target),
+        "--method",
+        mode.method,
+    ]
+    if mode.parallel_drafting:
+        command.append("--parallel-drafting")
+    return command
+
+
+def _environment(folder: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        VLLM_TARGET_DEVICE="cpu",
+        VLLM_NO_USAGE_STATS="1",
+        DO_NOT_TRACK="1",
+        VLLM_CACHE_ROOT=str(folder / "vllm-cache"),
+        HF_HOME=str(folder / "hf-home"),
+    )
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def _failure(outcome: str, mode: Mode, detail: str) -> dict[str, Any]:
+    return {
+        "outcome": outcome,
+        "method": mode.method,
+        "parallel_drafting": mode.parallel_drafting,
+        "stages_passed": [],
+        "failed_stage": None,
+        "exception": {"type": outcome, "message": detail, "where": ""},
+    }
+
+
+def run(
+    draft: Path,
+    target: Path,
+    mode: Mode,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    python: Path | None = None,
+) -> dict[str, Any]:
+    """The stage runner's report for ``draft`` and ``target`` (``config.json`` files)."""
+    interpreter = python if python is not None else ensure_environment()
+    with tempfile.TemporaryDirectory(prefix="vllm-harness-") as scratch:
+        folder = Path(scratch)
+        draft_dir, target_dir = folder / "draft", folder / "target"
+        for source, destination in ((draft, draft_dir), (target, target_dir)):
+            destination.mkdir()
+            shutil.copyfile(source, destination / "config.json")
+        try:
+            completed = subprocess.run(
+                _command(interpreter, draft_dir, target_dir, mode),
+                cwd=folder,
+                env=_environment(folder),
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return _failure("timeout", mode, f"no report within {timeout:g} s")
+    for line in reversed(completed.stdout.splitlines()):
+        if line.startswith(RESULT_PREFIX):
+            result: dict[str, Any] = json.loads(line.removeprefix(RESULT_PREFIX))
+            return result
+    tail = (completed.stdout + completed.stderr).strip().splitlines()[-5:]
+    return _failure("crashed", mode, f"exit {completed.returncode}: " + " | ".join(tail))

@@ -231,7 +231,9 @@ SYNTHESIZED: Final[dict[str, dict[str, Any]]] = {
         "fields": {"hidden_size": 6144, "num_hidden_layers": 78, "vocab_size": 154880},
     },
     "inkling": {
-        "model_type": "inkling_text",
+        # vLLM's own config class (vllm/models/inkling/configs.py): its model reads
+        # padded_vocab_size, which transformers' inkling_text config lacks.
+        "model_type": "inkling_model",
         "architectures": ["InklingForCausalLM"],
         "fields": {"hidden_size": 6144, "num_hidden_layers": 66, "vocab_size": 201024},
     },

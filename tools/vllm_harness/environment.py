@@ -111,9 +111,7 @@ def _pip(python: Path, *args: str, log: Path) -> None:
     with log.open("a", encoding="utf-8") as output:
         output.write(f"$ {' '.join(command)}\n")
         output.flush()
-        completed = subprocess.run(
-            command, stdout=output, stderr=subprocess.STDOUT, check=False
-        )
+        completed = subprocess.run(command, stdout=output, stderr=subprocess.STDOUT, check=False)
     if completed.returncode != 0:
         tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
         raise HarnessUnavailable(

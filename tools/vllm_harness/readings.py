@@ -30,13 +30,15 @@ from typing import Any, Final
 
 from tools.vllm_harness.corpus import CASES, SYNTHESIZED, SYNTHESIZED_DIR, Case, Mode
 from tools.vllm_harness.environment import ensure_environment, environment_key
-from tools.vllm_harness.harness import STAGES, run
+from tools.vllm_harness.harness import STAGES, run_many
 
 __all__ = [
     "NOT_REACHED",
     "READINGS_FILE",
     "ROOT",
+    "cpu_artefact",
     "engine_run_entry",
+    "live_sample",
     "main",
     "sha256_of",
     "stage_reached",
@@ -52,13 +54,16 @@ NOT_REACHED: Final = ("weights", "tokenizer", "attention back-ends", "KV cache",
 ENGINE_RUNS_ABOUT: Final = (
     "engine_runs: what the released vLLM 0.33.0 itself does with each draft, run by "
     "tools/vllm_harness (python -m tools.vllm_harness.readings regenerates them) on this "
-    "project's CPU-only machine, one fresh process per (draft, target, mode): "
+    "project's CPU-only machine, one fresh process per (draft, target, mode) (a child "
+    "forked from a process that has imported vLLM and configured nothing): "
     "EngineArgs(...).create_engine_config() (stage config), the speculator's set-up "
     "(speculator), the target built on the meta device by the dummy loader (target), "
     "set_eagle3_aux_hidden_state_layers (tap), the draft built on the meta device (draft), "
     "the draft's combine_hidden_states on a meta tensor as wide as the tapped layers "
     "(combine). stage_reached: the stage that failed, else the last one run; "
-    "exception: its type, first line and the vLLM file that raised. inputs: sha256 of the "
+    "exception: its type, first line, the next lines (detail) and the innermost frame that "
+    "raised (where, relative to site-packages). cpu_artefact: the failure is on a path only "
+    "vLLM's CPU platform takes, an artefact of this machine, not a reading. inputs: sha256 of the "
     "draft's and target's config.json bytes, the vLLM version and the harness "
     "environment's key. target_synthesized: the target is no public config (see "
     "tools/vllm_harness/corpus.py); a failure at target, tap or combine on it is not a "
@@ -79,6 +84,18 @@ def stage_reached(result: dict[str, Any]) -> str | None:
         return str(failed)
     passed = [stage for stage in STAGES if stage in result.get("stages_passed", ())]
     return passed[-1] if passed else None
+
+
+_CPU_ONLY: Final = ("vllm/platforms/cpu.py", "cpu_moe", "cpu_attn", "/cpu/")
+
+
+def cpu_artefact(result: dict[str, Any]) -> bool:
+    """Whether the run failed on a path only the CPU platform takes (its MoE experts, its
+    attention back-ends): an artefact of this machine, not a reading of the draft."""
+    exception = result.get("exception") or {}
+    where = str(exception.get("where", ""))
+    message = str(exception.get("message", ""))
+    return any(part in where for part in _CPU_ONLY) or "not supported on CPU" in message
 
 
 def engine_run_entry(case: Case, mode: Mode, result: dict[str, Any]) -> dict[str, Any]:
@@ -105,8 +122,22 @@ def engine_run_entry(case: Case, mode: Mode, result: dict[str, Any]) -> dict[str
         "draft_class": result.get("draft_class"),
         "tapped_layers": result.get("tapped_layers"),
         "combine_width": result.get("combine_width"),
+        "cpu_artefact": cpu_artefact(result),
         "not_reached": list(NOT_REACHED),
     }
+
+
+def live_sample(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One reading per (stage reached, outcome) pair: what CI runs live.
+
+    Of the readings with a pair, the first in the file's order whose target is public, else
+    the first: a run on a public target reads the draft alone.
+    """
+    chosen: dict[tuple[str | None, str], dict[str, Any]] = {}
+    for run_ in sorted(runs, key=lambda entry: bool(entry["target_synthesized"])):
+        chosen.setdefault((run_["stage_reached"], run_["outcome"]), run_)
+    order = {id(entry): index for index, entry in enumerate(runs)}
+    return sorted(chosen.values(), key=lambda entry: order[id(entry)])
 
 
 def synthesize_targets(names: Iterable[str] | None = None) -> list[Path]:
@@ -163,19 +194,21 @@ def record(cases: Sequence[Case], *, timeout: float) -> None:
     document = _load()
     document["engine_runs_about"] = ENGINE_RUNS_ABOUT
     entries = {_key(entry): entry for entry in document.get("engine_runs", [])}
-    for case in cases:
-        for mode in case.modes:
-            result = run(ROOT / case.draft, ROOT / case.target, mode, timeout=timeout)
-            entry = engine_run_entry(case, mode, result)
-            entries[_key(entry)] = entry
-            document["engine_runs"] = _ordered(entries)
-            _write(document)
-            exception = entry["exception"] or {}
-            print(
-                f"{case.name} [{mode.name}]: {entry['outcome']} at {entry['stage_reached']}"
-                f" {exception.get('type', '')}: {exception.get('message', '')[:160]}",
-                flush=True,
-            )
+    todo = [(case, mode) for case in cases for mode in case.modes]
+    results = run_many(
+        ((ROOT / case.draft, ROOT / case.target, mode) for case, mode in todo), timeout=timeout
+    )
+    for (case, mode), result in zip(todo, results, strict=False):
+        entry = engine_run_entry(case, mode, result)
+        entries[_key(entry)] = entry
+        document["engine_runs"] = _ordered(entries)
+        _write(document)
+        exception = entry["exception"] or {}
+        print(
+            f"{case.name} [{mode.name}]: {entry['outcome']} at {entry['stage_reached']}"
+            f" {exception.get('type', '')}: {exception.get('message', '')[:160]}",
+            flush=True,
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,6 +7,10 @@ registry's caches) does not reset. It imports nothing of ``drafting_config``.
 
     python stage_runner.py --draft DRAFT_DIR --target TARGET_DIR --method dflash \
         [--parallel-drafting] [--num-speculative-tokens K]
+    python stage_runner.py --serve   # requests on stdin, one JSON object a line
+
+``--serve`` imports vLLM once and forks a child per request (see :func:`serve`): each run
+still starts from a process in which vLLM has never been configured.
 
 It walks the stages in the order vLLM's GPU worker runs them and stops at the first that
 raises:
@@ -65,6 +69,9 @@ What this process patches, and why (none of it enters the package):
   ``load_format="dummy"``, ``enforce_eager=True``, ``max_model_len=1024``,
   ``max_num_seqs=4``, ``max_num_batched_tokens=1024``; after the config is built,
   ``load_config.device = "meta"`` so no weight is allocated.
+* vLLM's model-info cache (``VLLM_CACHE_ROOT``, set by ``harness.py``) lives beside the
+  environment: it holds what the registry learns by inspecting vLLM's own model classes
+  in a subprocess, keyed on each class file's hash, so the inspection runs once a class.
 * The speculator and proposer are built with ``device=cpu`` (their buffers are small) and
   the older runner's proposer with ``runner=None``.
 
@@ -80,8 +87,10 @@ Output: one line on stdout, prefixed ``HARNESS-RESULT `` and followed by a JSON 
      "draft_class": "DFlashQwen3ForCausalLM", "target_class": "Qwen3ForCausalLM",
      "tapped_layers": [2, 10, 18, 26, 34], "combine_width": 20480}
 
-``outcome`` is ``passed`` or ``failed``; ``exception`` is ``{"type", "message", "where"}``
-with the message's first line and the ``vllm/...`` file of the innermost vLLM frame.
+``outcome`` is ``passed`` or ``failed``; ``exception`` is ``{"type", "message", "detail",
+"where"}``: the message's first line, its next lines shortened (pydantic's
+``ValidationError`` gives the field and reason there), and the innermost frame that raised,
+relative to ``site-packages`` (``vllm/...``, or the library vLLM called).
 """
 
 from __future__ import annotations
@@ -124,8 +133,8 @@ def _patch_after_import() -> None:
 
     ops.cpu_prepack_moe_weight = _identity
     try:
-        import vllm.model_executor.layers.fused_moe.experts.cpu_moe as cpu_moe
-    except Exception:  # noqa: BLE001 - only the binding is patched; absent is fine
+        from vllm.model_executor.layers.fused_moe.experts import cpu_moe
+    except Exception:
         return
     cpu_moe.cpu_prepack_moe_weight = _identity  # type: ignore[attr-defined]
 
@@ -218,15 +227,22 @@ def _tapped_layers(model: Any) -> tuple[int, ...] | None:
     return None if layers is None else tuple(int(i) for i in layers)
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
-    started = time.monotonic()
+def _prepare() -> None:
+    """Patch and import what every run needs (idempotent)."""
     _patch_before_import()
+    import vllm.engine.arg_utils  # noqa: F401 - the import is the point
+
+    _patch_after_import()
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stages, in order
+    started = time.monotonic()
+    _prepare()
     import torch
     import vllm
     from vllm.config import set_current_vllm_config
     from vllm.engine.arg_utils import EngineArgs
 
-    _patch_after_import()
     imported = time.monotonic() - started
 
     speculative: dict[str, Any] = {
@@ -350,21 +366,103 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 )
                 combine(features)
                 passed("combine")
-    except Exception as error:  # noqa: BLE001 - the engine's exception is the reading
+    except Exception as error:
         result["outcome"] = "failed"
         result["failed_stage"] = stage
         result["exception"] = _exception(error)
     return result
 
 
+def _timed_out(request: dict[str, Any], timeout: float) -> dict[str, Any]:
+    return {
+        "method": request["method"],
+        "parallel_drafting": bool(request.get("parallel_drafting")),
+        "outcome": "timeout",
+        "stages_passed": [],
+        "failed_stage": None,
+        "exception": {"type": "timeout", "message": f"no report within {timeout:g} s"},
+    }
+
+
+def serve() -> int:
+    """Run the requests on stdin (one JSON object a line), each in a forked child.
+
+    vLLM is imported once, here, before any run sets global state; each request forks a
+    child that runs it and reports through a pipe, so every run starts from the same
+    freshly imported, never-configured process (vLLM's state is set only in the child)
+    without paying the 25 s of imports again. A child that runs past the request's
+    ``timeout`` is killed.
+    """
+    import select
+    import signal
+
+    _prepare()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        timeout = float(request.get("timeout", 300))
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: one run, then out without running the parent's exit code
+            os.close(read_end)
+            os.dup2(2, 1)  # vLLM's prints go to stderr; the pipe carries the result
+            args = argparse.Namespace(
+                draft=request.get("draft"),
+                target=request["target"],
+                method=request["method"],
+                parallel_drafting=bool(request.get("parallel_drafting")),
+                num_speculative_tokens=int(request.get("num_speculative_tokens", 4)),
+            )
+            with os.fdopen(write_end, "w") as pipe:
+                pipe.write(json.dumps(run(args), sort_keys=True))
+            os._exit(0)
+        os.close(write_end)
+        chunks: list[bytes] = []
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([read_end], [], [], max(left, 0))
+            if not ready:
+                os.kill(pid, signal.SIGKILL)
+                result = _timed_out(request, timeout)
+                break
+            chunk = os.read(read_end, 1 << 16)
+            if not chunk:
+                text = b"".join(chunks).decode()
+                result = (
+                    json.loads(text)
+                    if text
+                    else {
+                        **_timed_out(request, timeout),
+                        "outcome": "crashed",
+                        "exception": {
+                            "type": "crashed",
+                            "message": "the run died without a report",
+                        },
+                    }
+                )
+                break
+            chunks.append(chunk)
+        os.close(read_end)
+        os.waitpid(pid, 0)
+        print(RESULT_PREFIX + json.dumps(result, sort_keys=True), flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--serve", action="store_true", help="run requests from stdin")
     parser.add_argument("--draft", help="folder holding the draft's config.json")
-    parser.add_argument("--target", required=True, help="folder holding the target's config.json")
-    parser.add_argument("--method", required=True, help="speculative_config.method")
+    parser.add_argument("--target", help="folder holding the target's config.json")
+    parser.add_argument("--method", help="speculative_config.method")
     parser.add_argument("--parallel-drafting", action="store_true")
     parser.add_argument("--num-speculative-tokens", type=int, default=4)
     args = parser.parse_args(argv)
+    if args.serve:
+        return serve()
+    if args.target is None or args.method is None:
+        parser.error("--target and --method are required (or --serve)")
     result = run(args)
     sys.stdout.flush()
     print(RESULT_PREFIX + json.dumps(result, sort_keys=True), flush=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import stat
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,8 @@ import pytest
 
 from tools.vllm_harness import environment
 from tools.vllm_harness.corpus import CASES, Mode
-from tools.vllm_harness.harness import RESULT_PREFIX, run, run_many, scrub
-from tools.vllm_harness.readings import ROOT, live_sample, stage_reached
+from tools.vllm_harness.harness import RESULT_PREFIX, STAND_INS, run, run_many, scrub
+from tools.vllm_harness.readings import ROOT, artefact, live_sample, stage_reached
 
 DFLASH = Mode("dflash")
 
@@ -130,6 +131,35 @@ def test_stage_reached_is_the_failed_stage_else_the_last_stage_passed() -> None:
     assert stage_reached({"failed_stage": None, "stages_passed": []}) is None
 
 
+@pytest.mark.parametrize(
+    ("exception", "expected"),
+    [
+        (
+            {"type": "NotImplementedError", "message": "Sparse Attention is not supported on CPU."},
+            "CPU",
+        ),
+        ({"type": "RuntimeError", "message": "x", "where": "vllm/platforms/cpu.py:155 (f)"}, "CPU"),
+        ({"type": "ModuleNotFoundError", "message": "No module named 'cutlass'"}, "cutlass"),
+        ({"type": "ModuleNotFoundError", "message": "No module named 'torchvision'"}, None),
+        (
+            {"type": "RuntimeError", "message": "torchvision stand-in: tv.resize was called"},
+            "torch",
+        ),
+        ({"type": "ValueError", "message": "Model architectures ['X'] are not supported"}, None),
+    ],
+)
+def test_an_artefact_of_this_machine_is_told_from_a_reading(
+    exception: dict[str, str], expected: str | None
+) -> None:
+    found = artefact({"exception": exception})
+    if expected is None:
+        assert found is None
+    else:
+        assert found is not None
+        assert expected in found
+    assert artefact({"exception": None}) is None
+
+
 def test_the_live_sample_prefers_a_public_target_and_keeps_the_files_order() -> None:
     runs = [
         {"stage_reached": "config", "outcome": "failed", "target_synthesized": True, "n": 0},
@@ -138,6 +168,29 @@ def test_the_live_sample_prefers_a_public_target_and_keeps_the_files_order() -> 
         {"stage_reached": "combine", "outcome": "passed", "target_synthesized": True, "n": 3},
     ]
     assert [run_["n"] for run_ in live_sample(runs)] == [1, 2]
+
+
+def test_the_torchvision_stand_in_imports_anything_and_refuses_to_run() -> None:
+    # What transformers' Qwen2-VL image processor does at import, then a call.
+    program = (
+        "from torchvision.transforms.v2 import functional as tvF\n"
+        "from torchvision.transforms import InterpolationMode\n"
+        "class Processor(tvF.Base): pass\n"
+        "defaults = {'mode': InterpolationMode.BICUBIC}\n"
+        "print('imported', Processor.__mro__[-1].__name__)\n"
+        "tvF.resize(None, [2, 2])\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", program],
+        env={"PYTHONPATH": str(STAND_INS), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.stdout == "imported object\n"
+    assert "RuntimeError: torchvision stand-in: torchvision.transforms.v2.functional.resize" in (
+        completed.stderr
+    )
 
 
 def test_every_case_names_files_that_exist() -> None:

@@ -61,8 +61,8 @@ class Case:
 
     @property
     def name(self) -> str:
-        path = self.draft.removeprefix("tests/real_configs/drafts/").removesuffix(".json")
-        return path.removesuffix("/config.json")
+        path = self.draft.removeprefix("tests/real_configs/drafts/").removesuffix("/config.json")
+        return path.removesuffix(".json")
 
 
 DFLASH: Final = (Mode("dflash"),)
@@ -208,6 +208,8 @@ SYNTHESIZED: Final[dict[str, dict[str, Any]]] = {
             "vocab_size": 131072,
             "mla_scale_q_lora": True,
             "mla_scale_kv_lora": True,
+            # Read by vLLM's LongcatFlashForCausalLM; transformers' class has no default.
+            "zero_expert_type": "identity",
         },
     },
     "kimi-k2": {
@@ -353,7 +355,8 @@ CASES: Final[tuple[Case, ...]] = (
     _example("pard-llama3-1b", _LLAMA3_8B_EXAMPLE, DRAFT_MODEL),
     _example("ptd-eagle3-llama3-8b", _LLAMA3_8B_EXAMPLE, EAGLE3),
     _example("speculators-dflash-qwen3-8b", _QWEN3_8B_FIXTURE, DFLASH),
-    _example("invalid/pard-token-as-string", "qwen2.5-7b", DRAFT_MODEL),
+    # A PARD draft for Qwen2.5 (vocabulary 151936, as Qwen2.5-0.5B to 3B have; 7B's differs).
+    _example("invalid/pard-token-as-string", "qwen2.5-0.5b", DRAFT_MODEL),
     _example("invalid/qwen3-dflash-fc-width", "qwen3-tiny", DFLASH),
     _example("pair-qwen3-4b/draft", "examples/pair-qwen3-4b/target/config.json", DFLASH),
     _example(

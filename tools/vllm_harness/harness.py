@@ -40,6 +40,7 @@ __all__ = [
 ]
 
 STAGE_RUNNER: Final = Path(__file__).with_name("stage_runner.py")
+STAND_INS: Final = Path(__file__).with_name("stand_ins")
 RESULT_PREFIX: Final = "HARNESS-RESULT "
 STAGES: Final = ("config", "speculator", "target", "tap", "draft", "combine")
 """The stages in the order the newer runner takes them (the older one builds the draft
@@ -90,7 +91,9 @@ def _environment(folder: Path, python: Path) -> dict[str, str]:
         VLLM_CACHE_ROOT=str(python.parent.parent / "vllm-cache"),
         HF_HOME=str(folder / "hf-home"),
     )
-    env.pop("PYTHONPATH", None)
+    # The torchvision stand-in (stand_ins/torchvision/__init__.py says why), for this
+    # process and the registry's inspection subprocesses alike.
+    env["PYTHONPATH"] = str(STAND_INS)
     return env
 
 

@@ -36,7 +36,7 @@ __all__ = [
     "NOT_REACHED",
     "READINGS_FILE",
     "ROOT",
-    "cpu_artefact",
+    "artefact",
     "engine_run_entry",
     "live_sample",
     "main",
@@ -62,8 +62,9 @@ ENGINE_RUNS_ABOUT: Final = (
     "the draft's combine_hidden_states on a meta tensor as wide as the tapped layers "
     "(combine). stage_reached: the stage that failed, else the last one run; "
     "exception: its type, first line, the next lines (detail) and the innermost frame that "
-    "raised (where, relative to site-packages). cpu_artefact: the failure is on a path only "
-    "vLLM's CPU platform takes, an artefact of this machine, not a reading. inputs: sha256 of the "
+    "raised (where, relative to site-packages). artefact: why the failure is an artefact of "
+    "this machine (a path only vLLM's CPU platform takes, a GPU kernel package), not a "
+    "reading of the draft; null for a reading. inputs: sha256 of the "
     "draft's and target's config.json bytes, the vLLM version and the harness "
     "environment's key. target_synthesized: the target is no public config (see "
     "tools/vllm_harness/corpus.py); a failure at target, tap or combine on it is not a "
@@ -87,15 +88,25 @@ def stage_reached(result: dict[str, Any]) -> str | None:
 
 
 _CPU_ONLY: Final = ("vllm/platforms/cpu.py", "cpu_moe", "cpu_attn", "/cpu/")
+_GPU_ONLY_MODULES: Final = ("cutlass", "triton", "flash_attn", "deep_gemm", "flashinfer", "vllm._C")
 
 
-def cpu_artefact(result: dict[str, Any]) -> bool:
-    """Whether the run failed on a path only the CPU platform takes (its MoE experts, its
-    attention back-ends): an artefact of this machine, not a reading of the draft."""
+def artefact(result: dict[str, Any]) -> str | None:
+    """Why a failed run is an artefact of this machine, not a reading of the draft: a path
+    only vLLM's CPU platform takes (its MoE experts, its attention back-ends), or a GPU
+    kernel package this machine cannot have. None for a reading."""
     exception = result.get("exception") or {}
     where = str(exception.get("where", ""))
     message = str(exception.get("message", ""))
-    return any(part in where for part in _CPU_ONLY) or "not supported on CPU" in message
+    if any(part in where for part in _CPU_ONLY) or "not supported on CPU" in message:
+        return "a path only vLLM's CPU platform takes"
+    if "torchvision stand-in" in message:
+        return "the run needs torchvision, whose wheels do not load against the CPU torch"
+    if exception.get("type") == "ModuleNotFoundError":
+        module = message.removeprefix("No module named ").strip("'")
+        if module.split(".")[0] in _GPU_ONLY_MODULES or module in _GPU_ONLY_MODULES:
+            return f"the GPU kernel package {module!r} is not installed here"
+    return None
 
 
 def engine_run_entry(case: Case, mode: Mode, result: dict[str, Any]) -> dict[str, Any]:
@@ -122,7 +133,7 @@ def engine_run_entry(case: Case, mode: Mode, result: dict[str, Any]) -> dict[str
         "draft_class": result.get("draft_class"),
         "tapped_layers": result.get("tapped_layers"),
         "combine_width": result.get("combine_width"),
-        "cpu_artefact": cpu_artefact(result),
+        "artefact": artefact(result),
         "not_reached": list(NOT_REACHED),
     }
 
@@ -163,6 +174,19 @@ def synthesize_targets(names: Iterable[str] | None = None) -> list[Path]:
         path.write_text(completed.stdout, encoding="utf-8")
         written.append(path)
     return written
+
+
+def refresh(document: dict[str, Any]) -> None:
+    """Recompute each reading's derived fields (its name, stage reached and artefact) from
+    what it recorded, and the description, in place."""
+    names = {case.draft: case.name for case in CASES}
+    document["engine_runs_about"] = ENGINE_RUNS_ABOUT
+    for entry in document.get("engine_runs", []):
+        entry["name"] = names.get(entry["draft"], entry["name"])
+        if entry["outcome"] == "passed":
+            passed = {"failed_stage": None, "stages_passed": entry["stages_passed"]}
+            entry["stage_reached"] = stage_reached(passed)
+        entry["artefact"] = artefact(entry)
 
 
 def _load() -> dict[str, Any]:
@@ -216,12 +240,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these cases")
     parser.add_argument("--synthesize", action="store_true", help="rewrite synthesized targets")
     parser.add_argument("--list", action="store_true", help="list the cases and modes")
+    parser.add_argument(
+        "--refresh", action="store_true", help="recompute the readings' derived fields only"
+    )
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per run")
     args = parser.parse_args(argv)
     if args.list:
         for case in CASES:
             modes = ", ".join(mode.name for mode in case.modes)
             print(f"{case.name}: {modes} (target {case.target})")
+        return 0
+    if args.refresh:
+        document = _load()
+        refresh(document)
+        _write(document)
         return 0
     if args.synthesize:
         for path in synthesize_targets():

@@ -72,6 +72,13 @@ What this process patches, and why (none of it enters the package):
 * vLLM's model-info cache (``VLLM_CACHE_ROOT``, set by ``harness.py``) lives beside the
   environment: it holds what the registry learns by inspecting vLLM's own model classes
   in a subprocess, keyed on each class file's hash, so the inspection runs once a class.
+* ``torchvision`` is a stand-in (``stand_ins/torchvision``, put on ``PYTHONPATH`` by
+  ``harness.py``): its wheels do not load against the CPU torch, and transformers'
+  Qwen2-VL image processor, which vLLM's Qwen3-VL and Qwen3.5 files import, imports it at
+  module level. Its names are placeholders that raise when called; no stage uses them.
+* The older runner's ``parallel_drafting_hidden_state_tensor`` is re-made on the meta
+  device after the proposer is built (``_meta_mask_buffer``): its ``load_model`` copies the
+  draft's meta ``mask_hidden`` into it.
 * The speculator and proposer are built with ``device=cpu`` (their buffers are small) and
   the older runner's proposer with ``runner=None``.
 
@@ -216,6 +223,22 @@ def _tap_older(model: Any, vllm_config: Any) -> None:
     model.set_aux_hidden_state_layers(layers)
 
 
+def _meta_mask_buffer(speculator: Any) -> None:
+    """Re-make the older runner's masked-slot hidden state on the meta device.
+
+    ``SpecDecodeBaseProposer.load_model`` copies the draft's ``mask_hidden`` (through
+    ``combine_hidden_states`` for EAGLE-3) into ``parallel_drafting_hidden_state_tensor``,
+    which ``__init__`` allocated on the runner's device. Here the draft is on the meta
+    device, and a meta tensor cannot be copied into a CPU one; meta into meta still checks
+    the shapes, which is what the copy can fail on.
+    """
+    import torch
+
+    tensor = getattr(speculator, "parallel_drafting_hidden_state_tensor", None)
+    if isinstance(tensor, torch.Tensor) and tensor.device.type != "meta":
+        speculator.parallel_drafting_hidden_state_tensor = torch.empty_like(tensor, device="meta")
+
+
 def _tapped_layers(model: Any) -> tuple[int, ...] | None:
     parent = model
     if hasattr(model, "get_language_model"):
@@ -317,6 +340,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
                     spec.method == "eagle3" and bool(speculator.eagle3_use_aux_hidden_state)
                 )
             result["speculator"] = type(speculator).__name__
+            _meta_mask_buffer(speculator)
             passed("speculator")
 
             stage = "target"

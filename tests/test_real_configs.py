@@ -3,7 +3,9 @@
 Each draft there has one reading in ``vllm_readings.json``: what vLLM 0.33.0 does with
 it, read from vLLM's source (not run). These tests hold the package to those readings,
 and hold the corpus itself together: every file has a reading and a line in
-``SOURCES.md``, and every reading names a file that exists.
+``SOURCES.md``, and every reading names a file that exists. What vLLM 0.33.0 itself does
+when run on each draft (the harness's ``engine_runs`` in the same file) is tested in
+``test_vllm_engine_runs.py``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,141 @@
+"""The harness's virtual environment: vLLM 0.33.0 without its dependencies, beside CPU torch.
+
+vLLM's own pins clash with the project's development environment (it asks for a CUDA
+torch 2.14 and an older transformers), so the engine runs in a virtual environment of its
+own, built once and cached:
+
+1. ``python -m venv``, then ``pip install torch==2.13.0`` first: the CPU build this
+   project is tested with. vLLM is never installed *with* its dependencies, which would
+   pull the CUDA stack.
+2. ``pip install --no-deps -r requirements.txt``: ``vllm==0.33.0``, ``xgrammar``,
+   ``apache-tvm-ffi``, ``compressed-tensors`` and the pure-Python packages vLLM's imports
+   reach (transformers 5.20.2, huggingface_hub, fastapi, openai, ...), each pinned to the
+   exact version the readings were taken with. ``--no-deps`` makes the file the whole
+   closure: nothing else is resolved.
+
+The environment lives in ``$DRAFTING_CONFIG_HARNESS_CACHE``, else
+``~/.cache/drafting-config/vllm-harness``, in a folder named after a hash of what it is
+built from (the torch spec, ``requirements.txt``'s bytes and the Python version), so
+changing a pin builds a new one. A folder is complete once its ``complete`` marker is
+written; a half-built one (an interrupted build) is removed and built again. Two
+processes building at once take turns on a lock file. The first build downloads about
+600 MB (the vLLM wheel is 336 MB) and takes about five minutes here.
+
+``ensure_environment()`` returns the environment's ``python``, building it if needed, and
+raises :class:`HarnessUnavailable` with pip's reason when the packages cannot be fetched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+__all__ = [
+    "CACHE_ENV",
+    "REQUIREMENTS",
+    "TORCH_SPEC",
+    "HarnessUnavailable",
+    "cache_root",
+    "ensure_environment",
+    "environment_dir",
+    "environment_key",
+]
+
+CACHE_ENV: Final = "DRAFTING_CONFIG_HARNESS_CACHE"
+"""Environment variable naming the folder the harness's environments are cached in."""
+
+TORCH_SPEC: Final = "torch==2.13.0"
+"""Installed first, with its dependencies: the CPU build (see the project's README)."""
+
+REQUIREMENTS: Final = Path(__file__).with_name("requirements.txt")
+"""Every other package of the environment, pinned, installed with ``--no-deps``."""
+
+_DEFAULT_CACHE: Final = Path("~/.cache/drafting-config/vllm-harness")
+_COMPLETE: Final = "complete"
+
+
+class HarnessUnavailable(RuntimeError):
+    """The harness's environment could not be built (no package index, a failed install)."""
+
+
+def cache_root() -> Path:
+    """``$DRAFTING_CONFIG_HARNESS_CACHE``, else ``~/.cache/drafting-config/vllm-harness``."""
+    configured = os.environ.get(CACHE_ENV)
+    return Path(configured).expanduser() if configured else _DEFAULT_CACHE.expanduser()
+
+
+def environment_key() -> str:
+    """A hash of everything the environment is built from (16 hex digits)."""
+    digest = hashlib.sha256()
+    digest.update(TORCH_SPEC.encode())
+    digest.update(b"\0")
+    digest.update(REQUIREMENTS.read_bytes())
+    digest.update(b"\0")
+    digest.update(f"{sys.version_info.major}.{sys.version_info.minor}".encode())
+    return digest.hexdigest()[:16]
+
+
+def environment_dir() -> Path:
+    """The folder of the environment for today's pins (it may not exist yet)."""
+    return cache_root() / f"venv-{environment_key()}"
+
+
+def _python(folder: Path) -> Path:
+    return folder / "bin" / "python"
+
+
+@contextlib.contextmanager
+def _locked(lock_file: Path) -> Iterator[None]:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with lock_file.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _pip(python: Path, *args: str, log: Path) -> None:
+    command = [str(python), "-m", "pip", "install", "--disable-pip-version-check", *args]
+    with log.open("a", encoding="utf-8") as output:
+        output.write(f"$ {' '.join(command)}\n")
+        output.flush()
+        completed = subprocess.run(command, stdout=output, stderr=subprocess.STDOUT, check=False)
+    if completed.returncode != 0:
+        tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
+        raise HarnessUnavailable(
+            f"pip install {' '.join(args)} failed (exit {completed.returncode}); "
+            f"the end of {log}:\n" + "\n".join(tail)
+        )
+
+
+def ensure_environment() -> Path:
+    """The ``python`` of the harness's environment, built first if it is not cached."""
+    folder = environment_dir()
+    python = _python(folder)
+    if (folder / _COMPLETE).is_file() and python.exists():
+        return python
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(folder.parent / f".{folder.name}.lock"):
+        if (folder / _COMPLETE).is_file() and python.exists():
+            return python
+        if folder.exists():
+            shutil.rmtree(folder)
+        log = folder.parent / f"{folder.name}.build.log"
+        log.write_text("", encoding="utf-8")
+        subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+        _pip(python, TORCH_SPEC, log=log)
+        _pip(python, "--no-deps", "-r", str(REQUIREMENTS), log=log)
+        (folder / _COMPLETE).write_text(environment_key() + "\n", encoding="utf-8")
+    return python

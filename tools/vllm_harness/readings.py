@@ -1,0 +1,273 @@
+"""Regenerate the engine's readings in ``tests/real_configs/vllm_readings.json``.
+
+The maintainers' command (from the repository's root, with the development environment
+active; the harness's own environment is built and cached on first use)::
+
+    python -m tools.vllm_harness.readings                 # every case, every mode
+    python -m tools.vllm_harness.readings --only NAME...  # some cases (names as listed)
+    python -m tools.vllm_harness.readings --synthesize    # rewrite the synthesized targets
+    python -m tools.vllm_harness.readings --list          # the cases and their modes
+
+Runs go one at a time (each is a fresh process of 25-60 s, CPU-heavy); the file is written
+after every run, so an interrupted regeneration keeps what it has. The readings are the
+``engine_runs`` list of that file, one entry per (draft, mode), in the order of
+:data:`tools.vllm_harness.corpus.CASES`, each with the inputs it ran on: the paths and the
+sha256 of the draft's and the target's ``config.json`` bytes, the vLLM version and the
+harness environment's key (a hash of its pinned requirements). The hand-traced
+``readings`` list of the same file is left as it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from tools.vllm_harness.corpus import CASES, SYNTHESIZED, SYNTHESIZED_DIR, Case, Mode
+from tools.vllm_harness.environment import ensure_environment, environment_key
+from tools.vllm_harness.harness import STAGES, run_many
+
+__all__ = [
+    "NOT_REACHED",
+    "READINGS_FILE",
+    "ROOT",
+    "artefact",
+    "engine_run_entry",
+    "live_sample",
+    "main",
+    "sha256_of",
+    "stage_reached",
+    "synthesize_targets",
+]
+
+ROOT: Final = Path(__file__).resolve().parents[2]
+READINGS_FILE: Final = ROOT / "tests" / "real_configs" / "vllm_readings.json"
+SYNTHESIZER: Final = Path(__file__).with_name("synthesize_target.py")
+NOT_REACHED: Final = ("weights", "tokenizer", "attention back-ends", "KV cache", "forward pass")
+"""What the harness never runs; the checker's rules stay the judge there."""
+
+ENGINE_RUNS_ABOUT: Final = (
+    "engine_runs: what the released vLLM 0.33.0 itself does with each draft, run by "
+    "tools/vllm_harness (python -m tools.vllm_harness.readings regenerates them) on this "
+    "project's CPU-only machine, one fresh process per (draft, target, mode) (a child "
+    "forked from a process that has imported vLLM and configured nothing): "
+    "EngineArgs(...).create_engine_config() (stage config), the speculator's set-up "
+    "(speculator), the target built on the meta device by the dummy loader (target), "
+    "set_eagle3_aux_hidden_state_layers (tap), the draft built on the meta device (draft), "
+    "the draft's combine_hidden_states on a meta tensor as wide as the tapped layers "
+    "(combine). stage_reached: the stage that failed, else the last one run; "
+    "exception: its type, first line, the next lines (detail) and the innermost frame that "
+    "raised (where, relative to site-packages). artefact: why the failure is an artefact of "
+    "this machine (a path only vLLM's CPU platform takes, a GPU kernel package), not a "
+    "reading of the draft; null for a reading. inputs: sha256 of the "
+    "draft's and target's config.json bytes, the vLLM version and the harness "
+    "environment's key. target_synthesized: the target is no public config (see "
+    "tools/vllm_harness/corpus.py); a failure at target, tap or combine on it is not a "
+    "reading of the draft. not_reached: what the harness never runs (weights, tokenizer, "
+    "attention back-ends, KV cache, a forward pass)."
+)
+
+
+def sha256_of(path: Path) -> str:
+    """The sha256 of a file's bytes, as hex."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def stage_reached(result: dict[str, Any]) -> str | None:
+    """The stage that failed, else the last stage the run passed (None: none passed)."""
+    failed = result.get("failed_stage")
+    if failed is not None:
+        return str(failed)
+    passed = [stage for stage in STAGES if stage in result.get("stages_passed", ())]
+    return passed[-1] if passed else None
+
+
+_CPU_ONLY: Final = ("vllm/platforms/cpu.py", "cpu_moe", "cpu_attn", "/cpu/")
+_GPU_ONLY_MODULES: Final = ("cutlass", "triton", "flash_attn", "deep_gemm", "flashinfer", "vllm._C")
+
+
+def artefact(result: dict[str, Any]) -> str | None:
+    """Why a failed run is an artefact of this machine, not a reading of the draft: a path
+    only vLLM's CPU platform takes (its MoE experts, its attention back-ends), or a GPU
+    kernel package this machine cannot have. None for a reading."""
+    exception = result.get("exception") or {}
+    where = str(exception.get("where", ""))
+    message = str(exception.get("message", ""))
+    if any(part in where for part in _CPU_ONLY) or "not supported on CPU" in message:
+        return "a path only vLLM's CPU platform takes"
+    if "torchvision stand-in" in message:
+        return "the run needs torchvision, whose wheels do not load against the CPU torch"
+    if exception.get("type") == "ModuleNotFoundError":
+        module = message.removeprefix("No module named ").strip("'")
+        if module.split(".")[0] in _GPU_ONLY_MODULES or module in _GPU_ONLY_MODULES:
+            return f"the GPU kernel package {module!r} is not installed here"
+    return None
+
+
+def engine_run_entry(case: Case, mode: Mode, result: dict[str, Any]) -> dict[str, Any]:
+    """One ``engine_runs`` entry: the case, its inputs and what the engine reported."""
+    return {
+        "name": case.name,
+        "draft": case.draft,
+        "target": case.target,
+        "target_synthesized": case.target_synthesized,
+        "mode": {"method": mode.method, "parallel_drafting": mode.parallel_drafting},
+        "inputs": {
+            "draft_sha256": sha256_of(ROOT / case.draft),
+            "target_sha256": sha256_of(ROOT / case.target),
+            "vllm_version": result.get("vllm_version", "0.33.0"),
+            "environment": environment_key(),
+        },
+        "outcome": result["outcome"],
+        "stage_reached": stage_reached(result),
+        "stages_passed": list(result.get("stages_passed", [])),
+        "exception": result.get("exception"),
+        "runner": result.get("runner"),
+        "speculator": result.get("speculator"),
+        "target_class": result.get("target_class"),
+        "draft_class": result.get("draft_class"),
+        "tapped_layers": result.get("tapped_layers"),
+        "combine_width": result.get("combine_width"),
+        "artefact": artefact(result),
+        "not_reached": list(NOT_REACHED),
+    }
+
+
+def live_sample(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One reading per (stage reached, outcome) pair: what CI runs live.
+
+    Of the readings with a pair, the first in the file's order whose target is public, else
+    the first: a run on a public target reads the draft alone.
+    """
+    chosen: dict[tuple[str | None, str], dict[str, Any]] = {}
+    for run_ in sorted(runs, key=lambda entry: bool(entry["target_synthesized"])):
+        chosen.setdefault((run_["stage_reached"], run_["outcome"]), run_)
+    order = {id(entry): index for index, entry in enumerate(runs)}
+    return sorted(chosen.values(), key=lambda entry: order[id(entry)])
+
+
+def synthesize_targets(names: Iterable[str] | None = None) -> list[Path]:
+    """Write the synthesized target configs (all, or ``names``) with the harness's classes."""
+    python = ensure_environment()
+    folder = ROOT / SYNTHESIZED_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in names if names is not None else SYNTHESIZED:
+        completed = subprocess.run(
+            [str(python), str(SYNTHESIZER)],
+            input=json.dumps(SYNTHESIZED[name]),
+            capture_output=True,
+            text=True,
+            check=False,
+            env={"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PATH": "/usr/bin:/bin"},
+        )
+        if completed.returncode != 0:
+            tail = completed.stderr.strip().splitlines()[-1:]
+            print(f"{name}: not synthesized: {' '.join(tail)}", file=sys.stderr)
+            continue
+        path = folder / f"{name}.json"
+        path.write_text(completed.stdout, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def refresh(document: dict[str, Any]) -> None:
+    """Recompute each reading's derived fields (its name, stage reached and artefact) from
+    what it recorded, and the description, in place."""
+    names = {case.draft: case.name for case in CASES}
+    document["engine_runs_about"] = ENGINE_RUNS_ABOUT
+    for entry in document.get("engine_runs", []):
+        entry["name"] = names.get(entry["draft"], entry["name"])
+        if entry["outcome"] == "passed":
+            passed = {"failed_stage": None, "stages_passed": entry["stages_passed"]}
+            entry["stage_reached"] = stage_reached(passed)
+        entry["artefact"] = artefact(entry)
+
+
+def _load() -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(READINGS_FILE.read_text(encoding="utf-8"))
+    return document
+
+
+def _write(document: dict[str, Any]) -> None:
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    READINGS_FILE.write_text(text, encoding="utf-8")
+
+
+def _key(entry: dict[str, Any]) -> tuple[str, str, bool]:
+    mode = entry["mode"]
+    return (entry["draft"], mode["method"], bool(mode["parallel_drafting"]))
+
+
+def _ordered(entries: dict[tuple[str, str, bool], dict[str, Any]]) -> list[dict[str, Any]]:
+    order = {
+        (case.draft, mode.method, mode.parallel_drafting): index
+        for index, (case, mode) in enumerate((c, m) for c in CASES for m in c.modes)
+    }
+    known = [key for key in entries if key in order]
+    return [entries[key] for key in sorted(known, key=order.__getitem__)]
+
+
+def record(cases: Sequence[Case], *, timeout: float) -> None:
+    """Run ``cases`` one at a time and write each reading as soon as it is taken."""
+    document = _load()
+    document["engine_runs_about"] = ENGINE_RUNS_ABOUT
+    entries = {_key(entry): entry for entry in document.get("engine_runs", [])}
+    todo = [(case, mode) for case in cases for mode in case.modes]
+    results = run_many(
+        ((ROOT / case.draft, ROOT / case.target, mode) for case, mode in todo), timeout=timeout
+    )
+    for (case, mode), result in zip(todo, results, strict=False):
+        entry = engine_run_entry(case, mode, result)
+        entries[_key(entry)] = entry
+        document["engine_runs"] = _ordered(entries)
+        _write(document)
+        exception = entry["exception"] or {}
+        print(
+            f"{case.name} [{mode.name}]: {entry['outcome']} at {entry['stage_reached']}"
+            f" {exception.get('type', '')}: {exception.get('message', '')[:160]}",
+            flush=True,
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.vllm_harness.readings")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these cases")
+    parser.add_argument("--synthesize", action="store_true", help="rewrite synthesized targets")
+    parser.add_argument("--list", action="store_true", help="list the cases and modes")
+    parser.add_argument(
+        "--refresh", action="store_true", help="recompute the readings' derived fields only"
+    )
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per run")
+    args = parser.parse_args(argv)
+    if args.list:
+        for case in CASES:
+            modes = ", ".join(mode.name for mode in case.modes)
+            print(f"{case.name}: {modes} (target {case.target})")
+        return 0
+    if args.refresh:
+        document = _load()
+        refresh(document)
+        _write(document)
+        return 0
+    if args.synthesize:
+        for path in synthesize_targets():
+            print(f"wrote {path.relative_to(ROOT)}")
+        return 0
+    cases = list(CASES)
+    if args.only:
+        unknown = set(args.only) - {case.name for case in CASES}
+        if unknown:
+            parser.error(f"no case named {', '.join(sorted(unknown))}")
+        cases = [case for case in CASES if case.name in args.only]
+    record(cases, timeout=args.timeout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from benchmarks import (
     bench_cli,
     bench_contract,
+    bench_engines_all,
     bench_import,
     bench_masked_slots,
     bench_resolve,
@@ -34,6 +35,7 @@ def main() -> int:
         *bench_cli.main(),
         *bench_sweep.main(),
         *bench_sweep_folder.main(),
+        *bench_engines_all.main(),
         *bench_import.main(),
         *bench_contract.main(),
         *bench_masked_slots.main(),

@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Final, Union
 
 from drafting_config.draft.fields import FieldVerdict
-from drafting_config.draft.file import read_draft
+from drafting_config.draft.file import DraftFile, read_draft
 from drafting_config.draft.target import TargetFacts, read_target
 from drafting_config.engines import DEFAULT_ENGINE, ENGINE_NAMES, ENGINES, Engine
-from drafting_config.engines.interface import CheckpointFiles, WeightsFacts
+from drafting_config.engines.interface import CheckpointFiles, EngineRules, WeightsFacts
 from drafting_config.engines.vllm.resolution import Resolution, resolution_of
 from drafting_config.files.json_files import CONFIG_NAME, ConfigFileError, load_config_json
 from drafting_config.files.mask_embedding import MaskEmbeddingFile, read_mask_embedding_beside
@@ -188,7 +188,8 @@ def check(
         download,
         _engine(engine),
     )
-    return _check(draft, options, _SharedReads())
+    (verdict,) = _check(draft, options, _SharedReads(), (options.engine,))
+    return verdict
 
 
 def check_many(
@@ -236,14 +237,23 @@ def check_many(
         download,
         _engine(engine),
     )
-    return check_each(drafts, options)
+    return list(check_each(drafts, options))
 
 
-def check_each(drafts: Iterable[ModelArgument], options: CheckOptions) -> list[Verdict]:
-    """:func:`check_many` with its options as one object (the command line's way in): what
-    the drafts share is read once per call."""
+def check_each(
+    drafts: Iterable[ModelArgument],
+    options: CheckOptions,
+    engines: Sequence[Engine] | None = None,
+) -> Iterator[Verdict]:
+    """:func:`check_many` with its options as one object (the command line's way in), for
+    each of ``engines`` (``options.engine`` when ``None``), lazily: a draft's verdicts, one
+    per engine in that order, are yielded as soon as they are known, so that a sweep can
+    print them as it goes.  Each draft's file is located, read and parsed once whatever the
+    engines, and what the drafts share (targets, tokenizer files) once per call."""
     shared = _SharedReads()
-    return [_check(draft, options, shared) for draft in drafts]
+    chosen = (options.engine,) if engines is None else tuple(engines)
+    for draft in drafts:
+        yield from _check(draft, options, shared, chosen)
 
 
 def _engine(engine: object) -> Engine:
@@ -364,17 +374,36 @@ class _SharedReads:
         return found
 
 
-def _check(draft: ModelArgument, options: CheckOptions, shared: _SharedReads) -> Verdict:
-    rules = ENGINES[options.engine]
+def _check(
+    draft: ModelArgument, options: CheckOptions, shared: _SharedReads, engines: Sequence[Engine]
+) -> list[Verdict]:
+    """The verdicts of ``engines`` on one draft, its file located, read and parsed once."""
     try:
         exact_bool("`check_tokenizer`", options.check_tokenizer)
         exact_bool("`check_weights`", options.check_weights)
         located = _load(draft, options.revision, options)
     except ParallelDraftingConfigError as error:
-        return Verdict(_shown(draft), None, (error,), engine=rules.ENGINE)
+        shown = _shown(draft)
+        return [Verdict(shown, None, (error,), engine=ENGINES[e].ENGINE) for e in engines]
     read = read_draft(located.config)
     resolution = resolution_of(read)
     target = _target(resolution, options, shared)
+    return [
+        _judge(ENGINES[engine], located, read, resolution, target, options, shared)
+        for engine in engines
+    ]
+
+
+def _judge(  # noqa: PLR0917 - the parts of one draft's reading, each built once
+    rules: EngineRules,
+    located: Located,
+    read: DraftFile,
+    resolution: Resolution,
+    target: _Target,
+    options: CheckOptions,
+    shared: _SharedReads,
+) -> Verdict:
+    """One engine's verdict on a draft already located and read."""
     found = rules.resolver_findings(read)
     found.notes += located.notes
     found.errors += target.errors

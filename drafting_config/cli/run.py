@@ -22,7 +22,7 @@ import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Final, NamedTuple, TextIO
+from typing import Final, TextIO
 
 from drafting_config import __version__
 from drafting_config.cli.exit_status import EXIT_STATUS_HELP
@@ -70,25 +70,19 @@ def _engines(args: argparse.Namespace) -> tuple[Engine, ...]:
     return ENGINE_CHOICES[getattr(args, "engine", DEFAULT_ENGINE)]
 
 
-def _check_all(paths: Sequence[str], args: argparse.Namespace) -> list[Verdict]:
-    """One verdict per (draft, engine), the engines of each draft together."""
-    per_engine = [
-        check_each(
-            paths,
-            CheckOptions(
-                target=args.target,
-                tokenizer=args.tokenizer,
-                check_tokenizer=not args.no_tokenizer,
-                check_weights=not args.no_weights,
-                revision=args.revision,
-                target_revision=args.target_revision,
-                download=args.download,
-                engine=engine,
-            ),
-        )
-        for engine in _engines(args)
-    ]
-    return [verdict for verdicts in zip(*per_engine, strict=True) for verdict in verdicts]
+def _check_all(paths: Sequence[str], args: argparse.Namespace) -> Iterator[Verdict]:
+    """One verdict per (draft, engine), the engines of each draft together, each draft's
+    file read once whatever the engines, yielded as soon as they are known."""
+    options = CheckOptions(
+        target=args.target,
+        tokenizer=args.tokenizer,
+        check_tokenizer=not args.no_tokenizer,
+        check_weights=not args.no_weights,
+        revision=args.revision,
+        target_revision=args.target_revision,
+        download=args.download,
+    )
+    return check_each(paths, options, _engines(args))
 
 
 def _tally(verdicts: Sequence[Verdict], strict: bool) -> tuple[int, bool]:
@@ -101,28 +95,6 @@ def _status(checked: int, passed: int, bad_repo_id: bool) -> int:
     if bad_repo_id:
         return EXIT_USAGE  # a malformed repo id or revision: the argument list is wrong
     return EXIT_OK if passed == checked else EXIT_INVALID
-
-
-class _Rendered(NamedTuple):
-    """A sweep's output: one string per draft, and its tally."""
-
-    items: list[str]
-    passed: int
-    bad_repo_id: bool
-
-
-def _render(paths: Sequence[str], args: argparse.Namespace) -> _Rendered:
-    """Check ``paths`` and render each verdict: a JSON item, or its text lines."""
-    verdicts = _check_all(paths, args)
-    if args.json:
-        items = [json_text(verdict_json(v, strict=args.strict)) for v in verdicts]
-    else:
-        engines = len(_engines(args))
-        items = [
-            "".join(f"{line}\n" for line in verdict_lines(v, args.strict, engines=engines))
-            for v in verdicts
-        ]
-    return _Rendered(items, *_tally(verdicts, args.strict))
 
 
 @contextmanager
@@ -147,34 +119,42 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     paths = _expand_stdin(args.paths, nul=args.null)
     if args.jobs is not None:
         print(_JOBS_DEPRECATED, file=sys.stderr)
-    rendered = _render(paths, args)
-    # Written piece by piece, never as one string: when the reader leaves during one large
-    # write (`... | head`), the kernel reports it partly done and CPython's buffered writer
-    # drops the rest without a BrokenPipeError, so the run would exit 0, not 141.
+    engines = _engines(args)
+    total = valid = 0
+    bad_repo_id = False
+    # Each draft's verdicts are written as soon as they are known, piece by piece, never as
+    # one string: when the reader leaves during one large write (`... | head`), the kernel
+    # reports it partly done and CPython's buffered writer drops the rest without a
+    # BrokenPipeError, so the run would exit 0, not 141.
+    for verdict in _check_all(paths, args):
+        if args.json:
+            out.write(
+                ("[" if total == 0 else ", ") + json_text(verdict_json(verdict, strict=args.strict))
+            )
+        else:
+            lines = verdict_lines(verdict, args.strict, engines=len(engines))
+            out.write("".join(f"{line}\n" for line in lines))
+        total += 1
+        count, bad = _tally([verdict], args.strict)
+        valid += count
+        bad_repo_id = bad_repo_id or bad
     if args.json:
-        for index, item in enumerate(rendered.items):
-            out.write(("[" if index == 0 else ", ") + item)
-        out.write("]\n" if rendered.items else "[]\n")
+        out.write("]\n" if total else "[]\n")
     else:
-        for item in rendered.items:
-            out.write(item)
-        valid = rendered.passed
-        engines = _engines(args)
         if engines == (DEFAULT_ENGINE,):  # the default: the summary of a single sweep
             summary = f"{len(paths)} checked"
         else:
             names = " and ".join(ENGINE_NAMES[engine] for engine in engines)
             summary = f"{len(paths)} checked with {names}"
-        total = len(rendered.items)
         out.write(f"{summary}: {valid} valid, {total - valid} invalid\n")
     if not paths:  # `find ... | drafting-config check -` that found nothing: no CI pass
         print("drafting-config: no paths to check: standard input held none", file=sys.stderr)
         return EXIT_INVALID
-    return _status(len(rendered.items), rendered.passed, rendered.bad_repo_id)
+    return _status(total, valid, bad_repo_id)
 
 
 def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
-    (verdict,) = _check_all([args.path], args)
+    (verdict,) = list(_check_all([args.path], args))
     if args.json:
         document = {**verdict_json(verdict, strict=args.strict), "fields": field_rows(verdict)}
         out.write(json_text(document) + "\n")

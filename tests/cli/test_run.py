@@ -1827,3 +1827,50 @@ def test_no_config_value_can_forge_a_line_or_send_an_escape(
     for line in output.splitlines():  # ... and never a line of their own
         assert "OK: token id 1 from `forged`" not in line or not line.startswith("x")
         assert line.isprintable(), repr(line)
+
+
+# --- several engines, one read -----------------------------------------------------------------
+
+
+def test_engine_all_reads_and_parses_each_file_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--engine all`` once ran one sweep per engine, each reading every file again (a
+    file changed between the passes got the verdicts of two different files)."""
+    from drafting_config.files.json_files import load_config_json as real
+
+    reads: list[object] = []
+
+    def counting(location: Any) -> object:
+        reads.append(location)
+        return real(location)
+
+    monkeypatch.setattr("drafting_config.verdicts.load_config_json", counting)
+    drafts = [str(path) for path in VALID_EXAMPLES]
+    target = REPO / "examples" / "pair-qwen3-4b" / "target"
+    main(["check", "--engine", "all", "--no-tokenizer", "--target", str(target), *drafts])
+    assert len(reads) == len(drafts) + 1  # each draft, and the target once
+
+
+def test_a_drafts_verdicts_are_written_before_the_next_draft_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from drafting_config.files.json_files import load_config_json as real
+
+    events: list[str] = []
+
+    def reading(location: Any) -> object:
+        events.append("read")
+        return real(location)
+
+    class Recorder(io.StringIO):
+        def write(self, text: str) -> int:
+            events.append("write")
+            return super().write(text)
+
+    monkeypatch.setattr("drafting_config.verdicts.load_config_json", reading)
+    monkeypatch.setattr(sys, "stdout", Recorder())
+    drafts = [str(path) for path in VALID_EXAMPLES[:3]]
+    for output in ([], ["--json"]):
+        events.clear()
+        main(["check", "--engine", "all", "--no-tokenizer", *output, *drafts])
+        assert events[0] == "read"
+        assert events.index("write") < events.index("read", 1)  # written before the next read

@@ -544,10 +544,28 @@ def sglang_draft(subject: Subject) -> SglangDraft | None:
     algorithm = sglang_algorithm(subject)
     if algorithm is None or algorithm is Algorithm.EAGLE3 or _unsupported(subject):
         return None
+    readings = subject.draft.readings  # every rule of a verdict asks: parse the file once
+    known = readings.get(_PARSED)
+    if not isinstance(known, (SglangDraft, ParallelDraftingConfigError)):
+        try:
+            known = _parse(algorithm, subject.get)
+        except ParallelDraftingConfigError as error:  # SglangRefuses, or an unreadable field
+            known = error
+        readings[_PARSED] = known
+    if isinstance(known, ParallelDraftingConfigError):
+        raise known
+    return known
+
+
+_PARSED: Final = "sglang: parsed"
+"""The key of SGLang's parse in :attr:`DraftFile.readings`."""
+
+
+def _parse(algorithm: Algorithm, get: FieldGetter) -> SglangDraft:
     if algorithm is Algorithm.DSPARK:
-        dspark = parse_dspark_draft_config(subject.get)
+        dspark = parse_dspark_draft_config(get)
         return SglangDraft(algorithm, dspark.base, dspark)
-    return SglangDraft(algorithm, parse_dflash_draft_config(subject.get))
+    return SglangDraft(algorithm, parse_dflash_draft_config(get))
 
 
 def _unsupported(subject: Subject) -> str | None:

@@ -554,3 +554,22 @@ def test_every_quoted_value_is_bounded(section: dict[str, object]) -> None:
     texts = [str(f) for f in (*verdict.errors, *verdict.warnings)] + list(verdict.notes)
     assert texts
     assert max(map(len, texts)) < 2_000, max(texts, key=len)[:300]
+
+
+def test_sglang_parses_a_drafts_config_once_per_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every SGLang rule asks for the parse; it once ran about six times a draft."""
+    from drafting_config.engines.sglang import config
+
+    calls: list[object] = []
+    real = config.parse_dflash_draft_config
+
+    def counting(get: Any) -> Any:
+        calls.append(get)
+        return real(get)
+
+    monkeypatch.setattr(config, "parse_dflash_draft_config", counting)
+    for base in (DFLASH, DSPARK):
+        calls.clear()
+        verdict = sglang(base, target=QWEN3_8B)
+        assert verdict.algorithm in ("DFLASH", "DSPARK")
+        assert len(calls) == 1

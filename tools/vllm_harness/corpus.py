@@ -225,7 +225,7 @@ SYNTHESIZED: Final[dict[str, dict[str, Any]]] = {
     "kimi-k3": {
         "model_type": "kimi_k3",
         "architectures": ["KimiK3ForConditionalGeneration"],
-        "fields": {},
+        "fields": {"text_config": {"hidden_size": 7168, "num_hidden_layers": 93}},
     },
     "glm-5": {
         "model_type": "glm_moe_dsa",

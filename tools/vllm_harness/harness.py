@@ -29,6 +29,9 @@ from typing import Any, Final
 from tools.vllm_harness.corpus import Mode
 from tools.vllm_harness.environment import ensure_environment
 
+# The stage runner imports only the standard library at module level (vLLM inside run()).
+from tools.vllm_harness.stage_runner import RESULT_PREFIX, STAGES
+
 __all__ = [
     "DEFAULT_TIMEOUT",
     "RESULT_PREFIX",
@@ -41,10 +44,6 @@ __all__ = [
 
 STAGE_RUNNER: Final = Path(__file__).with_name("stage_runner.py")
 STAND_INS: Final = Path(__file__).with_name("stand_ins")
-RESULT_PREFIX: Final = "HARNESS-RESULT "
-STAGES: Final = ("config", "speculator", "target", "tap", "draft", "combine")
-"""The stages in the order the newer runner takes them (the older one builds the draft
-before it taps the target)."""
 DEFAULT_TIMEOUT: Final = 300.0
 _SCRATCH: Final = re.compile(r"[^\s'\"]*/vllm-harness-[A-Za-z0-9_]+(?:/run-[0-9]+)?")
 

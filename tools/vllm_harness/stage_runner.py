@@ -112,7 +112,10 @@ import traceback
 from typing import Any
 
 STAGES = ("config", "speculator", "target", "tap", "draft", "combine")
+"""The stages in the order the newer runner takes them (the older one builds the draft
+before it taps the target)."""
 RESULT_PREFIX = "HARNESS-RESULT "
+"""What starts the report's line on stdout."""
 
 
 def _patch_before_import() -> None:

@@ -87,7 +87,7 @@ def test_the_wheel_carries_every_file_of_the_package(dist: Dist) -> None:
         for path in package.rglob("*")
         if path.is_file() and "__pycache__" not in path.parts
     }
-    assert {"drafting_config/py.typed", "drafting_config/engines/vllm-0.33.0.json"} <= files
+    assert {"drafting_config/py.typed", "drafting_config/engines/vllm/vllm-0.33.0.json"} <= files
     with zipfile.ZipFile(dist.wheel) as wheel:
         assert files - set(wheel.namelist()) == set()
 
@@ -104,7 +104,7 @@ def test_the_sdist_carries_the_tests_and_what_they_read(dist: Dist) -> None:
         "mkdocs.yml",
         "action.yml",
         ".pre-commit-hooks.yaml",
-        "drafting_config/engines/sglang-0.5.23.json",
+        "drafting_config/engines/sglang/sglang-0.5.23.json",
         "tests/test_release.py",
         "examples/dflash-qwen3-4b/config.json",
         "docs/index.md",

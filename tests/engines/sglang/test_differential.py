@@ -1,5 +1,5 @@
 """SGLang 0.5.23's own functions, taken from its wheel, against the package's SGLang
-chains (``drafting_config/engines/sglang.py``) on every corpus config and on generated
+chains (``drafting_config/engines/sglang/``) on every corpus config and on generated
 configs: the same values where SGLang returns, a refusal where SGLang raises.
 
 The functions: ``parse_dflash_draft_config``, ``parse_dspark_draft_config``,

@@ -1,5 +1,5 @@
 """SGLang 0.5.23's verdicts (``check(engine="sglang")``): each rule of
-``drafting_config/rules/sglang.py`` on the smallest config that shows it, beside vLLM's
+``drafting_config/engines/sglang/`` on the smallest config that shows it, beside vLLM's
 verdict on the same draft where the two engines disagree."""
 
 from __future__ import annotations

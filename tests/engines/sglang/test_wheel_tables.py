@@ -1,6 +1,6 @@
 """The package's SGLang tables against SGLang 0.5.23's wheel: the model types its config
-loader knows (``drafting_config/engines/sglang-0.5.23.json``) and the target classes'
-capture hooks (``TARGET_CLASSES`` in ``drafting_config/engines/sglang.py``), derived
+loader knows (``drafting_config/engines/sglang/sglang-0.5.23.json``) and the target classes'
+capture hooks (``TARGET_CLASSES``, in the same file), derived
 again from the wheel's source with :mod:`ast` by ``tests/sglang_tables.py``.
 
 The wheel is opened once per test session and each file parsed once; the hook scan

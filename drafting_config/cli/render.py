@@ -48,6 +48,9 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
         "vocab_size": None if resolution is None else resolution.vocab_size,
         "format": None if resolution is None else resolution.format,
         "algorithm": verdict.algorithm,
+        "mode": verdict.mode,
+        "parallel": verdict.parallel,
+        "serve_with": verdict.serve_with,
         "aux_layer_ids": None if verdict.aux_layer_ids is None else list(verdict.aux_layer_ids),
         "aux_layer_source": verdict.aux_layer_source,
         "token": None
@@ -119,6 +122,10 @@ def verdict_lines(
             token = verdict.token
             text = "" if token.text is None else f" {token.text!r}"
             lines.append(f"{indent}token: {token.kind.value}{text}")
+        if verdict.mode is not None:
+            drafted = "parallel" if verdict.parallel else "sequential"
+            serve = f"{verdict.mode} ({drafted}), serve with {verdict.serve_with}"
+            lines.append(f"{indent}mode: {serve}")
     if verdict.target is not None:
         lines.append(f"{indent}target: {verdict.target}")
     if verdict.weights is not None:

@@ -84,6 +84,7 @@ def _check_all(paths: Sequence[str], args: argparse.Namespace) -> list[Verdict]:
                 target_revision=args.target_revision,
                 download=args.download,
                 engine=engine,
+                require_parallel=getattr(args, "require_parallel", False),
             ),
         )
         for engine in _engines(args)
@@ -339,6 +340,12 @@ def _parser() -> argparse.ArgumentParser:
         default="vllm",
         help="the engine the verdicts speak for: vllm (0.33.0, the default), sglang "
         "(0.5.23), or all (one verdict per draft and engine; exit 0 only if all pass)",
+    )
+    check_parser.add_argument(
+        "--require-parallel",
+        action="store_true",
+        help="judge each draft as served with parallel drafting on: a draft the engine "
+        "would serve sequentially (a sequential EAGLE-3 draft, a plain draft model) fails",
     )
     _add_model_options(check_parser)
 

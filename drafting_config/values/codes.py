@@ -90,3 +90,25 @@ def declare(name: str, step: Step, summary: str) -> Code:
     code = Code(name, step, summary)
     _DECLARED[name] = code
     return code
+
+
+# --- issue 29: the mode a verdict judges, and the rules the real engine showed missing ---------
+
+SEQUENTIAL_NOT_PARALLEL: Final = declare(
+    "sequential-not-parallel",
+    Step.TOKEN,
+    "The draft asks for no parallel drafting and is judged with parallel drafting required: "
+    "the engine would draft it sequentially.",
+)
+TOKEN_UNUSED: Final = declare(
+    "token-unused",
+    Step.TOKEN,
+    "The draft names a parallel-drafting token the engine never reads, because it has no "
+    "parallel mode for the draft's method: the draft is served sequentially.",
+)
+REMOTE_CODE_DRAFTER: Final = declare(
+    "remote-code-drafter",
+    Step.REGISTRY,
+    "The draft's class is in no registry table and only `auto_map` remote code supplies it: "
+    "no path gives a drafter for a DFlash, DSpark or EAGLE-3 method.",
+)

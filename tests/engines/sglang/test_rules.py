@@ -17,6 +17,7 @@ import drafting_config
 from drafting_config.command import main
 from drafting_config.engines.sglang.layers import build_target_layer_ids
 from drafting_config.engines.sglang.tables import TARGET_CLASSES, Hook, LastLayer, model_types
+from drafting_config.values.codes import SEQUENTIAL_NOT_PARALLEL, TOKEN_UNUSED, Step
 from drafting_config.verdicts import Verdict
 from tests.conftest import QWEN3_8B_DFLASH_DRAFT
 from tests.tokenizer_factory import Added, write_tokenizer
@@ -178,7 +179,7 @@ def test_markov_rank_only_nested_is_an_error_and_a_nested_gated_head_a_warning()
     [
         ({"architectures": ["Qwen3ForCausalLM"], "pard_token": 151669}, "PARD"),
         (
-            {"architectures": ["LlamaForCausalLMEagle3"], "ptd_token_id": 5},
+            {"architectures": ["Qwen3ForCausalLM"], "ptd_token_id": 5},
             "parallel token drafting for EAGLE-3",
         ),
         ({"architectures": ["PEagleDraftModel"], "mask_token_id": 5}, "P-EAGLE"),
@@ -194,6 +195,30 @@ def test_methods_sglang_lacks_are_errors_naming_what_it_offers(
     text = messages(sglang(config))
     assert f"has no {lacking}" in text
     assert "SGLang offers DFLASH, DSPARK and sequential EAGLE3" in text
+
+
+def test_an_eagle3_draft_naming_a_ptd_token_is_served_sequentially_the_token_unused() -> None:
+    # SpeculativeAlgorithm (srt/speculative/spec_info.py) has no parallel EAGLE-3 mode, and
+    # nothing in SGLang reads ptd_token_id: served as EAGLE3, the token is unused.
+    config = {"architectures": ["LlamaForCausalLMEagle3"], "ptd_token_id": 5}
+    verdict = sglang(config)
+    assert verdict.errors == ()
+    (warning,) = verdict.warnings
+    assert warning.code is TOKEN_UNUSED
+    assert warning.field == "ptd_token_id"
+    assert "unused by SGLang 0.5.23" in str(warning)
+    assert (verdict.mode, verdict.parallel, verdict.serve_with) == ("eagle3", False, "EAGLE3")
+    required = sglang(config, require_parallel=True)
+    (error,) = required.errors
+    assert error.code is SEQUENTIAL_NOT_PARALLEL
+    assert error.step is Step.TOKEN
+    assert required.mode is None
+
+
+def test_sglang_says_how_it_serves_a_parallel_drafter() -> None:
+    verdict = sglang(QWEN3_8B_DFLASH_DRAFT)
+    assert verdict.ok
+    assert (verdict.mode, verdict.parallel, verdict.serve_with) == ("dflash", True, "DFLASH")
 
 
 # --- the draft's model_type (HfModelConfigParser.parse) ---------------------------------------

@@ -122,16 +122,15 @@ def verdict_lines(
             token = verdict.token
             text = "" if token.text is None else f" {token.text!r}"
             lines.append(f"{indent}token: {token.kind.value}{text}")
-        if verdict.mode is not None:
-            drafted = "parallel" if verdict.parallel else "sequential"
-            serve = f"{verdict.mode} ({drafted}), serve with {verdict.serve_with}"
-            lines.append(f"{indent}mode: {serve}")
     if verdict.target is not None:
         lines.append(f"{indent}target: {verdict.target}")
     if verdict.weights is not None:
         lines.append(f"{indent}weights: {_weights_line(verdict.weights)}")
     lines += [f"{indent}warning: {w}" for w in verdict.warnings]
     lines += [f"{indent}note: {note}" for note in verdict.notes]
+    if verdict.mode is not None:
+        drafted = "parallel" if verdict.parallel else "sequential"
+        lines.append(f"{indent}mode: {verdict.mode} ({drafted}), serve with {verdict.serve_with}")
     return [printable(line) for line in lines]  # config values quoted in messages
 
 

@@ -76,6 +76,9 @@ JSON_KEYS = {
 NO_TARGET = "    note: target not checked: no target given"
 NO_TOKENIZER = "    note: tokenizer not checked: no tokenizer files beside the draft"
 DFLASH_MODE = '    mode: dflash (parallel), serve with {"method": "dflash"}'
+PARD_MODE = (
+    '    mode: pard (parallel), serve with {"method": "draft_model", "parallel_drafting": true}'
+)
 DFLASH = "examples/dflash-qwen3-4b"
 DFLASH_OK = (
     f"{DFLASH}: OK: token id 151669 from `dflash_config.mask_token_id` "
@@ -614,14 +617,14 @@ def test_target_tokenizer_and_no_tokenizer(drafting_config: Cli, tmp_path: Path)
         f"{draft}: OK: token id 220 from `pard_token`",
         "    token: special '<|reserved_special_token_12|>'",
         f"    target: {target}",
-        '    mode: pard (parallel), serve with {"method": "draft_model", "parallel_drafting": true}',
+        PARD_MODE,
         "1 checked: 1 valid, 0 invalid",
     ]
     run = drafting_config("check", draft, "--target", target, "--no-tokenizer")
     assert run.lines == [
         f"{draft}: OK: token id 220 from `pard_token`",
         f"    target: {target}",
-        '    mode: pard (parallel), serve with {"method": "draft_model", "parallel_drafting": true}',
+        PARD_MODE,
         "1 checked: 1 valid, 0 invalid",
     ]
     run = drafting_config(

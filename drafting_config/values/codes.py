@@ -112,3 +112,15 @@ REMOTE_CODE_DRAFTER: Final = declare(
     "The draft's class is in no registry table and only `auto_map` remote code supplies it: "
     "no path gives a drafter for a DFlash, DSpark or EAGLE-3 method.",
 )
+EAGLE3_WIDTH: Final = declare(
+    "eagle3-width",
+    Step.WIDTH,
+    "An EAGLE-3 draft's fc (and its pre-fc norm) is sized for another number of tapped "
+    "layers than the runner taps.",
+)
+PROJECTOR_UNIMPLEMENTED: Final = declare(
+    "projector-unimplemented",
+    Step.WEIGHTS,
+    "The draft's `dflash_config.projector_type` names a projector no DFlash or DSpark file "
+    "of the engine implements: its tensors have no parameter to load into.",
+)

@@ -14,6 +14,7 @@ from typing import Final
 
 from drafting_config.draft.file import DraftFile
 from drafting_config.engines.interface import Reading, Reads, WeightsFacts
+from drafting_config.engines.vllm.drafters import check_eagle3_width, check_projector_type
 from drafting_config.engines.vllm.layers import check_layers
 from drafting_config.engines.vllm.load_path import (
     check_architecture_registered,
@@ -52,11 +53,13 @@ RULES: Final[tuple[VllmRule, ...]] = (
     check_null_token_fields,
     check_sample_from_anchor,
     check_construction,
+    check_projector_type,
     check_target_sizes,
     check_target_placeholders,
     check_target_tapped,
     check_served_context,
     check_layers,
+    check_eagle3_width,
 )
 """The rules of the draft against its target, in the order their findings are listed; the
 first field that cannot be read at all stops them (it is the draft's error)."""

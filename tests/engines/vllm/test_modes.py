@@ -50,7 +50,7 @@ def test_require_parallel_makes_a_sequential_draft_an_error_of_the_token_step() 
     assert error.code is SEQUENTIAL_NOT_PARALLEL
     assert error.step is Step.TOKEN
     assert "--require-parallel" in str(error)
-    assert verdict.mode is verdict.parallel is verdict.serve_with is None
+    assert (verdict.mode, verdict.parallel, verdict.serve_with) == (None, None, None)
 
 
 def test_a_sequential_eagle3_draft_is_judged_along_its_whole_load_path() -> None:

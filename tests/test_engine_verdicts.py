@@ -4,8 +4,8 @@ share of CI re-runs a sample in ``tests/engines/test_vllm_harness.py``).
 
 Per run, in the mode the verdict judges: the verdict is OK exactly when the engine passed
 every stage, and where both fail, the engine's failing stage is the step of the checker's
-first error (:data:`STAGE_STEPS`, through the error's code; an error without a code yet is
-not compared).  A run in a mode the draft does not ask for (a PARD draft run sequentially)
+first error on the load path (:func:`first_step`, through the errors' codes; errors without
+a code yet are not compared).  A run in a mode the draft does not ask for (a PARD draft run sequentially)
 is not what any verdict judges; a run of eagle3 or draft_model with ``parallel_drafting``
 is judged by the verdict with ``require_parallel``.  A failure on a path only vLLM's CPU
 platform takes (``artefact``) is no reading.  :data:`EXCEPTIONS` lists every disagreement,
@@ -89,11 +89,18 @@ def test_the_verdict_is_ok_exactly_when_the_engine_serves_the_draft(run: dict[st
         assert verdict.ok is not served, f"{_id(run)} agrees now: remove its exception"
         return
     assert verdict.ok is served, (run["exception"], [str(e) for e in verdict.errors])
-    if not served and verdict.errors[0].step is not None:
-        assert verdict.errors[0].step in STAGE_STEPS[run["stage_reached"]], (
-            run["stage_reached"],
-            verdict.errors[0].code,
-        )
+    first = first_step(verdict)
+    if not served and first is not None:
+        assert first in STAGE_STEPS[run["stage_reached"]], (run["stage_reached"], first)
+
+
+def first_step(verdict: Verdict) -> Step | None:
+    """The step of the verdict's first error on the engine's load path: the earliest
+    :class:`Step` among its errors' codes (a verdict lists the draft's own rules first, not
+    in load-path order), or ``None`` when no error has a code yet."""
+    order = list(Step)
+    steps = [error.step for error in verdict.errors if error.step is not None]
+    return min(steps, key=order.index) if steps else None
 
 
 def test_an_ok_verdict_names_the_mode_the_engine_ran() -> None:

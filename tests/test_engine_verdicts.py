@@ -4,12 +4,12 @@ share of CI re-runs a sample in ``tests/engines/test_vllm_harness.py``).
 
 Per run, in the mode the verdict judges: the verdict is OK exactly when the engine passed
 every stage, and where both fail, the engine's failing stage is the step of the checker's
-first error on the load path (:func:`first_step`, through the errors' codes; errors without
-a code yet are not compared).  A run in a mode the draft does not ask for (a PARD draft run sequentially)
-is not what any verdict judges; a run of eagle3 or draft_model with ``parallel_drafting``
-is judged by the verdict with ``require_parallel``.  A failure on a path only vLLM's CPU
-platform takes (``artefact``) is no reading.  :data:`EXCEPTIONS` lists every disagreement,
-each with the stage the harness cannot reach.
+first error on the load path (:func:`first_step`, through the errors' codes; errors
+without a code yet are not compared).  A run in a mode the draft does not ask for (a PARD
+draft run sequentially) is not what any verdict judges; a run of eagle3 or draft_model
+with ``parallel_drafting`` is judged by the verdict with ``require_parallel``.  A failure
+on a path only vLLM's CPU platform takes (``artefact``) is no reading.  :data:`EXCEPTIONS`
+lists every disagreement, each with the stage the harness cannot reach.
 """
 
 from __future__ import annotations

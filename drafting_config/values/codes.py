@@ -124,3 +124,9 @@ PROJECTOR_UNIMPLEMENTED: Final = declare(
     "The draft's `dflash_config.projector_type` names a projector no DFlash or DSpark file "
     "of the engine implements: its tensors have no parameter to load into.",
 )
+DFLASH_CLASS_DERIVES_LAYERS: Final = declare(
+    "dflash-class-derives-layers",
+    Step.CONSTRUCTION,
+    "SGLang's DFlash draft class derives its layers from its own depth when the draft names "
+    "neither layers nor num_target_layers, and a depth of 2 or 3 is refused.",
+)

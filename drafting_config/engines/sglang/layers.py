@@ -29,6 +29,7 @@ from drafting_config.engines.sglang.names import (
 )
 from drafting_config.engines.sglang.tables import Hook, LastLayer, TargetClass, target_class
 from drafting_config.rules.subject import Subject
+from drafting_config.values.codes import DFLASH_CLASS_DERIVES_LAYERS
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     TargetLayersWarning,
@@ -338,6 +339,8 @@ def check_sglang_layers(subject: Subject, found: Findings) -> None:
             return  # check_sglang_config reports it
         if parsed is None:
             return
+        if parsed.algorithm is Algorithm.DFLASH:
+            _class_derivation_findings(parsed.dflash, found)
         _class_count_findings(parsed.dflash, subject, found)
         try:
             layers = sglang_layers(subject)
@@ -368,6 +371,32 @@ def check_sglang_layers(subject: Subject, found: Findings) -> None:
                 field="hidden_size",
             )
         )
+
+
+def _class_derivation_findings(draft: DFlashDraft, found: Findings) -> None:
+    """A DFlash draft naming neither layers nor ``num_target_layers``: the draft class
+    sizes ``fc`` by ``resolve_target_layer_ids(target_num_layers=num_layers,
+    draft_num_layers=num_layers)`` (``srt/models/dflash.py: DFlashDraftModel.__init__``),
+    that is ``build_target_layer_ids(n, n)`` (``srt/speculative/dflash_utils.py``), which
+    raises ValueError for 2 or 3 draft layers (it needs a depth of at least 4), whatever
+    the target."""
+    layers = draft.num_hidden_layers
+    if draft.target_layer_ids is not None or draft.num_target_layers is not None:
+        return
+    if layers is None or layers not in (2, 3):
+        return
+    found.error(
+        ParallelDraftingConfigError(
+            f"The draft names no target layers and no `num_target_layers`, so SGLang's DFlash "
+            f"draft class derives {layers} layer ids from its own depth of {layers} "
+            "(srt/models/dflash.py: DFlashDraftModel.__init__ calls build_target_layer_ids"
+            f"({layers}, {layers})), which raises ValueError: it needs a depth of at least 4.",
+            field="num_target_layers",
+            code=DFLASH_CLASS_DERIVES_LAYERS,
+            fix="set `dflash_config.target_layer_ids` to the layers the draft was trained on, "
+            "or `num_target_layers` to the target's num_hidden_layers.",
+        )
+    )
 
 
 def _class_count_findings(draft: DFlashDraft, subject: Subject, found: Findings) -> None:

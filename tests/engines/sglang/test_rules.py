@@ -17,7 +17,12 @@ import drafting_config
 from drafting_config.command import main
 from drafting_config.engines.sglang.layers import build_target_layer_ids
 from drafting_config.engines.sglang.tables import TARGET_CLASSES, Hook, LastLayer, model_types
-from drafting_config.values.codes import SEQUENTIAL_NOT_PARALLEL, TOKEN_UNUSED, Step
+from drafting_config.values.codes import (
+    DFLASH_CLASS_DERIVES_LAYERS,
+    SEQUENTIAL_NOT_PARALLEL,
+    TOKEN_UNUSED,
+    Step,
+)
 from drafting_config.verdicts import Verdict
 from tests.conftest import QWEN3_8B_DFLASH_DRAFT
 from tests.tokenizer_factory import Added, write_tokenizer
@@ -213,6 +218,22 @@ def test_an_eagle3_draft_naming_a_ptd_token_is_served_sequentially_the_token_unu
     assert error.code is SEQUENTIAL_NOT_PARALLEL
     assert error.step is Step.TOKEN
     assert required.mode is None
+
+
+@pytest.mark.parametrize(("layers", "refused"), [(1, False), (2, True), (3, True), (4, False)])
+def test_a_dflash_class_deriving_its_layers_from_a_depth_of_2_or_3_is_refused(
+    layers: int, refused: bool
+) -> None:
+    # DFlashDraftModel.__init__ calls build_target_layer_ids(num_layers, num_layers) when
+    # the draft names neither layers nor num_target_layers: ValueError below a depth of 4.
+    config = copy.deepcopy(QWEN3_8B_DFLASH_DRAFT)
+    config["num_hidden_layers"] = layers
+    del config["dflash_config"]["target_layer_ids"]
+    config.pop("num_target_layers", None)
+    codes = [e.code for e in sglang(config).errors]
+    assert (DFLASH_CLASS_DERIVES_LAYERS in codes) is refused
+    config["num_target_layers"] = 36
+    assert DFLASH_CLASS_DERIVES_LAYERS not in [e.code for e in sglang(config).errors]
 
 
 def test_sglang_says_how_it_serves_a_parallel_drafter() -> None:

@@ -130,3 +130,9 @@ DFLASH_CLASS_DERIVES_LAYERS: Final = declare(
     "SGLang's DFlash draft class derives its layers from its own depth when the draft names "
     "neither layers nor num_target_layers, and a depth of 2 or 3 is refused.",
 )
+LAYERS_CAPTURED_IN_ORDER: Final = declare(
+    "layers-captured-in-order",
+    Step.LAYERS,
+    "The tapped layer ids repeat or decrease, but the target captures each layer once, in "
+    "layer order: fc gets fewer features than it is sized for, or features in another order.",
+)

@@ -29,7 +29,7 @@ from drafting_config.engines.sglang.names import (
 )
 from drafting_config.engines.sglang.tables import Hook, LastLayer, TargetClass, target_class
 from drafting_config.rules.subject import Subject
-from drafting_config.values.codes import DFLASH_CLASS_DERIVES_LAYERS
+from drafting_config.values.codes import DFLASH_CLASS_DERIVES_LAYERS, LAYERS_CAPTURED_IN_ORDER
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     TargetLayersWarning,
@@ -350,6 +350,7 @@ def check_sglang_layers(subject: Subject, found: Findings) -> None:
         if target is not None and target.num_layers is not None:
             _last_layer_findings(subject, parsed, found)
         if layers.ids is not None:
+            _capture_order_findings(layers, found)
             _class_vs_runtime(parsed, layers, found)
     if target is None:
         return
@@ -420,6 +421,35 @@ def _class_count_findings(draft: DFlashDraft, subject: Subject, found: Findings)
                 )
             )
             return
+
+
+def _capture_order_findings(layers: SglangLayers, found: Findings) -> None:
+    """Repeated or decreasing ids: SGLang's target models capture inside their layer loop
+    (``srt/models/qwen2.py`` and the others: ``capture_output=... if i in
+    self.layers_to_capture``), so each layer once, in layer order.  A repeat gives fc
+    fewer features than it is sized for (the first forward pass fails); a decreasing list
+    feeds them in another order than the draft was trained on (silently wrong drafts)."""
+    ids = layers.ids
+    if ids is None or (len(set(ids)) == len(ids) and list(ids) == sorted(ids)):
+        return
+    repeated = len(set(ids)) != len(ids)
+    what = (
+        "repeats a layer: fc gets fewer features than it is sized for, and the first forward "
+        "pass fails"
+        if repeated
+        else "is not increasing: the features reach fc in layer order, not in the draft's"
+    )
+    source = layers.source
+    found.error(
+        ParallelDraftingConfigError(
+            f"The layers SGLang {VERSION} taps, {bounded_repr(list(ids))} ({source}), {what}. "
+            "Its target models capture each layer once, inside their layer loop "
+            "(srt/models/qwen2.py and the others: `if i in self.layers_to_capture`).",
+            field=source if source is not None and not source.startswith("derived") else None,
+            code=LAYERS_CAPTURED_IN_ORDER,
+            fix="name each target layer once, in increasing order, as the draft was trained.",
+        )
+    )
 
 
 def _class_vs_runtime(parsed: SglangDraft, layers: SglangLayers, found: Findings) -> None:

@@ -19,6 +19,7 @@ from drafting_config.engines.sglang.layers import build_target_layer_ids
 from drafting_config.engines.sglang.tables import TARGET_CLASSES, Hook, LastLayer, model_types
 from drafting_config.values.codes import (
     DFLASH_CLASS_DERIVES_LAYERS,
+    LAYERS_CAPTURED_IN_ORDER,
     SEQUENTIAL_NOT_PARALLEL,
     TOKEN_UNUSED,
     Step,
@@ -234,6 +235,26 @@ def test_a_dflash_class_deriving_its_layers_from_a_depth_of_2_or_3_is_refused(
     assert (DFLASH_CLASS_DERIVES_LAYERS in codes) is refused
     config["num_target_layers"] = 36
     assert DFLASH_CLASS_DERIVES_LAYERS not in [e.code for e in sglang(config).errors]
+
+
+@pytest.mark.parametrize(
+    ("ids", "what"),
+    [([1, 9, 9, 17, 25], "repeats a layer"), ([9, 1, 17, 25, 33], "not increasing")],
+)
+def test_repeated_or_decreasing_layer_ids_are_captured_once_in_layer_order(
+    ids: list[int], what: str
+) -> None:
+    config = copy.deepcopy(QWEN3_8B_DFLASH_DRAFT)
+    config["dflash_config"]["target_layer_ids"] = ids
+    errors = [
+        e for e in sglang(config, target=QWEN3_8B).errors if e.code is LAYERS_CAPTURED_IN_ORDER
+    ]
+    assert len(errors) == 1
+    assert what in str(errors[0])
+    assert errors[0].field == "dflash_config.target_layer_ids"
+    config["dflash_config"]["target_layer_ids"] = sorted(set(ids))
+    codes = [e.code for e in sglang(config, target=QWEN3_8B).errors]
+    assert LAYERS_CAPTURED_IN_ORDER not in codes
 
 
 def test_sglang_says_how_it_serves_a_parallel_drafter() -> None:

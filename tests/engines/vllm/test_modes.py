@@ -124,3 +124,11 @@ def test_dflash2_and_peagle_classes_are_their_own_modes() -> None:
     assert verdict.ok, verdict.errors
     assert (verdict.mode, verdict.parallel) == ("peagle", True)
     assert json.loads(verdict.serve_with or "") == {"method": "eagle3", "parallel_drafting": True}
+
+
+def test_the_targets_num_loops_and_padded_vocab_size_never_fail_a_vllm_verdict() -> None:
+    # No vLLM rule reads them; only SGLang's depth and DSpark bound do.
+    target = json.loads(QWEN3_8B.read_text())
+    for extra in ({"num_loops": 1.0}, {"padded_vocab_size": "152064"}, {"num_loops": -1}):
+        verdict = check(EAGLE3_FIXTURE, target={**target, **extra})
+        assert verdict.errors == (), extra

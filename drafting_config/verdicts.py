@@ -125,6 +125,17 @@ class Verdict:
     algorithm_assumed: bool = False
     """Whether :attr:`algorithm` is the verdict's assumption of the engine's command-line
     choice (SGLang's ``--speculative-algorithm``) rather than read from the draft."""
+    mode: str | None = None
+    """The mode the verdict judges and the engine serves the draft in, the one the draft
+    asks for (vLLM: ``dflash``, ``dflash2``, ``dspark``, ``pard``, ``eagle3``,
+    ``eagle3-parallel``, ``peagle``, ``draft-model``; SGLang: ``dflash``, ``dspark``,
+    ``eagle3``, ``standalone``); ``None`` when the verdict is INVALID."""
+    parallel: bool | None = None
+    """Whether that mode drafts the masked slots in one pass; ``None`` when INVALID."""
+    serve_with: str | None = None
+    """The engine's own switch for that mode: vLLM's ``--speculative-config`` JSON (with
+    ``"parallel_drafting": true`` where vLLM needs it), SGLang's ``--speculative-algorithm``
+    value; ``None`` when INVALID."""
 
     @property
     def ok(self) -> bool:
@@ -152,6 +163,7 @@ def check(
     target_revision: str = DEFAULT_REVISION,
     download: bool = False,
     engine: Engine = "vllm",
+    require_parallel: bool = False,
 ) -> Verdict:
     """Check a draft model against the whole parallel-drafting contract; never raises.
 
@@ -177,6 +189,9 @@ def check(
         engine: the engine the verdict speaks for, ``"vllm"`` (vLLM 0.33.0) or
             ``"sglang"`` (SGLang 0.5.23, which reads the draft differently: see
             :mod:`drafting_config.engines.sglang`).
+        require_parallel: judge the draft as served with parallel drafting on: a draft the
+            engine would serve sequentially (a sequential EAGLE-3 draft, a plain draft
+            model, a token the engine ignores) is an error rather than OK with a note.
     """
     options = CheckOptions(
         target,
@@ -187,6 +202,7 @@ def check(
         target_revision,
         download,
         _engine(engine),
+        exact_bool("`require_parallel`", require_parallel, ValueError),
     )
     (verdict,) = _check(draft, options, _SharedReads(), (options.engine,))
     return verdict
@@ -203,6 +219,7 @@ def check_many(
     target_revision: str = DEFAULT_REVISION,
     download: bool = False,
     engine: Engine = "vllm",
+    require_parallel: bool = False,
 ) -> list[Verdict]:
     """Check several drafts with the same options: one :class:`Verdict` per draft, in order.
 
@@ -236,6 +253,7 @@ def check_many(
         target_revision,
         download,
         _engine(engine),
+        exact_bool("`require_parallel`", require_parallel, ValueError),
     )
     return list(check_each(drafts, options))
 
@@ -282,6 +300,7 @@ class CheckOptions:
     target_revision: str = DEFAULT_REVISION
     download: bool = False
     engine: Engine = DEFAULT_ENGINE
+    require_parallel: bool = False
 
 
 @dataclass(frozen=True)
@@ -409,8 +428,12 @@ def _judge(  # noqa: PLR0917 - the parts of one draft's reading, each built once
     found.errors += target.errors
     found.notes += target.notes
     reading = rules.judge(
-        Subject(read, target.facts), found, _Reads(located, target, options, shared)
+        Subject(read, target.facts),
+        found,
+        _Reads(located, target, options, shared),
+        require_parallel=options.require_parallel,
     )
+    served = not found.errors
     return Verdict(
         path=located.shown,
         resolution=resolution,
@@ -428,6 +451,9 @@ def _judge(  # noqa: PLR0917 - the parts of one draft's reading, each built once
         token_source=reading.token_source,
         shadowed=reading.shadowed,
         algorithm_assumed=reading.algorithm_assumed,
+        mode=reading.mode if served else None,
+        parallel=reading.parallel if served else None,
+        serve_with=reading.serve_with if served else None,
     )
 
 

@@ -48,6 +48,9 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
         "vocab_size": None if resolution is None else resolution.vocab_size,
         "format": None if resolution is None else resolution.format,
         "algorithm": verdict.algorithm,
+        "mode": verdict.mode,
+        "parallel": verdict.parallel,
+        "serve_with": verdict.serve_with,
         "aux_layer_ids": None if verdict.aux_layer_ids is None else list(verdict.aux_layer_ids),
         "aux_layer_source": verdict.aux_layer_source,
         "token": None
@@ -125,6 +128,9 @@ def verdict_lines(
         lines.append(f"{indent}weights: {_weights_line(verdict.weights)}")
     lines += [f"{indent}warning: {w}" for w in verdict.warnings]
     lines += [f"{indent}note: {note}" for note in verdict.notes]
+    if verdict.mode is not None:
+        drafted = "parallel" if verdict.parallel else "sequential"
+        lines.append(f"{indent}mode: {verdict.mode} ({drafted}), serve with {verdict.serve_with}")
     return [printable(line) for line in lines]  # config values quoted in messages
 
 

@@ -81,6 +81,7 @@ def _check_all(paths: Sequence[str], args: argparse.Namespace) -> Iterator[Verdi
         revision=args.revision,
         target_revision=args.target_revision,
         download=args.download,
+        require_parallel=getattr(args, "require_parallel", False),
     )
     return check_each(paths, options, _engines(args))
 
@@ -319,6 +320,12 @@ def _parser() -> argparse.ArgumentParser:
         default="vllm",
         help="the engine the verdicts speak for: vllm (0.33.0, the default), sglang "
         "(0.5.23), or all (one verdict per draft and engine; exit 0 only if all pass)",
+    )
+    check_parser.add_argument(
+        "--require-parallel",
+        action="store_true",
+        help="judge each draft as served with parallel drafting on: a draft the engine "
+        "would serve sequentially (a sequential EAGLE-3 draft, a plain draft model) fails",
     )
     _add_model_options(check_parser)
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from drafting_config.draft.fields import special_token_fields
+from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.fields import FieldGetter, field_getter, is_list, top_or_text_config
 from drafting_config.values.integers import positive_int32
 from drafting_config.values.sources import TEXT_CONFIG
@@ -54,9 +55,16 @@ def read_target(target_config: object) -> TargetFacts:
     """The facts of a target model's config; sizes fall back to ``text_config``, then to a
     Qwen3-Omni target's ``thinker_config.text_config``.
 
+    ``padded_vocab_size`` and ``num_loops`` that are not positive int32s count as unset:
+    no vLLM rule reads them (vLLM's ChatGLM classes size their embedding and lm_head by
+    ``padded_vocab_size``, ``model_executor/models/chatglm.py``, rows past the
+    ``vocab_size`` the token id is checked against), and SGLang's
+    rules fall back as SGLang does (``num_loops`` 1, the ``vocab_size`` bound).
+
     Raises:
-        ParallelDraftingConfigError: a size is set but not a positive int32; the
-            field is prefixed with ``target.``.
+        ParallelDraftingConfigError: ``vocab_size``, ``hidden_size`` or
+            ``num_hidden_layers`` is set but not a positive int32; the field is prefixed
+            with ``target.``.
     """
     get = field_getter(target_config, "target")
     readers = [(get, "target")]
@@ -71,6 +79,14 @@ def read_target(target_config: object) -> TargetFacts:
             if value is not None:
                 return positive_int32(f"{where}.{name}", value)
         return None
+
+    def optional_size(name: str) -> int | None:
+        # Read by some rules of one engine only (SGLang's depth and DSpark bound), never
+        # a reason to fail the target: a value that is not a positive int32 counts as unset.
+        try:
+            return size(name)
+        except ParallelDraftingConfigError:
+            return None
 
     model_type = get("model_type", None)
     listed = get("architectures", None)
@@ -87,8 +103,8 @@ def read_target(target_config: object) -> TargetFacts:
         ),
         special_tokens=tuple(special_token_fields(top_or_text_config(get))),
         readers=tuple(reader for reader, _ in readers),
-        padded_vocab_size=size("padded_vocab_size"),
-        num_loops=size("num_loops"),
+        padded_vocab_size=optional_size("padded_vocab_size"),
+        num_loops=optional_size("num_loops"),
     )
 
 

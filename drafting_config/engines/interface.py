@@ -62,6 +62,15 @@ class Reading:
     algorithm_assumed: bool = False
     """Whether :attr:`algorithm` is the verdict's assumption of a command-line choice (SGLang's
     ``--speculative-algorithm``) rather than read from the draft."""
+    mode: str | None = None
+    """The mode the engine serves the draft in (vLLM: ``dflash``, ``dflash2``, ``dspark``,
+    ``pard``, ``eagle3``, ``eagle3-parallel``, ``peagle``, ``draft-model``; SGLang:
+    ``dflash``, ``dspark``, ``eagle3``, ``standalone``), the one the rules judged."""
+    parallel: bool | None = None
+    """Whether that mode drafts the masked slots in one pass."""
+    serve_with: str | None = None
+    """The engine's own switch for that mode: vLLM's ``--speculative-config`` JSON, SGLang's
+    ``--speculative-algorithm`` value."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +120,9 @@ class EngineRules(Protocol):
         """The errors and warnings of the draft's file, as this engine reads it, that speak
         for it (the first of a verdict's findings)."""
 
-    def judge(self, subject: Subject, found: Findings, reads: Reads) -> Reading:
+    def judge(
+        self, subject: Subject, found: Findings, reads: Reads, *, require_parallel: bool = False
+    ) -> Reading:
         """Run the engine's rules on ``subject`` (the target, tokenizer and checkpoint asked
-        of ``reads`` as the engine reads them) into ``found``; the engine's reading."""
+        of ``reads`` as the engine reads them) into ``found``; the engine's reading.  With
+        ``require_parallel``, a draft the engine would serve sequentially is an error."""

@@ -90,3 +90,49 @@ def declare(name: str, step: Step, summary: str) -> Code:
     code = Code(name, step, summary)
     _DECLARED[name] = code
     return code
+
+
+# --- issue 29: the mode a verdict judges, and the rules the real engine showed missing ---------
+
+SEQUENTIAL_NOT_PARALLEL: Final = declare(
+    "sequential-not-parallel",
+    Step.TOKEN,
+    "The draft asks for no parallel drafting and is judged with parallel drafting required: "
+    "the engine would draft it sequentially.",
+)
+TOKEN_UNUSED: Final = declare(
+    "token-unused",
+    Step.TOKEN,
+    "The draft names a parallel-drafting token the engine never reads, because it has no "
+    "parallel mode for the draft's method: the draft is served sequentially.",
+)
+REMOTE_CODE_DRAFTER: Final = declare(
+    "remote-code-drafter",
+    Step.REGISTRY,
+    "The draft's class is in no registry table and only `auto_map` remote code supplies it: "
+    "no path gives a drafter for a DFlash, DSpark or EAGLE-3 method.",
+)
+EAGLE3_WIDTH: Final = declare(
+    "eagle3-width",
+    Step.WIDTH,
+    "An EAGLE-3 draft's fc (and its pre-fc norm) is sized for another number of tapped "
+    "layers than the runner taps.",
+)
+PROJECTOR_UNIMPLEMENTED: Final = declare(
+    "projector-unimplemented",
+    Step.WEIGHTS,
+    "The draft's `dflash_config.projector_type` names a projector no DFlash or DSpark file "
+    "of the engine implements: its tensors have no parameter to load into.",
+)
+DFLASH_CLASS_DERIVES_LAYERS: Final = declare(
+    "dflash-class-derives-layers",
+    Step.CONSTRUCTION,
+    "SGLang's DFlash draft class derives its layers from its own depth when the draft names "
+    "neither layers nor num_target_layers, and a depth of 2 or 3 is refused.",
+)
+LAYERS_CAPTURED_IN_ORDER: Final = declare(
+    "layers-captured-in-order",
+    Step.LAYERS,
+    "The tapped layer ids repeat or decrease, but the target captures each layer once, in "
+    "layer order: fc gets fewer features than it is sized for, or features in another order.",
+)

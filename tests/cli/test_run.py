@@ -57,6 +57,9 @@ JSON_KEYS = {
     "vocab_size",
     "format",
     "algorithm",
+    "mode",
+    "parallel",
+    "serve_with",
     "aux_layer_ids",
     "aux_layer_source",
     "token",
@@ -72,6 +75,10 @@ JSON_KEYS = {
 
 NO_TARGET = "    note: target not checked: no target given"
 NO_TOKENIZER = "    note: tokenizer not checked: no tokenizer files beside the draft"
+DFLASH_MODE = '    mode: dflash (parallel), serve with {"method": "dflash"}'
+PARD_MODE = (
+    '    mode: pard (parallel), serve with {"method": "draft_model", "parallel_drafting": true}'
+)
 DFLASH = "examples/dflash-qwen3-4b"
 DFLASH_OK = (
     f"{DFLASH}: OK: token id 151669 from `dflash_config.mask_token_id` "
@@ -126,7 +133,13 @@ def write_config(directory: Path, config: dict[str, Any]) -> Path:
 def test_a_valid_draft_is_one_ok_line_with_its_notes(drafting_config: Cli) -> None:
     run = drafting_config("check", DFLASH)
     assert run.status == 0
-    assert run.lines == [DFLASH_OK, NO_TARGET, NO_TOKENIZER, "1 checked: 1 valid, 0 invalid"]
+    assert run.lines == [
+        DFLASH_OK,
+        NO_TARGET,
+        NO_TOKENIZER,
+        DFLASH_MODE,
+        "1 checked: 1 valid, 0 invalid",
+    ]
     assert run.err == ""
 
 
@@ -213,6 +226,7 @@ def test_the_passing_pair(drafting_config: Cli) -> None:
         "(hidden_size 2560, vocab_size 151936)",
         "    token: unused",
         f"    target: {PASSING_TARGET}",
+        DFLASH_MODE,
         "1 checked: 1 valid, 0 invalid",
     ]
     assert PASSING_PAIR.relative_to(REPO) == Path(PASSING_DRAFT).parent
@@ -297,6 +311,9 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
         "vocab_size": 151936,
         "format": "hf",
         "algorithm": "dflash",
+        "mode": "dflash",
+        "parallel": True,
+        "serve_with": '{"method": "dflash"}',
         "aux_layer_ids": [2, 10, 18, 26, 34],  # target_layer_ids [1, 9, 17, 25, 33] + 1
         "aux_layer_source": "dflash_config.target_layer_ids",
         "token": None,
@@ -462,6 +479,7 @@ def test_explain_shows_each_field_then_the_verdict(drafting_config: Cli, tmp_pat
     assert verdict[3:] == [
         "  note: target not checked: no target given",
         "  note: tokenizer not checked: no tokenizer files beside the draft",
+        '  mode: dspark (parallel), serve with {"method": "dspark"}',
     ]
 
 
@@ -545,7 +563,7 @@ def test_explain_takes_the_target_and_tokenizer_options(drafting_config: Cli) ->
         "the number of tapped layers.",
     ]
     run = drafting_config("explain", PASSING_DRAFT, "--no-tokenizer")
-    assert run.lines[-1] == "  note: target not checked: no target given"
+    assert run.lines[-2] == "  note: target not checked: no target given"
     assert "  token: unused" not in run.lines
 
 
@@ -599,12 +617,14 @@ def test_target_tokenizer_and_no_tokenizer(drafting_config: Cli, tmp_path: Path)
         f"{draft}: OK: token id 220 from `pard_token`",
         "    token: special '<|reserved_special_token_12|>'",
         f"    target: {target}",
+        PARD_MODE,
         "1 checked: 1 valid, 0 invalid",
     ]
     run = drafting_config("check", draft, "--target", target, "--no-tokenizer")
     assert run.lines == [
         f"{draft}: OK: token id 220 from `pard_token`",
         f"    target: {target}",
+        PARD_MODE,
         "1 checked: 1 valid, 0 invalid",
     ]
     run = drafting_config(
@@ -821,7 +841,7 @@ def test_control_characters_in_target_tokenizer_and_verifier_paths_are_escaped(
     target = write_config(tmp_path / FORGERY, {"vocab_size": 151936})
     run = drafting_config("check", PASSING_DRAFT, "--target", target, "--tokenizer", qwen)
     assert run.status == 0
-    assert len(run.lines) == 4
+    assert len(run.lines) == 5
     assert run.lines[2] == f"    target: {tmp_path}/" + FORGERY.replace("\n", "\\n")
     # an ordinary token's warning names the tokenizer directory, escaped
     draft = write_config(tmp_path / "draft", {"pard_token": 7})
@@ -1543,7 +1563,7 @@ def test_a_ref_that_is_not_utf8_is_an_error_of_its_draft_only(
     status, out, err = run_cli(capsys, "check", "--no-tokenizer", DFLASH, "org/draft")
     assert (status, err) == (1, "")
     assert out.splitlines()[0].startswith(f"{DFLASH}: OK: ")
-    assert out.splitlines()[2].startswith(
+    assert out.splitlines()[3].startswith(
         "org/draft: INVALID: the cached ref of revision main is corrupt: refs/main holds "
         "'\\\\xff\\\\xfe not utf-8', not a 40-character commit hash (delete "
     )

@@ -27,12 +27,14 @@ module is the engine's entry point (:data:`ENGINE`, :func:`resolver_findings`,
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Final
 
 from drafting_config.draft.file import DraftFile
 from drafting_config.engines.interface import Reading, Reads
 from drafting_config.engines.sglang.config import (
     check_sglang_config,
     check_sglang_method,
+    ignored_token,
     sglang_algorithm,
 )
 from drafting_config.engines.sglang.layers import check_sglang_layers, sglang_layers
@@ -48,7 +50,8 @@ from drafting_config.engines.sglang.token import (
 from drafting_config.rules.subject import Subject
 from drafting_config.rules.target import check_target_placeholders
 from drafting_config.rules.tokenizer import check_token_in_tokenizer
-from drafting_config.values.errors import ParallelDraftingConfigError
+from drafting_config.values.codes import SEQUENTIAL_NOT_PARALLEL, TOKEN_UNUSED
+from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.values.findings import Findings
 
 
@@ -61,13 +64,17 @@ def resolver_findings(draft: DraftFile) -> Findings:
     return Findings(draft.errors_beside_token())
 
 
-def judge(subject: Subject, found: Findings, reads: Reads) -> Reading:
+def judge(
+    subject: Subject, found: Findings, reads: Reads, *, require_parallel: bool = False
+) -> Reading:
     """SGLang 0.5.23's verdict on the draft (see :mod:`drafting_config.engines.interface`): the
     method and the config parses, then, for DFLASH, the served tokenizer (``--tokenizer``,
     else the target's, else the draft's), with which SGLang settles the token id; the token,
     placeholder and layer rules; the tokenizer's rules for that id; and the
     ``mask_embedding.pt`` beside a local draft.  Where SGLang settles on no id of its own,
-    the placeholder rules judge the one the draft's file names."""
+    the placeholder rules judge the one the draft's file names.  An EAGLE3 draft is served
+    sequentially: a token field it names is unused (a warning), and with
+    ``require_parallel`` that is an error (:func:`_sequential_findings`)."""
     draft = subject.draft
     if not (draft.fields or draft.format == "speculators"):  # SGLang refuses the latter
         return Reading()
@@ -108,6 +115,9 @@ def judge(subject: Subject, found: Findings, reads: Reads) -> Reading:
         embedding = reads.mask_embedding(directory)
         with found.collect():
             check_sglang_mask_embedding(replace(subject, mask_embedding=embedding), found)
+    if algorithm is Algorithm.EAGLE3:
+        with found.collect():
+            _sequential_findings(subject, found, require_parallel)
     return Reading(
         algorithm=None if algorithm is None else algorithm.value,
         token_id=token_id,
@@ -116,4 +126,45 @@ def judge(subject: Subject, found: Findings, reads: Reads) -> Reading:
         aux_layer_source=layers[1],
         token=facts,
         algorithm_assumed=True,
+        mode=None if algorithm is None else _MODES[algorithm],
+        parallel=None if algorithm is None else algorithm is not Algorithm.EAGLE3,
+        serve_with=None if algorithm is None else algorithm.value,
     )
+
+
+_MODES: Final = {
+    Algorithm.DFLASH: "dflash",
+    Algorithm.DSPARK: "dspark",
+    Algorithm.EAGLE3: "eagle3",
+}
+"""The verdict's mode for each ``--speculative-algorithm`` (DFLASH and DSPARK draft the
+masked slots in one pass, ``srt/speculative/spec_info.py``; EAGLE3 one token a step)."""
+
+
+def _sequential_findings(subject: Subject, found: Findings, require_parallel: bool) -> None:
+    """A draft SGLang serves as sequential EAGLE3: a token field it names is unused there
+    (:func:`~drafting_config.engines.sglang.config.ignored_token`), a warning; with
+    ``require_parallel``, being served sequentially at all is an error."""
+    ignored = ignored_token(subject)
+    if require_parallel:
+        found.error(
+            ParallelDraftingConfigError(
+                f"SGLang {VERSION} serves this draft as sequential EAGLE3 "
+                "(srt/speculative/spec_info.py has no parallel EAGLE-3 mode), and parallel "
+                "drafting is required (--require-parallel).",
+                field=ignored,
+                code=SEQUENTIAL_NOT_PARALLEL,
+                fix="serve it with vLLM, or train a DFlash or DSpark drafter for SGLang.",
+            )
+        )
+    elif ignored is not None:
+        found.warn(
+            ParallelDraftingConfigWarning(
+                f"`{ignored}` is unused by SGLang {VERSION}: it serves this draft as "
+                "sequential EAGLE3 (--speculative-algorithm EAGLE3), which reads no "
+                "parallel-drafting token (srt/speculative/spec_info.py: SpeculativeAlgorithm "
+                "has no parallel EAGLE-3 mode).",
+                field=ignored,
+                code=TOKEN_UNUSED,
+            )
+        )

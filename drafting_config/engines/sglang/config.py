@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from drafting_config.draft.architectures import PEAGLE_CLASSES
+from drafting_config.draft.fields import FieldStatus
 from drafting_config.engines.sglang.names import (
     DFLASH2_CLASSES,
     DRAFT_CLASSES,
@@ -580,10 +581,29 @@ def _unsupported(subject: Subject) -> str | None:
         return NOT_IN_SGLANG["peagle"]
     winner = draft.winner
     method = None if winner is None else winner.source.algorithm
+    if method == "ptd" and algorithm_of(subject.get) is Algorithm.EAGLE3:
+        return None  # served as sequential EAGLE3, its token unused (ignored_token)
     if method in NOT_IN_SGLANG and draft_class(subject.get) not in _FAMILY_CLASSES:
         return NOT_IN_SGLANG[method]
     if winner is not None and winner.source is TokenIdSource.PTD_TOKEN_ID:
         return NOT_IN_SGLANG["ptd"]
+    return None
+
+
+def ignored_token(subject: Subject) -> str | None:
+    """The token field of a draft SGLang serves as sequential EAGLE3, which it never reads:
+    ``srt/speculative/spec_info.py: SpeculativeAlgorithm`` has no parallel EAGLE-3 mode, and
+    nothing in SGLang 0.5.23 reads ``ptd_token_id`` (its EAGLE-3 worker,
+    ``srt/speculative/eagle_worker.py``, drafts one token a step).  ``None`` otherwise.
+
+    Raises:
+        ParallelDraftingConfigError: ``architectures`` cannot be read at all.
+    """
+    if algorithm_of(subject.get) is not Algorithm.EAGLE3:
+        return None
+    for verdict in subject.draft.fields:
+        if verdict.status not in (FieldStatus.ABSENT, FieldStatus.NULL):
+            return subject.draft.file_field(verdict.source.value)
     return None
 
 

@@ -29,6 +29,7 @@ from drafting_config.engines.sglang.names import (
 )
 from drafting_config.engines.sglang.tables import Hook, LastLayer, TargetClass, target_class
 from drafting_config.rules.subject import Subject
+from drafting_config.values.codes import DFLASH_CLASS_DERIVES_LAYERS, LAYERS_CAPTURED_IN_ORDER
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     TargetLayersWarning,
@@ -338,6 +339,8 @@ def check_sglang_layers(subject: Subject, found: Findings) -> None:
             return  # check_sglang_config reports it
         if parsed is None:
             return
+        if parsed.algorithm is Algorithm.DFLASH:
+            _class_derivation_findings(parsed.dflash, found)
         _class_count_findings(parsed.dflash, subject, found)
         try:
             layers = sglang_layers(subject)
@@ -347,6 +350,7 @@ def check_sglang_layers(subject: Subject, found: Findings) -> None:
         if target is not None and target.num_layers is not None:
             _last_layer_findings(subject, parsed, found)
         if layers.ids is not None:
+            _capture_order_findings(layers, found)
             _class_vs_runtime(parsed, layers, found)
     if target is None:
         return
@@ -370,6 +374,32 @@ def check_sglang_layers(subject: Subject, found: Findings) -> None:
         )
 
 
+def _class_derivation_findings(draft: DFlashDraft, found: Findings) -> None:
+    """A DFlash draft naming neither layers nor ``num_target_layers``: the draft class
+    sizes ``fc`` by ``resolve_target_layer_ids(target_num_layers=num_layers,
+    draft_num_layers=num_layers)`` (``srt/models/dflash.py: DFlashDraftModel.__init__``),
+    that is ``build_target_layer_ids(n, n)`` (``srt/speculative/dflash_utils.py``), which
+    raises ValueError for 2 or 3 draft layers (it needs a depth of at least 4), whatever
+    the target."""
+    layers = draft.num_hidden_layers
+    if draft.target_layer_ids is not None or draft.num_target_layers is not None:
+        return
+    if layers is None or layers not in (2, 3):
+        return
+    found.error(
+        ParallelDraftingConfigError(
+            f"The draft names no target layers and no `num_target_layers`, so SGLang's DFlash "
+            f"draft class derives {layers} layer ids from its own depth of {layers} "
+            "(srt/models/dflash.py: DFlashDraftModel.__init__ calls build_target_layer_ids"
+            f"({layers}, {layers})), which raises ValueError: it needs a depth of at least 4.",
+            field="num_target_layers",
+            code=DFLASH_CLASS_DERIVES_LAYERS,
+            fix="set `dflash_config.target_layer_ids` to the layers the draft was trained on, "
+            "or `num_target_layers` to the target's num_hidden_layers.",
+        )
+    )
+
+
 def _class_count_findings(draft: DFlashDraft, subject: Subject, found: Findings) -> None:
     """The draft class's own range check, against ``num_target_layers`` or its stand-ins."""
     depth = class_target_layers(draft)
@@ -391,6 +421,35 @@ def _class_count_findings(draft: DFlashDraft, subject: Subject, found: Findings)
                 )
             )
             return
+
+
+def _capture_order_findings(layers: SglangLayers, found: Findings) -> None:
+    """Repeated or decreasing ids: SGLang's target models capture inside their layer loop
+    (``srt/models/qwen2.py`` and the others: ``capture_output=... if i in
+    self.layers_to_capture``), so each layer once, in layer order.  A repeat gives fc
+    fewer features than it is sized for (the first forward pass fails); a decreasing list
+    feeds them in another order than the draft was trained on (silently wrong drafts)."""
+    ids = layers.ids
+    if ids is None or (len(set(ids)) == len(ids) and list(ids) == sorted(ids)):
+        return
+    repeated = len(set(ids)) != len(ids)
+    what = (
+        "repeats a layer: fc gets fewer features than it is sized for, and the first forward "
+        "pass fails"
+        if repeated
+        else "is not increasing: the features reach fc in layer order, not in the draft's"
+    )
+    source = layers.source
+    found.error(
+        ParallelDraftingConfigError(
+            f"The layers SGLang {VERSION} taps, {bounded_repr(list(ids))} ({source}), {what}. "
+            "Its target models capture each layer once, inside their layer loop "
+            "(srt/models/qwen2.py and the others: `if i in self.layers_to_capture`).",
+            field=source if source is not None and not source.startswith("derived") else None,
+            code=LAYERS_CAPTURED_IN_ORDER,
+            fix="name each target layer once, in increasing order, as the draft was trained.",
+        )
+    )
 
 
 def _class_vs_runtime(parsed: SglangDraft, layers: SglangLayers, found: Findings) -> None:

@@ -14,6 +14,7 @@ from typing import Final
 
 from drafting_config.draft.file import DraftFile
 from drafting_config.engines.interface import Reading, Reads, WeightsFacts
+from drafting_config.engines.vllm.drafters import check_eagle3_width, check_projector_type
 from drafting_config.engines.vllm.layers import check_layers
 from drafting_config.engines.vllm.load_path import (
     check_architecture_registered,
@@ -25,13 +26,22 @@ from drafting_config.engines.vllm.load_path import (
     check_served_context,
     check_target_tapped,
 )
+from drafting_config.engines.vllm.modes import ServedMode, sequential_note, served_mode
 from drafting_config.engines.vllm.names import ENGINE as ENGINE
 from drafting_config.engines.vllm.names import VERSION as VERSION
-from drafting_config.engines.vllm.resolution import VllmRule, VllmSubject, aux_layers, resolution_of
+from drafting_config.engines.vllm.resolution import (
+    Resolution,
+    VllmRule,
+    VllmSubject,
+    aux_layers,
+    resolution_of,
+    served_as,
+)
 from drafting_config.files.tokenizer_files import TOKENIZER_JSON_NAME, TokenFacts
 from drafting_config.rules.subject import Subject
 from drafting_config.rules.target import check_target_placeholders, check_target_sizes
 from drafting_config.rules.tokenizer import check_tokenizer
+from drafting_config.values.codes import SEQUENTIAL_NOT_PARALLEL
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.findings import Findings
 from drafting_config.values.paths import display_path
@@ -43,11 +53,13 @@ RULES: Final[tuple[VllmRule, ...]] = (
     check_null_token_fields,
     check_sample_from_anchor,
     check_construction,
+    check_projector_type,
     check_target_sizes,
     check_target_placeholders,
     check_target_tapped,
     check_served_context,
     check_layers,
+    check_eagle3_width,
 )
 """The rules of the draft against its target, in the order their findings are listed; the
 first field that cannot be read at all stops them (it is the draft's error)."""
@@ -60,14 +72,21 @@ def resolver_findings(draft: DraftFile) -> Findings:
     return Findings(list(resolution.errors), list(resolution.warnings))
 
 
-def judge(subject: Subject, found: Findings, reads: Reads) -> Reading:
+def judge(
+    subject: Subject, found: Findings, reads: Reads, *, require_parallel: bool = False
+) -> Reading:
     """vLLM 0.33.0's verdict on the draft (see :mod:`drafting_config.engines.interface`): its
     :func:`~drafting_config.resolve`, the rules of :data:`RULES`, then the tokenizer beside
     the draft that knows the token id (:func:`~drafting_config.rules.tokenizer.check_tokenizer`),
     then the checkpoint (:func:`~drafting_config.engines.vllm.checkpoint.check_checkpoint`);
     the token id is the resolver's winner, the tapped layers the serving runner's, knowing
-    the target."""
+    the target.  A draft that asks for no parallel drafting is judged in the sequential
+    mode vLLM serves it in (:func:`~drafting_config.engines.vllm.modes.served_mode`), unless
+    ``require_parallel``."""
     resolution, facts = resolution_of(subject.draft), subject.target
+    mode = served_mode(resolution)
+    if not mode.asks_parallel:
+        resolution = _judged_sequentially(resolution, mode, found, require_parallel)
     vllm_subject = VllmSubject.of(resolution, facts)
     if facts is not None and facts.vocab_size is facts.hidden_size is facts.num_layers is None:
         found.note(
@@ -94,7 +113,41 @@ def judge(subject: Subject, found: Findings, reads: Reads) -> Reading:
         token=token,
         weights=weights,
         shadowed=resolution.shadowed,
+        mode=mode.name,
+        parallel=mode.parallel,
+        serve_with=mode.serve_with(None),
     )
+
+
+def _judged_sequentially(
+    resolution: Resolution, mode: ServedMode, found: Findings, require_parallel: bool
+) -> Resolution:
+    """A draft that names no token field and no parallel-only class, as vLLM serves it: in
+    the sequential mode of its class, where no token id is read, so the resolver's "names no
+    parallel drafting token id" is no error (with ``require_parallel`` it is, under the
+    code ``sequential-not-parallel``), and an EAGLE-3 class is read as method ``eagle3``.
+    A speculators ``eagle3`` file keeps its refusal: its width rule is not modelled yet."""
+    if resolution.format == "speculators":
+        return resolution
+    missing = {id(error) for error in resolution.draft.errors} - {
+        id(error) for error in resolution.draft.errors_beside_token()
+    }
+    if require_parallel:
+        for index, error in enumerate(found.errors):
+            if id(error) in missing:
+                found.errors[index] = ParallelDraftingConfigError(
+                    f"{error} Parallel drafting is required (--require-parallel), and vLLM "
+                    f"{VERSION} would serve this draft sequentially ({mode.name}).",
+                    field=error.field,
+                    code=SEQUENTIAL_NOT_PARALLEL,
+                    fix=sequential_note(mode),
+                )
+        return resolution
+    found.errors[:] = [error for error in found.errors if id(error) not in missing]
+    found.note(sequential_note(mode))
+    if mode.method == "eagle3" and resolution.algorithm is None:
+        return served_as(resolution, "eagle3")
+    return resolution
 
 
 def _tokenizer_facts(subject: VllmSubject, found: Findings, reads: Reads) -> TokenFacts | None:

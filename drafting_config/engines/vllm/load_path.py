@@ -32,6 +32,7 @@ from drafting_config.engines.vllm.names import (
 from drafting_config.engines.vllm.resolution import VllmSubject
 from drafting_config.engines.vllm.runners import is_set
 from drafting_config.engines.vllm.tables import vllm_tables
+from drafting_config.values.codes import REMOTE_CODE_DRAFTER
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -548,6 +549,45 @@ def _registry_warning(names: tuple[str, ...], outcome: Resolved, when: str) -> s
     )
 
 
+DRAFTER_METHODS: Final = frozenset({"dflash", "dspark", "eagle3"})
+"""vLLM's methods whose draft class must be one of its drafters: a class only ``auto_map``
+remote code supplies is served by none of them (:func:`_remote_code_drafter`)."""
+
+
+def _remote_code_drafter(names: tuple[str, ...], method: str) -> ParallelDraftingConfigError:
+    """A drafter class that no registry table holds and only ``auto_map`` remote code
+    supplies, under a drafter method: certain failure, with or without remote code.
+
+    Without ``--trust-remote-code``, the draft's ``ModelConfig`` raises "Model architectures
+    [...] are not supported for now" (``_ModelRegistry._raise_for_unsupported``,
+    ``vllm/model_executor/models/registry.py``; the real engine does so for SpecForge's
+    ``DominoDraftModel`` and ``DSpineDraftModel``).  With it, ``dspark``
+    (``SpeculativeConfig.__post_init__``, ``vllm/config/speculative.py``) rewrites every
+    DSpark class it does not list to DeepSeek-V4's ``DSparkDraftModel``, and for the other
+    methods the Transformers backend's ``TransformersForCausalLM`` has no drafter
+    interface (no ``combine_hidden_states``).  A plain draft model (``draft_model``) stays a
+    warning: the Transformers backend serves a causal LM.
+    """
+    return ParallelDraftingConfigError(
+        f"The draft's `architectures` = {list(names)!r}: no name is in {_VLLM}'s model "
+        f"registry ({_REGISTRY}), and only `auto_map`'s remote code supplies the class. "
+        f'Served as {method}, vLLM raises ValueError "Model architectures {list(names)!r} '
+        'are not supported for now" (_ModelRegistry._raise_for_unsupported); with '
+        "--trust-remote-code it builds no drafter either ("
+        + (
+            "SpeculativeConfig.__post_init__ rewrites an unlisted DSpark class to "
+            "DeepSeek-V4's DSparkDraftModel"
+            if method == "dspark"
+            else "the Transformers backend's TransformersForCausalLM has no drafter interface"
+        )
+        + ").",
+        field="architectures",
+        code=REMOTE_CODE_DRAFTER,
+        fix=f"name a class vLLM registers for {method} drafts, whose weights the checkpoint holds.",
+        evidence=f"{_REGISTRY}: _ModelRegistry.inspect_model_cls; vllm/config/speculative.py",
+    )
+
+
 def check_architectures_listed(subject: VllmSubject, found: Findings) -> None:
     """``architectures`` given as a string, not a list: vLLM reads it item by item
     (``ModelConfig.__post_init__`` in ``vllm/config/model.py`` checks each against the
@@ -602,10 +642,13 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
             )
         )
         return
-    if outcome is not Resolved.REGISTERED:
-        found.warn(ParallelDraftingConfigWarning(_registry_warning(names, outcome, given)))
-        return
     method = _vllm_method(subject)
+    if outcome is not Resolved.REGISTERED:
+        if outcome is Resolved.REMOTE_CODE and method in DRAFTER_METHODS:
+            found.error(_remote_code_drafter(names, method))
+        else:
+            found.warn(ParallelDraftingConfigWarning(_registry_warning(names, outcome, given)))
+        return
     renamed: tuple[str, ...] | None = None
     if method in EAGLE_CONFIG_METHODS and get("model_type", None) != "eagle":
         renamed = tuple(eagle_config_architecture(method, name) for name in names)

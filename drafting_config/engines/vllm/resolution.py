@@ -12,7 +12,7 @@ line's ``check`` and ``explain`` all read its :class:`Resolution`, so they canno
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from drafting_config.draft.fields import FieldVerdict, shadowed_of, winner_of
 from drafting_config.draft.file import (
@@ -205,6 +205,21 @@ def _resolution(draft: DraftFile, speculators: SpeculatorsDraft | None) -> Resol
         aux_layer_source=aux_layer_source,
         tapped=tapped,
         draft=draft,
+    )
+
+
+def served_as(resolution: Resolution, algorithm: str) -> Resolution:
+    """``resolution`` of a draft that names no method of its own, read as vLLM reads it when
+    served with ``algorithm`` (a sequential EAGLE-3 class is ``"eagle3"``): the method, and
+    the layers that method's runner taps."""
+    tapped = _tapped(resolution.draft.get, algorithm)
+    aux_layer_ids, aux_layer_source = _aux_layers(tapped, resolution.draft.in_file)
+    return replace(
+        resolution,
+        algorithm=algorithm,
+        tapped=tapped,
+        aux_layer_ids=aux_layer_ids,
+        aux_layer_source=aux_layer_source,
     )
 
 

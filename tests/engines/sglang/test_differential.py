@@ -105,7 +105,7 @@ def compare_layers(sglang: SglangFunctions, config: dict[str, Any], target: dict
     theirs = _theirs(sglang.dflash_aux_hidden_state, config, target)
     get = field_getter(config, "")
 
-    def runtime() -> tuple[int, ...]:
+    def runtime() -> tuple[int, ...] | None:
         draft = parse_dflash_draft_config(get)
         if draft.num_hidden_layers is None:
             raise SglangRefuses("DFLASH requires draft num_hidden_layers")

@@ -17,6 +17,13 @@ import drafting_config
 from drafting_config.command import main
 from drafting_config.engines.sglang.layers import build_target_layer_ids
 from drafting_config.engines.sglang.tables import TARGET_CLASSES, Hook, LastLayer, model_types
+from drafting_config.values.codes import (
+    DFLASH_CLASS_DERIVES_LAYERS,
+    LAYERS_CAPTURED_IN_ORDER,
+    SEQUENTIAL_NOT_PARALLEL,
+    TOKEN_UNUSED,
+    Step,
+)
 from drafting_config.verdicts import Verdict
 from tests.conftest import QWEN3_8B_DFLASH_DRAFT
 from tests.tokenizer_factory import Added, write_tokenizer
@@ -178,7 +185,7 @@ def test_markov_rank_only_nested_is_an_error_and_a_nested_gated_head_a_warning()
     [
         ({"architectures": ["Qwen3ForCausalLM"], "pard_token": 151669}, "PARD"),
         (
-            {"architectures": ["LlamaForCausalLMEagle3"], "ptd_token_id": 5},
+            {"architectures": ["Qwen3ForCausalLM"], "ptd_token_id": 5},
             "parallel token drafting for EAGLE-3",
         ),
         ({"architectures": ["PEagleDraftModel"], "mask_token_id": 5}, "P-EAGLE"),
@@ -194,6 +201,66 @@ def test_methods_sglang_lacks_are_errors_naming_what_it_offers(
     text = messages(sglang(config))
     assert f"has no {lacking}" in text
     assert "SGLang offers DFLASH, DSPARK and sequential EAGLE3" in text
+
+
+def test_an_eagle3_draft_naming_a_ptd_token_is_served_sequentially_the_token_unused() -> None:
+    # SpeculativeAlgorithm (srt/speculative/spec_info.py) has no parallel EAGLE-3 mode, and
+    # nothing in SGLang reads ptd_token_id: served as EAGLE3, the token is unused.
+    config = {"architectures": ["LlamaForCausalLMEagle3"], "ptd_token_id": 5}
+    verdict = sglang(config)
+    assert verdict.errors == ()
+    (warning,) = verdict.warnings
+    assert warning.code is TOKEN_UNUSED
+    assert warning.field == "ptd_token_id"
+    assert "unused by SGLang 0.5.23" in str(warning)
+    assert (verdict.mode, verdict.parallel, verdict.serve_with) == ("eagle3", False, "EAGLE3")
+    required = sglang(config, require_parallel=True)
+    (error,) = required.errors
+    assert error.code is SEQUENTIAL_NOT_PARALLEL
+    assert error.step is Step.TOKEN
+    assert required.mode is None
+
+
+@pytest.mark.parametrize(("layers", "refused"), [(1, False), (2, True), (3, True), (4, False)])
+def test_a_dflash_class_deriving_its_layers_from_a_depth_of_2_or_3_is_refused(
+    layers: int, refused: bool
+) -> None:
+    # DFlashDraftModel.__init__ calls build_target_layer_ids(num_layers, num_layers) when
+    # the draft names neither layers nor num_target_layers: ValueError below a depth of 4.
+    config = copy.deepcopy(QWEN3_8B_DFLASH_DRAFT)
+    config["num_hidden_layers"] = layers
+    del config["dflash_config"]["target_layer_ids"]
+    config.pop("num_target_layers", None)
+    codes = [e.code for e in sglang(config).errors]
+    assert (DFLASH_CLASS_DERIVES_LAYERS in codes) is refused
+    config["num_target_layers"] = 36
+    assert DFLASH_CLASS_DERIVES_LAYERS not in [e.code for e in sglang(config).errors]
+
+
+@pytest.mark.parametrize(
+    ("ids", "what"),
+    [([1, 9, 9, 17, 25], "repeats a layer"), ([9, 1, 17, 25, 33], "not increasing")],
+)
+def test_repeated_or_decreasing_layer_ids_are_captured_once_in_layer_order(
+    ids: list[int], what: str
+) -> None:
+    config = copy.deepcopy(QWEN3_8B_DFLASH_DRAFT)
+    config["dflash_config"]["target_layer_ids"] = ids
+    errors = [
+        e for e in sglang(config, target=QWEN3_8B).errors if e.code is LAYERS_CAPTURED_IN_ORDER
+    ]
+    assert len(errors) == 1
+    assert what in str(errors[0])
+    assert errors[0].field == "dflash_config.target_layer_ids"
+    config["dflash_config"]["target_layer_ids"] = sorted(set(ids))
+    codes = [e.code for e in sglang(config, target=QWEN3_8B).errors]
+    assert LAYERS_CAPTURED_IN_ORDER not in codes
+
+
+def test_sglang_says_how_it_serves_a_parallel_drafter() -> None:
+    verdict = sglang(QWEN3_8B_DFLASH_DRAFT)
+    assert verdict.ok
+    assert (verdict.mode, verdict.parallel, verdict.serve_with) == ("dflash", True, "DFLASH")
 
 
 # --- the draft's model_type (HfModelConfigParser.parse) ---------------------------------------

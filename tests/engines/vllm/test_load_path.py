@@ -20,6 +20,7 @@ from drafting_config import (
     get_parallel_drafting_token_id,
 )
 from drafting_config.engines.vllm.tables import vllm_tables
+from drafting_config.values.codes import REMOTE_CODE_DRAFTER, Step
 from tests.conftest import QWEN3_8B_DFLASH_DRAFT, only_error
 
 QWEN3_8B_TARGET = {
@@ -117,9 +118,24 @@ def test_an_architecture_nothing_resolves_is_an_error() -> None:
     assert "ModelConfig.__post_init__" in message
 
 
-def test_an_architecture_only_remote_code_or_the_transformers_backend_serves_is_a_warning() -> None:
+def test_a_drafter_class_only_remote_code_supplies_is_an_error() -> None:
+    # The real engine on SpecForge's Domino and DSpine drafts (engine_runs): "Model
+    # architectures [...] are not supported for now"; with remote code, no drafter either.
     remote = {**DFLASH, "architectures": ["DominoDraftModel"], "auto_map": {"AutoModel": "m.M"}}
-    verdict = check(remote)
+    error = only_error(check(remote))
+    assert error.field == "architectures"
+    assert error.code is REMOTE_CODE_DRAFTER
+    assert error.step is Step.REGISTRY
+    assert "are not supported for now" in str(error)
+    assert "no drafter interface" in str(error)
+    dspark = {**DSPARK, "architectures": ["DSpineDraftModel"], "auto_map": {"AutoModel": "m.M"}}
+    assert "rewrites an unlisted DSpark class" in str(only_error(check(dspark)))
+
+
+def test_an_architecture_only_remote_code_or_the_transformers_backend_serves_is_a_warning() -> None:
+    # A plain draft model (PARD) is served by the Transformers backend: a warning.
+    remote = {"architectures": ["MyForCausalLM"], "auto_map": {"AutoModel": "m.M"}}
+    verdict = check({**remote, "model_type": "llama", "pard_token": 5})
     assert verdict.errors == ()
     assert "--trust-remote-code" in load_warnings(verdict)[0]
     tables = vllm_tables()

@@ -1,0 +1,152 @@
+"""The mode vLLM 0.33.0 serves a draft in, and its ``--speculative-config`` switch.
+
+vLLM drafts DFlash and DSpark in parallel always (``SpeculativeConfig.__post_init__`` in
+``vllm/config/speculative.py``: ``if self.method in ("dflash", "dspark"):
+self.parallel_drafting = True``); the ``eagle3`` and ``draft_model`` methods draft
+sequentially unless the user sets ``"parallel_drafting": true``, which is when the
+parallel-drafting token is read (PTD for EAGLE-3, PARD for a draft model; P-EAGLE's classes
+are EAGLE-3 ones drafted in parallel).  A draft *asks* for parallel drafting when it names
+any token-id field (even with a bad value), when its class exists only for parallel
+drafting (DFlash, DFlash2, DSpark, P-EAGLE) or when its speculators algorithm is parallel;
+otherwise it asks for the sequential mode of its class: EAGLE-3 for a class vLLM registers
+from an ``*_eagle3`` module, a plain draft model for a causal LM vLLM serves.  A config
+that names neither asks for nothing vLLM drafts with: it is judged as parallel drafting,
+whose token it lacks.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Final
+
+from drafting_config.draft.architectures import PEAGLE_CLASSES, architecture_names
+from drafting_config.draft.fields import FieldStatus
+from drafting_config.engines.vllm.resolution import Resolution
+from drafting_config.engines.vllm.tables import vllm_tables
+from drafting_config.values.errors import ParallelDraftingConfigError
+
+DFLASH2_CLASSES: Final = frozenset({"DFlash2DraftModel", "DFlash2BeamDraftModel"})
+"""The DFlash2 drafters of vLLM's ``_SPECULATIVE_DECODING_MODELS`` (served as ``dflash``)."""
+
+_UNSET: Final = frozenset({FieldStatus.ABSENT, FieldStatus.NULL})
+
+
+@dataclass(frozen=True)
+class ServedMode:
+    """How vLLM serves a draft: the mode's name, vLLM's ``method``, whether it drafts in
+    parallel, and whether the draft asks for parallel drafting."""
+
+    name: str
+    """``dflash``, ``dflash2``, ``dspark``, ``pard``, ``eagle3``, ``eagle3-parallel``,
+    ``peagle`` or ``draft-model``."""
+    method: str
+    """vLLM's ``--speculative-config`` ``method``."""
+    parallel: bool
+    """Whether the masked slots are drafted in one pass."""
+    asks_parallel: bool
+    """Whether the draft asks for parallel drafting (a token field, a parallel-only class,
+    a parallel speculators algorithm)."""
+
+    @property
+    def needs_switch(self) -> bool:
+        """Whether ``"parallel_drafting": true`` must be set (vLLM sets it itself for
+        ``dflash`` and ``dspark``)."""
+        return self.parallel and self.method not in ("dflash", "dspark")
+
+    def serve_with(self, model: str | None) -> str:
+        """The ``--speculative-config`` JSON that serves the draft in this mode."""
+        config: dict[str, object] = {"method": self.method}
+        if model is not None:
+            config["model"] = model
+        if self.needs_switch:
+            config["parallel_drafting"] = True
+        return json.dumps(config)
+
+
+_MODES: Final = {
+    "dflash": ("dflash", "dflash"),
+    "dflash2": ("dflash2", "dflash"),
+    "dspark": ("dspark", "dspark"),
+    "pard": ("pard", "draft_model"),
+    "ptd": ("eagle3-parallel", "eagle3"),
+    "peagle": ("peagle", "eagle3"),
+    "eagle3": ("eagle3", "eagle3"),
+    "draft-model": ("draft-model", "draft_model"),
+}
+
+
+def _kind_of_class(names: set[str]) -> str | None:
+    """The method a draft's registered class exists for: ``peagle``, ``dflash2``,
+    ``dflash``, ``dspark`` or ``eagle3``, by the module vLLM registers it from
+    (``_SPECULATIVE_DECODING_MODELS``, ``vllm/model_executor/models/registry.py``)."""
+    if names & PEAGLE_CLASSES:
+        return "peagle"
+    if names & DFLASH2_CLASSES:
+        return "dflash2"
+    rows = vllm_tables().registry["_SPECULATIVE_DECODING_MODELS"]
+    modules = {rows[name][0].rpartition(".")[2] for name in names if name in rows}
+    if any("dflash" in module for module in modules):
+        return "dflash"
+    if any("dspark" in module for module in modules):
+        return "dspark"
+    if any(module.endswith("_eagle3") for module in modules):
+        return "eagle3"
+    return None
+
+
+def _causal_lm(names: set[str]) -> bool:
+    """Whether ``architectures`` name a causal LM vLLM serves as a plain draft model
+    (``draft_model``): a name of its ``_TEXT_GENERATION_MODELS``, or a ``...ForCausalLM``
+    class transformers exports (the Transformers backend)."""
+    tables = vllm_tables()
+    text_models = tables.registry["_TEXT_GENERATION_MODELS"]
+    return any(
+        name in text_models or (name.endswith("ForCausalLM") and name in tables.model_classes)
+        for name in names
+    )
+
+
+def served_mode(resolution: Resolution) -> ServedMode:
+    """The mode vLLM serves the draft in (see the module's docstring)."""
+    try:
+        names = architecture_names(resolution.draft.get)
+    except ParallelDraftingConfigError:  # reported by the architecture rules
+        names = set()
+    token_named = any(f.status not in _UNSET for f in resolution.fields)
+    kind = _kind_of_class(names)
+    algorithm = resolution.algorithm
+    if resolution.speculators is None and resolution.format == "speculators":
+        # refused before its token id was read: an eagle3 file asks for EAGLE-3
+        key = algorithm or "eagle3"
+        if key == "eagle3" and kind == "peagle":
+            key = "peagle"
+    elif algorithm == "dflash" and kind == "dflash2":
+        key = "dflash2"
+    elif algorithm in _MODES:
+        key = algorithm
+    elif kind == "peagle":
+        key = "peagle"
+    elif kind in ("dflash", "dflash2", "dspark"):
+        key = kind
+    elif kind == "eagle3":
+        key = "ptd" if token_named else "eagle3"
+    elif token_named or not _causal_lm(names):
+        key = "pard"  # a token on a plain LM; or nothing vLLM would draft with at all
+    else:
+        key = "draft-model"
+    name, method = _MODES[key]
+    parallel = key not in ("eagle3", "draft-model")
+    return ServedMode(name, method, parallel, asks_parallel=parallel)
+
+
+def sequential_note(mode: ServedMode) -> str:
+    """What turns parallel drafting on for a draft vLLM serves sequentially."""
+    token = "ptd_token_id" if mode.method == "eagle3" else "pard_token"
+    kind = "EAGLE-3" if mode.method == "eagle3" else "a draft model"
+    return (
+        f"served sequentially, as {kind} (method {mode.method!r}): the draft asks for no "
+        f'parallel drafting; vLLM drafts in parallel with "parallel_drafting": true in '
+        f"--speculative-config and a `{token}` in the draft's config "
+        "(vllm/config/speculative.py, SpeculativeConfig.parallel_drafting)"
+    )

@@ -7,20 +7,24 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.engine_wheels import (
+from tools.engine_wheels import (
+    REQUIRE_ENV,
     SGLANG,
     VLLM,
     Wheel,
     WheelSpec,
     WheelUnavailable,
     fetch_wheel,
+    probe_index,
     transformers_spec,
 )
+
+pytest_plugins = ["tests.slowest"]
 
 if TYPE_CHECKING:
     from tests.typing_checks import MypyResult
@@ -136,23 +140,36 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Run:
     return Run(status, captured.out, captured.err)
 
 
-# --- the engines' released wheels (see tests/engine_wheels.py) --------------------------------
+# --- what tests fetch from the package index (see tools/engine_wheels.py) ---------------------
 
-WHEEL_FIXTURES = frozenset({"vllm_wheel", "sglang_wheel", "transformers_wheel"})
-"""Fixtures that download an engine's wheel; a test using one is marked ``engine_wheels``."""
+INDEX_FIXTURES = frozenset({"vllm_wheel", "sglang_wheel", "transformers_wheel", "package_index"})
+"""Fixtures that fetch from the package index at test time; a test using one is marked
+``engine_wheels`` (the one opt-in: ``-m 'not engine_wheels'`` runs the suite offline)."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if WHEEL_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+        if INDEX_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.engine_wheels)
+
+
+def wheels_required() -> bool:
+    """Whether ``DRAFTING_CONFIG_REQUIRE_WHEELS=1``: what cannot be fetched fails the test."""
+    return os.environ.get(REQUIRE_ENV) == "1"
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Skip the test for ``reason``, or fail it when wheels are required."""
+    if wheels_required():
+        pytest.fail(f"{reason} ({REQUIRE_ENV}=1: required)", pytrace=False)
+    pytest.skip(reason)
 
 
 def _wheel_or_skip(spec: WheelSpec) -> Wheel:
     try:
         return fetch_wheel(spec)
     except WheelUnavailable as error:
-        pytest.skip(f"no {spec.requirement} wheel: {error}")
+        unavailable(f"no {spec.requirement} wheel: {error}")
 
 
 @pytest.fixture(scope="session")
@@ -180,7 +197,17 @@ def transformers_wheel() -> Callable[[str], Wheel]:
                 fetched[version] = str(error)
         found = fetched[version]
         if isinstance(found, str):
-            pytest.skip(f"no transformers=={version} wheel: {found}")
+            unavailable(f"no transformers=={version} wheel: {found}")
         return found
 
     return wheel
+
+
+@pytest.fixture(scope="session")
+def package_index(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """For a test whose subprocess installs from the package index (pre-commit's hook
+    environment): pip can fetch this project's build backend, else the test skips."""
+    try:
+        probe_index(tmp_path_factory.mktemp("index-probe"))
+    except WheelUnavailable as error:
+        unavailable(f"no package index: {error}")

@@ -1,7 +1,9 @@
 """The pre-commit hook, run by pre-commit itself from a git copy of this checkout.
 
 pre-commit installs the hook's environment from the package index the first time,
-so these tests take tens of seconds: they are marked slow.  The copy holds the
+so these tests take tens of seconds: they are marked slow, and ``engine_wheels`` (through
+the ``package_index`` fixture: without an index they skip, or fail with
+``DRAFTING_CONFIG_REQUIRE_WHEELS=1``).  The copy holds the
 working tree as it is now (uncommitted changes included), committed in a temporary
 repository that ``.pre-commit-config.yaml`` names by path and commit.
 """
@@ -60,7 +62,7 @@ def git(cwd: Path, *args: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> HookRepo:
+def hook_repo(tmp_path_factory: pytest.TempPathFactory, package_index: None) -> HookRepo:
     """This checkout, uncommitted work included, committed into a fresh repository."""
     help_text = subprocess.run(
         [sys.executable, "-m", "drafting_config", "check", "--help"],

@@ -2,10 +2,10 @@
 
 Each table is compared with what the released wheels hold, read at test time: vLLM
 0.33.0's registry tables and class bases, its ``_CONFIG_REGISTRY``, and each transformers
-version of the range vLLM accepts.  Where ``tests/engine_wheels.py`` has its own reader
+version of the range vLLM accepts.  Where ``tools/engine_wheels.py`` has its own reader
 (the registry tables, a class's ancestors, transformers' model types), the table is
-compared with that reader's answer, a derivation independent of ``tests/vllm_tables.py``;
-then the whole file must be exactly what ``tests/vllm_tables.py`` writes from the wheels.
+compared with that reader's answer, a derivation independent of ``tools/vllm_tables.py``;
+then the whole file must be exactly what ``tools/vllm_tables.py`` writes from the wheels.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from drafting_config.engines.vllm import (
     eagle_config_architecture,
 )
 from drafting_config.engines.vllm_data import DATA_FILE, vllm_tables
-from tests import engine_wheels
-from tests import vllm_tables as generator
-from tests.engine_wheels import Wheel
+from tools import engine_wheels
+from tools import vllm_tables as generator
+from tools.engine_wheels import Wheel
 
 pytestmark = pytest.mark.engine_wheels
 

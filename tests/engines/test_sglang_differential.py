@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from drafting_config.engines import sglang as ours
 from drafting_config.files.tokenizer_files import load_tokenizer_files
 from drafting_config.values.fields import field_getter
-from tools.engine_wheels import SglangFunctions, Wheel, sglang_functions
 from tests.tokenizer_factory import Added, write_tokenizer
+from tools.engine_wheels import SglangFunctions, Wheel, sglang_functions
 
 pytestmark = pytest.mark.engine_wheels
 

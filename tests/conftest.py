@@ -142,7 +142,9 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Run:
 
 # --- what tests fetch from the package index (see tools/engine_wheels.py) ---------------------
 
-INDEX_FIXTURES = frozenset({"vllm_wheel", "sglang_wheel", "transformers_wheel", "package_index"})
+INDEX_FIXTURES = frozenset(
+    {"vllm_wheel", "vllm_release_wheel", "sglang_wheel", "transformers_wheel", "package_index"}
+)
 """Fixtures that fetch from the package index at test time; a test using one is marked
 ``engine_wheels`` (the one opt-in: ``-m 'not engine_wheels'`` runs the suite offline)."""
 
@@ -184,23 +186,36 @@ def sglang_wheel() -> Wheel:
     return _wheel_or_skip(SGLANG)
 
 
-@pytest.fixture(scope="session")
-def transformers_wheel() -> Callable[[str], Wheel]:
-    """A function of a transformers version giving its wheel, or skipping the test."""
+def _wheels_by_version(spec_of: Callable[[str], WheelSpec]) -> Callable[[str], Wheel]:
+    """A function of a version giving its wheel (each fetched once), or skipping the test."""
     fetched: dict[str, Wheel | str] = {}
 
     def wheel(version: str) -> Wheel:
+        spec = spec_of(version)
         if version not in fetched:
             try:
-                fetched[version] = fetch_wheel(transformers_spec(version))
+                fetched[version] = fetch_wheel(spec)
             except WheelUnavailable as error:
                 fetched[version] = str(error)
         found = fetched[version]
         if isinstance(found, str):
-            unavailable(f"no transformers=={version} wheel: {found}")
+            unavailable(f"no {spec.requirement} wheel: {found}")
         return found
 
     return wheel
+
+
+@pytest.fixture(scope="session")
+def transformers_wheel() -> Callable[[str], Wheel]:
+    """A function of a transformers version giving its wheel, or skipping the test."""
+    return _wheels_by_version(transformers_spec)
+
+
+@pytest.fixture(scope="session")
+def vllm_release_wheel() -> Callable[[str], Wheel]:
+    """A function of a vLLM version giving its wheel (any release the package ships tables
+    for, not only :data:`~tools.engine_wheels.VLLM`), or skipping the test."""
+    return _wheels_by_version(lambda version: WheelSpec("vllm", version))
 
 
 @pytest.fixture(scope="session")

@@ -18,13 +18,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from drafting_config.draft.speculators import SPECULATORS_ALGORITHMS
 from drafting_config.engines.vllm import (
     CONSTRUCTION_READS,
     EAGLE_CONFIG_METHODS,
     eagle_config_architecture,
 )
 from drafting_config.engines.vllm_data import DATA_FILE, vllm_tables
-from tools import engine_wheels
+from tools import engine_tables, engine_wheels
 from tools import vllm_tables as generator
 from tools.engine_wheels import Wheel
 
@@ -79,11 +80,23 @@ def test_config_registry_is_the_wheel_s(vllm_wheel: Wheel) -> None:
     assert drafts <= vllm_tables().config_registry
 
 
+def test_the_speculators_algorithms_are_the_wheel_s_and_the_translation_s(
+    vllm_wheel: Wheel,
+) -> None:
+    # The algorithms vLLM's speculators reader registers are the rows of the package's
+    # translation, and are what its data file lists.
+    source = vllm_wheel.source(generator.SPECULATORS_ALGOS_FILE)
+    registered = generator.speculators_algorithms(source)
+    assert sorted(SPECULATORS_ALGORITHMS) == registered
+    shipped = json.loads((generator.PACKAGE_DATA / DATA_FILE).read_text(encoding="utf-8"))
+    assert shipped["speculators_algorithms"] == registered
+
+
 def test_transformers_model_types_are_each_version_s(
-    transformers_wheel: Callable[[str], Wheel],
+    vllm_wheel: Wheel, transformers_wheel: Callable[[str], Wheel]
 ) -> None:
     shipped = vllm_tables()
-    assert shipped.transformers_range == generator.TRANSFORMERS_RANGE
+    assert shipped.transformers_range == generator.requirement_of(vllm_wheel.path, "transformers")
     for version in shipped.transformers_versions:
         known = engine_wheels.transformers_model_types(transformers_wheel(version))
         listed = {t for t, first in shipped.model_types.items() if _at_or_before(first, version)}
@@ -97,16 +110,38 @@ def _at_or_before(first: str, version: str) -> bool:
     return key(first) <= key(version)
 
 
+SHIPPED_VLLM = sorted(
+    path.name.removeprefix("vllm-").removesuffix(".json")
+    for path in engine_tables.PACKAGE_DATA.glob("vllm-*.json")
+)
+"""Every vLLM release whose tables the package ships."""
+
+
 @pytest.mark.slow
-def test_the_data_file_is_exactly_what_the_generator_writes(
-    vllm_wheel: Wheel, transformers_wheel: Callable[[str], Wheel]
+@pytest.mark.parametrize("version", SHIPPED_VLLM)
+def test_each_shipped_data_file_is_exactly_what_the_command_writes(
+    version: str,
+    vllm_release_wheel: Callable[[str], Wheel],
+    transformers_wheel: Callable[[str], Wheel],
 ) -> None:
-    # The model classes transformers exports, and the file's every byte.
-    versions = vllm_tables().transformers_versions
-    wheels = [transformers_wheel(version).path for version in versions]
-    written = generator.dumps(generator.tables(vllm_wheel.path, wheels))
-    shipped = (generator.PACKAGE_DATA / DATA_FILE).read_text(encoding="utf-8")
+    # `python -m tools.engine_tables vllm VERSION`, on the wheels the tests fetch: the model
+    # classes transformers exports, and the file's every byte. The index's list of
+    # transformers releases is stood in for by the ones around the range.
+    def fetch(spec: engine_wheels.WheelSpec) -> Path:
+        if spec.name == "vllm":
+            return vllm_release_wheel(spec.version).path
+        return transformers_wheel(spec.version).path
+
+    shipped = engine_tables.data_file("vllm", version).read_text(encoding="utf-8")
+    in_range = json.loads(shipped)["transformers"]["versions"]
+    listed = ["5.15.0", *in_range, "5.99.0"]
+    written = engine_tables.vllm_document(version, fetch, lambda _: listed)
     assert written == shipped
+
+
+def test_every_shipped_release_is_found() -> None:
+    assert "0.33.0" in SHIPPED_VLLM
+    assert DATA_FILE == "vllm-0.33.0.json"
 
 
 # --- the rules' other tables, against the wheel ---------------------------------------------------

@@ -17,7 +17,6 @@ OPTION: Final = "--slowest-unmarked"
 TITLE: Final = "slowest tests not marked slow"
 
 
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         OPTION,

@@ -84,3 +84,11 @@ def test_the_suite_loads_the_report() -> None:
     from tests import conftest
 
     assert "tests.slowest" in conftest.pytest_plugins
+
+
+def test_the_test_that_parses_every_module_of_vllm_is_marked_slow() -> None:
+    # About 100 s (150 s on a shared machine): the slowest test of the suite, once unmarked.
+    from tests.engines import test_vllm_data
+
+    test = test_vllm_data.test_supports_eagle3_is_the_registered_classes_that_implement_it
+    assert "slow" in {mark.name for mark in getattr(test, "pytestmark", [])}

@@ -50,6 +50,7 @@ def test_the_refused_names_are_the_wheel_s(vllm_wheel: Wheel) -> None:
     assert vllm_tables().out_of_tree == tables["_OOT_SUPPORTED_MODELS"]
 
 
+@pytest.mark.slow  # parses every module of the wheel: about 100 s, more on a shared machine
 def test_supports_eagle3_is_the_registered_classes_that_implement_it(vllm_wheel: Wheel) -> None:
     # vLLM taps a target only if isinstance(model, SupportsEagle3)
     # (model_executor/models/interfaces.py, supports_eagle3).

@@ -1,7 +1,7 @@
 """The package's SGLang tables against SGLang 0.5.23's wheel: the model types its config
 loader knows (``drafting_config/engines/sglang-0.5.23.json``) and the target classes'
 capture hooks (``TARGET_CLASSES`` in ``drafting_config/engines/sglang.py``), derived
-again from the wheel's source with :mod:`ast` by ``tests/sglang_tables.py``.
+again from the wheel's source with :mod:`ast` by ``tools/sglang_tables.py``.
 
 The wheel is opened once per test session and each file parsed once; the hook scan
 parses ``sglang/srt/models/`` only, the model-type scan the config files and the files
@@ -15,9 +15,9 @@ import time
 import pytest
 
 from drafting_config.engines.sglang.tables import TARGET_CLASSES, model_types
-from tests.engine_wheels import Wheel
-from tests.sglang_tables import Hooks, SglangSource, config_registry, registered_model_types
-from tests.sglang_tables import target_hooks as derive_target_hooks
+from tools.engine_wheels import Wheel
+from tools.sglang_tables import Hooks, SglangSource, config_registry, registered_model_types
+from tools.sglang_tables import target_hooks as derive_target_hooks
 
 pytestmark = pytest.mark.engine_wheels
 

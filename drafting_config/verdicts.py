@@ -27,7 +27,14 @@ from typing import Final, Union
 from drafting_config.draft.fields import FieldVerdict
 from drafting_config.draft.file import read_draft
 from drafting_config.draft.target import TargetFacts, read_target
-from drafting_config.engines import DEFAULT_ENGINE, ENGINE_NAMES, ENGINES, Engine
+from drafting_config.engines import (
+    DEFAULT_ENGINE,
+    ENGINE_NAMES,
+    ENGINES,
+    RELEASES,
+    Engine,
+    engine_rules,
+)
 from drafting_config.engines.interface import CheckpointFiles, WeightsFacts
 from drafting_config.engines.vllm.resolution import Resolution, resolution_of
 from drafting_config.files.json_files import CONFIG_NAME, ConfigFileError, load_config_json
@@ -110,7 +117,7 @@ class Verdict:
     """The field :attr:`aux_layer_ids` came from, as the draft's file names it; for SGLang,
     ``"derived from the target's depth L"`` when the draft names none."""
     engine: str = ENGINE_NAMES[DEFAULT_ENGINE]
-    """The engine and version the verdict speaks for: ``"vllm 0.33.0"`` or
+    """The engine and release the verdict speaks for: ``"vllm 0.33.0"``, ``"vllm 0.32.0"`` or
     ``"sglang 0.5.23"``."""
     algorithm: str | None = None
     """The method the verdict assumes the engine serves the draft with: vLLM's
@@ -174,9 +181,11 @@ def check(
             speculators verifier's, or the tokenizer's.  With ``check_tokenizer=False``
             only ``config.json`` is fetched; an optional file that cannot be fetched
             is a note.  The draft's safetensors headers are read from the hub.
-        engine: the engine the verdict speaks for, ``"vllm"`` (vLLM 0.33.0) or
-            ``"sglang"`` (SGLang 0.5.23, which reads the draft differently: see
-            :mod:`drafting_config.engines.sglang`).
+        engine: the engine the verdict speaks for, ``"vllm"`` or ``"sglang"`` (SGLang,
+            which reads the draft differently: see :mod:`drafting_config.engines.sglang`),
+            each the release installed in the running environment when the checker ships
+            it, else the newest (vLLM 0.33.0, SGLang 0.5.23; a note says so); or one
+            shipped release, ``"vllm==0.32.0"``, ``"vllm==0.33.0"`` or ``"sglang==0.5.23"``.
     """
     options = CheckOptions(
         target,
@@ -248,10 +257,10 @@ def check_each(drafts: Iterable[ModelArgument], options: CheckOptions) -> list[V
 
 def _engine(engine: object) -> Engine:
     """``engine`` checked: a bad value is the caller's mistake, not a draft's."""
-    for name in ENGINES:
+    for name in (*ENGINES, *RELEASES):
         if engine == name:
             return name
-    names = " or ".join(repr(name) for name in ENGINES)
+    names = ", ".join(repr(name) for name in (*ENGINES, *RELEASES))
     raise ValueError(f"engine must be {names}, got {describe_value(engine)}.")
 
 
@@ -365,7 +374,7 @@ class _SharedReads:
 
 
 def _check(draft: ModelArgument, options: CheckOptions, shared: _SharedReads) -> Verdict:
-    rules = ENGINES[options.engine]
+    rules, engine_note = engine_rules(options.engine)
     try:
         exact_bool("`check_tokenizer`", options.check_tokenizer)
         exact_bool("`check_weights`", options.check_weights)
@@ -377,6 +386,8 @@ def _check(draft: ModelArgument, options: CheckOptions, shared: _SharedReads) ->
     target = _target(resolution, options, shared)
     found = rules.resolver_findings(read)
     found.notes += located.notes
+    if engine_note is not None:
+        found.notes.append(engine_note)
     found.errors += target.errors
     found.notes += target.notes
     reading = rules.judge(

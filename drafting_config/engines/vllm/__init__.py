@@ -1,16 +1,22 @@
-"""vLLM 0.33.0, one package: its names (:mod:`.names`), tables (:mod:`.tables`), runners and
+"""vLLM 0.32.0 and 0.33.0, one package: its names (:mod:`.names`), tables (:mod:`.tables`),
+runners and
 layer chains (:mod:`.runners`), the speculators translation (:mod:`.speculators`), the token
 chain (:mod:`.resolution`), the checkpoint table (:mod:`.architectures`), the load path
 (:mod:`.load_path`), the layer rules (:mod:`.layers`) and the checkpoint rules
 (:mod:`.checkpoint`), each importing only those before it; this module is the engine's
-entry point (:data:`ENGINE`, :data:`RULES`, :func:`judge`), of the shape
-:class:`~drafting_config.engines.interface.EngineRules` gives.
+entry point (:data:`ENGINE`, :data:`RULES`, :func:`judge`, for the newest release), of the
+shape :class:`~drafting_config.engines.interface.EngineRules` gives; :data:`RELEASES` holds
+the same for each release the package reads.  A release is one tables file
+(``vllm-VERSION.json``) and one string of :data:`~.names.Release`; what differs between
+releases beyond the tables is gated in the rules on the release (:func:`~.names.since`).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Final
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import Final, get_args
 
 from drafting_config.draft.file import DraftFile
 from drafting_config.engines.interface import Reading, Reads, WeightsFacts
@@ -27,6 +33,7 @@ from drafting_config.engines.vllm.load_path import (
 )
 from drafting_config.engines.vllm.names import ENGINE as ENGINE
 from drafting_config.engines.vllm.names import VERSION as VERSION
+from drafting_config.engines.vllm.names import Release, engine_name
 from drafting_config.engines.vllm.resolution import VllmRule, VllmSubject, aux_layers, resolution_of
 from drafting_config.files.tokenizer_files import TOKENIZER_JSON_NAME, TokenFacts
 from drafting_config.rules.subject import Subject
@@ -60,15 +67,15 @@ def resolver_findings(draft: DraftFile) -> Findings:
     return Findings(list(resolution.errors), list(resolution.warnings))
 
 
-def judge(subject: Subject, found: Findings, reads: Reads) -> Reading:
-    """vLLM 0.33.0's verdict on the draft (see :mod:`drafting_config.engines.interface`): its
+def judge(subject: Subject, found: Findings, reads: Reads, version: str = VERSION) -> Reading:
+    """vLLM ``version``'s verdict on the draft (see :mod:`drafting_config.engines.interface`): its
     :func:`~drafting_config.resolve`, the rules of :data:`RULES`, then the tokenizer beside
     the draft that knows the token id (:func:`~drafting_config.rules.tokenizer.check_tokenizer`),
     then the checkpoint (:func:`~drafting_config.engines.vllm.checkpoint.check_checkpoint`);
     the token id is the resolver's winner, the tapped layers the serving runner's, knowing
     the target."""
     resolution, facts = resolution_of(subject.draft), subject.target
-    vllm_subject = VllmSubject.of(resolution, facts)
+    vllm_subject = VllmSubject.of(resolution, facts, version)
     if facts is not None and facts.vocab_size is facts.hidden_size is facts.num_layers is None:
         found.note(
             "target compared on nothing: it gives no vocab_size, hidden_size or "
@@ -95,6 +102,33 @@ def judge(subject: Subject, found: Findings, reads: Reads) -> Reading:
         weights=weights,
         shadowed=resolution.shadowed,
     )
+
+
+@dataclass(frozen=True)
+class VllmRelease:
+    """One vLLM release's rules, of the shape
+    :class:`~drafting_config.engines.interface.EngineRules` gives."""
+
+    version: str
+
+    @property
+    def ENGINE(self) -> str:
+        """``"vllm VERSION"``."""
+        return engine_name(self.version)
+
+    def resolver_findings(self, draft: DraftFile) -> Findings:
+        """:func:`resolver_findings`: the token chain is the same in every release."""
+        return resolver_findings(draft)
+
+    def judge(self, subject: Subject, found: Findings, reads: Reads) -> Reading:
+        """:func:`judge` for this release."""
+        return judge(subject, found, reads, self.version)
+
+
+RELEASES: Final[Mapping[Release, VllmRelease]] = MappingProxyType(
+    {release: VllmRelease(release.removeprefix("vllm==")) for release in get_args(Release)}
+)
+"""Each release the package reads, by the name ``engine=`` gives it (``"vllm==0.32.0"``)."""
 
 
 def _tokenizer_facts(subject: VllmSubject, found: Findings, reads: Reads) -> TokenFacts | None:

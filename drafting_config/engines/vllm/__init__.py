@@ -30,6 +30,7 @@ from drafting_config.engines.vllm.load_path import (
     check_sample_from_anchor,
     check_served_context,
     check_target_tapped,
+    check_xpress,
 )
 from drafting_config.engines.vllm.names import ENGINE as ENGINE
 from drafting_config.engines.vllm.names import VERSION as VERSION
@@ -49,6 +50,7 @@ RULES: Final[tuple[VllmRule, ...]] = (
     check_architecture_registered,
     check_null_token_fields,
     check_sample_from_anchor,
+    check_xpress,
     check_construction,
     check_target_sizes,
     check_target_placeholders,

@@ -30,6 +30,7 @@ from drafting_config.engines.vllm.names import (
     LILICORR_DRAFT,
     LOWERS_MAX_MODEL_LEN,
     VERSION,
+    XPRESS_ARCHITECTURES,
     since,
 )
 from drafting_config.engines.vllm.resolution import VllmSubject
@@ -811,6 +812,75 @@ def check_sample_from_anchor(subject: VllmSubject, found: Findings) -> None:
             f"`{name}`: vLLM 0.33.0's older model runner (VLLM_USE_V2_MODEL_RUNNER=0) "
             "ignores it (vllm/v1/spec_decode/dflash.py, DFlashProposer)."
         )
+
+
+def _xpress_architecture(subject: VllmSubject) -> str | None:
+    """The draft's XPress architecture, as given or as vLLM renames it, when the release
+    registers it (``SpeculativeConfig.is_xpress``: a ``dflash`` draft whose architectures
+    hold one of :data:`~.names.XPRESS_ARCHITECTURES`), else ``None``."""
+    if _vllm_method(subject) != "dflash":
+        return None
+    tables = vllm_tables(subject.version)
+    for name in (*_architecture_names(subject.get), *serving_architectures(subject)):
+        if name in XPRESS_ARCHITECTURES and tables.registered(name) is not None:
+            return name
+    return None
+
+
+def check_xpress(subject: VllmSubject, found: Findings) -> None:
+    """An XPress draft (``Qwen3XPressModel``, ``DFlashQwen3XPressModel``, registered from
+    vLLM 0.33.0 on) is refused:
+
+    * with a truthy top-level ``sample_from_anchor``: ``XPressSpeculator.__init__``
+      (``vllm/v1/worker/gpu/spec_decode/xpress/speculator.py``) raises ``ValueError``
+      ("sample_from_anchor=True is not supported for XPress"), reading the key XPress
+      checkpoints carry at the top level (``dflash_config``'s is
+      :func:`check_sample_from_anchor`'s);
+    * with an integer ``xpress_topc`` outside ``[0, draft_vocab_size or vocab_size]``:
+      ``SpeculativeConfig.__post_init__`` (``vllm/config/speculative.py``) raises
+      ``ValueError`` ("xpress_topc must be between 0 and the draft vocabulary size"),
+      unless the server's ``--speculative-config`` gives its own ``xpress_topc``.
+    """
+    name = _xpress_architecture(subject)
+    if name is None:
+        return
+    get = subject.get
+    anchor = get("sample_from_anchor", None)
+    if is_set(anchor) and anchor is not None and _truthy(anchor):
+        found.error(
+            ParallelDraftingConfigError(
+                f"`sample_from_anchor` = {describe_value(anchor)}: {subject.vllm}'s XPress "
+                f'speculator ({name}) raises ValueError "sample_from_anchor=True is not '
+                'supported for XPress" (vllm/v1/worker/gpu/spec_decode/xpress/speculator.py, '
+                "XPressSpeculator.__init__): the refiner is served in the fill-in layout. "
+                "Fix: delete `sample_from_anchor` or set it to false.",
+                field="sample_from_anchor",
+            )
+        )
+    raw = get("xpress_topc", None)
+    topc = exact_int(raw)
+    vocab = exact_int(get("draft_vocab_size", None)) or exact_int(get("vocab_size", None))
+    if topc is None or vocab is None or 0 <= topc <= vocab:
+        return
+    found.error(
+        ParallelDraftingConfigError(
+            f"`xpress_topc` = {describe_value(raw)} is outside [0, {vocab}], the draft's "
+            f'vocabulary: {subject.vllm} raises ValueError "xpress_topc must be between 0 '
+            'and the draft vocabulary size" (vllm/config/speculative.py, '
+            "SpeculativeConfig.__post_init__) unless the server's --speculative-config sets "
+            f"its own. Fix: set `xpress_topc` between 0 (off) and {vocab}, such as 512.",
+            field="xpress_topc",
+        )
+    )
+
+
+def _truthy(value: object) -> bool:
+    """``bool(value)`` for the JSON values a config holds (what ``getattr(hf, name, False)``
+    tests); a value whose truth cannot be told counts as true."""
+    try:
+        return bool(value)
+    except Exception:
+        return True
 
 
 def check_target_tapped(subject: VllmSubject, found: Findings) -> None:

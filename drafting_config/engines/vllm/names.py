@@ -67,6 +67,11 @@ indices: vLLM gives the draft the target's ``model_type`` (``config/speculative.
 K3_DSPARK_MODEL_TYPE: Final = "k3_dspark"
 """The ``model_type`` of vLLM's K3 DSpark config, the one reader of ``num_target_layers``."""
 
+XPRESS_ARCHITECTURES: Final = frozenset({"Qwen3XPressModel", "DFlashQwen3XPressModel"})
+"""Draft architectures that carry an XPress refiner, served as ``dflash`` drafts
+(``XPRESS_ARCHITECTURES`` in ``vllm/config/speculative.py``, new in 0.33.0: a checkpoint is
+seen under either name, since ``EAGLEConfig`` renames a dflash draft's to ``DFlash{arch}``)."""
+
 DFLASH_MODEL_ARCHITECTURES: Final = frozenset(
     {
         DFLASH_DRAFT,

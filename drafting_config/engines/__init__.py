@@ -40,9 +40,10 @@ ENGINES: Final[Mapping[EngineName, EngineRules]] = MappingProxyType(
 )
 """Each engine's package (its newest release), the default first."""
 
-_RELEASES: dict[Engine, EngineRules] = dict.fromkeys(get_args(SglangRelease), sglang)
+_RELEASES: dict[Engine, EngineRules] = {}
 for _release, _rules in vllm.RELEASES.items():
     _RELEASES[_release] = _rules
+_RELEASES.update(dict.fromkeys(get_args(SglangRelease), sglang))
 RELEASES: Final[Mapping[Engine, EngineRules]] = MappingProxyType(_RELEASES)
 """Each shipped release's rules, by its ``NAME==VERSION`` (SGLang ships one: its package)."""
 

@@ -14,7 +14,9 @@ import time
 
 import pytest
 
+from drafting_config.engines.sglang.names import VERSION
 from drafting_config.engines.sglang.tables import TARGET_CLASSES, model_types
+from tools import engine_tables
 from tools.engine_wheels import Wheel
 from tools.sglang_tables import Hooks, SglangSource, config_registry, registered_model_types
 from tools.sglang_tables import target_hooks as derive_target_hooks
@@ -75,3 +77,13 @@ def test_the_hook_scan_reads_what_the_issue_names(target_hooks: dict[str, Hooks]
     assert target_hooks["Qwen3_5ForConditionalGeneration"] == Hooks(True, False, True)
     assert target_hooks["Dots3NoteForCausalLM"] == Hooks(False, False, False)
     assert len(target_hooks) == 290
+
+
+@pytest.mark.slow
+def test_the_shipped_file_is_exactly_what_the_command_writes(sglang_wheel: Wheel) -> None:
+    # `python -m tools.engine_tables sglang VERSION` on the wheel the tests fetch: every
+    # byte, the hand-kept target classes (their last_layer column) carried over as shipped.
+    written = engine_tables.sglang_documents(VERSION, lambda _: sglang_wheel.path)
+    assert set(written) == {engine_tables.data_file("sglang", VERSION)}
+    for relative, text in written.items():
+        assert text == (engine_tables.PACKAGE_DATA / relative).read_text(encoding="utf-8")

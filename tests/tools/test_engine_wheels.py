@@ -392,7 +392,6 @@ FETCHING_MODULES = (
     "tests/engines/vllm/test_wheel.py",
     "tests/engines/vllm/test_wheel_tables.py",
     "tests/engines/vllm/test_tables.py",
-    "tests/engines/vllm/test_differential.py",
     "tests/engines/sglang/test_wheel.py",
     "tests/engines/sglang/test_wheel_tables.py",
     "tests/engines/sglang/test_differential.py",

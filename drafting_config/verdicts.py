@@ -27,7 +27,14 @@ from typing import Final, Union
 from drafting_config.draft.fields import FieldVerdict
 from drafting_config.draft.file import DraftFile, read_draft
 from drafting_config.draft.target import TargetFacts, read_target
-from drafting_config.engines import DEFAULT_ENGINE, ENGINE_NAMES, ENGINES, Engine
+from drafting_config.engines import (
+    DEFAULT_ENGINE,
+    ENGINE_NAMES,
+    ENGINES,
+    RELEASES,
+    Engine,
+    engine_rules,
+)
 from drafting_config.engines.interface import CheckpointFiles, EngineRules, WeightsFacts
 from drafting_config.engines.vllm.resolution import Resolution, resolution_of
 from drafting_config.files.json_files import CONFIG_NAME, ConfigFileError, load_config_json
@@ -110,7 +117,7 @@ class Verdict:
     """The field :attr:`aux_layer_ids` came from, as the draft's file names it; for SGLang,
     ``"derived from the target's depth L"`` when the draft names none."""
     engine: str = ENGINE_NAMES[DEFAULT_ENGINE]
-    """The engine and version the verdict speaks for: ``"vllm 0.33.0"`` or
+    """The engine and release the verdict speaks for: ``"vllm 0.33.0"``, ``"vllm 0.32.0"`` or
     ``"sglang 0.5.23"``."""
     algorithm: str | None = None
     """The method the verdict assumes the engine serves the draft with: vLLM's
@@ -186,9 +193,11 @@ def check(
             speculators verifier's, or the tokenizer's.  With ``check_tokenizer=False``
             only ``config.json`` is fetched; an optional file that cannot be fetched
             is a note.  The draft's safetensors headers are read from the hub.
-        engine: the engine the verdict speaks for, ``"vllm"`` (vLLM 0.33.0) or
-            ``"sglang"`` (SGLang 0.5.23, which reads the draft differently: see
-            :mod:`drafting_config.engines.sglang`).
+        engine: the engine the verdict speaks for, ``"vllm"`` or ``"sglang"`` (SGLang,
+            which reads the draft differently: see :mod:`drafting_config.engines.sglang`),
+            each the release installed in the running environment when the checker ships
+            it, else the newest (vLLM 0.33.0, SGLang 0.5.23; a note says so); or one
+            shipped release, ``"vllm==0.32.0"``, ``"vllm==0.33.0"`` or ``"sglang==0.5.23"``.
         require_parallel: judge the draft as served with parallel drafting on: a draft the
             engine would serve sequentially (a sequential EAGLE-3 draft, a plain draft
             model, a token the engine ignores) is an error rather than OK with a note.
@@ -276,10 +285,10 @@ def check_each(
 
 def _engine(engine: object) -> Engine:
     """``engine`` checked: a bad value is the caller's mistake, not a draft's."""
-    for name in ENGINES:
+    for name in (*ENGINES, *RELEASES):
         if engine == name:
             return name
-    names = " or ".join(repr(name) for name in ENGINES)
+    names = ", ".join(repr(name) for name in (*ENGINES, *RELEASES))
     raise ValueError(f"engine must be {names}, got {describe_value(engine)}.")
 
 
@@ -397,24 +406,26 @@ def _check(
     draft: ModelArgument, options: CheckOptions, shared: _SharedReads, engines: Sequence[Engine]
 ) -> list[Verdict]:
     """The verdicts of ``engines`` on one draft, its file located, read and parsed once."""
+    chosen = [engine_rules(engine) for engine in engines]
     try:
         exact_bool("`check_tokenizer`", options.check_tokenizer)
         exact_bool("`check_weights`", options.check_weights)
         located = _load(draft, options.revision, options)
     except ParallelDraftingConfigError as error:
         shown = _shown(draft)
-        return [Verdict(shown, None, (error,), engine=ENGINES[e].ENGINE) for e in engines]
+        return [Verdict(shown, None, (error,), engine=rules.ENGINE) for rules, _ in chosen]
     read = read_draft(located.config)
     resolution = resolution_of(read)
     target = _target(resolution, options, shared)
     return [
-        _judge(ENGINES[engine], located, read, resolution, target, options, shared)
-        for engine in engines
+        _judge(rules, note, located, read, resolution, target, options, shared)
+        for rules, note in chosen
     ]
 
 
 def _judge(  # noqa: PLR0917 - the parts of one draft's reading, each built once
     rules: EngineRules,
+    engine_note: str | None,
     located: Located,
     read: DraftFile,
     resolution: Resolution,
@@ -425,6 +436,8 @@ def _judge(  # noqa: PLR0917 - the parts of one draft's reading, each built once
     """One engine's verdict on a draft already located and read."""
     found = rules.resolver_findings(read)
     found.notes += located.notes
+    if engine_note is not None:
+        found.notes.append(engine_note)
     found.errors += target.errors
     found.notes += target.notes
     reading = rules.judge(

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
-from tests.engine_wheels import (
+from tests.package_index import unavailable
+from tools.engine_wheels import (
     SGLANG,
     VLLM,
     Wheel,
@@ -22,6 +23,8 @@ from tests.engine_wheels import (
     fetch_wheel,
     transformers_spec,
 )
+
+pytest_plugins = ["tests.slowest"]
 
 if TYPE_CHECKING:
     from tests.typing_checks import MypyResult
@@ -137,15 +140,18 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Run:
     return Run(status, captured.out, captured.err)
 
 
-# --- the engines' released wheels (see tests/engine_wheels.py) --------------------------------
+# --- what tests fetch from the package index (see tools/engine_wheels.py) ---------------------
 
-WHEEL_FIXTURES = frozenset({"vllm_wheel", "sglang_wheel", "transformers_wheel"})
-"""Fixtures that download an engine's wheel; a test using one is marked ``engine_wheels``."""
+INDEX_FIXTURES = frozenset(
+    {"vllm_wheel", "vllm_release_wheel", "sglang_wheel", "transformers_wheel"}
+)
+"""Fixtures that fetch from the package index at test time; a test using one is marked
+``engine_wheels`` (the one opt-in: ``-m 'not engine_wheels'`` runs the suite offline)."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if WHEEL_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+        if INDEX_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.engine_wheels)
 
 
@@ -153,7 +159,7 @@ def _wheel_or_skip(spec: WheelSpec) -> Wheel:
     try:
         return fetch_wheel(spec)
     except WheelUnavailable as error:
-        pytest.skip(f"no {spec.requirement} wheel: {error}")
+        unavailable(f"the {spec.requirement} wheel", str(error))
 
 
 @pytest.fixture(scope="session")
@@ -168,23 +174,36 @@ def sglang_wheel() -> Wheel:
     return _wheel_or_skip(SGLANG)
 
 
-@pytest.fixture(scope="session")
-def transformers_wheel() -> Callable[[str], Wheel]:
-    """A function of a transformers version giving its wheel, or skipping the test."""
+def _wheels_by_version(spec_of: Callable[[str], WheelSpec]) -> Callable[[str], Wheel]:
+    """A function of a version giving its wheel (each fetched once), or skipping the test."""
     fetched: dict[str, Wheel | str] = {}
 
     def wheel(version: str) -> Wheel:
+        spec = spec_of(version)
         if version not in fetched:
             try:
-                fetched[version] = fetch_wheel(transformers_spec(version))
+                fetched[version] = fetch_wheel(spec)
             except WheelUnavailable as error:
                 fetched[version] = str(error)
         found = fetched[version]
         if isinstance(found, str):
-            pytest.skip(f"no transformers=={version} wheel: {found}")
+            unavailable(f"the {spec.requirement} wheel", found)
         return found
 
     return wheel
+
+
+@pytest.fixture(scope="session")
+def transformers_wheel() -> Callable[[str], Wheel]:
+    """A function of a transformers version giving its wheel, or skipping the test."""
+    return _wheels_by_version(transformers_spec)
+
+
+@pytest.fixture(scope="session")
+def vllm_release_wheel() -> Callable[[str], Wheel]:
+    """A function of a vLLM version giving its wheel (any release the package ships tables
+    for, not only :data:`~tools.engine_wheels.VLLM`), or skipping the test."""
+    return _wheels_by_version(lambda version: WheelSpec("vllm", version))
 
 
 class Judged(Protocol):

@@ -1,10 +1,13 @@
 """What a test does when the package index cannot give it what it fetches at test time.
 
-A test that fetches from the package index (a fresh environment's packages, a
-pre-commit hook's environment) carries the ``engine_wheels`` marker, like the engine
-wheel tests. When the index cannot be reached it skips, saying why; with
-``DRAFTING_CONFIG_REQUIRE_WHEELS=1`` in the environment it fails instead, so a CI that
-must run them cannot pass without them.
+The one opt-in for everything the suite fetches from the package index: the engines'
+wheels (the ``vllm_wheel``, ``sglang_wheel``, ``vllm_release_wheel`` and
+``transformers_wheel`` fixtures of ``tests/conftest.py``), the vLLM harness's
+environment, a fresh environment's packages (the release tests) and a pre-commit hook's
+environment. Every such test carries the ``engine_wheels`` marker (``-m 'not
+engine_wheels'`` runs the suite offline on purpose). When the index cannot be reached the
+test skips, saying why; with ``DRAFTING_CONFIG_REQUIRE_WHEELS=1`` in the environment
+(``.ci/run`` sets it) it fails instead, so a CI that must run them cannot pass without them.
 """
 
 from __future__ import annotations
@@ -14,21 +17,27 @@ from typing import Final, NoReturn
 
 import pytest
 
-__all__ = ["PIP_NETWORK", "REQUIRE_ENV", "unavailable"]
+from tools.engine_wheels import PIP_PATIENCE, REQUIRE_ENV
 
-REQUIRE_ENV: Final = "DRAFTING_CONFIG_REQUIRE_WHEELS"
-"""Set to ``1``: what the index cannot give fails the test instead of skipping it."""
+__all__ = ["PIP_PATIENCE", "REQUIRE_ENV", "unavailable", "wheels_required"]
 
-PIP_NETWORK: Final = ("--timeout", "15", "--retries", "1")
-"""pip options that give up on an index that does not answer in seconds, not minutes."""
+_TAIL_LINES: Final = 15
+
+
+def wheels_required() -> bool:
+    """Whether ``DRAFTING_CONFIG_REQUIRE_WHEELS=1``: what cannot be fetched fails the test."""
+    return os.environ.get(REQUIRE_ENV) == "1"
 
 
 def unavailable(what: str, why: str) -> NoReturn:
-    """Skip the test because ``what`` could not be fetched (``why``: the tool's last words),
-    or fail it when :data:`REQUIRE_ENV` is ``1``."""
-    tail = "\n".join(why.strip().splitlines()[-15:])
-    if os.environ.get(REQUIRE_ENV) == "1":
+    """Skip the test because ``what`` could not be fetched from the package index (``why``:
+    the tool's last words, of which the last lines are kept), or fail it when
+    :func:`wheels_required`."""
+    tail = "\n".join(why.strip().splitlines()[-_TAIL_LINES:])
+    if wheels_required():
         pytest.fail(
-            f"{what} could not be fetched from the package index ({REQUIRE_ENV}=1):\n{tail}"
+            f"{what} could not be fetched from the package index ({REQUIRE_ENV}=1: required): "
+            f"{tail}",
+            pytrace=False,
         )
     pytest.skip(f"{what} could not be fetched from the package index: {tail}")

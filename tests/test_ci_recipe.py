@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLES, REPO
-from tests.package_index import PIP_NETWORK, unavailable
+from tests.package_index import PIP_PATIENCE, unavailable
 
 pytestmark = pytest.mark.slow
 
@@ -164,8 +164,8 @@ def test_both_steps_install_the_checker_from_the_action_and_check(tmp_path: Path
     env = {
         "RUNNER_TEMP": str(runner_temp),
         "GITHUB_PATH": str(github_path),
-        "PIP_TIMEOUT": PIP_NETWORK[1],
-        "PIP_RETRIES": PIP_NETWORK[3],
+        "PIP_TIMEOUT": PIP_PATIENCE[1],
+        "PIP_RETRIES": PIP_PATIENCE[3],
         "VIRTUAL_ENV": "",
     }
     installed = run_step("Install drafting-config", repo, env)

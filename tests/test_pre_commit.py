@@ -29,7 +29,7 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLES, REPO
-from tests.package_index import PIP_NETWORK, unavailable
+from tests.package_index import PIP_PATIENCE, unavailable
 
 pytestmark = pytest.mark.slow
 
@@ -108,8 +108,8 @@ class Project:
                 **os.environ,
                 **GIT_ENV,
                 "PRE_COMMIT_HOME": str(self.pre_commit_home),
-                "PIP_TIMEOUT": PIP_NETWORK[1],
-                "PIP_RETRIES": PIP_NETWORK[3],
+                "PIP_TIMEOUT": PIP_PATIENCE[1],
+                "PIP_RETRIES": PIP_PATIENCE[3],
                 # language: system runs the drafting-config of this environment.
                 "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
             },

@@ -25,7 +25,7 @@ import pytest
 import drafting_config
 from drafting_config.command import main
 from tests.conftest import EXAMPLES, REPO
-from tests.package_index import PIP_NETWORK, unavailable
+from tests.package_index import PIP_PATIENCE, unavailable
 
 pytestmark = pytest.mark.slow
 
@@ -129,7 +129,7 @@ def test_the_wheel_installed_without_extras_checks_a_bundled_example(
     }
     house = tmp_path / "wheelhouse"
     fetched = subprocess.run(
-        [python, "-m", "pip", "download", *PIP_NETWORK, "--dest", house, dist.wheel],
+        [python, "-m", "pip", "download", *PIP_PATIENCE, "--dest", house, dist.wheel],
         env=env,
         capture_output=True,
         text=True,

@@ -11,7 +11,7 @@ from tests.conftest import REPO
 from tests.typing_checks import MypyResult, expected_errors, snippet
 
 MISUSE = """
-from drafting_config import ParallelDraftingConfig, TokenIdSource
+from drafting_config import ParallelDraftingConfig, TokenIdSource, check
 
 config = ParallelDraftingConfig.from_hf_config({"pard_token": 7})
 config.token_id = 8  # E: misc
@@ -23,6 +23,12 @@ ParallelDraftingConfig(token_id=7, source="pard_token")  # E: arg-type
 ParallelDraftingConfig(token_id=7, source=TokenIdSource.PARD_TOKEN, colour=1)  # E: call-arg
 ParallelDraftingConfig(token_id=7)  # E: call-arg
 size: int = config.hidden_size  # E: assignment
+check({"pard_token": 7}, engine="vllm==0.32.0")
+check({"pard_token": 7}, engine="vllm==0.33.0")
+check({"pard_token": 7}, engine="sglang==0.5.23")
+check({"pard_token": 7}, engine="vlm")  # E: arg-type
+check({"pard_token": 7}, engine="vllm==0.31.0")  # E: arg-type
+check({"pard_token": 7}, engine="sglang==0.33.0")  # E: arg-type
 """
 
 

@@ -35,7 +35,7 @@ from drafting_config.cli.render import (
     verdict_lines,
 )
 from drafting_config.draft.fields import FieldStatus
-from drafting_config.engines import DEFAULT_ENGINE, ENGINE_NAMES, ENGINES, Engine
+from drafting_config.engines import DEFAULT_ENGINE, ENGINES, RELEASES, Engine, engine_rules
 from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
 from drafting_config.values.errors import exception_text
 from drafting_config.values.paths import output_errors
@@ -59,11 +59,12 @@ ALL_ENGINES: Final = "all"
 """``--engine all``: one verdict per draft and engine."""
 
 ENGINE_CHOICES: Final[Mapping[str, tuple[Engine, ...]]] = {
-    **{engine: (engine,) for engine in ENGINES},
+    **{engine: (engine,) for engine in (*ENGINES, *RELEASES)},
     ALL_ENGINES: tuple(ENGINES),
 }
 """``--engine``: the engines each draft gets a verdict for, in this order (from
-:data:`drafting_config.engines.ENGINES`)."""
+:data:`drafting_config.engines.ENGINES` and :data:`~drafting_config.engines.RELEASES`);
+``all`` is each engine by its bare name: its installed release if shipped, else its newest."""
 
 
 def _engines(args: argparse.Namespace) -> tuple[Engine, ...]:
@@ -145,7 +146,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         if engines == (DEFAULT_ENGINE,):  # the default: the summary of a single sweep
             summary = f"{len(paths)} checked"
         else:
-            names = " and ".join(ENGINE_NAMES[engine] for engine in engines)
+            names = " and ".join(engine_rules(engine)[0].ENGINE for engine in engines)
             summary = f"{len(paths)} checked with {names}"
         out.write(f"{summary}: {valid} valid, {total - valid} invalid\n")
     if not paths:  # `find ... | drafting-config check -` that found nothing: no CI pass
@@ -318,8 +319,10 @@ def _parser() -> argparse.ArgumentParser:
         "--engine",
         choices=tuple(ENGINE_CHOICES),
         default="vllm",
-        help="the engine the verdicts speak for: vllm (0.33.0, the default), sglang "
-        "(0.5.23), or all (one verdict per draft and engine; exit 0 only if all pass)",
+        help="the engine the verdicts speak for: vllm (the default) or sglang, each the "
+        "release installed here if the checker knows it, else its newest (vLLM 0.33.0, SGLang "
+        "0.5.23); a release, such as vllm==0.32.0; or all (one verdict per draft and engine; "
+        "exit 0 only if all pass)",
     )
     check_parser.add_argument(
         "--require-parallel",

@@ -6,7 +6,7 @@ from typing import get_args
 
 from drafting_config import FieldStatus, TokenIdSource, resolve
 from drafting_config.draft.file import read_draft
-from drafting_config.engines import ENGINE_NAMES, ENGINES, Engine
+from drafting_config.engines import ENGINE_NAMES, ENGINES, RELEASES, Engine, EngineName
 
 
 def test_a_hugging_face_file_reads_as_the_resolver_reads_it() -> None:
@@ -59,5 +59,6 @@ def test_the_method_a_file_names_follows_its_field_and_its_dspark_classes() -> N
 
 
 def test_the_engines_are_one_list() -> None:
-    assert tuple(ENGINES) == get_args(Engine)
+    assert tuple(ENGINES) == get_args(EngineName)
+    assert (*ENGINES, *RELEASES) == get_args(Engine)
     assert {name: rules.ENGINE for name, rules in ENGINES.items()} == ENGINE_NAMES

@@ -14,12 +14,12 @@ failure. Each run is a fresh process of 25-60 s.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.package_index import unavailable
 from tools.vllm_harness.corpus import Mode
 from tools.vllm_harness.environment import HarnessUnavailable, ensure_environment
 from tools.vllm_harness.harness import run
@@ -27,7 +27,6 @@ from tools.vllm_harness.readings import READINGS_FILE, ROOT, live_sample, stage_
 
 pytestmark = [pytest.mark.slow, pytest.mark.engine_wheels]
 
-REQUIRE_ENV = "DRAFTING_CONFIG_REQUIRE_WHEELS"
 RUNS: list[dict[str, Any]] = json.loads(READINGS_FILE.read_text(encoding="utf-8"))["engine_runs"]
 COMPARED = (
     "outcome",
@@ -51,9 +50,7 @@ def harness_python() -> Path:
     try:
         return ensure_environment()
     except HarnessUnavailable as error:
-        if os.environ.get(REQUIRE_ENV) == "1":
-            pytest.fail(f"{REQUIRE_ENV}=1 and the vLLM harness is unavailable: {error}")
-        pytest.skip(f"the vLLM harness's environment could not be built: {error}")
+        unavailable("the vLLM harness's environment", str(error))
 
 
 def _assert_reads_as_recorded(reading: dict[str, Any], python: Path) -> None:

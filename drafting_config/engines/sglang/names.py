@@ -13,16 +13,19 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final
+from typing import Final, Literal, get_args
 
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
 )
 from drafting_config.values.fields import FieldGetter, is_list
 
-VERSIONS: Final = ("0.5.23",)
-"""The SGLang releases this package reads, oldest first: one tables file each
-(``sglang-VERSION.json``, :mod:`.tables`)."""
+Release = Literal["sglang==0.5.23"]
+"""Each SGLang release this package reads, as ``engine=`` names it, oldest first: one tables
+file each (``sglang-VERSION.json``, :mod:`.tables`)."""
+
+VERSIONS: Final = tuple(release.removeprefix("sglang==") for release in get_args(Release))
+"""The releases of :data:`Release`, as version numbers, oldest first."""
 
 VERSION: Final = VERSIONS[-1]
 """The newest of them, the one a verdict speaks for."""

@@ -1,10 +1,12 @@
 """SGLang's tables, as data: ``sglang-VERSION.json`` beside this module, one file per release,
 read once: the model types its config loader parses, and every target class's capture hooks.
 
-A release's model types are derived from its wheel by ``tests/sglang_tables.py`` (a dev tool;
-the ``engine_wheels`` tests derive them again and compare), as are the hooks of its target
-classes; what id ``L - 1`` does in each class's forward loop is read by hand.  Layer ids are
-capture indices (see :mod:`drafting_config.engines.sglang.layers`).
+A release's model types are derived from its wheel by ``python -m tools.engine_tables
+sglang VERSION`` (``tools/sglang_tables.py``, a dev tool; the ``engine_wheels`` tests derive
+them again and compare), which keeps the shipped file's target classes: their hooks are
+checked against the wheel by those tests; what id ``L - 1`` does in each class's
+forward loop is read by hand.  Layer ids are capture indices (see
+:mod:`drafting_config.engines.sglang.layers`).
 """
 
 from __future__ import annotations

@@ -1,16 +1,22 @@
-"""vLLM 0.33.0, one package: its names (:mod:`.names`), tables (:mod:`.tables`), runners and
+"""vLLM 0.32.0 and 0.33.0, one package: its names (:mod:`.names`), tables (:mod:`.tables`),
+runners and
 layer chains (:mod:`.runners`), the speculators translation (:mod:`.speculators`), the token
 chain (:mod:`.resolution`), the checkpoint table (:mod:`.architectures`), the load path
 (:mod:`.load_path`), the layer rules (:mod:`.layers`) and the checkpoint rules
 (:mod:`.checkpoint`), each importing only those before it; this module is the engine's
-entry point (:data:`ENGINE`, :data:`RULES`, :func:`judge`), of the shape
-:class:`~drafting_config.engines.interface.EngineRules` gives.
+entry point (:data:`ENGINE`, :data:`RULES`, :func:`judge`, for the newest release), of the
+shape :class:`~drafting_config.engines.interface.EngineRules` gives; :data:`RELEASES` holds
+the same for each release the package reads.  A release is one tables file
+(``vllm-VERSION.json``) and one string of :data:`~.names.Release`; what differs between
+releases beyond the tables is gated in the rules on the release (:func:`~.names.since`).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Final
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import Final, get_args
 
 from drafting_config.draft.file import DraftFile
 from drafting_config.engines.interface import Reading, Reads, WeightsFacts
@@ -25,10 +31,12 @@ from drafting_config.engines.vllm.load_path import (
     check_sample_from_anchor,
     check_served_context,
     check_target_tapped,
+    check_xpress,
 )
 from drafting_config.engines.vllm.modes import ServedMode, sequential_note, served_mode
 from drafting_config.engines.vllm.names import ENGINE as ENGINE
 from drafting_config.engines.vllm.names import VERSION as VERSION
+from drafting_config.engines.vllm.names import Release, engine_name
 from drafting_config.engines.vllm.resolution import (
     Resolution,
     VllmRule,
@@ -52,6 +60,7 @@ RULES: Final[tuple[VllmRule, ...]] = (
     check_architecture_registered,
     check_null_token_fields,
     check_sample_from_anchor,
+    check_xpress,
     check_construction,
     check_projector_type,
     check_target_sizes,
@@ -73,9 +82,14 @@ def resolver_findings(draft: DraftFile) -> Findings:
 
 
 def judge(
-    subject: Subject, found: Findings, reads: Reads, *, require_parallel: bool = False
+    subject: Subject,
+    found: Findings,
+    reads: Reads,
+    *,
+    require_parallel: bool = False,
+    version: str = VERSION,
 ) -> Reading:
-    """vLLM 0.33.0's verdict on the draft (see :mod:`drafting_config.engines.interface`): its
+    """vLLM ``version``'s verdict on the draft (see :mod:`drafting_config.engines.interface`): its
     :func:`~drafting_config.resolve`, the rules of :data:`RULES`, then the tokenizer beside
     the draft that knows the token id (:func:`~drafting_config.rules.tokenizer.check_tokenizer`),
     then the checkpoint (:func:`~drafting_config.engines.vllm.checkpoint.check_checkpoint`);
@@ -86,8 +100,8 @@ def judge(
     resolution, facts = resolution_of(subject.draft), subject.target
     mode = served_mode(resolution)
     if not mode.asks_parallel:
-        resolution = _judged_sequentially(resolution, mode, found, require_parallel)
-    vllm_subject = VllmSubject.of(resolution, facts)
+        resolution = _judged_sequentially(resolution, mode, found, require_parallel, version)
+    vllm_subject = VllmSubject.of(resolution, facts, version)
     if facts is not None and facts.vocab_size is facts.hidden_size is facts.num_layers is None:
         found.note(
             "target compared on nothing: it gives no vocab_size, hidden_size or "
@@ -120,7 +134,11 @@ def judge(
 
 
 def _judged_sequentially(
-    resolution: Resolution, mode: ServedMode, found: Findings, require_parallel: bool
+    resolution: Resolution,
+    mode: ServedMode,
+    found: Findings,
+    require_parallel: bool,
+    version: str,
 ) -> Resolution:
     """A draft that names no token field and no parallel-only class, as vLLM serves it: in
     the sequential mode of its class, where no token id is read, so the resolver's "names no
@@ -137,7 +155,7 @@ def _judged_sequentially(
             if id(error) in missing:
                 found.errors[index] = ParallelDraftingConfigError(
                     f"{error} Parallel drafting is required (--require-parallel), and vLLM "
-                    f"{VERSION} would serve this draft sequentially ({mode.name}).",
+                    f"{version} would serve this draft sequentially ({mode.name}).",
                     field=error.field,
                     code=SEQUENTIAL_NOT_PARALLEL,
                     fix=sequential_note(mode),
@@ -148,6 +166,35 @@ def _judged_sequentially(
     if mode.method == "eagle3" and resolution.algorithm is None:
         return served_as(resolution, "eagle3")
     return resolution
+
+
+@dataclass(frozen=True)
+class VllmRelease:
+    """One vLLM release's rules, of the shape
+    :class:`~drafting_config.engines.interface.EngineRules` gives."""
+
+    version: str
+
+    @property
+    def ENGINE(self) -> str:
+        """``"vllm VERSION"``."""
+        return engine_name(self.version)
+
+    def resolver_findings(self, draft: DraftFile) -> Findings:
+        """:func:`resolver_findings`: the token chain is the same in every release."""
+        return resolver_findings(draft)
+
+    def judge(
+        self, subject: Subject, found: Findings, reads: Reads, *, require_parallel: bool = False
+    ) -> Reading:
+        """:func:`judge` for this release."""
+        return judge(subject, found, reads, require_parallel=require_parallel, version=self.version)
+
+
+RELEASES: Final[Mapping[Release, VllmRelease]] = MappingProxyType(
+    {release: VllmRelease(release.removeprefix("vllm==")) for release in get_args(Release)}
+)
+"""Each release the package reads, by the name ``engine=`` gives it (``"vllm==0.32.0"``)."""
 
 
 def _tokenizer_facts(subject: VllmSubject, found: Findings, reads: Reads) -> TokenFacts | None:

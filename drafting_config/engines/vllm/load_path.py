@@ -26,8 +26,12 @@ from drafting_config.draft.target import TargetFacts
 from drafting_config.engines.vllm.names import (
     DFLASH2_DRAFT,
     DFLASH_MODEL_ARCHITECTURES,
+    HONOURS_USE_AUX_HIDDEN_STATE,
     LILICORR_DRAFT,
+    LOWERS_MAX_MODEL_LEN,
     VERSION,
+    XPRESS_ARCHITECTURES,
+    since,
 )
 from drafting_config.engines.vllm.resolution import VllmSubject
 from drafting_config.engines.vllm.runners import is_set
@@ -85,11 +89,14 @@ class Parse(str, enum.Enum):
     `model_type` key")."""
 
 
-def parse_model_type(model_type: str | None, has_auto_config: bool) -> Parse:
+def parse_model_type(
+    model_type: str | None, has_auto_config: bool, version: str = VERSION
+) -> Parse:
     """How vLLM parses a draft's config with this ``model_type`` (``None``: none in the file
     nor derived from the architecture): ``_CONFIG_REGISTRY`` first, else transformers'
-    ``CONFIG_MAPPING`` (through ``AutoConfig.from_pretrained``), else remote code."""
-    tables = vllm_tables()
+    ``CONFIG_MAPPING`` (through ``AutoConfig.from_pretrained``), else remote code; in vLLM
+    ``version``, whose tables and transformers range these are."""
+    tables = vllm_tables(version)
     if model_type is not None and model_type in tables.config_registry:
         return Parse.KNOWN
     first = None if model_type is None else tables.model_types.get(model_type)
@@ -117,9 +124,9 @@ class Resolved(str, enum.Enum):
     """None of these: ``_raise_for_unsupported`` raises ``ValueError``."""
 
 
-def resolve_architecture(name: str, has_auto_model: bool) -> Resolved:
-    """How vLLM's registry resolves ``name`` (stock vLLM, no plugins)."""
-    tables = vllm_tables()
+def resolve_architecture(name: str, has_auto_model: bool, version: str = VERSION) -> Resolved:
+    """How vLLM ``version``'s registry resolves ``name`` (stock vLLM, no plugins)."""
+    tables = vllm_tables(version)
     if tables.registered(name) is not None:
         return Resolved.REGISTERED
     if name in tables.model_classes:
@@ -255,14 +262,18 @@ SAMPLE_FROM_ANCHOR: Final = "dflash_config.sample_from_anchor"
 DSpark's speculator calls it first)."""
 
 
-def needs_hidden_states(method: str | None, get: FieldGetter) -> bool:
+def needs_hidden_states(method: str | None, get: FieldGetter, version: str = VERSION) -> bool:
     """Whether the target must be tapped (``requires_aux_hidden_states`` in
     ``vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py``): DFlash and DSpark always; an
-    EAGLE-3 draft unless ``eagle_config.use_aux_hidden_state`` is false."""
+    EAGLE-3 draft unless ``eagle_config.use_aux_hidden_state`` is false, from vLLM
+    :data:`~.names.HONOURS_USE_AUX_HIDDEN_STATE` (before it, the newer runner's
+    ``model_runner.py`` taps the target for every ``eagle3`` draft)."""
     if method in ("dflash", "dspark"):
         return True
     if method != "eagle3":
         return False
+    if not since(version, HONOURS_USE_AUX_HIDDEN_STATE):
+        return True
     eagle_config = get("eagle_config", None)
     if not is_kind(eagle_config, dict):
         return True
@@ -273,10 +284,10 @@ def needs_hidden_states(method: str | None, get: FieldGetter) -> bool:
         return True
 
 
-def target_class(architectures: tuple[str, ...]) -> str | None:
+def target_class(architectures: tuple[str, ...], version: str = VERSION) -> str | None:
     """The target architecture vLLM's registry resolves first (``inspect_model_cls`` takes the
     first registered name), or ``None`` when none is registered."""
-    tables = vllm_tables()
+    tables = vllm_tables(version)
     for name in architectures:
         if tables.registered(name) is not None:
             return name
@@ -407,8 +418,15 @@ def strings(value: object) -> list[str]:
 
 # --- the load path: from config.json to the first forward pass ----------------------------------
 
-_VLLM = f"vLLM {VERSION}"
-_SERVED_RANGE = "transformers 5.16.1 to 5.20.2, the versions vLLM 0.33.0 accepts"
+
+def _vllm(version: str) -> str:
+    """How a message names vLLM ``version``."""
+    return f"vLLM {version}"
+
+
+def _served_range(version: str) -> str:
+    versions = vllm_tables(version).transformers_versions
+    return f"transformers {versions[0]} to {versions[-1]}, the versions vLLM {version} accepts"
 
 
 def _auto_map_keys(get: FieldGetter) -> list[str]:
@@ -459,7 +477,8 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
             )
         )
         return
-    parsed = parse_model_type(model_type, "AutoConfig" in _auto_map_keys(get))
+    version = subject.version
+    parsed = parse_model_type(model_type, "AutoConfig" in _auto_map_keys(get), version)
     where = (
         "vllm/transformers_utils/config.py, HFConfigParser.parse, through transformers' "
         "AutoConfig.from_pretrained"
@@ -471,12 +490,12 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
         cause = (
             "and is no speculators file (no `speculators_config`)"
             if model_type is None
-            else f"known neither to vLLM's _CONFIG_REGISTRY nor to {_SERVED_RANGE}"
+            else f"known neither to vLLM's _CONFIG_REGISTRY nor to {_served_range(version)}"
         )
         found.error(
             ParallelDraftingConfigError(
                 f"The draft's config has {shown}, {cause}, and `auto_map` names no "
-                f"AutoConfig: {_VLLM} fails parsing it with ValueError ({where}). Fix: set "
+                f"AutoConfig: {subject.vllm} fails parsing it with ValueError ({where}). Fix: set "
                 '`model_type` to the type of the draft\'s layers, such as "qwen3".',
                 field="model_type",
             )
@@ -485,18 +504,20 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
         found.warn(
             ParallelDraftingConfigWarning(
                 f"The draft's config has {shown}, known neither to vLLM nor to "
-                f"{_SERVED_RANGE}: {_VLLM} parses it only through `auto_map.AutoConfig`'s "
+                f"{_served_range(version)}: {subject.vllm} parses it only through "
+                "`auto_map.AutoConfig`'s "
                 "remote code, with --trust-remote-code (the draft gets the target's "
                 f"trust_remote_code; {where})."
             )
         )
     elif parsed is Parse.SOME_VERSIONS:
         assert model_type is not None
-        first = vllm_tables().model_types[model_type]
+        first = vllm_tables(version).model_types[model_type]
         found.warn(
             ParallelDraftingConfigWarning(
                 f"`model_type` {model_type!r} is known to transformers {first} and later "
-                f"only: {_VLLM} accepts transformers {vllm_tables().transformers_range}, and "
+                f"only: {subject.vllm} accepts transformers "
+                f"{vllm_tables(version).transformers_range}, and "
                 f"with an older version it fails parsing the draft's config ({where})."
             )
         )
@@ -505,18 +526,18 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
 _REGISTRY = "vllm/model_executor/models/registry.py"
 
 
-def _unresolved_names(names: tuple[str, ...], has_auto_model: bool) -> Resolved:
+def _unresolved_names(names: tuple[str, ...], has_auto_model: bool, version: str) -> Resolved:
     """How the registry fares with a list: the first registered name wins
     (``_ModelRegistry.inspect_model_cls``), else the Transformers-backend fallback on the
     first name."""
-    outcomes = [resolve_architecture(name, has_auto_model) for name in names]
+    outcomes = [resolve_architecture(name, has_auto_model, version) for name in names]
     if Resolved.REGISTERED in outcomes:
         return Resolved.REGISTERED
     return outcomes[0] if outcomes else Resolved.UNSUPPORTED
 
 
-def _refusal(names: tuple[str, ...], when: str, function: str, fix: str) -> str:
-    tables = vllm_tables()
+def _refusal(names: tuple[str, ...], when: str, function: str, fix: str, version: str) -> str:
+    tables = vllm_tables(version)
     extra = ""
     for name in names:
         if name in tables.previously_supported:
@@ -524,7 +545,8 @@ def _refusal(names: tuple[str, ...], when: str, function: str, fix: str) -> str:
         elif name in tables.out_of_tree:
             extra = f" ({name} is served by a plugin now: {tables.out_of_tree[name]})"
     return (
-        f"{when} {list(names)!r}: no name is in {_VLLM}'s model registry ({_REGISTRY}), none "
+        f"{when} {list(names)!r}: no name is in {_vllm(version)}'s model registry "
+        f"({_REGISTRY}), none "
         f"is a model class of transformers, and `auto_map` names no AutoModel{extra}. vLLM "
         f'raises ValueError "Model architectures {list(names)!r} are not supported for '
         f'now" ({_REGISTRY}, _ModelRegistry._raise_for_unsupported, from {function}). '
@@ -532,7 +554,7 @@ def _refusal(names: tuple[str, ...], when: str, function: str, fix: str) -> str:
     )
 
 
-def _registry_warning(names: tuple[str, ...], outcome: Resolved, when: str) -> str:
+def _registry_warning(names: tuple[str, ...], outcome: Resolved, when: str, version: str) -> str:
     if outcome is Resolved.REMOTE_CODE:
         how = (
             "`auto_map`'s AutoModel remote code, loaded only with --trust-remote-code, and "
@@ -544,7 +566,8 @@ def _registry_warning(names: tuple[str, ...], outcome: Resolved, when: str) -> s
             "test, as a generic TransformersForCausalLM"
         )
     return (
-        f"{when} {list(names)!r}: no name is in {_VLLM}'s model registry ({_REGISTRY}); it "
+        f"{when} {list(names)!r}: no name is in {_vllm(version)}'s model registry "
+        f"({_REGISTRY}); it "
         f"resolves only through {how} (_ModelRegistry._try_resolve_transformers)."
     )
 
@@ -554,7 +577,9 @@ DRAFTER_METHODS: Final = frozenset({"dflash", "dspark", "eagle3"})
 remote code supplies is served by none of them (:func:`_remote_code_drafter`)."""
 
 
-def _remote_code_drafter(names: tuple[str, ...], method: str) -> ParallelDraftingConfigError:
+def _remote_code_drafter(
+    names: tuple[str, ...], method: str, version: str
+) -> ParallelDraftingConfigError:
     """A drafter class that no registry table holds and only ``auto_map`` remote code
     supplies, under a drafter method: certain failure, with or without remote code.
 
@@ -569,7 +594,7 @@ def _remote_code_drafter(names: tuple[str, ...], method: str) -> ParallelDraftin
     warning: the Transformers backend serves a causal LM.
     """
     return ParallelDraftingConfigError(
-        f"The draft's `architectures` = {list(names)!r}: no name is in {_VLLM}'s model "
+        f"The draft's `architectures` = {list(names)!r}: no name is in {_vllm(version)}'s model "
         f"registry ({_REGISTRY}), and only `auto_map`'s remote code supplies the class. "
         f'Served as {method}, vLLM raises ValueError "Model architectures {list(names)!r} '
         'are not supported for now" (_ModelRegistry._raise_for_unsupported); with '
@@ -597,7 +622,7 @@ def check_architectures_listed(subject: VllmSubject, found: Findings) -> None:
     if subject.resolution.speculators is None and isinstance(raw, str):
         found.error(
             ParallelDraftingConfigError(
-                f"`architectures` = {describe_value(raw)} is a string, not a list: {_VLLM} "
+                f"`architectures` = {describe_value(raw)} is a string, not a list: {subject.vllm} "
                 "reads it item by item (ModelConfig.__post_init__, vllm/config/model.py), "
                 "looks up the string's characters in its registry and fails. Fix: "
                 f'`"architectures": ["{raw[:60]}"]`.',
@@ -626,7 +651,7 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
     if not names:
         return  # vLLM fills them from transformers' MODEL_MAPPING_NAMES, or fails later
     has_auto_model = any(key.startswith("AutoModel") for key in _auto_map_keys(get))
-    outcome = _unresolved_names(names, has_auto_model)
+    outcome = _unresolved_names(names, has_auto_model, subject.version)
     given = "The draft's `architectures` ="
     if outcome is Resolved.UNSUPPORTED:
         found.error(
@@ -637,6 +662,7 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
                     "ModelConfig.__post_init__, vllm/config/model.py",
                     "name an architecture vLLM registers for the draft's method (such as "
                     "DFlashDraftModel or DSparkDraftModel).",
+                    subject.version,
                 ),
                 field="architectures",
             )
@@ -645,9 +671,13 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
     method = _vllm_method(subject)
     if outcome is not Resolved.REGISTERED:
         if outcome is Resolved.REMOTE_CODE and method in DRAFTER_METHODS:
-            found.error(_remote_code_drafter(names, method))
+            found.error(_remote_code_drafter(names, method, subject.version))
         else:
-            found.warn(ParallelDraftingConfigWarning(_registry_warning(names, outcome, given)))
+            found.warn(
+                ParallelDraftingConfigWarning(
+                    _registry_warning(names, outcome, given, subject.version)
+                )
+            )
         return
     renamed: tuple[str, ...] | None = None
     if method in EAGLE_CONFIG_METHODS and get("model_type", None) != "eagle":
@@ -669,8 +699,8 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
             return
     if renamed is None or renamed == names:
         return
-    outcome = _unresolved_names(renamed, has_auto_model)
-    when = f"{_VLLM} renames `architectures` {list(names)!r} ({how}) to"
+    outcome = _unresolved_names(renamed, has_auto_model, subject.version)
+    when = f"{subject.vllm} renames `architectures` {list(names)!r} ({how}) to"
     if outcome is Resolved.UNSUPPORTED:
         found.error(
             ParallelDraftingConfigError(
@@ -680,12 +710,17 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
                     "SpeculativeConfig.__post_init__ and update_arch_, vllm/config/speculative.py",
                     f"name an architecture vLLM registers for {method} drafts"
                     + (" (such as DFlashDraftModel)." if method == "dflash" else "."),
+                    subject.version,
                 ),
                 field="architectures",
             )
         )
     elif outcome is not Resolved.REGISTERED:
-        found.warn(ParallelDraftingConfigWarning(_registry_warning(renamed, outcome, when)))
+        found.warn(
+            ParallelDraftingConfigWarning(
+                _registry_warning(renamed, outcome, when, subject.version)
+            )
+        )
 
 
 def serving_architectures(subject: VllmSubject) -> tuple[str, ...]:
@@ -732,20 +767,20 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
         )
         found.error(
             ParallelDraftingConfigError(
-                f"`{field}` is not set{where}: {_VLLM} builds this draft as "
+                f"`{field}` is not set{where}: {subject.vllm} builds this draft as "
                 f"{' / '.join(sorted(row.architectures & serving))}, whose constructor reads "
                 f"it, and fails with {row.failure} ({row.follows}). Fix: set `{field}`"
                 f"{value}.",
                 field=field,
             )
         )
-    _check_markov_rank_type(get, serving, missing, found)
+    _check_markov_rank_type(subject, serving, missing, found)
     if serving & DFLASH_MODEL_ARCHITECTURES:
         for section in ("eagle_config", "dflash_config"):
             if get(section, MISSING_SECTION) is None:
                 found.error(
                     ParallelDraftingConfigError(
-                        f"`{section}` is null: {_VLLM}'s DFlashQwen3Model.__init__ "
+                        f"`{section}` is null: {subject.vllm}'s DFlashQwen3Model.__init__ "
                         "(vllm/model_executor/models/qwen3_dflash.py) reads it with "
                         f"getattr(config, {section!r}, {{}}), gets None and fails "
                         f"({'AttributeError' if section == 'eagle_config' else 'TypeError'}). "
@@ -756,7 +791,10 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
 
 
 def _check_markov_rank_type(
-    get: FieldGetter, serving: set[str], missing: dict[str, ConstructionRead], found: Findings
+    subject: VllmSubject,
+    serving: set[str],
+    missing: dict[str, ConstructionRead],
+    found: Findings,
 ) -> None:
     """A top-level ``markov_rank`` the DSpark constructors read must be a non-negative int:
     ``Qwen3DSparkModel.__init__`` (``vllm/model_executor/models/qwen3_dspark.py``) passes it
@@ -766,6 +804,7 @@ def _check_markov_rank_type(
     reads_it = any(
         row.field == "markov_rank" and row.architectures & serving for row in CONSTRUCTION_READS
     )
+    get = subject.get
     value = get("markov_rank", None)
     if not reads_it or "markov_rank" in missing or value is None or isinstance(value, bool):
         return
@@ -773,7 +812,8 @@ def _check_markov_rank_type(
     if rank is None or rank < 0:
         found.error(
             ParallelDraftingConfigError(
-                f"`markov_rank` = {describe_value(value)}: {_VLLM}'s Qwen3DSparkModel.__init__ "
+                f"`markov_rank` = {describe_value(value)}: {subject.vllm}'s "
+                "Qwen3DSparkModel.__init__ "
                 "(vllm/model_executor/models/qwen3_dspark.py) passes it to "
                 "nn.Embedding(vocab_size, markov_rank), which needs a non-negative integer "
                 "and fails. Fix: set `markov_rank` to the Markov head's rank, an integer such "
@@ -805,7 +845,7 @@ def check_sample_from_anchor(subject: VllmSubject, found: Findings) -> None:
     name = subject.file_field(SAMPLE_FROM_ANCHOR)
     found.error(
         ParallelDraftingConfigError(
-            f"`{name}` = {describe_value(value)}: {_VLLM}'s newer model runner, its default"
+            f"`{name}` = {describe_value(value)}: {subject.vllm}'s newer model runner, its default"
             f"{' and the only one serving DSpark' if method == 'dspark' else ''}, raises "
             'ValueError "sample_from_anchor=True is not supported for DFlash" '
             "(vllm/v1/worker/gpu/spec_decode/dflash/speculator.py, DFlashSpeculator.__init__"
@@ -821,6 +861,75 @@ def check_sample_from_anchor(subject: VllmSubject, found: Findings) -> None:
         )
 
 
+def _xpress_architecture(subject: VllmSubject) -> str | None:
+    """The draft's XPress architecture, as given or as vLLM renames it, when the release
+    registers it (``SpeculativeConfig.is_xpress``: a ``dflash`` draft whose architectures
+    hold one of :data:`~.names.XPRESS_ARCHITECTURES`), else ``None``."""
+    if _vllm_method(subject) != "dflash":
+        return None
+    tables = vllm_tables(subject.version)
+    for name in (*_architecture_names(subject.get), *serving_architectures(subject)):
+        if name in XPRESS_ARCHITECTURES and tables.registered(name) is not None:
+            return name
+    return None
+
+
+def check_xpress(subject: VllmSubject, found: Findings) -> None:
+    """An XPress draft (``Qwen3XPressModel``, ``DFlashQwen3XPressModel``, registered from
+    vLLM 0.33.0 on) is refused:
+
+    * with a truthy top-level ``sample_from_anchor``: ``XPressSpeculator.__init__``
+      (``vllm/v1/worker/gpu/spec_decode/xpress/speculator.py``) raises ``ValueError``
+      ("sample_from_anchor=True is not supported for XPress"), reading the key XPress
+      checkpoints carry at the top level (``dflash_config``'s is
+      :func:`check_sample_from_anchor`'s);
+    * with an integer ``xpress_topc`` outside ``[0, draft_vocab_size or vocab_size]``:
+      ``SpeculativeConfig.__post_init__`` (``vllm/config/speculative.py``) raises
+      ``ValueError`` ("xpress_topc must be between 0 and the draft vocabulary size"),
+      unless the server's ``--speculative-config`` gives its own ``xpress_topc``.
+    """
+    name = _xpress_architecture(subject)
+    if name is None:
+        return
+    get = subject.get
+    anchor = get("sample_from_anchor", None)
+    if is_set(anchor) and anchor is not None and _truthy(anchor):
+        found.error(
+            ParallelDraftingConfigError(
+                f"`sample_from_anchor` = {describe_value(anchor)}: {subject.vllm}'s XPress "
+                f'speculator ({name}) raises ValueError "sample_from_anchor=True is not '
+                'supported for XPress" (vllm/v1/worker/gpu/spec_decode/xpress/speculator.py, '
+                "XPressSpeculator.__init__): the refiner is served in the fill-in layout. "
+                "Fix: delete `sample_from_anchor` or set it to false.",
+                field="sample_from_anchor",
+            )
+        )
+    raw = get("xpress_topc", None)
+    topc = exact_int(raw)
+    vocab = exact_int(get("draft_vocab_size", None)) or exact_int(get("vocab_size", None))
+    if topc is None or vocab is None or 0 <= topc <= vocab:
+        return
+    found.error(
+        ParallelDraftingConfigError(
+            f"`xpress_topc` = {describe_value(raw)} is outside [0, {vocab}], the draft's "
+            f'vocabulary: {subject.vllm} raises ValueError "xpress_topc must be between 0 '
+            'and the draft vocabulary size" (vllm/config/speculative.py, '
+            "SpeculativeConfig.__post_init__) unless the server's --speculative-config sets "
+            f"its own. Fix: set `xpress_topc` between 0 (off) and {vocab}, such as 512.",
+            field="xpress_topc",
+        )
+    )
+
+
+def _truthy(value: object) -> bool:
+    """``bool(value)`` for the JSON values a config holds (what ``getattr(hf, name, False)``
+    tests); a value whose truth cannot be told counts as true."""
+    try:
+        return bool(value)
+    except Exception:
+        return True
+
+
 def check_target_tapped(subject: VllmSubject, found: Findings) -> None:
     """A drafter fed the target's hidden states (:func:`needs_hidden_states`) needs a target
     class implementing ``SupportsEagle3``: ``set_eagle3_aux_hidden_state_layers``
@@ -834,27 +943,28 @@ def check_target_tapped(subject: VllmSubject, found: Findings) -> None:
     target = subject.target
     if target is None or not target.architectures:
         return
-    if not needs_hidden_states(_vllm_method(subject), subject.get):
+    if not needs_hidden_states(_vllm_method(subject), subject.get, subject.version):
         return
-    name = target_class(target.architectures)
+    name = target_class(target.architectures, subject.version)
     if name is None:
         found.warn(
             ParallelDraftingConfigWarning(
                 f"The target's `architectures` {list(target.architectures)!r} are not in "
-                f"{_VLLM}'s model registry ({_REGISTRY}): vLLM serves it, if at all, through "
+                f"{subject.vllm}'s model registry ({_REGISTRY}): vLLM serves it, if at all, "
+                "through "
                 "its Transformers backend, which can be tapped for the drafter's hidden "
                 "states; that it serves this target is not checked."
             )
         )
         return
-    if name in vllm_tables().supports_eagle3:
+    if name in vllm_tables(subject.version).supports_eagle3:
         return
-    module, class_name = vllm_tables().registered(name) or ("", "")
+    module, class_name = vllm_tables(subject.version).registered(name) or ("", "")
     found.error(
         ParallelDraftingConfigError(
             f"The target's architecture {name!r} (vLLM's {class_name} in {module}) does not "
             f"implement SupportsEagle3, and this drafter takes the target's hidden states: "
-            f'{_VLLM} raises RuntimeError "Model does not support EAGLE3 interface" when it '
+            f'{subject.vllm} raises RuntimeError "Model does not support EAGLE3 interface" when it '
             "loads the target (vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py, "
             "set_eagle3_aux_hidden_state_layers). Fix: none in the draft; vLLM 0.33.0 cannot "
             "serve this drafter with this target.",
@@ -884,7 +994,7 @@ def check_null_token_fields(subject: VllmSubject, found: Findings) -> None:
         name = subject.file_field(verdict.source.value)
         found.error(
             ParallelDraftingConfigError(
-                f"`{name}` is present and null: {_VLLM} reads it before any field below it. "
+                f"`{name}` is present and null: {subject.vllm} reads it before any field below it. "
                 "The newer model runner raises TypeError (int(None), "
                 "vllm/v1/worker/gpu/spec_decode/utils.py, get_parallel_drafting_token_id); "
                 "the older one stores None as the token id "
@@ -906,8 +1016,12 @@ def check_served_context(subject: VllmSubject, found: Findings) -> None:
     stretches the draft's rotary cache instead.  Both lengths are derived as vLLM derives
     them (:func:`derived_max_model_len`); the RoPE type comes
     from ``rope_parameters`` or the legacy ``rope_scaling``.  A warning: the server runs,
-    with a shorter context than the target's.
+    with a shorter context than the target's.  vLLM before :data:`~.names.LOWERS_MAX_MODEL_LEN`
+    (0.32.0) has no such step (it only clamps the draft's own ``max_model_len`` to the
+    target's, ``_maybe_override_draft_max_model_len``): nothing to say there.
     """
+    if not since(subject.version, LOWERS_MAX_MODEL_LEN):
+        return
     target = subject.target
     target_len = None if target is None else target_max_model_len(target)
     if target is None or target_len is None:
@@ -923,7 +1037,7 @@ def check_served_context(subject: VllmSubject, found: Findings) -> None:
     kinds = sorted({str(entry["rope_type"]) for entry in rope_parameters(get)})
     found.warn(
         ParallelDraftingConfigWarning(
-            f"vLLM 0.33's newer model runner lowers the server's max_model_len from the "
+            f"{subject.vllm}'s newer model runner lowers the server's max_model_len from the "
             f"target's {target_len} to the draft's {draft_len}: the draft's RoPE "
             f"type ({', '.join(kinds)}) cannot stretch its rotary cache to the target's "
             "length (vllm/config/vllm.py, _limit_max_model_len_to_draft; "

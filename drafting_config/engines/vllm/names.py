@@ -1,22 +1,49 @@
-"""Every name vLLM 0.33.0's code tests a draft for, spelled once: its release, the draft
-architectures and model types its code names.
+"""Every name vLLM's code tests a draft for, spelled once: its releases, the draft
+architectures and model types its code names, and the releases from which a rule holds.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal, get_args
 
 from drafting_config.draft.architectures import DSPARK_DRAFT, QWEN3_DSPARK, QWEN3_OMNI_DSPARK
+from drafting_config.engines.transformers import version_key
 
-VERSIONS: Final = ("0.33.0",)
-"""The vLLM releases this package reads, oldest first: one tables file each
-(``vllm-VERSION.json``, :mod:`.tables`)."""
+Release = Literal["vllm==0.32.0", "vllm==0.33.0"]
+"""Each vLLM release this package reads, as ``engine=`` names it, oldest first: one tables
+file each (``vllm-VERSION.json``, :mod:`.tables`).  A ``Literal``, so that mypy rejects a
+release the package does not ship; adding a release adds its string here."""
+
+VERSIONS: Final = tuple(release.removeprefix("vllm==") for release in get_args(Release))
+"""The releases of :data:`Release`, as version numbers, oldest first."""
 
 VERSION: Final = VERSIONS[-1]
-"""The newest of them, the one a verdict speaks for."""
+"""The newest of them, the one a verdict speaks for unless told."""
 
 ENGINE: Final = f"vllm {VERSION}"
-"""How a verdict names the engine it speaks for."""
+"""How a verdict names the newest release."""
+
+
+def engine_name(version: str) -> str:
+    """How a verdict names vLLM ``version``: ``"vllm 0.32.0"``."""
+    return f"vllm {version}"
+
+
+def since(version: str, first: str) -> bool:
+    """Whether release ``version`` is ``first`` or later: a rule that holds from ``first``."""
+    return version_key(version) >= version_key(first)
+
+
+LOWERS_MAX_MODEL_LEN: Final = "0.33.0"
+"""The first release that lowers the served ``max_model_len`` to a draft whose RoPE types are
+not all cache-only (``VllmConfig._limit_max_model_len_to_draft``, ``config/vllm.py``;
+0.32.0 has no such step and only raises an EAGLE draft's ``max_position_embeddings``)."""
+
+HONOURS_USE_AUX_HIDDEN_STATE: Final = "0.33.0"
+"""The first release whose newer (default) model runner leaves the target untapped for an
+EAGLE-3 draft with ``eagle_config.use_aux_hidden_state`` false (``requires_aux_hidden_states``
+in ``v1/worker/gpu/spec_decode/eagle/eagle3_utils.py``); 0.32.0's ``model_runner.py`` taps for
+every ``eagle3`` draft (``method in ("eagle3", "dflash", "dspark", ...)``)."""
 
 
 # --- names ------------------------------------------------------------------------------------
@@ -39,6 +66,11 @@ DEEPSEEK_V41: Final = "deepseek_v41"
 indices: vLLM gives the draft the target's ``model_type`` (``config/speculative.py``)."""
 K3_DSPARK_MODEL_TYPE: Final = "k3_dspark"
 """The ``model_type`` of vLLM's K3 DSpark config, the one reader of ``num_target_layers``."""
+
+XPRESS_ARCHITECTURES: Final = frozenset({"Qwen3XPressModel", "DFlashQwen3XPressModel"})
+"""Draft architectures that carry an XPress refiner, served as ``dflash`` drafts
+(``XPRESS_ARCHITECTURES`` in ``vllm/config/speculative.py``, new in 0.33.0: a checkpoint is
+seen under either name, since ``EAGLEConfig`` renames a dflash draft's to ``DFlash{arch}``)."""
 
 DFLASH_MODEL_ARCHITECTURES: Final = frozenset(
     {

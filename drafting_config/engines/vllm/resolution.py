@@ -23,7 +23,7 @@ from drafting_config.draft.file import (
     read_fields,
 )
 from drafting_config.draft.target import TargetFacts
-from drafting_config.engines.vllm.names import DEEPSEEK_V41, ENGINE
+from drafting_config.engines.vllm.names import DEEPSEEK_V41, ENGINE, VERSION
 from drafting_config.engines.vllm.runners import (
     TappedLayers,
     runner_of,
@@ -315,9 +315,18 @@ class VllmSubject(Subject):
 
     resolution: Resolution = field(kw_only=True)
     """What :func:`resolve` made of the draft's config."""
+    version: str = field(default=VERSION, kw_only=True)
+    """The vLLM release the rules judge for (one of :data:`~.names.VERSIONS`)."""
+
+    @property
+    def vllm(self) -> str:
+        """How a message names the release: ``"vLLM 0.33.0"``."""
+        return f"vLLM {self.version}"
 
     @classmethod
-    def of(cls, resolution: Resolution, target: TargetFacts | None = None) -> VllmSubject:
+    def of(
+        cls, resolution: Resolution, target: TargetFacts | None = None, version: str = VERSION
+    ) -> VllmSubject:
         """The subject of ``resolution`` against ``target``, its token id the resolver's
         winner (the tokenizer and checkpoint facts are added with ``dataclasses.replace``)."""
         token = resolution.draft.token
@@ -327,6 +336,7 @@ class VllmSubject(Subject):
             token_id=None if token is None else token[0],
             token_field=None if token is None else token[1],
             resolution=resolution,
+            version=version,
         )
 
 

@@ -1,8 +1,9 @@
 """vLLM's tables, as data: ``vllm-VERSION.json`` beside this module, one file per release,
 each read once, lazily, by :func:`vllm_tables`.
 
-A release's file is derived from vLLM's wheel by ``tests/vllm_tables.py`` (a dev tool; the
-``engine_wheels`` tests derive it again from the downloaded wheels and compare).  It holds:
+A release's file is derived from vLLM's wheel by ``python -m tools.engine_tables vllm
+VERSION`` (``tools/vllm_tables.py``, a dev tool; the ``engine_wheels`` tests derive it
+again from the downloaded wheels and compare).  It holds:
 
 * every name of every table of ``vllm/model_executor/models/registry.py``
   (``_TEXT_GENERATION_MODELS`` ... ``_TRANSFORMERS_BACKEND_MODELS``, which ``_VLLM_MODELS``

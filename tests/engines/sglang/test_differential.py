@@ -4,7 +4,7 @@ configs: the same values where SGLang returns, a refusal where SGLang raises.
 
 The functions: ``parse_dflash_draft_config``, ``parse_dspark_draft_config``,
 ``build_target_layer_ids``, ``_resolve_dflash_aux_hidden_state`` /
-``_resolve_eagle_aux_hidden_state`` (via ``tests/engine_wheels.py``) and
+``_resolve_eagle_aux_hidden_state`` (via ``tools/engine_wheels.py``) and
 ``DFlashWorkerV2._resolve_mask_token_id`` (extracted here, on a stand-in tokenizer built
 from the same ``tokenizer.json``).  Skipped, saying why, when no wheel can be had.
 """
@@ -35,8 +35,8 @@ from drafting_config.engines.sglang.names import SglangRefuses
 from drafting_config.engines.sglang.token import resolve_mask_token_id
 from drafting_config.files.tokenizer_files import load_tokenizer_files
 from drafting_config.values.fields import field_getter
-from tests.engine_wheels import SglangFunctions, Wheel, sglang_functions
 from tests.tokenizer_factory import Added, write_tokenizer
+from tools.engine_wheels import SglangFunctions, Wheel, sglang_functions
 
 pytestmark = pytest.mark.engine_wheels
 
@@ -110,7 +110,9 @@ def compare_layers(sglang: SglangFunctions, config: dict[str, Any], target: dict
         if draft.num_hidden_layers is None:
             raise SglangRefuses("DFLASH requires draft num_hidden_layers")
         depth = target_depth(target["num_hidden_layers"], target.get("num_loops"))
-        return resolve_target_layer_ids(draft, depth, draft.num_hidden_layers).ids
+        ids = resolve_target_layer_ids(draft, depth, draft.num_hidden_layers).ids
+        assert ids is not None  # a target was given: the layers are derived
+        return ids
 
     mine = _mine(runtime)
     assert theirs[0] == mine[0], (config, theirs, mine)

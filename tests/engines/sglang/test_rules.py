@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,12 @@ def test_the_engine_is_named_on_each_verdict_and_vllm_is_the_default() -> None:
 
 
 def test_an_unknown_engine_is_the_callers_mistake() -> None:
-    with pytest.raises(ValueError, match="engine must be 'vllm' or 'sglang'"):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "engine must be 'vllm', 'sglang', 'vllm==0.32.0', 'vllm==0.33.0', 'sglang==0.5.23'"
+        ),
+    ):
         drafting_config.check(DFLASH, engine="tgi")  # type: ignore[arg-type]
 
 

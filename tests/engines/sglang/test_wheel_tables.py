@@ -1,7 +1,7 @@
 """The package's SGLang tables against SGLang 0.5.23's wheel: the model types its config
 loader knows (``drafting_config/engines/sglang/sglang-0.5.23.json``) and the target classes'
 capture hooks (``TARGET_CLASSES``, in the same file), derived
-again from the wheel's source with :mod:`ast` by ``tests/sglang_tables.py``.
+again from the wheel's source with :mod:`ast` by ``tools/sglang_tables.py``.
 
 The wheel is opened once per test session and each file parsed once; the hook scan
 parses ``sglang/srt/models/`` only, the model-type scan the config files and the files
@@ -14,10 +14,12 @@ import time
 
 import pytest
 
+from drafting_config.engines.sglang.names import VERSION
 from drafting_config.engines.sglang.tables import TARGET_CLASSES, model_types
-from tests.engine_wheels import Wheel
-from tests.sglang_tables import Hooks, SglangSource, config_registry, registered_model_types
-from tests.sglang_tables import target_hooks as derive_target_hooks
+from tools import engine_tables
+from tools.engine_wheels import Wheel
+from tools.sglang_tables import Hooks, SglangSource, config_registry, registered_model_types
+from tools.sglang_tables import target_hooks as derive_target_hooks
 
 pytestmark = pytest.mark.engine_wheels
 
@@ -75,3 +77,13 @@ def test_the_hook_scan_reads_what_the_issue_names(target_hooks: dict[str, Hooks]
     assert target_hooks["Qwen3_5ForConditionalGeneration"] == Hooks(True, False, True)
     assert target_hooks["Dots3NoteForCausalLM"] == Hooks(False, False, False)
     assert len(target_hooks) == 290
+
+
+@pytest.mark.slow
+def test_the_shipped_file_is_exactly_what_the_command_writes(sglang_wheel: Wheel) -> None:
+    # `python -m tools.engine_tables sglang VERSION` on the wheel the tests fetch: every
+    # byte, the hand-kept target classes (their last_layer column) carried over as shipped.
+    written = engine_tables.sglang_documents(VERSION, lambda _: sglang_wheel.path)
+    assert set(written) == {engine_tables.data_file("sglang", VERSION)}
+    for relative, text in written.items():
+        assert text == (engine_tables.PACKAGE_DATA / relative).read_text(encoding="utf-8")

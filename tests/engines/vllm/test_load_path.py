@@ -449,3 +449,45 @@ def test_a_rope_factor_beyond_float_range_gives_a_verdict_for_both_engines() -> 
             assert verdict.ok, errors(verdict)
     huge_length = {**LONG_TARGET, "max_position_embeddings": 10**400}
     assert check(DSPARK, target=huge_length, check_tokenizer=False).ok
+
+
+# --- XPress drafts ------------------------------------------------------------------------------
+
+XPRESS: dict[str, Any] = {**DFLASH, "architectures": ["Qwen3XPressModel"]}
+
+
+def _fields(verdict: Verdict) -> list[str | None]:
+    return [error.field for error in verdict.errors]
+
+
+@pytest.mark.parametrize("architecture", ["Qwen3XPressModel", "DFlashQwen3XPressModel"])
+def test_an_xpress_draft_with_a_top_level_sample_from_anchor_is_refused(architecture: str) -> None:
+    draft = {**XPRESS, "architectures": [architecture], "sample_from_anchor": True}
+    verdict = check(draft, check_tokenizer=False)
+    assert _fields(verdict) == ["sample_from_anchor"]
+    assert "XPressSpeculator.__init__" in str(verdict.errors[0])
+    assert "sample_from_anchor" not in _fields(check({**XPRESS}, check_tokenizer=False))
+    off = {**XPRESS, "sample_from_anchor": False}
+    assert "sample_from_anchor" not in _fields(check(off, check_tokenizer=False))
+    # Not an XPress draft: the top-level key is not read (dflash_config's is).
+    plain = {**DFLASH, "sample_from_anchor": True}
+    assert "sample_from_anchor" not in _fields(check(plain, check_tokenizer=False))
+
+
+@pytest.mark.parametrize(("topc", "refused"), [(-1, True), (0, False), (512, False), (10**9, True)])
+def test_an_xpress_topc_outside_the_draft_vocabulary_is_refused(topc: int, refused: bool) -> None:
+    verdict = check({**XPRESS, "xpress_topc": topc}, check_tokenizer=False)
+    assert ("xpress_topc" in _fields(verdict)) is refused
+    if refused:
+        error = next(e for e in verdict.errors if e.field == "xpress_topc")
+        assert f"outside [0, {XPRESS['vocab_size']}]" in str(error)
+        assert "SpeculativeConfig.__post_init__" in str(error)
+    draft_vocab = {**XPRESS, "xpress_topc": 600, "draft_vocab_size": 512}
+    assert "xpress_topc" in _fields(check(draft_vocab, check_tokenizer=False))
+
+
+def test_the_xpress_rules_need_a_release_that_registers_xpress() -> None:
+    draft = {**XPRESS, "sample_from_anchor": True, "xpress_topc": -1}
+    older = check(draft, engine="vllm==0.32.0", check_tokenizer=False)
+    assert not {"sample_from_anchor", "xpress_topc"} & set(_fields(older))
+    assert any("model registry" in str(e) for e in older.errors)  # unregistered there

@@ -1,72 +1,90 @@
-"""The shipped vLLM tables (``drafting_config/engines/vllm/vllm-0.33.0.json``, with
-transformers' names in ``drafting_config/engines/transformers-5.json``) are the wheels'.
+"""The shipped vLLM tables (``drafting_config/engines/vllm/vllm-VERSION.json``, one file per
+release, with transformers' names in ``drafting_config/engines/transformers-5.json``) are the
+wheels'.
 
-Each table is compared with what the released wheels hold, read at test time: vLLM
-0.33.0's registry tables and class bases, its ``_CONFIG_REGISTRY``, and each transformers
-version of the range vLLM accepts.  Where ``tests/engine_wheels.py`` has its own reader
-(the registry tables, a class's ancestors, transformers' model types), the table is
-compared with that reader's answer, a derivation independent of ``tests/vllm_tables.py``;
-then the two files must be exactly what ``tests/vllm_tables.py`` writes from the wheels.
+Each table of each shipped release is compared with what that release's wheel holds, read at
+test time: its registry tables and class bases, its ``_CONFIG_REGISTRY``, its speculators
+algorithms, and each transformers version of the range it accepts.  Where
+``tools/engine_wheels.py`` has its own reader (the registry tables, a class's ancestors,
+transformers' model types), the table is compared with that reader's answer, a derivation
+independent of ``tools/vllm_tables.py``; then the files must be exactly what ``python -m
+tools.engine_tables vllm VERSION`` writes from the wheels.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drafting_config.engines import transformers
 from drafting_config.engines.vllm.load_path import (
     CONSTRUCTION_READS,
     EAGLE_CONFIG_METHODS,
     eagle_config_architecture,
 )
-from drafting_config.engines.vllm.names import VERSION
-from drafting_config.engines.vllm.tables import data_file, vllm_tables
-from tests import engine_wheels
-from tests import vllm_tables as generator
-from tests.engine_wheels import Wheel
+from drafting_config.engines.vllm.names import VERSION, VERSIONS
+from drafting_config.engines.vllm.speculators import SPECULATORS_ALGORITHMS
+from drafting_config.engines.vllm.tables import vllm_tables
+from tools import engine_tables, engine_wheels
+from tools import vllm_tables as generator
+from tools.engine_wheels import Wheel
 
 pytestmark = pytest.mark.engine_wheels
 
+SHIPPED_VLLM = engine_tables.shipped_versions("vllm")
+"""Every vLLM release whose tables the package ships."""
 
-def test_every_registry_table_is_the_wheel_s(vllm_wheel: Wheel) -> None:
-    shipped = vllm_tables()
-    tables = generator.registry_tables(vllm_wheel.source(generator.REGISTRY_FILE))
+each_release = pytest.mark.parametrize("version", SHIPPED_VLLM)
+
+
+@pytest.fixture
+def release_wheel(version: str, vllm_release_wheel: Callable[[str], Wheel]) -> Wheel:
+    """The wheel of the release a test is parametrized with."""
+    return vllm_release_wheel(version)
+
+
+@each_release
+def test_every_registry_table_is_the_wheel_s(version: str, release_wheel: Wheel) -> None:
+    shipped = vllm_tables(version)
+    tables = generator.registry_tables(release_wheel.source(generator.REGISTRY_FILE))
     for table, rows in shipped.registry.items():
         assert {name: tuple(row) for name, row in tables[table].items()} == rows, table
     # And by engine_wheels' own reader of the merged table ModelRegistry is built from.
-    served = engine_wheels.vllm_registry(vllm_wheel)
+    served = engine_wheels.vllm_registry(release_wheel)
     assert {name for rows in shipped.registry.values() for name in rows} == set(served)
     for name, row in served.items():
         assert shipped.registered(name) == tuple(row), name
 
 
-def test_the_refused_names_are_the_wheel_s(vllm_wheel: Wheel) -> None:
-    tables = generator.registry_tables(vllm_wheel.source(generator.REGISTRY_FILE))
-    assert vllm_tables().previously_supported == tables["_PREVIOUSLY_SUPPORTED_MODELS"]
-    assert vllm_tables().out_of_tree == tables["_OOT_SUPPORTED_MODELS"]
+@each_release
+def test_the_refused_names_are_the_wheel_s(version: str, release_wheel: Wheel) -> None:
+    tables = generator.registry_tables(release_wheel.source(generator.REGISTRY_FILE))
+    assert vllm_tables(version).previously_supported == tables["_PREVIOUSLY_SUPPORTED_MODELS"]
+    assert vllm_tables(version).out_of_tree == tables["_OOT_SUPPORTED_MODELS"]
 
 
-def test_supports_eagle3_is_the_registered_classes_that_implement_it(vllm_wheel: Wheel) -> None:
+@pytest.mark.slow  # parses every module of vLLM: about 100 s a release
+@each_release
+def test_supports_eagle3_is_the_registered_classes_that_implement_it(
+    version: str, release_wheel: Wheel
+) -> None:
     # vLLM taps a target only if isinstance(model, SupportsEagle3)
     # (model_executor/models/interfaces.py, supports_eagle3).
-    shipped = vllm_tables()
-    files = generator.read_zip(vllm_wheel.path)
+    shipped = vllm_tables(version)
+    files = generator.read_zip(release_wheel.path)
     registered = {name: row for rows in shipped.registry.values() for name, row in rows.items()}
     assert shipped.supports_eagle3 == frozenset(generator.supports_eagle3(files, registered))
     # engine_wheels' simpler reader of the class bases (modules under models/ only, no
     # lazy packages or adapters) finds a subset, never a class the table leaves out.
-    for name, (module, class_name) in engine_wheels.vllm_registry(vllm_wheel).items():
+    for name, (module, class_name) in engine_wheels.vllm_registry(release_wheel).items():
         if module.startswith("vllm."):
             continue
         try:
-            ancestors = engine_wheels.vllm_class_ancestors(vllm_wheel, module, class_name)
+            ancestors = engine_wheels.vllm_class_ancestors(release_wheel, module, class_name)
         except KeyError:
             continue
         if "SupportsEagle3" in ancestors:
@@ -74,24 +92,45 @@ def test_supports_eagle3_is_the_registered_classes_that_implement_it(vllm_wheel:
     # Spot checks the corpus depends on: Qwen3 and Llama targets tap; LFM2 and LongCat do not.
     assert {"Qwen3ForCausalLM", "LlamaForCausalLM"} <= shipped.supports_eagle3
     assert not {"Lfm2ForCausalLM", "LongcatFlashForCausalLM"} & shipped.supports_eagle3
+    # GraniteMoe implements SupportsEagle3 from 0.33.0 on (granitemoe.py); Granite in both.
+    assert "GraniteForCausalLM" in shipped.supports_eagle3
+    assert ("GraniteMoeForCausalLM" in shipped.supports_eagle3) == (version != "0.32.0")
 
 
-def test_config_registry_is_the_wheel_s(vllm_wheel: Wheel) -> None:
-    source = vllm_wheel.source(generator.CONFIG_FILE)
-    assert vllm_tables().config_registry == frozenset(generator.config_registry(source))
-    drafts = {"k3_dspark", "muse_spark_dspark", "eagle", "speculators"}
-    assert drafts <= vllm_tables().config_registry
+@each_release
+def test_config_registry_is_the_wheel_s(version: str, release_wheel: Wheel) -> None:
+    source = release_wheel.source(generator.CONFIG_FILE)
+    assert vllm_tables(version).config_registry == frozenset(generator.config_registry(source))
+    assert {"k3_dspark", "eagle", "speculators"} <= vllm_tables(version).config_registry
+    # muse_spark_dspark is registered from 0.33.0 on (transformers_utils/config.py).
+    assert ("muse_spark_dspark" in vllm_tables(version).config_registry) == (version != "0.32.0")
 
 
-def test_transformers_model_types_are_each_version_s(
-    transformers_wheel: Callable[[str], Wheel],
+@each_release
+def test_the_speculators_algorithms_are_the_wheel_s_and_the_translation_s(
+    version: str, release_wheel: Wheel
 ) -> None:
-    shipped = vllm_tables()
-    assert shipped.transformers_range == generator.TRANSFORMERS_RANGE
-    for version in shipped.transformers_versions:
-        known = engine_wheels.transformers_model_types(transformers_wheel(version))
-        listed = {t for t, first in shipped.model_types.items() if _at_or_before(first, version)}
-        assert listed == set(known), version
+    # The algorithms vLLM's speculators reader registers are the rows of the package's
+    # translation, and are what its data file lists.
+    source = release_wheel.source(generator.SPECULATORS_ALGOS_FILE)
+    registered = generator.speculators_algorithms(source)
+    assert sorted(SPECULATORS_ALGORITHMS) == registered
+    data = engine_tables.PACKAGE_DATA / engine_tables.data_file("vllm", version)
+    assert json.loads(data.read_text(encoding="utf-8"))["speculators_algorithms"] == registered
+
+
+@each_release
+def test_transformers_model_types_are_each_version_s(
+    version: str, release_wheel: Wheel, transformers_wheel: Callable[[str], Wheel]
+) -> None:
+    shipped = vllm_tables(version)
+    assert shipped.transformers_range == generator.requirement_of(
+        release_wheel.path, "transformers"
+    )
+    for release in shipped.transformers_versions:
+        known = engine_wheels.transformers_model_types(transformers_wheel(release))
+        listed = {t for t, first in shipped.model_types.items() if _at_or_before(first, release)}
+        assert listed == set(known), release
 
 
 def _at_or_before(first: str, version: str) -> bool:
@@ -102,22 +141,38 @@ def _at_or_before(first: str, version: str) -> bool:
 
 
 @pytest.mark.slow
-def test_the_data_file_is_exactly_what_the_generator_writes(
-    vllm_wheel: Wheel, transformers_wheel: Callable[[str], Wheel]
+@each_release
+def test_each_shipped_data_file_is_exactly_what_the_command_writes(
+    version: str,
+    vllm_release_wheel: Callable[[str], Wheel],
+    transformers_wheel: Callable[[str], Wheel],
 ) -> None:
-    # The model classes transformers exports, and the file's every byte.
-    versions = vllm_tables().transformers_versions
-    wheels = [transformers_wheel(version).path for version in versions]
-    document = generator.tables(vllm_wheel.path, wheels)
-    names = document["transformers"]
-    # vLLM's file keeps the range it accepts; transformers' names per version are their own.
-    document["transformers"] = {"range": names["range"], "versions": names["versions"]}
-    shipped = resources.files("drafting_config.engines.vllm").joinpath(data_file(VERSION))
-    assert generator.dumps(document) == shipped.read_text(encoding="utf-8")
-    table = resources.files("drafting_config.engines").joinpath(transformers.DATA_FILE)
-    shipped_names = json.loads(table.read_text(encoding="utf-8"))
-    for key in ("versions", "model_types", "model_classes"):
-        assert shipped_names[key] == names[key], key
+    # `python -m tools.engine_tables vllm VERSION`, on the wheels the tests fetch: the
+    # release's file and transformers' (the model classes transformers exports among it),
+    # every byte. The index's list of transformers releases is stood in for by the ones
+    # around the range.
+    def fetch(spec: engine_wheels.WheelSpec) -> Path:
+        if spec.name == "vllm":
+            return vllm_release_wheel(spec.version).path
+        return transformers_wheel(spec.version).path
+
+    shipped = engine_tables.PACKAGE_DATA / engine_tables.data_file("vllm", version)
+    in_range = json.loads(shipped.read_text(encoding="utf-8"))["transformers"]["versions"]
+    listed = ["5.15.0", *in_range, "5.99.0"]
+    written = engine_tables.vllm_documents(version, fetch, lambda _: listed)
+    assert set(written) == {
+        engine_tables.data_file("vllm", version),
+        engine_tables.TRANSFORMERS_FILE,
+    }
+    for relative, text in written.items():
+        assert text == (engine_tables.PACKAGE_DATA / relative).read_text(encoding="utf-8"), relative
+
+
+def test_every_shipped_release_is_found() -> None:
+    # The Literal the engine argument is typed with names exactly the shipped files.
+    assert tuple(SHIPPED_VLLM) == VERSIONS
+    assert VERSION == "0.33.0"
+    assert "0.32.0" in SHIPPED_VLLM
 
 
 # --- the rules' other tables, against the wheel ---------------------------------------------------

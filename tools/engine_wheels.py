@@ -21,10 +21,20 @@ when pip cannot fetch it. The cache is ``$DRAFTING_CONFIG_WHEEL_CACHE``, else
 processes may race: downloads go to a private folder and are renamed into place,
 under a per-wheel lock file.
 
+A wheel taken from the cache is checked first: a file that is not a whole zip archive
+(a download cut short, a disk that filled up) is deleted and fetched again, and when it
+cannot be fetched again :class:`WheelUnavailable` names the broken file.
+
+pip gets a short socket timeout and one retry (:data:`PIP_PATIENCE`), so an index that
+accepts connections and never answers costs seconds; and once pip has timed out in a
+process, every later download in it fails at once with the same reason instead of
+waiting again (the index is given one chance per test session).
+
 The pytest fixtures in ``tests/conftest.py`` wrap it: ``vllm_wheel``,
 ``sglang_wheel`` and ``transformers_wheel`` (a function of the version) give a
-:class:`Wheel`, or skip the test saying why no wheel could be had. A test that uses
-one is marked ``engine_wheels`` (``-m 'not engine_wheels'`` deselects them).
+:class:`Wheel`, or skip the test saying why no wheel could be had (fail it, with
+``DRAFTING_CONFIG_REQUIRE_WHEELS=1``). A test that uses one is marked ``engine_wheels``
+(``-m 'not engine_wheels'`` deselects them).
 
 Reading and extracting code
 ===========================
@@ -119,6 +129,8 @@ from typing import Any, Final, cast
 __all__ = [
     "CACHE_ENV",
     "MSGSPEC",
+    "PIP_PATIENCE",
+    "REQUIRE_ENV",
     "SGLANG",
     "VLLM",
     "MissingStandIn",
@@ -128,6 +140,7 @@ __all__ = [
     "Wheel",
     "WheelSpec",
     "WheelUnavailable",
+    "archive_problem",
     "cache_dir",
     "extract",
     "fetch_wheel",
@@ -146,6 +159,10 @@ CACHE_ENV: Final = "DRAFTING_CONFIG_WHEEL_CACHE"
 """The environment variable naming the wheel cache folder."""
 
 _DEFAULT_CACHE: Final = Path("~/.cache/drafting-config/wheels")
+
+REQUIRE_ENV: Final = "DRAFTING_CONFIG_REQUIRE_WHEELS"
+"""With this environment variable set to ``1``, a test that cannot have what it fetches
+from the package index fails instead of skipping (``.ci/run`` sets it)."""
 
 
 # --- fetching ----------------------------------------------------------------------------------
@@ -191,7 +208,17 @@ each is named."""
 
 
 class WheelUnavailable(Exception):
-    """pip could not fetch the wheel (no network, no index, no such release)."""
+    """pip could not fetch the wheel (no network, no index, no such release), or the
+    cached wheel is broken and could not be fetched again."""
+
+
+PIP_PATIENCE: Final = ("--timeout", "10", "--retries", "1")
+"""How long pip waits for an index: 10 seconds without a byte, then one retry (pip's own
+defaults, 15 seconds and 5 retries, spend about 100 seconds on an index that accepts
+connections and never answers). A working index streams far faster than that."""
+
+_silent_index: list[str] = []
+"""The reason pip last timed out in this process, if it did: later downloads fail at once."""
 
 
 def cache_dir() -> Path:
@@ -208,6 +235,42 @@ def _cached(spec: WheelSpec, cache: Path) -> Path | None:
         if path.name.lower().startswith(spec.file_prefix.lower())
     )
     return found[0] if found else None
+
+
+def archive_problem(path: Path) -> str | None:
+    """Why ``path`` is not a whole zip archive, or ``None`` when it is one: its central
+    directory must read, and each member's local header must be where the directory says
+    (a truncated download loses the directory at the end; bytes lost or added in the middle
+    move the headers). Cheap: nothing is decompressed."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+        with path.open("rb") as handle:
+            for member in members:
+                handle.seek(member.header_offset)
+                if member.header_offset < 0 or handle.read(4) != _LOCAL_HEADER:
+                    return f"damaged (no local header for {member.filename})"
+    except (zipfile.BadZipFile, OSError, ValueError) as error:
+        return f"not a zip archive ({error})"
+    return None if members else "an empty zip archive"
+
+
+_LOCAL_HEADER: Final = b"PK\x03\x04"
+
+
+def _usable_cached(spec: WheelSpec, cache: Path, broken: list[str]) -> Path | None:
+    """The cached wheel of ``spec`` if it is a whole archive; a broken one is deleted and
+    its name and problem appended to ``broken``."""
+    found = _cached(spec, cache)
+    if found is None:
+        return None
+    problem = archive_problem(found)
+    if problem is None:
+        return found
+    broken.append(f"the cached wheel {found} is {problem}")
+    with contextlib.suppress(FileNotFoundError):
+        found.unlink()
+    return None
 
 
 @contextlib.contextmanager
@@ -231,47 +294,80 @@ def fetch_wheel(spec: WheelSpec, cache: Path | None = None) -> Wheel:
     """The wheel of ``spec``, from the cache or downloaded into it by pip.
 
     Raises:
-        WheelUnavailable: pip failed; the message holds the end of pip's output.
+        WheelUnavailable: pip failed (the message holds the end of pip's output, and names
+            the broken cached wheel it replaced, if any), or pip timed out earlier in this
+            process.
     """
     cache = cache_dir() if cache is None else cache
     found = _cached(spec, cache) if cache.is_dir() else None
-    if found is not None:
+    if found is not None and archive_problem(found) is None:
         return Wheel(found)
     try:
         cache.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise WheelUnavailable(f"cannot create the wheel cache {cache}: {error}") from None
     with _locked(cache / f".{spec.file_prefix.rstrip('-')}.lock"):
-        found = _cached(spec, cache)  # another process may have fetched it meanwhile
+        # another process may have fetched it meanwhile; a broken one goes, under the lock
+        broken: list[str] = []
+        found = _usable_cached(spec, cache, broken)
         if found is not None:
             return Wheel(found)
-        private = Path(tempfile.mkdtemp(prefix=f".{spec.file_prefix}", dir=cache))
-        try:
-            command = [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--disable-pip-version-check",
-                *PIP_TARGET,
-                spec.requirement,
-                "-d",
-                str(private),
-            ]
-            result = subprocess.run(command, capture_output=True, text=True, check=False)
-            downloaded = _cached(spec, private)
-            if result.returncode != 0 or downloaded is None:
-                tail = (result.stderr.strip() or result.stdout.strip()).splitlines()[-3:]
-                raise WheelUnavailable(
-                    f"`pip download {spec.requirement}` failed (exit {result.returncode}): "
-                    + " | ".join(tail)
-                )
-            target = cache / downloaded.name
-            os.replace(downloaded, target)  # atomic: a reader never sees half a wheel
-            return Wheel(target)
-        finally:
-            shutil.rmtree(private, ignore_errors=True)
+        return Wheel(_download(spec, cache, broken))
+
+
+def _download(spec: WheelSpec, cache: Path, broken: Sequence[str]) -> Path:
+    def unavailable(reason: str) -> WheelUnavailable:
+        return WheelUnavailable("; ".join([*broken, reason]))
+
+    private = Path(tempfile.mkdtemp(prefix=f".{spec.file_prefix}", dir=cache))
+    try:
+        failure = _pip_download(spec.requirement, private, PIP_TARGET)
+        downloaded = _cached(spec, private)
+        if failure is None and downloaded is None:
+            failure = f"`pip download {spec.requirement}` wrote no {spec.file_prefix}*.whl"
+        if failure is not None:
+            raise unavailable(failure)
+        assert downloaded is not None
+        problem = archive_problem(downloaded)
+        if problem is not None:
+            raise unavailable(f"pip downloaded {downloaded.name}, which is {problem}")
+        target = cache / downloaded.name
+        os.replace(downloaded, target)  # atomic: a reader never sees half a wheel
+        return target
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def _pip_download(requirement: str, folder: Path, target: Sequence[str] = ()) -> str | None:
+    """Run ``pip download --no-deps`` of ``requirement`` into ``folder``, with
+    :data:`PIP_PATIENCE`; ``None``, or why it failed (the end of pip's output). A timeout is
+    remembered: every later call in this process fails at once."""
+    if _silent_index:
+        return (
+            f"not fetching {requirement}: the index did not answer earlier in this session "
+            f"({_silent_index[-1]})"
+        )
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--disable-pip-version-check",
+        *PIP_PATIENCE,
+        *target,
+        requirement,
+        "-d",
+        str(folder),
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode == 0:
+        return None
+    tail = (result.stderr.strip() or result.stdout.strip()).splitlines()[-3:]
+    reason = f"`pip download {requirement}` failed (exit {result.returncode}): " + " | ".join(tail)
+    if "timed out" in (result.stderr + result.stdout).lower():
+        _silent_index.append(reason)
+    return reason
 
 
 # --- reading and extracting --------------------------------------------------------------------
@@ -305,9 +401,16 @@ class Wheel:
         return {}
 
     def source(self, member: str) -> str:
-        """The text of one file of the wheel, such as ``vllm/config/vllm.py``."""
+        """The text of one file of the wheel, such as ``vllm/config/vllm.py``.
+
+        Raises:
+            zipfile.BadZipFile: the member's data is damaged; the message names the wheel.
+        """
         with zipfile.ZipFile(self.path) as archive:
-            return archive.read(member).decode("utf-8")
+            try:
+                return archive.read(member).decode("utf-8")
+            except zipfile.BadZipFile as error:
+                raise zipfile.BadZipFile(f"{self.path}!{member}: {error}") from None
 
     def tree(self, member: str) -> ast.Module:
         """The parsed file, parsed once per :class:`Wheel` object (do not edit it)."""

@@ -1,15 +1,11 @@
-"""Derive vLLM 0.33.0's tables from its wheel and transformers' from theirs (a dev tool).
+"""Derive a vLLM release's tables from its wheel and transformers' from theirs (a dev tool).
 
-``drafting_config/engines/vllm-0.33.0.json`` is this module's output; the
+``drafting_config/engines/vllm-VERSION.json`` is this module's output, written by
+``python -m tools.engine_tables vllm VERSION`` (:mod:`tools.engine_tables`); the
 ``engine_wheels`` tests run it again on the downloaded wheels and compare, so the
 shipped tables cannot drift from the source they cite.  Nothing is imported from
 vLLM or transformers: their ``.py`` files are read out of the wheels (zip files) and
 parsed with :mod:`ast`.
-
-Regenerate (from the repository root)::
-
-    python -m tests.vllm_tables VLLM_WHEEL TRANSFORMERS_WHEEL... \\
-        > drafting_config/engines/vllm-0.33.0.json
 
 What is derived, and from where:
 
@@ -24,7 +20,11 @@ What is derived, and from where:
   ``SupportsEagle3`` is among its bases or when it defines all of the Protocol's members.
 * ``config_registry``: the model types of ``_CONFIG_REGISTRY``
   (``vllm/transformers_utils/config.py``).
-* ``transformers``: per transformers version vLLM 0.33.0 accepts, the model types of
+* ``speculators_algorithms``: the ``speculators_model_type`` values vLLM's speculators
+  reader accepts (each ``@register_speculator("name")`` of
+  ``vllm/transformers_utils/configs/speculators/algos.py``).
+* ``transformers``: per transformers version the vLLM release accepts (its wheel's
+  ``Requires-Dist: transformers...``), the model types of
   ``CONFIG_MAPPING_NAMES`` (``models/auto/configuration_auto.py``) and the
   ``PreTrainedModel`` classes the package exports (each ``models/*/modeling_*.py``
   ``__all__``), which vLLM's Transformers-backend fallback looks up with
@@ -39,9 +39,8 @@ import collections
 import itertools
 import json
 import re
-import sys
 import zipfile
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,12 +48,9 @@ from typing import Any
 PACKAGE_DATA = Path(__file__).resolve().parents[1] / "drafting_config" / "engines"
 """Where the data file lives."""
 
-VLLM_VERSION = "0.33.0"
-TRANSFORMERS_RANGE = ">=5.16.1,<5.21.0"
-"""``Requires-Dist: transformers<5.21.0,>=5.16.1`` in ``vllm-0.33.0.dist-info/METADATA``."""
-
 REGISTRY_FILE = "vllm/model_executor/models/registry.py"
 CONFIG_FILE = "vllm/transformers_utils/config.py"
+SPECULATORS_ALGOS_FILE = "vllm/transformers_utils/configs/speculators/algos.py"
 INTERFACES = "vllm.model_executor.models.interfaces"
 PROTOCOL_MEMBERS = frozenset(
     {
@@ -67,6 +63,34 @@ PROTOCOL_MEMBERS = frozenset(
 )
 ADAPTERS = frozenset({"as_seq_cls_model", "as_embedding_model", "as_reward_model"})
 """``model_executor/models/adapters.py``: factories returning a subclass of their argument."""
+
+
+def version_of(path: Path) -> str:
+    """The version in a wheel's file name (``vllm-0.33.0-cp38-abi3-...whl``: ``0.33.0``)."""
+    return path.name.split("-")[1]
+
+
+def requirement_of(wheel: Path, distribution: str) -> str:
+    """The version specifier of ``distribution`` in the wheel's ``Requires-Dist`` lines,
+    lower bounds first (``>=5.16.1,<5.21.0``).
+
+    Raises:
+        KeyError: the wheel does not require ``distribution``.
+    """
+    from packaging.requirements import Requirement
+
+    with zipfile.ZipFile(wheel) as archive:
+        (metadata,) = (n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        text = archive.read(metadata).decode("utf-8")
+    for line in text.splitlines():
+        if line.startswith("Requires-Dist:"):
+            requirement = Requirement(line.partition(":")[2].strip())
+            if requirement.name == distribution and requirement.marker is None:
+                lower_first = sorted(
+                    requirement.specifier, key=lambda s: (s.operator[0] != ">", str(s))
+                )
+                return ",".join(str(s) for s in lower_first)
+    raise KeyError(f"{wheel.name} does not require {distribution}")
 
 
 def read_zip(path: Path) -> dict[str, str]:
@@ -328,6 +352,26 @@ def config_registry(source: str) -> list[str]:
     raise AssertionError("no _CONFIG_REGISTRY in " + CONFIG_FILE)
 
 
+# --- speculators ----------------------------------------------------------------------
+
+
+def speculators_algorithms(source: str) -> list[str]:
+    """The names ``algos.py`` registers: ``@register_speculator("name")`` decorators."""
+    names = [
+        decorator.args[0].value
+        for node in ast.parse(source).body
+        if isinstance(node, ast.FunctionDef)
+        for decorator in node.decorator_list
+        if isinstance(decorator, ast.Call)
+        and ast.unparse(decorator.func) == "register_speculator"
+        and decorator.args
+        and isinstance(decorator.args[0], ast.Constant)
+        and isinstance(decorator.args[0].value, str)
+    ]
+    assert names, "no @register_speculator in " + SPECULATORS_ALGOS_FILE
+    return sorted(names)
+
+
 # --- transformers ---------------------------------------------------------------------
 
 _SAFE = (
@@ -408,10 +452,6 @@ def transformers_names(files: dict[str, str]) -> tuple[set[str], set[str]]:
     return set(types), model_classes(files)
 
 
-def _version_of(path: Path) -> str:
-    return path.name.split("-")[1]
-
-
 def by_version(known: dict[str, set[str]]) -> dict[str, Any]:
     """``{"every": names every version knows, "added": {version: names it first knows}}``;
     no name may be dropped by a later version (the compact form could not say so)."""
@@ -427,32 +467,56 @@ def by_version(known: dict[str, set[str]]) -> dict[str, Any]:
     return {"every": sorted(known[versions[0]]), "added": added}
 
 
-def tables(vllm_wheel: Path, transformers_wheels: Iterable[Path]) -> dict[str, Any]:
-    """Everything ``drafting_config/engines/vllm-0.33.0.json`` holds."""
+def tables(vllm_wheel: Path, transformers_versions: Sequence[str]) -> dict[str, Any]:
+    """Everything ``drafting_config/engines/vllm/vllm-VERSION.json`` holds, for the release
+    of ``vllm_wheel``, whose accepted transformers range holds ``transformers_versions``
+    (those releases' names are :func:`transformers_tables`', in a file of their own)."""
     files = read_zip(vllm_wheel)
+    version = version_of(vllm_wheel)
     out: dict[str, Any] = {
         "about": (
-            f"vLLM {VLLM_VERSION}'s tables, derived from its wheel by tests/vllm_tables.py "
-            "(see its docstring); transformers' from the wheels of the range vLLM accepts."
+            f"vLLM {version}'s tables, derived from its wheel by `python -m tools.engine_tables "
+            f"vllm {version}` (see tools/vllm_tables.py); transformers' names per version are "
+            "in ../transformers-5.json."
         ),
-        "vllm": VLLM_VERSION,
+        "vllm": version,
     }
     out |= registry(files)
     registered = {name: row for rows in out["registry"].values() for name, row in rows.items()}
     out["supports_eagle3"] = supports_eagle3(files, registered)
     out["config_registry"] = config_registry(files[CONFIG_FILE])
+    out["speculators_algorithms"] = speculators_algorithms(files[SPECULATORS_ALGOS_FILE])
+    out["transformers"] = {
+        "range": requirement_of(vllm_wheel, "transformers"),
+        "versions": sorted(transformers_versions, key=_version_key),
+    }
+    return out
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def transformers_tables(transformers_wheels: Iterable[Path]) -> dict[str, Any]:
+    """Everything ``drafting_config/engines/transformers-5.json`` holds: each wheel's model
+    types and exported model classes, as the first version to know each name."""
     types: dict[str, set[str]] = {}
     classes: dict[str, set[str]] = {}
     for wheel in transformers_wheels:
-        version = _version_of(wheel)
-        types[version], classes[version] = transformers_names(read_zip(wheel))
-    out["transformers"] = {
-        "range": TRANSFORMERS_RANGE,
-        "versions": sorted(types, key=lambda v: tuple(int(p) for p in v.split("."))),
+        known = version_of(wheel)
+        types[known], classes[known] = transformers_names(read_zip(wheel))
+    return {
+        "about": (
+            "transformers 5's model types (CONFIG_MAPPING_NAMES) and exported model classes, "
+            "per version, derived from its wheels by `python -m tools.engine_tables vllm "
+            "VERSION` (see tools/vllm_tables.py): the releases of every shipped engine "
+            "release's range; every name the oldest version knows, and what each later "
+            "version adds (none drops one)."
+        ),
+        "versions": sorted(types, key=_version_key),
         "model_types": by_version(types),
         "model_classes": by_version(classes),
     }
-    return out
 
 
 def dumps(document: dict[str, Any]) -> str:
@@ -469,13 +533,3 @@ def dumps(document: dict[str, Any]) -> str:
         return json.dumps(value)
 
     return form(document, "") + "\n"
-
-
-def main(argv: list[str], write: Callable[[str], object] = sys.stdout.write) -> None:
-    """``python -m tests.vllm_tables VLLM_WHEEL TRANSFORMERS_WHEEL...``"""
-    vllm_wheel, *transformers = (Path(arg) for arg in argv)
-    write(dumps(tables(vllm_wheel, transformers)))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

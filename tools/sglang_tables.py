@@ -1,7 +1,7 @@
-"""SGLang 0.5.23's tables, derived from its wheel with :mod:`ast` (nothing is imported).
+"""An SGLang release's tables, derived from its wheel with :mod:`ast` (nothing is imported).
 
-A dev tool and a test helper, as ``tests/vllm_tables.py`` is for vLLM:
-``python -m tests.sglang_tables SGLANG_WHEEL`` prints the package data file
+A dev tool and a test helper, as ``tools/vllm_tables.py`` is for vLLM:
+``python -m tools.engine_tables sglang 0.5.23`` writes the package data file
 ``drafting_config/engines/sglang-0.5.23.json``; the ``engine_wheels`` tests derive the
 same tables from the downloaded wheel and compare them with the package's.
 
@@ -22,8 +22,6 @@ same tables from the downloaded wheel and compare them with the package's.
 from __future__ import annotations
 
 import ast
-import json
-import sys
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -53,7 +51,7 @@ HOOKS: Final = (
 
 class SglangSource:
     """The wheel's ``.py`` files, each parsed once (whatever reads them: a zip path, or
-    a test's :class:`tests.engine_wheels.Wheel` through its ``members`` and ``tree``)."""
+    a test's :class:`tools.engine_wheels.Wheel` through its ``members`` and ``tree``)."""
 
     def __init__(
         self,
@@ -420,27 +418,25 @@ def target_hooks(source: SglangSource) -> dict[str, Hooks]:
 # --- the data file -------------------------------------------------------------------------------
 
 
-def tables(source: SglangSource) -> dict[str, object]:
-    """The document of ``drafting_config/engines/sglang-0.5.23.json``."""
+def tables(source: SglangSource, version: str, transformers: str) -> dict[str, object]:
+    """The document of ``drafting_config/engines/sglang/sglang-VERSION.json``, less its
+    hand-kept ``target_classes``: SGLang ``version``,
+    whose wheel requires ``transformers==`` that version."""
     return {
         "about": (
-            "SGLang 0.5.23's model types, derived from its wheel by tests/sglang_tables.py "
-            "(the engine_wheels tests derive them again and compare). config_registry: the "
+            f"SGLang {version}'s model types, derived from its wheel by `python -m "
+            f"tools.engine_tables sglang {version}` (see tools/sglang_tables.py; the "
+            "engine_wheels tests derive them again and compare). config_registry: the "
             "keys of _CONFIG_REGISTRY (sglang/srt/utils/hf_transformers/common.py); "
             "registered: the model types SGLang registers with AutoConfig / CONFIG_MAPPING "
-            "elsewhere in sglang/srt/; transformers: the version its wheel requires."
+            "elsewhere in sglang/srt/; transformers: the version its wheel requires. "
+            "target_classes: every registered model class with a DFlash, DSpark or EAGLE-3 "
+            "capture hook, read from each class's set_*_layers_to_capture and its model's "
+            "forward loop (kept from the shipped file by the command; the hooks are checked "
+            "against the wheel by the engine_wheels tests; last_layer is read by hand)."
         ),
-        "sglang": "0.5.23",
-        "transformers": "5.19.0",
+        "sglang": version,
+        "transformers": transformers,
         "config_registry": config_registry(source),
         "registered": registered_model_types(source),
     }
-
-
-def main(argv: list[str]) -> None:
-    (wheel,) = argv
-    sys.stdout.write(json.dumps(tables(SglangSource.of_zip(Path(wheel))), indent=1) + "\n")
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

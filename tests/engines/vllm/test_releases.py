@@ -1,0 +1,179 @@
+"""vLLM 0.32.0 beside 0.33.0: ``engine="vllm==0.32.0"`` gives 0.32.0's verdicts.
+
+Every rule that differs between the two releases (docs/contributing.md, "Adding an engine
+release") has a draft/target pair here whose verdicts differ on the two releases:
+
+* A (data): ``GraniteMoeForCausalLM`` implements ``SupportsEagle3`` from 0.33.0 on
+  (``granitemoe.py``), so it can be tapped there only; ``GraniteForCausalLM`` in both.
+* B (gate): 0.33.0 lowers the served ``max_model_len`` to a DFlash/DSpark draft whose RoPE
+  cannot stretch (``VllmConfig._limit_max_model_len_to_draft``); 0.32.0 has no such step.
+* C (gate): 0.32.0's newer model runner taps the target for every ``eagle3`` draft;
+  0.33.0 honours ``eagle_config.use_aux_hidden_state: false`` (``requires_aux_hidden_states``).
+* D (data): ``MuseSparkDSparkModel``, ``DFlash2BeamDraftModel`` and the XPress classes are
+  registered from 0.33.0 on, and ``muse_spark_dspark`` is in its ``_CONFIG_REGISTRY``.
+* E (data): 0.32.0 accepts transformers up to 5.19.0, 0.33.0 up to 5.20.2: a model type
+  first known to transformers 5.20.0 is a warning on 0.33.0 and an error on 0.32.0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from importlib import metadata
+from typing import Any
+
+import pytest
+
+from drafting_config import Verdict, check
+from drafting_config.engines import RELEASES, engine_rules, installed_version
+from drafting_config.engines.transformers import transformers_tables
+from drafting_config.engines.vllm.names import VERSIONS
+from tests.conftest import QWEN3_8B_DFLASH_DRAFT, only_error
+from tests.engines.vllm.test_load_path import DFLASH, DSPARK, LONG_TARGET, QWEN3_8B_TARGET
+
+
+def verdicts(draft: dict[str, Any], **options: Any) -> tuple[Verdict, Verdict]:
+    """The draft's verdicts on vLLM 0.32.0 and 0.33.0."""
+    older = check(draft, engine="vllm==0.32.0", check_tokenizer=False, **options)
+    newer = check(draft, engine="vllm==0.33.0", check_tokenizer=False, **options)
+    return older, newer
+
+
+def test_each_release_is_named_in_its_verdict() -> None:
+    older, newer = verdicts(QWEN3_8B_DFLASH_DRAFT)
+    assert (older.engine, newer.engine) == ("vllm 0.32.0", "vllm 0.33.0")
+    assert check(QWEN3_8B_DFLASH_DRAFT, check_tokenizer=False).engine == "vllm 0.33.0"
+    assert VERSIONS == ("0.32.0", "0.33.0")
+    assert set(RELEASES) == {"vllm==0.32.0", "vllm==0.33.0", "sglang==0.5.23"}
+
+
+def test_a_release_the_package_does_not_ship_is_refused() -> None:
+    with pytest.raises(
+        ValueError, match=r"engine must be .*'vllm==0\.32\.0'.*got 'vllm==0\.31\.0'"
+    ):
+        check(QWEN3_8B_DFLASH_DRAFT, engine="vllm==0.31.0")  # type: ignore[arg-type]
+
+
+# --- A: the tappable targets (the supports_eagle3 table) ----------------------------------------
+
+
+def test_a_granite_moe_target_is_tapped_from_0_33_0_on() -> None:
+    granite_moe = {**QWEN3_8B_TARGET, "architectures": ["GraniteMoeForCausalLM"]}
+    older, newer = verdicts(DFLASH, target=granite_moe)
+    error = only_error(older)
+    assert error.field == "target.architectures"
+    assert "vLLM 0.32.0 raises RuntimeError" in str(error)
+    assert newer.errors == ()
+    granite = {**QWEN3_8B_TARGET, "architectures": ["GraniteForCausalLM"]}
+    assert [v.errors for v in verdicts(DFLASH, target=granite)] == [(), ()]
+
+
+# --- B: the served context ---------------------------------------------------------------------
+
+
+def test_only_0_33_0_lowers_the_served_length_to_a_draft_whose_rope_cannot_stretch() -> None:
+    yarn = {"rope_type": "yarn", "factor": 16.0, "original_max_position_embeddings": 4096}
+    draft = {**DSPARK, "max_position_embeddings": 65536, "rope_scaling": yarn}
+    older, newer = verdicts(draft, target=LONG_TARGET)
+    assert older.errors == newer.errors == ()
+    assert older.warnings == ()
+    (warning,) = newer.warnings
+    assert str(warning).startswith("vLLM 0.33.0's newer model runner lowers the server's")
+
+
+# --- C: an EAGLE-3 draft without aux hidden states ------------------------------------------------
+
+
+def test_0_32_0_taps_the_target_of_every_eagle3_draft() -> None:
+    eagle = {
+        "architectures": ["LlamaForCausalLMEagle3"],
+        "model_type": "llama",
+        "ptd_token_id": 5,
+        "eagle_config": {"use_aux_hidden_state": False},
+    }
+    lfm2 = {**QWEN3_8B_TARGET, "architectures": ["Lfm2ForCausalLM"], "model_type": "lfm2"}
+    older, newer = verdicts(eagle, target=lfm2)
+    assert only_error(older).field == "target.architectures"
+    assert newer.errors == ()
+
+
+# --- D: the draft classes new in 0.33.0 ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "architecture",
+    ["MuseSparkDSparkModel", "DFlash2BeamDraftModel", "Qwen3XPressModel", "DFlashQwen3XPressModel"],
+)
+def test_the_draft_classes_new_in_0_33_0_are_unregistered_in_0_32_0(architecture: str) -> None:
+    draft = {**DFLASH, "architectures": [architecture]}
+    older, _ = verdicts(draft)
+    assert any(
+        "no name is in vLLM 0.32.0's model registry" in str(e) and architecture in str(e)
+        for e in older.errors
+    ), [str(e) for e in older.errors]
+    registered = [e for e in verdicts(draft)[1].errors if "model registry" in str(e)]
+    assert registered == []
+
+
+def test_muse_spark_dspark_parses_from_0_33_0_on() -> None:
+    draft = {**DSPARK, "model_type": "muse_spark_dspark"}
+    older, newer = verdicts(draft)
+    assert any(e.field == "model_type" for e in older.errors), [str(e) for e in older.errors]
+    assert not any(e.field == "model_type" for e in newer.errors)
+
+
+# --- E: the transformers range ----------------------------------------------------------------
+
+
+def test_a_model_type_new_in_transformers_5_20_0_is_an_error_on_0_32_0_only() -> None:
+    tables = transformers_tables()
+    new = sorted(t for t, first in tables.model_types.items() if first == "5.20.0")[0]
+    older, newer = verdicts({**DFLASH, "model_type": new})
+    error = only_error(older)
+    assert error.field == "model_type"
+    assert newer.errors == ()
+    (warning,) = newer.warnings
+    assert "is known to transformers 5.20.0 and later only" in str(warning)
+
+
+# --- a bare name: the installed release ---------------------------------------------------------
+
+
+@pytest.fixture
+def installed(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """The engines' distributions "installed", as ``importlib.metadata`` reports them."""
+    found: dict[str, str] = {}
+
+    def version(distribution: str) -> str:
+        if distribution not in found:
+            raise metadata.PackageNotFoundError(distribution)
+        return found[distribution]
+
+    monkeypatch.setattr(metadata, "version", version)
+    installed_version.cache_clear()
+    yield found
+    installed_version.cache_clear()
+
+
+def test_a_bare_name_means_the_installed_release_if_shipped(installed: dict[str, str]) -> None:
+    assert engine_rules("vllm")[0].ENGINE == "vllm 0.33.0"  # none installed: the newest
+    installed["vllm"] = "0.32.0"
+    installed_version.cache_clear()
+    assert engine_rules("vllm") == (RELEASES["vllm==0.32.0"], None)
+    verdict = check(QWEN3_8B_DFLASH_DRAFT, check_tokenizer=False)
+    assert verdict.engine == "vllm 0.32.0"
+    assert not any("installed" in note for note in verdict.notes)
+    assert check(QWEN3_8B_DFLASH_DRAFT, engine="vllm==0.33.0").engine == "vllm 0.33.0"
+    assert engine_rules("sglang")[0].ENGINE == "sglang 0.5.23"
+
+
+def test_an_installed_release_not_shipped_gives_the_newest_with_a_note(
+    installed: dict[str, str],
+) -> None:
+    installed["vllm"] = "0.34.1"
+    installed_version.cache_clear()
+    verdict = check(QWEN3_8B_DFLASH_DRAFT, check_tokenizer=False)
+    assert verdict.engine == "vllm 0.33.0"
+    assert (
+        "vllm 0.34.1 is installed, but the checker knows only vllm 0.32.0, vllm 0.33.0: "
+        "the verdict speaks for the newest, vllm 0.33.0"
+    ) in verdict.notes

@@ -1,0 +1,1 @@
+"""Tests of the maintainers' tools in ``tools/``, one module per tool module."""

@@ -39,6 +39,7 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
         "path": verdict.path,
         "engine": verdict.engine,
         "ok": passed(verdict, strict),
+        "outcome": outcome(verdict, strict),
         "token_id": verdict.token_id if usable else None,
         "source": verdict.token_source if usable else None,
         "shadowed": []
@@ -82,6 +83,19 @@ def passed(verdict: Verdict, strict: bool) -> bool:
     return verdict.ok and not (strict and verdict.warnings)
 
 
+def outcome(verdict: Verdict, strict: bool) -> str:
+    """The verdict's :attr:`~Verdict.outcome` as the exit status counts it: with ``strict``,
+    a verdict with warnings is ``"invalid"``."""
+    if verdict.ok:
+        return "ok" if passed(verdict, strict) else "invalid"
+    return verdict.outcome
+
+
+HEADLINE_WORDS: Final = {"ok": "OK", "invalid": "INVALID", "unchecked": "NOT CHECKED"}
+"""The word of a verdict's headline for each outcome; ``FAILED (--strict: warnings)`` when
+only ``--strict`` fails it."""
+
+
 def verdict_lines(
     verdict: Verdict, strict: bool, indent: str = "    ", *, engines: int = 1
 ) -> list[str]:
@@ -92,7 +106,8 @@ def verdict_lines(
     if engines > 1:
         name = f"{name} [{verdict.engine}]"
     if not verdict.ok or resolution is None:
-        lines = [f"{name}: INVALID: {_message(verdict.errors[0], verdict)}"]
+        word = HEADLINE_WORDS[verdict.outcome]
+        lines = [f"{name}: {word}: {_message(verdict.errors[0], verdict)}"]
         lines += [f"{indent}error: {_message(e, verdict)}" for e in verdict.errors[1:]]
     else:
         details = [

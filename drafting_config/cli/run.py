@@ -30,7 +30,7 @@ from drafting_config.cli.render import (
     explain_lines,
     field_rows,
     json_text,
-    passed,
+    outcome,
     verdict_json,
     verdict_lines,
 )
@@ -44,7 +44,10 @@ from drafting_config.verdicts import CheckOptions, Verdict, check_each
 
 EXIT_OK: Final = 0
 EXIT_INVALID: Final = 1
-EXIT_USAGE: Final = 2
+EXIT_UNCHECKED: Final = 2
+"""A check could not be made: a file, repo or extra it needs could not be had, or the
+argument list is wrong (a usage error), as ruff and mypy exit 2 when they cannot run."""
+EXIT_USAGE: Final = EXIT_UNCHECKED
 EXIT_INTERRUPTED: Final = 130
 """128 + SIGINT, as shells report Ctrl-C."""
 EXIT_BROKEN_PIPE: Final = 141
@@ -91,16 +94,17 @@ def _check_all(paths: Sequence[str], args: argparse.Namespace) -> list[Verdict]:
     return [verdict for verdicts in zip(*per_engine, strict=True) for verdict in verdicts]
 
 
-def _tally(verdicts: Sequence[Verdict], strict: bool) -> tuple[int, bool]:
-    """How many verdicts passed, and whether any names a malformed repo id or revision."""
-    count = sum(passed(v, strict) for v in verdicts)
-    return count, any(isinstance(e, RepoIdError) for v in verdicts for e in v.errors)
+def _tally(verdicts: Sequence[Verdict], strict: bool) -> tuple[int, int, int]:
+    """How many verdicts passed, failed and could not be checked."""
+    outcomes = [outcome(verdict, strict) for verdict in verdicts]
+    return outcomes.count("ok"), outcomes.count("invalid"), outcomes.count("unchecked")
 
 
-def _status(checked: int, passed: int, bad_repo_id: bool) -> int:
-    if bad_repo_id:
-        return EXIT_USAGE  # a malformed repo id or revision: the argument list is wrong
-    return EXIT_OK if passed == checked else EXIT_INVALID
+def _status(invalid: int, unchecked: int) -> int:
+    """1 if any draft fails, else 2 if any could not be checked, else 0."""
+    if invalid:
+        return EXIT_INVALID
+    return EXIT_UNCHECKED if unchecked else EXIT_OK
 
 
 class _Rendered(NamedTuple):
@@ -108,7 +112,8 @@ class _Rendered(NamedTuple):
 
     items: list[str]
     passed: int
-    bad_repo_id: bool
+    invalid: int
+    unchecked: int
 
 
 def _render(paths: Sequence[str], args: argparse.Namespace) -> _Rendered:
@@ -165,12 +170,12 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         else:
             names = " and ".join(ENGINE_NAMES[engine] for engine in engines)
             summary = f"{len(paths)} checked with {names}"
-        total = len(rendered.items)
-        out.write(f"{summary}: {valid} valid, {total - valid} invalid\n")
+        unchecked = f", {rendered.unchecked} not checked" if rendered.unchecked else ""
+        out.write(f"{summary}: {valid} valid, {rendered.invalid} invalid{unchecked}\n")
     if not paths:  # `find ... | drafting-config check -` that found nothing: no CI pass
         print("drafting-config: no paths to check: standard input held none", file=sys.stderr)
-        return EXIT_INVALID
-    return _status(len(rendered.items), rendered.passed, rendered.bad_repo_id)
+        return EXIT_UNCHECKED
+    return _status(rendered.invalid, rendered.unchecked)
 
 
 def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
@@ -180,7 +185,7 @@ def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
         out.write(json_text(document) + "\n")
     else:
         out.write("\n".join(explain_lines(verdict, args.strict)) + "\n")
-    return _status(1, *_tally([verdict], args.strict))
+    return _status(*_tally([verdict], args.strict)[1:])
 
 
 def _run_schema(out: TextIO) -> int:
@@ -373,7 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             "drafting-config: cannot write the output: standard output is closed", file=sys.stderr
         )
-        return EXIT_INVALID
+        return EXIT_UNCHECKED
     if isinstance(out, io.TextIOWrapper):
         # Paths are escaped already; anything else the encoding lacks prints as a \u escape
         # that parse_display_path reads back, never an error.
@@ -397,14 +402,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = EXIT_INTERRUPTED
     except OSError as error:  # stdout closed, a full disk: the output could not be written
         print(f"drafting-config: cannot write the output: {error}", file=sys.stderr)
-        status = EXIT_INVALID
+        status = EXIT_UNCHECKED
     except Exception as error:  # a bug of ours: say so in one line, never a traceback
         print(
             f"drafting-config: internal error: {exception_text(error, kind=True)} "
             "(please report this, with the file that caused it)",
             file=sys.stderr,
         )
-        status = EXIT_INVALID
+        status = EXIT_UNCHECKED
     return status
 
 

@@ -48,6 +48,7 @@ from drafting_config.engines.sglang.token import (
 from drafting_config.rules.subject import Subject
 from drafting_config.rules.target import check_target_placeholders
 from drafting_config.rules.tokenizer import check_token_in_tokenizer
+from drafting_config.values import codes
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.findings import Findings
 
@@ -104,7 +105,10 @@ def judge(subject: Subject, found: Findings, reads: Reads) -> Reading:
         facts = subject.tokenizer.describe(token_id)
     directory = reads.weights_directory()
     if directory is not None:
-        found.note("weights not checked for SGLang: its loaders are not modelled")
+        found.note(
+            "weights not checked for SGLang: its loaders are not modelled",
+            code=codes.WEIGHTS_NOT_MODELLED,
+        )
         embedding = reads.mask_embedding(directory)
         with found.collect():
             check_sglang_mask_embedding(replace(subject, mask_embedding=embedding), found)

@@ -22,6 +22,7 @@ from drafting_config.engines.sglang.names import (
 )
 from drafting_config.engines.sglang.tables import LONGCAT_ARCHITECTURES, model_types
 from drafting_config.rules.subject import Subject
+from drafting_config.values import codes
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -604,7 +605,8 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
     if lacking is not None:
         found.error(
             ParallelDraftingConfigError(
-                f"SGLang {VERSION} has no {lacking}, so it cannot serve this draft. {OFFERS}."
+                f"SGLang {VERSION} has no {lacking}, so it cannot serve this draft. {OFFERS}.",
+                code=codes.METHOD_UNSUPPORTED,
             )
         )
         return
@@ -619,6 +621,7 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
                 "SGLang cannot serve it as a parallel drafter (its registry, "
                 f"srt/models/registry.py, loads architectures[0]). {OFFERS}.",
                 field="architectures",
+                code=codes.ARCHITECTURE_UNSUPPORTED,
             )
         )
         return
@@ -637,6 +640,7 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
                 f"{', '.join(sorted(DRAFT_CLASSES))}). The verdict assumes "
                 f"--speculative-algorithm {algorithm.value}.",
                 field="architectures",
+                code=codes.ARCHITECTURE_NOT_DRAFTER,
             )
         )
 
@@ -688,6 +692,7 @@ def _config_load_findings(subject: Subject, found: Findings) -> None:
                 f"({where}). Fix: set `model_type` to the type of the draft's layers, such "
                 'as "qwen3", as published checkpoints do.',
                 field="model_type",
+                code=codes.MODEL_TYPE_UNKNOWN,
             )
         )
     else:
@@ -695,7 +700,8 @@ def _config_load_findings(subject: Subject, found: Findings) -> None:
             ParallelDraftingConfigWarning(
                 f"`model_type` = {bounded_repr(model_type)} is {known}: SGLang parses the draft's "
                 "config only through `auto_map.AutoConfig`'s remote code, with "
-                f"--trust-remote-code ({where})."
+                f"--trust-remote-code ({where}).",
+                code=codes.MODEL_TYPE_REMOTE_CODE,
             )
         )
 
@@ -739,6 +745,7 @@ def check_sglang_config(subject: Subject, found: Findings) -> None:
                     "unconditionally (srt/models/dflash.py: DFlashDraftModel.__init__) and "
                     "fails at start-up.",
                     field=field,
+                    code=codes.CONSTRUCTOR_FIELD_MISSING,
                 )
             )
     name = draft_class(get)
@@ -748,6 +755,7 @@ def check_sglang_config(subject: Subject, found: Findings) -> None:
                 f"A {name} draft needs `dflash_config.selector_rank` (and selector_top_k): "
                 "SGLang's DFlash2DraftModel.__init__ (srt/models/dflash.py) raises without it.",
                 field="dflash_config.selector_rank",
+                code=codes.DFLASH2_SELECTOR_MISSING,
             )
         )
     if parsed.dspark is not None:
@@ -763,6 +771,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                 "SGLang's _resolve_dflash_aux_hidden_state (spec_aux_hidden_state.py) raises "
                 "ValueError at start-up.",
                 field=dspark.markov_rank_field or "markov_rank",
+                code=codes.MARKOV_RANK_INVALID,
             )
         )
     elif draft_class(get) != "DeepseekV4ForCausalLMDSpark":
@@ -776,6 +785,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                     "`markov_rank` only (srt/models/dspark.py: build_markov_head) and raises "
                     "ValueError without it. Set `markov_rank` at the top level too.",
                     field="markov_rank",
+                    code=codes.MARKOV_RANK_NESTED_ONLY,
                 )
             )
         elif top_rank is None or top_rank <= 0:
@@ -786,6 +796,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                     "build_markov_head), which must be above 0; it raises otherwise. Set "
                     "`markov_rank` to a positive integer.",
                     field="markov_rank",
+                    code=codes.MARKOV_RANK_INVALID,
                 )
             )
         head_field = dspark.markov_head_type_field
@@ -801,7 +812,8 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                     "reads the top-level `markov_head_type` only (build_markov_head in "
                     "srt/models/dspark.py, default 'vanilla'): it builds a vanilla head "
                     "and the checkpoint's head weights will not fit. Set `markov_head_type` "
-                    "at the top level too."
+                    "at the top level too.",
+                    code=codes.MARKOV_HEAD_TYPE_NESTED,
                 )
             )
     if dspark.mask_token_id is None:
@@ -812,6 +824,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                 "resolve_runtime_config (dspark_config.py) raises 'DSpark requires "
                 "mask_token_id to be set in the draft model config.'",
                 field="mask_token_id",
+                code=codes.TOKEN_MISSING,
             )
         )
         return
@@ -827,6 +840,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                 f"vocabulary ({bounded_repr(bound)}): SGLang's resolve_runtime_config "
                 "(dspark_config.py) raises ValueError at start-up.",
                 field=field,
+                code=codes.TOKEN_OUTSIDE_TARGET_VOCAB,
             )
         )
 

@@ -29,6 +29,7 @@ from drafting_config.engines.sglang.names import (
 )
 from drafting_config.engines.sglang.tables import Hook, LastLayer, TargetClass, target_class
 from drafting_config.rules.subject import Subject
+from drafting_config.values import codes
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     TargetLayersWarning,
@@ -366,6 +367,7 @@ def check_sglang_layers(subject: Subject, found: Findings) -> None:
                 "DFlashDraftModel.__init__; target_hidden_size is not read), so the first "
                 "forward pass fails ('DFLASH target_hidden feature dim mismatch').",
                 field="hidden_size",
+                code=codes.HIDDEN_SIZE_MISMATCH,
             )
         )
 
@@ -388,6 +390,7 @@ def _class_count_findings(draft: DFlashDraft, subject: Subject, found: Findings)
                     "DFlashDraftModel.__init__). Set num_target_layers to the target's "
                     "num_hidden_layers, or remove it.",
                     field=field,
+                    code=codes.LAYER_ID_OUT_OF_RANGE,
                 )
             )
             return
@@ -409,6 +412,7 @@ def _class_vs_runtime(parsed: SglangDraft, layers: SglangLayers, found: Findings
                 "DFlashDraftModel.__init__): the first forward pass fails ('DFLASH target_hidden "
                 "feature dim mismatch').",
                 field=layers.source if layers.source in ("dspark_target_layer_ids",) else None,
+                code=codes.TAPPED_WIDTH_MISMATCH,
             )
         )
 
@@ -440,6 +444,7 @@ def _last_layer_findings(subject: Subject, parsed: SglangDraft, found: Findings)
                 "so the drafter gets one feature fewer than fc expects and the first forward "
                 "pass fails. vLLM captures it; SGLang cannot.",
                 field=field,
+                code=codes.LAST_LAYER_NEVER_CAPTURED,
             )
         )
     elif cls.last_layer in (LastLayer.INDEX_ERROR, LastLayer.VALUE_ERROR):
@@ -449,6 +454,7 @@ def _last_layer_findings(subject: Subject, parsed: SglangDraft, found: Findings)
                 f"raises {cls.last_layer.value} at start-up on it (its "
                 "set_dflash_layers_to_capture indexes or range-checks the layers).",
                 field=field,
+                code=codes.LAST_LAYER_REFUSED,
             )
         )
 
@@ -468,14 +474,16 @@ def _hook_findings(subject: Subject, algorithm: Algorithm, found: Findings) -> N
                 f"{VERSION} (set_{'eagle3' if algorithm is Algorithm.EAGLE3 else 'dflash'}"
                 "_layers_to_capture): configure_aux_hidden_state_capture "
                 "(srt/model_executor/model_runner_components/attention_backend_setup.py) "
-                "refuses it at start-up."
+                "refuses it at start-up.",
+                code=codes.TARGET_NOT_TAPPABLE,
             )
         )
     elif hook is Hook.BROKEN:
         found.error(
             ParallelDraftingConfigError(
                 f"The target's class {name} has a DFlash hook in SGLang {VERSION} that "
-                "calls a method its language model lacks: AttributeError at start-up."
+                "calls a method its language model lacks: AttributeError at start-up.",
+                code=codes.TARGET_HOOK_BROKEN,
             )
         )
 
@@ -490,6 +498,7 @@ def _eagle3_findings(subject: Subject, found: Findings) -> None:
                 "`eagle_aux_hidden_state_layer_ids` is set at the top level, but SGLang reads "
                 f"`{EAGLE_LAYER_IDS_FIELD}` only (_resolve_eagle_aux_hidden_state in "
                 "spec_aux_hidden_state.py) and taps the target's default layers instead. "
-                "Copy the list into eagle_config (SGLang's target classes add 1 to each id)."
+                "Copy the list into eagle_config (SGLang's target classes add 1 to each id).",
+                code=codes.EAGLE_LAYER_IDS_MISPLACED,
             )
         )

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final, Literal, Union
 
@@ -151,6 +151,23 @@ class Verdict:
         if not self.errors:
             return "ok"
         return "invalid" if self.checked else "unchecked"
+
+    def without(self, ignored: AbstractSet[str]) -> Verdict:
+        """This verdict without the findings whose code is in ``ignored`` (code names, as
+        ``--ignore`` takes them): an error, warning or note of an ignored code is dropped."""
+        if not ignored:
+            return self
+
+        def kept(finding: object) -> bool:
+            code = getattr(finding, "code", None)
+            return code is None or code.name not in ignored
+
+        return replace(
+            self,
+            errors=tuple(filter(kept, self.errors)),
+            warnings=tuple(filter(kept, self.warnings)),
+            notes=tuple(filter(kept, self.notes)),
+        )
 
     def raise_first(self) -> None:
         """Raise the first error, if any.

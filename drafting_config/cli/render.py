@@ -30,9 +30,14 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
     """
     resolution = verdict.resolution
     usable = verdict.token_id is not None and verdict.ok
-    errors = [{"field": e.field, "message": _message(e, verdict)} for e in verdict.errors]
+    errors: list[dict[str, object]] = [
+        {"field": e.field, "message": _message(e, verdict), "code": _code(e)}
+        for e in verdict.errors
+    ]
     if strict and verdict.ok:  # the warnings are what failed the check: list them as such
-        errors += [{"field": None, "message": f"--strict: {w}"} for w in verdict.warnings]
+        errors += [
+            {"field": None, "message": f"--strict: {w}", "code": _code(w)} for w in verdict.warnings
+        ]
     first = errors[0] if errors else None
     token = verdict.token
     return {
@@ -61,10 +66,43 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
         "errors": errors,
         "error": None if first is None else first["message"],
         "error_field": None if first is None else first["field"],
+        "findings": finding_rows(verdict),
     }
 
 
-def _message(error: Exception, verdict: Verdict) -> str:
+def finding_rows(verdict: Verdict) -> list[dict[str, object]]:
+    """Every finding of a verdict as data: its code, step, severity, field, message, fix and
+    evidence (``None`` where not known), errors first, then warnings, then notes."""
+    rows: list[dict[str, object]] = []
+    for severity, findings in (
+        ("error", verdict.errors),
+        ("warning", verdict.warnings),
+        ("note", verdict.notes),
+    ):
+        for finding in findings:
+            code = getattr(finding, "code", None)
+            message = _message(finding, verdict) if severity == "error" else str(finding)
+            rows.append(
+                {
+                    "code": None if code is None else code.name,
+                    "step": None if code is None else code.step.value,
+                    "severity": severity,
+                    "engine": verdict.engine,
+                    "field": getattr(finding, "field", None),
+                    "message": message,
+                    "fix": getattr(finding, "fix", None),
+                    "evidence": getattr(finding, "evidence", None),
+                }
+            )
+    return rows
+
+
+def _code(finding: object) -> str | None:
+    code = getattr(finding, "code", None)
+    return None if code is None else str(code)
+
+
+def _message(error: object, verdict: Verdict) -> str:
     """An error's text; the draft's own path, which the verdict shows already, left out.
 
     Only an error that kept the draft from being read is about the draft's path; once

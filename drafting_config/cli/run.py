@@ -34,6 +34,7 @@ from drafting_config.cli.render import (
     verdict_json,
     verdict_lines,
 )
+from drafting_config.cli.settings import SettingsError, read_settings, unknown_codes
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.engines import DEFAULT_ENGINE, ENGINE_NAMES, ENGINES, Engine
 from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
@@ -91,7 +92,12 @@ def _check_all(paths: Sequence[str], args: argparse.Namespace) -> list[Verdict]:
         )
         for engine in _engines(args)
     ]
-    return [verdict for verdicts in zip(*per_engine, strict=True) for verdict in verdicts]
+    ignored = frozenset(args.ignore)
+    return [
+        verdict.without(ignored)
+        for verdicts in zip(*per_engine, strict=True)
+        for verdict in verdicts
+    ]
 
 
 def _tally(verdicts: Sequence[Verdict], strict: bool) -> tuple[int, int, int]:
@@ -149,6 +155,7 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
+    _apply_settings(args)
     paths = _expand_stdin(args.paths, nul=args.null)
     if args.jobs is not None:
         print(_JOBS_DEPRECATED, file=sys.stderr)
@@ -179,6 +186,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
+    _apply_settings(args)
     (verdict,) = _check_all([args.path], args)
     if args.json:
         document = {**verdict_json(verdict, strict=args.strict), "fields": field_rows(verdict)}
@@ -277,7 +285,23 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
         "model caches); by default the safetensors headers beside a draft are checked",
     )
     parser.add_argument(
-        "--strict", action="store_true", help="fail (exit 1) on any warning too, for CI"
+        "--strict",
+        action="store_true",
+        default=None,
+        help="fail (exit 1) on any warning too, for CI",
+    )
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        default=None,
+        metavar="CODE",
+        help="drop the findings of this code (repeatable; the codes are in docs/codes.md)",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="read [tool.drafting-config] from FILE (default: the nearest pyproject.toml at "
+        "or above the current directory); flags win over it",
     )
     parser.add_argument(
         "--revision",
@@ -341,7 +365,7 @@ def _parser() -> argparse.ArgumentParser:
     check_parser.add_argument(
         "--engine",
         choices=tuple(ENGINE_CHOICES),
-        default="vllm",
+        default=None,
         help="the engine the verdicts speak for: vllm (0.33.0, the default), sglang "
         "(0.5.23), or all (one verdict per draft and engine; exit 0 only if all pass)",
     )
@@ -411,6 +435,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         status = EXIT_UNCHECKED
     return status
+
+
+def _apply_settings(args: argparse.Namespace) -> None:
+    """Fill what the flags left unset from ``[tool.drafting-config]``; flags win.
+
+    Raises:
+        _UsageError: the table is unusable, or ``--ignore`` names an unknown code.
+    """
+    try:
+        settings = read_settings(args.config)
+    except SettingsError as error:
+        raise _UsageError(str(error)) from None
+    if args.strict is None:
+        args.strict = bool(settings.strict)
+    if getattr(args, "engine", DEFAULT_ENGINE) is None:
+        args.engine = settings.engine or DEFAULT_ENGINE
+    if settings.require_parallel is not None and getattr(args, "require_parallel", None) is None:
+        args.require_parallel = settings.require_parallel
+    given = args.ignore or []
+    bad = unknown_codes(given)
+    if bad:
+        raise _UsageError(
+            f"--ignore: unknown code {', '.join(bad)} (the codes are listed in docs/codes.md)"
+        )
+    args.ignore = (*settings.ignore, *given)
 
 
 def _silence_stdout() -> None:

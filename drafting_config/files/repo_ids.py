@@ -54,6 +54,7 @@ from drafting_config.values.errors import (
     exception_text,
 )
 from drafting_config.values.fields import is_kind
+from drafting_config.values.findings import Note
 from drafting_config.values.integers import exact_bool
 from drafting_config.values.paths import display_path
 
@@ -397,7 +398,10 @@ def _snapshot(
             raise HubDownloadError(repo_id, revision, anchors[0], problem) from None
         if notes is not None:
             notes.append(
-                f"{repo_id}: HF_HUB_OFFLINE is set: read from the cache, nothing downloaded"
+                Note(
+                    f"{repo_id}: HF_HUB_OFFLINE is set: read from the cache, nothing downloaded",
+                    code=codes.DOWNLOAD_SKIPPED,
+                )
             )
         return snapshot
     if download:
@@ -640,7 +644,7 @@ def _download(
             _fetch(repo_id, commit, name, cache, endpoint, required=False)
         except ParallelDraftingConfigError as error:
             if notes is not None:
-                notes.append(f"{name} not downloaded: {error}")
+                notes.append(Note(f"{name} not downloaded: {error}", code=codes.DOWNLOAD_SKIPPED))
     return snapshot
 
 

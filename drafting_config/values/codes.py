@@ -232,6 +232,31 @@ SPECULATORS_SECTION_NOT_OBJECT: Final = declare(
     Step.PARSE,
     "A speculators section is not a JSON object.",
 )
+DRAFT_CONFIG_FIELD_INVALID: Final = declare(
+    "draft-config-field-invalid",
+    Step.PARSE,
+    "A field of the draft's DFlash or DSpark config is a value the engine's parse refuses.",
+)
+DOMINO_FIELDS_INVALID: Final = declare(
+    "domino-fields-invalid",
+    Step.PARSE,
+    "A Domino draft's fields are missing or not what the engine's parse accepts.",
+)
+MARKOV_HEAD_TYPE_MISSING: Final = declare(
+    "markov-head-type-missing",
+    Step.PARSE,
+    "A DSpark draft sets markov_rank but no markov_head_type.",
+)
+MARKOV_HEAD_TYPE_INVALID: Final = declare(
+    "markov-head-type-invalid",
+    Step.PARSE,
+    "markov_head_type is not one of the head types the engine builds.",
+)
+DOWNLOAD_SKIPPED: Final = declare(
+    "download-skipped",
+    Step.PARSE,
+    "An optional file could not be downloaded, or nothing was downloaded (offline).",
+)
 
 # registry
 ARCHITECTURES_STRING: Final = declare(
@@ -390,6 +415,16 @@ EAGLE_LAYER_IDS_MISPLACED: Final = declare(
     "eagle-layer-ids-misplaced",
     Step.LAYERS,
     "EAGLE layer ids are set at the top level, where SGLang does not read them.",
+)
+DERIVED_LAYERS_INVALID: Final = declare(
+    "derived-layers-invalid",
+    Step.LAYERS,
+    "The draft names no target layers and the ones the engine derives are unusable.",
+)
+LAYER_NOT_READ: Final = declare(
+    "layer-not-read",
+    Step.LAYERS,
+    "A layer field of the draft is not read by the engine for this draft.",
 )
 
 # target
@@ -665,6 +700,16 @@ MASK_EMBEDDING_INVALID: Final = declare(
     "mask-embedding-invalid",
     Step.WEIGHTS,
     "mask_embedding.pt is not what SGLang's DFlash worker loads.",
+)
+WEIGHTS_EMBEDDING_SHARED: Final = declare(
+    "weights-embedding-shared",
+    Step.WEIGHTS,
+    "The checkpoint has no embed_tokens: the engine shares the target's.",
+)
+WEIGHTS_LM_HEAD_TIED_BY_DEFAULT: Final = declare(
+    "weights-lm-head-tied-by-default",
+    Step.WEIGHTS,
+    "The checkpoint has no lm_head and the config does not say whether it is tied.",
 )
 
 # tokenizer

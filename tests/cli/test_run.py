@@ -68,6 +68,7 @@ JSON_KEYS = {
     "errors",
     "error",
     "error_field",
+    "findings",
 }
 """The keys of every object of ``check --json`` (``docs/cli.md`` documents each)."""
 
@@ -317,6 +318,26 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
         "errors": [],
         "error": None,
         "error_field": None,
+        "findings": [
+            {
+                "code": code,
+                "step": step,
+                "severity": "note",
+                "engine": "vllm 0.33.0",
+                "field": None,
+                "message": message,
+                "fix": None,
+                "evidence": None,
+            }
+            for code, step, message in (
+                ("target-not-given", "target", "target not checked: no target given"),
+                (
+                    "tokenizer-not-found",
+                    "tokenizer",
+                    "tokenizer not checked: no tokenizer files beside the draft",
+                ),
+            )
+        ],
     }
 
 
@@ -375,10 +396,14 @@ def test_json_invalid_and_unreadable_drafts(drafting_config: Cli, tmp_path: Path
     assert (invalid["ok"], invalid["token_id"], invalid["source"]) == (False, None, None)
     assert invalid["error"].startswith("`pard_token` must be an integer token id")
     assert invalid["error_field"] == "pard_token"
-    assert invalid["errors"] == [{"field": "pard_token", "message": invalid["error"]}]
+    assert invalid["errors"] == [
+        {"field": "pard_token", "message": invalid["error"], "code": "token-not-int"}
+    ]
     assert invalid["format"] == "hf"
     assert absent["error"] == ("no such file or directory (not found locally).")
-    assert absent["errors"] == [{"field": None, "message": absent["error"]}]
+    assert absent["errors"] == [
+        {"field": None, "message": absent["error"], "code": "file-unavailable"}
+    ]
     assert (absent["format"], absent["hidden_size"], absent["notes"]) == (None, None, [])
 
 
@@ -1306,7 +1331,8 @@ def test_strict_json_lists_the_warnings_that_failed_the_check(
     assert (item["token_id"], item["source"]) == (2, "pard_token")
     assert item["warnings"]
     assert item["errors"] == [
-        {"field": None, "message": f"--strict: {warning}"} for warning in item["warnings"]
+        {"field": None, "message": f"--strict: {warning}", "code": "token-placeholder"}
+        for warning in item["warnings"]
     ]
     assert item["error"] == item["errors"][0]["message"]
     # Without --strict the same draft passes, and nothing is listed as an error.

@@ -55,7 +55,8 @@ def build_target_layer_ids(num_target_layers: int, num_draft_layers: int) -> tup
         raise SglangRefuses(
             f"SGLang derives the tapped layers from {bounded_repr(num_target_layers)} target "
             f"layers and {bounded_repr(num_draft_layers)} draft layers, and both must be positive "
-            "(build_target_layer_ids in srt/speculative/dflash_utils.py raises ValueError)."
+            "(build_target_layer_ids in srt/speculative/dflash_utils.py raises ValueError).",
+            code=codes.DERIVED_LAYERS_INVALID,
         )
     if num_draft_layers == 1:
         return (num_target_layers // 2,)
@@ -65,7 +66,8 @@ def build_target_layer_ids(num_target_layers: int, num_draft_layers: int) -> tup
             "The draft names no target layers, so SGLang derives "
             f"{bounded_repr(num_draft_layers)} of them from the target's "
             f"{bounded_repr(num_target_layers)} layers, which needs at least 4 "
-            "(build_target_layer_ids in srt/speculative/dflash_utils.py raises ValueError)."
+            "(build_target_layer_ids in srt/speculative/dflash_utils.py raises ValueError).",
+            code=codes.DERIVED_LAYERS_INVALID,
         )
     span = end - start
     return tuple(
@@ -113,6 +115,7 @@ def resolve_target_layer_ids(
                 "the first forward pass fails. Name the layers the draft was trained on in "
                 "dflash_config.target_layer_ids.",
                 field="num_hidden_layers",
+                code=codes.DERIVED_LAYERS_INVALID,
             )
         if draft_num_layers > MAX_DERIVED_LAYERS:
             return RuntimeLayers(None, None, target_num_layers)
@@ -128,6 +131,7 @@ def resolve_target_layer_ids(
                 "(resolve_target_layer_ids in srt/speculative/dflash_utils.py raises ValueError "
                 "at start-up).",
                 field=field,
+                code=codes.LAYER_ID_OUT_OF_RANGE,
             )
     return RuntimeLayers(draft.target_layer_ids, field)
 

@@ -51,7 +51,7 @@ from drafting_config.values.errors import (
     describe_value,
 )
 from drafting_config.values.fields import MISSING, FieldGetter, is_list, read_path
-from drafting_config.values.findings import Findings
+from drafting_config.values.findings import Findings, Note
 from drafting_config.values.integers import positive_int32
 from drafting_config.values.paths import display_path
 from drafting_config.values.sources import EAGLE_CONFIG
@@ -363,7 +363,12 @@ def _embedding_errors(
     """
     if embedding is None:
         if row.shares_target_parts:
-            notes.append("the checkpoint has no embed_tokens: vLLM shares the target's embedding")
+            notes.append(
+                Note(
+                    "the checkpoint has no embed_tokens: vLLM shares the target's embedding",
+                    code=codes.WEIGHTS_EMBEDDING_SHARED,
+                )
+            )
             return []
         return [
             ParallelDraftingConfigError(
@@ -412,8 +417,11 @@ def _lm_head_errors(
                 )
             ]
         notes.append(
-            "the checkpoint has no lm_head.weight and the config does not set "
-            "tie_word_embeddings: fine only if the model class ties them by default"
+            Note(
+                "the checkpoint has no lm_head.weight and the config does not set "
+                "tie_word_embeddings: fine only if the model class ties them by default",
+                code=codes.WEIGHTS_LM_HEAD_TIED_BY_DEFAULT,
+            )
         )
         return []
     return _matrix_errors(

@@ -56,7 +56,7 @@ from drafting_config.values.errors import (
     describe_value,
 )
 from drafting_config.values.fields import FieldGetter, is_list, read_path
-from drafting_config.values.findings import Findings
+from drafting_config.values.findings import Findings, Note
 from drafting_config.values.integers import exact_int
 
 OMNI_DSPARK_ORDER: Final = (
@@ -283,7 +283,7 @@ def _unread_list_notes(
     """A layer list vLLM never reads for this draft is at most a note: it is dead data, but
     another engine or trainer may read it."""
     sources = {resolution.file_field(t.field) for t in read if t.field is not None}
-    notes = []
+    notes: list[str] = []
     for path in _LAYER_FIELDS:
         if not is_set(read_path(get, path, only_dicts=True)):
             continue
@@ -295,7 +295,13 @@ def _unread_list_notes(
             if sources
             else "it finds no layers and taps the target model's default layers"
         )
-        notes.append(f"`{name}` is not read by vLLM for this draft ({whence})")
+        notes.append(
+            Note(
+                f"`{name}` is not read by vLLM for this draft ({whence})",
+                code=codes.LAYER_NOT_READ,
+                field=name,
+            )
+        )
     return notes
 
 

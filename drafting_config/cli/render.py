@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from typing import TYPE_CHECKING, Final
 
 from drafting_config.files.json_files import ConfigFileError
 from drafting_config.values.errors import describe_value
 from drafting_config.values.fields import MISSING
-from drafting_config.values.paths import display_path, printable
+from drafting_config.values.paths import display_path, parse_display_path, printable
 from drafting_config.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -179,6 +180,49 @@ def verdict_lines(
     lines += [f"{indent}warning: {w}" for w in verdict.warnings]
     lines += [f"{indent}note: {note}" for note in verdict.notes]
     return [printable(line) for line in lines]  # config values quoted in messages
+
+
+def github_lines(verdict: Verdict, strict: bool) -> list[str]:
+    """GitHub Actions workflow commands for a verdict's errors and warnings (``--format
+    github``): ``::error file=DRAFT,title=CODE::message``, one per finding, so that a CI
+    shows each on the draft's file.  Properties and messages are escaped as the runner
+    reads them (``%``, ``\\r``, ``\\n``; in properties ``:`` and ``,`` too), and any other
+    unprintable character as :func:`printable` writes it, so no config value can forge a
+    workflow command."""
+    path = verdict.path if verdict.path is not None else "<config>"
+    if verdict.path is not None and os.path.isdir(parse_display_path(verdict.path)):
+        path = f"{path}/config.json"
+    prefix = f"[{verdict.engine}] "
+    lines = []
+    for error in verdict.errors:
+        word = "could not check" if error.unavailable else "error"
+        lines.append(
+            _workflow_command(
+                "error", path, _code(error) or word, prefix + _message(error, verdict)
+            )
+        )
+    level = "error" if strict and verdict.ok else "warning"
+    lines += [
+        _workflow_command(level, path, _code(warning) or "warning", prefix + str(warning))
+        for warning in verdict.warnings
+    ]
+    return lines
+
+
+def _workflow_command(level: str, file: str, title: str, message: str) -> str:
+    properties = f"file={escape_property(file)},title={escape_property(title)}"
+    return f"::{level} {properties}::{escape_data(message)}"
+
+
+def escape_data(text: str) -> str:
+    """A workflow command's message, escaped as the Actions runner unescapes it."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(text)
+
+
+def escape_property(text: str) -> str:
+    """A workflow command's property value, escaped: ``:`` and ``,`` too."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def _token_part(verdict: Verdict) -> str:

@@ -29,6 +29,7 @@ from drafting_config.cli.exit_status import EXIT_STATUS_HELP
 from drafting_config.cli.render import (
     explain_lines,
     field_rows,
+    github_lines,
     json_text,
     outcome,
     verdict_json,
@@ -120,6 +121,8 @@ class _Rendered(NamedTuple):
     passed: int
     invalid: int
     unchecked: int
+    served: tuple[tuple[str, int], ...]
+    """Per engine (its name and version), how many drafts it serves (as the exit counts)."""
 
 
 def _render(paths: Sequence[str], args: argparse.Namespace) -> _Rendered:
@@ -127,13 +130,21 @@ def _render(paths: Sequence[str], args: argparse.Namespace) -> _Rendered:
     verdicts = _check_all(paths, args)
     if args.json:
         items = [json_text(verdict_json(v, strict=args.strict)) for v in verdicts]
+    elif getattr(args, "format", "text") == "github":
+        items = ["".join(f"{line}\n" for line in github_lines(v, args.strict)) for v in verdicts]
     else:
         engines = len(_engines(args))
+        quiet = getattr(args, "quiet", False)
         items = [
             "".join(f"{line}\n" for line in verdict_lines(v, args.strict, engines=engines))
+            if not (quiet and v.ok and not v.warnings)
+            else ""
             for v in verdicts
         ]
-    return _Rendered(items, *_tally(verdicts, args.strict))
+    served = {ENGINE_NAMES[engine]: 0 for engine in _engines(args)}
+    for verdict in verdicts:
+        served[verdict.engine] += outcome(verdict, args.strict) == "ok"
+    return _Rendered(items, *_tally(verdicts, args.strict), tuple(served.items()))
 
 
 @contextmanager
@@ -156,6 +167,7 @@ def _collector_paused() -> Iterator[None]:
 
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     _apply_settings(args)
+    args.json = args.json or args.format == "json"
     paths = _expand_stdin(args.paths, nul=args.null)
     if args.jobs is not None:
         print(_JOBS_DEPRECATED, file=sys.stderr)
@@ -175,10 +187,14 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         if engines == (DEFAULT_ENGINE,):  # the default: the summary of a single sweep
             summary = f"{len(paths)} checked"
         else:
-            names = " and ".join(ENGINE_NAMES[engine] for engine in engines)
-            summary = f"{len(paths)} checked with {names}"
+            summary = f"{len(paths)} checked with {ENGINE_NAMES[engines[0]]}"
         unchecked = f", {rendered.unchecked} not checked" if rendered.unchecked else ""
-        out.write(f"{summary}: {valid} valid, {rendered.invalid} invalid{unchecked}\n")
+        if len(engines) > 1:  # count drafts, and per engine how many it serves
+            serves = ", ".join(f"{name} serves {count}" for name, count in rendered.served)
+            summary = f"{len(paths)} draft{'' if len(paths) == 1 else 's'} checked: {serves}"
+            out.write(f"{summary}{unchecked}\n")
+        else:
+            out.write(f"{summary}: {valid} valid, {rendered.invalid} invalid{unchecked}\n")
     if not paths:  # `find ... | drafting-config check -` that found nothing: no CI pass
         print("drafting-config: no paths to check: standard input held none", file=sys.stderr)
         return EXIT_UNCHECKED
@@ -368,6 +384,19 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="the engine the verdicts speak for: vllm (0.33.0, the default), sglang "
         "(0.5.23), or all (one verdict per draft and engine; exit 0 only if all pass)",
+    )
+    check_parser.add_argument(
+        "--format",
+        choices=("text", "json", "github"),
+        default="text",
+        help="text (the default), json (as --json), or github: GitHub Actions annotations "
+        "(::error file=...), one per error and warning",
+    )
+    check_parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print only the drafts with an error or warning (and the summary)",
     )
     _add_model_options(check_parser)
 

@@ -11,6 +11,7 @@ import math
 import os
 from typing import TYPE_CHECKING, Final
 
+from drafting_config.cli.output_schema import SCHEMA_VERSION
 from drafting_config.files.json_files import ConfigFileError
 from drafting_config.values.errors import describe_value
 from drafting_config.values.fields import MISSING
@@ -42,6 +43,7 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
     first = errors[0] if errors else None
     token = verdict.token
     return {
+        "schema_version": SCHEMA_VERSION,
         "path": verdict.path,
         "engine": verdict.engine,
         "ok": passed(verdict, strict),

@@ -26,6 +26,7 @@ from typing import Final, NamedTuple, TextIO
 
 from drafting_config import __version__
 from drafting_config.cli.exit_status import EXIT_STATUS_HELP
+from drafting_config.cli.output_schema import OUTPUT_SCHEMA
 from drafting_config.cli.render import (
     explain_lines,
     field_rows,
@@ -212,7 +213,12 @@ def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
     return _status(*_tally([verdict], args.strict)[1:])
 
 
-def _run_schema(out: TextIO) -> int:
+def _run_schema(args: argparse.Namespace, out: TextIO) -> int:
+    """The output's JSON Schema; with ``--model``, ``ParallelDraftingConfig``'s."""
+    if not args.model:
+        json.dump(OUTPUT_SCHEMA, out, indent=2)
+        out.write("\n")
+        return EXIT_OK
     # Imported here: the only command that needs pydantic's model machinery.
     from drafting_config.config import ParallelDraftingConfig  # noqa: PLC0415
 
@@ -412,10 +418,17 @@ def _parser() -> argparse.ArgumentParser:
     explain_parser.add_argument("path", metavar="PATH")
     _add_model_options(explain_parser)
 
-    commands.add_parser(
+    schema_parser = commands.add_parser(
         "schema",
-        help="print the JSON Schema of ParallelDraftingConfig",
-        description="Print the JSON Schema of ParallelDraftingConfig.",
+        help="print the JSON Schema (2020-12) of check --json and explain --json",
+        description="Print the JSON Schema (2020-12) of the output of check --json and "
+        "explain --json; with --model, the schema of the typed model ParallelDraftingConfig "
+        "(neither is a schema of config.json).",
+    )
+    schema_parser.add_argument(
+        "--model",
+        action="store_true",
+        help="print the JSON Schema of ParallelDraftingConfig instead",
     )
     return parser
 
@@ -443,7 +456,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             elif args.command == "explain":
                 status = _run_explain(args, out)
             else:
-                status = _run_schema(out)
+                status = _run_schema(args, out)
         out.flush()
     except _UsageError as error:
         print(f"drafting-config: error: {error}", file=sys.stderr)

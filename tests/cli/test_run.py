@@ -47,6 +47,7 @@ from tests.tokenizer_factory import write_llama3_like, write_qwen3_like
 SCRIPT = Path(sys.executable).with_name("drafting-config")
 
 JSON_KEYS = {
+    "schema_version",
     "path",
     "engine",
     "ok",
@@ -294,6 +295,7 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
     for item in run.json:
         assert set(item) == JSON_KEYS
     assert run.json[0] == {
+        "schema_version": 1,
         "path": given[0],
         "engine": "vllm 0.33.0",
         "ok": True,
@@ -904,10 +906,26 @@ def test_help_and_version_exit_0(drafting_config: Cli) -> None:
     assert (run.status, run.out) == (0, f"drafting-config {__version__}\n")
 
 
-def test_schema_is_the_models_json_schema(drafting_config: Cli) -> None:
-    run = drafting_config("schema")
+def test_schema_model_is_the_models_json_schema(drafting_config: Cli) -> None:
+    run = drafting_config("schema", "--model")
     assert run.status == 0
     assert json.loads(run.out) == ParallelDraftingConfig.model_json_schema()
+
+
+def test_schema_is_the_outputs_json_schema(drafting_config: Cli) -> None:
+    import jsonschema
+
+    run = drafting_config("schema")
+    assert run.status == 0
+    schema = json.loads(run.out)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(schema)
+    (item,) = drafting_config("check", "--json", "--no-tokenizer", DFLASH).json
+    jsonschema.Draft202012Validator(schema).validate([item])
+    for key in ("outcome", "schema_version", "findings"):
+        missing = {name: value for name, value in item.items() if name != key}
+        with pytest.raises(jsonschema.ValidationError, match=repr(key)):
+            jsonschema.Draft202012Validator(schema).validate([missing])
 
 
 def test_ctrl_c_exits_130_quietly(drafting_config: Cli, monkeypatch: pytest.MonkeyPatch) -> None:

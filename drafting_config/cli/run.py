@@ -22,6 +22,7 @@ import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Final, NamedTuple, TextIO
 
 from drafting_config import __version__
@@ -41,7 +42,7 @@ from drafting_config.draft.fields import FieldStatus
 from drafting_config.engines import DEFAULT_ENGINE, ENGINE_NAMES, ENGINES, Engine
 from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
 from drafting_config.values.errors import exception_text
-from drafting_config.values.paths import output_errors
+from drafting_config.values.paths import output_errors, printable
 from drafting_config.values.sources import PRIORITY_ORDER
 from drafting_config.verdicts import CheckOptions, Verdict, check_each
 
@@ -102,6 +103,16 @@ def _check_all(paths: Sequence[str], args: argparse.Namespace) -> list[Verdict]:
     ]
 
 
+def _repeated_notes(verdicts: Sequence[Verdict]) -> dict[str, int]:
+    """The notes that several verdicts share ("target not checked: no target given"), with
+    how many hold each, in the order first seen: the text output says them once."""
+    counts: dict[str, int] = {}
+    for verdict in verdicts:
+        for note in dict.fromkeys(verdict.notes):
+            counts[note] = counts.get(note, 0) + 1
+    return {note: count for note, count in counts.items() if count > 1}
+
+
 def _tally(verdicts: Sequence[Verdict], strict: bool) -> tuple[int, int, int]:
     """How many verdicts passed, failed and could not be checked."""
     outcomes = [outcome(verdict, strict) for verdict in verdicts]
@@ -136,12 +147,27 @@ def _render(paths: Sequence[str], args: argparse.Namespace) -> _Rendered:
     else:
         engines = len(_engines(args))
         quiet = getattr(args, "quiet", False)
+        repeated = _repeated_notes(verdicts)
         items = [
-            "".join(f"{line}\n" for line in verdict_lines(v, args.strict, engines=engines))
+            "".join(
+                f"{line}\n"
+                for line in verdict_lines(
+                    replace(v, notes=tuple(n for n in v.notes if n not in repeated)),
+                    args.strict,
+                    engines=engines,
+                )
+            )
             if not (quiet and v.ok and not v.warnings)
             else ""
             for v in verdicts
         ]
+        if repeated:  # once, in the run's footer, with the count
+            items.append(
+                "".join(
+                    printable(f"note ({count} verdicts): {note}") + "\n"
+                    for note, count in repeated.items()
+                )
+            )
     served = {ENGINE_NAMES[engine]: 0 for engine in _engines(args)}
     for verdict in verdicts:
         served[verdict.engine] += outcome(verdict, args.strict) == "ok"

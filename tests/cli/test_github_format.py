@@ -59,3 +59,19 @@ def test_quiet_prints_only_drafts_with_an_error_or_warning(
     assert headlines[0].startswith(f"{BROKEN}: INVALID: ")
     assert not any(line.startswith(str(good)) for line in run.lines)
     assert headlines[-1] == "2 checked: 1 valid, 1 invalid"
+
+
+def test_a_note_every_verdict_shares_is_said_once_in_the_footer_with_its_count(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    good = REPO / "examples/dflash-qwen3-4b"
+    run = run_cli(capsys, "check", "--engine", "all", "--no-tokenizer", good, BROKEN)
+    shared = "target not checked: no target given"
+    assert run.lines[-3:] == [
+        f"note (4 verdicts): {shared}",
+        "note (2 verdicts): weights not checked for SGLang: its loaders are not modelled",
+        "2 drafts checked: vllm 0.33.0 serves 1, sglang 0.5.23 serves 1",
+    ]
+    assert sum(shared in line for line in run.lines) == 1
+    alone = run_cli(capsys, "check", "--no-tokenizer", good)
+    assert f"    note: {shared}" in alone.lines  # one verdict: its note stays with it

@@ -22,6 +22,7 @@ from drafting_config.draft.fields import token_id_error
 from drafting_config.draft.file import ConfigFormat
 from drafting_config.engines.vllm.resolution import Resolution, resolve
 from drafting_config.files.repo_ids import DEFAULT_REVISION
+from drafting_config.values import codes
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -196,7 +197,7 @@ class ParallelDraftingConfig(BaseModel):
                 return cls.from_hf_config(located.config)
             except ParallelDraftingConfigError as error:
                 raise ParallelDraftingConfigError(
-                    f"{located.shown}: {error}", field=error.field
+                    f"{located.shown}: {error}", field=error.field, code=error.code
                 ) from None
         verdict = check(
             path,
@@ -215,7 +216,9 @@ class ParallelDraftingConfig(BaseModel):
         verdict.raise_first()
         emit_warnings(verdict.warnings)
         if verdict.resolution is None:  # unreachable: a verdict without one has an error
-            raise ParallelDraftingConfigError("the draft could not be read")
+            raise ParallelDraftingConfigError(
+                "the draft could not be read", code=codes.FILE_MALFORMED
+            )
         fields = _model_fields(verdict.resolution)
         # The layers as the verdict reads them, knowing the target.
         fields.update(
@@ -265,6 +268,7 @@ class ParallelDraftingConfig(BaseModel):
                 f"in priority order; got source={self.source.value!r}, shadowed="
                 f"{[item.source.value for item in self.shadowed]}.",
                 field="shadowed",
+                code=codes.MODEL_FIELD_INVALID,
             )
         return self
 
@@ -290,7 +294,9 @@ def _model_fields(resolution: Resolution) -> dict[str, object]:
     winner = resolution.winner
     if winner is None:  # only a failed resolution has none, and those raise first
         resolution.raise_first()
-        raise ParallelDraftingConfigError("no parallel drafting token id was resolved")
+        raise ParallelDraftingConfigError(
+            "no parallel drafting token id was resolved", code=codes.TOKEN_MISSING
+        )
     return {
         "token_id": winner.token_id,
         "source": winner.source,
@@ -313,7 +319,9 @@ def _our_error(error: ValidationError) -> ParallelDraftingConfigError:
             return original
     first = details[0]
     field = ".".join(str(part) for part in first["loc"]) or None
-    return ParallelDraftingConfigError(f"`{field}`: {first['msg']}.", field=field)
+    return ParallelDraftingConfigError(
+        f"`{field}`: {first['msg']}.", field=field, code=codes.MODEL_FIELD_INVALID
+    )
 
 
 def emit_warnings(pending: Iterable[ParallelDraftingConfigWarning]) -> None:

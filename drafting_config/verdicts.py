@@ -20,9 +20,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Final, Union
+from typing import Final, Literal, Union
 
 from drafting_config.draft.fields import FieldVerdict
 from drafting_config.draft.file import DraftFile, read_draft
@@ -67,17 +67,21 @@ from drafting_config.files.tokenizer_files import (
     load_tokenizer_files,
 )
 from drafting_config.rules.subject import Subject
+from drafting_config.values import codes
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
     describe_value,
 )
 from drafting_config.values.fields import is_kind
-from drafting_config.values.findings import Findings
+from drafting_config.values.findings import Findings, Note
 from drafting_config.values.integers import exact_bool
 from drafting_config.values.paths import as_path, display_path
 
-__all__ = ["Engine", "ModelArgument", "Verdict", "check", "check_many"]
+__all__ = ["Engine", "ModelArgument", "Outcome", "Verdict", "check", "check_many"]
+
+Outcome = Literal["ok", "invalid", "unchecked"]
+"""What a verdict came to: :attr:`Verdict.outcome`."""
 
 ModelArgument = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", object]
 """A model: a local ``config.json`` or model directory (``str``, ``bytes``, ``os.PathLike``),
@@ -148,6 +152,40 @@ class Verdict:
     def ok(self) -> bool:
         """Whether every check passed (warnings allowed)."""
         return not self.errors
+
+    @property
+    def checked(self) -> bool:
+        """Whether the check could be made: ``False`` when every error says that a file,
+        repo or extra the check needs could not be had (``error.unavailable``: missing,
+        unopenable, absent from the cache, a failed download, a missing extra), none that
+        the draft is wrong."""
+        return not self.errors or not all(error.unavailable for error in self.errors)
+
+    @property
+    def outcome(self) -> Outcome:
+        """``"ok"`` (no error), ``"invalid"`` (an error about the draft's content or its
+        fit with its target) or ``"unchecked"`` (the check could not be made: see
+        :attr:`checked`); the command line exits 0, 1 and 2 for them."""
+        if not self.errors:
+            return "ok"
+        return "invalid" if self.checked else "unchecked"
+
+    def without(self, ignored: AbstractSet[str]) -> Verdict:
+        """This verdict without the findings whose code is in ``ignored`` (code names, as
+        ``--ignore`` takes them): an error, warning or note of an ignored code is dropped."""
+        if not ignored:
+            return self
+
+        def kept(finding: object) -> bool:
+            code = getattr(finding, "code", None)
+            return code is None or code.name not in ignored
+
+        return replace(
+            self,
+            errors=tuple(filter(kept, self.errors)),
+            warnings=tuple(filter(kept, self.warnings)),
+            notes=tuple(filter(kept, self.notes)),
+        )
 
     def raise_first(self) -> None:
         """Raise the first error, if any.
@@ -339,7 +377,9 @@ class _Target:
     notes: tuple[str, ...] = ()
 
 
-_NO_TARGET: Final = _Target(None, notes=("target not checked: no target given",))
+_NO_TARGET: Final = _Target(
+    None, notes=(Note("target not checked: no target given", code=codes.TARGET_NOT_GIVEN),)
+)
 
 
 class _SharedReads:
@@ -502,7 +542,10 @@ class _Reads:
         except ParallelDraftingConfigError as error:
             found.error(error)
             return None
-        found.note("tokenizer not checked: no tokenizer files beside the target or the draft")
+        found.note(
+            "tokenizer not checked: no tokenizer files beside the target or the draft",
+            code=codes.TOKENIZER_NOT_FOUND,
+        )
         return None
 
     def tokenizer_knowing(self, token_id: int, found: Findings) -> TokenizerFiles | None:
@@ -525,6 +568,8 @@ class _Reads:
                     os.fspath(located),
                     "no tokenizer files here (tokenizer.json, tokenizer_config.json, "
                     "special_tokens_map.json).",
+                    unavailable=True,
+                    code=codes.TOKENIZER_NOT_FOUND,
                 )
             return files
         beside = {
@@ -536,12 +581,14 @@ class _Reads:
         if files is None:
             if searched:
                 found.note(
-                    f"tokenizer not checked: no tokenizer files beside {' or '.join(searched)}"
+                    f"tokenizer not checked: no tokenizer files beside {' or '.join(searched)}",
+                    code=codes.TOKENIZER_NOT_FOUND,
                 )
             else:
                 found.note(
                     "tokenizer not checked: a config object has no directory to look in; "
-                    "pass tokenizer=DIR"
+                    "pass tokenizer=DIR",
+                    code=codes.TOKENIZER_NOT_FOUND,
                 )
         return files
 
@@ -586,7 +633,8 @@ class _Reads:
                 if checkpoint is None:
                     found.note(
                         "weights not checked: the repo has neither model.safetensors nor "
-                        "model.safetensors.index.json"
+                        "model.safetensors.index.json",
+                        code=codes.WEIGHTS_NOT_FOUND,
                     )
                     return None
                 shown = tuple(display_path(f"{text}/{name}") for name in checkpoint.files)
@@ -596,7 +644,8 @@ class _Reads:
                 if files.bin_only:
                     found.note(
                         "weights not checked: the draft ships .bin weights only (pickles, not "
-                        "read); safetensors headers are what can be checked"
+                        "read); safetensors headers are what can be checked",
+                        code=codes.WEIGHTS_BIN_ONLY,
                     )
                 checkpoint = read_weight_files(local, files)
                 shown = (
@@ -605,7 +654,7 @@ class _Reads:
                     else tuple(display_path(os.path.join(local, name)) for name in checkpoint.files)
                 )
         except (HubDownloadError, LfsPointerError) as error:  # nothing known either way
-            found.note(f"weights not checked: {error}")
+            found.note(f"weights not checked: {error}", code=codes.WEIGHTS_UNREADABLE)
             return None
         except ParallelDraftingConfigError as error:  # WeightsFileError, MissingExtraError
             if (
@@ -616,7 +665,8 @@ class _Reads:
                 found.note(  # a cache snapshot, not a directory: vLLM downloads the rest
                     f"weights not checked: the cache does not hold every weights file ({error}); "
                     "vLLM downloads them when it serves the repo id; --download reads their "
-                    "headers from the hub"
+                    "headers from the hub",
+                    code=codes.WEIGHTS_NOT_CACHED,
                 )
             else:
                 found.error(error)
@@ -672,11 +722,18 @@ def _verifier_target(verifier: str, options: CheckOptions) -> _Target:
         # A path of the machine it was trained on, or a hub model not fetched: a note.
         return _Target(
             None,
-            notes=(f"target not checked: the speculators verifier {verifier!r} {_why(error)}",),
+            notes=(
+                Note(
+                    f"target not checked: the speculators verifier {verifier!r} {_why(error)}",
+                    code=codes.VERIFIER_NOT_FOUND,
+                ),
+            ),
         )
     except ParallelDraftingConfigError as error:
         return _Target(shown, errors=(error,))
-    note = f"target taken from the speculators verifier {verifier!r}"
+    note = Note(
+        f"target taken from the speculators verifier {verifier!r}", code=codes.TARGET_FROM_VERIFIER
+    )
     return _Target(shown, facts, located.at, notes=(note, *located.notes))
 
 

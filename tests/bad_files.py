@@ -146,3 +146,16 @@ BAD_FILES: dict[str, tuple[Callable[[Path], Path], str]] = {
     "root is a string": (_write("string.json", b'"config"'), "the JSON root is a string"),
     "root is null": (_write("null.json", b"null"), "the JSON root is null"),
 }
+
+UNREADABLE: frozenset[str] = frozenset(
+    {
+        "missing",
+        "directory without config.json",
+        "config.json is a directory",
+        "dangling symlink",
+        "parent is a file",
+        "fifo",
+    }
+)
+"""The cases of :data:`BAD_FILES` where the file cannot be had at all (the check could not be
+made: exit 2); in every other the file is read and wrong (exit 1)."""

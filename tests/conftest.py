@@ -134,10 +134,26 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Run:
     traceback."""
     from drafting_config.cli.run import main
 
-    status = main([os.fspath(arg) for arg in args])
+    texts = [os.fspath(arg) for arg in args]
+    status = main(texts)
     captured = capsys.readouterr()
     assert "Traceback" not in captured.out + captured.err
+    if texts[:1] in (["check"], ["explain"]) and (
+        "--json" in texts or "--format=json" in texts or "json" in texts
+    ):
+        validate_output(captured.out)
     return Run(status, captured.out, captured.err)
+
+
+def validate_output(text: str) -> None:
+    """Check the output of ``check --json`` or ``explain --json`` against the JSON Schema the
+    package ships (``drafting-config schema``): every JSON the suite's runs produce."""
+    import jsonschema
+
+    from drafting_config.cli.output_schema import OUTPUT_SCHEMA
+
+    if text.strip():
+        jsonschema.Draft202012Validator(OUTPUT_SCHEMA).validate(json.loads(text))
 
 
 # --- what tests fetch from the package index (see tools/engine_wheels.py) ---------------------

@@ -125,7 +125,7 @@ def test_the_check_step_fails_on_a_bad_draft_and_annotates_its_file(tmp_path: Pa
     )
     run = run_step("Check every config.json", repo, with_this_checker())
     assert run.status == 1, run.output
-    assert "2 checked with vllm 0.33.0 and sglang 0.5.23: 2 valid, 2 invalid" in run.output
+    assert "2 drafts checked: vllm 0.33.0 serves 1, sglang 0.5.23 serves 1" in run.output
     assert [(a.file, a.code) for a in run.annotations] == [
         ("drafts/broken/config.json", "vllm 0.33.0"),
         ("drafts/broken/config.json", "sglang 0.5.23"),
@@ -141,7 +141,7 @@ def test_the_check_step_passes_a_repository_of_good_drafts_without_annotations(
     run = run_step("Check every config.json", repo, with_this_checker())
     assert run.status == 0, run.output
     assert run.annotations == []
-    assert "2 checked with vllm 0.33.0 and sglang 0.5.23: 4 valid, 0 invalid" in run.output
+    assert "2 drafts checked: vllm 0.33.0 serves 2, sglang 0.5.23 serves 2" in run.output
 
 
 def test_strict_warnings_are_annotated_too(tmp_path: Path) -> None:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from typing import TYPE_CHECKING, Final
 
+from drafting_config.cli.output_schema import SCHEMA_VERSION
 from drafting_config.files.json_files import ConfigFileError
 from drafting_config.values.errors import describe_value
 from drafting_config.values.fields import MISSING
-from drafting_config.values.paths import display_path, printable
+from drafting_config.values.paths import display_path, parse_display_path, printable
 from drafting_config.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -30,15 +32,22 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
     """
     resolution = verdict.resolution
     usable = verdict.token_id is not None and verdict.ok
-    errors = [{"field": e.field, "message": _message(e, verdict)} for e in verdict.errors]
+    errors: list[dict[str, object]] = [
+        {"field": e.field, "message": _message(e, verdict), "code": _code(e)}
+        for e in verdict.errors
+    ]
     if strict and verdict.ok:  # the warnings are what failed the check: list them as such
-        errors += [{"field": None, "message": f"--strict: {w}"} for w in verdict.warnings]
+        errors += [
+            {"field": None, "message": f"--strict: {w}", "code": _code(w)} for w in verdict.warnings
+        ]
     first = errors[0] if errors else None
     token = verdict.token
     return {
+        "schema_version": SCHEMA_VERSION,
         "path": verdict.path,
         "engine": verdict.engine,
         "ok": passed(verdict, strict),
+        "outcome": outcome(verdict, strict),
         "token_id": verdict.token_id if usable else None,
         "source": verdict.token_source if usable else None,
         "shadowed": []
@@ -63,10 +72,43 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
         "errors": errors,
         "error": None if first is None else first["message"],
         "error_field": None if first is None else first["field"],
+        "findings": finding_rows(verdict),
     }
 
 
-def _message(error: Exception, verdict: Verdict) -> str:
+def finding_rows(verdict: Verdict) -> list[dict[str, object]]:
+    """Every finding of a verdict as data: its code, step, severity, field, message, fix and
+    evidence (``None`` where not known), errors first, then warnings, then notes."""
+    rows: list[dict[str, object]] = []
+    for severity, findings in (
+        ("error", verdict.errors),
+        ("warning", verdict.warnings),
+        ("note", verdict.notes),
+    ):
+        for finding in findings:
+            code = getattr(finding, "code", None)
+            message = _message(finding, verdict) if severity == "error" else str(finding)
+            rows.append(
+                {
+                    "code": None if code is None else code.name,
+                    "step": None if code is None else code.step.value,
+                    "severity": severity,
+                    "engine": verdict.engine,
+                    "field": getattr(finding, "field", None),
+                    "message": message,
+                    "fix": getattr(finding, "fix", None),
+                    "evidence": getattr(finding, "evidence", None),
+                }
+            )
+    return rows
+
+
+def _code(finding: object) -> str | None:
+    code = getattr(finding, "code", None)
+    return None if code is None else str(code)
+
+
+def _message(error: object, verdict: Verdict) -> str:
     """An error's text; the draft's own path, which the verdict shows already, left out.
 
     Only an error that kept the draft from being read is about the draft's path; once
@@ -85,6 +127,19 @@ def passed(verdict: Verdict, strict: bool) -> bool:
     return verdict.ok and not (strict and verdict.warnings)
 
 
+def outcome(verdict: Verdict, strict: bool) -> str:
+    """The verdict's :attr:`~Verdict.outcome` as the exit status counts it: with ``strict``,
+    a verdict with warnings is ``"invalid"``."""
+    if verdict.ok:
+        return "ok" if passed(verdict, strict) else "invalid"
+    return verdict.outcome
+
+
+HEADLINE_WORDS: Final = {"ok": "OK", "invalid": "INVALID", "unchecked": "NOT CHECKED"}
+"""The word of a verdict's headline for each outcome; ``FAILED (--strict: warnings)`` when
+only ``--strict`` fails it."""
+
+
 def verdict_lines(
     verdict: Verdict, strict: bool, indent: str = "    ", *, engines: int = 1
 ) -> list[str]:
@@ -95,7 +150,8 @@ def verdict_lines(
     if engines > 1:
         name = f"{name} [{verdict.engine}]"
     if not verdict.ok or resolution is None:
-        lines = [f"{name}: INVALID: {_message(verdict.errors[0], verdict)}"]
+        word = HEADLINE_WORDS[verdict.outcome]
+        lines = [f"{name}: {word}: {_message(verdict.errors[0], verdict)}"]
         lines += [f"{indent}error: {_message(e, verdict)}" for e in verdict.errors[1:]]
     else:
         details = [
@@ -132,6 +188,49 @@ def verdict_lines(
         drafted = "parallel" if verdict.parallel else "sequential"
         lines.append(f"{indent}mode: {verdict.mode} ({drafted}), serve with {verdict.serve_with}")
     return [printable(line) for line in lines]  # config values quoted in messages
+
+
+def github_lines(verdict: Verdict, strict: bool) -> list[str]:
+    """GitHub Actions workflow commands for a verdict's errors and warnings (``--format
+    github``): ``::error file=DRAFT,title=CODE::message``, one per finding, so that a CI
+    shows each on the draft's file.  Properties and messages are escaped as the runner
+    reads them (``%``, ``\\r``, ``\\n``; in properties ``:`` and ``,`` too), and any other
+    unprintable character as :func:`printable` writes it, so no config value can forge a
+    workflow command."""
+    path = verdict.path if verdict.path is not None else "<config>"
+    if verdict.path is not None and os.path.isdir(parse_display_path(verdict.path)):
+        path = f"{path}/config.json"
+    prefix = f"[{verdict.engine}] "
+    lines = []
+    for error in verdict.errors:
+        word = "could not check" if error.unavailable else "error"
+        lines.append(
+            _workflow_command(
+                "error", path, _code(error) or word, prefix + _message(error, verdict)
+            )
+        )
+    level = "error" if strict and verdict.ok else "warning"
+    lines += [
+        _workflow_command(level, path, _code(warning) or "warning", prefix + str(warning))
+        for warning in verdict.warnings
+    ]
+    return lines
+
+
+def _workflow_command(level: str, file: str, title: str, message: str) -> str:
+    properties = f"file={escape_property(file)},title={escape_property(title)}"
+    return f"::{level} {properties}::{escape_data(message)}"
+
+
+def escape_data(text: str) -> str:
+    """A workflow command's message, escaped as the Actions runner unescapes it."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(text)
+
+
+def escape_property(text: str) -> str:
+    """A workflow command's property value, escaped: ``:`` and ``,`` too."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def _token_part(verdict: Verdict) -> str:

@@ -22,29 +22,37 @@ import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Final, TextIO
 
 from drafting_config import __version__
 from drafting_config.cli.exit_status import EXIT_STATUS_HELP
+from drafting_config.cli.output_schema import OUTPUT_SCHEMA
 from drafting_config.cli.render import (
     explain_lines,
     field_rows,
+    github_lines,
     json_text,
-    passed,
+    outcome,
     verdict_json,
     verdict_lines,
 )
+from drafting_config.cli.settings import SettingsError, read_settings, unknown_codes
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.engines import DEFAULT_ENGINE, ENGINES, RELEASES, Engine, engine_rules
 from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
+from drafting_config.values.codes import TARGET_NOT_GIVEN, TOKENIZER_NOT_FOUND, WEIGHTS_NOT_MODELLED
 from drafting_config.values.errors import exception_text
-from drafting_config.values.paths import output_errors
+from drafting_config.values.paths import output_errors, printable
 from drafting_config.values.sources import PRIORITY_ORDER
 from drafting_config.verdicts import CheckOptions, Verdict, check_each
 
 EXIT_OK: Final = 0
 EXIT_INVALID: Final = 1
-EXIT_USAGE: Final = 2
+EXIT_UNCHECKED: Final = 2
+"""A check could not be made: a file, repo or extra it needs could not be had, or the
+argument list is wrong (a usage error), as ruff and mypy exit 2 when they cannot run."""
+EXIT_USAGE: Final = EXIT_UNCHECKED
 EXIT_INTERRUPTED: Final = 130
 """128 + SIGINT, as shells report Ctrl-C."""
 EXIT_BROKEN_PIPE: Final = 141
@@ -73,7 +81,8 @@ def _engines(args: argparse.Namespace) -> tuple[Engine, ...]:
 
 def _check_all(paths: Sequence[str], args: argparse.Namespace) -> Iterator[Verdict]:
     """One verdict per (draft, engine), the engines of each draft together, each draft's
-    file read once whatever the engines, yielded as soon as they are known."""
+    file read once whatever the engines, yielded as soon as they are known; the findings of
+    the codes ``--ignore`` names dropped."""
     options = CheckOptions(
         target=args.target,
         tokenizer=args.tokenizer,
@@ -82,21 +91,40 @@ def _check_all(paths: Sequence[str], args: argparse.Namespace) -> Iterator[Verdi
         revision=args.revision,
         target_revision=args.target_revision,
         download=args.download,
-        require_parallel=getattr(args, "require_parallel", False),
+        require_parallel=bool(getattr(args, "require_parallel", False)),
     )
-    return check_each(paths, options, _engines(args))
+    ignored = frozenset(getattr(args, "ignore", None) or ())
+    return (verdict.without(ignored) for verdict in check_each(paths, options, _engines(args)))
 
 
-def _tally(verdicts: Sequence[Verdict], strict: bool) -> tuple[int, bool]:
-    """How many verdicts passed, and whether any names a malformed repo id or revision."""
-    count = sum(passed(v, strict) for v in verdicts)
-    return count, any(isinstance(e, RepoIdError) for v in verdicts for e in v.errors)
+FOOTER_CODES: Final = frozenset({TARGET_NOT_GIVEN, TOKENIZER_NOT_FOUND, WEIGHTS_NOT_MODELLED})
+"""The notes about what a run did not check rather than about a draft ("target not checked:
+no target given"): in a run of several verdicts, the text output says each once, in its
+footer, with how many verdicts hold it."""
 
 
-def _status(checked: int, passed: int, bad_repo_id: bool) -> int:
-    if bad_repo_id:
-        return EXIT_USAGE  # a malformed repo id or revision: the argument list is wrong
-    return EXIT_OK if passed == checked else EXIT_INVALID
+def _footer_notes(verdict: Verdict, footer: dict[str, int]) -> Verdict:
+    """``verdict`` without its :data:`FOOTER_CODES` notes, each counted into ``footer``."""
+    kept = []
+    for note in dict.fromkeys(verdict.notes):
+        if getattr(note, "code", None) in FOOTER_CODES:
+            footer[note] = footer.get(note, 0) + 1
+        else:
+            kept.append(note)
+    return replace(verdict, notes=tuple(kept))
+
+
+def _tally(verdicts: Sequence[Verdict], strict: bool) -> tuple[int, int, int]:
+    """How many verdicts passed, failed and could not be checked."""
+    outcomes = [outcome(verdict, strict) for verdict in verdicts]
+    return outcomes.count("ok"), outcomes.count("invalid"), outcomes.count("unchecked")
+
+
+def _status(invalid: int, unchecked: int) -> int:
+    """1 if any draft fails, else 2 if any could not be checked, else 0."""
+    if invalid:
+        return EXIT_INVALID
+    return EXIT_UNCHECKED if unchecked else EXIT_OK
 
 
 @contextmanager
@@ -118,54 +146,83 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
+    _apply_settings(args)
+    args.json = args.json or args.format == "json"
     paths = _expand_stdin(args.paths, nul=args.null)
     if args.jobs is not None:
         print(_JOBS_DEPRECATED, file=sys.stderr)
     engines = _engines(args)
-    total = valid = 0
-    bad_repo_id = False
+    names = [engine_rules(engine)[0].ENGINE for engine in engines]
+    several = len(paths) * len(engines) > 1
+    quiet = getattr(args, "quiet", False)
+    footer: dict[str, int] = {}
+    outcomes = {"ok": 0, "invalid": 0, "unchecked": 0}
+    served = dict.fromkeys(names, 0)
+    total = 0
     # Each draft's verdicts are written as soon as they are known, piece by piece, never as
     # one string: when the reader leaves during one large write (`... | head`), the kernel
     # reports it partly done and CPython's buffered writer drops the rest without a
     # BrokenPipeError, so the run would exit 0, not 141.
     for verdict in _check_all(paths, args):
+        result = outcome(verdict, args.strict)
+        outcomes[result] += 1
+        served[verdict.engine] = served.get(verdict.engine, 0) + (result == "ok")
         if args.json:
-            out.write(
-                ("[" if total == 0 else ", ") + json_text(verdict_json(verdict, strict=args.strict))
-            )
+            item = json_text(verdict_json(verdict, strict=args.strict))
+            out.write(("[" if total == 0 else ", ") + item)
+        elif args.format == "github":
+            out.write("".join(f"{line}\n" for line in github_lines(verdict, args.strict)))
         else:
-            lines = verdict_lines(verdict, args.strict, engines=len(engines))
-            out.write("".join(f"{line}\n" for line in lines))
+            shown = _footer_notes(verdict, footer) if several else verdict
+            if not (quiet and verdict.ok and not verdict.warnings):
+                lines = verdict_lines(shown, args.strict, engines=len(engines))
+                out.write("".join(f"{line}\n" for line in lines))
         total += 1
-        count, bad = _tally([verdict], args.strict)
-        valid += count
-        bad_repo_id = bad_repo_id or bad
     if args.json:
         out.write("]\n" if total else "[]\n")
-    else:
-        if engines == (DEFAULT_ENGINE,):  # the default: the summary of a single sweep
-            summary = f"{len(paths)} checked"
-        else:
-            names = " and ".join(engine_rules(engine)[0].ENGINE for engine in engines)
-            summary = f"{len(paths)} checked with {names}"
-        out.write(f"{summary}: {valid} valid, {total - valid} invalid\n")
+    elif args.format != "github":
+        for note, count in footer.items():  # once, in the run's footer, with the count
+            out.write(printable(f"note ({count} verdict{'' if count == 1 else 's'}): {note}\n"))
+        out.write(_summary(len(paths), engines, served, outcomes) + "\n")
     if not paths:  # `find ... | drafting-config check -` that found nothing: no CI pass
         print("drafting-config: no paths to check: standard input held none", file=sys.stderr)
-        return EXIT_INVALID
-    return _status(total, valid, bad_repo_id)
+        return EXIT_UNCHECKED
+    return _status(outcomes["invalid"], outcomes["unchecked"])
+
+
+def _summary(
+    drafts: int, engines: Sequence[Engine], served: dict[str, int], outcomes: dict[str, int]
+) -> str:
+    """The run's last line: with several engines, the drafts and how many each engine
+    serves; with one, how many verdicts are valid and invalid; and how many could not be
+    checked, if any."""
+    unchecked = f", {outcomes['unchecked']} not checked" if outcomes["unchecked"] else ""
+    if len(engines) > 1:
+        serves = ", ".join(f"{name} serves {count}" for name, count in served.items())
+        return f"{drafts} draft{'' if drafts == 1 else 's'} checked: {serves}{unchecked}"
+    summary = f"{drafts} checked"
+    if engines != (DEFAULT_ENGINE,):
+        summary += f" with {next(iter(served))}"
+    return f"{summary}: {outcomes['ok']} valid, {outcomes['invalid']} invalid{unchecked}"
 
 
 def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
+    _apply_settings(args)
     (verdict,) = list(_check_all([args.path], args))
     if args.json:
         document = {**verdict_json(verdict, strict=args.strict), "fields": field_rows(verdict)}
         out.write(json_text(document) + "\n")
     else:
         out.write("\n".join(explain_lines(verdict, args.strict)) + "\n")
-    return _status(1, *_tally([verdict], args.strict))
+    return _status(*_tally([verdict], args.strict)[1:])
 
 
-def _run_schema(out: TextIO) -> int:
+def _run_schema(args: argparse.Namespace, out: TextIO) -> int:
+    """The output's JSON Schema; with ``--model``, ``ParallelDraftingConfig``'s."""
+    if not args.model:
+        json.dump(OUTPUT_SCHEMA, out, indent=2)
+        out.write("\n")
+        return EXIT_OK
     # Imported here: the only command that needs pydantic's model machinery.
     from drafting_config.config import ParallelDraftingConfig  # noqa: PLC0415
 
@@ -254,7 +311,23 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
         "model caches); by default the safetensors headers beside a draft are checked",
     )
     parser.add_argument(
-        "--strict", action="store_true", help="fail (exit 1) on any warning too, for CI"
+        "--strict",
+        action="store_true",
+        default=None,
+        help="fail (exit 1) on any warning too, for CI",
+    )
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        default=None,
+        metavar="CODE",
+        help="drop the findings of this code (repeatable; the codes are in docs/codes.md)",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="read [tool.drafting-config] from FILE (default: the nearest pyproject.toml at "
+        "or above the current directory); flags win over it",
     )
     parser.add_argument(
         "--revision",
@@ -318,7 +391,7 @@ def _parser() -> argparse.ArgumentParser:
     check_parser.add_argument(
         "--engine",
         choices=tuple(ENGINE_CHOICES),
-        default="vllm",
+        default=None,
         help="the engine the verdicts speak for: vllm (the default) or sglang, each the "
         "release installed here if the checker knows it, else its newest (vLLM 0.33.0, SGLang "
         "0.5.23); a release, such as vllm==0.32.0; or all (one verdict per draft and engine; "
@@ -327,8 +400,22 @@ def _parser() -> argparse.ArgumentParser:
     check_parser.add_argument(
         "--require-parallel",
         action="store_true",
+        default=None,
         help="judge each draft as served with parallel drafting on: a draft the engine "
         "would serve sequentially (a sequential EAGLE-3 draft, a plain draft model) fails",
+    )
+    check_parser.add_argument(
+        "--format",
+        choices=("text", "json", "github"),
+        default="text",
+        help="text (the default), json (as --json), or github: GitHub Actions annotations "
+        "(::error file=...), one per error and warning",
+    )
+    check_parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print only the drafts with an error or warning (and the summary)",
     )
     _add_model_options(check_parser)
 
@@ -344,10 +431,17 @@ def _parser() -> argparse.ArgumentParser:
     explain_parser.add_argument("path", metavar="PATH")
     _add_model_options(explain_parser)
 
-    commands.add_parser(
+    schema_parser = commands.add_parser(
         "schema",
-        help="print the JSON Schema of ParallelDraftingConfig",
-        description="Print the JSON Schema of ParallelDraftingConfig.",
+        help="print the JSON Schema (2020-12) of check --json and explain --json",
+        description="Print the JSON Schema (2020-12) of the output of check --json and "
+        "explain --json; with --model, the schema of the typed model ParallelDraftingConfig "
+        "(neither is a schema of config.json).",
+    )
+    schema_parser.add_argument(
+        "--model",
+        action="store_true",
+        help="print the JSON Schema of ParallelDraftingConfig instead",
     )
     return parser
 
@@ -363,7 +457,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             "drafting-config: cannot write the output: standard output is closed", file=sys.stderr
         )
-        return EXIT_INVALID
+        return EXIT_UNCHECKED
     if isinstance(out, io.TextIOWrapper):
         # Paths are escaped already; anything else the encoding lacks prints as a \u escape
         # that parse_display_path reads back, never an error.
@@ -375,7 +469,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             elif args.command == "explain":
                 status = _run_explain(args, out)
             else:
-                status = _run_schema(out)
+                status = _run_schema(args, out)
         out.flush()
     except _UsageError as error:
         print(f"drafting-config: error: {error}", file=sys.stderr)
@@ -387,15 +481,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = EXIT_INTERRUPTED
     except OSError as error:  # stdout closed, a full disk: the output could not be written
         print(f"drafting-config: cannot write the output: {error}", file=sys.stderr)
-        status = EXIT_INVALID
+        status = EXIT_UNCHECKED
     except Exception as error:  # a bug of ours: say so in one line, never a traceback
         print(
             f"drafting-config: internal error: {exception_text(error, kind=True)} "
             "(please report this, with the file that caused it)",
             file=sys.stderr,
         )
-        status = EXIT_INVALID
+        status = EXIT_UNCHECKED
     return status
+
+
+def _apply_settings(args: argparse.Namespace) -> None:
+    """Fill what the flags left unset from ``[tool.drafting-config]``; flags win.
+
+    Raises:
+        _UsageError: the table is unusable, or ``--ignore`` names an unknown code.
+    """
+    try:
+        settings = read_settings(args.config)
+    except SettingsError as error:
+        raise _UsageError(str(error)) from None
+    if args.strict is None:
+        args.strict = bool(settings.strict)
+    if getattr(args, "engine", DEFAULT_ENGINE) is None:
+        args.engine = settings.engine or DEFAULT_ENGINE
+    if settings.require_parallel is not None and getattr(args, "require_parallel", None) is None:
+        args.require_parallel = settings.require_parallel
+    given = args.ignore or []
+    bad = unknown_codes(given)
+    if bad:
+        raise _UsageError(
+            f"--ignore: unknown code {', '.join(bad)} (the codes are listed in docs/codes.md)"
+        )
+    args.ignore = (*settings.ignore, *given)
 
 
 def _silence_stdout() -> None:

@@ -12,6 +12,7 @@ import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from drafting_config.values import codes
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     PlaceholderTokenIdWarning,
@@ -83,12 +84,14 @@ def token_id_error(
             f"`{field}` must be an integer token id, got {describe_value(value)}. "
             f"Expected {_expected_range(vocab_size)}.{_type_hint(value)}",
             field=field,
+            code=codes.TOKEN_NOT_INT,
         )
     if not 0 <= token_id < (INT32_LIMIT if vocab_size is None else vocab_size):
         shown = describe_value(token_id).removesuffix(" (int)")
         return ParallelDraftingConfigError(
             f"`{field}` = {shown} is out of range: expected {_expected_range(vocab_size)}.",
             field=field,
+            code=codes.TOKEN_OUT_OF_RANGE,
         )
     return token_id
 
@@ -146,7 +149,8 @@ def placeholder_warning(
         f"The parallel drafting token id {token_id} (from `{source}`) equals the "
         f"{whose} `{field}` ({describe_value(value)}): a placeholder copied from a special "
         "token makes every masked slot look like that token and ruins acceptance rates. "
-        "Use a dedicated mask token id."
+        "Use a dedicated mask token id.",
+        code=codes.TOKEN_PLACEHOLDER,
     )
 
 

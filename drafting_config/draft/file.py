@@ -32,6 +32,7 @@ from drafting_config.draft.fields import (
     token_id_error,
     winner_of,
 )
+from drafting_config.values import codes
 from drafting_config.values.errors import (
     ConflictingTokenIdWarning,
     ParallelDraftingConfigError,
@@ -243,7 +244,12 @@ def read_fields(
     errors += [f.error for f in fields if f.error is not None]
     winner = first_set if first_set is not None and first_set.status is FieldStatus.WINNER else None
     if first_set is None:
-        errors.append(missing or ParallelDraftingConfigError(missing_token_id_message(order)))
+        errors.append(
+            missing
+            or ParallelDraftingConfigError(
+                missing_token_id_message(order), code=codes.TOKEN_MISSING
+            )
+        )
     eagle = _attempt(errors, lambda: _eagle_mask_token_id(get, vocab_size, in_file))
 
     warnings: list[ParallelDraftingConfigWarning] = []
@@ -412,7 +418,7 @@ def _conflict(
             f" Note: {token_id} is also the class default of {config_class.__name__}."
             f"{winner.key}, so it may not come from config.json at all."
         )
-    return ConflictingTokenIdWarning(message)
+    return ConflictingTokenIdWarning(message, code=codes.TOKEN_FIELDS_DISAGREE)
 
 
 def _eagle_disagrees(
@@ -423,7 +429,8 @@ def _eagle_disagrees(
         f"`{in_file(winner.value)}` = {token_id} and `{field}` = {eagle} disagree. Engines feed "
         f"{token_id}, but some model classes (vLLM's Qwen3 DFlash/DSpark) merge `{EAGLE_CONFIG}` "
         f"into `dflash_config` and embed their mask slots as {eagle}, and nothing fails. "
-        f"Set `{field}` to {token_id} or remove it."
+        f"Set `{field}` to {token_id} or remove it.",
+        code=codes.TOKEN_EAGLE_DISAGREES,
     )
 
 

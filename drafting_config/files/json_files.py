@@ -13,8 +13,10 @@ import os
 import re
 import stat
 import sys
-from typing import Final
+from typing import ClassVar, Final
 
+from drafting_config.values import codes
+from drafting_config.values.codes import Code
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.paths import PathArgument, as_path, display_path
 
@@ -52,15 +54,25 @@ class ConfigFileError(ParallelDraftingConfigError):
     Attributes:
         path: the file (or directory) that was asked for, as given.
         problem: what is wrong with it, without the path.
+        unavailable: ``True`` when the file could not be had at all (missing, unopenable,
+            a directory or FIFO where a file belongs): the check could not be made;
+            ``False`` when it was read and is wrong (malformed JSON, not UTF-8, ...).
     """
 
     path: str
     problem: str
+    default_code: ClassVar[Code] = codes.FILE_MALFORMED
+    """The code of an error of this class about a file that was read: a subclass's own."""
 
-    def __init__(self, path: str, problem: str) -> None:
-        super().__init__(f"{display_path(path)}: {problem}")
+    def __init__(
+        self, path: str, problem: str, *, unavailable: bool = False, code: Code | None = None
+    ) -> None:
+        if code is None:
+            code = codes.FILE_UNAVAILABLE if unavailable else self.default_code
+        super().__init__(f"{display_path(path)}: {problem}", code=code)
         self.path = path
         self.problem = problem
+        self.unavailable = unavailable
 
 
 def load_config_json(path: PathArgument) -> dict[str, object]:
@@ -184,29 +196,38 @@ def _read_file(name: str, *, max_bytes: int, what: str, inner: str | None) -> tu
         fd = os.open(name, READ_FLAGS)
     except FileNotFoundError:
         raise ConfigFileError(
-            name,
-            "no such file or directory (not found locally).",
+            name, "no such file or directory (not found locally).", unavailable=True
         ) from None
     except OSError as error:
         if inner is not None and isinstance(error, PermissionError) and os.path.isdir(name):
             # Searchable but not readable (chmod 111): its files open by name, as for vLLM.
             return _read_inner_file(name, inner, max_bytes=max_bytes, what=what)
-        raise ConfigFileError(name, f"cannot open: {error.strerror or error}.") from None
+        raise ConfigFileError(
+            name, f"cannot open: {error.strerror or error}.", unavailable=True
+        ) from None
     except ValueError:  # a NUL byte in the path
-        raise ConfigFileError(name, "not a valid path (it contains a NUL byte).") from None
+        raise ConfigFileError(
+            name, "not a valid path (it contains a NUL byte).", unavailable=True
+        ) from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             if inner is None:
-                raise ConfigFileError(name, f"this is a directory; expected a {what} file.")
+                raise ConfigFileError(
+                    name, f"this is a directory; expected a {what} file.", unavailable=True
+                )
             return _read_inner_file(name, inner, max_bytes=max_bytes, what=what)
         if not stat.S_ISREG(info.st_mode):
-            raise ConfigFileError(name, f"not a regular file; expected a {what} file.")
+            raise ConfigFileError(
+                name, f"not a regular file; expected a {what} file.", unavailable=True
+            )
         if info.st_size > max_bytes:
             raise ConfigFileError(name, _too_large(info.st_size, max_bytes, what))
         return name, _read_bounded(fd, name, info.st_size, max_bytes=max_bytes, what=what)
     except OSError as error:
-        raise ConfigFileError(name, f"cannot read: {error.strerror or error}.") from None
+        raise ConfigFileError(
+            name, f"cannot read: {error.strerror or error}.", unavailable=True
+        ) from None
     finally:
         os.close(fd)
 
@@ -217,13 +238,16 @@ def _read_inner_file(directory: str, inner: str, *, max_bytes: int, what: str) -
         os.lstat(path)
     except FileNotFoundError:
         raise ConfigFileError(
-            directory, f"this directory has no {inner}; point at a model directory."
+            directory,
+            f"this directory has no {inner}; point at a model directory.",
+            unavailable=True,
         ) from None
     except OSError as error:  # readable but not searchable (chmod 444): nothing inside opens
         raise ConfigFileError(
             directory,
             f"cannot reach its {inner}: {error.strerror or error} (the directory is not "
             "searchable: it lacks the x permission).",
+            unavailable=True,
         ) from None
     return _read_file(path, max_bytes=max_bytes, what=what, inner=None)
 

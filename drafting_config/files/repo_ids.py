@@ -47,12 +47,14 @@ from drafting_config.files.safetensors_headers import (
     weight_map_of,
 )
 from drafting_config.files.tokenizer_files import MAX_TOKENIZER_FILE_BYTES, TOKENIZER_FILE_NAMES
+from drafting_config.values import codes
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     describe_value,
     exception_text,
 )
 from drafting_config.values.fields import is_kind
+from drafting_config.values.findings import Note
 from drafting_config.values.integers import exact_bool
 from drafting_config.values.paths import display_path
 
@@ -98,13 +100,15 @@ class RepoIdError(ParallelDraftingConfigError):
         problem: what is wrong with it, without the value (the CLI's usage message).
     """
 
+    unavailable = True  # the check could not be made: exit 2, not a broken draft
+
     problem: str
 
     def __init__(self, parameter: str, value: object, problem: str) -> None:
         short = type(value) is str and len(value) <= _SHOWN_MAX  # type(): not a Mock(spec=str)
         shown = repr(value) if short else describe_value(value)
         label = parameter.replace("_", " ")
-        super().__init__(f"{label} {shown} is malformed: {problem}")
+        super().__init__(f"{label} {shown} is malformed: {problem}", code=codes.REPO_ID_MALFORMED)
         self.problem = problem
 
 
@@ -115,9 +119,11 @@ class RepoNotCachedError(ParallelDraftingConfigError):
     ``hf download ORG/NAME config.json``).
     """
 
+    unavailable = True  # the check could not be made: exit 2, not a broken draft
+
     def __init__(self, repo_id: str, revision: str, cache_dir: str, problem: str) -> None:
         del revision, cache_dir  # said in ``problem``
-        super().__init__(f"{repo_id}: {problem}")
+        super().__init__(f"{repo_id}: {problem}", code=codes.REPO_NOT_CACHED)
 
 
 class MissingExtraError(ParallelDraftingConfigError):
@@ -128,6 +134,8 @@ class MissingExtraError(ParallelDraftingConfigError):
             (``"ValueError: ..."``, from a bad ``HF_*`` environment variable), else ``None``.
         problem: the message without the repo id.
     """
+
+    unavailable = True  # the check could not be made: exit 2, not a broken draft
 
     failure: str | None
     problem: str
@@ -144,7 +152,7 @@ class MissingExtraError(ParallelDraftingConfigError):
                 "looking up a Hugging Face repo id needs huggingface_hub, which failed to "
                 f"import ({failure}); check the HF_* environment variables"
             )
-        super().__init__(f"{repo_id}: {problem}")
+        super().__init__(f"{repo_id}: {problem}", code=codes.HUB_EXTRA_MISSING)
         self.failure = failure
         self.problem = problem
 
@@ -156,10 +164,15 @@ class HubDownloadError(ParallelDraftingConfigError):
         problem: why, without the repo id, the revision and the file.
     """
 
+    unavailable = True  # the check could not be made: exit 2, not a broken draft
+
     problem: str
 
     def __init__(self, repo_id: str, revision: str, filename: str, problem: str) -> None:
-        super().__init__(f"{repo_id}: cannot download {filename} (revision {revision}): {problem}")
+        super().__init__(
+            f"{repo_id}: cannot download {filename} (revision {revision}): {problem}",
+            code=codes.DOWNLOAD_FAILED,
+        )
         self.problem = problem
 
 
@@ -346,6 +359,7 @@ def locate(
             name,
             "no such file or directory (not found locally); it is not a Hugging Face repo id "
             f"either ({problem}; a repo id is ORG/NAME, as in Qwen/Qwen3-8B).",
+            unavailable=True,
         )
     return _snapshot(
         name,
@@ -384,7 +398,10 @@ def _snapshot(
             raise HubDownloadError(repo_id, revision, anchors[0], problem) from None
         if notes is not None:
             notes.append(
-                f"{repo_id}: HF_HUB_OFFLINE is set: read from the cache, nothing downloaded"
+                Note(
+                    f"{repo_id}: HF_HUB_OFFLINE is set: read from the cache, nothing downloaded",
+                    code=codes.DOWNLOAD_SKIPPED,
+                )
             )
         return snapshot
     if download:
@@ -627,7 +644,7 @@ def _download(
             _fetch(repo_id, commit, name, cache, endpoint, required=False)
         except ParallelDraftingConfigError as error:
             if notes is not None:
-                notes.append(f"{name} not downloaded: {error}")
+                notes.append(Note(f"{name} not downloaded: {error}", code=codes.DOWNLOAD_SKIPPED))
     return snapshot
 
 

@@ -35,6 +35,7 @@ from drafting_config.files.json_files import (
     huge_integer_problem,
     read_json_object,
 )
+from drafting_config.values import codes
 from drafting_config.values.errors import MAX_VALUE_CHARS, describe_value
 
 MAX_HEADER_BYTES: Final = 100_000_000
@@ -104,9 +105,13 @@ class WeightsFileError(ConfigFileError):
     :class:`~drafting_config.files.json_files.ConfigFileError`.
     """
 
+    default_code = codes.WEIGHTS_FILE_MALFORMED
+
 
 class LfsPointerError(WeightsFileError):
     """A weights file is a Git LFS pointer: the weights were never fetched, nothing to check."""
+
+    default_code = codes.WEIGHTS_LFS_POINTER
 
 
 class MissingShardError(WeightsFileError):
@@ -117,6 +122,8 @@ class MissingShardError(WeightsFileError):
     ``safe_open``), but a cache snapshot may simply not hold the weights yet: vLLM
     downloads them when it serves the repo id.
     """
+
+    default_code = codes.WEIGHTS_SHARD_MISSING
 
 
 def tensor_name_text(name: str) -> str:

@@ -51,6 +51,7 @@ from types import MappingProxyType
 from typing import Final, cast
 
 from drafting_config.files.json_files import ConfigFileError, read_json_object
+from drafting_config.values import codes
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value
 from drafting_config.values.paths import PathArgument, as_path
 
@@ -264,7 +265,7 @@ def load_tokenizer_files(directory: PathArgument) -> TokenizerFiles | None:
             if os.path.lexists(name)
             else "no such directory (not found locally)."
         )
-        raise ConfigFileError(name, problem)
+        raise ConfigFileError(name, problem, unavailable=True, code=codes.TOKENIZER_NOT_FOUND)
     found: dict[str, dict[str, object]] = {}
     for file_name in TOKENIZER_FILE_NAMES:
         path = os.path.join(name, file_name)
@@ -423,6 +424,7 @@ def _added_tokens(path: str, entries: object) -> list[AddedToken]:
                 path,
                 f"`{where}.id` is {token.id}, already the id of `added_tokens[{first}]` "
                 f"({tokens[first].text!r}); each added token needs its own id.",
+                code=codes.TOKENIZER_FILE_MALFORMED,
             )
         tokens.append(token)
     return tokens
@@ -472,7 +474,9 @@ def _added_tokens_decoder(path: str, config: Mapping[str, object]) -> list[Added
         where = f"added_tokens_decoder[{_key(key)}]"
         if not (key.isascii() and key.isdecimal()) or len(key) > 10 or int(key) > _MAX_ID:
             raise ConfigFileError(
-                path, f"`{where}`: the key must be a token id (a decimal number); got {key!r}."
+                path,
+                f"`{where}`: the key must be a token id (a decimal number); got {key!r}.",
+                code=codes.TOKENIZER_FILE_MALFORMED,
             )
         token_id = int(key)
         if token_id in keys_by_id:  # "5" and "05": transformers keeps whichever comes last
@@ -480,6 +484,7 @@ def _added_tokens_decoder(path: str, config: Mapping[str, object]) -> list[Added
                 path,
                 f"`{where}`: id {token_id} is also the key {keys_by_id[token_id]!r}; "
                 "each token id must have one entry.",
+                code=codes.TOKENIZER_FILE_MALFORMED,
             )
         keys_by_id[token_id] = key
         tokens.append(_token_entry(path, where, entry, entry_id=token_id))
@@ -556,7 +561,11 @@ def _token_id_argument(token_id: object) -> int:
 
 
 def _shape(path: str, where: str, value: object, expected: str) -> ConfigFileError:
-    return ConfigFileError(path, f"`{where}` must be {expected}; got {describe_value(value)}.")
+    return ConfigFileError(
+        path,
+        f"`{where}` must be {expected}; got {describe_value(value)}.",
+        code=codes.TOKENIZER_FILE_MALFORMED,
+    )
 
 
 def _key(text: str) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from drafting_config.draft.fields import names_token_id, placeholder_warning
 from drafting_config.rules.subject import Subject
+from drafting_config.values import codes
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.fields import read_path
 from drafting_config.values.findings import Findings
@@ -42,6 +43,7 @@ def check_target_sizes(subject: Subject, found: Findings) -> None:
                 f"vocabulary: the target's vocab_size is {target.vocab_size}, so the masked "
                 "slots would index past its embedding table.",
                 field=field,
+                code=codes.TOKEN_OUTSIDE_TARGET_VOCAB,
             )
         )
     draft_vocab = read_path(subject.get, "draft_vocab_size")
@@ -54,6 +56,7 @@ def check_target_sizes(subject: Subject, found: Findings) -> None:
                     f"`{field}` = {size} is larger than the target's vocab_size "
                     f"({target.vocab_size}); a reduced draft vocabulary must fit in it.",
                     field=field,
+                    code=codes.VOCAB_LARGER_THAN_TARGET,
                 )
             )
     if draft.takes_target_hidden_states and target.hidden_size is not None:
@@ -70,6 +73,7 @@ def check_target_sizes(subject: Subject, found: Findings) -> None:
                     f"({target.hidden_size}): this drafter is fed the target's hidden states, "
                     "so the two must agree. Is this the draft's intended target?",
                     field=field,
+                    code=codes.HIDDEN_SIZE_MISMATCH,
                 )
             )
 

@@ -13,6 +13,7 @@ from typing import Final, cast
 
 from drafting_config.files.tokenizer_files import TokenKind
 from drafting_config.rules.subject import Subject
+from drafting_config.values import codes
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     PlaceholderTokenIdWarning,
@@ -70,7 +71,8 @@ def check_token_in_tokenizer(subject: Subject, found: Findings) -> None:
                 f"`{field}` = {token_id} is {what} of the tokenizer in "
                 f"{display_path(tokenizer.directory)}, {facts.text!r}: it is real text, so "
                 "every masked slot will read as that text. Use an unused embedding row or a "
-                "dedicated special token."
+                "dedicated special token.",
+                code=codes.TOKEN_IS_ORDINARY,
             )
         )
     for role in PLACEHOLDER_ROLES:
@@ -80,7 +82,8 @@ def check_token_in_tokenizer(subject: Subject, found: Findings) -> None:
                 PlaceholderTokenIdWarning(
                     f"`{field}` = {token_id} is the tokenizer's {role} token "
                     f"({special.text!r}): a placeholder copied from a special token makes "
-                    "every masked slot look like it and ruins acceptance rates."
+                    "every masked slot look like it and ruins acceptance rates.",
+                    code=codes.TOKEN_PLACEHOLDER,
                 )
             )
     mask = tokenizer.special_tokens.get("mask")
@@ -88,7 +91,8 @@ def check_token_in_tokenizer(subject: Subject, found: Findings) -> None:
         found.warn(
             TokenizerTokenIdWarning(
                 f"`{field}` = {token_id}, but the tokenizer's mask_token {mask.text!r} is id "
-                f"{mask.id}; engines that look the mask token up by name will use {mask.id}."
+                f"{mask.id}; engines that look the mask token up by name will use {mask.id}.",
+                code=codes.TOKEN_MASK_ELSEWHERE,
             )
         )
 
@@ -108,6 +112,7 @@ def _check_mask_text(subject: Subject, found: Findings, named: object) -> None:
             ParallelDraftingConfigError(
                 f"`{text_field}` must be the mask token's text, got {describe_value(named)}.",
                 field=text_field,
+                code=codes.MASK_TOKEN_TEXT_INVALID,
             )
         )
         return
@@ -120,5 +125,6 @@ def _check_mask_text(subject: Subject, found: Findings, named: object) -> None:
                 f"but `{field}` = {token_id}: SGLang refuses to start on this mismatch "
                 "and other engines feed one id while the model expects the other.",
                 field=text_field,
+                code=codes.MASK_TOKEN_TEXT_DISAGREES,
             )
         )

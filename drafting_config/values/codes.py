@@ -92,7 +92,665 @@ def declare(name: str, step: Step, summary: str) -> Code:
     return code
 
 
-# --- issue 29: the mode a verdict judges, and the rules the real engine showed missing ---------
+# --- the codes, by step: every finding's code is declared here, once ---------------------------
+
+# parse
+FILE_UNAVAILABLE: Final = declare(
+    "file-unavailable",
+    Step.PARSE,
+    "A file or folder the check needs could not be had: missing, unopenable, a folder "
+    "with no config.json, a directory or FIFO where a file belongs (the check could "
+    "not be made).",
+)
+FILE_MALFORMED: Final = declare(
+    "file-malformed",
+    Step.PARSE,
+    "A JSON file was read but is not a JSON object: empty, not UTF-8, malformed JSON, "
+    "nested too deeply, too large, or a root that is not an object.",
+)
+REPO_ID_MALFORMED: Final = declare(
+    "repo-id-malformed",
+    Step.PARSE,
+    "A repo id or revision is malformed (a usage error).",
+)
+REPO_NOT_CACHED: Final = declare(
+    "repo-not-cached",
+    Step.PARSE,
+    "A repo id, its revision or its config.json is not in the local Hugging Face "
+    "cache (the check could not be made).",
+)
+HUB_EXTRA_MISSING: Final = declare(
+    "hub-extra-missing",
+    Step.PARSE,
+    "Looking up a repo id needs huggingface_hub, which is missing or fails to import "
+    "(the check could not be made).",
+)
+DOWNLOAD_FAILED: Final = declare(
+    "download-failed",
+    Step.PARSE,
+    "A download asked for with --download failed (the check could not be made).",
+)
+PATH_ARGUMENT_INVALID: Final = declare(
+    "path-argument-invalid",
+    Step.PARSE,
+    "An argument given as a path is not a usable path.",
+)
+CONFIG_NOT_OBJECT: Final = declare(
+    "config-not-object",
+    Step.PARSE,
+    "The draft's config is not a mapping or config object.",
+)
+CONFIG_IS_A_PATH: Final = declare(
+    "config-is-a-path",
+    Step.PARSE,
+    "A path was given where a config object was expected.",
+)
+CONFIG_ATTRIBUTE_UNREADABLE: Final = declare(
+    "config-attribute-unreadable",
+    Step.PARSE,
+    "Reading a field of the draft's config object raised.",
+)
+INT_FIELD_INVALID: Final = declare(
+    "int-field-invalid",
+    Step.PARSE,
+    "A field read as a count or size is not a positive int below 2**31.",
+)
+MODEL_FIELD_INVALID: Final = declare(
+    "model-field-invalid",
+    Step.PARSE,
+    "A value given to ParallelDraftingConfig does not validate.",
+)
+MODEL_TYPE_NOT_STRING: Final = declare(
+    "model-type-not-string",
+    Step.PARSE,
+    "`model_type` is not a string: the engine cannot parse the draft's config.",
+)
+MODEL_TYPE_UNKNOWN: Final = declare(
+    "model-type-unknown",
+    Step.PARSE,
+    "`model_type` is unknown to the engine's transformers and `auto_map` names no "
+    "AutoConfig: parsing the config fails.",
+)
+MODEL_TYPE_REMOTE_CODE: Final = declare(
+    "model-type-remote-code",
+    Step.PARSE,
+    "`model_type` is parsed only through `auto_map.AutoConfig`'s remote code, with "
+    "--trust-remote-code.",
+)
+MODEL_TYPE_TOO_NEW: Final = declare(
+    "model-type-too-new",
+    Step.PARSE,
+    "`model_type` is known only to transformers versions newer than some the engine accepts.",
+)
+SPECULATORS_TYPE_MISSING: Final = declare(
+    "speculators-type-missing",
+    Step.PARSE,
+    "A speculators-format draft does not name its algorithm in `speculators_model_type`.",
+)
+SPECULATORS_TYPE_UNKNOWN: Final = declare(
+    "speculators-type-unknown",
+    Step.PARSE,
+    "`speculators_model_type` is no speculators algorithm known here.",
+)
+SPECULATORS_NOT_PARALLEL: Final = declare(
+    "speculators-not-parallel",
+    Step.PARSE,
+    "The speculators algorithm is not parallel drafting: there is no mask token to check.",
+)
+SPECULATORS_METHODS_INVALID: Final = declare(
+    "speculators-methods-invalid",
+    Step.PARSE,
+    "`speculators_config.proposal_methods` is not a non-empty array of proposal methods.",
+)
+SPECULATORS_TOKENS_INVALID: Final = declare(
+    "speculators-tokens-invalid",
+    Step.PARSE,
+    "`speculative_tokens` is not a positive int below 2**31.",
+)
+SPECULATORS_VERIFIER_INVALID: Final = declare(
+    "speculators-verifier-invalid",
+    Step.PARSE,
+    "`speculators_config.verifier.name_or_path` is not a non-empty string.",
+)
+SPECULATORS_LAYER_CONFIG_MISSING: Final = declare(
+    "speculators-layer-config-missing",
+    Step.PARSE,
+    "`transformer_layer_config`, from which vLLM builds the draft's config, is missing.",
+)
+SPECULATORS_KEYS_NOT_STRINGS: Final = declare(
+    "speculators-keys-not-strings",
+    Step.PARSE,
+    "A speculators section has keys that are not strings.",
+)
+SPECULATORS_FIELD_MISSING: Final = declare(
+    "speculators-field-missing",
+    Step.PARSE,
+    "A field a speculators algorithm reads unconditionally is missing.",
+)
+SPECULATORS_SECTION_NOT_OBJECT: Final = declare(
+    "speculators-section-not-object",
+    Step.PARSE,
+    "A speculators section is not a JSON object.",
+)
+DRAFT_CONFIG_FIELD_INVALID: Final = declare(
+    "draft-config-field-invalid",
+    Step.PARSE,
+    "A field of the draft's DFlash or DSpark config is a value the engine's parse refuses.",
+)
+DOMINO_FIELDS_INVALID: Final = declare(
+    "domino-fields-invalid",
+    Step.PARSE,
+    "A Domino draft's fields are missing or not what the engine's parse accepts.",
+)
+MARKOV_HEAD_TYPE_MISSING: Final = declare(
+    "markov-head-type-missing",
+    Step.PARSE,
+    "A DSpark draft sets markov_rank but no markov_head_type.",
+)
+MARKOV_HEAD_TYPE_INVALID: Final = declare(
+    "markov-head-type-invalid",
+    Step.PARSE,
+    "markov_head_type is not one of the head types the engine builds.",
+)
+DOWNLOAD_SKIPPED: Final = declare(
+    "download-skipped",
+    Step.PARSE,
+    "An optional file could not be downloaded, or nothing was downloaded (offline).",
+)
+
+# registry
+ARCHITECTURES_STRING: Final = declare(
+    "architectures-string",
+    Step.REGISTRY,
+    "`architectures` is a string, not a list: the engine looks up its characters and fails.",
+)
+ARCHITECTURE_UNSUPPORTED: Final = declare(
+    "architecture-unsupported",
+    Step.REGISTRY,
+    "No name in `architectures` is a class the engine can serve as this draft.",
+)
+RENAMED_ARCHITECTURE_UNSUPPORTED: Final = declare(
+    "renamed-architecture-unsupported",
+    Step.REGISTRY,
+    "The class the engine renames the draft's architecture to is not registered.",
+)
+ARCHITECTURE_FALLBACK: Final = declare(
+    "architecture-fallback",
+    Step.REGISTRY,
+    "No name in `architectures` is registered: the engine resolves it only through a "
+    "generic fallback.",
+)
+ARCHITECTURE_NOT_DRAFTER: Final = declare(
+    "architecture-not-drafter",
+    Step.REGISTRY,
+    "The engine has no draft class among `architectures` and loads another class.",
+)
+DSPARK_ARCHITECTURE_REPLACED: Final = declare(
+    "dspark-architecture-replaced",
+    Step.REGISTRY,
+    "Served as DSpark, the draft names no DSpark class vLLM keeps: vLLM replaces it.",
+)
+METHOD_UNSUPPORTED: Final = declare(
+    "method-unsupported",
+    Step.REGISTRY,
+    "The engine has no method that serves this draft.",
+)
+SPECULATORS_CLASS_UNSUPPORTED: Final = declare(
+    "speculators-class-unsupported",
+    Step.REGISTRY,
+    "The speculators draft's class is not one vLLM's updater for its algorithm accepts.",
+)
+
+# token
+TOKEN_MISSING: Final = declare(
+    "token-missing",
+    Step.TOKEN,
+    "The draft names no parallel-drafting token id.",
+)
+SPECULATORS_TOKEN_MISSING: Final = declare(
+    "speculators-token-missing",
+    Step.TOKEN,
+    "A speculators parallel draft has no `mask_token_id`.",
+)
+TOKEN_NOT_INT: Final = declare("token-not-int", Step.TOKEN, "A token-id field is not an integer.")
+TOKEN_OUT_OF_RANGE: Final = declare(
+    "token-out-of-range",
+    Step.TOKEN,
+    "A token-id field is outside the draft's vocabulary (or negative).",
+)
+TOKEN_FIELD_NULL: Final = declare(
+    "token-field-null",
+    Step.TOKEN,
+    "A token-id field above the one that should win is present and null: vLLM reads it and fails.",
+)
+TOKEN_FIELDS_DISAGREE: Final = declare(
+    "token-fields-disagree",
+    Step.TOKEN,
+    "Two token-id fields are set to different values; the higher-priority one wins.",
+)
+TOKEN_EAGLE_DISAGREES: Final = declare(
+    "token-eagle-disagrees",
+    Step.TOKEN,
+    "The token id and the EAGLE section's token disagree.",
+)
+TOKEN_PLACEHOLDER: Final = declare(
+    "token-placeholder",
+    Step.TOKEN,
+    "The token id equals a pad, bos or eos token id (of the draft's config, the "
+    "target's, or the tokenizer's).",
+)
+TOKEN_OUTSIDE_TARGET_VOCAB: Final = declare(
+    "token-outside-target-vocab",
+    Step.TOKEN,
+    "The token id is outside the target's vocabulary.",
+)
+TOKEN_NOT_NAMED: Final = declare(
+    "token-not-named",
+    Step.TOKEN,
+    "The draft names no mask token id: the engine takes one from the served tokenizer.",
+)
+TOKEN_ADDED_TO_TOKENIZER: Final = declare(
+    "token-added-to-tokenizer",
+    Step.TOKEN,
+    "The served tokenizer lacks the mask token: the engine adds it at a new id.",
+)
+TOKEN_FROM_TOKENIZER: Final = declare(
+    "token-from-tokenizer",
+    Step.TOKEN,
+    "The engine takes the token id from the tokenizer.",
+)
+
+# layers
+LAYER_IDS_INVALID: Final = declare(
+    "layer-ids-invalid",
+    Step.LAYERS,
+    "The target layer ids are not a list of integers.",
+)
+LAYER_IDS_UNORDERED: Final = declare(
+    "layer-ids-unordered",
+    Step.LAYERS,
+    "The target layer ids are repeated or not increasing.",
+)
+LAYER_IDS_FLOATS: Final = declare(
+    "layer-ids-floats",
+    Step.LAYERS,
+    "The target layer ids hold whole-number floats.",
+)
+LAYER_ID_MINUS_ONE: Final = declare(
+    "layer-id-minus-one",
+    Step.LAYERS,
+    "A target layer id is -1: the tap reads the embeddings, not a layer's output.",
+)
+LAYER_ID_OUT_OF_RANGE: Final = declare(
+    "layer-id-out-of-range",
+    Step.LAYERS,
+    "A target layer id is outside the target's layers.",
+)
+RUNNERS_DISAGREE_ON_LAYERS: Final = declare(
+    "runners-disagree-on-layers",
+    Step.LAYERS,
+    "vLLM's two model runners read different target layers for this draft.",
+)
+OMNI_LAYER_IDS_INVALID: Final = declare(
+    "omni-layer-ids-invalid",
+    Step.LAYERS,
+    "The target layer ids are unusable for a Qwen3-Omni target.",
+)
+NUM_TARGET_LAYERS_NOT_COUNT: Final = declare(
+    "num-target-layers-not-count",
+    Step.LAYERS,
+    "`num_target_layers` is not a count of layers.",
+)
+NUM_TARGET_LAYERS_NOT_DEPTH: Final = declare(
+    "num-target-layers-not-depth",
+    Step.LAYERS,
+    "`num_target_layers` differs from the target's depth.",
+)
+NUM_TARGET_LAYERS_UNEXPLAINED: Final = declare(
+    "num-target-layers-unexplained",
+    Step.LAYERS,
+    "`num_target_layers` is neither the target's depth nor the number of tapped layers.",
+)
+EAGLE_LAYER_IDS_MISPLACED: Final = declare(
+    "eagle-layer-ids-misplaced",
+    Step.LAYERS,
+    "EAGLE layer ids are set at the top level, where SGLang does not read them.",
+)
+DERIVED_LAYERS_INVALID: Final = declare(
+    "derived-layers-invalid",
+    Step.LAYERS,
+    "The draft names no target layers and the ones the engine derives are unusable.",
+)
+LAYER_NOT_READ: Final = declare(
+    "layer-not-read",
+    Step.LAYERS,
+    "A layer field of the draft is not read by the engine for this draft.",
+)
+
+# target
+TARGET_NOT_GIVEN: Final = declare(
+    "target-not-given",
+    Step.TARGET,
+    "No target was given: what only the target tells is not checked.",
+)
+TARGET_FROM_VERIFIER: Final = declare(
+    "target-from-verifier",
+    Step.TARGET,
+    "The target was taken from the speculators verifier.",
+)
+VERIFIER_NOT_FOUND: Final = declare(
+    "verifier-not-found",
+    Step.TARGET,
+    "The speculators verifier could not be found: the target is not checked.",
+)
+TARGET_HAS_NO_SIZES: Final = declare(
+    "target-has-no-sizes",
+    Step.TARGET,
+    "The target gives no vocab_size, hidden_size or num_hidden_layers.",
+)
+TARGET_ARCHITECTURE_UNREGISTERED: Final = declare(
+    "target-architecture-unregistered",
+    Step.TARGET,
+    "The target's architectures are not in the engine's registry.",
+)
+VOCAB_LARGER_THAN_TARGET: Final = declare(
+    "vocab-larger-than-target",
+    Step.TARGET,
+    "The draft's vocab_size is larger than the target's.",
+)
+HIDDEN_SIZE_MISMATCH: Final = declare(
+    "hidden-size-mismatch",
+    Step.TARGET,
+    "The draft's hidden_size differs from the target's, which feeds it.",
+)
+
+# tap
+TARGET_NOT_TAPPABLE: Final = declare(
+    "target-not-tappable",
+    Step.TAP,
+    "The target's class cannot be tapped for the drafter's hidden states.",
+)
+TARGET_HOOK_BROKEN: Final = declare(
+    "target-hook-broken",
+    Step.TAP,
+    "The target's capture hook calls a method its language model lacks.",
+)
+LAST_LAYER_NEVER_CAPTURED: Final = declare(
+    "last-layer-never-captured",
+    Step.TAP,
+    "A tapped layer is the target's last: the capture hook never reaches it.",
+)
+LAST_LAYER_REFUSED: Final = declare(
+    "last-layer-refused",
+    Step.TAP,
+    "A tapped layer is the target's last: the capture hook refuses it.",
+)
+
+# construction
+CONSTRUCTOR_FIELD_MISSING: Final = declare(
+    "constructor-field-missing",
+    Step.CONSTRUCTION,
+    "A field the draft class's constructor reads is not set.",
+)
+DFLASH_CONFIG_NULL: Final = declare(
+    "dflash-config-null",
+    Step.CONSTRUCTION,
+    "`dflash_config` is null: the draft class fails reading it.",
+)
+MARKOV_RANK_INVALID: Final = declare(
+    "markov-rank-invalid",
+    Step.CONSTRUCTION,
+    "`markov_rank` is not an integer the Markov head can be built with.",
+)
+MARKOV_RANK_NESTED_ONLY: Final = declare(
+    "markov-rank-nested-only",
+    Step.CONSTRUCTION,
+    "`markov_rank` is set in a nested section only, where SGLang's DSpark model does not read it.",
+)
+MARKOV_HEAD_TYPE_NESTED: Final = declare(
+    "markov-head-type-nested",
+    Step.CONSTRUCTION,
+    "`markov_head_type` is set in a nested section only: SGLang builds a vanilla head.",
+)
+DFLASH2_SELECTOR_MISSING: Final = declare(
+    "dflash2-selector-missing",
+    Step.CONSTRUCTION,
+    "A DFlash2 draft lacks `dflash_config.selector_rank`.",
+)
+SAMPLE_FROM_ANCHOR_UNSUPPORTED: Final = declare(
+    "sample-from-anchor-unsupported",
+    Step.CONSTRUCTION,
+    "`sample_from_anchor` is true: vLLM's newer runner refuses it.",
+)
+SAMPLE_FROM_ANCHOR_IGNORED: Final = declare(
+    "sample-from-anchor-ignored",
+    Step.CONSTRUCTION,
+    "vLLM's older runner ignores `sample_from_anchor`.",
+)
+MAX_MODEL_LEN_LOWERED: Final = declare(
+    "max-model-len-lowered",
+    Step.CONSTRUCTION,
+    "vLLM lowers the server's max_model_len to the draft's.",
+)
+K3_NUM_TARGET_LAYERS_FLOAT: Final = declare(
+    "k3-num-target-layers-float",
+    Step.CONSTRUCTION,
+    "A K3 DSpark draft's `num_target_layers` is a float.",
+)
+K3_LAYER_FIELDS_INVALID: Final = declare(
+    "k3-layer-fields-invalid",
+    Step.CONSTRUCTION,
+    "A K3 DSpark draft's `target_layer_ids` and `num_target_layers` do not agree.",
+)
+
+# width
+DEFAULT_LAYERS_MISMATCH: Final = declare(
+    "default-layers-mismatch",
+    Step.WIDTH,
+    "The draft names no target layers, and the target's default taps do not fit its fc.",
+)
+TAPPED_WIDTH_MISMATCH: Final = declare(
+    "tapped-width-mismatch",
+    Step.WIDTH,
+    "The engine taps more or fewer layers than the draft class sizes fc for.",
+)
+
+# weights
+WEIGHTS_FILE_MALFORMED: Final = declare(
+    "weights-file-malformed",
+    Step.WEIGHTS,
+    "A weights file or its index cannot be read as safetensors.",
+)
+WEIGHTS_SHARD_MISSING: Final = declare(
+    "weights-shard-missing",
+    Step.WEIGHTS,
+    "A weights file the index names is missing.",
+)
+WEIGHTS_LFS_POINTER: Final = declare(
+    "weights-lfs-pointer",
+    Step.WEIGHTS,
+    "A weights file is a Git LFS pointer, not the weights.",
+)
+WEIGHTS_NOT_FOUND: Final = declare(
+    "weights-not-found",
+    Step.WEIGHTS,
+    "The repo has no safetensors weights to check.",
+)
+WEIGHTS_BIN_ONLY: Final = declare(
+    "weights-bin-only",
+    Step.WEIGHTS,
+    "The draft ships .bin weights only, which are not read.",
+)
+WEIGHTS_UNREADABLE: Final = declare(
+    "weights-unreadable",
+    Step.WEIGHTS,
+    "The weights could not be read: they are not checked.",
+)
+WEIGHTS_NOT_CACHED: Final = declare(
+    "weights-not-cached",
+    Step.WEIGHTS,
+    "The cache does not hold every weights file: they are not checked.",
+)
+WEIGHTS_NOT_MODELLED: Final = declare(
+    "weights-not-modelled",
+    Step.WEIGHTS,
+    "The engine's weight loaders are not modelled: weights are not checked for it.",
+)
+INDEX_NAMES_ABSENT_TENSOR: Final = declare(
+    "index-names-absent-tensor",
+    Step.WEIGHTS,
+    "The index places a tensor in a file whose header does not hold it.",
+)
+WEIGHTS_ARCHITECTURE_UNKNOWN: Final = declare(
+    "weights-architecture-unknown",
+    Step.WEIGHTS,
+    "The architecture's loading rules are not known here: weights not checked against the config.",
+)
+WEIGHTS_QUANTIZED: Final = declare(
+    "weights-quantized",
+    Step.WEIGHTS,
+    "The checkpoint is quantized: its shapes are packed and not checked.",
+)
+WEIGHTS_PARAMETER_MISSING: Final = declare(
+    "weights-parameter-missing",
+    Step.WEIGHTS,
+    "A parameter of the draft class gets no tensor from the checkpoint.",
+)
+WEIGHTS_BIAS_IGNORED: Final = declare(
+    "weights-bias-ignored",
+    Step.WEIGHTS,
+    "A .bias tensor has no parameter: the loader ignores it.",
+)
+WEIGHTS_TENSOR_UNEXPECTED: Final = declare(
+    "weights-tensor-unexpected",
+    Step.WEIGHTS,
+    "A tensor of the checkpoint has no parameter in the draft class: loading fails.",
+)
+WEIGHTS_LAYER_COUNT: Final = declare(
+    "weights-layer-count",
+    Step.WEIGHTS,
+    "The checkpoint's decoder layers do not fit the config's layer count.",
+)
+WEIGHTS_EMBEDDING_MISSING: Final = declare(
+    "weights-embedding-missing",
+    Step.WEIGHTS,
+    "The checkpoint has no embed_tokens: the draft's embedding stays uninitialized.",
+)
+WEIGHTS_LM_HEAD_MISSING: Final = declare(
+    "weights-lm-head-missing",
+    Step.WEIGHTS,
+    "The checkpoint has no lm_head and embeddings are not tied.",
+)
+WEIGHTS_SHAPE_INVALID: Final = declare(
+    "weights-shape-invalid",
+    Step.WEIGHTS,
+    "A tensor does not have the shape the draft class builds.",
+)
+TOKEN_PAST_EMBEDDING_ROWS: Final = declare(
+    "token-past-embedding-rows",
+    Step.WEIGHTS,
+    "The token id is past the rows of the checkpoint's embedding.",
+)
+WEIGHTS_SIZE_MISMATCH: Final = declare(
+    "weights-size-mismatch",
+    Step.WEIGHTS,
+    "A tensor's size differs from the one the config gives.",
+)
+WEIGHTS_FC_MISSING: Final = declare(
+    "weights-fc-missing",
+    Step.WEIGHTS,
+    "The checkpoint has no fc.weight.",
+)
+FC_WEIGHT_WIDTH_MISMATCH: Final = declare(
+    "fc-weight-width-mismatch",
+    Step.WEIGHTS,
+    "fc.weight's input width differs from the tapped layers' width.",
+)
+MASK_HIDDEN_UNEXPECTED: Final = declare(
+    "mask-hidden-unexpected",
+    Step.WEIGHTS,
+    "The checkpoint holds mask_hidden, which vLLM's DFlash loader refuses.",
+)
+MASK_HIDDEN_MISSING: Final = declare(
+    "mask-hidden-missing",
+    Step.WEIGHTS,
+    "The checkpoint has no mask_hidden tensor, which the loader needs.",
+)
+MASK_HIDDEN_SIZE: Final = declare(
+    "mask-hidden-size",
+    Step.WEIGHTS,
+    "mask_hidden's size differs from what vLLM copies it into.",
+)
+MASK_EMBEDDING_NOT_CHECKED: Final = declare(
+    "mask-embedding-not-checked",
+    Step.WEIGHTS,
+    "mask_embedding.pt could not be read here (torch missing, ...): it is not checked.",
+)
+MASK_EMBEDDING_TOKEN_MISMATCH: Final = declare(
+    "mask-embedding-token-mismatch",
+    Step.WEIGHTS,
+    "mask_embedding.pt is for another mask token id.",
+)
+MASK_EMBEDDING_SIZE: Final = declare(
+    "mask-embedding-size",
+    Step.WEIGHTS,
+    "mask_embedding.pt's size differs from the draft's hidden_size.",
+)
+MASK_EMBEDDING_INVALID: Final = declare(
+    "mask-embedding-invalid",
+    Step.WEIGHTS,
+    "mask_embedding.pt is not what SGLang's DFlash worker loads.",
+)
+WEIGHTS_EMBEDDING_SHARED: Final = declare(
+    "weights-embedding-shared",
+    Step.WEIGHTS,
+    "The checkpoint has no embed_tokens: the engine shares the target's.",
+)
+WEIGHTS_LM_HEAD_TIED_BY_DEFAULT: Final = declare(
+    "weights-lm-head-tied-by-default",
+    Step.WEIGHTS,
+    "The checkpoint has no lm_head and the config does not say whether it is tied.",
+)
+
+# tokenizer
+TOKENIZER_NOT_FOUND: Final = declare(
+    "tokenizer-not-found",
+    Step.TOKENIZER,
+    "No tokenizer files were found where the check looked.",
+)
+TOKENIZER_FILE_MALFORMED: Final = declare(
+    "tokenizer-file-malformed",
+    Step.TOKENIZER,
+    "A tokenizer file is malformed.",
+)
+TOKENIZER_CANNOT_CLASSIFY: Final = declare(
+    "tokenizer-cannot-classify",
+    Step.TOKENIZER,
+    "The tokenizer files found cannot say what the token id is.",
+)
+TOKEN_IS_ORDINARY: Final = declare(
+    "token-is-ordinary",
+    Step.TOKENIZER,
+    "The token id is an ordinary token of the tokenizer.",
+)
+TOKEN_MASK_ELSEWHERE: Final = declare(
+    "token-mask-elsewhere",
+    Step.TOKENIZER,
+    "The tokenizer's mask token has another id.",
+)
+MASK_TOKEN_TEXT_INVALID: Final = declare(
+    "mask-token-text-invalid",
+    Step.TOKENIZER,
+    "The mask token's text field is not a string.",
+)
+MASK_TOKEN_TEXT_DISAGREES: Final = declare(
+    "mask-token-text-disagrees",
+    Step.TOKENIZER,
+    "The mask token's text is another id in the tokenizer.",
+)
+
+
+# --- the mode a verdict judges, and the rules the real engine showed missing ------------------
 
 SEQUENTIAL_NOT_PARALLEL: Final = declare(
     "sequential-not-parallel",

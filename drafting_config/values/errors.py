@@ -7,6 +7,7 @@ import sys
 from types import FrameType
 from typing import Final, TypeVar
 
+from drafting_config.values import codes
 from drafting_config.values.codes import Code, Step
 
 __all__ = [
@@ -33,12 +34,18 @@ class ParallelDraftingConfigError(ValueError):
         fix: what to change to remove the error, when one change is known.
         evidence: the engine code or published convention the error follows
             (``"vllm/config/speculative.py: SpeculativeConfig.__post_init__"``).
+        unavailable: whether the error says the check could not be made, rather than
+            that the draft is wrong: a file or repo the check needs could not be had
+            (missing, unopenable, absent from the cache, a failed download, a missing
+            extra).  A verdict whose only errors are such is "could not check"
+            (``Verdict.outcome``), and the command line exits 2 for it, not 1.
     """
 
     field: str | None
     code: Code | None
     fix: str | None
     evidence: str | None
+    unavailable: bool = False
 
     def __init__(
         self,
@@ -194,7 +201,11 @@ def foreign_error(
     The message is ``"{what}: {ExceptionType}: {its first sentence}"`` (see
     :func:`exception_text`).
     """
-    return ParallelDraftingConfigError(f"{what}: {exception_text(error, kind=True)}", field=field)
+    return ParallelDraftingConfigError(
+        f"{what}: {exception_text(error, kind=True)}",
+        field=field,
+        code=codes.CONFIG_ATTRIBUTE_UNREADABLE,
+    )
 
 
 def exception_text(error: BaseException, *, kind: bool = False) -> str:

@@ -19,6 +19,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Final, TypeGuard, cast
 
+from drafting_config.values import codes
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value, foreign_error
 from drafting_config.values.sources import TEXT_CONFIG
 
@@ -100,12 +101,14 @@ def field_getter(config: object, path: str) -> FieldGetter:
         raise ParallelDraftingConfigError(
             f"{_where(path)} must be {_EXPECTED}; got {describe_value(config)}.",
             field=path or None,
+            code=codes.CONFIG_NOT_OBJECT,
         )
     if issubclass(kind, os.PathLike):
         raise ParallelDraftingConfigError(
             f"Got a path ({describe_value(config)}) where a config object was expected; use "
             "ParallelDraftingConfig.from_pretrained(path) to read a config.json file.",
             field=path or None,
+            code=codes.CONFIG_IS_A_PATH,
         )
 
     mapping = issubclass(kind, Mapping)

@@ -19,7 +19,54 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from drafting_config.values.codes import Code, Step
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
+
+__all__ = ["Findings", "Note"]
+
+
+class Note(str):
+    """A note: a fact worth knowing, neither an error nor a warning ("target not checked").
+
+    A :class:`str` (its text), so that callers that read ``Verdict.notes`` as strings keep
+    working, carrying what every finding carries: its :class:`Code`, the field it is about,
+    the fix and the evidence, each ``None`` where none is known.
+    """
+
+    code: Code | None
+    field: str | None
+    fix: str | None
+    evidence: str | None
+
+    def __new__(
+        cls,
+        text: str,
+        *,
+        code: Code | None = None,
+        field: str | None = None,
+        fix: str | None = None,
+        evidence: str | None = None,
+    ) -> Note:
+        note = super().__new__(cls, text)
+        note.code = code
+        note.field = field
+        note.fix = fix
+        note.evidence = evidence
+        return note
+
+    @property
+    def step(self) -> Step | None:
+        """The step of the engine's load path the note is about (its code's)."""
+        return None if self.code is None else self.code.step
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_note, (str(self), self.code, self.field, self.fix, self.evidence))
+
+
+def _rebuild_note(
+    text: str, code: Code | None, field: str | None, fix: str | None, evidence: str | None
+) -> Note:
+    return Note(text, code=code, field=field, fix=fix, evidence=evidence)
 
 
 @dataclass
@@ -29,6 +76,7 @@ class Findings:
     errors: list[ParallelDraftingConfigError] = field(default_factory=list)
     warnings: list[ParallelDraftingConfigWarning] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    """Notes: :class:`Note` where the rule gave a code, else plain text."""
 
     def error(self, error: ParallelDraftingConfigError) -> None:
         """Record a failed check."""
@@ -38,9 +86,17 @@ class Findings:
         """Record something that resolves but looks wrong."""
         self.warnings.append(warning)
 
-    def note(self, text: str) -> None:
+    def note(
+        self,
+        text: str,
+        *,
+        code: Code | None = None,
+        field: str | None = None,
+        fix: str | None = None,
+        evidence: str | None = None,
+    ) -> None:
         """Record a fact that is neither an error nor a warning ("target not checked")."""
-        self.notes.append(text)
+        self.notes.append(Note(text, code=code, field=field, fix=fix, evidence=evidence))
 
     def extend(self, other: Findings) -> None:
         """Record everything ``other`` holds, after what this one holds."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Final, cast
 
+from drafting_config.values import codes
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value
 
 INT32_LIMIT: Final = 2**31
@@ -52,6 +53,7 @@ def positive_int32(field: str, value: object) -> int:
         raise ParallelDraftingConfigError(
             f"`{field}` must be a positive int below 2**31, got {describe_value(value)}.{hint}",
             field=field,
+            code=codes.INT_FIELD_INVALID,
         )
     return number
 

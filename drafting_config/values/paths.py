@@ -37,6 +37,7 @@ import os
 import sys
 from typing import Final, cast
 
+from drafting_config.values import codes
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value
 
 __all__ = ["display_path", "parse_display_path"]
@@ -73,14 +74,17 @@ def _fspath(value: object, argument: str) -> str | bytes:
     """``os.fspath(value)`` for an ``os.PathLike``; a clear error for anything else."""
     if not issubclass(type(value), os.PathLike):
         raise ParallelDraftingConfigError(
-            f"`{argument}` must be a path (str, bytes or os.PathLike); got {describe_value(value)}."
+            f"`{argument}` must be a path (str, bytes or os.PathLike); "
+            f"got {describe_value(value)}.",
+            code=codes.PATH_ARGUMENT_INVALID,
         )
     try:
         result: str | bytes = os.fspath(cast("os.PathLike[str]", value))  # str or bytes
         return result
     except Exception as error:  # an __fspath__ that fails, or returns a non-path
         raise ParallelDraftingConfigError(
-            f"`{argument}` is not a usable path: its __fspath__() failed ({type(error).__name__})."
+            f"`{argument}` is not a usable path: its __fspath__() failed ({type(error).__name__}).",
+            code=codes.PATH_ARGUMENT_INVALID,
         ) from None
 
 

@@ -12,7 +12,7 @@ from drafting_config.cli.run import (
     EXIT_INTERRUPTED,
     EXIT_INVALID,
     EXIT_OK,
-    EXIT_USAGE,
+    EXIT_UNCHECKED,
     main,
 )
 from tests.conftest import REPO
@@ -23,7 +23,7 @@ def test_check_help_ends_with_every_exit_status(capsys: pytest.CaptureFixture[st
     printed = capsys.readouterr().out
     assert printed.endswith(EXIT_STATUS_HELP + "\n")  # as written: argparse keeps its lines
     listed = [int(line.split()[0]) for line in EXIT_STATUS_HELP.splitlines()[1:] if line[2] != " "]
-    assert listed == [EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERRUPTED]
+    assert listed == [EXIT_OK, EXIT_INVALID, EXIT_UNCHECKED, EXIT_INTERRUPTED]
     assert f"; {EXIT_BROKEN_PIPE}: " in EXIT_STATUS_HELP
     assert max(len(line) for line in EXIT_STATUS_HELP.splitlines()) <= 80
 

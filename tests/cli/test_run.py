@@ -38,7 +38,7 @@ from drafting_config.files.json_files import ConfigFileError
 from drafting_config.files.repo_ids import MissingExtraError, RepoNotCachedError
 from drafting_config.values.fields import MISSING
 from drafting_config.values.paths import parse_display_path
-from tests.bad_files import BAD_FILES
+from tests.bad_files import BAD_FILES, UNREADABLE
 from tests.conftest import INVALID_EXAMPLES, REPO, VALID_EXAMPLES, Run, run_cli
 from tests.example_pairs import FAILING_PAIR, PASSING_PAIR
 from tests.fake_cache import use_cache, write_cached_repo
@@ -47,9 +47,11 @@ from tests.tokenizer_factory import write_llama3_like, write_qwen3_like
 SCRIPT = Path(sys.executable).with_name("drafting-config")
 
 JSON_KEYS = {
+    "schema_version",
     "path",
     "engine",
     "ok",
+    "outcome",
     "token_id",
     "source",
     "shadowed",
@@ -70,6 +72,7 @@ JSON_KEYS = {
     "errors",
     "error",
     "error_field",
+    "findings",
 }
 """The keys of every object of ``check --json`` (``docs/cli.md`` documents each)."""
 
@@ -147,7 +150,7 @@ def test_every_valid_example_passes_with_its_documented_headline(drafting_config
     paths = [str(p.relative_to(REPO)) for p in VALID_EXAMPLES]
     run = drafting_config("check", *paths)
     assert run.status == 0
-    headlines = [line for line in run.lines if not line.startswith(" ")]
+    headlines = [line for line in run.lines if not line.startswith((" ", "note ("))]
     assert headlines[-1] == f"{len(paths)} checked: {len(paths)} valid, 0 invalid"
     assert [h.split(": ")[0] for h in headlines[:-1]] == paths
     for headline, path in zip(headlines, VALID_EXAMPLES, strict=False):
@@ -177,17 +180,22 @@ def test_warnings_are_listed_and_do_not_fail_the_check(
 
 
 @pytest.mark.parametrize("case", sorted(BAD_FILES))
-def test_every_bad_file_gets_exit_1_and_a_one_line_reason(
+def test_every_bad_file_gets_exit_1_or_2_and_a_one_line_reason(
     drafting_config: Cli, case: str, tmp_path: Path
 ) -> None:
     make, phrase = BAD_FILES[case]
     path = make(tmp_path)
     run = drafting_config("check", path)
-    assert run.status == 1
     first, summary = run.lines
-    assert first.startswith(f"{path}: INVALID: ")
     assert phrase in first
-    assert summary == "1 checked: 0 valid, 1 invalid"
+    if case in UNREADABLE:  # the check could not be made
+        assert run.status == 2
+        assert first.startswith(f"{path}: NOT CHECKED: ")
+        assert summary == "1 checked: 0 valid, 0 invalid, 1 not checked"
+    else:
+        assert run.status == 1
+        assert first.startswith(f"{path}: INVALID: ")
+        assert summary == "1 checked: 0 valid, 1 invalid"
 
 
 def test_one_bad_path_among_good_ones_fails_the_run_but_all_are_reported(
@@ -195,7 +203,7 @@ def test_one_bad_path_among_good_ones_fails_the_run_but_all_are_reported(
 ) -> None:
     run = drafting_config("check", VALID_EXAMPLES[0], INVALID_EXAMPLES[0], VALID_EXAMPLES[1])
     assert run.status == 1
-    headlines = [line for line in run.lines if not line.startswith(" ")]
+    headlines = [line for line in run.lines if not line.startswith((" ", "note ("))]
     assert [h.split(": ")[1] for h in headlines[:-1]] == ["OK", "INVALID", "OK"]
     assert headlines[-1] == "3 checked: 2 valid, 1 invalid"
 
@@ -301,9 +309,11 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
     for item in run.json:
         assert set(item) == JSON_KEYS
     assert run.json[0] == {
+        "schema_version": 1,
         "path": given[0],
         "engine": "vllm 0.33.0",
         "ok": True,
+        "outcome": "ok",
         "token_id": 151669,
         "source": "dflash_config.mask_token_id",
         "shadowed": [],
@@ -327,6 +337,26 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
         "errors": [],
         "error": None,
         "error_field": None,
+        "findings": [
+            {
+                "code": code,
+                "step": step,
+                "severity": "note",
+                "engine": "vllm 0.33.0",
+                "field": None,
+                "message": message,
+                "fix": None,
+                "evidence": None,
+            }
+            for code, step, message in (
+                ("target-not-given", "target", "target not checked: no target given"),
+                (
+                    "tokenizer-not-found",
+                    "tokenizer",
+                    "tokenizer not checked: no tokenizer files beside the draft",
+                ),
+            )
+        ],
     }
 
 
@@ -385,10 +415,14 @@ def test_json_invalid_and_unreadable_drafts(drafting_config: Cli, tmp_path: Path
     assert (invalid["ok"], invalid["token_id"], invalid["source"]) == (False, None, None)
     assert invalid["error"].startswith("`pard_token` must be an integer token id")
     assert invalid["error_field"] == "pard_token"
-    assert invalid["errors"] == [{"field": "pard_token", "message": invalid["error"]}]
+    assert invalid["errors"] == [
+        {"field": "pard_token", "message": invalid["error"], "code": "token-not-int"}
+    ]
     assert invalid["format"] == "hf"
     assert absent["error"] == ("no such file or directory (not found locally).")
-    assert absent["errors"] == [{"field": None, "message": absent["error"]}]
+    assert absent["errors"] == [
+        {"field": None, "message": absent["error"], "code": "file-unavailable"}
+    ]
     assert (absent["format"], absent["hidden_size"], absent["notes"]) == (None, None, [])
 
 
@@ -539,10 +573,10 @@ def test_explain_marks_a_token_outside_the_vocabulary_invalid(
 def test_explain_an_unreadable_file(drafting_config: Cli, tmp_path: Path) -> None:
     path = tmp_path / "absent.json"
     run = drafting_config("explain", path)
-    assert run.status == 1
+    assert run.status == 2
     assert run.lines == [
         str(path),
-        "  INVALID: no such file or directory (not found locally).",
+        "  NOT CHECKED: no such file or directory (not found locally).",
     ]
     assert drafting_config("explain", "--json", path).json["fields"] == []
 
@@ -638,13 +672,13 @@ def test_a_missing_target_or_tokenizer_is_named_in_the_error(
     drafting_config: Cli, tmp_path: Path
 ) -> None:
     run = drafting_config("check", DFLASH, "--target", tmp_path / "nowhere")
-    assert run.status == 1
+    assert run.status == 2
     assert run.lines[0] == (
-        f"{DFLASH}: INVALID: {tmp_path}/nowhere: no such file or directory (not found locally)."
+        f"{DFLASH}: NOT CHECKED: {tmp_path}/nowhere: no such file or directory (not found locally)."
     )
     run = drafting_config("check", DFLASH, "--tokenizer", tmp_path)
     assert run.lines[0] == (
-        f"{DFLASH}: INVALID: {tmp_path}: no tokenizer files here (tokenizer.json, "
+        f"{DFLASH}: NOT CHECKED: {tmp_path}: no tokenizer files here (tokenizer.json, "
         "tokenizer_config.json, special_tokens_map.json)."
     )
     broken = write_config(tmp_path / "broken", {"pard_token": 3})
@@ -671,19 +705,20 @@ def test_a_cached_repo_id_is_checked_offline(drafting_config: Cli, cache: Path) 
     assert "    target: Qwen/Qwen3-4B" in run.lines
 
 
-def test_a_repo_id_not_cached_fails_with_exit_1_naming_download(
+def test_a_repo_id_not_cached_fails_with_exit_2_naming_download(
     drafting_config: Cli, cache: Path
 ) -> None:
     run = drafting_config("check", "org/absent")
-    assert run.status == 1
+    assert run.status == 2
     assert run.lines[0] == (
-        f"org/absent: INVALID: not found locally nor in the local Hugging Face cache ({cache}); "
+        f"org/absent: NOT CHECKED: not found locally nor in the local Hugging Face cache "
+        f"({cache}); "
         "to fetch its config and tokenizer files (never weights), pass --download (download=True "
         "in Python), or run `hf download org/absent config.json`"
     )
     run = drafting_config("check", DFLASH, "--target", "org/absent")
-    assert run.status == 1
-    assert run.lines[0].startswith(f"{DFLASH}: INVALID: org/absent: not found locally")
+    assert run.status == 2
+    assert run.lines[0].startswith(f"{DFLASH}: NOT CHECKED: org/absent: not found locally")
     assert "pass --download" in run.lines[0]
 
 
@@ -700,7 +735,7 @@ def test_a_missing_path_that_is_no_repo_id_is_a_missing_path(
     drafting_config: Cli, args: Sequence[str]
 ) -> None:
     run = drafting_config(*args)
-    assert run.status == 1
+    assert run.status == 2
     assert (
         "no such file or directory (not found locally); it is not a Hugging Face repo id "
         "either (NAME may only hold letters, digits, '-', '_' and '.'; a repo id is ORG/NAME, "
@@ -891,10 +926,26 @@ def test_help_and_version_exit_0(drafting_config: Cli) -> None:
     assert (run.status, run.out) == (0, f"drafting-config {__version__}\n")
 
 
-def test_schema_is_the_models_json_schema(drafting_config: Cli) -> None:
-    run = drafting_config("schema")
+def test_schema_model_is_the_models_json_schema(drafting_config: Cli) -> None:
+    run = drafting_config("schema", "--model")
     assert run.status == 0
     assert json.loads(run.out) == ParallelDraftingConfig.model_json_schema()
+
+
+def test_schema_is_the_outputs_json_schema(drafting_config: Cli) -> None:
+    import jsonschema
+
+    run = drafting_config("schema")
+    assert run.status == 0
+    schema = json.loads(run.out)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(schema)
+    (item,) = drafting_config("check", "--json", "--no-tokenizer", DFLASH).json
+    jsonschema.Draft202012Validator(schema).validate([item])
+    for key in ("outcome", "schema_version", "findings"):
+        missing = {name: value for name, value in item.items() if name != key}
+        with pytest.raises(jsonschema.ValidationError, match=repr(key)):
+            jsonschema.Draft202012Validator(schema).validate([missing])
 
 
 def test_ctrl_c_exits_130_quietly(drafting_config: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -926,7 +977,7 @@ def test_a_reader_that_went_away_exits_141_quietly(
     assert capsys.readouterr().err == ""
 
 
-def test_a_bug_of_ours_is_one_line_on_stderr_and_exit_1(
+def test_a_bug_of_ours_is_one_line_on_stderr_and_exit_2(
     drafting_config: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def broken(*args: object, **kwargs: object) -> None:
@@ -934,7 +985,7 @@ def test_a_bug_of_ours_is_one_line_on_stderr_and_exit_1(
 
     monkeypatch.setattr(cli, "check_each", broken)
     run = drafting_config("check", DFLASH)
-    assert (run.status, run.out) == (1, "")
+    assert (run.status, run.out) == (2, "")
     assert run.err == (
         "drafting-config: internal error: RuntimeError: boom "
         "(please report this, with the file that caused it)\n"
@@ -1144,7 +1195,7 @@ def test_a_sweep_under_strict_utf8_stdio_gives_one_verdict_per_path(tmp_path: Pa
             timeout=60,
             check=False,
         )
-        assert done.returncode == 1, done.stderr
+        assert done.returncode == 2, done.stderr  # /nowhere/: could not be checked
         assert done.stderr == b""
         text = done.stdout.decode("utf-8")  # strictly UTF-8
         if args:
@@ -1152,12 +1203,12 @@ def test_a_sweep_under_strict_utf8_stdio_gives_one_verdict_per_path(tmp_path: Pa
             assert paths == [str(REPO / DFLASH), f"{tmp_path}/caf\\xe9.json", "/nowhere/\\xff"]
         else:
             assert f"{tmp_path}/caf\\xe9.json: OK: token id 3 from `pard_token`" in text
-            assert text.endswith("3 checked: 2 valid, 1 invalid\n")
+            assert text.endswith("3 checked: 2 valid, 0 invalid, 1 not checked\n")
 
 
 def test_a_closed_standard_output_is_said_plainly(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "stdout", None)
-    assert main(["check", str(VALID_EXAMPLES[0])]) == 1
+    assert main(["check", str(VALID_EXAMPLES[0])]) == 2
 
 
 def test_an_output_that_cannot_be_written_is_said_plainly(
@@ -1168,7 +1219,7 @@ def test_an_output_that_cannot_be_written_is_said_plainly(
             raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(sys, "stdout", Full())
-    assert main(["check", str(VALID_EXAMPLES[0])]) == 1
+    assert main(["check", str(VALID_EXAMPLES[0])]) == 2
     assert capsys.readouterr().err == (
         "drafting-config: cannot write the output: [Errno 28] No space left on device\n"
     )
@@ -1184,7 +1235,7 @@ def test_an_empty_path_list_from_stdin_fails_and_says_so(
     for flags in ((), ("--json",)):
         feed_stdin(monkeypatch, b"\n\n")
         run = drafting_config("check", *flags, "-")
-        assert run.status == 1
+        assert run.status == 2
         assert run.err == "drafting-config: no paths to check: standard input held none\n"
 
 
@@ -1318,7 +1369,8 @@ def test_strict_json_lists_the_warnings_that_failed_the_check(
     assert (item["token_id"], item["source"]) == (2, "pard_token")
     assert item["warnings"]
     assert item["errors"] == [
-        {"field": None, "message": f"--strict: {warning}"} for warning in item["warnings"]
+        {"field": None, "message": f"--strict: {warning}", "code": "token-placeholder"}
+        for warning in item["warnings"]
     ]
     assert item["error"] == item["errors"][0]["message"]
     # Without --strict the same draft passes, and nothing is listed as an error.
@@ -1362,9 +1414,9 @@ def test_cli_names_a_config_json_that_is_a_directory(
 ) -> None:
     (tmp_path / "model" / "config.json").mkdir(parents=True)
     status, out, _ = run_cli(capsys, "check", tmp_path / "model")
-    assert status == 1
+    assert status == 2
     assert out.splitlines()[0] == (
-        f"{tmp_path / 'model'}: INVALID: {tmp_path / 'model' / 'config.json'}: "
+        f"{tmp_path / 'model'}: NOT CHECKED: {tmp_path / 'model' / 'config.json'}: "
         "this is a directory; expected a config.json file."
     )
     status, out, _ = run_cli(capsys, "check", "--json", tmp_path / "model")
@@ -1461,9 +1513,9 @@ def test_a_missing_path_that_is_no_repo_id_says_the_path_is_missing(
     capsys: pytest.CaptureFixture[str], text: str, problem: str
 ) -> None:
     status, out, _ = run_cli(capsys, "check", text)
-    assert status == 1  # a missing file, not a usage error
+    assert status == 2  # a missing file: not checked
     assert out.splitlines()[0] == (
-        f"{text}: INVALID: no such file or directory (not found locally); it is not a Hugging "
+        f"{text}: NOT CHECKED: no such file or directory (not found locally); it is not a Hugging "
         f"Face repo id either ({problem}; a repo id is ORG/NAME, as in Qwen/Qwen3-8B)."
     )
     (error,) = check(text).errors
@@ -1522,7 +1574,7 @@ def test_a_hub_that_fails_to_import_is_a_note_for_a_verifier_and_an_error_for_a_
     assert type(error) is MissingExtraError
     assert error.failure == IMPORT_FAILURE
     status, out, err = run_cli(capsys, "check", "--no-tokenizer", DFLASH, SPECULATORS, "org/draft")
-    assert (status, err) == (1, "")
+    assert (status, err) == (2, "")
     lines = out.splitlines()
     assert lines[0].startswith(f"{DFLASH}: OK: ")
     assert [line for line in lines if line.startswith(SPECULATORS)] == [
@@ -1531,10 +1583,10 @@ def test_a_hub_that_fails_to_import_is_a_note_for_a_verifier_and_an_error_for_a_
         "hidden_size 4096, vocab_size 151936)"
     ]
     assert (
-        f"org/draft: INVALID: looking up a Hugging Face repo id needs huggingface_hub, which "
+        f"org/draft: NOT CHECKED: looking up a Hugging Face repo id needs huggingface_hub, which "
         f"failed to import ({IMPORT_FAILURE}); check the HF_* environment variables" in lines
     )
-    assert lines[-1] == "3 checked: 2 valid, 1 invalid"
+    assert lines[-1] == "3 checked: 2 valid, 0 invalid, 1 not checked"
 
 
 @pytest.mark.slow
@@ -1561,10 +1613,10 @@ def test_a_ref_that_is_not_utf8_is_an_error_of_its_draft_only(
     (error,) = check("org/draft").errors
     assert type(error) is RepoNotCachedError
     status, out, err = run_cli(capsys, "check", "--no-tokenizer", DFLASH, "org/draft")
-    assert (status, err) == (1, "")
+    assert (status, err) == (2, "")
     assert out.splitlines()[0].startswith(f"{DFLASH}: OK: ")
-    assert out.splitlines()[3].startswith(
-        "org/draft: INVALID: the cached ref of revision main is corrupt: refs/main holds "
+    assert out.splitlines()[2].startswith(
+        "org/draft: NOT CHECKED: the cached ref of revision main is corrupt: refs/main holds "
         "'\\\\xff\\\\xfe not utf-8', not a 40-character commit hash (delete "
     )
 
@@ -1652,7 +1704,7 @@ def test_paths_in_not_cached_messages_are_escaped(
         ["org/cached", "--revision", "v1"],
     ):
         status, out, _ = run_cli(capsys, "check", *args)
-        assert status == 1
+        assert status == 2
         lines = out.splitlines()
         assert len(lines) == 2, lines  # the verdict and the summary: no forged line
         assert shown in lines[0]

@@ -50,7 +50,7 @@ from drafting_config.engines.sglang.token import (
 from drafting_config.rules.subject import Subject
 from drafting_config.rules.target import check_target_placeholders
 from drafting_config.rules.tokenizer import check_token_in_tokenizer
-from drafting_config.values.codes import SEQUENTIAL_NOT_PARALLEL, TOKEN_UNUSED
+from drafting_config.values import codes
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.values.findings import Findings
 
@@ -111,7 +111,10 @@ def judge(
         facts = subject.tokenizer.describe(token_id)
     directory = reads.weights_directory()
     if directory is not None:
-        found.note("weights not checked for SGLang: its loaders are not modelled")
+        found.note(
+            "weights not checked for SGLang: its loaders are not modelled",
+            code=codes.WEIGHTS_NOT_MODELLED,
+        )
         embedding = reads.mask_embedding(directory)
         with found.collect():
             check_sglang_mask_embedding(replace(subject, mask_embedding=embedding), found)
@@ -153,7 +156,7 @@ def _sequential_findings(subject: Subject, found: Findings, require_parallel: bo
                 "(srt/speculative/spec_info.py has no parallel EAGLE-3 mode), and parallel "
                 "drafting is required (--require-parallel).",
                 field=ignored,
-                code=SEQUENTIAL_NOT_PARALLEL,
+                code=codes.SEQUENTIAL_NOT_PARALLEL,
                 fix="serve it with vLLM, or train a DFlash or DSpark drafter for SGLang.",
             )
         )
@@ -165,6 +168,6 @@ def _sequential_findings(subject: Subject, found: Findings, require_parallel: bo
                 "parallel-drafting token (srt/speculative/spec_info.py: SpeculativeAlgorithm "
                 "has no parallel EAGLE-3 mode).",
                 field=ignored,
-                code=TOKEN_UNUSED,
+                code=codes.TOKEN_UNUSED,
             )
         )

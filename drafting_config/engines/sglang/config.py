@@ -23,6 +23,8 @@ from drafting_config.engines.sglang.names import (
 )
 from drafting_config.engines.sglang.tables import LONGCAT_ARCHITECTURES, model_types
 from drafting_config.rules.subject import Subject
+from drafting_config.values import codes
+from drafting_config.values.codes import Code
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -160,6 +162,7 @@ def optional_int(value: object, field: str, *, minimum: int | None, reader: str)
             f"`{field}` = {describe_value(value)} is not a number {reader} can read with "
             "int(): it raises ValueError at start-up.",
             field=field,
+            code=codes.DRAFT_CONFIG_FIELD_INVALID,
         ) from None
     if minimum is not None and number < minimum:
         expected = "positive" if minimum == 1 else f">= {minimum}"
@@ -167,14 +170,18 @@ def optional_int(value: object, field: str, *, minimum: int | None, reader: str)
             f"`{field}` = {describe_value(value)} must be {expected}: {reader} raises "
             "ValueError at start-up.",
             field=field,
+            code=codes.DRAFT_CONFIG_FIELD_INVALID,
         )
     return number
 
 
-def _refuse(field: str, value: object, must: str, reader: str = _DFLASH_PARSE) -> SglangRefuses:
+def _refuse(
+    field: str, value: object, must: str, reader: str = _DFLASH_PARSE, *, code: Code
+) -> SglangRefuses:
     return SglangRefuses(
         f"`{field}` = {describe_value(value)} {must}: {reader} raises ValueError at start-up.",
         field=field,
+        code=code,
     )
 
 
@@ -215,6 +222,7 @@ def parse_dflash_draft_config(get: FieldGetter) -> DFlashDraft:  # noqa: PLR0912
                 f"`dflash_config.{second}` = {bounded_repr(pairs[second])}: set both or neither; "
                 f"{_DFLASH_PARSE} raises ValueError at start-up.",
                 field=f"dflash_config.{first}",
+                code=codes.DRAFT_CONFIG_FIELD_INVALID,
             )
     _dflash_floats(section)
     raw, layers_field = _nested_or_top(section, get, "target_layer_ids")
@@ -222,33 +230,46 @@ def parse_dflash_draft_config(get: FieldGetter) -> DFlashDraft:  # noqa: PLR0912
     if raw is not None:
         assert layers_field is not None
         if not is_list(raw):
-            raise _refuse(layers_field, raw, "must be a list of layer ids")
+            raise _refuse(
+                layers_field, raw, "must be a list of layer ids", code=codes.LAYER_IDS_INVALID
+            )
         parsed: list[int] = []
         for index, item in enumerate(raw):
             try:
                 parsed.append(int(item))  # type: ignore[call-overload]
             except Exception:
                 raise _refuse(
-                    layers_field, raw, f"has item {index} that int() cannot read"
+                    layers_field,
+                    raw,
+                    f"has item {index} that int() cannot read",
+                    code=codes.LAYER_IDS_INVALID,
                 ) from None
         if not parsed:
-            raise _refuse(layers_field, raw, "must not be empty")
+            raise _refuse(layers_field, raw, "must not be empty", code=codes.LAYER_IDS_INVALID)
         layer_ids = tuple(parsed)
     mask_token, mask_field = _nested_or_top(section, get, "mask_token")
     if mask_token is None:
         mask_token, mask_field = DEFAULT_MASK_TOKEN, None
     if not isinstance(mask_token, str) or not mask_token:
         raise _refuse(
-            mask_field or "dflash_config.mask_token", mask_token, "must be a non-empty string"
+            mask_field or "dflash_config.mask_token",
+            mask_token,
+            "must be a non-empty string",
+            code=codes.MASK_TOKEN_TEXT_INVALID,
         )
     raw, id_field = _nested_or_top(section, get, "mask_token_id")
     mask_token_id: int | None = None
     if raw is not None:
         assert id_field is not None
         if not isinstance(raw, int) or isinstance(raw, bool):  # numbers.Integral, not bool
-            raise _refuse(id_field, raw, "must be an integer (not a bool, string or float)")
+            raise _refuse(
+                id_field,
+                raw,
+                "must be an integer (not a bool, string or float)",
+                code=codes.TOKEN_NOT_INT,
+            )
         if raw < 0:
-            raise _refuse(id_field, raw, "must be non-negative")
+            raise _refuse(id_field, raw, "must be non-negative", code=codes.TOKEN_OUT_OF_RANGE)
         mask_token_id = int(raw)
     _dflash_mimo_extras(section)
     projector, _ = _nested_or_top(section, get, "projector_type")
@@ -278,9 +299,14 @@ def _dflash_floats(section: dict[object, object]) -> None:
         try:
             number = float(value or 0.0)  # type: ignore[arg-type]
         except Exception:
-            raise _refuse(field, value, "is not a number float() can read") from None
+            raise _refuse(
+                field,
+                value,
+                "is not a number float() can read",
+                code=codes.DRAFT_CONFIG_FIELD_INVALID,
+            ) from None
         if key == "output_multiplier" and number <= 0:
-            raise _refuse(field, value, "must be positive")
+            raise _refuse(field, value, "must be positive", code=codes.DRAFT_CONFIG_FIELD_INVALID)
 
 
 def _dflash_mimo_extras(section: dict[object, object]) -> None:
@@ -288,11 +314,19 @@ def _dflash_mimo_extras(section: dict[object, object]) -> None:
     null, not a bool) of ``parse_dflash_draft_config``."""
     sink = section.get("attention_sink_bias", False)
     if not isinstance(sink, bool):
-        raise _refuse("dflash_config.attention_sink_bias", sink, "must be a bool")
+        raise _refuse(
+            "dflash_config.attention_sink_bias",
+            sink,
+            "must be a bool",
+            code=codes.DRAFT_CONFIG_FIELD_INVALID,
+        )
     scale = section.get("attention_value_scale")
     if scale is not None and (isinstance(scale, bool) or not isinstance(scale, (int, float))):
         raise _refuse(
-            "dflash_config.attention_value_scale", scale, "must be a number or null (not a bool)"
+            "dflash_config.attention_value_scale",
+            scale,
+            "must be a number or null (not a bool)",
+            code=codes.DRAFT_CONFIG_FIELD_INVALID,
         )
 
 
@@ -316,19 +350,40 @@ def _domino(section: dict[object, object], get: FieldGetter, block_size: int | N
             "dflash_config.emb_dim",
             nested,
             f"differs from the top-level emb_dim {bounded_repr(top)}",
+            code=codes.DOMINO_FIELDS_INVALID,
         )
     if not isinstance(shift_label, bool):
         raise _refuse(
-            shift_field or "dflash_config.shift_label", shift_label, "must be a bool for Domino"
+            shift_field or "dflash_config.shift_label",
+            shift_label,
+            "must be a bool for Domino",
+            code=codes.DOMINO_FIELDS_INVALID,
         )
     if prefix != 1:
-        raise _refuse("dflash_config.pure_draft_prefix_len", prefix, "must be 1 for Domino")
+        raise _refuse(
+            "dflash_config.pure_draft_prefix_len",
+            prefix,
+            "must be 1 for Domino",
+            code=codes.DOMINO_FIELDS_INVALID,
+        )
     if gru is None:
-        raise _refuse("dflash_config.gru_hidden_dim", None, "is required for Domino")
+        raise _refuse(
+            "dflash_config.gru_hidden_dim",
+            None,
+            "is required for Domino",
+            code=codes.DOMINO_FIELDS_INVALID,
+        )
     if nested is None and top is None:
-        raise _refuse("dflash_config.emb_dim", None, "is required for Domino")
+        raise _refuse(
+            "dflash_config.emb_dim",
+            None,
+            "is required for Domino",
+            code=codes.DOMINO_FIELDS_INVALID,
+        )
     if block_size is not None and block_size <= 1:
-        raise _refuse("block_size", block_size, "must be above 1 for Domino")
+        raise _refuse(
+            "block_size", block_size, "must be above 1 for Domino", code=codes.DOMINO_FIELDS_INVALID
+        )
 
 
 # --- the DSpark parse (srt/speculative/dspark_components/dspark_config.py) ---------------------
@@ -423,7 +478,13 @@ def parse_dspark_draft_config(get: FieldGetter) -> DSparkDraft:  # noqa: PLR0912
     rank = optional_int(raw, rank_field or "markov_rank", minimum=None, reader=_DSPARK_PARSE)
     rank = 0 if rank is None else rank
     if rank < 0:
-        raise _refuse(rank_field or "markov_rank", raw, "must be >= 0", _DSPARK_PARSE)
+        raise _refuse(
+            rank_field or "markov_rank",
+            raw,
+            "must be >= 0",
+            _DSPARK_PARSE,
+            code=codes.MARKOV_RANK_INVALID,
+        )
     head_field: str | None = "dspark_markov_head_type"
     head: object = prefixed["dspark_markov_head_type"]
     if head is None:
@@ -434,6 +495,7 @@ def parse_dspark_draft_config(get: FieldGetter) -> DSparkDraft:  # noqa: PLR0912
             f"(one of {', '.join(MARKOV_HEAD_TYPES)}): {_DSPARK_PARSE} raises ValueError at "
             "start-up.",
             field="markov_head_type",
+            code=codes.MARKOV_HEAD_TYPE_MISSING,
         )
     head_type = None
     if head is not None:
@@ -444,6 +506,7 @@ def parse_dspark_draft_config(get: FieldGetter) -> DSparkDraft:  # noqa: PLR0912
                 head,
                 f"must be one of {', '.join(MARKOV_HEAD_TYPES)}",
                 _DSPARK_PARSE,
+                code=codes.MARKOV_HEAD_TYPE_INVALID,
             )
     id_field: str | None = "dspark_noise_token_id"
     raw = prefixed["dspark_noise_token_id"]
@@ -453,7 +516,13 @@ def parse_dspark_draft_config(get: FieldGetter) -> DSparkDraft:  # noqa: PLR0912
             raw, id_field = base.mask_token_id, base.mask_token_id_field
     token_id = optional_int(raw, id_field or "mask_token_id", minimum=None, reader=_DSPARK_PARSE)
     if token_id is not None and token_id < 0:
-        raise _refuse(id_field or "mask_token_id", raw, "must be non-negative", _DSPARK_PARSE)
+        raise _refuse(
+            id_field or "mask_token_id",
+            raw,
+            "must be non-negative",
+            _DSPARK_PARSE,
+            code=codes.TOKEN_OUT_OF_RANGE,
+        )
     optional_int(
         prefixed["dspark_block_size"], "dspark_block_size", minimum=None, reader=_DSPARK_PARSE
     )
@@ -462,7 +531,11 @@ def parse_dspark_draft_config(get: FieldGetter) -> DSparkDraft:  # noqa: PLR0912
     if layers is not None:
         if not is_list(layers) or not layers:
             raise _refuse(
-                "dspark_target_layer_ids", layers, "must be a non-empty list of ints", _DSPARK_PARSE
+                "dspark_target_layer_ids",
+                layers,
+                "must be a non-empty list of ints",
+                _DSPARK_PARSE,
+                code=codes.LAYER_IDS_INVALID,
             )
         parsed = []
         for index, item in enumerate(layers):
@@ -474,6 +547,7 @@ def parse_dspark_draft_config(get: FieldGetter) -> DSparkDraft:  # noqa: PLR0912
                     layers,
                     f"has item {index} that int() cannot read",
                     _DSPARK_PARSE,
+                    code=codes.LAYER_IDS_INVALID,
                 ) from None
         layer_ids, layers_field = tuple(parsed), "dspark_target_layer_ids"
     return DSparkDraft(
@@ -642,7 +716,8 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
     if lacking is not None:
         found.error(
             ParallelDraftingConfigError(
-                f"SGLang {VERSION} has no {lacking}, so it cannot serve this draft. {OFFERS}."
+                f"SGLang {VERSION} has no {lacking}, so it cannot serve this draft. {OFFERS}.",
+                code=codes.METHOD_UNSUPPORTED,
             )
         )
         return
@@ -657,6 +732,7 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
                 "SGLang cannot serve it as a parallel drafter (its registry, "
                 f"srt/models/registry.py, loads architectures[0]). {OFFERS}.",
                 field="architectures",
+                code=codes.ARCHITECTURE_UNSUPPORTED,
             )
         )
         return
@@ -675,6 +751,7 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
                 f"{', '.join(sorted(DRAFT_CLASSES))}). The verdict assumes "
                 f"--speculative-algorithm {algorithm.value}.",
                 field="architectures",
+                code=codes.ARCHITECTURE_NOT_DRAFTER,
             )
         )
 
@@ -726,6 +803,7 @@ def _config_load_findings(subject: Subject, found: Findings) -> None:
                 f"({where}). Fix: set `model_type` to the type of the draft's layers, such "
                 'as "qwen3", as published checkpoints do.',
                 field="model_type",
+                code=codes.MODEL_TYPE_UNKNOWN,
             )
         )
     else:
@@ -733,7 +811,8 @@ def _config_load_findings(subject: Subject, found: Findings) -> None:
             ParallelDraftingConfigWarning(
                 f"`model_type` = {bounded_repr(model_type)} is {known}: SGLang parses the draft's "
                 "config only through `auto_map.AutoConfig`'s remote code, with "
-                f"--trust-remote-code ({where})."
+                f"--trust-remote-code ({where}).",
+                code=codes.MODEL_TYPE_REMOTE_CODE,
             )
         )
 
@@ -777,6 +856,7 @@ def check_sglang_config(subject: Subject, found: Findings) -> None:
                     "unconditionally (srt/models/dflash.py: DFlashDraftModel.__init__) and "
                     "fails at start-up.",
                     field=field,
+                    code=codes.CONSTRUCTOR_FIELD_MISSING,
                 )
             )
     name = draft_class(get)
@@ -786,6 +866,7 @@ def check_sglang_config(subject: Subject, found: Findings) -> None:
                 f"A {name} draft needs `dflash_config.selector_rank` (and selector_top_k): "
                 "SGLang's DFlash2DraftModel.__init__ (srt/models/dflash.py) raises without it.",
                 field="dflash_config.selector_rank",
+                code=codes.DFLASH2_SELECTOR_MISSING,
             )
         )
     if parsed.dspark is not None:
@@ -801,6 +882,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                 "SGLang's _resolve_dflash_aux_hidden_state (spec_aux_hidden_state.py) raises "
                 "ValueError at start-up.",
                 field=dspark.markov_rank_field or "markov_rank",
+                code=codes.MARKOV_RANK_INVALID,
             )
         )
     elif draft_class(get) != "DeepseekV4ForCausalLMDSpark":
@@ -814,6 +896,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                     "`markov_rank` only (srt/models/dspark.py: build_markov_head) and raises "
                     "ValueError without it. Set `markov_rank` at the top level too.",
                     field="markov_rank",
+                    code=codes.MARKOV_RANK_NESTED_ONLY,
                 )
             )
         elif top_rank is None or top_rank <= 0:
@@ -824,6 +907,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                     "build_markov_head), which must be above 0; it raises otherwise. Set "
                     "`markov_rank` to a positive integer.",
                     field="markov_rank",
+                    code=codes.MARKOV_RANK_INVALID,
                 )
             )
         head_field = dspark.markov_head_type_field
@@ -839,7 +923,8 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                     "reads the top-level `markov_head_type` only (build_markov_head in "
                     "srt/models/dspark.py, default 'vanilla'): it builds a vanilla head "
                     "and the checkpoint's head weights will not fit. Set `markov_head_type` "
-                    "at the top level too."
+                    "at the top level too.",
+                    code=codes.MARKOV_HEAD_TYPE_NESTED,
                 )
             )
     if dspark.mask_token_id is None:
@@ -850,6 +935,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                 "resolve_runtime_config (dspark_config.py) raises 'DSpark requires "
                 "mask_token_id to be set in the draft model config.'",
                 field="mask_token_id",
+                code=codes.TOKEN_MISSING,
             )
         )
         return
@@ -865,6 +951,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                 f"vocabulary ({bounded_repr(bound)}): SGLang's resolve_runtime_config "
                 "(dspark_config.py) raises ValueError at start-up.",
                 field=field,
+                code=codes.TOKEN_OUTSIDE_TARGET_VOCAB,
             )
         )
 

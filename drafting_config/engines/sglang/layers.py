@@ -29,7 +29,7 @@ from drafting_config.engines.sglang.names import (
 )
 from drafting_config.engines.sglang.tables import Hook, LastLayer, TargetClass, target_class
 from drafting_config.rules.subject import Subject
-from drafting_config.values.codes import DFLASH_CLASS_DERIVES_LAYERS, LAYERS_CAPTURED_IN_ORDER
+from drafting_config.values import codes
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     TargetLayersWarning,
@@ -55,7 +55,8 @@ def build_target_layer_ids(num_target_layers: int, num_draft_layers: int) -> tup
         raise SglangRefuses(
             f"SGLang derives the tapped layers from {bounded_repr(num_target_layers)} target "
             f"layers and {bounded_repr(num_draft_layers)} draft layers, and both must be positive "
-            "(build_target_layer_ids in srt/speculative/dflash_utils.py raises ValueError)."
+            "(build_target_layer_ids in srt/speculative/dflash_utils.py raises ValueError).",
+            code=codes.DERIVED_LAYERS_INVALID,
         )
     if num_draft_layers == 1:
         return (num_target_layers // 2,)
@@ -65,7 +66,8 @@ def build_target_layer_ids(num_target_layers: int, num_draft_layers: int) -> tup
             "The draft names no target layers, so SGLang derives "
             f"{bounded_repr(num_draft_layers)} of them from the target's "
             f"{bounded_repr(num_target_layers)} layers, which needs at least 4 "
-            "(build_target_layer_ids in srt/speculative/dflash_utils.py raises ValueError)."
+            "(build_target_layer_ids in srt/speculative/dflash_utils.py raises ValueError).",
+            code=codes.DERIVED_LAYERS_INVALID,
         )
     span = end - start
     return tuple(
@@ -113,6 +115,7 @@ def resolve_target_layer_ids(
                 "the first forward pass fails. Name the layers the draft was trained on in "
                 "dflash_config.target_layer_ids.",
                 field="num_hidden_layers",
+                code=codes.DERIVED_LAYERS_INVALID,
             )
         if draft_num_layers > MAX_DERIVED_LAYERS:
             return RuntimeLayers(None, None, target_num_layers)
@@ -128,6 +131,7 @@ def resolve_target_layer_ids(
                 "(resolve_target_layer_ids in srt/speculative/dflash_utils.py raises ValueError "
                 "at start-up).",
                 field=field,
+                code=codes.LAYER_ID_OUT_OF_RANGE,
             )
     return RuntimeLayers(draft.target_layer_ids, field)
 
@@ -370,6 +374,7 @@ def check_sglang_layers(subject: Subject, found: Findings) -> None:
                 "DFlashDraftModel.__init__; target_hidden_size is not read), so the first "
                 "forward pass fails ('DFLASH target_hidden feature dim mismatch').",
                 field="hidden_size",
+                code=codes.HIDDEN_SIZE_MISMATCH,
             )
         )
 
@@ -393,7 +398,7 @@ def _class_derivation_findings(draft: DFlashDraft, found: Findings) -> None:
             "(srt/models/dflash.py: DFlashDraftModel.__init__ calls build_target_layer_ids"
             f"({layers}, {layers})), which raises ValueError: it needs a depth of at least 4.",
             field="num_target_layers",
-            code=DFLASH_CLASS_DERIVES_LAYERS,
+            code=codes.DFLASH_CLASS_DERIVES_LAYERS,
             fix="set `dflash_config.target_layer_ids` to the layers the draft was trained on, "
             "or `num_target_layers` to the target's num_hidden_layers.",
         )
@@ -418,6 +423,7 @@ def _class_count_findings(draft: DFlashDraft, subject: Subject, found: Findings)
                     "DFlashDraftModel.__init__). Set num_target_layers to the target's "
                     "num_hidden_layers, or remove it.",
                     field=field,
+                    code=codes.LAYER_ID_OUT_OF_RANGE,
                 )
             )
             return
@@ -446,7 +452,7 @@ def _capture_order_findings(layers: SglangLayers, found: Findings) -> None:
             "Its target models capture each layer once, inside their layer loop "
             "(srt/models/qwen2.py and the others: `if i in self.layers_to_capture`).",
             field=source if source is not None and not source.startswith("derived") else None,
-            code=LAYERS_CAPTURED_IN_ORDER,
+            code=codes.LAYERS_CAPTURED_IN_ORDER,
             fix="name each target layer once, in increasing order, as the draft was trained.",
         )
     )
@@ -468,6 +474,7 @@ def _class_vs_runtime(parsed: SglangDraft, layers: SglangLayers, found: Findings
                 "DFlashDraftModel.__init__): the first forward pass fails ('DFLASH target_hidden "
                 "feature dim mismatch').",
                 field=layers.source if layers.source in ("dspark_target_layer_ids",) else None,
+                code=codes.TAPPED_WIDTH_MISMATCH,
             )
         )
 
@@ -499,6 +506,7 @@ def _last_layer_findings(subject: Subject, parsed: SglangDraft, found: Findings)
                 "so the drafter gets one feature fewer than fc expects and the first forward "
                 "pass fails. vLLM captures it; SGLang cannot.",
                 field=field,
+                code=codes.LAST_LAYER_NEVER_CAPTURED,
             )
         )
     elif cls.last_layer in (LastLayer.INDEX_ERROR, LastLayer.VALUE_ERROR):
@@ -508,6 +516,7 @@ def _last_layer_findings(subject: Subject, parsed: SglangDraft, found: Findings)
                 f"raises {cls.last_layer.value} at start-up on it (its "
                 "set_dflash_layers_to_capture indexes or range-checks the layers).",
                 field=field,
+                code=codes.LAST_LAYER_REFUSED,
             )
         )
 
@@ -527,14 +536,16 @@ def _hook_findings(subject: Subject, algorithm: Algorithm, found: Findings) -> N
                 f"{VERSION} (set_{'eagle3' if algorithm is Algorithm.EAGLE3 else 'dflash'}"
                 "_layers_to_capture): configure_aux_hidden_state_capture "
                 "(srt/model_executor/model_runner_components/attention_backend_setup.py) "
-                "refuses it at start-up."
+                "refuses it at start-up.",
+                code=codes.TARGET_NOT_TAPPABLE,
             )
         )
     elif hook is Hook.BROKEN:
         found.error(
             ParallelDraftingConfigError(
                 f"The target's class {name} has a DFlash hook in SGLang {VERSION} that "
-                "calls a method its language model lacks: AttributeError at start-up."
+                "calls a method its language model lacks: AttributeError at start-up.",
+                code=codes.TARGET_HOOK_BROKEN,
             )
         )
 
@@ -549,6 +560,7 @@ def _eagle3_findings(subject: Subject, found: Findings) -> None:
                 "`eagle_aux_hidden_state_layer_ids` is set at the top level, but SGLang reads "
                 f"`{EAGLE_LAYER_IDS_FIELD}` only (_resolve_eagle_aux_hidden_state in "
                 "spec_aux_hidden_state.py) and taps the target's default layers instead. "
-                "Copy the list into eagle_config (SGLang's target classes add 1 to each id)."
+                "Copy the list into eagle_config (SGLang's target classes add 1 to each id).",
+                code=codes.EAGLE_LAYER_IDS_MISPLACED,
             )
         )

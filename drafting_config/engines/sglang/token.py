@@ -13,6 +13,7 @@ from drafting_config.engines.sglang.config import sglang_algorithm, sglang_draft
 from drafting_config.engines.sglang.names import Algorithm, SglangRefuses
 from drafting_config.files.tokenizer_files import TokenizerFiles
 from drafting_config.rules.subject import Subject
+from drafting_config.values import codes
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     TokenizerTokenIdWarning,
@@ -182,7 +183,8 @@ def check_sglang_token(subject: Subject, found: Findings) -> None:
                 f"The draft names no mask token id: SGLang takes {bounded_repr(token.text)} from "
                 "the served tokenizer (the target's, or --tokenizer) at start-up, adding it when "
                 "missing (DFlashWorkerV2._resolve_mask_token_id), and fails only with "
-                "--skip-tokenizer-init. No tokenizer was read here, so the id is unknown."
+                "--skip-tokenizer-init. No tokenizer was read here, so the id is unknown.",
+                code=codes.TOKEN_NOT_NAMED,
             )
         )
         return
@@ -193,13 +195,15 @@ def check_sglang_token(subject: Subject, found: Findings) -> None:
                 f"{bounded_repr(token.text)}: SGLang adds it as a special token at id "
                 f"{bounded_repr(token.token_id)} (DFlashWorkerV2._resolve_mask_token_id), which "
                 "changes the served tokenizer. Name the id in `dflash_config.mask_token_id` to "
-                "make it explicit."
+                "make it explicit.",
+                code=codes.TOKEN_ADDED_TO_TOKENIZER,
             )
         )
     if token.source == "tokenizer":
         found.note(
             f"SGLang takes token id {bounded_repr(token.token_id)} ({bounded_repr(token.text)}) "
-            "from the tokenizer"
+            "from the tokenizer",
+            code=codes.TOKEN_FROM_TOKENIZER,
         )
 
 
@@ -230,7 +234,10 @@ def check_sglang_mask_embedding(subject: Subject, found: Findings) -> None:
         return
     shown = display_path(read.path)  # a path from the disk: printed escaped
     if read.unavailable is not None:
-        found.note(f"{shown} not checked for SGLang: {read.unavailable}")
+        found.note(
+            f"{shown} not checked for SGLang: {read.unavailable}",
+            code=codes.MASK_EMBEDDING_NOT_CHECKED,
+        )
         return
     if read.problem is not None:
         found.error(read.problem)
@@ -258,6 +265,7 @@ def check_sglang_mask_embedding(subject: Subject, found: Findings) -> None:
                 f"{shown} {why}: SGLang's DFlash worker fails at start-up "
                 "(DFlashWorkerV2._maybe_merge_trained_mask_embedding in "
                 "srt/speculative/dflash_worker_v2.py). SGLang expects "
-                "{'embedding': tensor, 'mask_token_id': id}."
+                "{'embedding': tensor, 'mask_token_id': id}.",
+                code=codes.MASK_EMBEDDING_INVALID,
             )
         )

@@ -49,7 +49,7 @@ from drafting_config.files.tokenizer_files import TOKENIZER_JSON_NAME, TokenFact
 from drafting_config.rules.subject import Subject
 from drafting_config.rules.target import check_target_placeholders, check_target_sizes
 from drafting_config.rules.tokenizer import check_tokenizer
-from drafting_config.values.codes import SEQUENTIAL_NOT_PARALLEL
+from drafting_config.values import codes
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.findings import Findings
 from drafting_config.values.paths import display_path
@@ -105,7 +105,8 @@ def judge(
     if facts is not None and facts.vocab_size is facts.hidden_size is facts.num_layers is None:
         found.note(
             "target compared on nothing: it gives no vocab_size, hidden_size or "
-            "num_hidden_layers (nor in text_config)"
+            "num_hidden_layers (nor in text_config)",
+            code=codes.TARGET_HAS_NO_SIZES,
         )
     aux = resolution.aux_layer_ids, resolution.aux_layer_source
     token = weights = None
@@ -157,7 +158,7 @@ def _judged_sequentially(
                     f"{error} Parallel drafting is required (--require-parallel), and vLLM "
                     f"{version} would serve this draft sequentially ({mode.name}).",
                     field=error.field,
-                    code=SEQUENTIAL_NOT_PARALLEL,
+                    code=codes.SEQUENTIAL_NOT_PARALLEL,
                     fix=sequential_note(mode),
                 )
         return resolution
@@ -216,7 +217,8 @@ def _tokenizer_facts(subject: VllmSubject, found: Findings, reads: Reads) -> Tok
         found.note(
             f"tokenizer cannot classify token id {token_id}: the tokenizer files found "
             f"({display_path(files.directory)}: {', '.join(files.files)}) have no "
-            f"{TOKENIZER_JSON_NAME} and do not list it as an added token"
+            f"{TOKENIZER_JSON_NAME} and do not list it as an added token",
+            code=codes.TOKENIZER_CANNOT_CLASSIFY,
         )
     return token
 

@@ -45,12 +45,13 @@ from drafting_config.files.safetensors_headers import (
     shape_text,
     tensor_name_text,
 )
+from drafting_config.values import codes
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     describe_value,
 )
 from drafting_config.values.fields import MISSING, FieldGetter, is_list, read_path
-from drafting_config.values.findings import Findings
+from drafting_config.values.findings import Findings, Note
 from drafting_config.values.integers import positive_int32
 from drafting_config.values.paths import display_path
 from drafting_config.values.sources import EAGLE_CONFIG
@@ -113,7 +114,8 @@ def check_checkpoint(subject: VllmSubject, found: Findings) -> None:
                 f"{display_path(shard)}, whose header does not hold it"
                 + (f" (and {more} more such tensors)" if more else "")
                 + ": a stale index; vLLM reads the index only to pick the shard files, and "
-                "loads what they hold"
+                "loads what they hold",
+                code=codes.INDEX_NAMES_ABSENT_TENSOR,
             )
     if subject.mask_embedding is not None:
         row, _ = architecture_row(subject.get, _speculators_type(subject.resolution))
@@ -166,7 +168,8 @@ def _check_tensors(subject: VllmSubject, checkpoint: CheckpointHeaders, found: F
         shown = f" ({found_as})" if found_as else ""
         found.note(
             f"weights not checked against the config: the architecture{shown} is not one "
-            "whose loading rules are known here (" + ", ".join(r.name for r in ARCHITECTURES) + ")"
+            "whose loading rules are known here (" + ", ".join(r.name for r in ARCHITECTURES) + ")",
+            code=codes.WEIGHTS_ARCHITECTURE_UNKNOWN,
         )
         return
     mapped = _mapped_names(row, tensors)
@@ -174,7 +177,8 @@ def _check_tensors(subject: VllmSubject, checkpoint: CheckpointHeaders, found: F
     if packed is not None:
         found.note(
             f"weight shapes not checked: the checkpoint is quantized ({packed}), so its "
-            "shapes are packed; layer count and d2t checked"
+            "shapes are packed; layer count and d2t checked",
+            code=codes.WEIGHTS_QUANTIZED,
         )
     with found.collect():
         found.errors += _layer_count_errors(subject, _layer_indices(mapped))
@@ -242,14 +246,16 @@ def _parameter_findings(
                 f"the checkpoint has no tensor for `{name}` (after vLLM's renames): "
                 f"vLLM 0.33.0's {row.name} model class declares it and {why} "
                 f"({row.follows}; model_loader/default_loader.py, load_weights), so the "
-                "draft runs on uninitialized memory. Fix: export the checkpoint with it."
+                "draft runs on uninitialized memory. Fix: export the checkpoint with it.",
+                code=codes.WEIGHTS_PARAMETER_MISSING,
             )
         )
     if len(missing) > _MAX_MISSING:
         found.error(
             ParallelDraftingConfigError(
                 f"... and {len(missing) - _MAX_MISSING} more parameters get no tensor from "
-                "the checkpoint."
+                "the checkpoint.",
+                code=codes.WEIGHTS_PARAMETER_MISSING,
             )
         )
     known = set(row.layer_parameters) | set(row.layer_extras)
@@ -261,7 +267,10 @@ def _parameter_findings(
         if rest in known or "rotary_emb." in rest:
             continue
         if rest.endswith(".bias"):
-            found.note(f"tensor `{name}` has no parameter; vLLM's loader ignores a .bias")
+            found.note(
+                f"tensor `{name}` has no parameter; vLLM's loader ignores a .bias",
+                code=codes.WEIGHTS_BIAS_IGNORED,
+            )
             continue
         found.error(
             ParallelDraftingConfigError(
@@ -269,7 +278,8 @@ def _parameter_findings(
                 f'{row.name} model class: its loader raises ValueError "There is no module '
                 'or parameter named ..." (model_executor/models/utils.py, '
                 "AutoWeightsLoader._load_module). Fix: drop the tensor, or serve the draft "
-                "with the architecture it was trained as."
+                "with the architecture it was trained as.",
+                code=codes.WEIGHTS_TENSOR_UNEXPECTED,
             )
         )
 
@@ -336,6 +346,7 @@ def _layer_count_errors(
             f"the checkpoint holds {held} but `{field}` = {count}: vLLM builds layers 0 to "
             f"{count - 1} and the weights do not fit them.",
             field=field,
+            code=codes.WEIGHTS_LAYER_COUNT,
         )
     ]
 
@@ -352,13 +363,19 @@ def _embedding_errors(
     """
     if embedding is None:
         if row.shares_target_parts:
-            notes.append("the checkpoint has no embed_tokens: vLLM shares the target's embedding")
+            notes.append(
+                Note(
+                    "the checkpoint has no embed_tokens: vLLM shares the target's embedding",
+                    code=codes.WEIGHTS_EMBEDDING_SHARED,
+                )
+            )
             return []
         return [
             ParallelDraftingConfigError(
                 "the checkpoint has no `model.embed_tokens.weight`: vLLM leaves the draft's "
                 "embedding uninitialized.",
                 field=subject.file_field("vocab_size"),
+                code=codes.WEIGHTS_EMBEDDING_MISSING,
             )
         ]
     return _matrix_errors(
@@ -396,11 +413,15 @@ def _lm_head_errors(
                     "the checkpoint has no `lm_head.weight` and `tie_word_embeddings` is false: "
                     "vLLM leaves the draft's LM head uninitialized.",
                     field=subject.file_field("tie_word_embeddings"),
+                    code=codes.WEIGHTS_LM_HEAD_MISSING,
                 )
             ]
         notes.append(
-            "the checkpoint has no lm_head.weight and the config does not set "
-            "tie_word_embeddings: fine only if the model class ties them by default"
+            Note(
+                "the checkpoint has no lm_head.weight and the config does not set "
+                "tie_word_embeddings: fine only if the model class ties them by default",
+                code=codes.WEIGHTS_LM_HEAD_TIED_BY_DEFAULT,
+            )
         )
         return []
     return _matrix_errors(
@@ -428,6 +449,7 @@ def _matrix_errors(
                 f"`{tensor}` has shape {shape_text(header.shape)}: expected a matrix of "
                 f"[{rows[0]}, hidden_size].",
                 field=subject.file_field(rows[0]),
+                code=codes.WEIGHTS_SHAPE_INVALID,
             )
         ]
     got_rows, got_columns = header.shape
@@ -455,6 +477,7 @@ def _matrix_errors(
                 f"`{subject.token_field}` = {subject.token_id} is past the {got_rows} rows of "
                 f"`{tensor}`: embedding the masked slots fails as a device-side assert.",
                 field=subject.token_field,
+                code=codes.TOKEN_PAST_EMBEDDING_ROWS,
             )
         )
     return errors
@@ -467,6 +490,7 @@ def _mismatch(
         f"`{tensor}` has {got} {what} but `{field}` = {expected}: vLLM sizes the tensor from "
         "the config and fails loading these weights.",
         field=field,
+        code=codes.WEIGHTS_SIZE_MISMATCH,
     )
 
 
@@ -555,6 +579,7 @@ def _fc_errors(
                 f"{width} = {how}; the model class reads eagle_config while the runner "
                 "reads the top-level list first, so the first forward pass fails.",
                 field=source,
+                code=codes.TAPPED_WIDTH_MISMATCH,
             )
         )
     if fc is None:
@@ -563,6 +588,7 @@ def _fc_errors(
                 f"the checkpoint has no `fc.weight`, but the model class builds fc with input "
                 f"width {width} = {how}, and leaves it uninitialized.",
                 field=field,
+                code=codes.WEIGHTS_FC_MISSING,
             )
         )
         return errors
@@ -571,6 +597,7 @@ def _fc_errors(
             ParallelDraftingConfigError(
                 f"`fc.weight` has shape {shape_text(fc.shape)}: expected [hidden_size, {width}].",
                 field=field,
+                code=codes.WEIGHTS_SHAPE_INVALID,
             )
         )
         return errors
@@ -582,6 +609,7 @@ def _fc_errors(
                 f"{how}, so loading these weights fails: the checkpoint was trained for "
                 "other tapped layers, or the config names the wrong ones.",
                 field=field,
+                code=codes.FC_WEIGHT_WIDTH_MISMATCH,
             )
         )
     if subject.resolution.hidden_size is not None and rows != subject.resolution.hidden_size:
@@ -626,6 +654,7 @@ def _d2t_errors(
             f"`d2t` has shape {shape_text(d2t.shape)} but `{subject.file_field(field)}` = "
             f"{expected}: the draft-to-target map needs one entry per draft token, [{expected}].",
             field=subject.file_field(field),
+            code=codes.WEIGHTS_SIZE_MISMATCH,
         )
     ]
 
@@ -648,6 +677,7 @@ def _mask_hidden_errors(
                 "loader asserts that no tensor is named mask_hidden (DFlash embeds masked "
                 "slots through the mask token id).",
                 field=architectures,
+                code=codes.MASK_HIDDEN_UNEXPECTED,
             )
         ]
     if row.mask_hidden is not MaskHidden.REQUIRED or subject.token_id is None:
@@ -659,6 +689,7 @@ def _mask_hidden_errors(
                 f"a parallel-drafting draft: vLLM's {row.name} loader raises \"mask_hidden not "
                 'found in weights but model is configured for parallel drafting".',
                 field=subject.token_field,
+                code=codes.MASK_HIDDEN_MISSING,
             )
         ]
     expected = None if packed else _fc_expected(row, subject)
@@ -674,6 +705,7 @@ def _mask_hidden_errors(
             f"{shape_text(tensor.shape)}) but vLLM copies it into a buffer of the fc input "
             f"width, {expected[0]} = {expected[2]}.",
             field=_fc_field(row, subject),
+            code=codes.MASK_HIDDEN_SIZE,
         )
     ]
 
@@ -712,7 +744,9 @@ def mask_embedding_findings(subject: VllmSubject, found: Findings) -> None:
         return
     shown = display_path(file.path)
     if file.unavailable is not None:
-        found.note(f"{shown} not checked: {file.unavailable}")
+        found.note(
+            f"{shown} not checked: {file.unavailable}", code=codes.MASK_EMBEDDING_NOT_CHECKED
+        )
         return
     if file.problem is not None:
         found.error(file.problem)
@@ -727,6 +761,7 @@ def mask_embedding_findings(subject: VllmSubject, found: Findings) -> None:
                 f"{shown} is for mask_token_id {describe_value(contents.stored_token_id)} but "
                 f"`{field}` = {describe_value(mask_id)}: vLLM refuses it (ValueError).",
                 field=field,
+                code=codes.MASK_EMBEDDING_TOKEN_MISMATCH,
             )
         )
     if contents.shape is None:
@@ -748,6 +783,7 @@ def mask_embedding_findings(subject: VllmSubject, found: Findings) -> None:
                 f"`{hidden_field}` = {hidden_size}: vLLM loads it into one "
                 "embedding row of hidden_size values and fails.",
                 field=hidden_field,
+                code=codes.MASK_EMBEDDING_SIZE,
             )
         )
 

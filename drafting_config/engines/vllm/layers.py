@@ -48,6 +48,7 @@ from drafting_config.engines.vllm.runners import (
     runner_of,
     runs_on_either_runner,
 )
+from drafting_config.values import codes
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -55,7 +56,7 @@ from drafting_config.values.errors import (
     describe_value,
 )
 from drafting_config.values.fields import FieldGetter, is_list, read_path
-from drafting_config.values.findings import Findings
+from drafting_config.values.findings import Findings, Note
 from drafting_config.values.integers import exact_int
 
 OMNI_DSPARK_ORDER: Final = (
@@ -142,7 +143,9 @@ def serving_list_errors(
     if taps.problem is not None:
         return [
             ParallelDraftingConfigError(
-                f"`{name}` {taps.problem} ({reader} and reads this field).", field=name
+                f"`{name}` {taps.problem} ({reader} and reads this field).",
+                field=name,
+                code=codes.LAYER_IDS_INVALID,
             )
         ]
     if taps.ids is None:
@@ -158,6 +161,7 @@ def serving_list_errors(
                     f"would not get the features it was trained on ({reader} and reads this "
                     "field).",
                     field=name,
+                    code=codes.LAYER_IDS_UNORDERED,
                 )
             ]
     top = None if target is None or target.num_layers is None else target.num_layers
@@ -199,7 +203,8 @@ def serving_list_warnings(taps: TappedLayers, resolution: Resolution) -> list[Ta
             TargetLayersWarning(
                 f"`{name}` = {shown} holds whole-number floats: vLLM 0.33 keeps them as floats "
                 "and taps the same layers as the ints would (its models compare 9.0 == 9). "
-                "Write them as ints."
+                "Write them as ints.",
+                code=codes.LAYER_IDS_FLOATS,
             )
         )
     if taps.shift and -1 in [layer_id - taps.shift for layer_id in taps.ids]:
@@ -207,7 +212,8 @@ def serving_list_warnings(taps: TappedLayers, resolution: Resolution) -> list[Ta
             TargetLayersWarning(
                 f"`{name}` = {shown} holds -1: vLLM 0.33 adds 1 and taps capture index 0, the "
                 "hidden state entering the target's first layer (its embeddings), not the "
-                "output of a layer. It serves it; check that the drafter was trained on it."
+                "output of a layer. It serves it; check that the drafter was trained on it.",
+                code=codes.LAYER_ID_MINUS_ONE,
             )
         )
     return warnings
@@ -235,6 +241,7 @@ def _out_of_range(
     return ParallelDraftingConfigError(
         f"`{name}` = {shown}: item {index} is {layer_id}, but {bounds} ({reader} and {how}).",
         field=name,
+        code=codes.LAYER_ID_OUT_OF_RANGE,
     )
 
 
@@ -252,7 +259,8 @@ def _runners_disagree(
         f"newer one {_describe(newer, resolution)}, the older one "
         f"{_describe(older, resolution)}. vLLM serves DFlash with the older runner when "
         "VLLM_USE_V2_MODEL_RUNNER=0 or the newer one lacks a feature in use; make the "
-        "fields agree."
+        "fields agree.",
+        code=codes.RUNNERS_DISAGREE_ON_LAYERS,
     )
 
 
@@ -275,7 +283,7 @@ def _unread_list_notes(
     """A layer list vLLM never reads for this draft is at most a note: it is dead data, but
     another engine or trainer may read it."""
     sources = {resolution.file_field(t.field) for t in read if t.field is not None}
-    notes = []
+    notes: list[str] = []
     for path in _LAYER_FIELDS:
         if not is_set(read_path(get, path, only_dicts=True)):
             continue
@@ -287,7 +295,13 @@ def _unread_list_notes(
             if sources
             else "it finds no layers and taps the target model's default layers"
         )
-        notes.append(f"`{name}` is not read by vLLM for this draft ({whence})")
+        notes.append(
+            Note(
+                f"`{name}` is not read by vLLM for this draft ({whence})",
+                code=codes.LAYER_NOT_READ,
+                field=name,
+            )
+        )
     return notes
 
 
@@ -321,6 +335,7 @@ def omni_dspark_errors(
                 f"`{name}` must be a non-empty list of target layer ids for a Qwen3-Omni "
                 f"target; got {describe_value(value)} ({prefix} refuses it).",
                 field=name,
+                code=codes.OMNI_LAYER_IDS_INVALID,
             )
         ]
     items = list(value)
@@ -341,6 +356,7 @@ def omni_dspark_errors(
             f"`{name}` = {describe_value(value)} {problem} for a Qwen3-Omni target "
             f"({prefix} refuses it).",
             field=name,
+            code=codes.OMNI_LAYER_IDS_INVALID,
         )
     ]
 
@@ -382,7 +398,8 @@ def default_layers_finding(
             "The draft names no target layers, so vLLM taps the target model's default "
             "layers, (2, L // 2, L - 3): 3 for any target of 7 or more layers. Its DFlash "
             f"model sizes fc for num_hidden_layers = {draft_layers}, so the first forward "
-            f"pass would fail. {trained}"
+            f"pass would fail. {trained}",
+            code=codes.DEFAULT_LAYERS_MISMATCH,
         )
     defaults = default_layers(target.num_layers)
     if len(defaults) == draft_layers:
@@ -395,6 +412,7 @@ def default_layers_finding(
         f'("DFlash drafter expects {_features(get, None, draft_layers)} concatenated aux '
         f'hidden features but received {_features(get, target, len(defaults))}"). {trained}',
         field=to_set,
+        code=codes.DEFAULT_LAYERS_MISMATCH,
     )
 
 
@@ -466,7 +484,8 @@ def layer_count_findings(
             warnings.append(
                 TargetLayersWarning(
                     f"`{name}` = {describe_value(value)} is not a count of layers. vLLM does "
-                    "not read it, but trainers and other engines do."
+                    "not read it, but trainers and other engines do.",
+                    code=codes.NUM_TARGET_LAYERS_NOT_COUNT,
                 )
             )
             continue
@@ -485,7 +504,8 @@ def layer_count_findings(
             TargetLayersWarning(
                 f"`{resolution.file_field(TARGET_DEPTH_FIELD)}` = {describe_value(value)}, "
                 f"but the target's num_hidden_layers is {depth}. vLLM does not read it; is "
-                "this the draft's intended target?"
+                "this the draft's intended target?",
+                code=codes.NUM_TARGET_LAYERS_NOT_DEPTH,
             )
         )
     return errors, warnings
@@ -503,7 +523,8 @@ def _count_fits_neither(
     return TargetLayersWarning(
         f"`{name}` = {count} is neither {depth_part}{ids_part}. vLLM does not read it, "
         "but z-lab's DFlash code and SGLang derive layer ids from it as the target's depth, "
-        "and TorchSpec reads it as the number of tapped layers."
+        "and TorchSpec reads it as the number of tapped layers.",
+        code=codes.NUM_TARGET_LAYERS_UNEXPLAINED,
     )
 
 
@@ -526,6 +547,7 @@ def _k3_dspark_error(get: FieldGetter) -> ParallelDraftingConfigError | None:
             "(vllm/models/kimi_k3/nvidia/dspark_mla.py). Fix: write "
             f'`"num_target_layers": {len(ids)}`.',
             field="num_target_layers",
+            code=codes.K3_NUM_TARGET_LAYERS_FLOAT,
         )
     return ParallelDraftingConfigError(
         f"A K3 DSpark draft (model_type {K3_DSPARK_MODEL_TYPE!r}) must set a non-empty "
@@ -533,4 +555,5 @@ def _k3_dspark_error(get: FieldGetter) -> ParallelDraftingConfigError | None:
         f"target_layer_ids = {describe_value(ids)}, num_target_layers = "
         f"{describe_value(count)}. vLLM's K3DSparkConfig raises ValueError otherwise.",
         field="num_target_layers",
+        code=codes.K3_LAYER_FIELDS_INVALID,
     )

@@ -36,7 +36,7 @@ from drafting_config.engines.vllm.names import (
 from drafting_config.engines.vllm.resolution import VllmSubject
 from drafting_config.engines.vllm.runners import is_set
 from drafting_config.engines.vllm.tables import vllm_tables
-from drafting_config.values.codes import REMOTE_CODE_DRAFTER
+from drafting_config.values import codes
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -474,6 +474,7 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
                 "HFConfigParser.parse). Fix: set `model_type` to the type of the draft's "
                 'layers, such as "qwen3".',
                 field="model_type",
+                code=codes.MODEL_TYPE_NOT_STRING,
             )
         )
         return
@@ -498,6 +499,7 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
                 f"AutoConfig: {subject.vllm} fails parsing it with ValueError ({where}). Fix: set "
                 '`model_type` to the type of the draft\'s layers, such as "qwen3".',
                 field="model_type",
+                code=codes.MODEL_TYPE_UNKNOWN,
             )
         )
     elif parsed is Parse.REMOTE_CODE:
@@ -507,7 +509,8 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
                 f"{_served_range(version)}: {subject.vllm} parses it only through "
                 "`auto_map.AutoConfig`'s "
                 "remote code, with --trust-remote-code (the draft gets the target's "
-                f"trust_remote_code; {where})."
+                f"trust_remote_code; {where}).",
+                code=codes.MODEL_TYPE_REMOTE_CODE,
             )
         )
     elif parsed is Parse.SOME_VERSIONS:
@@ -518,7 +521,8 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
                 f"`model_type` {model_type!r} is known to transformers {first} and later "
                 f"only: {subject.vllm} accepts transformers "
                 f"{vllm_tables(version).transformers_range}, and "
-                f"with an older version it fails parsing the draft's config ({where})."
+                f"with an older version it fails parsing the draft's config ({where}).",
+                code=codes.MODEL_TYPE_TOO_NEW,
             )
         )
 
@@ -607,7 +611,7 @@ def _remote_code_drafter(
         )
         + ").",
         field="architectures",
-        code=REMOTE_CODE_DRAFTER,
+        code=codes.REMOTE_CODE_DRAFTER,
         fix=f"name a class vLLM registers for {method} drafts, whose weights the checkpoint holds.",
         evidence=f"{_REGISTRY}: _ModelRegistry.inspect_model_cls; vllm/config/speculative.py",
     )
@@ -627,6 +631,7 @@ def check_architectures_listed(subject: VllmSubject, found: Findings) -> None:
                 "looks up the string's characters in its registry and fails. Fix: "
                 f'`"architectures": ["{raw[:60]}"]`.',
                 field="architectures",
+                code=codes.ARCHITECTURES_STRING,
             )
         )
 
@@ -665,6 +670,7 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
                     subject.version,
                 ),
                 field="architectures",
+                code=codes.ARCHITECTURE_UNSUPPORTED,
             )
         )
         return
@@ -693,7 +699,8 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
                     f"architecture vLLM keeps ({', '.join(sorted(DSPARK_ARCHITECTURES))}, or "
                     "DSparkDraftModel with model_type 'qwen3'): vLLM replaces it with "
                     "DeepSeek-V4's bundled DSpark draft, re-typed deepseek_v4 "
-                    "(vllm/config/speculative.py, SpeculativeConfig.__post_init__)."
+                    "(vllm/config/speculative.py, SpeculativeConfig.__post_init__).",
+                    code=codes.DSPARK_ARCHITECTURE_REPLACED,
                 )
             )
             return
@@ -713,12 +720,14 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
                     subject.version,
                 ),
                 field="architectures",
+                code=codes.RENAMED_ARCHITECTURE_UNSUPPORTED,
             )
         )
     elif outcome is not Resolved.REGISTERED:
         found.warn(
             ParallelDraftingConfigWarning(
-                _registry_warning(renamed, outcome, when, subject.version)
+                _registry_warning(renamed, outcome, when, subject.version),
+                code=codes.ARCHITECTURE_FALLBACK,
             )
         )
 
@@ -772,6 +781,7 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
                 f"it, and fails with {row.failure} ({row.follows}). Fix: set `{field}`"
                 f"{value}.",
                 field=field,
+                code=codes.CONSTRUCTOR_FIELD_MISSING,
             )
         )
     _check_markov_rank_type(subject, serving, missing, found)
@@ -786,6 +796,7 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
                         f"({'AttributeError' if section == 'eagle_config' else 'TypeError'}). "
                         f"Fix: delete the `{section}` key, or make it an object.",
                         field=section,
+                        code=codes.DFLASH_CONFIG_NULL,
                     )
                 )
 
@@ -819,6 +830,7 @@ def _check_markov_rank_type(
                 "and fails. Fix: set `markov_rank` to the Markov head's rank, an integer such "
                 "as 256.",
                 field="markov_rank",
+                code=codes.MARKOV_RANK_INVALID,
             )
         )
 
@@ -852,12 +864,14 @@ def check_sample_from_anchor(subject: VllmSubject, found: Findings) -> None:
             f"{', which DSparkSpeculator.__init__ calls' if method == 'dspark' else ''}). "
             f"Fix: delete `{name}` or set it to false.",
             field=name,
+            code=codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED,
         )
     )
     if method == "dflash":
         found.note(
             f"`{name}`: vLLM 0.33.0's older model runner (VLLM_USE_V2_MODEL_RUNNER=0) "
-            "ignores it (vllm/v1/spec_decode/dflash.py, DFlashProposer)."
+            "ignores it (vllm/v1/spec_decode/dflash.py, DFlashProposer).",
+            code=codes.SAMPLE_FROM_ANCHOR_IGNORED,
         )
 
 
@@ -953,7 +967,8 @@ def check_target_tapped(subject: VllmSubject, found: Findings) -> None:
                 f"{subject.vllm}'s model registry ({_REGISTRY}): vLLM serves it, if at all, "
                 "through "
                 "its Transformers backend, which can be tapped for the drafter's hidden "
-                "states; that it serves this target is not checked."
+                "states; that it serves this target is not checked.",
+                code=codes.TARGET_ARCHITECTURE_UNREGISTERED,
             )
         )
         return
@@ -969,6 +984,7 @@ def check_target_tapped(subject: VllmSubject, found: Findings) -> None:
             "set_eagle3_aux_hidden_state_layers). Fix: none in the draft; vLLM 0.33.0 cannot "
             "serve this drafter with this target.",
             field="target.architectures",
+            code=codes.TARGET_NOT_TAPPABLE,
         )
     )
 
@@ -1002,6 +1018,7 @@ def check_null_token_fields(subject: VllmSubject, found: Findings) -> None:
                 f"Fix: delete the `{name}` key (only a top-level `mask_token_id: null` is "
                 "skipped).",
                 field=name,
+                code=codes.TOKEN_FIELD_NULL,
             )
         )
         return
@@ -1043,6 +1060,7 @@ def check_served_context(subject: VllmSubject, found: Findings) -> None:
             "length (vllm/config/vllm.py, _limit_max_model_len_to_draft; "
             "vllm/config/speculative.py, _CACHE_ONLY_ROPE_TYPES). Serve with "
             f"--max-model-len {draft_len} or less, or give the draft a longer "
-            "max_position_embeddings if it was trained for one."
+            "max_position_embeddings if it was trained for one.",
+            code=codes.MAX_MODEL_LEN_LOWERED,
         )
     )

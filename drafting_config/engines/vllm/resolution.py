@@ -32,6 +32,7 @@ from drafting_config.engines.vllm.runners import (
 )
 from drafting_config.engines.vllm.speculators import MASK_TOKEN_FIELD, SpeculatorsDraft, translate
 from drafting_config.rules.subject import Subject
+from drafting_config.values import codes
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.values.fields import FieldGetter, field_getter
 from drafting_config.values.findings import Findings
@@ -265,6 +266,7 @@ def _missing_token_id(speculators: SpeculatorsDraft) -> ParallelDraftingConfigEr
         f"names its parallel drafting token id there (vLLM copies it to "
         f"`{speculators.spec.mask_token_source.value}`); set it to the mask token's id.",
         field=MASK_TOKEN_FIELD,
+        code=codes.SPECULATORS_TOKEN_MISSING,
     )
 
 

@@ -29,6 +29,7 @@ from types import MappingProxyType
 from typing import Final, cast
 
 from drafting_config.draft.file import SPECULATORS_CONFIG_FIELD, SPECULATORS_TYPE_FIELD
+from drafting_config.values import codes
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value, foreign_error
 from drafting_config.values.fields import MISSING, FieldGetter, field_getter, is_kind, is_list
 from drafting_config.values.integers import INT32_LIMIT, exact_int
@@ -298,6 +299,7 @@ def _algorithm(get: FieldGetter, *, parallel_only: bool) -> SpeculatorsAlgorithm
             f"`{SPECULATORS_TYPE_FIELD}` is {_absent(value)}: a speculators-format draft "
             f"names its algorithm there, one of {parallel} for parallel drafting.",
             field=SPECULATORS_TYPE_FIELD,
+            code=codes.SPECULATORS_TYPE_MISSING,
         )
     name = _exact_str(value)
     row = None if name is None else SPECULATORS_ALGORITHMS.get(name)
@@ -308,6 +310,7 @@ def _algorithm(get: FieldGetter, *, parallel_only: bool) -> SpeculatorsAlgorithm
             f"{parallel} (parallel drafting) or {others} (not parallel drafting); "
             f"got {describe_value(value)}.",
             field=SPECULATORS_TYPE_FIELD,
+            code=codes.SPECULATORS_TYPE_UNKNOWN,
         )
     if parallel_only and not row.parallel_drafting:
         raise ParallelDraftingConfigError(
@@ -315,6 +318,7 @@ def _algorithm(get: FieldGetter, *, parallel_only: bool) -> SpeculatorsAlgorithm
             f"so this draft has no parallel-drafting mask token to check. Parallel-drafting "
             f"speculators algorithms: {parallel}.",
             field=SPECULATORS_TYPE_FIELD,
+            code=codes.SPECULATORS_NOT_PARALLEL,
         )
     return row
 
@@ -329,6 +333,7 @@ def _speculative_tokens(speculators_config: FieldGetter) -> int:
             f"`{methods_field}` must be a non-empty JSON array of proposal methods; "
             f"got {describe_value(methods)}.",
             field=methods_field,
+            code=codes.SPECULATORS_METHODS_INVALID,
         )
     first = next(iter(methods), MISSING)
     if first is MISSING:
@@ -344,6 +349,7 @@ def _speculative_tokens(speculators_config: FieldGetter) -> int:
             f"`{SPECULATIVE_TOKENS_FIELD}` must be a positive int below 2**31 (the number of "
             f"tokens drafted per step); got {describe_value(tokens)}.",
             field=SPECULATIVE_TOKENS_FIELD,
+            code=codes.SPECULATORS_TOKENS_INVALID,
         )
     return count
 
@@ -360,6 +366,7 @@ def _verifier(speculators_config: FieldGetter) -> str:
             f"`{VERIFIER_FIELD}` must be the target model's hub repo id or local path (a "
             f"non-empty string); got {describe_value(value)}.",
             field=VERIFIER_FIELD,
+            code=codes.SPECULATORS_VERIFIER_INVALID,
         )
     return name
 
@@ -373,6 +380,7 @@ def _transformer_layer_config(get: FieldGetter) -> dict[str, object]:
             f"`{field}` is missing: vLLM builds the draft's config from it (the draft's own "
             "Hugging Face config: model_type, hidden_size, vocab_size, ...).",
             field=field,
+            code=codes.SPECULATORS_LAYER_CONFIG_MISSING,
         )
     if not is_kind(section, Mapping):
         raise _not_an_object(field, section)
@@ -386,6 +394,7 @@ def _transformer_layer_config(get: FieldGetter) -> dict[str, object]:
                 f"`{field}` must have string keys (a JSON object); it has the key "
                 f"{describe_value(key)}.",
                 field=field,
+                code=codes.SPECULATORS_KEYS_NOT_STRINGS,
             )
     return dict(cast("list[tuple[str, object]]", items))
 
@@ -408,6 +417,7 @@ def _check_model_type(layer_config: Mapping[str, object], algorithm: Speculators
         f"vllm/transformers_utils/configs/speculators/algos.py accepts only {listed} "
         f"({accepted[0]!r} when the key is missing) and raises ValueError otherwise.",
         field=field,
+        code=codes.SPECULATORS_CLASS_UNSUPPORTED,
     )
 
 
@@ -437,6 +447,7 @@ def _required(get: FieldGetter, field: str, algorithm: SpeculatorsAlgorithm) -> 
             f"`{field}` is missing: a speculators {algorithm.name} draft must set it "
             "(vLLM reads it unconditionally and fails with a bare KeyError without it).",
             field=field,
+            code=codes.SPECULATORS_FIELD_MISSING,
         )
     return value
 
@@ -538,6 +549,7 @@ def _missing(
     return ParallelDraftingConfigError(
         f"{what}: {reason} (and fails with a bare KeyError or IndexError without it).",
         field=path,
+        code=codes.SPECULATORS_FIELD_MISSING,
     )
 
 
@@ -545,4 +557,5 @@ def _not_an_object(path: str, value: object) -> ParallelDraftingConfigError:
     return ParallelDraftingConfigError(
         f"`{path}` must be a JSON object (vLLM reads it as a dict); got {describe_value(value)}.",
         field=path,
+        code=codes.SPECULATORS_SECTION_NOT_OBJECT,
     )

@@ -469,7 +469,7 @@ def test_engine_all_gives_one_verdict_per_engine_and_fails_when_one_fails(
     text = capsys.readouterr().out
     assert "[sglang 0.5.23]: INVALID" in text
     assert "[vllm 0.33.0]: OK" in text
-    assert text.endswith("1 checked with vllm 0.33.0 and sglang 0.5.23: 1 valid, 1 invalid\n")
+    assert text.endswith("1 draft checked: vllm 0.33.0 serves 1, sglang 0.5.23 serves 0\n")
 
 
 # --- mask_embedding.pt -----------------------------------------------------------------------

@@ -1,0 +1,129 @@
+"""The ``[tool.drafting-config]`` table: the defaults a repository gives ``check``.
+
+Read from the nearest ``pyproject.toml`` at or above the current directory (pre-commit and
+CI run from the repository root), or from ``--config FILE``; flags on the command line win
+over the table.  The keys:
+
+- ``ignore``: a list of finding codes (``drafting_config.values.codes.CODES``) to drop;
+- ``strict``: a bool, as ``--strict``;
+- ``engine``: ``"vllm"``, ``"sglang"`` or ``"all"``, as ``--engine``;
+- ``require-parallel``: a bool, as ``--require-parallel`` where the command has it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from drafting_config.values.codes import CODES
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+
+__all__ = ["Settings", "SettingsError", "find_pyproject", "read_settings", "unknown_codes"]
+
+TABLE: Final = "drafting-config"
+"""The table's name under ``[tool]``."""
+
+ENGINE_VALUES: Final = ("vllm", "sglang", "all")
+
+
+class SettingsError(Exception):
+    """The table, or the file holding it, is unusable: a usage error (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the table says; ``None`` where it says nothing."""
+
+    ignore: tuple[str, ...] = ()
+    strict: bool | None = None
+    engine: str | None = None
+    require_parallel: bool | None = None
+    source: str | None = None
+    """The file the settings came from, for messages."""
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest ``pyproject.toml`` at or above ``start``."""
+    for directory in (start, *start.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def read_settings(config: str | None) -> Settings:
+    """The ``[tool.drafting-config]`` table of ``config`` (``--config FILE``), else of the
+    nearest ``pyproject.toml`` at or above the current directory; empty settings when there
+    is none.
+
+    Raises:
+        SettingsError: the file cannot be read or parsed, or the table holds a key or value
+            it does not take.
+    """
+    if config is not None:
+        path = Path(config)
+    else:
+        found = find_pyproject(Path(os.getcwd()))
+        if found is None:
+            return Settings()
+        path = found
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise SettingsError(f"cannot read {path}: {error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise SettingsError(f"{path} is not valid TOML: {error}") from None
+    tool = document.get("tool", {})
+    table = tool.get(TABLE) if isinstance(tool, dict) else None
+    if table is None:
+        if config is not None:
+            raise SettingsError(f"{path} has no [tool.{TABLE}] table")
+        return Settings()
+    if not isinstance(table, dict):
+        raise SettingsError(f"{path}: [tool.{TABLE}] must be a table")
+    return _settings(table, str(path))
+
+
+def _settings(table: Mapping[str, object], source: str) -> Settings:
+    where = f"{source}: [tool.{TABLE}]"
+    unknown = sorted(set(table) - {"ignore", "strict", "engine", "require-parallel"})
+    if unknown:
+        raise SettingsError(
+            f"{where} has unknown keys {', '.join(unknown)}; it takes ignore, strict, engine, "
+            "require-parallel"
+        )
+    ignore = table.get("ignore", [])
+    if not isinstance(ignore, list) or not all(isinstance(code, str) for code in ignore):
+        raise SettingsError(f"{where}: `ignore` must be a list of codes")
+    bad = unknown_codes(ignore)
+    if bad:
+        raise SettingsError(f"{where}: `ignore` names unknown codes: {', '.join(bad)}")
+    flags: dict[str, bool | None] = {}
+    for key in ("strict", "require-parallel"):
+        value = table.get(key)
+        if value is not None and not isinstance(value, bool):
+            raise SettingsError(f"{where}: `{key}` must be true or false")
+        flags[key] = value
+    engine = table.get("engine")
+    if engine is not None and engine not in ENGINE_VALUES:
+        raise SettingsError(f"{where}: `engine` must be one of {', '.join(ENGINE_VALUES)}")
+    return Settings(
+        tuple(ignore),
+        flags["strict"],
+        engine if isinstance(engine, str) else None,
+        flags["require-parallel"],
+        source,
+    )
+
+
+def unknown_codes(names: list[str] | tuple[str, ...]) -> list[str]:
+    """The names that are no declared code, in the order given."""
+    return [name for name in names if name not in CODES]

@@ -3,9 +3,10 @@ in ``tests/real_configs/vllm_readings.json``, taken by ``tools/vllm_harness``; t
 share of CI re-runs a sample in ``tests/engines/test_vllm_harness.py``).
 
 Per run, in the mode the verdict judges: the verdict is OK exactly when the engine passed
-every stage, and where both fail, the engine's failing stage is the step of the checker's
-first error on the load path (:func:`first_step`, through the errors' codes; errors
-without a code yet are not compared).  A run in a mode the draft does not ask for (a PARD
+every stage, and where both fail, one of the checker's errors is about a step of the stage
+where the engine stopped (:func:`error_steps`, through the errors' codes), except where a
+synthesized target decides the stage; :data:`STEP_GAPS` lists the runs where a rule is
+still missing.  A run in a mode the draft does not ask for (a PARD
 draft run sequentially) is not what any verdict judges; a run of eagle3 or draft_model
 with ``parallel_drafting`` is judged by the verdict with ``require_parallel``.  A failure
 on a path only vLLM's CPU platform takes (``artefact``) is no reading.  :data:`EXCEPTIONS`
@@ -89,18 +90,44 @@ def test_the_verdict_is_ok_exactly_when_the_engine_serves_the_draft(run: dict[st
         assert verdict.ok is not served, f"{_id(run)} agrees now: remove its exception"
         return
     assert verdict.ok is served, (run["exception"], [str(e) for e in verdict.errors])
-    first = first_step(verdict)
-    if not served and first is not None:
-        assert first in STAGE_STEPS[run["stage_reached"]], (run["stage_reached"], first)
+    stage = run["stage_reached"]
+    if served or (run["target_synthesized"] and stage in _TARGET_STAGES):
+        return  # a synthesized target's own failure is no reading of the draft
+    found = error_steps(verdict) & STAGE_STEPS[stage]
+    if _id(run) in STEP_GAPS:
+        assert not found, f"{_id(run)} names the engine's step now: remove its gap"
+        return
+    assert found, (stage, sorted(step.value for step in error_steps(verdict)))
 
 
-def first_step(verdict: Verdict) -> Step | None:
-    """The step of the verdict's first error on the engine's load path: the earliest
-    :class:`Step` among its errors' codes (a verdict lists the draft's own rules first, not
-    in load-path order), or ``None`` when no error has a code yet."""
-    order = list(Step)
-    steps = [error.step for error in verdict.errors if error.step is not None]
-    return min(steps, key=order.index) if steps else None
+_TARGET_STAGES: Final = frozenset({"target", "tap", "combine"})
+"""The stages where a synthesized target's own sizes and classes decide (the issue's
+"a failure at the target, tap or width stage on a synthesized target is not a reading of
+the draft")."""
+
+STEP_GAPS: Final[dict[str, str]] = {
+    "specforge--qwen3-8b-peagle[eagle3+parallel]": (
+        "vLLM renames SpecForge's PEagleDraftModel to Eagle3PEagleDraftModel, which no table "
+        "registers (config); the checker says only that no token field is named"
+    ),
+    "speculators-user--eagle3-qwen3moe-issue1065[eagle3]": (
+        "the engine fails at the width (the pre-fc norm sized for 3 taps, 4 tapped); the "
+        "checker refuses a speculators eagle3 file as not parallel, and its EAGLE-3 width "
+        "rule does not run on the speculators path yet"
+    ),
+    "speculators-user--eagle3-qwen3moe-issue1065[eagle3+parallel]": (
+        "the engine fails reading the token at the speculator; the checker's error is its "
+        "refusal of the speculators eagle3 file, at parse"
+    ),
+}
+"""Runs where both fail but the checker's errors name no step of the stage where the engine
+stopped: a rule the engine shows missing (issue 29, point 5), each removed as it lands."""
+
+
+def error_steps(verdict: Verdict) -> set[Step]:
+    """The steps of the engine's load path the verdict's errors are about (their codes'): a
+    verdict lists every certain failure, the engine stops at its first."""
+    return {error.step for error in verdict.errors if error.step is not None}
 
 
 def test_an_ok_verdict_names_the_mode_the_engine_ran() -> None:
@@ -121,4 +148,4 @@ def test_an_ok_verdict_names_the_mode_the_engine_ran() -> None:
 
 
 def test_the_exceptions_are_runs_of_the_corpus() -> None:
-    assert set(EXCEPTIONS) <= {_id(run) for run in RUNS}
+    assert set(EXCEPTIONS) | set(STEP_GAPS) <= {_id(run) for run in RUNS}

@@ -61,6 +61,21 @@ _VERDICT_PROPERTIES: Final[dict[str, object]] = {
     "vocab_size": {},
     "format": _STRING_OR_NULL,
     "algorithm": _STRING_OR_NULL,
+    "mode": {
+        "description": "how the engine serves the draft (vLLM: dflash, dflash2, dspark, pard, "
+        "eagle3, eagle3-parallel, peagle, draft-model; SGLang: dflash, dspark, eagle3); "
+        "null when the verdict is not OK",
+        "type": ["string", "null"],
+    },
+    "parallel": {
+        "description": "whether the masked slots are drafted in one pass; null when not OK",
+        "type": ["boolean", "null"],
+    },
+    "serve_with": {
+        "description": "the engine's own switch: vLLM's --speculative-config JSON, SGLang's "
+        "--speculative-algorithm value; null when not OK",
+        "type": ["string", "null"],
+    },
     "aux_layer_ids": {"type": ["array", "null"]},
     "aux_layer_source": _STRING_OR_NULL,
     "token": {

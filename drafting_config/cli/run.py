@@ -180,9 +180,11 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         total += 1
     if args.json:
         out.write("]\n" if total else "[]\n")
-    elif args.format != "github":
+    else:
         for note, count in footer.items():  # once, in the run's footer, with the count
-            out.write(printable(f"note ({count} verdict{'' if count == 1 else 's'}): {note}\n"))
+            out.write(
+                printable(f"note ({count} verdict{'' if count == 1 else 's'}): {note}") + "\n"
+            )
         out.write(_summary(len(paths), engines, served, outcomes) + "\n")
     if not paths:  # `find ... | drafting-config check -` that found nothing: no CI pass
         print("drafting-config: no paths to check: standard input held none", file=sys.stderr)

@@ -752,6 +752,12 @@ MASK_TOKEN_TEXT_DISAGREES: Final = declare(
 
 # --- the mode a verdict judges, and the rules the real engine showed missing ------------------
 
+SERVED_SEQUENTIALLY: Final = declare(
+    "served-sequentially",
+    Step.TOKEN,
+    "The draft asks for no parallel drafting: the engine serves it sequentially (EAGLE-3, a "
+    "plain draft model), and the note names what turns parallel drafting on.",
+)
 SEQUENTIAL_NOT_PARALLEL: Final = declare(
     "sequential-not-parallel",
     Step.TOKEN,

@@ -163,7 +163,7 @@ def _judged_sequentially(
                 )
         return resolution
     found.errors[:] = [error for error in found.errors if id(error) not in missing]
-    found.note(sequential_note(mode))
+    found.note(sequential_note(mode), code=codes.SERVED_SEQUENTIALLY)
     if mode.method == "eagle3" and resolution.algorithm is None:
         return served_as(resolution, "eagle3")
     return resolution

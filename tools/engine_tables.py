@@ -32,6 +32,7 @@ with the shipped files, so a file written here is the one the tests expect.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import subprocess
@@ -137,8 +138,15 @@ def vllm_documents(
     wheels = [fetch(transformers_spec(release)) for release in sorted(every, key=_key)]
     return {
         data_file("vllm", version): vllm_tables.dumps(vllm_tables.tables(wheel, in_range)),
-        TRANSFORMERS_FILE: vllm_tables.dumps(vllm_tables.transformers_tables(wheels)),
+        TRANSFORMERS_FILE: _transformers_text(tuple(wheels)),
     }
+
+
+@functools.cache
+def _transformers_text(wheels: tuple[Path, ...]) -> str:
+    """transformers' table of these wheels, as text: every shipped vLLM release reads the
+    same releases, so one process (the exact-bytes tests) builds it once."""
+    return vllm_tables.dumps(vllm_tables.transformers_tables(list(wheels)))
 
 
 def sglang_documents(

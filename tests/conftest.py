@@ -165,10 +165,18 @@ INDEX_FIXTURES = frozenset(
 ``engine_wheels`` (the one opt-in: ``-m 'not engine_wheels'`` runs the suite offline)."""
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if INDEX_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.engine_wheels)
+    # The whole corpus run live (about an hour) is an opt-in: deselected, not skipped,
+    # unless the run's -m names it.
+    if "engine_corpus" not in (config.option.markexpr or ""):
+        chosen = [item for item in items if item.get_closest_marker("engine_corpus") is None]
+        if len(chosen) < len(items):
+            dropped = [item for item in items if item.get_closest_marker("engine_corpus")]
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = chosen
 
 
 def _wheel_or_skip(spec: WheelSpec) -> Wheel:

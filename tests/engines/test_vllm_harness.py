@@ -78,8 +78,7 @@ def test_the_engine_still_reads_the_sample_as_recorded(
 @pytest.mark.engine_corpus
 @pytest.mark.parametrize("reading", RUNS, ids=_id)
 def test_the_engine_still_reads_the_corpus_as_recorded(
-    reading: dict[str, Any], harness_python: Path, request: pytest.FixtureRequest
+    reading: dict[str, Any], harness_python: Path
 ) -> None:
-    if "engine_corpus" not in (request.config.option.markexpr or ""):
-        pytest.skip("the whole corpus runs live only when asked: -m engine_corpus")
+    # Deselected unless asked for with -m engine_corpus (tests/conftest.py).
     _assert_reads_as_recorded(reading, harness_python)

@@ -1,6 +1,6 @@
 """The checker's vLLM verdicts against the released vLLM 0.33.0's own runs (``engine_runs``
 in ``tests/real_configs/vllm_readings.json``, taken by ``tools/vllm_harness``; the live
-share of CI re-runs a sample in ``tests/engines/test_vllm_harness.py``).
+share of CI re-runs a sample in ``tests/tools/test_vllm_harness.py``).
 
 Per run, in the mode the verdict judges: the verdict is OK exactly when the engine passed
 every stage, and where both fail, one of the checker's errors is about a step of the stage

@@ -5,7 +5,7 @@ it, read from vLLM's source (not run). These tests hold the package to those rea
 and hold the corpus itself together: every file has a reading and a line in
 ``SOURCES.md``, and every reading names a file that exists. What vLLM 0.33.0 itself does
 when run on each draft (the harness's ``engine_runs`` in the same file) is tested in
-``test_vllm_engine_runs.py``.
+``tests/tools/test_vllm_engine_runs.py``.
 """
 
 from __future__ import annotations

@@ -388,7 +388,7 @@ def test_ci_requires_the_wheels() -> None:
 
 
 FETCHING_MODULES = (
-    "tests/engines/test_vllm_harness.py",  # the harness's environment
+    "tests/tools/test_vllm_harness.py",  # the harness's environment
     "tests/engines/vllm/test_wheel.py",
     "tests/engines/vllm/test_wheel_tables.py",
     "tests/engines/vllm/test_tables.py",

@@ -5,7 +5,7 @@ Each reading is what the released vLLM 0.33.0 did with a draft when the harness
 readings to the files they were taken on (a changed draft or target fails until the
 readings are regenerated with ``python -m tools.vllm_harness.readings``) and to the
 corpus (every draft, every mode it asks for). The live comparison is in
-``tests/engines/test_vllm_harness.py``.
+``tests/tools/test_vllm_harness.py``.
 """
 
 from __future__ import annotations

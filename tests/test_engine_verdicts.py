@@ -121,7 +121,7 @@ STEP_GAPS: Final[dict[str, str]] = {
     ),
 }
 """Runs where both fail but the checker's errors name no step of the stage where the engine
-stopped: a rule the engine shows missing (issue 29, point 5), each removed as it lands."""
+stopped: a rule the engine shows missing, each removed as it lands."""
 
 
 def error_steps(verdict: Verdict) -> set[Step]:

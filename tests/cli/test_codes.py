@@ -1,4 +1,4 @@
-"""Findings are data (issue 30, point 2): every finding has a declared code, the docs' code
+"""Findings are data: every finding has a declared code, the docs' code
 page is the table, and ``--ignore`` and ``[tool.drafting-config]`` act on the codes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-""" "Could not check" is an outcome of its own (issue 30, point 1): exit 2, the headline word
+""" "Could not check" is an outcome of its own: exit 2, the headline word
 ``NOT CHECKED`` and the JSON ``outcome`` ``"unchecked"``, apart from a broken draft (1).
 
 The line between the two: 2 when the checker could not get what it needs from outside the

@@ -1,4 +1,4 @@
-"""``check --format github`` and ``-q`` (issue 30, point 3): annotations a CI shows on each
+"""``check --format github`` and ``-q``: annotations a CI shows on each
 draft's file, escaped so that no config value or path can forge a workflow command."""
 
 from __future__ import annotations

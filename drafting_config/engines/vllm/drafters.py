@@ -1,4 +1,4 @@
-"""Two facts of vLLM 0.33.0's drafter classes the real engine showed missing (issue 29):
+"""Two facts of vLLM 0.33.0's drafter classes the real engine showed missing:
 the EAGLE-3 input width and the DFlash projector types.  Each rule cites the file of
 ``vllm/model_executor/models/`` it follows.
 """

@@ -79,7 +79,7 @@ DISAGREE = {
     # no SGLang class for vLLM's K3 DSpark
     "torchspec--kimi_k3_dspark_mla": (True, False),
     # (An EAGLE-3 draft both serve sequentially, sglang--qwen3-8b-eagle3-ascend-fixture, and
-    # SpecForge's Domino and DSpine drafts, which neither registers, agree now: issue 29.)
+    # SpecForge's Domino and DSpine drafts, which neither registers, agree now.)
 }
 
 

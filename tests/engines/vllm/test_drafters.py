@@ -1,4 +1,4 @@
-"""The EAGLE-3 input width and the DFlash projector types (issue 29 point 5), each judged
+"""The EAGLE-3 input width and the DFlash projector types, each judged
 by the released vLLM 0.33.0's run through the harness on the same configs: 4 taps with fc
 sized for 3 fails at combine ("a and b must have same reduction dim, but got [2, 16384] X
 [12288, 4096]"), and passes with ``num_aux_hidden_states: 4``."""

@@ -1,5 +1,5 @@
-"""The mode each vLLM verdict judges, the one the draft asks for, and how vLLM serves it
-(issue 29 point 4): the released engine's own runs (``engine_runs``) are the proof that a
+"""The mode each vLLM verdict judges, the one the draft asks for, and how vLLM serves it:
+the released engine's own runs (``engine_runs``) are the proof that a
 sequential EAGLE-3 draft is served, and that a parallel-only draft without its token is not.
 """
 

@@ -274,7 +274,7 @@ def _usable_cached(spec: WheelSpec, cache: Path, broken: list[str]) -> Path | No
 
 
 @contextlib.contextmanager
-def _locked(lock_file: Path) -> Iterator[None]:
+def locked(lock_file: Path) -> Iterator[None]:
     """Hold an exclusive lock on ``lock_file`` (no lock where ``fcntl`` is missing: the
     rename into place keeps a racing download safe, only wasteful)."""
     try:
@@ -306,7 +306,7 @@ def fetch_wheel(spec: WheelSpec, cache: Path | None = None) -> Wheel:
         cache.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise WheelUnavailable(f"cannot create the wheel cache {cache}: {error}") from None
-    with _locked(cache / f".{spec.file_prefix.rstrip('-')}.lock"):
+    with locked(cache / f".{spec.file_prefix.rstrip('-')}.lock"):
         # another process may have fetched it meanwhile; a broken one goes, under the lock
         broken: list[str] = []
         found = _usable_cached(spec, cache, broken)

@@ -27,15 +27,15 @@ raises :class:`HarnessUnavailable` with pip's reason when the packages cannot be
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
+
+from tools.engine_wheels import locked
 
 __all__ = [
     "CACHE_ENV",
@@ -91,21 +91,6 @@ def _python(folder: Path) -> Path:
     return folder / "bin" / "python"
 
 
-@contextlib.contextmanager
-def _locked(lock_file: Path) -> Iterator[None]:
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield
-        return
-    with lock_file.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def _pip(python: Path, *args: str, log: Path) -> None:
     command = [str(python), "-m", "pip", "install", "--disable-pip-version-check", *args]
     with log.open("a", encoding="utf-8") as output:
@@ -127,7 +112,7 @@ def ensure_environment() -> Path:
     if (folder / _COMPLETE).is_file() and python.exists():
         return python
     folder.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(folder.parent / f".{folder.name}.lock"):
+    with locked(folder.parent / f".{folder.name}.lock"):
         if (folder / _COMPLETE).is_file() and python.exists():
             return python
         if folder.exists():

@@ -20,7 +20,53 @@ __all__ = [
 ]
 
 
-class ParallelDraftingConfigError(ValueError):
+class _FindingFields(Exception):
+    """What every error and warning carries beside its message (see
+    :class:`ParallelDraftingConfigError`), and how it pickles."""
+
+    field: str | None
+    code: Code | None
+    fix: str | None
+    evidence: str | None
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str | None = None,
+        code: Code | None = None,
+        fix: str | None = None,
+        evidence: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.field = field
+        self.code = code
+        self.fix = fix
+        self.evidence = evidence
+
+    @property
+    def step(self) -> Step | None:
+        """The step of the engine's load path the finding is about (its code's)."""
+        return None if self.code is None else self.code.step
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Pickling and copying call ``cls(*args)``, which keyword-only and extra constructor
+        # arguments break; rebuild from the message and attributes instead (``field``, a
+        # subclass's ``path``...), so that every error and warning class pickles intact.
+        return (_rebuild, (type(self), self.args, self.__dict__))
+
+
+_Finding = TypeVar("_Finding", bound=_FindingFields)
+
+
+def _rebuild(cls: type[_Finding], args: tuple[object, ...], state: dict[str, object]) -> _Finding:
+    finding = cls.__new__(cls)
+    finding.args = args
+    finding.__dict__.update(state)
+    return finding
+
+
+class ParallelDraftingConfigError(_FindingFields, ValueError):
     """A draft model's config does not name a usable parallel-drafting token.
 
     It subclasses :class:`ValueError`, the type vLLM documents for this failure,
@@ -34,6 +80,7 @@ class ParallelDraftingConfigError(ValueError):
         fix: what to change to remove the error, when one change is known.
         evidence: the engine code or published convention the error follows
             (``"vllm/config/speculative.py: SpeculativeConfig.__post_init__"``).
+        step: the step of the engine's load path the error is about (its code's).
         unavailable: whether the error says the check could not be made, rather than
             that the draft is wrong: a file or repo the check needs could not be had
             (missing, unopenable, absent from the cache, a failed download, a missing
@@ -41,85 +88,15 @@ class ParallelDraftingConfigError(ValueError):
             (``Verdict.outcome``), and the command line exits 2 for it, not 1.
     """
 
-    field: str | None
-    code: Code | None
-    fix: str | None
-    evidence: str | None
     unavailable: bool = False
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        field: str | None = None,
-        code: Code | None = None,
-        fix: str | None = None,
-        evidence: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.field = field
-        self.code = code
-        self.fix = fix
-        self.evidence = evidence
 
-    @property
-    def step(self) -> Step | None:
-        """The step of the engine's load path the error is about (its code's)."""
-        return None if self.code is None else self.code.step
-
-    def __reduce__(self) -> tuple[object, ...]:
-        # Pickling and copying call ``cls(*args)``, which keyword-only and extra constructor
-        # arguments break; rebuild from the message and attributes instead (``field``, a
-        # subclass's ``path``...), so that every error class pickles and copies intact.
-        return (_rebuild_error, (type(self), self.args, self.__dict__))
-
-
-_Finding = TypeVar("_Finding", "ParallelDraftingConfigError", "ParallelDraftingConfigWarning")
-
-
-def _rebuild_error(
-    cls: type[_Finding], args: tuple[object, ...], state: dict[str, object]
-) -> _Finding:
-    error = cls.__new__(cls)
-    error.args = args
-    error.__dict__.update(state)
-    return error
-
-
-class ParallelDraftingConfigWarning(UserWarning):
+class ParallelDraftingConfigWarning(_FindingFields, UserWarning):
     """Base class of the warnings about configs that resolve but look wrong.
 
     Attributes:
-        field, code, fix, evidence: as :class:`ParallelDraftingConfigError`'s.
+        field, code, fix, evidence, step: as :class:`ParallelDraftingConfigError`'s.
     """
-
-    field: str | None
-    code: Code | None
-    fix: str | None
-    evidence: str | None
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        field: str | None = None,
-        code: Code | None = None,
-        fix: str | None = None,
-        evidence: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.field = field
-        self.code = code
-        self.fix = fix
-        self.evidence = evidence
-
-    @property
-    def step(self) -> Step | None:
-        """The step of the engine's load path the warning is about (its code's)."""
-        return None if self.code is None else self.code.step
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild_error, (type(self), self.args, self.__dict__))
 
 
 class ConflictingTokenIdWarning(ParallelDraftingConfigWarning):

@@ -376,7 +376,8 @@ def test_more_draft_layers_than_the_derived_span_holds_repeat_ids(
     assert ("num_hidden_layers" in fields) is repeats, messages(verdict)
     if repeats:
         assert "spread over layers 1 to 33 of the target's 36" in messages(verdict)
-        assert "build_target_layer_ids" in messages(verdict)
+        [error] = [e for e in verdict.errors if e.field == "num_hidden_layers"]
+        assert "build_target_layer_ids" in str(error.evidence)
     else:
         assert verdict.aux_layer_ids == tuple(range(2, 35))
 
@@ -398,7 +399,10 @@ def test_num_target_layers_is_the_targets_depth_to_the_draft_class() -> None:
     config = draft(DFLASH, num_target_layers=5)
     verdict = sglang(config, target=QWEN3_8B)
     assert verdict.errors[0].field == "num_target_layers"
-    assert "reads num_target_layers as the target's depth" in str(verdict.errors[0])
+    assert "which SGLang's DFlash draft class reads as the target's depth" in str(verdict.errors[0])
+    assert verdict.errors[0].fix == (
+        "set `num_target_layers` to the target's num_hidden_layers, or remove it"
+    )
     assert drafting_config.check(config, target=QWEN3_8B).ok  # vLLM does not read it
     assert sglang(draft(DFLASH, num_target_layers=36), target=QWEN3_8B).ok
 
@@ -453,7 +457,12 @@ def test_eagle3_reads_eagle_config_only_and_the_target_adds_one() -> None:
     assert verdict.ok, messages(verdict)
     assert (verdict.algorithm, verdict.aux_layer_ids) == ("EAGLE3", (2, 18, 33))
     top = {"architectures": ["LlamaForCausalLMEagle3"], "eagle_aux_hidden_state_layer_ids": [2]}
-    assert any("reads `eagle_config" in str(w) for w in sglang(top, target=QWEN3_8B).warnings)
+    [warning] = sglang(top, target=QWEN3_8B).warnings
+    assert warning.field == "eagle_aux_hidden_state_layer_ids"
+    assert "where SGLang does not read it" in str(warning)
+    assert str(warning.fix).startswith(
+        "copy the list into `eagle_config.eagle_aux_hidden_state_layer_ids`"
+    )
 
 
 def test_the_target_table_holds_the_classes_the_issue_names() -> None:

@@ -120,7 +120,9 @@ def test_the_tokenizers_own_mask_token_is_used_and_without_a_tokenizer_a_warning
     alone = sglang(config)
     assert alone.ok
     assert alone.token_id is None
-    assert any("--skip-tokenizer-init" in str(w) for w in alone.warnings)
+    [warning] = alone.warnings
+    assert warning.field == "dflash_config.mask_token_id"
+    assert "--skip-tokenizer-init" in str(warning.evidence)
 
 
 def test_the_added_mask_must_fit_the_targets_vocabulary(tmp_path: Path) -> None:
@@ -236,7 +238,8 @@ def test_an_eagle3_draft_naming_a_ptd_token_is_served_sequentially_the_token_unu
     (warning,) = verdict.warnings
     assert warning.code is TOKEN_UNUSED
     assert warning.field == "ptd_token_id"
-    assert "unused by SGLang 0.5.23" in str(warning)
+    assert "unused by SGLang:" in str(warning)
+    assert "SpeculativeAlgorithm" in str(warning.evidence)
     assert (verdict.mode, verdict.parallel, verdict.serve_with) == ("eagle3", False, "EAGLE3")
     required = sglang(config, require_parallel=True)
     (error,) = required.errors

@@ -162,8 +162,8 @@ def optional_int(value: object, field: str, *, minimum: int | None, reader: str)
         number: int = int(value)  # type: ignore[call-overload]
     except Exception:
         raise SglangRefuses(
-            f"`{field}` = {describe_value(value)} is not a number SGLang reads as an integer: "
-            f"{_REFUSES}.",
+            f"`{field}` = {describe_value(value)} is not a number SGLang can read as an integer, "
+            "so it refuses the draft at start-up.",
             field=field,
             code=codes.DRAFT_CONFIG_FIELD_INVALID,
             fix=f"set `{field}` to an integer",
@@ -800,9 +800,8 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
         listed = subject.get("architectures", None)
         found.error(
             ParallelDraftingConfigError(
-                f"`architectures` = {describe_value(listed)} names no SGLang draft class and "
-                "no DFlash or DSpark field is set, so SGLang cannot serve it as a parallel "
-                "drafter.",
+                f"`architectures` = {bounded_repr(listed)} has no SGLang draft class, and no "
+                "DFlash or DSpark field is set: SGLang cannot serve it.",
                 field="architectures",
                 code=codes.ARCHITECTURE_UNSUPPORTED,
                 fix=OFFERS,
@@ -816,16 +815,16 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
         worker, attribute, fix = _WORKER_NEEDS[algorithm]
         found.error(
             ParallelDraftingConfigError(
-                f"`architectures` = {describe_value(listed)} names no SGLang draft class: SGLang "
-                f"loads another class, without `{attribute}`, and its {algorithm.value} worker "
-                "fails at start-up.",
+                f"`architectures` = {bounded_repr(listed)} has no SGLang draft class, so SGLang's "
+                f"{algorithm.value} worker fails at start-up.",
                 field="architectures",
                 code=codes.ARCHITECTURE_NOT_DRAFTER,
                 fix=f"set `architectures` to [{bounded_repr(fix)}] when the checkpoint's weights "
                 "are that class's",
-                evidence="srt/models/registry.py: resolve_model_cls, falling back to "
-                "TransformersForCausalLM (srt/model_loader/utils.py: resolve_transformers_arch); "
-                f"{worker}.__init__ raises AttributeError",
+                evidence="srt/models/registry.py: resolve_model_cls loads another class, falling "
+                "back to TransformersForCausalLM (srt/model_loader/utils.py: "
+                "resolve_transformers_arch); "
+                f"{worker}.__init__ raises AttributeError (no `{attribute}`)",
             )
         )
 
@@ -878,7 +877,7 @@ def _config_load_findings(subject: Subject, found: Findings) -> None:
     types = model_types()
     # SGLang's _CONFIG_REGISTRY (srt/utils/hf_transformers/common.py) and the config classes
     # it registers elsewhere, and the transformers release SGLang requires
-    known = f"is known neither to SGLang nor to transformers {types.transformers}"
+    known = f"is unknown to SGLang and to transformers {types.transformers}"
     where = (
         "srt/utils/hf_transformers/config.py: HfModelConfigParser.parse, through transformers' "
         "AutoConfig.from_pretrained"
@@ -887,19 +886,19 @@ def _config_load_findings(subject: Subject, found: Findings) -> None:
     if load is ConfigLoad.UNKNOWN:
         found.error(
             ParallelDraftingConfigError(
-                f"`model_type` = {bounded_repr(model_type)} {known}, and `auto_map` names no "
-                "AutoConfig: SGLang fails loading the draft's config.",
+                f"`model_type` = {bounded_repr(model_type)} {known}, so SGLang cannot load the "
+                "draft's config.",
                 field="model_type",
                 code=codes.MODEL_TYPE_UNKNOWN,
                 fix=f"{fix}, as published checkpoints do",
-                evidence=f"{where}, raises ValueError",
+                evidence=f"{where}, raises ValueError (no `auto_map.AutoConfig` to fall back on)",
             )
         )
     else:
         found.warn(
             ParallelDraftingConfigWarning(
                 f"`model_type` = {bounded_repr(model_type)} {known}: SGLang parses the config "
-                "only through `auto_map.AutoConfig`'s remote code, with --trust-remote-code.",
+                "only with --trust-remote-code, through `auto_map.AutoConfig`.",
                 field="model_type",
                 code=codes.MODEL_TYPE_REMOTE_CODE,
                 fix=f"serve it with --trust-remote-code, or {fix}",
@@ -996,8 +995,8 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
             found.error(
                 ParallelDraftingConfigError(
                     f"`{dspark.markov_rank_field}` = {bounded_repr(dspark.markov_rank)} is set but "
-                    "the top-level `markov_rank` is not, which SGLang's DSpark model reads: it "
-                    "fails at start-up.",
+                    "the top-level `markov_rank` is not, so SGLang's DSpark model fails at "
+                    "start-up.",
                     field="markov_rank",
                     code=codes.MARKOV_RANK_NESTED_ONLY,
                     fix=f"copy `{dspark.markov_rank_field}` to the top-level `markov_rank`",
@@ -1007,8 +1006,8 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
         elif top_rank is None or top_rank <= 0:
             found.error(
                 ParallelDraftingConfigError(
-                    f"`markov_rank` = {describe_value(top)} is not an integer above 0, which "
-                    "SGLang's DSpark model builds its Markov head with: it fails at start-up.",
+                    f"`markov_rank` = {describe_value(top)} is not an integer above 0, so SGLang's "
+                    "DSpark model fails at start-up.",
                     field="markov_rank",
                     code=codes.MARKOV_RANK_INVALID,
                     fix="set `markov_rank` to the rank of the draft's Markov head, above 0",

@@ -109,15 +109,14 @@ def resolve_mask_token_id(
 def _below_vocab(token_id: int, vocab_size: int | None, mask_token: str) -> None:
     if vocab_size is not None and token_id >= vocab_size:
         raise SglangRefuses(
-            f"SGLang's DFlash mask token id is {bounded_repr(token_id)} "
-            f"({bounded_repr(mask_token)}), outside the target's vocabulary of "
-            f"{bounded_repr(vocab_size)}: SGLang does not resize the target's embeddings and "
-            "refuses to start.",
+            f"The mask token id {bounded_repr(token_id)} ({bounded_repr(mask_token)}) is outside "
+            f"the target's vocabulary of {bounded_repr(vocab_size)}, so SGLang refuses to start.",
             field="dflash_config.mask_token_id",
             code=codes.TOKEN_OUTSIDE_TARGET_VOCAB,
             fix="set `dflash_config.mask_token_id` to the mask token's id in the target's "
             "vocabulary",
-            evidence=f"{_RESOLVE} raises ValueError",
+            evidence=f"{_RESOLVE} raises ValueError (SGLang does not resize the target's "
+            "embeddings)",
         )
 
 
@@ -192,8 +191,8 @@ def check_sglang_token(subject: Subject, found: Findings) -> None:
     if token.token_id is None:
         found.warn(
             TokenizerTokenIdWarning(
-                f"The draft names no mask token id: SGLang takes {bounded_repr(token.text)} from "
-                "the served tokenizer at start-up, which was not read here, so the id is unknown.",
+                f"No mask token id is named: SGLang takes {bounded_repr(token.text)} from the "
+                "served tokenizer at start-up, which was not read here.",
                 field="dflash_config.mask_token_id",
                 code=codes.TOKEN_NOT_NAMED,
                 fix=f"{_NAME_THE_ID}, or pass --tokenizer to check the served one",
@@ -205,13 +204,13 @@ def check_sglang_token(subject: Subject, found: Findings) -> None:
     if token.added:
         found.warn(
             TokenizerTokenIdWarning(
-                "The draft names no mask token id and the served tokenizer has no "
-                f"{bounded_repr(token.text)}: SGLang adds it as a special token at id "
-                f"{bounded_repr(token.token_id)}, which changes the served tokenizer.",
+                "No mask token id is named and the served tokenizer lacks "
+                f"{bounded_repr(token.text)}, so SGLang adds it as a special token at id "
+                f"{bounded_repr(token.token_id)}.",
                 field="dflash_config.mask_token_id",
                 code=codes.TOKEN_ADDED_TO_TOKENIZER,
                 fix=_NAME_THE_ID,
-                evidence=f"{_RESOLVE} adds the mask token to the tokenizer",
+                evidence=f"{_RESOLVE} adds the mask token to the served tokenizer",
             )
         )
     if token.source == "tokenizer":

@@ -234,9 +234,9 @@ def parse_dflash_draft_config(get: FieldGetter) -> DFlashDraft:  # noqa: PLR0912
             pairs[key] = 0 if number is None else number
         if bool(pairs[first]) != bool(pairs[second]):
             raise SglangRefuses(
-                f"`dflash_config.{first}` = {bounded_repr(pairs[first])} and "
-                f"`dflash_config.{second}` = {bounded_repr(pairs[second])}, one set without the "
-                f"other: {_REFUSES}.",
+                f"`dflash_config.{first}` = {bounded_repr(pairs[first])} but "
+                f"`dflash_config.{second}` = {bounded_repr(pairs[second])}: SGLang refuses one "
+                "set without the other at start-up.",
                 field=f"dflash_config.{first}",
                 code=codes.DRAFT_CONFIG_FIELD_INVALID,
                 fix=f"set both `dflash_config.{first}` and `dflash_config.{second}`, or neither",
@@ -897,12 +897,12 @@ def _config_load_findings(subject: Subject, found: Findings) -> None:
     else:
         found.warn(
             ParallelDraftingConfigWarning(
-                f"`model_type` = {bounded_repr(model_type)} {known}: SGLang parses the config "
-                "only with --trust-remote-code, through `auto_map.AutoConfig`.",
+                f"`model_type` = {bounded_repr(model_type)} {known}: SGLang parses it only with "
+                "--trust-remote-code.",
                 field="model_type",
                 code=codes.MODEL_TYPE_REMOTE_CODE,
                 fix=f"serve it with --trust-remote-code, or {fix}",
-                evidence=where,
+                evidence=f"{where}, then `auto_map.AutoConfig`'s remote code",
             )
         )
 
@@ -1024,13 +1024,12 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
             found.warn(
                 ParallelDraftingConfigWarning(
                     f"`{head_field}` = {bounded_repr(dspark.markov_head_type)} is set but the "
-                    "top-level `markov_head_type` is not: SGLang builds a vanilla head, which "
-                    "the checkpoint's head weights will not fit.",
+                    "top-level `markov_head_type` is not, so SGLang builds a vanilla head.",
                     field="markov_head_type",
                     code=codes.MARKOV_HEAD_TYPE_NESTED,
                     fix=f"copy `{head_field}` to the top-level `markov_head_type`",
                     evidence=f"{_BUILD_MARKOV_HEAD} reads the top-level markov_head_type, "
-                    "default 'vanilla'",
+                    "default 'vanilla', which the checkpoint's head weights do not fit",
                 )
             )
     if dspark.mask_token_id is None:

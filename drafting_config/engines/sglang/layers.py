@@ -115,9 +115,9 @@ def resolve_target_layer_ids(
         distinct = target_num_layers - 3  # build_target_layer_ids spreads ids over [1, L - 3]
         if draft_num_layers > 1 and 1 <= distinct < draft_num_layers:
             raise SglangRefuses(
-                f"`num_hidden_layers` = {bounded_repr(draft_num_layers)} and no layers are named: "
-                f"SGLang's ids, spread over layers 1 to {bounded_repr(distinct)} of the target's "
-                f"{bounded_repr(target_num_layers)}, repeat and fail the first forward pass.",
+                f"`num_hidden_layers` = {bounded_repr(draft_num_layers)} with no layers named: "
+                f"SGLang's ids over layers 1 to {bounded_repr(distinct)} of the target's "
+                f"{bounded_repr(target_num_layers)} repeat, failing the first forward pass.",
                 field="num_hidden_layers",
                 code=codes.DERIVED_LAYERS_INVALID,
                 fix=_NAME_THE_LAYERS,
@@ -402,14 +402,14 @@ def _class_derivation_findings(draft: DFlashDraft, found: Findings) -> None:
         return
     found.error(
         ParallelDraftingConfigError(
-            "With no layers and no `num_target_layers` named, SGLang's draft class derives "
-            f"layers from its own depth, {layers}, under the 4 it needs: refused at start-up.",
+            "Neither layers nor `num_target_layers` is named: SGLang's draft class derives layers "
+            f"from its own depth, {layers}, and refuses it at start-up.",
             field="num_target_layers",
             code=codes.DFLASH_CLASS_DERIVES_LAYERS,
             fix="set `dflash_config.target_layer_ids` to the layers the draft was trained on, "
             "or `num_target_layers` to the target's num_hidden_layers",
             evidence=f"{_DFLASH_CLASS} calls build_target_layer_ids({layers}, {layers}), "
-            "which raises ValueError",
+            "which raises ValueError below a depth of 4",
         )
     )
 
@@ -454,7 +454,7 @@ def _capture_order_findings(layers: SglangLayers, found: Findings) -> None:
     derived = f" ({source})" if source is not None and source.startswith("derived") else ""
     found.error(
         ParallelDraftingConfigError(
-            f"The layers SGLang taps, {bounded_repr(list(ids))}{derived}, {what}.",
+            f"SGLang's tapped list {bounded_repr(list(ids))}{derived} {what}.",
             field=source if source is not None and not source.startswith("derived") else None,
             code=codes.LAYERS_CAPTURED_IN_ORDER,
             fix="name each target layer once, in increasing order, as the draft was trained",
@@ -511,8 +511,8 @@ def _last_layer_findings(subject: Subject, parsed: SglangDraft, found: Findings)
     if cls.last_layer is LastLayer.NEVER:
         found.error(
             ParallelDraftingConfigError(
-                f"`{field}` names layer {bounded_repr(last)}, the target's last, which SGLang's "
-                f"{name} never captures, so the first forward pass fails.",
+                f"`{field}` names the last layer, {bounded_repr(last)}, which SGLang's {name} "
+                "never captures: the forward pass fails.",
                 field=field,
                 code=codes.LAST_LAYER_NEVER_CAPTURED,
                 fix=_SERVE_WITH_VLLM,
@@ -523,7 +523,7 @@ def _last_layer_findings(subject: Subject, parsed: SglangDraft, found: Findings)
     elif cls.last_layer in (LastLayer.INDEX_ERROR, LastLayer.VALUE_ERROR):
         found.error(
             ParallelDraftingConfigError(
-                f"`{field}` names layer {bounded_repr(last)}, the target's last, which SGLang's "
+                f"`{field}` names the target's last layer, {bounded_repr(last)}, which SGLang's "
                 f"{name} refuses at start-up.",
                 field=field,
                 code=codes.LAST_LAYER_REFUSED,
@@ -564,11 +564,12 @@ def _hook_findings(subject: Subject, algorithm: Algorithm, found: Findings) -> N
     elif hook is Hook.BROKEN:
         found.error(
             ParallelDraftingConfigError(
-                f"The target's class {name} has a DFlash hook in SGLang that calls a method its "
-                "language model lacks: SGLang raises AttributeError at start-up.",
+                f"The target's class {name} has a broken DFlash hook in SGLang, which raises "
+                "AttributeError at start-up.",
                 field="target.architectures",
                 code=codes.TARGET_HOOK_BROKEN,
-                evidence=f"srt/models/: {name}.set_dflash_layers_to_capture raises AttributeError",
+                evidence=f"srt/models/: {name}.set_dflash_layers_to_capture calls a method its "
+                "language model lacks (AttributeError)",
             )
         )
 

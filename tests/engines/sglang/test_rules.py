@@ -378,7 +378,7 @@ def test_more_draft_layers_than_the_derived_span_holds_repeat_ids(
     fields = [e.field for e in verdict.errors]
     assert ("num_hidden_layers" in fields) is repeats, messages(verdict)
     if repeats:
-        assert "spread over layers 1 to 33 of the target's 36" in messages(verdict)
+        assert "over layers 1 to 33 of the target's 36 repeat" in messages(verdict)
         [error] = [e for e in verdict.errors if e.field == "num_hidden_layers"]
         assert "build_target_layer_ids" in str(error.evidence)
     else:
@@ -570,8 +570,8 @@ DOMINO_SECTION: dict[str, Any] = {
         (
             {"selector_rank": 4},
             "dflash_config.selector_rank",
-            "`dflash_config.selector_rank` = 4 and `dflash_config.selector_top_k` = 0, "
-            "one set without the other",
+            "`dflash_config.selector_rank` = 4 but `dflash_config.selector_top_k` = 0: "
+            "SGLang refuses one set without the other",
         ),
         (
             {"block_size": "many"},

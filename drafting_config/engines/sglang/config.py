@@ -175,7 +175,9 @@ def optional_int(value: object, field: str, *, minimum: int | None, reader: str)
             f"`{field}` = {describe_value(value)} must be {expected}: {_REFUSES}.",
             field=field,
             code=codes.DRAFT_CONFIG_FIELD_INVALID,
-            fix=f"set `{field}` to an integer {expected}",
+            fix=f"set `{field}` to a positive integer"
+            if minimum == 1
+            else f"set `{field}` to an integer {expected}",
             evidence=reader,
         )
     return number

@@ -144,6 +144,11 @@ _MODES: Final = {
 masked slots in one pass, ``srt/speculative/spec_info.py``; EAGLE3 one token a step)."""
 
 
+_NO_PARALLEL_EAGLE3: Final = (
+    "srt/speculative/spec_info.py: SpeculativeAlgorithm has no parallel EAGLE-3 mode"
+)
+
+
 def _sequential_findings(subject: Subject, found: Findings, require_parallel: bool) -> None:
     """A draft SGLang serves as sequential EAGLE3: a token field it names is unused there
     (:func:`~drafting_config.engines.sglang.config.ignored_token`), a warning; with
@@ -152,22 +157,22 @@ def _sequential_findings(subject: Subject, found: Findings, require_parallel: bo
     if require_parallel:
         found.error(
             ParallelDraftingConfigError(
-                f"SGLang {VERSION} serves this draft as sequential EAGLE3 "
-                "(srt/speculative/spec_info.py has no parallel EAGLE-3 mode), and parallel "
-                "drafting is required (--require-parallel).",
+                "SGLang serves this draft as sequential EAGLE3, having no parallel EAGLE-3 mode, "
+                "and parallel drafting is required.",
                 field=ignored,
                 code=codes.SEQUENTIAL_NOT_PARALLEL,
-                fix="serve it with vLLM, or train a DFlash or DSpark drafter for SGLang.",
+                fix="serve it with vLLM, or train a DFlash or DSpark drafter for SGLang",
+                evidence=_NO_PARALLEL_EAGLE3,
             )
         )
     elif ignored is not None:
         found.warn(
             ParallelDraftingConfigWarning(
-                f"`{ignored}` is unused by SGLang {VERSION}: it serves this draft as "
-                "sequential EAGLE3 (--speculative-algorithm EAGLE3), which reads no "
-                "parallel-drafting token (srt/speculative/spec_info.py: SpeculativeAlgorithm "
-                "has no parallel EAGLE-3 mode).",
+                f"`{ignored}` is unused by SGLang: it serves this draft as sequential EAGLE3, "
+                "which reads no parallel-drafting token.",
                 field=ignored,
                 code=codes.TOKEN_UNUSED,
+                evidence=f"{_NO_PARALLEL_EAGLE3}; srt/speculative/eagle_worker.py drafts one "
+                "token a step",
             )
         )

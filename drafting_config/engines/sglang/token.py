@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Final
 
 from drafting_config.draft.fields import names_token_id, placeholder_warning
 from drafting_config.engines.sglang.config import sglang_algorithm, sglang_draft
@@ -25,6 +26,12 @@ from drafting_config.values.integers import exact_int
 from drafting_config.values.paths import display_path
 
 # --- the token id (srt/speculative/dflash_worker_v2.py) -----------------------------------------
+
+_RESOLVE: Final = "srt/speculative/dflash_worker_v2.py: DFlashWorkerV2._resolve_mask_token_id"
+_MERGE: Final = (
+    "srt/speculative/dflash_worker_v2.py: DFlashWorkerV2._maybe_merge_trained_mask_embedding"
+)
+_NAME_THE_ID: Final = "name the mask token's id in `dflash_config.mask_token_id`"
 
 
 class MaskSource(str, enum.Enum):
@@ -74,9 +81,11 @@ def resolve_mask_token_id(
             raise SglangRefuses(
                 f"The draft's mask token id is {bounded_repr(mask_token_id)}, but the served "
                 f"tokenizer holds its mask token {bounded_repr(mask_token)} at id "
-                f"{bounded_repr(found)}: SGLang refuses to start (DFLASH config mismatch, "
-                "DFlashWorkerV2._resolve_mask_token_id in srt/speculative/dflash_worker_v2.py).",
+                f"{bounded_repr(found)}: SGLang refuses to start.",
                 field="dflash_config.mask_token",
+                code=codes.TOKEN_MASK_ELSEWHERE,
+                fix="make the draft's mask token id and the tokenizer's id of its mask token agree",
+                evidence=f"{_RESOLVE} raises ValueError ('DFLASH config mismatch')",
             )
         return MaskTokenId(mask_token_id, MaskSource.CONFIG)
     if tokenizer is None:
@@ -100,12 +109,14 @@ def resolve_mask_token_id(
 def _below_vocab(token_id: int, vocab_size: int | None, mask_token: str) -> None:
     if vocab_size is not None and token_id >= vocab_size:
         raise SglangRefuses(
-            f"SGLang's DFlash mask token id is {bounded_repr(token_id)} "
-            f"({bounded_repr(mask_token)}), outside the target's vocabulary of "
-            f"{bounded_repr(vocab_size)}: SGLang does not resize the target's embeddings and "
-            "refuses to start (DFlashWorkerV2._resolve_mask_token_id in "
-            "srt/speculative/dflash_worker_v2.py).",
+            f"The mask token id {bounded_repr(token_id)} ({bounded_repr(mask_token)}) is outside "
+            f"the target's vocabulary of {bounded_repr(vocab_size)}, so SGLang refuses to start.",
             field="dflash_config.mask_token_id",
+            code=codes.TOKEN_OUTSIDE_TARGET_VOCAB,
+            fix="set `dflash_config.mask_token_id` to the mask token's id in the target's "
+            "vocabulary",
+            evidence=f"{_RESOLVE} raises ValueError (SGLang does not resize the target's "
+            "embeddings)",
         )
 
 
@@ -180,23 +191,26 @@ def check_sglang_token(subject: Subject, found: Findings) -> None:
     if token.token_id is None:
         found.warn(
             TokenizerTokenIdWarning(
-                f"The draft names no mask token id: SGLang takes {bounded_repr(token.text)} from "
-                "the served tokenizer (the target's, or --tokenizer) at start-up, adding it when "
-                "missing (DFlashWorkerV2._resolve_mask_token_id), and fails only with "
-                "--skip-tokenizer-init. No tokenizer was read here, so the id is unknown.",
+                f"No mask token id is named: SGLang takes {bounded_repr(token.text)} from the "
+                "served tokenizer at start-up, which was not read here.",
+                field="dflash_config.mask_token_id",
                 code=codes.TOKEN_NOT_NAMED,
+                fix=f"{_NAME_THE_ID}, or pass --tokenizer to check the served one",
+                evidence=f"{_RESOLVE} adds the token when missing, and raises RuntimeError "
+                "only with --skip-tokenizer-init",
             )
         )
         return
     if token.added:
         found.warn(
             TokenizerTokenIdWarning(
-                "The draft names no mask token id and the served tokenizer has no "
-                f"{bounded_repr(token.text)}: SGLang adds it as a special token at id "
-                f"{bounded_repr(token.token_id)} (DFlashWorkerV2._resolve_mask_token_id), which "
-                "changes the served tokenizer. Name the id in `dflash_config.mask_token_id` to "
-                "make it explicit.",
+                "No mask token id is named and the served tokenizer lacks "
+                f"{bounded_repr(token.text)}, so SGLang adds it as a special token at id "
+                f"{bounded_repr(token.token_id)}.",
+                field="dflash_config.mask_token_id",
                 code=codes.TOKEN_ADDED_TO_TOKENIZER,
+                fix=_NAME_THE_ID,
+                evidence=f"{_RESOLVE} adds the mask token to the served tokenizer",
             )
         )
     if token.source == "tokenizer":
@@ -204,6 +218,7 @@ def check_sglang_token(subject: Subject, found: Findings) -> None:
             f"SGLang takes token id {bounded_repr(token.token_id)} ({bounded_repr(token.text)}) "
             "from the tokenizer",
             code=codes.TOKEN_FROM_TOKENIZER,
+            evidence=_RESOLVE,
         )
 
 
@@ -245,6 +260,7 @@ def check_sglang_mask_embedding(subject: Subject, found: Findings) -> None:
     contents = read.contents
     assert contents is not None
     why = None
+    fix = "save it as {'embedding': tensor, 'mask_token_id': id}"
     if not contents.is_dict:
         why = "holds a bare tensor, but SGLang reads saved['embedding'] from a dict"
     elif contents.embedding is None:
@@ -259,13 +275,13 @@ def check_sglang_mask_embedding(subject: Subject, found: Findings) -> None:
                 f"was trained for mask_token_id {bounded_repr(stored)}, but SGLang's id is "
                 f"{bounded_repr(token_id)}"
             )
+            fix = "make the draft's mask token id and the file's mask_token_id agree"
     if why is not None:
         found.error(
             ParallelDraftingConfigError(
-                f"{shown} {why}: SGLang's DFlash worker fails at start-up "
-                "(DFlashWorkerV2._maybe_merge_trained_mask_embedding in "
-                "srt/speculative/dflash_worker_v2.py). SGLang expects "
-                "{'embedding': tensor, 'mask_token_id': id}.",
+                f"{shown} {why}: SGLang's DFlash worker fails at start-up.",
                 code=codes.MASK_EMBEDDING_INVALID,
+                fix=fix,
+                evidence=f"{_MERGE} reads saved['embedding'] and int(saved['mask_token_id'])",
             )
         )

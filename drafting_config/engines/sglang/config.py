@@ -25,6 +25,7 @@ from drafting_config.engines.sglang.tables import LONGCAT_ARCHITECTURES, model_t
 from drafting_config.rules.subject import Subject
 from drafting_config.values import codes
 from drafting_config.values.codes import Code
+from drafting_config.values.edits import ConfigEdit
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -897,6 +898,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                     "ValueError without it. Set `markov_rank` at the top level too.",
                     field="markov_rank",
                     code=codes.MARKOV_RANK_NESTED_ONLY,
+                    edit=ConfigEdit.set("markov_rank", dspark.markov_rank),
                 )
             )
         elif top_rank is None or top_rank <= 0:
@@ -925,6 +927,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                     "and the checkpoint's head weights will not fit. Set `markov_head_type` "
                     "at the top level too.",
                     code=codes.MARKOV_HEAD_TYPE_NESTED,
+                    edit=ConfigEdit.set("markov_head_type", dspark.markov_head_type),
                 )
             )
     if dspark.mask_token_id is None:

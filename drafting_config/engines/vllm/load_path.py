@@ -37,6 +37,7 @@ from drafting_config.engines.vllm.resolution import VllmSubject
 from drafting_config.engines.vllm.runners import is_set
 from drafting_config.engines.vllm.tables import vllm_tables
 from drafting_config.values import codes
+from drafting_config.values.edits import ConfigEdit
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -632,6 +633,7 @@ def check_architectures_listed(subject: VllmSubject, found: Findings) -> None:
                 f'`"architectures": ["{raw[:60]}"]`.',
                 field="architectures",
                 code=codes.ARCHITECTURES_STRING,
+                edit=ConfigEdit.set("architectures", [raw]),
             )
         )
 
@@ -797,6 +799,7 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
                         f"Fix: delete the `{section}` key, or make it an object.",
                         field=section,
                         code=codes.DFLASH_CONFIG_NULL,
+                        edit=ConfigEdit.delete(section),
                     )
                 )
 
@@ -1019,6 +1022,7 @@ def check_null_token_fields(subject: VllmSubject, found: Findings) -> None:
                 "skipped).",
                 field=name,
                 code=codes.TOKEN_FIELD_NULL,
+                edit=ConfigEdit.delete(name),
             )
         )
         return

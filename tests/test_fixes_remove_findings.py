@@ -101,6 +101,12 @@ ROWS: Final = [
         EDIT,
     ),
     Row(
+        "constructor-field-missing",
+        "vllm",
+        {**_without(DSPARK, "markov_rank"), "dflash_config": {"markov_rank": 256}},
+        EDIT,
+    ),
+    Row(
         "k3-num-target-layers-float",
         "vllm",
         {

@@ -15,9 +15,9 @@ import enum
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import TypeAlias, TypeGuard
 
-__all__ = ["ConfigEdit", "EditError", "EditKind", "JsonValue", "apply_edits"]
+__all__ = ["ConfigEdit", "EditError", "EditKind", "JsonValue", "apply_edits", "is_json_value"]
 
 JsonValue: TypeAlias = "bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None"
 """A value JSON can hold, as :func:`json.loads` gives it."""
@@ -68,6 +68,18 @@ class ConfigEdit:
         if self.kind is EditKind.DELETE:
             return f"deleted `{self.field}`"
         return f"set `{self.field}` to {_json(self.value)}"
+
+
+def is_json_value(value: object) -> TypeGuard[JsonValue]:
+    """Whether ``value`` is what :func:`json.loads` can give (a config object's field may be
+    anything): a rule copies a value into an edit only then."""
+    if value is None or type(value) in (bool, int, float, str):
+        return True
+    if type(value) is list:
+        return all(is_json_value(item) for item in value)
+    if type(value) is dict:
+        return all(type(key) is str and is_json_value(item) for key, item in value.items())
+    return False
 
 
 def apply_edits(document: Mapping[str, object], edits: Iterable[ConfigEdit]) -> dict[str, object]:

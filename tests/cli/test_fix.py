@@ -11,7 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from drafting_config import ParallelDraftingConfigError, ParallelDraftingConfigWarning
+from drafting_config.cli.fixing import planned_edits
 from drafting_config.cli.run import EXIT_INVALID, EXIT_OK
+from drafting_config.values import codes
+from drafting_config.values.edits import ConfigEdit
+from drafting_config.verdicts import Verdict
 from tests.conftest import Run, run_cli
 from tests.fake_cache import use_cache, write_cached_repo
 
@@ -166,3 +171,35 @@ def test_fix_never_writes_the_paths_read_from_standard_input(
     assert path.read_bytes() == before
     assert "-: not fixed: paths read from standard input are never fixed" in run.out
     assert run.status == EXIT_INVALID
+
+
+def test_an_edit_two_engines_plan_is_applied_once_and_a_conflicting_one_is_left_out() -> None:
+    same = ConfigEdit.set("markov_rank", 256)
+    verdicts = [
+        Verdict(
+            None,
+            None,
+            (ParallelDraftingConfigError("a", code=codes.MARKOV_RANK_NESTED_ONLY, edit=same),),
+        ),
+        Verdict(
+            None,
+            None,
+            (ParallelDraftingConfigError("b", code=codes.CONSTRUCTOR_FIELD_MISSING, edit=same),),
+        ),
+        Verdict(
+            None,
+            None,
+            (),
+            warnings=(ParallelDraftingConfigWarning("c", edit=ConfigEdit.set("markov_rank", 8)),),
+        ),
+        Verdict(
+            None, None, (ParallelDraftingConfigError("d", edit=ConfigEdit.delete("markov_rank.x")),)
+        ),
+    ]
+    planned, conflicts = planned_edits(verdicts)
+    assert [(item.code, item.edit) for item in planned] == [("markov-rank-nested-only", same)]
+    assert len(conflicts) == 2
+    assert (
+        conflicts[0]
+        == "not applied fix: set `markov_rank` to 8: it conflicts with set `markov_rank` to 256"
+    )

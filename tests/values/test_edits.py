@@ -9,7 +9,13 @@ import pytest
 
 from drafting_config import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.values import codes
-from drafting_config.values.edits import ConfigEdit, EditError, EditKind, apply_edits
+from drafting_config.values.edits import (
+    ConfigEdit,
+    EditError,
+    EditKind,
+    apply_edits,
+    is_json_value,
+)
 from drafting_config.values.findings import Findings, Note
 
 
@@ -75,3 +81,18 @@ def test_every_finding_kind_carries_its_edit_and_pickles_with_it() -> None:
         assert pickle.loads(pickle.dumps(finding)).edit == edit
     assert ParallelDraftingConfigError("no fix").edit is None
     assert Note("plain").edit is None
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ({"a": [1, 2.5, None, True, "x"]}, True),
+        ([], True),
+        ((1, 2), False),  # a tuple is no JSON array json.loads gives
+        ({1: "a"}, False),
+        (object(), False),
+        ([1, {2, 3}], False),
+    ],
+)
+def test_only_json_values_go_into_edits(value: object, expected: bool) -> None:
+    assert is_json_value(value) is expected

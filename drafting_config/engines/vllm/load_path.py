@@ -37,7 +37,7 @@ from drafting_config.engines.vllm.resolution import VllmSubject
 from drafting_config.engines.vllm.runners import is_set
 from drafting_config.engines.vllm.tables import vllm_tables
 from drafting_config.values import codes
-from drafting_config.values.edits import ConfigEdit
+from drafting_config.values.edits import ConfigEdit, is_json_value
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -784,6 +784,7 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
                 f"{value}.",
                 field=field,
                 code=codes.CONSTRUCTOR_FIELD_MISSING,
+                edit=ConfigEdit.set(field, nested) if value and is_json_value(nested) else None,
             )
         )
     _check_markov_rank_type(subject, serving, missing, found)

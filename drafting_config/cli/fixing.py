@@ -30,7 +30,7 @@ from drafting_config.values.edits import ConfigEdit, EditError
 from drafting_config.values.paths import display_path, printable
 from drafting_config.verdicts import Verdict
 
-__all__ = ["FixedEdit", "fix_paths", "planned_edits"]
+__all__ = ["fix_paths"]
 
 STDIN_ARGUMENT = "-"
 

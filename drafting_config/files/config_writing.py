@@ -33,14 +33,7 @@ from drafting_config.files.json_files import CONFIG_NAME, MAX_CONFIG_BYTES
 from drafting_config.files.repo_ids import looks_like_repo_id
 from drafting_config.values.edits import ConfigEdit, EditError, apply_edits
 
-__all__ = [
-    "FixRefusedError",
-    "JsonLayout",
-    "fixed_text",
-    "hub_cache_root",
-    "writable_config",
-    "write_atomically",
-]
+__all__ = ["fixed_text", "writable_config", "write_atomically"]
 
 _UTF8_BOM: Final = "\ufeff"
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TypeAlias, TypeGuard
 
-__all__ = ["ConfigEdit", "EditError", "EditKind", "JsonValue", "apply_edits", "is_json_value"]
+__all__ = ["ConfigEdit", "apply_edits"]
 
 JsonValue: TypeAlias = "bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None"
 """A value JSON can hold, as :func:`json.loads` gives it."""

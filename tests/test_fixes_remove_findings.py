@@ -37,6 +37,19 @@ TARGET: Final = _example("pair-qwen3-4b/target")
 DSPARK: Final = {**_example("dspark-qwen3-8b"), "markov_head_type": "vanilla"}
 """A DSpark draft both engines serve (hidden_size 4096)."""
 TARGET_8B: Final = {**TARGET, "hidden_size": 4096}
+EAGLE3: Final = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "model_type": "llama",
+    "vocab_size": 128256,
+    "hidden_size": 4096,
+    "num_hidden_layers": 1,
+    "intermediate_size": 14336,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "max_position_embeddings": 8192,
+    "rms_norm_eps": 1e-5,
+}
+"""A sequential EAGLE-3 draft both engines serve."""
 LAYERS: Final = [1, 9, 17, 25, 33]
 TOKEN: Final = 151669
 
@@ -228,6 +241,37 @@ ROWS: Final = [
             },
         },
     ),
+    Row(
+        "eagle-layer-ids-misplaced",
+        "sglang",
+        {**EAGLE3, "eagle_aux_hidden_state_layer_ids": [1, 15, 28]},
+        {**EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 15, 28]}},
+    ),
+    Row("architecture-unsupported", "vllm", {**DFLASH, "architectures": ["FooDraftModel"]}, DFLASH),
+    Row(
+        "architecture-not-drafter", "sglang", {**DFLASH, "architectures": ["FooDraftModel"]}, DFLASH
+    ),
+    Row(
+        "token-eagle-disagrees",
+        "vllm",
+        {**DFLASH, "eagle_config": {"mask_token_id": TOKEN + 1}},
+        DFLASH,
+    ),
+    Row(
+        "projector-unimplemented",
+        "vllm",
+        _dflash(mask_token_id=TOKEN, target_layer_ids=LAYERS, projector_type="domino"),
+        DFLASH,
+    ),
+    Row(
+        "domino-fields-invalid",
+        "sglang",
+        _dflash(mask_token_id=TOKEN, target_layer_ids=LAYERS, projector_type="domino"),
+        DFLASH,
+    ),
+    Row("draft-config-field-invalid", "sglang", {**DFLASH, "block_size": 0}, DFLASH),
+    Row("int-field-invalid", "vllm", {**DFLASH, "hidden_size": "2560"}, DFLASH),
+    Row("int-field-invalid", "sglang", {**DFLASH, "hidden_size": "2560"}, DFLASH),
     Row("num-target-layers-not-count", "vllm", {**DFLASH, "num_target_layers": 3.5}, DFLASH),
     Row(
         "num-target-layers-unexplained",

@@ -27,6 +27,7 @@ from typing import Final, TextIO
 
 from drafting_config import __version__
 from drafting_config.cli.exit_status import EXIT_STATUS_HELP
+from drafting_config.cli.fixing import fix_paths
 from drafting_config.cli.output_schema import OUTPUT_SCHEMA
 from drafting_config.cli.render import (
     explain_lines,
@@ -149,6 +150,14 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     _apply_settings(args)
     args.json = args.json or args.format == "json"
     paths = _expand_stdin(args.paths, nul=args.null)
+    if args.fix or args.diff:  # then every draft is checked again, below: its exit status
+        fix_paths(
+            args.paths,
+            lambda path: _check_all([path], args),
+            write=args.fix,
+            diff=args.diff,
+            out=sys.stderr if args.json or args.format == "github" else out,
+        )
     if args.jobs is not None:
         print(_JOBS_DEPRECATED, file=sys.stderr)
     engines = _engines(args)
@@ -412,6 +421,18 @@ def _parser() -> argparse.ArgumentParser:
         default="text",
         help="text (the default), json (as --json), or github: GitHub Actions annotations "
         "(::error file=...), one per error and warning",
+    )
+    check_parser.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply the certain fixes (those that use only values already in the file) to "
+        "each config.json named by path, say what changed, then check again; never a repo "
+        "id, a symbolic link, a Hugging Face cache or a path read from standard input",
+    )
+    check_parser.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the certain fixes as a unified diff; with --fix too, write them",
     )
     check_parser.add_argument(
         "-q",

@@ -63,10 +63,14 @@ class FieldVerdict:
 
 
 def missing_token_id_message(order: Sequence[TokenIdField] = PRIORITY_ORDER) -> str:
-    """The error text for a config that sets none of the token-id fields."""
+    """The error text for a config that sets none of the token-id fields.
+
+    It says nothing of ``null``: the engines differ there (vLLM reads a present ``null``
+    in any field but the top-level ``mask_token_id``, SGLang skips it), and the engine's own
+    finding says what it does, so that the headline never contradicts it."""
     return (
         "The draft model's config names no parallel drafting token id: set one of "
-        f"{describe_order(order)} (checked in that order; a field set to null counts as unset)."
+        f"{describe_order(order)} (checked in that order)."
     )
 
 

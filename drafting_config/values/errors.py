@@ -9,6 +9,7 @@ from typing import Final, TypeVar
 
 from drafting_config.values import codes
 from drafting_config.values.codes import Code, Step
+from drafting_config.values.edits import ConfigEdit
 
 __all__ = [
     "ConflictingTokenIdWarning",
@@ -28,6 +29,7 @@ class _FindingFields(Exception):
     code: Code | None
     fix: str | None
     evidence: str | None
+    edit: ConfigEdit | None
 
     def __init__(
         self,
@@ -37,12 +39,14 @@ class _FindingFields(Exception):
         code: Code | None = None,
         fix: str | None = None,
         evidence: str | None = None,
+        edit: ConfigEdit | None = None,
     ) -> None:
         super().__init__(message)
         self.field = field
         self.code = code
         self.fix = fix
         self.evidence = evidence
+        self.edit = edit
 
     @property
     def step(self) -> Step | None:
@@ -80,6 +84,9 @@ class ParallelDraftingConfigError(_FindingFields, ValueError):
         fix: what to change to remove the error, when one change is known.
         evidence: the engine code or published convention the error follows
             (``"vllm/config/speculative.py: SpeculativeConfig.__post_init__"``).
+        edit: the fix as a change to the draft's ``config.json`` that ``check --fix`` can
+            apply (:class:`~drafting_config.values.edits.ConfigEdit`), when the fix is
+            certain and uses only values already in the file; else ``None``.
         step: the step of the engine's load path the error is about (its code's).
         unavailable: whether the error says the check could not be made, rather than
             that the draft is wrong: a file or repo the check needs could not be had
@@ -95,7 +102,7 @@ class ParallelDraftingConfigWarning(_FindingFields, UserWarning):
     """Base class of the warnings about configs that resolve but look wrong.
 
     Attributes:
-        field, code, fix, evidence, step: as :class:`ParallelDraftingConfigError`'s.
+        field, code, fix, evidence, edit, step: as :class:`ParallelDraftingConfigError`'s.
     """
 
 

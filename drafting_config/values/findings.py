@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from drafting_config.values.codes import Code, Step
+from drafting_config.values.edits import ConfigEdit
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 
 __all__ = ["Findings", "Note"]
@@ -30,13 +31,14 @@ class Note(str):
 
     A :class:`str` (its text), so that callers that read ``Verdict.notes`` as strings keep
     working, carrying what every finding carries: its :class:`Code`, the field it is about,
-    the fix and the evidence, each ``None`` where none is known.
+    the fix, the evidence and the fix's edit, each ``None`` where none is known.
     """
 
     code: Code | None
     field: str | None
     fix: str | None
     evidence: str | None
+    edit: ConfigEdit | None
 
     def __new__(
         cls,
@@ -46,12 +48,14 @@ class Note(str):
         field: str | None = None,
         fix: str | None = None,
         evidence: str | None = None,
+        edit: ConfigEdit | None = None,
     ) -> Note:
         note = super().__new__(cls, text)
         note.code = code
         note.field = field
         note.fix = fix
         note.evidence = evidence
+        note.edit = edit
         return note
 
     @property
@@ -60,13 +64,21 @@ class Note(str):
         return None if self.code is None else self.code.step
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild_note, (str(self), self.code, self.field, self.fix, self.evidence))
+        return (
+            _rebuild_note,
+            (str(self), self.code, self.field, self.fix, self.evidence, self.edit),
+        )
 
 
-def _rebuild_note(
-    text: str, code: Code | None, field: str | None, fix: str | None, evidence: str | None
+def _rebuild_note(  # noqa: PLR0917 - a Note's fields, as __reduce__ gives them
+    text: str,
+    code: Code | None,
+    field: str | None,
+    fix: str | None,
+    evidence: str | None,
+    edit: ConfigEdit | None = None,
 ) -> Note:
-    return Note(text, code=code, field=field, fix=fix, evidence=evidence)
+    return Note(text, code=code, field=field, fix=fix, evidence=evidence, edit=edit)
 
 
 @dataclass
@@ -94,9 +106,10 @@ class Findings:
         field: str | None = None,
         fix: str | None = None,
         evidence: str | None = None,
+        edit: ConfigEdit | None = None,
     ) -> None:
         """Record a fact that is neither an error nor a warning ("target not checked")."""
-        self.notes.append(Note(text, code=code, field=field, fix=fix, evidence=evidence))
+        self.notes.append(Note(text, code=code, field=field, fix=fix, evidence=evidence, edit=edit))
 
     def extend(self, other: Findings) -> None:
         """Record everything ``other`` holds, after what this one holds."""

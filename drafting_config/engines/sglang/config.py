@@ -24,6 +24,7 @@ from drafting_config.engines.sglang.tables import LONGCAT_ARCHITECTURES, model_t
 from drafting_config.rules.subject import Subject
 from drafting_config.values import codes
 from drafting_config.values.codes import Code
+from drafting_config.values.edits import ConfigEdit
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -1001,6 +1002,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                     "start-up.",
                     field="markov_rank",
                     code=codes.MARKOV_RANK_NESTED_ONLY,
+                    edit=ConfigEdit.set("markov_rank", dspark.markov_rank),
                     fix=f"copy `{dspark.markov_rank_field}` to the top-level `markov_rank`",
                     evidence=f"{_BUILD_MARKOV_HEAD} raises ValueError",
                 )
@@ -1029,6 +1031,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                     "top-level `markov_head_type` is not, so SGLang builds a vanilla head.",
                     field="markov_head_type",
                     code=codes.MARKOV_HEAD_TYPE_NESTED,
+                    edit=ConfigEdit.set("markov_head_type", dspark.markov_head_type),
                     fix=f"copy `{head_field}` to the top-level `markov_head_type`",
                     evidence=f"{_BUILD_MARKOV_HEAD} reads the top-level markov_head_type, "
                     "default 'vanilla', which the checkpoint's head weights do not fit",

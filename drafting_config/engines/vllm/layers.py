@@ -49,6 +49,7 @@ from drafting_config.engines.vllm.runners import (
     runs_on_either_runner,
 )
 from drafting_config.values import codes
+from drafting_config.values.edits import ConfigEdit
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -205,6 +206,7 @@ def serving_list_warnings(taps: TappedLayers, resolution: Resolution) -> list[Ta
                 "and taps the same layers as the ints would (its models compare 9.0 == 9). "
                 "Write them as ints.",
                 code=codes.LAYER_IDS_FLOATS,
+                edit=ConfigEdit.set(name, [layer_id - taps.shift for layer_id in taps.ids]),
             )
         )
     if taps.shift and -1 in [layer_id - taps.shift for layer_id in taps.ids]:
@@ -548,6 +550,7 @@ def _k3_dspark_error(get: FieldGetter) -> ParallelDraftingConfigError | None:
             f'`"num_target_layers": {len(ids)}`.',
             field="num_target_layers",
             code=codes.K3_NUM_TARGET_LAYERS_FLOAT,
+            edit=ConfigEdit.set("num_target_layers", len(ids)),
         )
     return ParallelDraftingConfigError(
         f"A K3 DSpark draft (model_type {K3_DSPARK_MODEL_TYPE!r}) must set a non-empty "

@@ -37,6 +37,7 @@ from drafting_config.engines.vllm.resolution import VllmSubject
 from drafting_config.engines.vllm.runners import is_set
 from drafting_config.engines.vllm.tables import vllm_tables
 from drafting_config.values import codes
+from drafting_config.values.edits import ConfigEdit, is_json_value
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -632,6 +633,7 @@ def check_architectures_listed(subject: VllmSubject, found: Findings) -> None:
                 f'`"architectures": ["{raw[:60]}"]`.',
                 field="architectures",
                 code=codes.ARCHITECTURES_STRING,
+                edit=ConfigEdit.set("architectures", [raw]),
             )
         )
 
@@ -782,6 +784,7 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
                 f"{value}.",
                 field=field,
                 code=codes.CONSTRUCTOR_FIELD_MISSING,
+                edit=ConfigEdit.set(field, nested) if value and is_json_value(nested) else None,
             )
         )
     _check_markov_rank_type(subject, serving, missing, found)
@@ -797,6 +800,7 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
                         f"Fix: delete the `{section}` key, or make it an object.",
                         field=section,
                         code=codes.DFLASH_CONFIG_NULL,
+                        edit=ConfigEdit.delete(section),
                     )
                 )
 
@@ -1019,6 +1023,7 @@ def check_null_token_fields(subject: VllmSubject, found: Findings) -> None:
                 "skipped).",
                 field=name,
                 code=codes.TOKEN_FIELD_NULL,
+                edit=ConfigEdit.delete(name),
             )
         )
         return

@@ -1,0 +1,205 @@
+"""Writing a fixed config.json back (files/config_writing.py): the file's own layout, exact
+bytes when nothing changes, and the paths --fix must never write."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drafting_config.files.config_writing import (
+    FixRefusedError,
+    detect_layout,
+    fixed_text,
+    writable_config,
+    write_atomically,
+)
+from drafting_config.values.edits import ConfigEdit, EditError, EditKind, JsonValue
+
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**63)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8)
+)
+_JSON = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=8,
+)
+_OBJECTS = st.dictionaries(st.text(max_size=8), _JSON, max_size=6)
+_LAYOUTS = st.fixed_dictionaries(
+    {
+        "indent": st.sampled_from([None, 2, 4, "\t"]),
+        "ensure_ascii": st.booleans(),
+        "trailing": st.sampled_from(["", "\n"]),
+    }
+)
+
+
+def _written(document: object, layout: dict[str, object]) -> str:
+    """A file as an editor or ``json.dump`` writes it."""
+    indent = layout["indent"]
+    assert indent is None or isinstance(indent, (int, str))
+    text = json.dumps(document, indent=indent, ensure_ascii=bool(layout["ensure_ascii"]))
+    return text + str(layout["trailing"])
+
+
+@settings(max_examples=100)
+@given(_OBJECTS, _LAYOUTS)
+def test_no_edit_leaves_the_text_identical(
+    document: dict[str, object], layout: dict[str, object]
+) -> None:
+    text = _written(document, layout)
+    assert fixed_text(text, []) is text
+    # and the layout detected reproduces the file exactly: a rewrite touches only the edit
+    assert detect_layout(text).dump(json.loads(text)) == text
+
+
+@settings(max_examples=100)
+@given(_OBJECTS, _LAYOUTS, st.text(min_size=1, max_size=8), _JSON)
+def test_an_edit_keeps_the_key_order_and_changes_only_its_key(
+    document: dict[str, object], layout: dict[str, object], key: str, value: JsonValue
+) -> None:
+    text = _written(document, layout)
+    fixed = json.loads(fixed_text(text, [ConfigEdit((key,), EditKind.SET, value)]))
+    expected = [*document] if key in document else [*document, key]
+    assert list(fixed) == expected
+    assert fixed[key] == value
+    assert {k: v for k, v in fixed.items() if k != key} == {
+        k: v for k, v in document.items() if k != key
+    }
+
+
+@settings(max_examples=100)
+@given(_OBJECTS, _LAYOUTS)
+def test_a_delete_keeps_the_other_keys_in_order(
+    document: dict[str, object], layout: dict[str, object]
+) -> None:
+    if not document:
+        return
+    key = next(iter(document))
+    text = _written(document, layout)
+    fixed = json.loads(fixed_text(text, [ConfigEdit((key,), EditKind.DELETE)]))
+    assert list(fixed) == [k for k in document if k != key]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a tab-indented file written on Windows, with a byte-order mark
+        (
+            '\ufeff{\r\n\t"a": "x",\r\n\t"b": 1\r\n}\r\n',
+            '\ufeff{\r\n\t"a": [\r\n\t\t"x"\r\n\t],\r\n\t"b": 1\r\n}\r\n',
+        ),
+        # one compact line, no trailing newline
+        ('{"a":"x","b":1}', '{"a":["x"],"b":1}'),
+        # non-ASCII stays as written; an ASCII file keeps its escapes
+        ('{\n  "a": "x",\n  "n": "é"\n}\n', '{\n  "a": [\n    "x"\n  ],\n  "n": "é"\n}\n'),
+        (
+            '{\n  "a": "x",\n  "n": "\\u00e9"\n}\n',
+            '{\n  "a": [\n    "x"\n  ],\n  "n": "\\u00e9"\n}\n',
+        ),
+    ],
+)
+def test_the_file_keeps_its_layout(text: str, expected: str) -> None:
+    assert fixed_text(text, [ConfigEdit.set("a", ["x"])]) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ['{"a": 1, "a": 2}', "[1]", "{not json", '{"a": {"b": 1, "b": 1}}']
+)
+def test_a_file_that_cannot_be_rewritten_faithfully_is_refused(text: str) -> None:
+    with pytest.raises(EditError):
+        fixed_text(text, [ConfigEdit.set("z", 1)])
+
+
+# --- which paths --fix may write -----------------------------------------------------------
+
+
+def _config(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "config.json"
+    path.write_text("{}\n", encoding="utf-8")
+    return path
+
+
+def test_a_regular_file_and_a_model_directory_are_writable(tmp_path: Path) -> None:
+    path = _config(tmp_path / "draft")
+    cache = tmp_path / "cache"
+    assert writable_config(os.fspath(path), cache_root=cache) == path
+    assert writable_config(os.fspath(tmp_path / "draft"), cache_root=cache) == path
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links")
+def test_a_symbolic_link_is_never_written_through(tmp_path: Path) -> None:
+    real = _config(tmp_path / "real")
+    (tmp_path / "link.json").symlink_to(real)
+    (tmp_path / "linked-folder").symlink_to(tmp_path / "real")
+    inner = tmp_path / "holder"
+    inner.mkdir()
+    (inner / "config.json").symlink_to(real)
+    for argument in ("link.json", "linked-folder", "linked-folder/config.json", "holder"):
+        with pytest.raises(FixRefusedError, match="symbolic link"):
+            writable_config(os.fspath(tmp_path / argument), cache_root=tmp_path / "cache")
+
+
+def test_a_file_inside_a_hugging_face_cache_is_refused(tmp_path: Path) -> None:
+    cache = tmp_path / "hub"
+    inside = _config(cache / "models--org--name" / "snapshots" / "abc")
+    with pytest.raises(FixRefusedError, match="Hugging Face cache"):
+        writable_config(os.fspath(inside), cache_root=cache)
+    # a cache at another place is known by its layout
+    elsewhere = _config(tmp_path / "other" / "models--org--name" / "snapshots" / "abc")
+    with pytest.raises(FixRefusedError, match="Hugging Face cache"):
+        writable_config(os.fspath(elsewhere), cache_root=cache)
+
+
+def test_the_cache_root_comes_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inside = _config(tmp_path / "hf-home" / "hub" / "some" / "where")
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    monkeypatch.delenv("HUGGINGFACE_HUB_CACHE", raising=False)
+    monkeypatch.setenv("HF_HOME", os.fspath(tmp_path / "hf-home"))
+    with pytest.raises(FixRefusedError, match="Hugging Face cache"):
+        writable_config(os.fspath(inside))
+    monkeypatch.setenv("HF_HUB_CACHE", os.fspath(tmp_path / "elsewhere"))
+    assert writable_config(os.fspath(inside)) == inside
+
+
+def test_a_repo_id_and_a_missing_path_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FixRefusedError, match="repo id"):
+        writable_config("org/name")
+    with pytest.raises(FixRefusedError, match="no such file"):
+        writable_config("missing.json")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_something_that_is_not_a_regular_file_is_refused(tmp_path: Path) -> None:
+    fifo = tmp_path / "config.json"
+    os.mkfifo(fifo)
+    for argument in (fifo, tmp_path):
+        with pytest.raises(FixRefusedError, match="not a regular file"):
+            writable_config(os.fspath(argument), cache_root=tmp_path / "cache")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+def test_a_write_is_atomic_and_keeps_the_mode(tmp_path: Path) -> None:
+    path = _config(tmp_path)
+    path.chmod(0o640)
+    write_atomically(path, '{"é": 1}\n')
+    assert path.read_bytes() == '{"é": 1}\n'.encode()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["config.json"]  # no temporary file left

@@ -116,6 +116,11 @@ class EngineRules(Protocol):
     def ENGINE(self) -> str:
         """The engine and version a verdict speaks for, such as ``"vllm 0.33.0"``."""
 
+    @property
+    def SERVE_OPTION(self) -> str:
+        """The engine's command-line option that takes a verdict's ``serve_with``
+        (``"--speculative-config"``), for the text output."""
+
     def resolver_findings(self, draft: DraftFile) -> Findings:
         """The errors and warnings of the draft's file, as this engine reads it, that speak
         for it (the first of a verdict's findings)."""

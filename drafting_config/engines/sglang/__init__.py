@@ -39,6 +39,7 @@ from drafting_config.engines.sglang.config import (
 )
 from drafting_config.engines.sglang.layers import check_sglang_layers, sglang_layers
 from drafting_config.engines.sglang.names import ENGINE as ENGINE
+from drafting_config.engines.sglang.names import SERVE_OPTION as SERVE_OPTION
 from drafting_config.engines.sglang.names import VERSION as VERSION
 from drafting_config.engines.sglang.names import Algorithm
 from drafting_config.engines.sglang.token import (

@@ -204,8 +204,9 @@ def test_the_local_hook_fails_on_the_invalid_config_and_names_it(tmp_path: Path)
     assert status == 1, output
     assert "drafting-config check" in output
     assert "Failed" in output
-    assert "models/bad/config.json: INVALID: `pard_token` must be an integer" in output
-    assert "models/good/config.json: OK: token id 151669" in output
+    assert "models/bad/config.json: INVALID\n" in output
+    assert "  error token-not-int pard_token: `pard_token` must be an integer" in output
+    assert "models/good/config.json: OK\n" in output
     assert "2 checked: 1 valid, 1 invalid" in output  # the other files were not passed
 
 
@@ -260,10 +261,12 @@ def test_the_documented_remote_hook_at_the_documented_rev_checks_as_the_page_say
     status, output = made.run()
     assert status == 1, output
     assert "Failed" in output
-    engines = [" [vllm 0.33.0]", " [sglang 0.5.23]"] if documented else [""]
+    assert "models/bad/config.json: INVALID\n" in output
+    assert "models/good/config.json: OK\n" in output
+    engines = ["vllm 0.33.0", "sglang 0.5.23"] if documented else ["vllm 0.33.0"]
+    assert output.count(", token id 151669 from `dflash_config.mask_token_id`") == len(engines)
     for engine in engines:
-        assert f"models/bad/config.json{engine}: INVALID: " in output
-        assert f"models/good/config.json{engine}: OK: token id 151669" in output
+        assert f"  {engine}: serves as dflash (parallel), token id 151669" in output
     assert "generation_config.json" not in output
 
 
@@ -302,5 +305,6 @@ def test_the_hook_of_this_tree_checks_many_configs_in_one_run(
     made = project(tmp_path / "models", pre_commit_home, config, {**files, "bad/config.json": BAD})
     status, output = made.run()
     assert status == 1, output
-    assert "bad/config.json: INVALID: `pard_token` must be an integer" in output
+    assert "bad/config.json: INVALID\n" in output
+    assert "  error token-not-int pard_token: `pard_token` must be an integer" in output
     assert re.findall(r"^\d+ checked.*$", output, re.M) == ["9 checked: 8 valid, 1 invalid"]

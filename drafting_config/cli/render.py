@@ -459,6 +459,8 @@ def _finite(value: object) -> object:
 def _token_fields(verdict: Verdict) -> list[tuple[str, object, str, str | None]]:
     """Each token-id field of a verdict in the order its engine reads them: the field, its
     raw value (:data:`MISSING` when absent), its status and why it is invalid."""
+    if verdict.token_fields is not None:  # the engine's own order
+        return [(f.field, f.value, f.status, f.error) for f in verdict.token_fields]
     resolution = verdict.resolution
     if resolution is None:
         return []
@@ -496,7 +498,7 @@ def token_field_lines(verdict: Verdict) -> list[str]:
     rank, field, value and status."""
     rows = _token_fields(verdict)
     if not rows:
-        return []
+        return [] if verdict.token_fields is None else ["reads no token id"]
     header = ("rank", "field", "value", "status")
     table = [header] + [
         (str(rank), name, _shown(value), status)

@@ -391,6 +391,11 @@ def _domino(section: dict[object, object], get: FieldGetter, block_size: int | N
 MARKOV_HEAD_TYPES: Final = ("vanilla", "gated", "rnn")
 """``SUPPORTED_DSPARK_MARKOV_HEAD_TYPES``."""
 
+DFLASH_TOKEN_ORDER: Final = ("dflash_config.mask_token_id", "mask_token_id")
+"""Where ``parse_dflash_draft_config`` looks for the token id, in its order
+(``_nested_or_top``: a key present in ``dflash_config`` stops the search, even null); with
+neither, SGLang takes the served tokenizer's mask token (:mod:`.token`)."""
+
 DSPARK_TOKEN_ORDER: Final = (
     "dspark_noise_token_id",
     "dspark_config.mask_token_id",

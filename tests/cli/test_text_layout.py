@@ -300,3 +300,24 @@ def test_quiet_prints_only_drafts_with_a_warning_or_worse(
         f"{BROKEN}: INVALID",
         "2 drafts checked: vllm 0.33.0 serves 1, sglang 0.5.23 serves 1",
     ]
+
+
+def test_github_annotations_append_the_fix_to_the_message(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    config = {
+        "architectures": ["MyDFlashDraft"],
+        "auto_map": {"AutoModel": "m.MyDFlashDraft", "AutoConfig": "m.Config"},
+        "model_type": "qwen3",
+        "dflash_config": {"mask_token_id": 5, "target_layer_ids": [1]},
+        "vocab_size": 100,
+        "hidden_size": 16,
+        "num_hidden_layers": 1,
+    }
+    (tmp_path / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    (item,) = run_cli(capsys, "check", "--json", "--no-tokenizer", tmp_path).json
+    (finding,) = [f for f in item["findings"] if f["code"] == "remote-code-drafter"]
+    assert finding["fix"]
+    run = run_cli(capsys, "check", "--format", "github", "--no-tokenizer", tmp_path)
+    (line,) = [line for line in run.lines if "title=remote-code-drafter::" in line]
+    assert line.endswith(f"{finding['message']} (fix: {finding['fix']})")

@@ -35,7 +35,12 @@ from drafting_config.engines import (
     Engine,
     engine_rules,
 )
-from drafting_config.engines.interface import CheckpointFiles, EngineRules, WeightsFacts
+from drafting_config.engines.interface import (
+    CheckpointFiles,
+    EngineRules,
+    TokenField,
+    WeightsFacts,
+)
 from drafting_config.engines.vllm.resolution import Resolution, resolution_of
 from drafting_config.files.json_files import CONFIG_NAME, ConfigFileError, load_config_json
 from drafting_config.files.mask_embedding import MaskEmbeddingFile, read_mask_embedding_beside
@@ -147,6 +152,10 @@ class Verdict:
     """The engine's own switch for that mode: vLLM's ``--speculative-config`` JSON (with
     ``"parallel_drafting": true`` where vLLM needs it), SGLang's ``--speculative-algorithm``
     value; ``None`` when INVALID."""
+    token_fields: tuple[TokenField, ...] | None = None
+    """Where the engine looks for the token id, in its own order, each field with its value
+    and status, when that is not the library's priority table (SGLang's fields, then the
+    served tokenizer's mask token); ``None`` when it is: :attr:`Resolution.fields`."""
 
     @property
     def ok(self) -> bool:
@@ -507,6 +516,7 @@ def _judge(  # noqa: PLR0917 - the parts of one draft's reading, each built once
         mode=reading.mode if served else None,
         parallel=reading.parallel if served else None,
         serve_with=reading.serve_with if served else None,
+        token_fields=reading.token_fields,
     )
 
 

@@ -1,6 +1,6 @@
 """The CI recipe: ``action.yml``'s steps, run as GitHub's runner runs them, on a fixture
-model repository; and its problem matcher, applied to what the check step prints, puts
-each failing draft on its file.
+model repository; the workflow commands the check step prints (``--format github``) put
+each finding on its file.
 
 The check step runs with the checker of this environment; installing the checker from
 the action's own checkout needs the package index (pydantic, and hatchling to build),
@@ -26,7 +26,7 @@ from tests.package_index import PIP_PATIENCE, unavailable
 pytestmark = pytest.mark.slow
 
 ACTION: dict[str, Any] = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
-MATCHER_NAME = ".github/drafting-config-matcher.json"
+COMMAND = re.compile(r"::(error|warning) file=([^,]*),title=([^:]*)::(.*)")
 
 GOOD: dict[str, Any] = json.loads((EXAMPLES / "dflash-qwen3-4b" / "config.json").read_text())
 BAD: dict[str, Any] = {**GOOD, "dflash_config": {**GOOD["dflash_config"], "mask_token_id": "1"}}
@@ -34,8 +34,9 @@ BAD: dict[str, Any] = {**GOOD, "dflash_config": {**GOOD["dflash_config"], "mask_
 
 
 class Annotation(NamedTuple):
+    level: str
     file: str
-    code: str | None
+    code: str
     message: str
 
 
@@ -53,23 +54,20 @@ def step(name: str) -> dict[str, Any]:
 
 
 def annotated(output: str) -> list[Annotation]:
-    """What the runner makes of ``output``: each line after the ``::add-matcher::`` line
-    that the matcher's pattern matches is an annotation on the file it names."""
-    lines = output.splitlines()
-    (added,) = [line for line in lines if line.startswith("::add-matcher::")]
-    matcher = json.loads(Path(added.removeprefix("::add-matcher::")).read_text())
-    (entry,) = matcher["problemMatcher"]
-    (pattern,) = entry["pattern"]
-    regexp = re.compile(pattern["regexp"])
+    """What the runner makes of ``output``: each workflow command an annotation on the file
+    it names (the properties unescaped as the runner unescapes them)."""
+
+    def unescaped(text: str) -> str:
+        for escape, char in (("%3A", ":"), ("%2C", ","), ("%0D", "\r"), ("%0A", "\n")):
+            text = text.replace(escape, char)
+        return text.replace("%25", "%")
+
     found = []
-    for line in lines[lines.index(added) + 1 :]:
-        match = regexp.match(line)
+    for line in output.splitlines():
+        match = COMMAND.fullmatch(line)
         if match:
-            found.append(
-                Annotation(
-                    match[pattern["file"]], match[pattern["code"]], match[pattern["message"]]
-                )
-            )
+            level, file, code, message = match.groups()
+            found.append(Annotation(level, unescaped(file), unescaped(code), unescaped(message)))
     return found
 
 
@@ -94,7 +92,7 @@ def run_step(name: str, cwd: Path, env: dict[str, str]) -> StepRun:
         check=False,
     )
     output = done.stdout + done.stderr
-    return StepRun(done.returncode, output, annotated(output) if "add-matcher" in output else [])
+    return StepRun(done.returncode, output, annotated(output))
 
 
 def model_repository(root: Path, files: dict[str, object]) -> Path:
@@ -126,12 +124,15 @@ def test_the_check_step_fails_on_a_bad_draft_and_annotates_its_file(tmp_path: Pa
     run = run_step("Check every config.json", repo, with_this_checker())
     assert run.status == 1, run.output
     assert "2 drafts checked: vllm 0.33.0 serves 1, sglang 0.5.23 serves 1" in run.output
-    assert [(a.file, a.code) for a in run.annotations] == [
-        ("drafts/broken/config.json", "vllm 0.33.0"),
-        ("drafts/broken/config.json", "sglang 0.5.23"),
+    assert [(a.level, a.file, a.code) for a in run.annotations] == [
+        ("error", "drafts/broken/config.json", "token-not-int"),
+        ("error", "drafts/broken/config.json", "token-not-int"),
+    ]
+    assert [a.message.split("] ")[0] for a in run.annotations] == [
+        "[vllm 0.33.0",
+        "[sglang 0.5.23",
     ]
     assert all("`dflash_config.mask_token_id`" in a.message for a in run.annotations)
-    assert (REPO / MATCHER_NAME).is_file()
 
 
 def test_the_check_step_passes_a_repository_of_good_drafts_without_annotations(
@@ -153,7 +154,9 @@ def test_strict_warnings_are_annotated_too(tmp_path: Path) -> None:
         {**with_this_checker(), "ENGINE": "vllm", "ARGS": "--strict"},
     )
     assert run.status == 1, run.output
-    assert [(a.file, a.code) for a in run.annotations] == [("config.json", None)]
+    assert [(a.level, a.file, a.code) for a in run.annotations] == [
+        ("error", "config.json", "token-fields-disagree")
+    ]
 
 
 @pytest.mark.engine_wheels

@@ -204,8 +204,9 @@ def test_the_local_hook_fails_on_the_invalid_config_and_names_it(tmp_path: Path)
     assert status == 1, output
     assert "drafting-config check" in output
     assert "Failed" in output
-    assert "models/bad/config.json: INVALID: `pard_token` must be an integer" in output
-    assert "models/good/config.json: OK: token id 151669" in output
+    assert "models/bad/config.json: INVALID\n" in output
+    assert "  error token-not-int pard_token: `pard_token` must be an integer" in output
+    assert "models/good/config.json: OK\n" in output
     assert "2 checked: 1 valid, 1 invalid" in output  # the other files were not passed
 
 
@@ -302,5 +303,6 @@ def test_the_hook_of_this_tree_checks_many_configs_in_one_run(
     made = project(tmp_path / "models", pre_commit_home, config, {**files, "bad/config.json": BAD})
     status, output = made.run()
     assert status == 1, output
-    assert "bad/config.json: INVALID: `pard_token` must be an integer" in output
+    assert "bad/config.json: INVALID\n" in output
+    assert "  error token-not-int pard_token: `pard_token` must be an integer" in output
     assert re.findall(r"^\d+ checked.*$", output, re.M) == ["9 checked: 8 valid, 1 invalid"]

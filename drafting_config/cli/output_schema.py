@@ -106,7 +106,8 @@ _VERDICT_PROPERTIES: Final[dict[str, object]] = {
     "error_field": _STRING_OR_NULL,
     "findings": {"type": "array", "items": _FINDING},
     "fields": {
-        "description": "explain --json only: the token-id fields in priority order",
+        "description": "explain --json only: the token-id fields in the order the "
+        "verdict's engine reads them",
         "type": "array",
         "items": {
             "type": "object",
@@ -127,7 +128,7 @@ OUTPUT_SCHEMA: Final[dict[str, object]] = {
     "title": "drafting-config check --json / explain --json",
     "description": (
         "check --json prints an array of verdicts, one per draft and engine; explain --json "
-        "prints one verdict with its `fields`."
+        "prints one verdict with its `fields` for one draft and engine, else an array of them."
     ),
     "oneOf": [{"type": "array", "items": {"$ref": "#/$defs/verdict"}}, {"$ref": "#/$defs/verdict"}],
     "$defs": {"verdict": _VERDICT},

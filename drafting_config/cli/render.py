@@ -9,6 +9,11 @@ from __future__ import annotations
 import json
 import math
 import os
+import shlex
+import textwrap
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import TYPE_CHECKING, Final
 
 from drafting_config.cli.output_schema import SCHEMA_VERSION
@@ -136,58 +141,205 @@ def outcome(verdict: Verdict, strict: bool) -> str:
 
 
 HEADLINE_WORDS: Final = {"ok": "OK", "invalid": "INVALID", "unchecked": "NOT CHECKED"}
-"""The word of a verdict's headline for each outcome; ``FAILED (--strict: warnings)`` when
+"""The word of a draft's headline for each outcome; ``FAILED (--strict: warnings)`` when
 only ``--strict`` fails it."""
 
+STRICT_FAILED: Final = "FAILED (--strict: warnings)"
 
-def verdict_lines(
-    verdict: Verdict, strict: bool, indent: str = "    ", *, engines: int = 1
+MAX_LINE: Final = 160
+"""The longest line the text output prints of a finding, its fix or its evidence: longer ones
+are wrapped at spaces, their continuation indented (a headline or a ``serve with`` line,
+which hold a path or a command to copy, are never wrapped)."""
+
+_INDENT: Final = "  "
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """One finding as the text output prints it; equal for two engines when they report the
+    same fact (severity, code, field and message) the same way."""
+
+    severity: str
+    code: str | None
+    field: str | None
+    message: str
+    fix: str | None = dataclass_field(default=None, compare=False)
+    evidence: str | None = dataclass_field(default=None, compare=False)
+
+
+def _shown_findings(verdict: Verdict) -> list[_Shown]:
+    """A verdict's findings, errors first, then warnings, then notes."""
+    rows = finding_rows(verdict)
+    return [
+        _Shown(
+            str(row["severity"]),
+            None if row["code"] is None else str(row["code"]),
+            None if row["field"] is None else str(row["field"]),
+            str(row["message"]),
+            None if row["fix"] is None else str(row["fix"]),
+            None if row["evidence"] is None else str(row["evidence"]),
+        )
+        for row in rows
+    ]
+
+
+def headline_word(verdicts: Sequence[Verdict], strict: bool) -> str:
+    """A draft's headline word: its worst outcome over its engines, as the exit status
+    ranks them (a failed draft before one that could not be checked)."""
+    if any(verdict.outcome == "invalid" for verdict in verdicts):
+        return HEADLINE_WORDS["invalid"]
+    if any(verdict.ok and not passed(verdict, strict) for verdict in verdicts):
+        return STRICT_FAILED
+    if any(verdict.outcome == "unchecked" for verdict in verdicts):
+        return HEADLINE_WORDS["unchecked"]
+    return HEADLINE_WORDS["ok"]
+
+
+def block_lines(
+    verdicts: Sequence[Verdict],
+    strict: bool,
+    *,
+    verbose: bool = False,
+    serve_options: Mapping[str, str] | None = None,
+    token_fields: bool = False,
 ) -> list[str]:
-    """The text rendering of one verdict: a headline, then details indented; with several
-    ``engines``, the headline names the verdict's engine."""
-    resolution = verdict.resolution
-    name = verdict.path if verdict.path is not None else "<config>"
-    if engines > 1:
-        name = f"{name} [{verdict.engine}]"
-    if not verdict.ok or resolution is None:
-        word = HEADLINE_WORDS[verdict.outcome]
-        lines = [f"{name}: {word}: {_message(verdict.errors[0], verdict)}"]
-        lines += [f"{indent}error: {_message(e, verdict)}" for e in verdict.errors[1:]]
-    else:
-        details = [
-            f"{size_name} {size}"
-            for size_name, size in (
-                ("hidden_size", resolution.hidden_size),
-                ("vocab_size", resolution.vocab_size),
-            )
-            if size is not None
-        ]
-        if resolution.format != "hf":
-            details.insert(0, f"{resolution.format} {resolution.algorithm}")
-        if verdict.algorithm_assumed:
-            details.insert(0, f"assumes {verdict.algorithm}")
-        status = "OK" if passed(verdict, strict) else "FAILED (--strict: warnings)"
-        lines = [
-            f"{name}: {status}: {_token_part(verdict)}"
-            + (f" ({', '.join(details)})" if details else "")
-        ]
-        if verdict.shadowed:
-            shadowed = ", ".join(f"`{f.source.value}` = {f.token_id}" for f in verdict.shadowed)
-            lines.append(f"{indent}shadowed: {shadowed}")
-        if verdict.token is not None:
-            token = verdict.token
-            text = "" if token.text is None else f" {token.text!r}"
-            lines.append(f"{indent}token: {token.kind.value}{text}")
-    if verdict.target is not None:
-        lines.append(f"{indent}target: {verdict.target}")
-    if verdict.weights is not None:
-        lines.append(f"{indent}weights: {_weights_line(verdict.weights)}")
-    lines += [f"{indent}warning: {w}" for w in verdict.warnings]
-    lines += [f"{indent}note: {note}" for note in verdict.notes]
-    if verdict.mode is not None:
-        drafted = "parallel" if verdict.parallel else "sequential"
-        lines.append(f"{indent}mode: {verdict.mode} ({drafted}), serve with {verdict.serve_with}")
+    """The text of one draft's verdicts, one per engine (documented in docs/cli.md).
+
+    A headline ``PATH: OK`` (the draft's worst outcome, :func:`headline_word`; ``explain``
+    adds a line of what the draft's file says of itself: its format and sizes), then one line
+    per engine saying how it serves the draft, or the step it fails at, or that it could not
+    check, with the facts of its verdict under it; then the findings, each
+    ``SEVERITY CODE field: message`` with its ``fix:`` (and, with ``verbose``, its
+    ``evidence:``) on lines of their own.  A finding every engine reports alike is printed
+    once, after the engine lines; one that a single engine reports, under that engine's
+    line (or, reported by some engines of several, after them, naming them).
+    ``serve_options`` names each engine's option for ``serve_with``
+    (:attr:`EngineRules.SERVE_OPTION`); with ``token_fields`` (``explain``), each engine
+    line is followed by the token-id fields in the order that engine reads them.
+    """
+    first = verdicts[0]
+    name = first.path if first.path is not None else "<config>"
+    lines = [f"{name}: {headline_word(verdicts, strict)}"]
+    details = _draft_details(verdicts)
+    if token_fields and details:
+        lines.append(f"{_INDENT}draft: {details}")
+    engines = [verdict.engine for verdict in verdicts]
+    reported: dict[_Shown, list[str]] = {}
+    for verdict in verdicts:
+        for shown in dict.fromkeys(_shown_findings(verdict)):
+            reported.setdefault(shown, []).append(verdict.engine)
+    options = serve_options or {}
+    for verdict in verdicts:
+        lines.append(f"{_INDENT}{verdict.engine}: {_engine_state(verdict)}")
+        facts = _INDENT * 2
+        if token_fields:
+            lines += [facts + row for row in token_field_lines(verdict)]
+        lines += [facts + line for line in _fact_lines(verdict, options.get(verdict.engine))]
+        if len(verdicts) > 1:
+            only = [s for s, by in reported.items() if by == [verdict.engine]]
+            lines += _finding_lines(only, facts, verbose)
+    shared = [s for s, by in reported.items() if len(verdicts) == 1 or len(by) > 1]
+    for shown in shared:
+        by = reported[shown]
+        tag = "" if len(by) == len(engines) else f" [{', '.join(by)}]"
+        lines += _finding_lines([shown], _INDENT, verbose, tag)
     return [printable(line) for line in lines]  # config values quoted in messages
+
+
+def _draft_details(verdicts: Sequence[Verdict]) -> str:
+    """What the draft's file says of itself, the same for every engine: its format when not
+    HF's, and its sizes."""
+    resolution = next((v.resolution for v in verdicts if v.resolution is not None), None)
+    if resolution is None:
+        return ""
+    details = [
+        f"{size_name} {size}"
+        for size_name, size in (
+            ("hidden_size", resolution.hidden_size),
+            ("vocab_size", resolution.vocab_size),
+        )
+        if size is not None
+    ]
+    if resolution.format != "hf":
+        details.insert(0, f"{resolution.format} {resolution.algorithm}")
+    return ", ".join(details)
+
+
+def _engine_state(verdict: Verdict) -> str:
+    """How the engine serves the draft, or the step its first error is at, or that the
+    check could not be made."""
+    if verdict.outcome == "unchecked":
+        return "could not check"
+    if not verdict.ok:
+        error = next((e for e in verdict.errors if not e.unavailable), verdict.errors[0])
+        return "fails" if error.step is None else f"fails at {error.step.value}"
+    if verdict.mode is None:
+        state = "serves the draft"
+    else:
+        drafted = "parallel" if verdict.parallel else "sequential"
+        state = f"serves as {verdict.mode} ({drafted})"
+    if verdict.parallel is False:
+        return state  # sequential drafting reads no parallel-drafting token
+    return f"{state}, {_token_part(verdict)}"
+
+
+def _fact_lines(verdict: Verdict, serve_option: str | None) -> list[str]:
+    """The facts of a verdict, one short line each: how to serve it, the shadowed token-id
+    fields, the token, the target and the weights read."""
+    lines = []
+    if verdict.serve_with is not None:
+        switch = verdict.serve_with
+        if serve_option is not None:
+            switch = f"{serve_option} {shlex.quote(switch)}"
+        lines.append(f"serve with: {switch}")
+    if verdict.ok and verdict.shadowed:
+        shadowed = ", ".join(f"`{f.source.value}` = {f.token_id}" for f in verdict.shadowed)
+        lines.append(f"shadowed: {shadowed}")
+    if verdict.ok and verdict.token is not None:
+        token = verdict.token
+        text = "" if token.text is None else f" {token.text!r}"
+        lines.append(f"token: {token.kind.value}{text}")
+    if verdict.target is not None:
+        lines.append(f"target: {verdict.target}")
+    if verdict.weights is not None:
+        lines.append(f"weights: {_weights_line(verdict.weights)}")
+    return lines
+
+
+def _finding_lines(
+    findings: Sequence[_Shown], indent: str, verbose: bool, tag: str = ""
+) -> list[str]:
+    """``SEVERITY CODE field: message``, then ``fix:`` and (``verbose``) ``evidence:``,
+    each wrapped at :data:`MAX_LINE`."""
+    lines: list[str] = []
+    for shown in findings:
+        where = shown.code or "-"
+        if shown.field is not None:
+            where += f" {shown.field}"
+        lines += _wrapped(f"{shown.severity} {where}{tag}: {shown.message}", indent)
+        if shown.fix is not None:
+            lines += _wrapped(f"fix: {shown.fix}", indent + _INDENT)
+        if verbose and shown.evidence is not None:
+            lines += _wrapped(f"evidence: {shown.evidence}", indent + _INDENT)
+    return lines
+
+
+def _wrapped(text: str, indent: str) -> list[str]:
+    """``text`` at ``indent``, wrapped at spaces into lines of at most :data:`MAX_LINE`
+    characters (a word longer than that stays whole), continuation lines indented more."""
+    return textwrap.wrap(
+        printable(text),
+        width=MAX_LINE,
+        initial_indent=indent,
+        subsequent_indent=indent + _INDENT * 2,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [indent]
+
+
+def footer_line(note: str, drafts: int) -> str:
+    """A note the run's footer says once, with the number of drafts it holds for."""
+    return printable(f"note ({drafts} draft{'' if drafts == 1 else 's'}): {note}")
 
 
 def github_lines(verdict: Verdict, strict: bool) -> list[str]:
@@ -204,17 +356,21 @@ def github_lines(verdict: Verdict, strict: bool) -> list[str]:
     lines = []
     for error in verdict.errors:
         word = "could not check" if error.unavailable else "error"
-        lines.append(
-            _workflow_command(
-                "error", path, _code(error) or word, prefix + _message(error, verdict)
-            )
-        )
+        message = prefix + _with_fix(_message(error, verdict), error.fix)
+        lines.append(_workflow_command("error", path, _code(error) or word, message))
     level = "error" if strict and verdict.ok else "warning"
     lines += [
-        _workflow_command(level, path, _code(warning) or "warning", prefix + str(warning))
+        _workflow_command(
+            level, path, _code(warning) or "warning", prefix + _with_fix(str(warning), warning.fix)
+        )
         for warning in verdict.warnings
     ]
     return lines
+
+
+def _with_fix(message: str, fix: str | None) -> str:
+    """An annotation's text: the message, and the fix where one is known."""
+    return message if fix is None else f"{message} (fix: {fix})"
 
 
 def _workflow_command(level: str, file: str, title: str, message: str) -> str:
@@ -300,19 +456,32 @@ def _finite(value: object) -> object:
     return value
 
 
-def field_rows(verdict: Verdict) -> list[dict[str, object]]:
+def _token_fields(verdict: Verdict) -> list[tuple[str, object, str, str | None]]:
+    """Each token-id field of a verdict in the order its engine reads them: the field, its
+    raw value (:data:`MISSING` when absent), its status and why it is invalid."""
+    if verdict.token_fields is not None:  # the engine's own order
+        return [(f.field, f.value, f.status, f.error) for f in verdict.token_fields]
     resolution = verdict.resolution
     if resolution is None:
         return []
     return [
+        (f.source.value, f.value, f.status.value, None if f.error is None else str(f.error))
+        for f in resolution.fields
+    ]
+
+
+def field_rows(verdict: Verdict) -> list[dict[str, object]]:
+    """``explain --json``'s ``fields``: the token-id fields in the order the verdict's engine
+    reads them, each with its rank, value (null when absent), status and error."""
+    return [
         {
             "rank": rank,
-            "field": f.source.value,
-            "value": None if f.value is MISSING else f.value,
-            "status": f.status.value,
-            "error": None if f.error is None else str(f.error),
+            "field": name,
+            "value": None if value is MISSING else value,
+            "status": status,
+            "error": error,
         }
-        for rank, f in enumerate(resolution.fields, 1)
+        for rank, (name, value, status, error) in enumerate(_token_fields(verdict), 1)
     ]
 
 
@@ -324,22 +493,34 @@ def _shown(value: object) -> str:
     return str(value) if type(value) is int else describe_value(value)
 
 
-def explain_lines(verdict: Verdict, strict: bool) -> list[str]:
-    """The text of ``explain``: the token-id fields in priority order, then the verdict."""
-    lines = [verdict.path or "<config>"]
-    resolution = verdict.resolution
-    if resolution is not None and resolution.fields:
-        header = ("rank", "field", "value", "status")
-        rows = [header] + [
-            (str(rank), f.source.value, _shown(f.value), f.status.value)
-            for rank, f in enumerate(resolution.fields, 1)
-        ]
-        widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
-        lines += [
-            "  " + "".join(c.ljust(w + 2) for c, w in zip(row, widths, strict=False)) + row[-1]
-            for row in rows
-        ]
-    detail = verdict_lines(verdict, strict, indent="    ")
-    lines.append("  " + detail[0].removeprefix(f"{verdict.path or '<config>'}: "))
-    lines += ["  " + line.strip() for line in detail[1:]]
-    return [printable(line) for line in lines]
+def token_field_lines(verdict: Verdict) -> list[str]:
+    """The token-id fields of a verdict in the order its engine reads them, as a table:
+    rank, field, value and status."""
+    rows = _token_fields(verdict)
+    if not rows:
+        return [] if verdict.token_fields is None else ["reads no token id"]
+    header = ("rank", "field", "value", "status")
+    table = [header] + [
+        (str(rank), name, _shown(value), status)
+        for rank, (name, value, status, _) in enumerate(rows, 1)
+    ]
+    widths = [max(len(cells[i]) for cells in table) for i in range(len(header) - 1)]
+    return [
+        "".join(cell.ljust(width + 2) for cell, width in zip(cells, widths, strict=False))
+        + cells[-1]
+        for cells in table
+    ]
+
+
+def explain_lines(
+    verdicts: Sequence[Verdict],
+    strict: bool,
+    *,
+    verbose: bool = False,
+    serve_options: Mapping[str, str] | None = None,
+) -> list[str]:
+    """The text of ``explain`` for one draft: its block (:func:`block_lines`), each engine's
+    line followed by the token-id fields in the order that engine reads them."""
+    return block_lines(
+        verdicts, strict, verbose=verbose, serve_options=serve_options, token_fields=True
+    )

@@ -30,13 +30,16 @@ from drafting_config.cli.exit_status import EXIT_STATUS_HELP
 from drafting_config.cli.fixing import fix_paths
 from drafting_config.cli.output_schema import OUTPUT_SCHEMA
 from drafting_config.cli.render import (
+    HEADLINE_WORDS,
+    block_lines,
     explain_lines,
     field_rows,
+    footer_line,
     github_lines,
+    headline_word,
     json_text,
     outcome,
     verdict_json,
-    verdict_lines,
 )
 from drafting_config.cli.settings import SettingsError, read_settings, unknown_codes
 from drafting_config.draft.fields import FieldStatus
@@ -44,7 +47,7 @@ from drafting_config.engines import DEFAULT_ENGINE, ENGINES, RELEASES, Engine, e
 from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
 from drafting_config.values.codes import TARGET_NOT_GIVEN, TOKENIZER_NOT_FOUND, WEIGHTS_NOT_MODELLED
 from drafting_config.values.errors import exception_text
-from drafting_config.values.paths import output_errors, printable
+from drafting_config.values.paths import output_errors
 from drafting_config.values.sources import PRIORITY_ORDER
 from drafting_config.verdicts import CheckOptions, Verdict, check_each
 
@@ -100,19 +103,46 @@ def _check_all(paths: Sequence[str], args: argparse.Namespace) -> Iterator[Verdi
 
 FOOTER_CODES: Final = frozenset({TARGET_NOT_GIVEN, TOKENIZER_NOT_FOUND, WEIGHTS_NOT_MODELLED})
 """The notes about what a run did not check rather than about a draft ("target not checked:
-no target given"): in a run of several verdicts, the text output says each once, in its
-footer, with how many verdicts hold it."""
+no target given"): in a run of several drafts, the text output says each once, in its
+footer, with how many drafts hold it."""
 
 
-def _footer_notes(verdict: Verdict, footer: dict[str, int]) -> Verdict:
-    """``verdict`` without its :data:`FOOTER_CODES` notes, each counted into ``footer``."""
+def _footer_notes(verdicts: Sequence[Verdict], footer: dict[str, int]) -> list[Verdict]:
+    """``verdicts`` (one draft's) without their :data:`FOOTER_CODES` notes, each counted
+    once for the draft into ``footer``."""
+    held: dict[str, None] = {}
     kept = []
-    for note in dict.fromkeys(verdict.notes):
-        if getattr(note, "code", None) in FOOTER_CODES:
-            footer[note] = footer.get(note, 0) + 1
-        else:
-            kept.append(note)
-    return replace(verdict, notes=tuple(kept))
+    for verdict in verdicts:
+        notes = []
+        for note in dict.fromkeys(verdict.notes):
+            if getattr(note, "code", None) in FOOTER_CODES:
+                held[note] = None
+            else:
+                notes.append(note)
+        kept.append(replace(verdict, notes=tuple(notes)))
+    for note in held:
+        footer[note] = footer.get(note, 0) + 1
+    return kept
+
+
+def _by_draft(verdicts: Iterator[Verdict], engines: int) -> Iterator[list[Verdict]]:
+    """The verdicts of each draft together: ``check_each`` yields one per engine, in turn."""
+    draft: list[Verdict] = []
+    for verdict in verdicts:
+        draft.append(verdict)
+        if len(draft) == engines:
+            yield draft
+            draft = []
+    if draft:
+        yield draft
+
+
+def _serve_options(engines: Sequence[Engine]) -> dict[str, str]:
+    """Each engine's option for a verdict's ``serve_with``, by the name a verdict gives it."""
+    return {
+        rules.ENGINE: rules.SERVE_OPTION
+        for rules in (engine_rules(engine)[0] for engine in engines)
+    }
 
 
 def _tally(verdicts: Sequence[Verdict], strict: bool) -> tuple[int, int, int]:
@@ -150,7 +180,58 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     _apply_settings(args)
     args.json = args.json or args.format == "json"
     paths = _expand_stdin(args.paths, nul=args.null)
-    if args.fix or args.diff:  # then every draft is checked again, below: its exit status
+    _fix_first(args, out)
+    if args.jobs is not None:
+        print(_JOBS_DEPRECATED, file=sys.stderr)
+    engines = _engines(args)
+    names = [engine_rules(engine)[0].ENGINE for engine in engines]
+    several = len(paths) > 1
+    quiet = getattr(args, "quiet", False)
+    options = _serve_options(engines)
+    footer: dict[str, int] = {}
+    outcomes = {"ok": 0, "invalid": 0, "unchecked": 0}
+    served = dict.fromkeys(names, 0)
+    total = drafts_unchecked = 0
+    # Each draft's verdicts are written as soon as they are known, piece by piece, never as
+    # one string: when the reader leaves during one large write (`... | head`), the kernel
+    # reports it partly done and CPython's buffered writer drops the rest without a
+    # BrokenPipeError, so the run would exit 0, not 141.
+    for verdicts in _by_draft(_check_all(paths, args), len(engines)):
+        for verdict in verdicts:
+            result = outcome(verdict, args.strict)
+            outcomes[result] += 1
+            served[verdict.engine] = served.get(verdict.engine, 0) + (result == "ok")
+        drafts_unchecked += headline_word(verdicts, args.strict) == HEADLINE_WORDS["unchecked"]
+        if args.json:
+            for verdict in verdicts:
+                item = json_text(verdict_json(verdict, strict=args.strict))
+                out.write(("[" if total == 0 else ", ") + item)
+                total += 1
+            continue
+        if args.format == "github":
+            for verdict in verdicts:
+                out.write("".join(f"{line}\n" for line in github_lines(verdict, args.strict)))
+            continue
+        shown = _footer_notes(verdicts, footer) if several else verdicts
+        if not (quiet and all(v.ok and not v.warnings for v in verdicts)):
+            lines = block_lines(shown, args.strict, verbose=args.verbose, serve_options=options)
+            out.write("".join(f"{line}\n" for line in lines))
+    if args.json:
+        out.write("]\n" if total else "[]\n")
+    else:
+        for note, count in footer.items():  # once, in the run's footer, with the count
+            out.write(footer_line(note, count) + "\n")
+        out.write(_summary(len(paths), engines, served, outcomes, drafts_unchecked) + "\n")
+    if not paths:  # `find ... | drafting-config check -` that found nothing: no CI pass
+        print("drafting-config: no paths to check: standard input held none", file=sys.stderr)
+        return EXIT_UNCHECKED
+    return _status(outcomes["invalid"], outcomes["unchecked"])
+
+
+def _fix_first(args: argparse.Namespace, out: TextIO) -> None:
+    """``--fix`` and ``--diff``: apply (or show) the certain fixes before the check, which
+    then checks every draft again: its exit status is the re-check's."""
+    if args.fix or args.diff:
         fix_paths(
             args.paths,
             lambda path: _check_all([path], args),
@@ -158,59 +239,23 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             diff=args.diff,
             out=sys.stderr if args.json or args.format == "github" else out,
         )
-    if args.jobs is not None:
-        print(_JOBS_DEPRECATED, file=sys.stderr)
-    engines = _engines(args)
-    names = [engine_rules(engine)[0].ENGINE for engine in engines]
-    several = len(paths) * len(engines) > 1
-    quiet = getattr(args, "quiet", False)
-    footer: dict[str, int] = {}
-    outcomes = {"ok": 0, "invalid": 0, "unchecked": 0}
-    served = dict.fromkeys(names, 0)
-    total = 0
-    # Each draft's verdicts are written as soon as they are known, piece by piece, never as
-    # one string: when the reader leaves during one large write (`... | head`), the kernel
-    # reports it partly done and CPython's buffered writer drops the rest without a
-    # BrokenPipeError, so the run would exit 0, not 141.
-    for verdict in _check_all(paths, args):
-        result = outcome(verdict, args.strict)
-        outcomes[result] += 1
-        served[verdict.engine] = served.get(verdict.engine, 0) + (result == "ok")
-        if args.json:
-            item = json_text(verdict_json(verdict, strict=args.strict))
-            out.write(("[" if total == 0 else ", ") + item)
-        elif args.format == "github":
-            out.write("".join(f"{line}\n" for line in github_lines(verdict, args.strict)))
-        else:
-            shown = _footer_notes(verdict, footer) if several else verdict
-            if not (quiet and verdict.ok and not verdict.warnings):
-                lines = verdict_lines(shown, args.strict, engines=len(engines))
-                out.write("".join(f"{line}\n" for line in lines))
-        total += 1
-    if args.json:
-        out.write("]\n" if total else "[]\n")
-    else:
-        for note, count in footer.items():  # once, in the run's footer, with the count
-            out.write(
-                printable(f"note ({count} verdict{'' if count == 1 else 's'}): {note}") + "\n"
-            )
-        out.write(_summary(len(paths), engines, served, outcomes) + "\n")
-    if not paths:  # `find ... | drafting-config check -` that found nothing: no CI pass
-        print("drafting-config: no paths to check: standard input held none", file=sys.stderr)
-        return EXIT_UNCHECKED
-    return _status(outcomes["invalid"], outcomes["unchecked"])
 
 
 def _summary(
-    drafts: int, engines: Sequence[Engine], served: dict[str, int], outcomes: dict[str, int]
+    drafts: int,
+    engines: Sequence[Engine],
+    served: dict[str, int],
+    outcomes: dict[str, int],
+    drafts_unchecked: int,
 ) -> str:
-    """The run's last line: with several engines, the drafts and how many each engine
-    serves; with one, how many verdicts are valid and invalid; and how many could not be
-    checked, if any."""
-    unchecked = f", {outcomes['unchecked']} not checked" if outcomes["unchecked"] else ""
+    """The run's last line: with several engines, the drafts, how many each engine serves,
+    and how many drafts could not be checked, if any; with one, how many verdicts are valid
+    and invalid, and how many could not be checked, if any."""
     if len(engines) > 1:
         serves = ", ".join(f"{name} serves {count}" for name, count in served.items())
+        unchecked = f", {drafts_unchecked} not checked" if drafts_unchecked else ""
         return f"{drafts} draft{'' if drafts == 1 else 's'} checked: {serves}{unchecked}"
+    unchecked = f", {outcomes['unchecked']} not checked" if outcomes["unchecked"] else ""
     summary = f"{drafts} checked"
     if engines != (DEFAULT_ENGINE,):
         summary += f" with {next(iter(served))}"
@@ -218,14 +263,24 @@ def _summary(
 
 
 def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
+    """``explain``: each draft's block with its token-id fields in each engine's order; with
+    ``--json``, one verdict object with its ``fields`` for one draft and engine, else an
+    array of them, one per draft and engine."""
     _apply_settings(args)
-    (verdict,) = list(_check_all([args.path], args))
+    engines = _engines(args)
+    options = _serve_options(engines)
+    verdicts = list(_check_all(args.paths, args))
     if args.json:
-        document = {**verdict_json(verdict, strict=args.strict), "fields": field_rows(verdict)}
-        out.write(json_text(document) + "\n")
+        documents = [
+            {**verdict_json(verdict, strict=args.strict), "fields": field_rows(verdict)}
+            for verdict in verdicts
+        ]
+        out.write(json_text(documents[0] if len(documents) == 1 else documents) + "\n")
     else:
-        out.write("\n".join(explain_lines(verdict, args.strict)) + "\n")
-    return _status(*_tally([verdict], args.strict)[1:])
+        for draft in _by_draft(iter(verdicts), len(engines)):
+            lines = explain_lines(draft, args.strict, verbose=args.verbose, serve_options=options)
+            out.write("".join(f"{line}\n" for line in lines))
+    return _status(*_tally(verdicts, args.strict)[1:])
 
 
 def _run_schema(args: argparse.Namespace, out: TextIO) -> int:
@@ -355,10 +410,27 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
         help="branch, tag or commit of a --target given as ORG/NAME (default: main)",
     )
     parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="print each finding's evidence too: the engine's file and function behind it",
+    )
+    parser.add_argument(
         "--download",
         action="store_true",
         help="fetch config.json and tokenizer files of ORG/NAME models into the Hugging Face "
         "cache first (never weights or code; honours HF_TOKEN and HF_ENDPOINT)",
+    )
+
+
+def _add_engine_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--engine",
+        choices=tuple(ENGINE_CHOICES),
+        default=None,
+        help="the engine the verdicts speak for: vllm (the default) or sglang, each the "
+        "release installed here if the checker knows it, else its newest (vLLM 0.33.0, SGLang "
+        "0.5.23); a release, such as vllm==0.32.0; or all (one verdict per draft and engine; "
+        "exit 0 only if all pass)",
     )
 
 
@@ -399,15 +471,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="deprecated and ignored: a sweep runs in one process (removed in the next release)",
     )
-    check_parser.add_argument(
-        "--engine",
-        choices=tuple(ENGINE_CHOICES),
-        default=None,
-        help="the engine the verdicts speak for: vllm (the default) or sglang, each the "
-        "release installed here if the checker knows it, else its newest (vLLM 0.33.0, SGLang "
-        "0.5.23); a release, such as vllm==0.32.0; or all (one verdict per draft and engine; "
-        "exit 0 only if all pass)",
-    )
+    _add_engine_option(check_parser)
     check_parser.add_argument(
         "--require-parallel",
         action="store_true",
@@ -444,14 +508,19 @@ def _parser() -> argparse.ArgumentParser:
 
     explain_parser = commands.add_parser(
         "explain",
-        help=f"show the {len(PRIORITY_ORDER)} token-id fields of one draft and why one wins",
+        help="show where each engine looks for a draft's token id, and why one wins",
         description=(
-            f"Show the {len(PRIORITY_ORDER)} token-id fields of PATH in priority order, each "
-            f"with its value and status ({', '.join(status.value for status in FieldStatus)}), "
-            "then the verdict."
+            "Show, for each PATH and engine, the fields the engine reads the token id from, in "
+            f"its order (vLLM: the {len(PRIORITY_ORDER)} fields of the priority table; SGLang: "
+            "its own fields, then the served tokenizer's mask token), each with its value and "
+            f"status ({', '.join(status.value for status in FieldStatus)}, ...), then the "
+            "verdict."
         ),
     )
-    explain_parser.add_argument("path", metavar="PATH")
+    explain_parser.add_argument(
+        "paths", nargs="+", metavar="PATH", help="a config.json, model directory or ORG/NAME"
+    )
+    _add_engine_option(explain_parser)
     _add_model_options(explain_parser)
 
     schema_parser = commands.add_parser(

@@ -45,6 +45,25 @@ class WeightsFacts:
 
 
 @dataclass(frozen=True)
+class TokenField:
+    """One place an engine looks for the parallel-drafting token id, in its order, as read
+    for a draft (``explain`` prints them)."""
+
+    field: str
+    """The field, as the draft's file names it (``"dflash_config.mask_token_id"``), or the
+    engine's fallback (``"tokenizer '<|MASK|>'"``)."""
+    value: object
+    """Its raw value (:data:`~drafting_config.values.fields.MISSING` when absent), or the
+    fallback's id (``MISSING`` when not known)."""
+    status: str
+    """What it contributed: ``winner``, ``absent``, ``null``, ``invalid``, ``not read`` (the
+    search stopped above it), ``not checked`` (no tokenizer was read), ``added`` (the
+    engine adds the token to the tokenizer)."""
+    error: str | None = None
+    """Why it is invalid, for an invalid field."""
+
+
+@dataclass(frozen=True)
 class Reading:
     """What an engine reads of a draft knowing its target (the verdict's fields of the
     same names; see :class:`~drafting_config.Verdict`)."""
@@ -71,6 +90,9 @@ class Reading:
     serve_with: str | None = None
     """The engine's own switch for that mode: vLLM's ``--speculative-config`` JSON, SGLang's
     ``--speculative-algorithm`` value."""
+    token_fields: tuple[TokenField, ...] | None = None
+    """Where the engine looks for the token id, in its order, when it is not the library's
+    priority table (``None``: that table, :attr:`Resolution.fields`, as vLLM reads it)."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +137,11 @@ class EngineRules(Protocol):
     @property
     def ENGINE(self) -> str:
         """The engine and version a verdict speaks for, such as ``"vllm 0.33.0"``."""
+
+    @property
+    def SERVE_OPTION(self) -> str:
+        """The engine's command-line option that takes a verdict's ``serve_with``
+        (``"--speculative-config"``), for the text output."""
 
     def resolver_findings(self, draft: DraftFile) -> Findings:
         """The errors and warnings of the draft's file, as this engine reads it, that speak

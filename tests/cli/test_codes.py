@@ -97,9 +97,9 @@ def test_the_nearest_pyproject_table_is_read_and_flags_win(
     monkeypatch.chdir(below)
     run = run_cli(capsys, "check", "--no-tokenizer", PLACEHOLDER)
     assert run.status == EXIT_INVALID  # strict from the table: the warning fails
-    assert "[sglang 0.5.23]" in run.out  # engine = "all" from the table
+    assert "  sglang 0.5.23: " in run.out  # engine = "all" from the table
     run = run_cli(capsys, "check", "--no-tokenizer", "--engine", "vllm", PLACEHOLDER)
-    assert "[sglang" not in run.out  # the flag wins
+    assert "sglang" not in run.out  # the flag wins
 
 
 def test_config_file_overrides_the_pyproject_and_ignore_adds_up(

@@ -68,7 +68,8 @@ def test_a_draft_out_of_reach_is_not_checked(
         pytest.skip("no FIFOs here")
     run = _check(capsys, paths[case])
     assert run.status == EXIT_UNCHECKED, run.out
-    assert run.lines[0].startswith(f"{paths[case]}: NOT CHECKED: ")
+    assert run.lines[:2] == [f"{paths[case]}: NOT CHECKED", "  vllm 0.33.0: could not check"]
+    assert run.lines[2].startswith("  error file-unavailable: ")
     assert check(paths[case]).outcome == "unchecked"
 
 
@@ -98,7 +99,8 @@ def test_a_draft_read_but_wrong_is_invalid(
     config.write_bytes(content)
     run = _check(capsys, config)
     assert run.status == EXIT_INVALID, why
-    assert ": INVALID: " in run.lines[0]
+    assert run.lines[0] == f"{config}: INVALID"
+    assert run.lines[1] == "  vllm 0.33.0: fails at parse"
     assert check(config).outcome == "invalid"
 
 
@@ -107,7 +109,8 @@ def test_a_target_out_of_reach_makes_the_draft_not_checked(
 ) -> None:
     run = _check(capsys, DFLASH, "--target", tmp_path / "absent-target")
     assert run.status == EXIT_UNCHECKED
-    assert run.lines[0].startswith(f"{DFLASH}: NOT CHECKED: ")
+    assert run.lines[0] == f"{DFLASH}: NOT CHECKED"
+    assert run.lines[1] == "  vllm 0.33.0: could not check"
 
 
 def test_a_tokenizer_folder_that_does_not_exist_is_not_a_broken_draft(

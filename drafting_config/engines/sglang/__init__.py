@@ -39,6 +39,7 @@ from drafting_config.engines.sglang.config import (
 )
 from drafting_config.engines.sglang.layers import check_sglang_layers, sglang_layers
 from drafting_config.engines.sglang.names import ENGINE as ENGINE
+from drafting_config.engines.sglang.names import SERVE_OPTION as SERVE_OPTION
 from drafting_config.engines.sglang.names import VERSION as VERSION
 from drafting_config.engines.sglang.names import Algorithm
 from drafting_config.engines.sglang.token import (
@@ -46,6 +47,7 @@ from drafting_config.engines.sglang.token import (
     check_sglang_placeholders,
     check_sglang_token,
     sglang_token,
+    sglang_token_fields,
 )
 from drafting_config.rules.subject import Subject
 from drafting_config.rules.target import check_target_placeholders
@@ -77,7 +79,7 @@ def judge(
     ``require_parallel`` that is an error (:func:`_sequential_findings`)."""
     draft = subject.draft
     if not (draft.fields or draft.format == "speculators"):  # SGLang refuses the latter
-        return Reading()
+        return Reading(token_fields=())
     named = draft.token
     if named is not None:
         subject = replace(subject, token_id=named[0], token_field=named[1])
@@ -121,6 +123,10 @@ def judge(
     if algorithm is Algorithm.EAGLE3:
         with found.collect():
             _sequential_findings(subject, found, require_parallel)
+    try:
+        token_fields = sglang_token_fields(subject, token)
+    except ParallelDraftingConfigError:  # a field that cannot be read: recorded already
+        token_fields = ()
     return Reading(
         algorithm=None if algorithm is None else algorithm.value,
         token_id=token_id,
@@ -132,6 +138,7 @@ def judge(
         mode=None if algorithm is None else _MODES[algorithm],
         parallel=None if algorithm is None else algorithm is not Algorithm.EAGLE3,
         serve_with=None if algorithm is None else algorithm.value,
+        token_fields=token_fields,
     )
 
 

@@ -451,6 +451,10 @@ MARKOV_HEAD_TYPES: Final = ("vanilla", "gated", "rnn")
 """``SUPPORTED_DSPARK_MARKOV_HEAD_TYPES``."""
 
 _HEAD_TYPES_TEXT: Final = f"{', '.join(MARKOV_HEAD_TYPES[:-1])} or {MARKOV_HEAD_TYPES[-1]}"
+DFLASH_TOKEN_ORDER: Final = ("dflash_config.mask_token_id", "mask_token_id")
+"""Where ``parse_dflash_draft_config`` looks for the token id, in its order
+(``_nested_or_top``: a key present in ``dflash_config`` stops the search, even null); with
+neither, SGLang takes the served tokenizer's mask token (:mod:`.token`)."""
 
 DSPARK_TOKEN_ORDER: Final = (
     "dspark_noise_token_id",

@@ -33,6 +33,10 @@ VERSION: Final = VERSIONS[-1]
 ENGINE: Final = f"sglang {VERSION}"
 """How a verdict names the engine it speaks for."""
 
+SERVE_OPTION: Final = "--speculative-algorithm"
+"""The command-line option that takes a verdict's ``serve_with``
+(``srt/server_args.py: ServerArgs.speculative_algorithm``)."""
+
 
 class SglangRefuses(ParallelDraftingConfigError):
     """SGLang raises on the draft at the step the message names (a config field, the

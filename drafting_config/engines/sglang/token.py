@@ -10,7 +10,14 @@ from dataclasses import dataclass
 from typing import Final
 
 from drafting_config.draft.fields import names_token_id, placeholder_warning
-from drafting_config.engines.sglang.config import sglang_algorithm, sglang_draft
+from drafting_config.engines.interface import TokenField
+from drafting_config.engines.sglang.config import (
+    DEFAULT_MASK_TOKEN,
+    DFLASH_TOKEN_ORDER,
+    DSPARK_TOKEN_ORDER,
+    sglang_algorithm,
+    sglang_draft,
+)
 from drafting_config.engines.sglang.names import Algorithm, SglangRefuses
 from drafting_config.files.tokenizer_files import TokenizerFiles
 from drafting_config.rules.subject import Subject
@@ -285,3 +292,87 @@ def check_sglang_mask_embedding(subject: Subject, found: Findings) -> None:
                 evidence=f"{_MERGE} reads saved['embedding'] and int(saved['mask_token_id'])",
             )
         )
+
+
+# --- where the token id is looked for, for `explain` ---------------------------------------------
+
+
+def sglang_token_fields(subject: Subject, token: SglangToken | None) -> tuple[TokenField, ...]:
+    """Where SGLang looks for the draft's token id, in its order, each field with its raw
+    value and status: DFLASH's fields (:data:`~.config.DFLASH_TOKEN_ORDER`), then the
+    served tokenizer's mask token; DSPARK's (:data:`~.config.DSPARK_TOKEN_ORDER`), which
+    has no fallback; none for EAGLE3, which reads no token.  ``token`` is the id SGLang
+    settled on (:func:`sglang_token`), ``None`` when it refused one.
+
+    The search stops at the first field present (even null; a null
+    ``dspark_noise_token_id`` is skipped): that field is the ``winner``, ``null`` or
+    ``invalid``, the fields below it ``not read``.
+
+    Raises:
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    algorithm = sglang_algorithm(subject)
+    order: tuple[str, ...]
+    if algorithm is Algorithm.DSPARK:
+        order = DSPARK_TOKEN_ORDER
+    elif algorithm is Algorithm.DFLASH:
+        order = DFLASH_TOKEN_ORDER
+    else:
+        return ()
+    refused: ParallelDraftingConfigError | None = None
+    try:
+        parsed = sglang_draft(subject)
+    except ParallelDraftingConfigError as error:
+        parsed, refused = None, error
+    if parsed is None and refused is None:  # a draft SGLang does not parse (its format)
+        return ()
+    values = {field: _raw(subject, field) for field in order}
+    present = [
+        field
+        for field, value in values.items()
+        if value is not MISSING and not (field == "dspark_noise_token_id" and value is None)
+    ]
+    stop = present[0] if present else None
+    rows: list[TokenField] = []
+    reached = True
+    for field, value in values.items():
+        if field == stop:
+            reached = False
+            if refused is not None and refused.field == field:
+                rows.append(TokenField(field, value, "invalid", str(refused)))
+            else:
+                rows.append(TokenField(field, value, "null" if value is None else "winner"))
+        elif value is MISSING:
+            rows.append(TokenField(field, value, "absent"))
+        else:
+            rows.append(TokenField(field, value, "null" if reached else "not read"))
+    if algorithm is Algorithm.DFLASH:
+        rows.append(
+            _tokenizer_row(
+                subject, token, configured=stop is not None and (values[stop] is not None)
+            )
+        )
+    return tuple(rows)
+
+
+def _tokenizer_row(subject: Subject, token: SglangToken | None, *, configured: bool) -> TokenField:
+    """The served tokenizer's mask token, SGLang's DFLASH fallback."""
+    text = DEFAULT_MASK_TOKEN if token is None or token.text is None else token.text
+    name = f"tokenizer {text!r}"
+    if configured:
+        return TokenField(name, MISSING, "not read")
+    if token is None or token.source != "tokenizer" or token.token_id is None:
+        status = "not checked" if subject.tokenizer is None else "invalid"
+        return TokenField(name, MISSING, status)
+    return TokenField(name, token.token_id, "added" if token.added else "winner")
+
+
+def _raw(subject: Subject, field: str) -> object:
+    """A field of the draft's config by its dotted path, :data:`MISSING` when absent."""
+    section_name, dot, key = field.partition(".")
+    if not dot:
+        return subject.get(field, MISSING)
+    section = subject.get(section_name, None)
+    if isinstance(section, dict):
+        return section.get(key, MISSING)
+    return MISSING if section is None else getattr(section, key, MISSING)

@@ -35,6 +35,7 @@ from drafting_config.engines.vllm.load_path import (
 )
 from drafting_config.engines.vllm.modes import ServedMode, sequential_note, served_mode
 from drafting_config.engines.vllm.names import ENGINE as ENGINE
+from drafting_config.engines.vllm.names import SERVE_OPTION as SERVE_OPTION
 from drafting_config.engines.vllm.names import VERSION as VERSION
 from drafting_config.engines.vllm.names import Release, engine_name
 from drafting_config.engines.vllm.resolution import (
@@ -180,6 +181,11 @@ class VllmRelease:
     def ENGINE(self) -> str:
         """``"vllm VERSION"``."""
         return engine_name(self.version)
+
+    @property
+    def SERVE_OPTION(self) -> str:
+        """:data:`~.names.SERVE_OPTION`."""
+        return SERVE_OPTION
 
     def resolver_findings(self, draft: DraftFile) -> Findings:
         """:func:`resolver_findings`: the token chain is the same in every release."""

@@ -23,6 +23,9 @@ VERSION: Final = VERSIONS[-1]
 ENGINE: Final = f"vllm {VERSION}"
 """How a verdict names the newest release."""
 
+SERVE_OPTION: Final = "--speculative-config"
+"""The command-line option that takes a verdict's ``serve_with`` (the same in every release)."""
+
 
 def engine_name(version: str) -> str:
     """How a verdict names vLLM ``version``: ``"vllm 0.32.0"``."""

@@ -499,8 +499,8 @@ def test_engine_all_gives_one_verdict_per_engine_and_fails_when_one_fails(
     assert text.endswith("1 checked: 1 valid, 0 invalid\n")
     main(["check", "--engine", "all", str(path), "--target", str(target)])
     text = capsys.readouterr().out
-    assert "[sglang 0.5.23]: INVALID" in text
-    assert "[vllm 0.33.0]: OK" in text
+    assert text.startswith(f"{path}: INVALID\n  vllm 0.33.0: serves as dflash (parallel)")
+    assert "\n  sglang 0.5.23: fails at " in text
     assert text.endswith("1 draft checked: vllm 0.33.0 serves 1, sglang 0.5.23 serves 0\n")
 
 

@@ -65,6 +65,12 @@ class Code:
     """The step of the load path the fact is about."""
     summary: str
     """What the fact is, in one sentence, for the docs' code page."""
+    fix: str | None = None
+    """How to remove a finding of this code, in general (a finding's own ``fix`` is
+    specific), or ``None`` where the author can change nothing that removes it."""
+    evidence: str | None = None
+    """The engine or library code behind the fact (``"vllm/config/speculative.py:
+    SpeculativeConfig.__post_init__"``), or ``None`` where the fact is the checker's own."""
 
     def __str__(self) -> str:
         return self.name
@@ -76,8 +82,16 @@ CODES: Final[Mapping[str, Code]] = MappingProxyType(_DECLARED)
 """Every declared code, by name, in the order declared."""
 
 
-def declare(name: str, step: Step, summary: str) -> Code:
-    """Declare a code: the one place its name, step and summary are written.
+def declare(
+    name: str,
+    step: Step,
+    summary: str,
+    *,
+    fix: str | None = None,
+    evidence: str | None = None,
+) -> Code:
+    """Declare a code: the one place its name, step, summary, general fix and evidence are
+    written.
 
     Raises:
         ValueError: ``name`` is not lower-case words joined by ``-``, or is declared
@@ -87,7 +101,7 @@ def declare(name: str, step: Step, summary: str) -> Code:
         raise ValueError(f"a code is lower-case words joined by '-', not {name!r}")
     if name in _DECLARED:
         raise ValueError(f"the code {name!r} is declared twice")
-    code = Code(name, step, summary)
+    code = Code(name, step, summary, fix, evidence)
     _DECLARED[name] = code
     return code
 

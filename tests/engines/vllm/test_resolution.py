@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from drafting_config import PRIORITY_ORDER, ParallelDraftingConfig, ParallelDraftingConfigError
 from drafting_config.engines.vllm.resolution import resolve
+from drafting_config.values.codes import CODES
 from drafting_config.values.errors import (
     MAX_TYPE_NAME_CHARS,
     MAX_VALUE_CHARS,
@@ -188,11 +189,11 @@ def test_the_placeholder_warning_shows_the_special_value() -> None:
         ParallelDraftingConfig.from_hf_config({"pard_token": 2, "eos_token_id": [7, 2]})
     [warning] = record
     assert str(warning.message) == (
-        "The parallel drafting token id 2 (from `pard_token`) equals the config's "
-        "`eos_token_id` ([7, 2] (list)): a placeholder copied from a special token makes "
-        "every masked slot look like that token and ruins acceptance rates. Use a dedicated "
-        "mask token id."
+        "`pard_token` = 2 equals the config's `eos_token_id` ([7, 2] (list)), so every "
+        "masked slot reads as that special token and acceptance collapses."
     )
+    assert isinstance(warning.message, PlaceholderTokenIdWarning)
+    assert warning.message.code is CODES["token-placeholder"]
 
 
 class _RaisingConfig:

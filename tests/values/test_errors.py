@@ -247,10 +247,12 @@ def test_conflict_warning_names_both_fields_and_the_winner() -> None:
     assert config.token_id == 151669
     (warning,) = record
     assert str(warning.message) == (
-        "`dflash_config.mask_token_id` = 151669 and `pard_token` = 151670 disagree; "
-        "`dflash_config.mask_token_id` wins because it has higher priority. "
-        "Remove `pard_token` or set it to 151669."
+        "`dflash_config.mask_token_id` = 151669 and `pard_token` = 151670 disagree, and "
+        "`dflash_config.mask_token_id` wins by priority."
     )
+    assert isinstance(warning.message, ConflictingTokenIdWarning)
+    assert warning.message.fix == "remove `pard_token` or set it to 151669"
+    assert warning.message.field == "pard_token"
 
 
 @pytest.mark.parametrize(

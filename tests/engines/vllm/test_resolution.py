@@ -177,11 +177,13 @@ def test_the_eagle_disagreement_warning_says_what_to_do() -> None:
     assert config.token_id == 5
     [warning] = record
     assert str(warning.message) == (
-        "`dflash_config.mask_token_id` = 5 and `eagle_config.mask_token_id` = 6 disagree. "
-        "Engines feed 5, but some model classes (vLLM's Qwen3 DFlash/DSpark) merge "
-        "`eagle_config` into `dflash_config` and embed their mask slots as 6, and nothing "
-        "fails. Set `eagle_config.mask_token_id` to 5 or remove it."
+        "`dflash_config.mask_token_id` = 5 and `eagle_config.mask_token_id` = 6 disagree, so "
+        "vLLM's Qwen3 DFlash and DSpark classes embed the masked slots as 6 while the engine "
+        "feeds 5, and nothing fails."
     )
+    assert isinstance(warning.message, ConflictingTokenIdWarning)
+    assert warning.message.fix == "set `eagle_config.mask_token_id` to 5 or remove it"
+    assert warning.message.field == "eagle_config.mask_token_id"
 
 
 def test_the_placeholder_warning_shows_the_special_value() -> None:

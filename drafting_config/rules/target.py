@@ -39,8 +39,8 @@ def check_target_sizes(subject: Subject, found: Findings) -> None:
         field = subject.token_field
         found.error(
             ParallelDraftingConfigError(
-                f"`{field}` = {token_id} is outside the target's vocabulary (the target's "
-                f"vocab_size is {target.vocab_size}), so the masked slots index past its "
+                f"`{field}` = {token_id} is outside the target's vocabulary: the target's "
+                f"vocab_size is {target.vocab_size}, so the masked slots would index past its "
                 "embedding table.",
                 field=field,
                 code=codes.TOKEN_OUTSIDE_TARGET_VOCAB,

@@ -115,15 +115,17 @@ class RepoIdError(ParallelDraftingConfigError):
 class RepoNotCachedError(ParallelDraftingConfigError):
     """The repo, the revision or its ``config.json`` is not in the local cache.
 
-    The message says what is missing and how to get it (``--download``, or
+    The message says what is missing; the ``fix``, how to get it (``--download``, or
     ``hf download ORG/NAME config.json``).
     """
 
     unavailable = True  # the check could not be made: exit 2, not a broken draft
 
-    def __init__(self, repo_id: str, revision: str, cache_dir: str, problem: str) -> None:
+    def __init__(
+        self, repo_id: str, revision: str, cache_dir: str, problem: str, *, fix: str | None = None
+    ) -> None:
         del revision, cache_dir  # said in ``problem``
-        super().__init__(f"{repo_id}: {problem}", code=codes.REPO_NOT_CACHED)
+        super().__init__(f"{repo_id}: {problem}", code=codes.REPO_NOT_CACHED, fix=fix)
 
 
 class MissingExtraError(ParallelDraftingConfigError):
@@ -144,15 +146,16 @@ class MissingExtraError(ParallelDraftingConfigError):
         if failure is None:
             problem = (
                 "looking up a Hugging Face repo id needs huggingface_hub, which is not "
-                f"installed (or is too old); install it: pip install '{HUB_REQUIREMENT}' "
-                f"(the {EXTRA_NAME} extra)"
+                "installed (or is too old)"
             )
+            fix = f"install the {EXTRA_NAME} extra: pip install '{HUB_REQUIREMENT}'"
         else:
             problem = (
                 "looking up a Hugging Face repo id needs huggingface_hub, which failed to "
-                f"import ({failure}); check the HF_* environment variables"
+                f"import ({failure})"
             )
-        super().__init__(f"{repo_id}: {problem}", code=codes.HUB_EXTRA_MISSING)
+            fix = "check the HF_* environment variables"
+        super().__init__(f"{repo_id}: {problem}", code=codes.HUB_EXTRA_MISSING, fix=fix)
         self.failure = failure
         self.problem = problem
 
@@ -168,10 +171,13 @@ class HubDownloadError(ParallelDraftingConfigError):
 
     problem: str
 
-    def __init__(self, repo_id: str, revision: str, filename: str, problem: str) -> None:
+    def __init__(
+        self, repo_id: str, revision: str, filename: str, problem: str, *, fix: str | None = None
+    ) -> None:
         super().__init__(
             f"{repo_id}: cannot download {filename} (revision {revision}): {problem}",
             code=codes.DOWNLOAD_FAILED,
+            fix=fix,
         )
         self.problem = problem
 
@@ -360,6 +366,7 @@ def locate(
             "no such file or directory (not found locally); it is not a Hugging Face repo id "
             f"either ({problem}; a repo id is ORG/NAME, as in Qwen/Qwen3-8B).",
             unavailable=True,
+            fix="check the path, or write the repo id as ORG/NAME",
         )
     return _snapshot(
         name,
@@ -394,8 +401,10 @@ def _snapshot(
         try:
             snapshot = _cached_snapshot(repo_id, revision, cache, anchors)
         except RepoNotCachedError:
-            problem = "HF_HUB_OFFLINE is set, and the cache does not hold it; unset it to download."
-            raise HubDownloadError(repo_id, revision, anchors[0], problem) from None
+            problem = "HF_HUB_OFFLINE is set, and the cache does not hold it."
+            raise HubDownloadError(
+                repo_id, revision, anchors[0], problem, fix="unset HF_HUB_OFFLINE to download"
+            ) from None
         if notes is not None:
             notes.append(
                 Note(
@@ -468,7 +477,7 @@ def _cached_snapshot(repo_id: str, revision: str, cache: str, anchors: tuple[str
         commit, corrupt = _read_ref(_repo_folder(repo_id, cache) / "refs" / revision, revision)
         if corrupt is not None:  # said before the hub reads the ref itself (it may hang)
             fetch = _how_to_fetch(repo_id, revision)
-            raise RepoNotCachedError(repo_id, revision, cache, f"{corrupt}; {fetch}")
+            raise RepoNotCachedError(repo_id, revision, cache, corrupt, fix=fetch)
         with _importing_hub(repo_id):
             from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415 (the extra)
         for anchor in anchors:
@@ -496,8 +505,8 @@ def _cached_snapshot(repo_id: str, revision: str, cache: str, anchors: tuple[str
         repo_id,
         revision,
         cache,
-        f"{_why_not_cached(repo_id, revision, cache, hub_says_absent=hub_says_absent)}; "
-        f"{_how_to_fetch(repo_id, revision)}",
+        _why_not_cached(repo_id, revision, cache, hub_says_absent=hub_says_absent),
+        fix=_how_to_fetch(repo_id, revision),
     )
 
 
@@ -608,8 +617,8 @@ def _cached_refs(refs_dir: Path) -> list[str]:
 def _how_to_fetch(repo_id: str, revision: str) -> str:
     option = "" if revision == DEFAULT_REVISION else f" --revision {revision}"
     return (
-        "to fetch its config and tokenizer files (never weights), pass --download "
-        f"(download=True in Python), or run `hf download {repo_id} {CONFIG_NAME}{option}`"
+        "pass --download (download=True in Python) to fetch its config and tokenizer files "
+        f"(never weights), or run `hf download {repo_id} {CONFIG_NAME}{option}`"
     )
 
 

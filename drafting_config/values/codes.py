@@ -271,6 +271,12 @@ DOWNLOAD_SKIPPED: Final = declare(
     Step.PARSE,
     "An optional file could not be downloaded, or nothing was downloaded (offline).",
 )
+API_ARGUMENT_INVALID: Final = declare(
+    "api-argument-invalid",
+    Step.PARSE,
+    "A value passed to a function of the Python API is not of the type or range it takes "
+    "(a usage error).",
+)
 
 # registry
 ARCHITECTURES_STRING: Final = declare(

@@ -74,10 +74,13 @@ class ConfigFileError(ParallelDraftingConfigError):
         unavailable: bool = False,
         code: Code | None = None,
         fix: str | None = None,
+        evidence: str | None = None,
     ) -> None:
         if code is None:
             code = codes.FILE_UNAVAILABLE if unavailable else self.default_code
-        super().__init__(f"{display_path(path)}: {problem}", code=code, fix=fix)
+        super().__init__(
+            f"{display_path(path)}: {problem}", code=code, fix=fix, evidence=evidence
+        )
         self.path = path
         self.problem = problem
         self.unavailable = unavailable

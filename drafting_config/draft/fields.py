@@ -132,7 +132,9 @@ def _token_fix(field: str, value: object) -> str:
     if issubclass(kind, str):
         return f"write `{field}` as a number, without quotes: strings are not converted"
     if issubclass(kind, float):
-        return f"write `{field}` as an integer: floats, even whole ones such as 7.0, are not converted"
+        return (
+            f"write `{field}` as an integer: floats, even whole ones such as 7.0, are not converted"
+        )
     if issubclass(kind, bool):
         return f"set `{field}` to an integer token id: booleans are not token ids"
     return int_fix(value) or f"set `{field}` to the integer id of the draft's mask token"

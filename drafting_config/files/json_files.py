@@ -78,9 +78,7 @@ class ConfigFileError(ParallelDraftingConfigError):
     ) -> None:
         if code is None:
             code = codes.FILE_UNAVAILABLE if unavailable else self.default_code
-        super().__init__(
-            f"{display_path(path)}: {problem}", code=code, fix=fix, evidence=evidence
-        )
+        super().__init__(f"{display_path(path)}: {problem}", code=code, fix=fix, evidence=evidence)
         self.path = path
         self.problem = problem
         self.unavailable = unavailable

@@ -115,7 +115,8 @@ FILE_UNAVAILABLE: Final = declare(
     "A file or folder the check needs could not be had: missing, unopenable, a folder "
     "with no config.json, a directory or FIFO where a file belongs (the check could "
     "not be made).",
-    fix="check the path, its permissions and that it holds a config.json, or pass a repo id with --download",
+    fix="check the path, its permissions and that it holds a config.json, or pass a repo id "
+    "with --download",
 )
 FILE_MALFORMED: Final = declare(
     "file-malformed",
@@ -800,7 +801,8 @@ MASK_TOKEN_TEXT_DISAGREES: Final = declare(
     Step.TOKENIZER,
     "The mask token's text is another id in the tokenizer.",
     fix="make the token id field and `dflash_config.mask_token` name the same token",
-    evidence="srt/speculative/dflash_worker_v2.py: DFlashWorkerV2._resolve_mask_token_id raises ValueError",
+    evidence="srt/speculative/dflash_worker_v2.py: DFlashWorkerV2._resolve_mask_token_id "
+    "raises ValueError",
 )
 
 

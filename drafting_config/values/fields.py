@@ -102,8 +102,9 @@ def field_getter(config: object, path: str) -> FieldGetter:
             f"{_where(path)} must be {_EXPECTED}; got {describe_value(config)}.",
             field=path or None,
             code=codes.CONFIG_NOT_OBJECT,
-            fix=_NOT_OBJECT_FIX if path else "pass the parsed config.json (a dict) or the "
-            "transformers config object",
+            fix=_NOT_OBJECT_FIX
+            if path
+            else "pass the parsed config.json (a dict) or the transformers config object",
         )
     if issubclass(kind, os.PathLike):
         raise ParallelDraftingConfigError(

@@ -711,8 +711,7 @@ def test_a_repo_id_not_cached_fails_with_exit_2_naming_download(
     run = drafting_config("check", "org/absent")
     assert run.status == 2
     assert run.lines[0] == (
-        f"org/absent: NOT CHECKED: not found locally nor in the local Hugging Face cache "
-        f"({cache})"
+        f"org/absent: NOT CHECKED: not found locally nor in the local Hugging Face cache ({cache})"
     )
     (error,) = check("org/absent").errors
     assert error.fix == (

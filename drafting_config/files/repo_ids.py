@@ -653,7 +653,13 @@ def _download(
             _fetch(repo_id, commit, name, cache, endpoint, required=False)
         except ParallelDraftingConfigError as error:
             if notes is not None:
-                notes.append(Note(f"{name} not downloaded: {error}", code=codes.DOWNLOAD_SKIPPED))
+                notes.append(
+                    Note(
+                        f"{name} not downloaded: {error}",
+                        code=codes.DOWNLOAD_SKIPPED,
+                        fix=error.fix,
+                    )
+                )
     return snapshot
 
 
@@ -721,56 +727,68 @@ def _fetch(
         )
         if absent and not required:
             return None
+        fix: str | None = None
         if isinstance(error, errors.LocalEntryNotFoundError):
-            problem = _unreached_problem(error, endpoint)
+            problem, fix = _unreached_problem(error, endpoint)
         elif isinstance(error, errors.HfHubHTTPError):
-            problem = _refusal_problem(error, filename, revision, endpoint)
+            problem, fix = _refusal_problem(error, filename, revision, endpoint)
         elif isinstance(error, PermissionError):
             problem = f"cannot write to the cache {display_path(cache)}: {error.strerror or error}."
+            fix = "give the cache folder write permission, or set HF_HUB_CACHE to one you own"
         else:  # a transfer or disk failure inside huggingface_hub or below
             problem = exception_text(error, kind=True)
-        raise HubDownloadError(repo_id, revision, filename, problem) from None
+        raise HubDownloadError(repo_id, revision, filename, problem, fix=fix) from None
 
 
-def _refusal_problem(error: Exception, filename: str, revision: str, endpoint: str) -> str:
-    """What the hub's refusal means: no repo, no access, no revision, no file, ..."""
+def _refusal_problem(
+    error: Exception, filename: str, revision: str, endpoint: str
+) -> tuple[str, str | None]:
+    """What the hub's refusal means (no repo, no access, no revision, no file, ...), and
+    what to do about it, when something is known."""
     from huggingface_hub import errors  # noqa: PLC0415 (the optional extra)
 
     if isinstance(error, errors.GatedRepoError):
         return (
-            f"the repo is gated on {endpoint}; accept its terms on its page there and set "
-            "HF_TOKEN to a token of that account."
+            f"the repo is gated on {endpoint}.",
+            "accept its terms on its page there and set HF_TOKEN to a token of that account",
         )
     if isinstance(error, errors.RepositoryNotFoundError):
         return (
             f"{endpoint} has no such repo, or it is private and HF_TOKEN is unset or has no "
-            "access to it."
+            "access to it.",
+            "check the repo id, or set HF_TOKEN to a token with access to it",
         )
     if isinstance(error, errors.RevisionNotFoundError):
-        return f"the repo has no revision {revision} on {endpoint}."
+        return (
+            f"the repo has no revision {revision} on {endpoint}.",
+            "pass a branch, tag or commit the repo has",
+        )
     if isinstance(error, errors.EntryNotFoundError):
-        return f"the repo has no {filename} at this revision; is it a model repo?"
+        return f"the repo has no {filename} at this revision; is it a model repo?", None
     status = _status(error)
-    hint = " (is HF_TOKEN valid?)" if status in (401, 403) else ""
-    return f"{endpoint} answered HTTP {status}{hint}."
+    if status in (401, 403):
+        return f"{endpoint} answered HTTP {status}.", "check that HF_TOKEN is valid"
+    return f"{endpoint} answered HTTP {status}.", None
 
 
-def _unreached_problem(error: Exception, endpoint: str) -> str:
-    """Why the hub gave no usable answer; huggingface_hub chains the failure it hit."""
+def _unreached_problem(error: Exception, endpoint: str) -> tuple[str, str | None]:
+    """Why the hub gave no usable answer (huggingface_hub chains the failure it hit), and
+    what to check."""
     from huggingface_hub import errors  # noqa: PLC0415 (the optional extra)
 
     if _cause(error, errors.OfflineModeIsEnabled) is not None:
-        return "HF_HUB_OFFLINE is set; unset it to download."
+        return "HF_HUB_OFFLINE is set.", "unset HF_HUB_OFFLINE to download"
     http = _cause(error, errors.HfHubHTTPError)
     if http is not None:
-        return f"{endpoint} answered HTTP {_status(http)}."
+        return f"{endpoint} answered HTTP {_status(http)}.", None
     if _cause(error, errors.FileMetadataError) is not None:
         return (
-            f"the server at {endpoint} does not answer like a Hugging Face hub; check HF_ENDPOINT."
+            f"the server at {endpoint} does not answer like a Hugging Face hub.",
+            "check HF_ENDPOINT",
         )
     return (
-        f"could not reach a Hugging Face hub at {endpoint}; check the network connection, "
-        "HF_ENDPOINT and the proxy settings."
+        f"could not reach a Hugging Face hub at {endpoint}.",
+        "check the network connection, HF_ENDPOINT and the proxy settings",
     )
 
 
@@ -826,19 +844,19 @@ def hub_checkpoint_headers(
         raise WeightsFileError(f"{repo_id}/{INDEX_FILE}", exception_text(error)) from None
     except errors.EntryNotFoundError as error:
         if isinstance(error, errors.LocalEntryNotFoundError):
-            raise HubDownloadError(
-                repo_id, revision, what, _unreached_problem(error, hub)
-            ) from None
+            unreached, check = _unreached_problem(error, hub)
+            raise HubDownloadError(repo_id, revision, what, unreached, fix=check) from None
         raise WeightsFileError(
             f"{repo_id}/{INDEX_FILE}",
             f"names a shard the repo does not have at revision {revision}: {exception_text(error)}",
         ) from None
     except Exception as error:  # every failure below is translated, none escapes raw
+        fix: str | None = None
         if isinstance(error, errors.HfHubHTTPError):
-            problem = _refusal_problem(error, what, revision, hub)
+            problem, fix = _refusal_problem(error, what, revision, hub)
         else:
             problem = exception_text(error, kind=True)
-        raise HubDownloadError(repo_id, revision, what, problem) from None
+        raise HubDownloadError(repo_id, revision, what, problem, fix=fix) from None
     headers = {}
     for name, file in metadata.files_metadata.items():
         entries = {

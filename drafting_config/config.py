@@ -197,7 +197,11 @@ class ParallelDraftingConfig(BaseModel):
                 return cls.from_hf_config(located.config)
             except ParallelDraftingConfigError as error:
                 raise ParallelDraftingConfigError(
-                    f"{located.shown}: {error}", field=error.field, code=error.code
+                    f"{located.shown}: {error}",
+                    field=error.field,
+                    code=error.code,
+                    fix=error.fix,
+                    evidence=error.evidence,
                 ) from None
         verdict = check(
             path,
@@ -269,6 +273,8 @@ class ParallelDraftingConfig(BaseModel):
                 f"{[item.source.value for item in self.shadowed]}.",
                 field="shadowed",
                 code=codes.MODEL_FIELD_INVALID,
+                fix="list in `shadowed` only fields below `source` in PRIORITY_ORDER, in that "
+                "order",
             )
         return self
 

@@ -580,6 +580,7 @@ class _Reads:
                     "special_tokens_map.json).",
                     unavailable=True,
                     code=codes.TOKENIZER_NOT_FOUND,
+                    fix="pass --tokenizer a folder that holds the tokenizer's files",
                 )
             return files
         beside = {
@@ -596,9 +597,9 @@ class _Reads:
                 )
             else:
                 found.note(
-                    "tokenizer not checked: a config object has no directory to look in; "
-                    "pass tokenizer=DIR",
+                    "tokenizer not checked: a config object has no directory to look in",
                     code=codes.TOKENIZER_NOT_FOUND,
+                    fix="pass tokenizer=DIR",
                 )
         return files
 
@@ -653,9 +654,10 @@ class _Reads:
                 files = find_weight_files(local, listings)
                 if files.bin_only:
                     found.note(
-                        "weights not checked: the draft ships .bin weights only (pickles, not "
-                        "read); safetensors headers are what can be checked",
+                        "weights not checked: the draft ships .bin weights only, pickles that "
+                        "are not read",
                         code=codes.WEIGHTS_BIN_ONLY,
+                        fix="ship the weights as safetensors to have their headers checked",
                     )
                 checkpoint = read_weight_files(local, files)
                 shown = (
@@ -664,7 +666,9 @@ class _Reads:
                     else tuple(display_path(os.path.join(local, name)) for name in checkpoint.files)
                 )
         except (HubDownloadError, LfsPointerError) as error:  # nothing known either way
-            found.note(f"weights not checked: {error}", code=codes.WEIGHTS_UNREADABLE)
+            found.note(
+                f"weights not checked: {error}", code=codes.WEIGHTS_UNREADABLE, fix=error.fix
+            )
             return None
         except ParallelDraftingConfigError as error:  # WeightsFileError, MissingExtraError
             if (
@@ -673,10 +677,10 @@ class _Reads:
                 and looks_like_repo_id(text)
             ):
                 found.note(  # a cache snapshot, not a directory: vLLM downloads the rest
-                    f"weights not checked: the cache does not hold every weights file ({error}); "
-                    "vLLM downloads them when it serves the repo id; --download reads their "
-                    "headers from the hub",
+                    f"weights not checked: the cache does not hold every weights file ({error}), "
+                    "which vLLM downloads when it serves the repo id",
                     code=codes.WEIGHTS_NOT_CACHED,
+                    fix="pass --download to read their headers from the hub",
                 )
             else:
                 found.error(error)
@@ -736,6 +740,8 @@ def _verifier_target(verifier: str, options: CheckOptions) -> _Target:
                 Note(
                     f"target not checked: the speculators verifier {verifier!r} {_why(error)}",
                     code=codes.VERIFIER_NOT_FOUND,
+                    field="speculators_config.verifier.name_or_path",
+                    fix=_verifier_fix(error),
                 ),
             ),
         )
@@ -751,17 +757,20 @@ def _why(error: ParallelDraftingConfigError) -> str:
     """Why a speculators verifier could not be read, for its note."""
     if isinstance(error, MissingExtraError):
         if error.failure is None:
-            return (
-                f"is a repo id, and looking it up needs the {EXTRA_NAME} extra "
-                f"(pip install '{HUB_REQUIREMENT}')"
-            )
+            return f"is a repo id, and looking it up needs the {EXTRA_NAME} extra"
         return f"is a repo id, and {error.problem}"
     if isinstance(error, HubDownloadError):
         return f"could not be downloaded: {error.problem}"
-    return (
-        "is neither a local model directory nor in the local Hugging Face cache "
-        "(pass --target, or --download)"
-    )
+    return "is neither a local model directory nor in the local Hugging Face cache"
+
+
+def _verifier_fix(error: ParallelDraftingConfigError) -> str:
+    """What makes a speculators verifier that could not be read readable, for its note."""
+    if isinstance(error, MissingExtraError):
+        if error.failure is None:
+            return f"install the {EXTRA_NAME} extra: pip install '{HUB_REQUIREMENT}'"
+        return error.fix or "check the HF_* environment variables"
+    return "pass --target DIR, or --download"
 
 
 def _first_that_classifies(

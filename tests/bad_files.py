@@ -102,7 +102,7 @@ BAD_FILES: dict[str, tuple[Callable[[Path], Path], str]] = {
     ),
     "utf-16 with a byte-order mark": (
         _write("utf16.json", _CONFIG_TEXT.encode("utf-16")),
-        "UTF-16 (little-endian) text, not UTF-8; save the config.json as UTF-8",
+        "UTF-16 (little-endian) text, not UTF-8.",
     ),
     "utf-16-le without a mark": (
         _write("utf16le.json", _CONFIG_TEXT.encode("utf-16-le")),

@@ -48,7 +48,7 @@ def test_class_default_mask_token_id_wins_like_getattr_and_is_flagged() -> None:
     # pard_token, the conflict warning says it may be only a class default.
     hf_config = EuroBertConfig.from_dict({"pard_token": 128020})
     assert hf_config.mask_token_id == 128002
-    with pytest.warns(ConflictingTokenIdWarning, match="class default of EuroBertConfig"):
+    with pytest.warns(ConflictingTokenIdWarning, match="EuroBertConfig.s class default"):
         config = ParallelDraftingConfig.from_hf_config(hf_config)
     assert (config.token_id, config.source) == (128002, TokenIdSource.MASK_TOKEN_ID)
     with pytest.warns(ConflictingTokenIdWarning) as from_dict_record:

@@ -45,9 +45,7 @@ QWEN3_8B = {"vocab_size": 151936, "hidden_size": 4096, "num_hidden_layers": 36}
 LLAMA3_8B = {"vocab_size": 128256, "hidden_size": 4096, "num_hidden_layers": 32}
 VERIFIER = "Qwen/Qwen3-8B"
 NO_TARGET = "target not checked: no target given"
-NO_TOKENIZER_DIRECTORY = (
-    "tokenizer not checked: a config object has no directory to look in; pass tokenizer=DIR"
-)
+NO_TOKENIZER_DIRECTORY = "tokenizer not checked: a config object has no directory to look in"
 
 
 @pytest.fixture
@@ -248,9 +246,13 @@ def test_an_uncached_verifier_is_a_note_and_the_draft_alone_is_checked(cache: Pa
     assert verdict.target is None
     assert verdict.notes == (
         f"target not checked: the speculators verifier {VERIFIER!r} is neither a local model "
-        "directory nor in the local Hugging Face cache (pass --target, or --download)",
+        "directory nor in the local Hugging Face cache",
         NO_TOKENIZER_DIRECTORY,
     )
+    assert [getattr(note, "fix", None) for note in verdict.notes] == [
+        "pass --target DIR, or --download",
+        "pass tokenizer=DIR",
+    ]
     assert fields(verdict) == ["aux_hidden_state_layer_ids"]
 
 
@@ -262,8 +264,11 @@ def test_without_huggingface_hub_a_verifier_repo_id_is_a_note_naming_the_extra(
     assert verdict.ok
     assert verdict.notes == (
         f"target not checked: the speculators verifier {VERIFIER!r} is a repo id, and looking "
-        "it up needs the hub extra (pip install 'huggingface_hub>=0.30')",
+        "it up needs the hub extra",
         NO_TOKENIZER_DIRECTORY,
+    )
+    assert getattr(verdict.notes[0], "fix", None) == (
+        "install the hub extra: pip install 'huggingface_hub>=0.30'"
     )
 
 
@@ -345,7 +350,8 @@ def test_a_repo_id_not_cached_is_an_error_naming_download(cache: Path) -> None:
     assert verdict.resolution is None
     (error,) = verdict.errors
     assert type(error) is RepoNotCachedError
-    assert "pass --download" in str(error)
+    assert error.fix is not None
+    assert "pass --download" in error.fix
     verdict = check({"pard_token": 3}, target="org/absent")
     assert [type(e) for e in verdict.errors] == [RepoNotCachedError]
     assert verdict.target == "org/absent"

@@ -19,7 +19,7 @@ from drafting_config.values.errors import (
     describe_value,
 )
 from drafting_config.values.fields import is_list
-from drafting_config.values.integers import INT32_LIMIT, exact_int, int_hint
+from drafting_config.values.integers import INT32_LIMIT, exact_int, int_fix
 from drafting_config.values.sources import (
     PLACEHOLDER_FIELDS,
     PRIORITY_ORDER,
@@ -85,10 +85,11 @@ def token_id_error(
     token_id = exact_int(value)
     if token_id is None:
         return ParallelDraftingConfigError(
-            f"`{field}` must be an integer token id, got {describe_value(value)}. "
-            f"Expected {_expected_range(vocab_size)}.{_type_hint(value)}",
+            f"`{field}` must be an integer token id, got {describe_value(value)}; "
+            f"expected {_expected_range(vocab_size)}.",
             field=field,
             code=codes.TOKEN_NOT_INT,
+            fix=_token_fix(field, value),
         )
     if not 0 <= token_id < (INT32_LIMIT if vocab_size is None else vocab_size):
         shown = describe_value(token_id).removesuffix(" (int)")
@@ -96,6 +97,8 @@ def token_id_error(
             f"`{field}` = {shown} is out of range: expected {_expected_range(vocab_size)}.",
             field=field,
             code=codes.TOKEN_OUT_OF_RANGE,
+            fix=f"set `{field}` to the id of the draft's mask token, "
+            + ("in [0, 2**31)" if vocab_size is None else f"below its vocab_size ({vocab_size})"),
         )
     return token_id
 
@@ -127,15 +130,18 @@ def names_token_id(value: object, token_id: int) -> bool:
     return exact_int(value) == token_id
 
 
-def _type_hint(value: object) -> str:
+def _token_fix(field: str, value: object) -> str:
+    """How to write ``value``, which is not an int, as the token id of ``field``."""
     kind = type(value)
     if issubclass(kind, str):
-        return " Strings are not converted: write the number without quotes."
+        return f"write `{field}` as a number, without quotes: strings are not converted"
     if issubclass(kind, float):
-        return " Floats are not converted, not even whole ones such as 7.0."
+        return (
+            f"write `{field}` as an integer: floats, even whole ones such as 7.0, are not converted"
+        )
     if issubclass(kind, bool):
-        return " Booleans are not token ids."
-    return int_hint(value)
+        return f"set `{field}` to an integer token id: booleans are not token ids"
+    return int_fix(value) or f"set `{field}` to the integer id of the draft's mask token"
 
 
 def _expected_range(vocab_size: int | None) -> str:
@@ -150,11 +156,11 @@ def placeholder_warning(
     """The warning for a token id equal to a special-token field of the draft's config (or,
     with ``whose="target's"``, of the target's)."""
     return PlaceholderTokenIdWarning(
-        f"The parallel drafting token id {token_id} (from `{source}`) equals the "
-        f"{whose} `{field}` ({describe_value(value)}): a placeholder copied from a special "
-        "token makes every masked slot look like that token and ruins acceptance rates. "
-        "Use a dedicated mask token id.",
+        f"`{source}` = {token_id} equals the {whose} `{field}` ({describe_value(value)}), so "
+        "every masked slot reads as that special token and acceptance collapses.",
+        field=source,
         code=codes.TOKEN_PLACEHOLDER,
+        fix=f"set `{source}` to a dedicated mask token id, not a special token's",
     )
 
 

@@ -406,19 +406,23 @@ def _conflict(
 ) -> ConflictingTokenIdWarning:
     winner_field, other_field = in_file(winner.value), in_file(other.value)
     message = (
-        f"`{winner_field}` = {token_id} and `{other_field}` = {value} disagree; "
-        f"`{winner_field}` wins because it has higher priority. "
-        f"Remove `{other_field}` or set it to {token_id}."
+        f"`{winner_field}` = {token_id} and `{other_field}` = {value} disagree, and "
+        f"`{winner_field}` wins by priority"
     )
     # Some transformers model classes give `mask_token_id` a class default, which
     # an object reports like any other value although config.json never set it.
     config_class = type(hf_config)
     if winner.section is None and _class_default(config_class, winner.key) == token_id:
         message += (
-            f" Note: {token_id} is also the class default of {config_class.__name__}."
-            f"{winner.key}, so it may not come from config.json at all."
+            f", though {token_id} is also {config_class.__name__}'s class default for "
+            f"`{winner.key}` and may not come from config.json"
         )
-    return ConflictingTokenIdWarning(message, code=codes.TOKEN_FIELDS_DISAGREE)
+    return ConflictingTokenIdWarning(
+        message + ".",
+        field=other_field,
+        code=codes.TOKEN_FIELDS_DISAGREE,
+        fix=f"remove `{other_field}` or set it to {token_id}",
+    )
 
 
 def _eagle_disagrees(
@@ -426,11 +430,14 @@ def _eagle_disagrees(
 ) -> ConflictingTokenIdWarning:
     field = in_file(join_path(EAGLE_CONFIG, "mask_token_id"))
     return ConflictingTokenIdWarning(
-        f"`{in_file(winner.value)}` = {token_id} and `{field}` = {eagle} disagree. Engines feed "
-        f"{token_id}, but some model classes (vLLM's Qwen3 DFlash/DSpark) merge `{EAGLE_CONFIG}` "
-        f"into `dflash_config` and embed their mask slots as {eagle}, and nothing fails. "
-        f"Set `{field}` to {token_id} or remove it.",
+        f"`{in_file(winner.value)}` = {token_id} and `{field}` = {eagle} disagree, so vLLM's "
+        f"Qwen3 DFlash and DSpark classes embed the masked slots as {eagle} while the engine "
+        f"feeds {token_id}, and nothing fails.",
+        field=field,
         code=codes.TOKEN_EAGLE_DISAGREES,
+        fix=f"set `{field}` to {token_id} or remove it",
+        evidence="vllm/model_executor/models/qwen3_dflash.py: DFlashQwen3Model.__init__ merges "
+        "`eagle_config` into `dflash_config`",
     )
 
 

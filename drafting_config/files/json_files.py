@@ -53,7 +53,9 @@ class ConfigFileError(ParallelDraftingConfigError):
 
     Attributes:
         path: the file (or directory) that was asked for, as given.
-        problem: what is wrong with it, without the path.
+        problem: what is wrong with it, without the path: one sentence.
+        fix: what to do about it, when one change is known (``"fix the JSON at line 3,
+            column 5"``).
         unavailable: ``True`` when the file could not be had at all (missing, unopenable,
             a directory or FIFO where a file belongs): the check could not be made;
             ``False`` when it was read and is wrong (malformed JSON, not UTF-8, ...).
@@ -65,11 +67,18 @@ class ConfigFileError(ParallelDraftingConfigError):
     """The code of an error of this class about a file that was read: a subclass's own."""
 
     def __init__(
-        self, path: str, problem: str, *, unavailable: bool = False, code: Code | None = None
+        self,
+        path: str,
+        problem: str,
+        *,
+        unavailable: bool = False,
+        code: Code | None = None,
+        fix: str | None = None,
+        evidence: str | None = None,
     ) -> None:
         if code is None:
             code = codes.FILE_UNAVAILABLE if unavailable else self.default_code
-        super().__init__(f"{display_path(path)}: {problem}", code=code)
+        super().__init__(f"{display_path(path)}: {problem}", code=code, fix=fix, evidence=evidence)
         self.path = path
         self.problem = problem
         self.unavailable = unavailable
@@ -114,15 +123,21 @@ def read_json_object(path: PathArgument, *, max_bytes: int, what: str) -> dict[s
 def _parse_object(name: str, data: bytes, what: str) -> dict[str, object]:
     """Decode and parse the bytes of ``name``; its root must be a JSON object."""
     if not data.strip():
-        raise ConfigFileError(name, "the file is empty; expected a JSON object.")
+        raise ConfigFileError(
+            name, "the file is empty, not a JSON object.", fix=f"write the {what} as a JSON object"
+        )
     if b"\0" in data:  # JSON in UTF-16 or UTF-32 always has NULs: tell it from binary
         other_encoding = _other_unicode_encoding(data)
         if other_encoding is not None:
             raise ConfigFileError(
-                name, f"the file is {other_encoding} text, not UTF-8; save the {what} as UTF-8."
+                name,
+                f"the file is {other_encoding} text, not UTF-8.",
+                fix=f"save the {what} as UTF-8",
             )
         raise ConfigFileError(
-            name, f"this is a binary file, not a {what} (a weights file, perhaps?)."
+            name,
+            f"this is a binary file, not a {what} (a weights file, perhaps?).",
+            fix=f"point at the model's {what}, not at another file",
         )
     if data.startswith(_UTF8_BOM):  # tolerated, as editors on Windows add it
         data = data[len(_UTF8_BOM) :]
@@ -130,21 +145,31 @@ def _parse_object(name: str, data: bytes, what: str) -> dict[str, object]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ConfigFileError(
-            name, f"not valid UTF-8 (byte {error.start}); save the {what} as UTF-8 JSON."
+            name, f"not valid UTF-8 (byte {error.start}).", fix=f"save the {what} as UTF-8 JSON"
         ) from None
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError as error:
         raise ConfigFileError(
-            name, f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}."
+            name,
+            f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}.",
+            fix=f"fix the JSON at line {error.lineno}, column {error.colno}",
         ) from None
     except RecursionError:
-        raise ConfigFileError(name, f"the JSON is nested too deeply to be a {what}.") from None
+        raise ConfigFileError(
+            name,
+            f"the JSON is nested too deeply to be a {what}.",
+            fix=f"point at the model's {what}, not at another file",
+        ) from None
     except ValueError:  # Python refuses to convert integer literals over its digit limit
-        raise ConfigFileError(name, huge_integer_problem(text)) from None
+        raise ConfigFileError(
+            name, huge_integer_problem(text), fix="write the integer with fewer digits"
+        ) from None
     if not isinstance(parsed, dict):
         raise ConfigFileError(
-            name, f"the JSON root is {_JSON_KINDS[type(parsed)]}; expected an object."
+            name,
+            f"the JSON root is {_JSON_KINDS[type(parsed)]}; expected an object.",
+            fix=f"write the {what} as one JSON object of fields",
         )
     return parsed
 
@@ -196,37 +221,56 @@ def _read_file(name: str, *, max_bytes: int, what: str, inner: str | None) -> tu
         fd = os.open(name, READ_FLAGS)
     except FileNotFoundError:
         raise ConfigFileError(
-            name, "no such file or directory (not found locally).", unavailable=True
+            name,
+            "no such file or directory (not found locally).",
+            unavailable=True,
+            fix="check the path, or pass a repo id (ORG/NAME) with --download",
         ) from None
     except OSError as error:
         if inner is not None and isinstance(error, PermissionError) and os.path.isdir(name):
             # Searchable but not readable (chmod 111): its files open by name, as for vLLM.
             return _read_inner_file(name, inner, max_bytes=max_bytes, what=what)
         raise ConfigFileError(
-            name, f"cannot open: {error.strerror or error}.", unavailable=True
+            name,
+            f"cannot open: {error.strerror or error}.",
+            unavailable=True,
+            fix="check the path and its permissions",
         ) from None
     except ValueError:  # a NUL byte in the path
         raise ConfigFileError(
-            name, "not a valid path (it contains a NUL byte).", unavailable=True
+            name,
+            "not a valid path (it contains a NUL byte).",
+            unavailable=True,
+            fix="pass the path without the NUL byte",
         ) from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             if inner is None:
                 raise ConfigFileError(
-                    name, f"this is a directory; expected a {what} file.", unavailable=True
+                    name,
+                    f"this is a directory; expected a {what} file.",
+                    unavailable=True,
+                    fix=f"point at the {what} file itself",
                 )
             return _read_inner_file(name, inner, max_bytes=max_bytes, what=what)
         if not stat.S_ISREG(info.st_mode):
             raise ConfigFileError(
-                name, f"not a regular file; expected a {what} file.", unavailable=True
+                name,
+                f"not a regular file; expected a {what} file.",
+                unavailable=True,
+                fix=f"point at a regular {what} file",
             )
         if info.st_size > max_bytes:
-            raise ConfigFileError(name, _too_large(info.st_size, max_bytes, what))
+            problem, fix = _too_large(info.st_size, max_bytes, what)
+            raise ConfigFileError(name, problem, fix=fix)
         return name, _read_bounded(fd, name, info.st_size, max_bytes=max_bytes, what=what)
     except OSError as error:
         raise ConfigFileError(
-            name, f"cannot read: {error.strerror or error}.", unavailable=True
+            name,
+            f"cannot read: {error.strerror or error}.",
+            unavailable=True,
+            fix="check the file and its permissions",
         ) from None
     finally:
         os.close(fd)
@@ -239,8 +283,9 @@ def _read_inner_file(directory: str, inner: str, *, max_bytes: int, what: str) -
     except FileNotFoundError:
         raise ConfigFileError(
             directory,
-            f"this directory has no {inner}; point at a model directory.",
+            f"this directory has no {inner}.",
             unavailable=True,
+            fix=f"point at a model directory, one that holds its {inner}",
         ) from None
     except OSError as error:  # readable but not searchable (chmod 444): nothing inside opens
         raise ConfigFileError(
@@ -248,6 +293,7 @@ def _read_inner_file(directory: str, inner: str, *, max_bytes: int, what: str) -
             f"cannot reach its {inner}: {error.strerror or error} (the directory is not "
             "searchable: it lacks the x permission).",
             unavailable=True,
+            fix="give the directory the x permission (chmod +x)",
         ) from None
     return _read_file(path, max_bytes=max_bytes, what=what, inner=None)
 
@@ -264,10 +310,16 @@ def _read_bounded(fd: int, name: str, size: int, *, max_bytes: int, what: str) -
         with os.fdopen(fd, "rb", closefd=False) as file:  # reads until the count or the end
             data += file.read(max_bytes + 1 - len(data))
     if len(data) > max_bytes:
-        raise ConfigFileError(name, _too_large(None, max_bytes, what))
+        problem, fix = _too_large(None, max_bytes, what)
+        raise ConfigFileError(name, problem, fix=fix)
     return data
 
 
-def _too_large(size: int | None, max_bytes: int, what: str) -> str:
+def _too_large(size: int | None, max_bytes: int, what: str) -> tuple[str, str]:
+    """The problem of a file over the limit, and its fix."""
     subject = "the file" if size is None else f"the file ({size:,} bytes)"
-    return f"{subject} is over the {max_bytes:,}-byte limit for a {what}; is this a weights file?"
+    return (
+        f"{subject} is over the {max_bytes:,}-byte limit for a {what}, so it is likely a "
+        "weights file.",
+        f"point at the model's {what}, not at its weights",
+    )

@@ -142,9 +142,11 @@ def read_mask_embedding(path: str) -> MaskEmbedding:
         except Exception as error:  # a corrupt file, or a pickle weights_only refuses
             raise WeightsFileError(
                 path,
-                f"torch.load(weights_only=True) refuses it ({load_failure(error)}); vLLM "
-                "loads it the same way and fails. The file is corrupt or holds more than "
-                "tensors: replace it rather than loading it with weights_only=False.",
+                f"torch.load(weights_only=True) refuses it ({load_failure(error)}), and vLLM "
+                "loads it the same way and fails.",
+                fix="replace the file with one torch.save wrote of tensors only; do not load "
+                "it with weights_only=False",
+                evidence="torch: torch.load(weights_only=True)",
             ) from None
     stored: object = MISSING
     is_dict = isinstance(state, dict)  # weights_only loads plain dicts only

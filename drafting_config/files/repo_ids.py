@@ -115,15 +115,17 @@ class RepoIdError(ParallelDraftingConfigError):
 class RepoNotCachedError(ParallelDraftingConfigError):
     """The repo, the revision or its ``config.json`` is not in the local cache.
 
-    The message says what is missing and how to get it (``--download``, or
+    The message says what is missing; the ``fix``, how to get it (``--download``, or
     ``hf download ORG/NAME config.json``).
     """
 
     unavailable = True  # the check could not be made: exit 2, not a broken draft
 
-    def __init__(self, repo_id: str, revision: str, cache_dir: str, problem: str) -> None:
+    def __init__(
+        self, repo_id: str, revision: str, cache_dir: str, problem: str, *, fix: str | None = None
+    ) -> None:
         del revision, cache_dir  # said in ``problem``
-        super().__init__(f"{repo_id}: {problem}", code=codes.REPO_NOT_CACHED)
+        super().__init__(f"{repo_id}: {problem}", code=codes.REPO_NOT_CACHED, fix=fix)
 
 
 class MissingExtraError(ParallelDraftingConfigError):
@@ -144,15 +146,16 @@ class MissingExtraError(ParallelDraftingConfigError):
         if failure is None:
             problem = (
                 "looking up a Hugging Face repo id needs huggingface_hub, which is not "
-                f"installed (or is too old); install it: pip install '{HUB_REQUIREMENT}' "
-                f"(the {EXTRA_NAME} extra)"
+                "installed (or is too old)"
             )
+            fix = f"install the {EXTRA_NAME} extra: pip install '{HUB_REQUIREMENT}'"
         else:
             problem = (
                 "looking up a Hugging Face repo id needs huggingface_hub, which failed to "
-                f"import ({failure}); check the HF_* environment variables"
+                f"import ({failure})"
             )
-        super().__init__(f"{repo_id}: {problem}", code=codes.HUB_EXTRA_MISSING)
+            fix = "check the HF_* environment variables"
+        super().__init__(f"{repo_id}: {problem}", code=codes.HUB_EXTRA_MISSING, fix=fix)
         self.failure = failure
         self.problem = problem
 
@@ -168,10 +171,13 @@ class HubDownloadError(ParallelDraftingConfigError):
 
     problem: str
 
-    def __init__(self, repo_id: str, revision: str, filename: str, problem: str) -> None:
+    def __init__(
+        self, repo_id: str, revision: str, filename: str, problem: str, *, fix: str | None = None
+    ) -> None:
         super().__init__(
             f"{repo_id}: cannot download {filename} (revision {revision}): {problem}",
             code=codes.DOWNLOAD_FAILED,
+            fix=fix,
         )
         self.problem = problem
 
@@ -360,6 +366,7 @@ def locate(
             "no such file or directory (not found locally); it is not a Hugging Face repo id "
             f"either ({problem}; a repo id is ORG/NAME, as in Qwen/Qwen3-8B).",
             unavailable=True,
+            fix="check the path, or write the repo id as ORG/NAME",
         )
     return _snapshot(
         name,
@@ -394,8 +401,10 @@ def _snapshot(
         try:
             snapshot = _cached_snapshot(repo_id, revision, cache, anchors)
         except RepoNotCachedError:
-            problem = "HF_HUB_OFFLINE is set, and the cache does not hold it; unset it to download."
-            raise HubDownloadError(repo_id, revision, anchors[0], problem) from None
+            problem = "HF_HUB_OFFLINE is set, and the cache does not hold it."
+            raise HubDownloadError(
+                repo_id, revision, anchors[0], problem, fix="unset HF_HUB_OFFLINE to download"
+            ) from None
         if notes is not None:
             notes.append(
                 Note(
@@ -468,7 +477,7 @@ def _cached_snapshot(repo_id: str, revision: str, cache: str, anchors: tuple[str
         commit, corrupt = _read_ref(_repo_folder(repo_id, cache) / "refs" / revision, revision)
         if corrupt is not None:  # said before the hub reads the ref itself (it may hang)
             fetch = _how_to_fetch(repo_id, revision)
-            raise RepoNotCachedError(repo_id, revision, cache, f"{corrupt}; {fetch}")
+            raise RepoNotCachedError(repo_id, revision, cache, corrupt, fix=fetch)
         with _importing_hub(repo_id):
             from huggingface_hub import try_to_load_from_cache  # noqa: PLC0415 (the extra)
         for anchor in anchors:
@@ -496,8 +505,8 @@ def _cached_snapshot(repo_id: str, revision: str, cache: str, anchors: tuple[str
         repo_id,
         revision,
         cache,
-        f"{_why_not_cached(repo_id, revision, cache, hub_says_absent=hub_says_absent)}; "
-        f"{_how_to_fetch(repo_id, revision)}",
+        _why_not_cached(repo_id, revision, cache, hub_says_absent=hub_says_absent),
+        fix=_how_to_fetch(repo_id, revision),
     )
 
 
@@ -608,8 +617,8 @@ def _cached_refs(refs_dir: Path) -> list[str]:
 def _how_to_fetch(repo_id: str, revision: str) -> str:
     option = "" if revision == DEFAULT_REVISION else f" --revision {revision}"
     return (
-        "to fetch its config and tokenizer files (never weights), pass --download "
-        f"(download=True in Python), or run `hf download {repo_id} {CONFIG_NAME}{option}`"
+        "pass --download (download=True in Python) to fetch its config and tokenizer files "
+        f"(never weights), or run `hf download {repo_id} {CONFIG_NAME}{option}`"
     )
 
 
@@ -644,7 +653,13 @@ def _download(
             _fetch(repo_id, commit, name, cache, endpoint, required=False)
         except ParallelDraftingConfigError as error:
             if notes is not None:
-                notes.append(Note(f"{name} not downloaded: {error}", code=codes.DOWNLOAD_SKIPPED))
+                notes.append(
+                    Note(
+                        f"{name} not downloaded: {error}",
+                        code=codes.DOWNLOAD_SKIPPED,
+                        fix=error.fix,
+                    )
+                )
     return snapshot
 
 
@@ -712,56 +727,68 @@ def _fetch(
         )
         if absent and not required:
             return None
+        fix: str | None = None
         if isinstance(error, errors.LocalEntryNotFoundError):
-            problem = _unreached_problem(error, endpoint)
+            problem, fix = _unreached_problem(error, endpoint)
         elif isinstance(error, errors.HfHubHTTPError):
-            problem = _refusal_problem(error, filename, revision, endpoint)
+            problem, fix = _refusal_problem(error, filename, revision, endpoint)
         elif isinstance(error, PermissionError):
             problem = f"cannot write to the cache {display_path(cache)}: {error.strerror or error}."
+            fix = "give the cache folder write permission, or set HF_HUB_CACHE to one you own"
         else:  # a transfer or disk failure inside huggingface_hub or below
             problem = exception_text(error, kind=True)
-        raise HubDownloadError(repo_id, revision, filename, problem) from None
+        raise HubDownloadError(repo_id, revision, filename, problem, fix=fix) from None
 
 
-def _refusal_problem(error: Exception, filename: str, revision: str, endpoint: str) -> str:
-    """What the hub's refusal means: no repo, no access, no revision, no file, ..."""
+def _refusal_problem(
+    error: Exception, filename: str, revision: str, endpoint: str
+) -> tuple[str, str | None]:
+    """What the hub's refusal means (no repo, no access, no revision, no file, ...), and
+    what to do about it, when something is known."""
     from huggingface_hub import errors  # noqa: PLC0415 (the optional extra)
 
     if isinstance(error, errors.GatedRepoError):
         return (
-            f"the repo is gated on {endpoint}; accept its terms on its page there and set "
-            "HF_TOKEN to a token of that account."
+            f"the repo is gated on {endpoint}.",
+            "accept its terms on its page there and set HF_TOKEN to a token of that account",
         )
     if isinstance(error, errors.RepositoryNotFoundError):
         return (
             f"{endpoint} has no such repo, or it is private and HF_TOKEN is unset or has no "
-            "access to it."
+            "access to it.",
+            "check the repo id, or set HF_TOKEN to a token with access to it",
         )
     if isinstance(error, errors.RevisionNotFoundError):
-        return f"the repo has no revision {revision} on {endpoint}."
+        return (
+            f"the repo has no revision {revision} on {endpoint}.",
+            "pass a branch, tag or commit the repo has",
+        )
     if isinstance(error, errors.EntryNotFoundError):
-        return f"the repo has no {filename} at this revision; is it a model repo?"
+        return f"the repo has no {filename} at this revision; is it a model repo?", None
     status = _status(error)
-    hint = " (is HF_TOKEN valid?)" if status in (401, 403) else ""
-    return f"{endpoint} answered HTTP {status}{hint}."
+    if status in (401, 403):
+        return f"{endpoint} answered HTTP {status}.", "check that HF_TOKEN is valid"
+    return f"{endpoint} answered HTTP {status}.", None
 
 
-def _unreached_problem(error: Exception, endpoint: str) -> str:
-    """Why the hub gave no usable answer; huggingface_hub chains the failure it hit."""
+def _unreached_problem(error: Exception, endpoint: str) -> tuple[str, str | None]:
+    """Why the hub gave no usable answer (huggingface_hub chains the failure it hit), and
+    what to check."""
     from huggingface_hub import errors  # noqa: PLC0415 (the optional extra)
 
     if _cause(error, errors.OfflineModeIsEnabled) is not None:
-        return "HF_HUB_OFFLINE is set; unset it to download."
+        return "HF_HUB_OFFLINE is set.", "unset HF_HUB_OFFLINE to download"
     http = _cause(error, errors.HfHubHTTPError)
     if http is not None:
-        return f"{endpoint} answered HTTP {_status(http)}."
+        return f"{endpoint} answered HTTP {_status(http)}.", None
     if _cause(error, errors.FileMetadataError) is not None:
         return (
-            f"the server at {endpoint} does not answer like a Hugging Face hub; check HF_ENDPOINT."
+            f"the server at {endpoint} does not answer like a Hugging Face hub.",
+            "check HF_ENDPOINT",
         )
     return (
-        f"could not reach a Hugging Face hub at {endpoint}; check the network connection, "
-        "HF_ENDPOINT and the proxy settings."
+        f"could not reach a Hugging Face hub at {endpoint}.",
+        "check the network connection, HF_ENDPOINT and the proxy settings",
     )
 
 
@@ -817,19 +844,19 @@ def hub_checkpoint_headers(
         raise WeightsFileError(f"{repo_id}/{INDEX_FILE}", exception_text(error)) from None
     except errors.EntryNotFoundError as error:
         if isinstance(error, errors.LocalEntryNotFoundError):
-            raise HubDownloadError(
-                repo_id, revision, what, _unreached_problem(error, hub)
-            ) from None
+            unreached, check = _unreached_problem(error, hub)
+            raise HubDownloadError(repo_id, revision, what, unreached, fix=check) from None
         raise WeightsFileError(
             f"{repo_id}/{INDEX_FILE}",
             f"names a shard the repo does not have at revision {revision}: {exception_text(error)}",
         ) from None
     except Exception as error:  # every failure below is translated, none escapes raw
+        fix: str | None = None
         if isinstance(error, errors.HfHubHTTPError):
-            problem = _refusal_problem(error, what, revision, hub)
+            problem, fix = _refusal_problem(error, what, revision, hub)
         else:
             problem = exception_text(error, kind=True)
-        raise HubDownloadError(repo_id, revision, what, problem) from None
+        raise HubDownloadError(repo_id, revision, what, problem, fix=fix) from None
     headers = {}
     for name, file in metadata.files_metadata.items():
         entries = {

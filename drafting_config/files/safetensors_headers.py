@@ -98,6 +98,11 @@ _JSON_SPACE: Final = re.compile(rb"[ \t\r\n]*")
 _OFFSETS_KEY: Final = b'"data_offsets"'
 
 
+_SAFE_OPEN: Final = "safetensors: safe_open refuses the file"
+_RESAVE: Final = "re-save the checkpoint with the safetensors library"
+_WEIGHT_UTILS: Final = "vllm/model_executor/model_loader/weight_utils.py"
+
+
 class WeightsFileError(ConfigFileError):
     """A weights file (a safetensors file or its index) is unusable; the message names it.
 
@@ -261,6 +266,8 @@ def header_from_json(
                     "`__metadata__` must be null or an object of strings, got "
                     f"{describe_value(entry)}: the safetensors library refuses the header, "
                     "so vLLM cannot load the file.",
+                    fix="write `__metadata__` as an object of strings, or null",
+                    evidence=_SAFE_OPEN,
                 )
             continue
         # The common case in one pass (a checkpoint has a thousand entries or more); anything
@@ -320,6 +327,8 @@ def _check_layout(
                 f"tensor {shown} in the header: its data_offsets [{begin:,}, {stop:,}] "
                 f"{how} (which ends at {end:,}); the safetensors library refuses the file, "
                 "so vLLM cannot load it.",
+                fix=_RESAVE,
+                evidence=_SAFE_OPEN,
             )
         tensor = tensors[tensor_name]
         size = _byte_size(tensor)
@@ -329,6 +338,8 @@ def _check_layout(
                 f"tensor {shown} in the header: shape {shape_text(tensor.shape)} of "
                 f"{tensor.dtype} overflows a 64-bit size; the safetensors library refuses the "
                 "file, so vLLM cannot load it.",
+                fix=_RESAVE,
+                evidence=_SAFE_OPEN,
             )
         if size != stop - begin:
             needs = "a whole number of bytes" if size < 0 else f"{size:,} bytes"
@@ -337,6 +348,8 @@ def _check_layout(
                 f"tensor {shown} in the header: its data_offsets span {stop - begin:,} bytes "
                 f"but shape {shape_text(tensor.shape)} of {tensor.dtype} needs {needs}; the "
                 "safetensors library refuses the file, so vLLM cannot load it.",
+                fix=_RESAVE,
+                evidence=_SAFE_OPEN,
             )
         end = stop
     if file_size is not None and header_bytes + end != file_size:
@@ -345,6 +358,8 @@ def _check_layout(
             f"{file_size - header_bytes - end:,} bytes follow the last tensor's data, which "
             "ends before the end of the file; the safetensors library refuses the file, so "
             "vLLM cannot load it.",
+            fix=_RESAVE,
+            evidence=_SAFE_OPEN,
         )
 
 
@@ -452,6 +467,7 @@ def read_file_header(path: str) -> FileHeader:
                 path,
                 "a Git LFS pointer, not the weights (the repository was cloned without "
                 "`git lfs pull`).",
+                fix="run `git lfs pull` in the repository to fetch the weights",
             )
         length = int.from_bytes(prefix, "little")
         if length > MAX_HEADER_BYTES:
@@ -540,6 +556,7 @@ class DirectoryListings:
                     f"cannot list the directory: {error.strerror or error} (it lacks the r "
                     "permission); vLLM finds the weights by listing it, finds none, and fails "
                     'with "Cannot find any model weights".',
+                    fix="give the directory the r permission (chmod +r)",
                 )
             self._names[directory] = found
         if isinstance(found, WeightsFileError):
@@ -574,8 +591,9 @@ def find_weight_files(directory: str, listings: DirectoryListings | None = None)
         raise WeightsFileError(
             index_path,
             "`weight_map` is empty, so vLLM keeps none of the .safetensors files beside it "
-            '(filter_duplicate_safetensors_files) and fails with "Cannot find any model '
-            'weights".',
+            'and fails with "Cannot find any model weights".',
+            fix="list every tensor and its file in `weight_map`",
+            evidence=f"{_WEIGHT_UTILS}: filter_duplicate_safetensors_files",
         )
     shards = sorted(set(weight_map.values()))
     missing = [shard for shard in shards if shard not in on_disk]
@@ -583,8 +601,9 @@ def find_weight_files(directory: str, listings: DirectoryListings | None = None)
         others = f" (and {len(missing) - 1} more shards)" if len(missing) > 1 else ""
         raise MissingShardError(
             os.path.join(directory, missing[0]),
-            f"named in {INDEX_FILE} but missing{others}: vLLM fails loading the checkpoint "
-            "(every shard must be a .safetensors file beside the index).",
+            f"named in {INDEX_FILE} but missing{others}, so vLLM fails loading the checkpoint.",
+            fix=f"put every shard {INDEX_FILE} names beside it",
+            evidence=f"{_WEIGHT_UTILS}: filter_duplicate_safetensors_files",
         )
     return WeightFiles(tuple(shards), weight_map, False)
 
@@ -599,7 +618,7 @@ def read_weight_map(index_path: str) -> dict[str, str]:
     try:
         index = read_json_object(index_path, max_bytes=MAX_INDEX_BYTES, what=INDEX_FILE)
     except ConfigFileError as error:
-        raise WeightsFileError(error.path, error.problem) from None
+        raise WeightsFileError(error.path, error.problem, fix=error.fix) from None
     return weight_map_of(index, index_path)
 
 

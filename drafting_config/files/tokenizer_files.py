@@ -226,7 +226,9 @@ class TokenizerFiles:
         """
         if not issubclass(type(text), str):
             raise ParallelDraftingConfigError(
-                f"`text` must be a token string; got {describe_value(text)}."
+                f"`text` must be a token string; got {describe_value(text)}.",
+                code=codes.API_ARGUMENT_INVALID,
+                fix="pass the token's text as a str",
             )
         token_id = self._added_by_text.get(text)
         if token_id is not None:
@@ -265,7 +267,13 @@ def load_tokenizer_files(directory: PathArgument) -> TokenizerFiles | None:
             if os.path.lexists(name)
             else "no such directory (not found locally)."
         )
-        raise ConfigFileError(name, problem, unavailable=True, code=codes.TOKENIZER_NOT_FOUND)
+        raise ConfigFileError(
+            name,
+            problem,
+            unavailable=True,
+            code=codes.TOKENIZER_NOT_FOUND,
+            fix="pass a model or tokenizer directory that exists",
+        )
     found: dict[str, dict[str, object]] = {}
     for file_name in TOKENIZER_FILE_NAMES:
         path = os.path.join(name, file_name)
@@ -423,8 +431,9 @@ def _added_tokens(path: str, entries: object) -> list[AddedToken]:
             raise ConfigFileError(
                 path,
                 f"`{where}.id` is {token.id}, already the id of `added_tokens[{first}]` "
-                f"({tokens[first].text!r}); each added token needs its own id.",
+                f"({tokens[first].text!r}).",
                 code=codes.TOKENIZER_FILE_MALFORMED,
+                fix="give each added token its own id",
             )
         tokens.append(token)
     return tokens
@@ -477,14 +486,16 @@ def _added_tokens_decoder(path: str, config: Mapping[str, object]) -> list[Added
                 path,
                 f"`{where}`: the key must be a token id (a decimal number); got {key!r}.",
                 code=codes.TOKENIZER_FILE_MALFORMED,
+                fix="key `added_tokens_decoder` by decimal token ids",
             )
         token_id = int(key)
         if token_id in keys_by_id:  # "5" and "05": transformers keeps whichever comes last
             raise ConfigFileError(
                 path,
-                f"`{where}`: id {token_id} is also the key {keys_by_id[token_id]!r}; "
-                "each token id must have one entry.",
+                f"`{where}`: id {token_id} is also the key {keys_by_id[token_id]!r}, and "
+                "transformers keeps whichever comes last.",
                 code=codes.TOKENIZER_FILE_MALFORMED,
+                fix=f"keep one entry for token id {token_id}",
             )
         keys_by_id[token_id] = key
         tokens.append(_token_entry(path, where, entry, entry_id=token_id))
@@ -552,11 +563,17 @@ def _token_text(path: str, where: str, value: object) -> str:
 def _token_id_argument(token_id: object) -> int:
     if not issubclass(type(token_id), int) or issubclass(type(token_id), bool):
         raise ParallelDraftingConfigError(
-            f"`token_id` must be an int; got {describe_value(token_id)}."
+            f"`token_id` must be an int; got {describe_value(token_id)}.",
+            code=codes.API_ARGUMENT_INVALID,
+            fix="pass the token id as an int",
         )
     value = int.__int__(token_id)  # type: ignore[arg-type]  # an int subclass: its own value
     if value < 0:
-        raise ParallelDraftingConfigError(f"`token_id` must not be negative; got {value}.")
+        raise ParallelDraftingConfigError(
+            f"`token_id` must not be negative; got {value}.",
+            code=codes.API_ARGUMENT_INVALID,
+            fix="pass a token id of 0 or more",
+        )
     return value
 
 
@@ -565,6 +582,7 @@ def _shape(path: str, where: str, value: object, expected: str) -> ConfigFileErr
         path,
         f"`{where}` must be {expected}; got {describe_value(value)}.",
         code=codes.TOKENIZER_FILE_MALFORMED,
+        fix=f"write `{where}` as {expected}",
     )
 
 

@@ -39,11 +39,13 @@ def check_target_sizes(subject: Subject, found: Findings) -> None:
         field = subject.token_field
         found.error(
             ParallelDraftingConfigError(
-                f"`{field}` = {token_id} is outside the target's "
-                f"vocabulary: the target's vocab_size is {target.vocab_size}, so the masked "
-                "slots would index past its embedding table.",
+                f"`{field}` = {token_id} is outside the target's vocabulary: the target's "
+                f"vocab_size is {target.vocab_size}, so the masked slots would index past its "
+                "embedding table.",
                 field=field,
                 code=codes.TOKEN_OUTSIDE_TARGET_VOCAB,
+                fix=f"set `{field}` to a mask token id below the target's vocab_size "
+                f"({target.vocab_size})",
             )
         )
     draft_vocab = read_path(subject.get, "draft_vocab_size")
@@ -54,9 +56,11 @@ def check_target_sizes(subject: Subject, found: Findings) -> None:
             found.error(
                 ParallelDraftingConfigError(
                     f"`{field}` = {size} is larger than the target's vocab_size "
-                    f"({target.vocab_size}); a reduced draft vocabulary must fit in it.",
+                    f"({target.vocab_size}), so the reduced draft vocabulary cannot map into it.",
                     field=field,
                     code=codes.VOCAB_LARGER_THAN_TARGET,
+                    fix=f"check that this is the draft's target, or set `{field}` to at most "
+                    f"{target.vocab_size}",
                 )
             )
     if draft.takes_target_hidden_states and target.hidden_size is not None:
@@ -70,10 +74,12 @@ def check_target_sizes(subject: Subject, found: Findings) -> None:
             found.error(
                 ParallelDraftingConfigError(
                     f"`{field}` = {size} does not match the target's hidden_size "
-                    f"({target.hidden_size}): this drafter is fed the target's hidden states, "
-                    "so the two must agree. Is this the draft's intended target?",
+                    f"({target.hidden_size}), though this drafter is fed the target's hidden "
+                    "states.",
                     field=field,
                     code=codes.HIDDEN_SIZE_MISMATCH,
+                    fix="check that this is the draft's intended target: the draft was "
+                    f"trained on a target of hidden_size {size}",
                 )
             )
 

@@ -69,10 +69,11 @@ def check_token_in_tokenizer(subject: Subject, found: Findings) -> None:
         found.warn(
             TokenizerTokenIdWarning(
                 f"`{field}` = {token_id} is {what} of the tokenizer in "
-                f"{display_path(tokenizer.directory)}, {facts.text!r}: it is real text, so "
-                "every masked slot will read as that text. Use an unused embedding row or a "
-                "dedicated special token.",
+                f"{display_path(tokenizer.directory)}, {facts.text!r}, so every masked slot "
+                "reads as that text.",
+                field=field,
                 code=codes.TOKEN_IS_ORDINARY,
+                fix=f"set `{field}` to a dedicated special token or an unused embedding row",
             )
         )
     for role in PLACEHOLDER_ROLES:
@@ -81,9 +82,11 @@ def check_token_in_tokenizer(subject: Subject, found: Findings) -> None:
             found.warn(
                 PlaceholderTokenIdWarning(
                     f"`{field}` = {token_id} is the tokenizer's {role} token "
-                    f"({special.text!r}): a placeholder copied from a special token makes "
-                    "every masked slot look like it and ruins acceptance rates.",
+                    f"({special.text!r}), so every masked slot reads as that special token "
+                    "and acceptance collapses.",
+                    field=field,
                     code=codes.TOKEN_PLACEHOLDER,
+                    fix=f"set `{field}` to a dedicated mask token id, not a special token's",
                 )
             )
     mask = tokenizer.special_tokens.get("mask")
@@ -91,8 +94,11 @@ def check_token_in_tokenizer(subject: Subject, found: Findings) -> None:
         found.warn(
             TokenizerTokenIdWarning(
                 f"`{field}` = {token_id}, but the tokenizer's mask_token {mask.text!r} is id "
-                f"{mask.id}; engines that look the mask token up by name will use {mask.id}.",
+                f"{mask.id}, which engines that look the mask token up by name use.",
+                field=field,
                 code=codes.TOKEN_MASK_ELSEWHERE,
+                fix=f"set `{field}` to {mask.id}, if the draft was trained with the tokenizer's "
+                "mask token",
             )
         )
 
@@ -113,6 +119,7 @@ def _check_mask_text(subject: Subject, found: Findings, named: object) -> None:
                 f"`{text_field}` must be the mask token's text, got {describe_value(named)}.",
                 field=text_field,
                 code=codes.MASK_TOKEN_TEXT_INVALID,
+                fix=f"write `{text_field}` as the mask token's text, a JSON string",
             )
         )
         return
@@ -121,10 +128,12 @@ def _check_mask_text(subject: Subject, found: Findings, named: object) -> None:
     if named_id is not None and named_id != token_id:
         found.error(
             ParallelDraftingConfigError(
-                f"`{text_field}` = {text!r} is id {named_id} in the tokenizer, "
-                f"but `{field}` = {token_id}: SGLang refuses to start on this mismatch "
-                "and other engines feed one id while the model expects the other.",
+                f"`{text_field}` = {text!r} is id {named_id} in the tokenizer but `{field}` = "
+                f"{token_id}, so SGLang refuses to start and other engines feed the wrong id.",
                 field=text_field,
                 code=codes.MASK_TOKEN_TEXT_DISAGREES,
+                fix=f"make `{field}` and `{text_field}` name the same token",
+                evidence="srt/speculative/dflash_worker_v2.py: "
+                "DFlashWorkerV2._resolve_mask_token_id raises ValueError",
             )
         )

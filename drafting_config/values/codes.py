@@ -65,6 +65,12 @@ class Code:
     """The step of the load path the fact is about."""
     summary: str
     """What the fact is, in one sentence, for the docs' code page."""
+    fix: str | None = None
+    """How to remove a finding of this code, in general (a finding's own ``fix`` is
+    specific), or ``None`` where the author can change nothing that removes it."""
+    evidence: str | None = None
+    """The engine or library code behind the fact (``"vllm/config/speculative.py:
+    SpeculativeConfig.__post_init__"``), or ``None`` where the fact is the checker's own."""
 
     def __str__(self) -> str:
         return self.name
@@ -76,8 +82,16 @@ CODES: Final[Mapping[str, Code]] = MappingProxyType(_DECLARED)
 """Every declared code, by name, in the order declared."""
 
 
-def declare(name: str, step: Step, summary: str) -> Code:
-    """Declare a code: the one place its name, step and summary are written.
+def declare(
+    name: str,
+    step: Step,
+    summary: str,
+    *,
+    fix: str | None = None,
+    evidence: str | None = None,
+) -> Code:
+    """Declare a code: the one place its name, step, summary, general fix and evidence are
+    written.
 
     Raises:
         ValueError: ``name`` is not lower-case words joined by ``-``, or is declared
@@ -87,7 +101,7 @@ def declare(name: str, step: Step, summary: str) -> Code:
         raise ValueError(f"a code is lower-case words joined by '-', not {name!r}")
     if name in _DECLARED:
         raise ValueError(f"the code {name!r} is declared twice")
-    code = Code(name, step, summary)
+    code = Code(name, step, summary, fix, evidence)
     _DECLARED[name] = code
     return code
 
@@ -101,12 +115,15 @@ FILE_UNAVAILABLE: Final = declare(
     "A file or folder the check needs could not be had: missing, unopenable, a folder "
     "with no config.json, a directory or FIFO where a file belongs (the check could "
     "not be made).",
+    fix="check the path, its permissions and that it holds a config.json, or pass a repo id "
+    "with --download",
 )
 FILE_MALFORMED: Final = declare(
     "file-malformed",
     Step.PARSE,
     "A JSON file was read but is not a JSON object: empty, not UTF-8, malformed JSON, "
     "nested too deeply, too large, or a root that is not an object.",
+    fix="save the file as one UTF-8 JSON object; the finding says where it breaks",
 )
 REPO_ID_MALFORMED: Final = declare(
     "repo-id-malformed",
@@ -118,12 +135,14 @@ REPO_NOT_CACHED: Final = declare(
     Step.PARSE,
     "A repo id, its revision or its config.json is not in the local Hugging Face "
     "cache (the check could not be made).",
+    fix="pass --download, or run `hf download ORG/NAME config.json`",
 )
 HUB_EXTRA_MISSING: Final = declare(
     "hub-extra-missing",
     Step.PARSE,
     "Looking up a repo id needs huggingface_hub, which is missing or fails to import "
     "(the check could not be made).",
+    fix="install the hub extra (huggingface_hub), or check the HF_* environment variables",
 )
 DOWNLOAD_FAILED: Final = declare(
     "download-failed",
@@ -134,16 +153,19 @@ PATH_ARGUMENT_INVALID: Final = declare(
     "path-argument-invalid",
     Step.PARSE,
     "An argument given as a path is not a usable path.",
+    fix="pass a str, bytes or os.PathLike path",
 )
 CONFIG_NOT_OBJECT: Final = declare(
     "config-not-object",
     Step.PARSE,
     "The draft's config is not a mapping or config object.",
+    fix="pass the parsed config.json (a dict) or a transformers config object",
 )
 CONFIG_IS_A_PATH: Final = declare(
     "config-is-a-path",
     Step.PARSE,
     "A path was given where a config object was expected.",
+    fix="read a config.json file with ParallelDraftingConfig.from_pretrained(path)",
 )
 CONFIG_ATTRIBUTE_UNREADABLE: Final = declare(
     "config-attribute-unreadable",
@@ -154,6 +176,7 @@ INT_FIELD_INVALID: Final = declare(
     "int-field-invalid",
     Step.PARSE,
     "A field read as a count or size is not a positive int below 2**31.",
+    fix="write the size as a positive JSON integer below 2**31",
 )
 MODEL_FIELD_INVALID: Final = declare(
     "model-field-invalid",
@@ -257,6 +280,13 @@ DOWNLOAD_SKIPPED: Final = declare(
     Step.PARSE,
     "An optional file could not be downloaded, or nothing was downloaded (offline).",
 )
+API_ARGUMENT_INVALID: Final = declare(
+    "api-argument-invalid",
+    Step.PARSE,
+    "A value passed to a function of the Python API is not of the type or range it takes "
+    "(a usage error).",
+    fix="pass a value of the type the function documents",
+)
 
 # registry
 ARCHITECTURES_STRING: Final = declare(
@@ -312,11 +342,17 @@ SPECULATORS_TOKEN_MISSING: Final = declare(
     Step.TOKEN,
     "A speculators parallel draft has no `mask_token_id`.",
 )
-TOKEN_NOT_INT: Final = declare("token-not-int", Step.TOKEN, "A token-id field is not an integer.")
+TOKEN_NOT_INT: Final = declare(
+    "token-not-int",
+    Step.TOKEN,
+    "A token-id field is not an integer.",
+    fix="write the token id as a JSON integer, without quotes or a decimal point",
+)
 TOKEN_OUT_OF_RANGE: Final = declare(
     "token-out-of-range",
     Step.TOKEN,
     "A token-id field is outside the draft's vocabulary (or negative).",
+    fix="set the field to the mask token's id, below the draft's vocab_size",
 )
 TOKEN_FIELD_NULL: Final = declare(
     "token-field-null",
@@ -327,22 +363,27 @@ TOKEN_FIELDS_DISAGREE: Final = declare(
     "token-fields-disagree",
     Step.TOKEN,
     "Two token-id fields are set to different values; the higher-priority one wins.",
+    fix="remove the lower-priority field, or set it to the winner's value",
 )
 TOKEN_EAGLE_DISAGREES: Final = declare(
     "token-eagle-disagrees",
     Step.TOKEN,
     "The token id and the EAGLE section's token disagree.",
+    fix="set `eagle_config.mask_token_id` to the token id, or remove it",
+    evidence="vllm/model_executor/models/qwen3_dflash.py: DFlashQwen3Model.__init__",
 )
 TOKEN_PLACEHOLDER: Final = declare(
     "token-placeholder",
     Step.TOKEN,
     "The token id equals a pad, bos or eos token id (of the draft's config, the "
     "target's, or the tokenizer's).",
+    fix="set the token field to a dedicated mask token id, not a special token's",
 )
 TOKEN_OUTSIDE_TARGET_VOCAB: Final = declare(
     "token-outside-target-vocab",
     Step.TOKEN,
     "The token id is outside the target's vocabulary.",
+    fix="set the token field to a mask token id below the target's vocab_size",
 )
 TOKEN_NOT_NAMED: Final = declare(
     "token-not-named",
@@ -442,6 +483,7 @@ VERIFIER_NOT_FOUND: Final = declare(
     "verifier-not-found",
     Step.TARGET,
     "The speculators verifier could not be found: the target is not checked.",
+    fix="pass --target DIR, or --download",
 )
 TARGET_HAS_NO_SIZES: Final = declare(
     "target-has-no-sizes",
@@ -457,11 +499,13 @@ VOCAB_LARGER_THAN_TARGET: Final = declare(
     "vocab-larger-than-target",
     Step.TARGET,
     "The draft's vocab_size is larger than the target's.",
+    fix="check that the target is the draft's, or lower `draft_vocab_size` to fit it",
 )
 HIDDEN_SIZE_MISMATCH: Final = declare(
     "hidden-size-mismatch",
     Step.TARGET,
     "The draft's hidden_size differs from the target's, which feeds it.",
+    fix="check that the target is the one the draft was trained on",
 )
 
 # tap
@@ -565,11 +609,14 @@ WEIGHTS_SHARD_MISSING: Final = declare(
     "weights-shard-missing",
     Step.WEIGHTS,
     "A weights file the index names is missing.",
+    fix="put every shard the index names beside it",
+    evidence="vllm/model_executor/model_loader/weight_utils.py: filter_duplicate_safetensors_files",
 )
 WEIGHTS_LFS_POINTER: Final = declare(
     "weights-lfs-pointer",
     Step.WEIGHTS,
     "A weights file is a Git LFS pointer, not the weights.",
+    fix="run `git lfs pull` in the repository to fetch the weights",
 )
 WEIGHTS_NOT_FOUND: Final = declare(
     "weights-not-found",
@@ -580,6 +627,7 @@ WEIGHTS_BIN_ONLY: Final = declare(
     "weights-bin-only",
     Step.WEIGHTS,
     "The draft ships .bin weights only, which are not read.",
+    fix="ship the weights as safetensors to have their headers checked",
 )
 WEIGHTS_UNREADABLE: Final = declare(
     "weights-unreadable",
@@ -590,6 +638,7 @@ WEIGHTS_NOT_CACHED: Final = declare(
     "weights-not-cached",
     Step.WEIGHTS,
     "The cache does not hold every weights file: they are not checked.",
+    fix="pass --download to read their headers from the hub",
 )
 WEIGHTS_NOT_MODELLED: Final = declare(
     "weights-not-modelled",
@@ -722,6 +771,7 @@ TOKENIZER_FILE_MALFORMED: Final = declare(
     "tokenizer-file-malformed",
     Step.TOKENIZER,
     "A tokenizer file is malformed.",
+    fix="fix the tokenizer file where the finding says",
 )
 TOKENIZER_CANNOT_CLASSIFY: Final = declare(
     "tokenizer-cannot-classify",
@@ -732,21 +782,27 @@ TOKEN_IS_ORDINARY: Final = declare(
     "token-is-ordinary",
     Step.TOKENIZER,
     "The token id is an ordinary token of the tokenizer.",
+    fix="set the token field to a dedicated special token or an unused embedding row",
 )
 TOKEN_MASK_ELSEWHERE: Final = declare(
     "token-mask-elsewhere",
     Step.TOKENIZER,
     "The tokenizer's mask token has another id.",
+    fix="set the token field to the tokenizer's mask token id, if the draft was trained with it",
 )
 MASK_TOKEN_TEXT_INVALID: Final = declare(
     "mask-token-text-invalid",
     Step.TOKENIZER,
     "The mask token's text field is not a string.",
+    fix="write `dflash_config.mask_token` as the mask token's text, a JSON string",
 )
 MASK_TOKEN_TEXT_DISAGREES: Final = declare(
     "mask-token-text-disagrees",
     Step.TOKENIZER,
     "The mask token's text is another id in the tokenizer.",
+    fix="make the token id field and `dflash_config.mask_token` name the same token",
+    evidence="srt/speculative/dflash_worker_v2.py: DFlashWorkerV2._resolve_mask_token_id "
+    "raises ValueError",
 )
 
 

@@ -102,13 +102,16 @@ def field_getter(config: object, path: str) -> FieldGetter:
             f"{_where(path)} must be {_EXPECTED}; got {describe_value(config)}.",
             field=path or None,
             code=codes.CONFIG_NOT_OBJECT,
+            fix=_NOT_OBJECT_FIX
+            if path
+            else "pass the parsed config.json (a dict) or the transformers config object",
         )
     if issubclass(kind, os.PathLike):
         raise ParallelDraftingConfigError(
-            f"Got a path ({describe_value(config)}) where a config object was expected; use "
-            "ParallelDraftingConfig.from_pretrained(path) to read a config.json file.",
+            f"Got a path ({describe_value(config)}) where a config object was expected.",
             field=path or None,
             code=codes.CONFIG_IS_A_PATH,
+            fix="read a config.json file with ParallelDraftingConfig.from_pretrained(path)",
         )
 
     mapping = issubclass(kind, Mapping)
@@ -181,6 +184,9 @@ def top_or_text_config(get: FieldGetter, path: str = "") -> Callable[[str], tupl
         return value, join_path(path, name)
 
     return read
+
+
+_NOT_OBJECT_FIX: Final = "write the section as a JSON object of fields"
 
 
 def _where(path: str) -> str:

@@ -32,28 +32,33 @@ def exact_int(value: object) -> int | None:
     return None
 
 
-def int_hint(value: object) -> str:
+def int_fix(value: object) -> str | None:
     """For an error about ``value``, which is not an int: how to convert it, if it is a
-    numpy integer (``" int64 is not a Python int: convert it with int(x)."``), else ``""``."""
+    numpy integer (``"convert the int64 to a Python int with int(x)"``), else ``None``."""
     kind = type(value)
     if kind.__module__ == "numpy" and hasattr(kind, "__index__"):
-        return f" {kind.__name__} is not a Python int: convert it with int(x)."
-    return ""
+        return f"convert the {kind.__name__} to a Python int with int(x)"
+    return None
 
 
 def positive_int32(field: str, value: object) -> int:
     """``value`` as a size: an int (see :func:`exact_int`) in ``[1, 2**31)``.
 
     Raises:
-        ParallelDraftingConfigError: naming ``field`` and showing the value.
+        ParallelDraftingConfigError: naming ``field`` and showing the value; its ``fix``
+            says how to write the size.
     """
     number = exact_int(value)
     if number is None or not 0 < number < INT32_LIMIT:
-        hint = int_hint(value) if number is None else ""
+        fix = (int_fix(value) if number is None else None) or (
+            f"write `{field}` as a positive JSON integer below 2**31, without quotes or a "
+            "decimal point"
+        )
         raise ParallelDraftingConfigError(
-            f"`{field}` must be a positive int below 2**31, got {describe_value(value)}.{hint}",
+            f"`{field}` must be a positive int below 2**31, got {describe_value(value)}.",
             field=field,
             code=codes.INT_FIELD_INVALID,
+            fix=fix,
         )
     return number
 

@@ -77,6 +77,7 @@ def _fspath(value: object, argument: str) -> str | bytes:
             f"`{argument}` must be a path (str, bytes or os.PathLike); "
             f"got {describe_value(value)}.",
             code=codes.PATH_ARGUMENT_INVALID,
+            fix=f"pass `{argument}` as a str, bytes or os.PathLike path",
         )
     try:
         result: str | bytes = os.fspath(cast("os.PathLike[str]", value))  # str or bytes
@@ -85,6 +86,7 @@ def _fspath(value: object, argument: str) -> str | bytes:
         raise ParallelDraftingConfigError(
             f"`{argument}` is not a usable path: its __fspath__() failed ({type(error).__name__}).",
             code=codes.PATH_ARGUMENT_INVALID,
+            fix=f"pass `{argument}` as a str, bytes or pathlib.Path",
         ) from None
 
 

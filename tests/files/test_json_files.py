@@ -157,9 +157,10 @@ def test_a_config_of_exactly_the_limit_is_read_and_one_byte_more_is_not(tmp_path
     with pytest.raises(ConfigFileError) as info:
         load_config_json(path)
     assert info.value.problem == (
-        "the file (1,048,577 bytes) is over the 1,048,576-byte limit for a config.json; "
-        "is this a weights file?"
+        "the file (1,048,577 bytes) is over the 1,048,576-byte limit for a config.json, "
+        "so it is likely a weights file."
     )
+    assert info.value.fix == "point at the model's config.json, not at its weights"
 
 
 @pytest.mark.parametrize("limit", [1, 17, 4096])

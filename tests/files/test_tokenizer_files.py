@@ -573,7 +573,7 @@ BAD_PARTS: list[tuple[str, str, object, str]] = [
         "tokenizer_config.json",
         "decoder id twice",
         {"added_tokens_decoder": {"5": {"content": "a"}, "05": {"content": "b"}}},
-        "`added_tokens_decoder[\"05\"]`: id 5 is also the key '5'; each token id must have one",
+        "`added_tokens_decoder[\"05\"]`: id 5 is also the key '5', and transformers keeps",
     ),
     (
         "tokenizer_config.json",

@@ -83,9 +83,10 @@ def test_an_added_token_that_is_not_special_warns_as_real_text(qwen: Path) -> No
     assert type(warning) is TokenizerTokenIdWarning
     assert str(warning) == (
         f"`pard_token` = {think} is an added token not marked special of the tokenizer in "
-        f"{qwen}, '<think>': it is real text, so every masked slot will read as that text. "
-        "Use an unused embedding row or a dedicated special token."
+        f"{qwen}, '<think>', so every masked slot reads as that text."
     )
+    assert warning.fix == "set `pard_token` to a dedicated special token or an unused embedding row"
+    assert warning.field == "pard_token"
 
 
 def test_an_id_past_the_tokenizer_is_an_unused_row(qwen: Path) -> None:
@@ -111,10 +112,10 @@ def test_an_ordinary_token_warns_quoting_its_text(qwen: Path) -> None:
     (warning,) = verdict.warnings
     assert type(warning) is TokenizerTokenIdWarning
     assert str(warning) == (
-        f"`pard_token` = 7 is an ordinary token of the tokenizer in {qwen}, {texts[7]!r}: "
-        "it is real text, so every masked slot will read as that text. Use an unused "
-        "embedding row or a dedicated special token."
+        f"`pard_token` = 7 is an ordinary token of the tokenizer in {qwen}, {texts[7]!r}, "
+        "so every masked slot reads as that text."
     )
+    assert str(warning.code) == "token-is-ordinary"
 
 
 @pytest.mark.parametrize(("role", "text"), [("pad", "<|endoftext|>"), ("eos", "<|im_end|>")])
@@ -125,10 +126,10 @@ def test_the_tokenizers_pad_or_eos_token_warns(qwen: Path, role: str, text: str)
     (warning,) = verdict.warnings
     assert type(warning) is PlaceholderTokenIdWarning
     assert str(warning) == (
-        f"`mask_token_id` = {token_id} is the tokenizer's {role} token ({text!r}): a "
-        "placeholder copied from a special token makes every masked slot look like it and "
-        "ruins acceptance rates."
+        f"`mask_token_id` = {token_id} is the tokenizer's {role} token ({text!r}), so every "
+        "masked slot reads as that special token and acceptance collapses."
     )
+    assert warning.fix == "set `mask_token_id` to a dedicated mask token id, not a special token's"
 
 
 SPECIALS = {"unk": "<unk>", "bos": "<s>", "eos": "</s>", "pad": "<pad>", "cls": "<cls>"}
@@ -198,9 +199,13 @@ def test_dflash_config_mask_token_at_another_id_is_an_error(qwen: Path) -> None:
     error = only_error(check(draft, tokenizer=qwen))
     assert error.field == "dflash_config.mask_token"
     assert str(error) == (
-        f"`dflash_config.mask_token` = '<think>' is id {think} in the tokenizer, but "
-        "`dflash_config.mask_token_id` = 151669: SGLang refuses to start on this mismatch "
-        "and other engines feed one id while the model expects the other."
+        f"`dflash_config.mask_token` = '<think>' is id {think} in the tokenizer but "
+        "`dflash_config.mask_token_id` = 151669, so SGLang refuses to start and other engines "
+        "feed the wrong id."
+    )
+    assert "_resolve_mask_token_id" in str(error.evidence)
+    assert error.fix == (
+        "make `dflash_config.mask_token_id` and `dflash_config.mask_token` name the same token"
     )
 
 

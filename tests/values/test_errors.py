@@ -63,13 +63,13 @@ def test_none_set_names_every_field_in_priority_order(hf_config: object) -> None
     [
         ("7", "'7' (str)", "without quotes"),
         ("128256", "'128256' (str)", "without quotes"),
-        (True, "True (bool)", "Booleans"),
-        (False, "False (bool)", "Booleans"),
-        (7.0, "7.0 (float)", "not even whole ones"),
-        (7.9, "7.9 (float)", "Floats are not converted"),
-        (float("nan"), "nan (float)", "Floats"),
-        ([7], "[7] (list)", ""),
-        ({"id": 7}, "{'id': 7} (dict)", ""),
+        (True, "True (bool)", "booleans"),
+        (False, "False (bool)", "booleans"),
+        (7.0, "7.0 (float)", "even whole ones"),
+        (7.9, "7.9 (float)", "floats"),
+        (float("nan"), "nan (float)", "floats"),
+        ([7], "[7] (list)", "integer id"),
+        ({"id": 7}, "{'id': 7} (dict)", "integer id"),
     ],
 )
 @pytest.mark.parametrize("field", ["dflash_config.mask_token_id", "pard_token", "ptd_token_id"])
@@ -79,9 +79,11 @@ def test_winner_that_is_not_an_int(field: str, value: object, shown: str, hint: 
     )
     error = raises(config)
     message = str(error)
-    assert message.startswith(f"`{field}` must be an integer token id, got {shown}.")
-    assert "Expected an int in [0, 2**31)" in message
-    assert hint in message
+    assert message.startswith(f"`{field}` must be an integer token id, got {shown}; ")
+    assert message.endswith("expected an int in [0, 2**31) (engines feed token ids as int32).")
+    assert error.fix is not None
+    assert error.fix.startswith(f"write `{field}`") or error.fix.startswith(f"set `{field}`")
+    assert hint in error.fix
     assert error.field == field
 
 
@@ -166,7 +168,10 @@ def test_things_that_are_not_configs(hf_config: object, shown: str) -> None:
 
 
 def test_a_path_points_at_from_pretrained(tmp_path: Path) -> None:
-    assert "from_pretrained" in str(raises(tmp_path / "config.json"))
+    error = raises(tmp_path / "config.json")
+    assert error.fix is not None
+    assert "from_pretrained" in error.fix
+    assert "from_pretrained" not in str(error)
 
 
 class RaisingProperty:
@@ -242,10 +247,12 @@ def test_conflict_warning_names_both_fields_and_the_winner() -> None:
     assert config.token_id == 151669
     (warning,) = record
     assert str(warning.message) == (
-        "`dflash_config.mask_token_id` = 151669 and `pard_token` = 151670 disagree; "
-        "`dflash_config.mask_token_id` wins because it has higher priority. "
-        "Remove `pard_token` or set it to 151669."
+        "`dflash_config.mask_token_id` = 151669 and `pard_token` = 151670 disagree, and "
+        "`dflash_config.mask_token_id` wins by priority."
     )
+    assert isinstance(warning.message, ConflictingTokenIdWarning)
+    assert warning.message.fix == "remove `pard_token` or set it to 151669"
+    assert warning.message.field == "pard_token"
 
 
 @pytest.mark.parametrize(
@@ -265,7 +272,12 @@ def test_placeholder_warning_names_the_special_field(special: str, value: object
     (warning,) = record
     message = str(warning.message)
     assert f"equals the config's `{special}`" in message
-    assert "The parallel drafting token id 151643 (from `pard_token`)" in message
+    assert message.startswith("`pard_token` = 151643 equals")
+    assert isinstance(warning.message, PlaceholderTokenIdWarning)
+    assert warning.message.field == "pard_token"
+    assert warning.message.fix == (
+        "set `pard_token` to a dedicated mask token id, not a special token's"
+    )
 
 
 def test_placeholder_in_text_config_is_found() -> None:

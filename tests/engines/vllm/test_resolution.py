@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from drafting_config import PRIORITY_ORDER, ParallelDraftingConfig, ParallelDraftingConfigError
 from drafting_config.engines.vllm.resolution import resolve
+from drafting_config.values.codes import CODES
 from drafting_config.values.errors import (
     MAX_TYPE_NAME_CHARS,
     MAX_VALUE_CHARS,
@@ -176,11 +177,13 @@ def test_the_eagle_disagreement_warning_says_what_to_do() -> None:
     assert config.token_id == 5
     [warning] = record
     assert str(warning.message) == (
-        "`dflash_config.mask_token_id` = 5 and `eagle_config.mask_token_id` = 6 disagree. "
-        "Engines feed 5, but some model classes (vLLM's Qwen3 DFlash/DSpark) merge "
-        "`eagle_config` into `dflash_config` and embed their mask slots as 6, and nothing "
-        "fails. Set `eagle_config.mask_token_id` to 5 or remove it."
+        "`dflash_config.mask_token_id` = 5 and `eagle_config.mask_token_id` = 6 disagree, so "
+        "vLLM's Qwen3 DFlash and DSpark classes embed the masked slots as 6 while the engine "
+        "feeds 5, and nothing fails."
     )
+    assert isinstance(warning.message, ConflictingTokenIdWarning)
+    assert warning.message.fix == "set `eagle_config.mask_token_id` to 5 or remove it"
+    assert warning.message.field == "eagle_config.mask_token_id"
 
 
 def test_the_placeholder_warning_shows_the_special_value() -> None:
@@ -188,11 +191,11 @@ def test_the_placeholder_warning_shows_the_special_value() -> None:
         ParallelDraftingConfig.from_hf_config({"pard_token": 2, "eos_token_id": [7, 2]})
     [warning] = record
     assert str(warning.message) == (
-        "The parallel drafting token id 2 (from `pard_token`) equals the config's "
-        "`eos_token_id` ([7, 2] (list)): a placeholder copied from a special token makes "
-        "every masked slot look like that token and ruins acceptance rates. Use a dedicated "
-        "mask token id."
+        "`pard_token` = 2 equals the config's `eos_token_id` ([7, 2] (list)), so every "
+        "masked slot reads as that special token and acceptance collapses."
     )
+    assert isinstance(warning.message, PlaceholderTokenIdWarning)
+    assert warning.message.code is CODES["token-placeholder"]
 
 
 class _RaisingConfig:

@@ -955,10 +955,10 @@ def test_sizes_and_placeholders_are_named_inside_transformer_layer_config() -> N
     config = dflash2_config()
     config["mask_token_id"] = config["transformer_layer_config"]["eos_token_id"]
     (warning,) = resolve(config).warnings
-    placeholder = (
-        "(from `mask_token_id`) equals the config's `transformer_layer_config.eos_token_id`"
-    )
+    placeholder = "equals the config's `transformer_layer_config.eos_token_id`"
+    assert str(warning).startswith("`mask_token_id` = ")
     assert placeholder in str(warning)
+    assert warning.field == "mask_token_id"
 
 
 def test_target_errors_name_the_files_fields() -> None:

@@ -218,7 +218,7 @@ def test_an_invalid_draft_lists_every_error_after_the_first(
     assert run.status == 1
     assert run.lines[0].startswith(f"{path}: INVALID: `mask_token_id` must be an integer token id")
     assert run.lines[1].startswith(
-        "    error: `target_layer_ids` = [2, 1] (list) must name each target layer once"
+        "    error: `target_layer_ids` = [2, 1] (list) has item 1 = 1 after 2"
     )
     assert run.lines[2:] == [NO_TARGET, "1 checked: 0 valid, 1 invalid"]
 
@@ -247,15 +247,12 @@ def test_the_failing_pair_fails_on_layers_and_on_the_vocabulary(drafting_config:
         f"{FAILING_DRAFT}: INVALID: `dflash_config.mask_token_id` = 151669 is outside the "
         "target's vocabulary: the target's vocab_size is 128256, so the masked slots would "
         "index past its embedding table.",
-        "    error: `dflash_config.target_layer_ids` = [1, 9, 17, 25, 33] (list): item 4 is 33, "
-        "but the target's num_hidden_layers is 32, so its layer indices run from 0 to 31 "
-        "(vLLM's newer model runner serves this draft and taps capture index id + 1, the "
-        "output of layer id).",
+        "    error: `dflash_config.target_layer_ids` = [1, 9, 17, 25, 33] (list) has item 4 = "
+        "33, outside the target's layer indices -1 to 31, so vLLM never captures it.",
         f"    target: {FAILING_TARGET}",
-        "    warning: `num_target_layers` = 36 is neither the target's num_hidden_layers (32) "
-        "nor the number of tapped layers (5). vLLM does not read it, but z-lab's DFlash code "
-        "and SGLang derive layer ids from it as the target's depth, and TorchSpec reads it as "
-        "the number of tapped layers.",
+        "    warning: `num_target_layers` = 36 is neither the target's depth, 32, nor the "
+        "number of tapped layers, 5, the readings trainers and SGLang give it, though vLLM "
+        "ignores it.",
         "    note: tokenizer not checked: no tokenizer files beside the draft or the target",
         "1 checked: 0 valid, 1 invalid",
     ]
@@ -591,10 +588,9 @@ def test_explain_takes_the_target_and_tokenizer_options(drafting_config: Cli) ->
     )
     assert run.lines[-3:-1] == [
         f"  target: {FAILING_TARGET}",
-        "  warning: `num_target_layers` = 36 is neither the target's num_hidden_layers (32) "
-        "nor the number of tapped layers (5). vLLM does not read it, but z-lab's DFlash code "
-        "and SGLang derive layer ids from it as the target's depth, and TorchSpec reads it as "
-        "the number of tapped layers.",
+        "  warning: `num_target_layers` = 36 is neither the target's depth, 32, nor the "
+        "number of tapped layers, 5, the readings trainers and SGLang give it, though vLLM "
+        "ignores it.",
     ]
     run = drafting_config("explain", PASSING_DRAFT, "--no-tokenizer")
     assert run.lines[-2] == "  note: target not checked: no target given"

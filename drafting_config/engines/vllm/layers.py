@@ -39,6 +39,7 @@ from drafting_config.engines.vllm.resolution import Resolution, VllmSubject, tap
 from drafting_config.engines.vllm.runners import (
     NEWER_RUNNER_FIELDS,
     OLDER_RUNNER_FIELDS,
+    RUNNER_EVIDENCE,
     Runner,
     TappedLayers,
     default_layers,
@@ -65,14 +66,6 @@ OMNI_DSPARK_ORDER: Final = (
     "target_layer_ids",
 )
 """The Qwen3-Omni DSpark validator's own order: the first field that is not null."""
-
-RUNNER_EVIDENCE: Final = {
-    Runner.NEWER: "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py: "
-    "get_eagle3_aux_layers_from_config, in the newer model runner",
-    Runner.OLDER: "vllm/v1/worker/gpu_model_runner.py: "
-    "GPUModelRunner._get_eagle3_aux_layers_from_config, in the older model runner",
-}
-"""The function of each runner that reads the tapped layers, as a finding's evidence."""
 
 CAPTURE_EVIDENCE: Final = (
     "vllm/model_executor/models/llama.py: LlamaModel.forward records capture index 0 (the "

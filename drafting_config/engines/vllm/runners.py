@@ -95,6 +95,15 @@ class Runner(str, enum.Enum):
     """Model Runner V1 (``vllm/v1/worker/gpu_model_runner.py``)."""
 
 
+RUNNER_EVIDENCE: Final = {
+    Runner.NEWER: "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py: "
+    "get_eagle3_aux_layers_from_config, in the newer model runner",
+    Runner.OLDER: "vllm/v1/worker/gpu_model_runner.py: "
+    "GPUModelRunner._get_eagle3_aux_layers_from_config, in the older model runner",
+}
+"""The function of each runner that reads the tapped layers, as a finding's evidence."""
+
+
 def runner_of(method: str | None) -> Runner | None:
     """The runner serving ``method`` (the resolver's ``algorithm``), ``None`` for PARD, whose
     drafter takes no hidden states.

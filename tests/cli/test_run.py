@@ -217,9 +217,7 @@ def test_an_invalid_draft_lists_every_error_after_the_first(
     run = drafting_config("check", path)
     assert run.status == 1
     assert run.lines[0].startswith(f"{path}: INVALID: `mask_token_id` must be an integer token id")
-    assert run.lines[1].startswith(
-        "    error: `target_layer_ids` = [2, 1] (list) has item 1 = 1 after 2"
-    )
+    assert run.lines[1].startswith("    error: `target_layer_ids` item 1 = 1 follows 2")
     assert run.lines[2:] == [NO_TARGET, "1 checked: 0 valid, 1 invalid"]
 
 
@@ -247,12 +245,11 @@ def test_the_failing_pair_fails_on_layers_and_on_the_vocabulary(drafting_config:
         f"{FAILING_DRAFT}: INVALID: `dflash_config.mask_token_id` = 151669 is outside the "
         "target's vocabulary: the target's vocab_size is 128256, so the masked slots would "
         "index past its embedding table.",
-        "    error: `dflash_config.target_layer_ids` = [1, 9, 17, 25, 33] (list) has item 4 = "
-        "33, outside the target's layer indices -1 to 31, so vLLM never captures it.",
+        "    error: `dflash_config.target_layer_ids` item 4 = 33 is outside the target's layer "
+        "indices -1 to 31, so vLLM never captures it.",
         f"    target: {FAILING_TARGET}",
         "    warning: `num_target_layers` = 36 is neither the target's depth, 32, nor the "
-        "number of tapped layers, 5, the readings trainers and SGLang give it, though vLLM "
-        "ignores it.",
+        "tapped layer count, 5, which vLLM ignores but trainers and SGLang read.",
         "    note: tokenizer not checked: no tokenizer files beside the draft or the target",
         "1 checked: 0 valid, 1 invalid",
     ]
@@ -589,8 +586,7 @@ def test_explain_takes_the_target_and_tokenizer_options(drafting_config: Cli) ->
     assert run.lines[-3:-1] == [
         f"  target: {FAILING_TARGET}",
         "  warning: `num_target_layers` = 36 is neither the target's depth, 32, nor the "
-        "number of tapped layers, 5, the readings trainers and SGLang give it, though vLLM "
-        "ignores it.",
+        "tapped layer count, 5, which vLLM ignores but trainers and SGLang read.",
     ]
     run = drafting_config("explain", PASSING_DRAFT, "--no-tokenizer")
     assert run.lines[-2] == "  note: target not checked: no target given"
@@ -767,7 +763,7 @@ def test_a_cached_verifier_is_the_target(drafting_config: Cli, cache: Path) -> N
     run = drafting_config("check", SPECULATORS)
     assert run.status == 1
     assert run.lines[0].startswith(f"{SPECULATORS}: INVALID: `mask_token_id`")
-    assert run.lines[1].startswith("    error: `aux_hidden_state_layer_ids` = [2, 10, 18, 26, 34]")
+    assert run.lines[1].startswith("    error: `aux_hidden_state_layer_ids` item 4 = 34 is outside")
     assert "    target: Qwen/Qwen3-8B" in run.lines
     assert "    note: target taken from the speculators verifier 'Qwen/Qwen3-8B'" in run.lines
 

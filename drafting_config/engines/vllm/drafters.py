@@ -113,8 +113,8 @@ def check_projector_type(subject: VllmSubject, found: Findings) -> None:
     if projector == DOMINO_PROJECTOR:
         found.error(
             ParallelDraftingConfigError(
-                f"{shown} is implemented by no vLLM drafter, so vLLM builds a plain DFlash "
-                "drafter and fails loading Domino's tensors.",
+                f"{shown} has no vLLM drafter, so vLLM builds a plain DFlash one and fails "
+                "loading Domino's tensors.",
                 field="dflash_config.projector_type",
                 code=PROJECTOR_UNIMPLEMENTED,
                 fix="serve the draft with SGLang, whose DFlashDraftModel reads "
@@ -127,8 +127,8 @@ def check_projector_type(subject: VllmSubject, found: Findings) -> None:
         return
     found.warn(
         ParallelDraftingConfigWarning(
-            f"{shown} is read by no vLLM drafter, so vLLM builds its plain drafter and fails "
-            "loading a checkpoint that holds the projector's tensors.",
+            f"{shown} is read by no vLLM drafter, so vLLM ignores it and fails loading any "
+            "projector tensors.",
             field="dflash_config.projector_type",
             code=PROJECTOR_UNIMPLEMENTED,
             evidence="vllm/model_executor/models/qwen3_dflash.py, qwen3_dflash2.py, "

@@ -169,9 +169,9 @@ def serving_list_errors(
         if current <= previous:
             return [
                 ParallelDraftingConfigError(
-                    f"`{name}` = {describe_value(taps.value)} has item {index} = {current} "
-                    f"after {previous}, but vLLM taps the layers sorted and de-duplicated, "
-                    "so the drafter gets features it was not trained on.",
+                    f"`{name}` item {index} = {current} follows {previous}, but vLLM taps the "
+                    "layers sorted and de-duplicated, so the drafter gets features it was not "
+                    "trained on.",
                     field=name,
                     code=codes.LAYER_IDS_UNORDERED,
                     fix="list each target layer once, in increasing order",
@@ -245,13 +245,13 @@ def _out_of_range(
     kind = "layer indices" if shift else "capture indices"
     lowest = -shift
     if top is None:
-        where = f"below {lowest}, the lowest of the {kind}"
+        where = f"below {lowest}, the lowest of the {kind}"  # no target: no upper bound
         fix = f"name {kind} from {lowest} up"
     else:
         where = f"outside the target's {kind} {lowest} to {top - shift}"
         fix = f"name {kind} of the target, {lowest} to {top - shift}"
     return ParallelDraftingConfigError(
-        f"`{name}` = {shown} has item {index} = {layer_id}, {where}, so vLLM never captures it.",
+        f"`{name}` item {index} = {layer_id} is {where}, so vLLM never captures it.",
         field=name,
         code=codes.LAYER_ID_OUT_OF_RANGE,
         fix=fix,
@@ -270,8 +270,8 @@ def _runners_disagree(
         return None
     blamed = newer.field if newer.field is not None else older.field
     return TargetLayersWarning(
-        f"vLLM's newer runner {_describe(newer, resolution)} but its older runner "
-        f"{_describe(older, resolution)}, and either may serve this DFlash draft.",
+        f"vLLM's two runners tap different layers, the newer {_describe(newer, resolution)} "
+        f"and the older {_describe(older, resolution)}.",
         field=None if blamed is None else resolution.file_field(blamed),
         code=codes.RUNNERS_DISAGREE_ON_LAYERS,
         fix="name the layers in the top-level `eagle_aux_hidden_state_layer_ids`, as "
@@ -284,11 +284,11 @@ def _runners_disagree(
 
 def _describe(taps: TappedLayers, resolution: Resolution) -> str:
     if taps.field is None:
-        return "taps the target's default layers"
+        return "the target's defaults"
     name = resolution.file_field(taps.field)
     if taps.ids is None:
-        return f"fails on `{name}`"
-    return f"taps {list(taps.ids)} from `{name}`"
+        return f"none, failing on `{name}`"
+    return f"{list(taps.ids)} from `{name}`"
 
 
 _LAYER_FIELDS: Final = tuple(dict.fromkeys((*NEWER_RUNNER_FIELDS, *OLDER_RUNNER_FIELDS)))
@@ -426,8 +426,8 @@ def default_layers_finding(
         if draft_layers == len(default_layers(7)):
             return None
         return TargetLayersWarning(
-            "The draft names no target layers, so vLLM taps 3 default layers of a target of 7 "
-            f"or more, while fc is sized for `num_hidden_layers` = {draft_layers}.",
+            "No target layers are named, so vLLM taps 3 default layers of a target of 7 or more, "
+            f"while fc is sized for `num_hidden_layers` = {draft_layers}.",
             field=to_set,
             code=codes.DEFAULT_LAYERS_MISMATCH,
             fix=fix,
@@ -439,9 +439,8 @@ def default_layers_finding(
     expects = _features(get, None, draft_layers)
     received = _features(get, target, len(defaults))
     return ParallelDraftingConfigError(
-        f"The draft names no target layers, so vLLM taps the target's defaults {list(defaults)} "
-        f"while fc is sized for `num_hidden_layers` = {draft_layers}, and fails at the first "
-        "forward pass.",
+        f"No target layers are named, so vLLM taps the defaults {list(defaults)} while fc is "
+        f"sized for `num_hidden_layers` = {draft_layers}, and fails at the first forward pass.",
         field=to_set,
         code=codes.DEFAULT_LAYERS_MISMATCH,
         fix=fix,
@@ -554,15 +553,16 @@ def layer_count_findings(
 def _count_fits_neither(
     name: str, count: int, depth: int | None, ids: tuple[int, ...] | None
 ) -> TargetLayersWarning:
-    depth_part = (
-        f"the target's depth, {depth},"
+    parts = [
+        f"the target's depth, {depth}"
         if depth is not None
-        else "the target's depth (a layer id is at or above it)"
-    )
-    ids_part = "" if ids is None else f" nor the number of tapped layers, {len(ids)},"
+        else "the target's depth, as a layer id is at or above it"
+    ]
+    if ids is not None:
+        parts.append(f"the tapped layer count, {len(ids)}")
+    fits = f"neither {parts[0]}, nor {parts[1]}" if len(parts) == 2 else f"not {parts[0]}"
     return TargetLayersWarning(
-        f"`{name}` = {count} is neither {depth_part}{ids_part} the readings trainers and "
-        "SGLang give it, though vLLM ignores it.",
+        f"`{name}` = {count} is {fits}, which vLLM ignores but trainers and SGLang read.",
         field=name,
         code=codes.NUM_TARGET_LAYERS_UNEXPLAINED,
         fix=f"set `{name}` to the target's depth (z-lab's DFlash, SGLang) or the number of "

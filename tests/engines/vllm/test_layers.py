@@ -68,8 +68,8 @@ def test_capture_indices_run_from_0_to_l() -> None:
     error = only_error(check(draft(field, [2, 18, 37]), target=QWEN3_4B))
     assert error.field == field
     assert str(error) == (
-        f"`{field}` = [2, 18, 37] (list) has item 2 = 37, outside the target's capture "
-        "indices 0 to 36, so vLLM never captures it."
+        f"`{field}` item 2 = 37 is outside the target's capture indices 0 to 36, so vLLM "
+        "never captures it."
     )
     assert error.fix == "name capture indices of the target, 0 to 36"
     assert "LlamaModel.forward" in (error.evidence or "")
@@ -85,8 +85,8 @@ def test_layer_indices_run_from_0_to_l_minus_1(field: str) -> None:
     error = only_error(check(draft(field, [1, 9, 36]), target=QWEN3_4B))
     assert error.field == field
     assert str(error) == (
-        f"`{field}` = [1, 9, 36] (list) has item 2 = 36, outside the target's layer indices "
-        "-1 to 35, so vLLM never captures it."
+        f"`{field}` item 2 = 36 is outside the target's layer indices -1 to 35, so vLLM "
+        "never captures it."
     )
     assert error.fix == "name layer indices of the target, -1 to 35"
 
@@ -96,7 +96,7 @@ def test_a_negative_capture_index_is_an_error_with_or_without_a_target() -> None
     for target in (None, QWEN3_4B):
         error = only_error(check(draft(field, [-1, 3]), target=target))
         assert error.field == field
-        assert "has item 0 = -1" in str(error)
+        assert "item 0 = -1 is" in str(error)
     assert "below 0, the lowest of the capture indices" in str(
         only_error(check(draft(field, [-1, 3])))
     )
@@ -116,7 +116,7 @@ def test_minus_one_as_a_layer_index_taps_capture_index_0_with_a_warning(field: s
         assert warning.field == field
         assert "trained on the target's embeddings" in (warning.fix or "")
     error = only_error(check(draft(field, [-2, 3])))
-    assert "has item 0 = -2, below -1, the lowest of the layer indices" in str(error)
+    assert "item 0 = -2 is below -1, the lowest of the layer indices" in str(error)
     assert error.fix == "name layer indices from -1 up"
 
 
@@ -151,8 +151,8 @@ def test_a_multimodal_targets_depth_comes_from_its_text_config() -> None:
 @pytest.mark.parametrize(
     ("value", "problem"),
     [
-        ([9, 9], "has item 1 = 9 after 9"),
-        ([9, 1], "has item 1 = 1 after 9"),
+        ([9, 9], "item 1 = 9 follows 9, but vLLM taps the layers sorted and de-duplicated"),
+        ([9, 1], "item 1 = 1 follows 9"),
         (["1", 9], "has item 0 = '1' (str)"),
         ([1, True], "has item 1 = True (bool)"),
         ([1, 9.5], "has item 1 = 9.5 (float)"),
@@ -229,8 +229,8 @@ def test_a_dflash_draft_whose_runners_disagree_gets_a_warning_naming_both() -> N
     verdict = check(config, target=QWEN3_4B)
     assert verdict.errors == ()
     assert layer_warnings(verdict) == [
-        "vLLM's newer runner taps [2, 10, 18] from `target_layer_ids` but its older runner "
-        "taps the target's default layers, and either may serve this DFlash draft."
+        "vLLM's two runners tap different layers, the newer [2, 10, 18] from "
+        "`target_layer_ids` and the older the target's defaults."
     ]
     (warning,) = verdict.warnings
     assert warning.field == "target_layer_ids"
@@ -315,8 +315,8 @@ def test_a_dflash_draft_naming_no_layers_is_an_error_when_sized_for_another_coun
     error = only_error(check(dflash_without_layers(5), target=QWEN3_8B))
     assert error.field == "dflash_config.target_layer_ids"
     assert str(error) == (
-        "The draft names no target layers, so vLLM taps the target's defaults [2, 18, 33] "
-        "while fc is sized for `num_hidden_layers` = 5, and fails at the first forward pass."
+        "No target layers are named, so vLLM taps the defaults [2, 18, 33] while fc is sized "
+        "for `num_hidden_layers` = 5, and fails at the first forward pass."
     )
     assert error.fix == (
         "set `dflash_config.target_layer_ids` to the 5 target layers the drafter was trained on"
@@ -340,8 +340,8 @@ def test_without_a_target_the_default_layers_rule_is_a_warning() -> None:
     verdict = check(dflash_without_layers(1))
     assert verdict.errors == ()
     assert layer_warnings(verdict) == [
-        "The draft names no target layers, so vLLM taps 3 default layers of a target of 7 or "
-        "more, while fc is sized for `num_hidden_layers` = 1."
+        "No target layers are named, so vLLM taps 3 default layers of a target of 7 or more, "
+        "while fc is sized for `num_hidden_layers` = 1."
     ]
     (warning,) = verdict.warnings
     assert warning.field == "dflash_config.target_layer_ids"
@@ -404,8 +404,8 @@ def test_num_target_layers_fitting_neither_reading_is_a_warning_only() -> None:
     verdict = check(config, target=QWEN3_8B)
     assert verdict.errors == ()
     assert layer_warnings(verdict) == [
-        "`num_target_layers` = 40 is neither the target's depth, 36, nor the number of tapped "
-        "layers, 5, the readings trainers and SGLang give it, though vLLM ignores it."
+        "`num_target_layers` = 40 is neither the target's depth, 36, nor the tapped layer "
+        "count, 5, which vLLM ignores but trainers and SGLang read."
     ]
     (warning,) = verdict.warnings
     assert warning.field == "num_target_layers"
@@ -418,7 +418,8 @@ def test_without_a_target_num_target_layers_below_a_layer_id_fits_neither_readin
     assert verdict.errors == ()
     assert len(layer_warnings(verdict)) == 1
     assert (
-        "is neither the target's depth (a layer id is at or above it)" in layer_warnings(verdict)[0]
+        "is neither the target's depth, as a layer id is at or above it, nor"
+        in layer_warnings(verdict)[0]
     )
 
 

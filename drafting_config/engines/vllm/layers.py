@@ -420,7 +420,8 @@ def default_layers_finding(
     evidence = (
         "vllm/model_executor/models/interfaces.py: "
         "SupportsEagle3.get_eagle3_default_aux_hidden_state_layers; "
-        "vllm/model_executor/models/qwen3_dflash.py: _get_dflash_fc_input_size"
+        "vllm/model_executor/models/qwen3_dflash.py: _get_dflash_fc_input_size sizes fc for "
+        "num_hidden_layers"
     )
     if target is None or target.num_layers is None:
         if draft_layers == len(default_layers(7)):
@@ -440,7 +441,7 @@ def default_layers_finding(
     received = _features(get, target, len(defaults))
     return ParallelDraftingConfigError(
         f"No target layers are named, so vLLM taps the defaults {list(defaults)} while fc is "
-        f"sized for `num_hidden_layers` = {draft_layers}, and fails at the first forward pass.",
+        f"sized for {draft_layers} layers, and fails at the first forward pass.",
         field=to_set,
         code=codes.DEFAULT_LAYERS_MISMATCH,
         fix=fix,

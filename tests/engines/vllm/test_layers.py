@@ -316,7 +316,7 @@ def test_a_dflash_draft_naming_no_layers_is_an_error_when_sized_for_another_coun
     assert error.field == "dflash_config.target_layer_ids"
     assert str(error) == (
         "No target layers are named, so vLLM taps the defaults [2, 18, 33] while fc is sized "
-        "for `num_hidden_layers` = 5, and fails at the first forward pass."
+        "for 5 layers, and fails at the first forward pass."
     )
     assert error.fix == (
         "set `dflash_config.target_layer_ids` to the 5 target layers the drafter was trained on"

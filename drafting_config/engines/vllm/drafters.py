@@ -69,7 +69,7 @@ def check_eagle3_width(subject: VllmSubject, found: Findings) -> None:
         sized, why = declared, f"`num_aux_hidden_states` = {declared}"
     elif is_list(listed) and listed:
         sized = len(listed)
-        why = f"`eagle_config.eagle_aux_hidden_state_layer_ids` lists {sized}"
+        why = "eagle_config's list"
     else:
         sized, why = 3, "the default"
     if sized == tapped:
@@ -77,14 +77,14 @@ def check_eagle3_width(subject: VllmSubject, found: Findings) -> None:
     field = subject.resolution.file_field(taps.field or "eagle_aux_hidden_state_layer_ids")
     found.error(
         ParallelDraftingConfigError(
-            f"`{field}` taps {tapped} target layers but the draft's fc and pre-fc norm are "
-            f"sized for {sized} ({why}), so vLLM fails at the first forward pass.",
+            f"`{field}` taps {tapped} target layers but fc is sized for {sized} ({why}), so "
+            "vLLM fails at the first forward pass.",
             field=field,
             code=EAGLE3_WIDTH,
             fix=f"set `num_aux_hidden_states` to {tapped} if the checkpoint's fc is {tapped} "
             f"layers wide, else tap {sized} layers",
             evidence="vllm/model_executor/models/llama_eagle3.py: LlamaModel.__init__ sizes "
-            "fc; vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py: "
+            "fc and its pre-fc norm; vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py: "
             "get_eagle3_aux_layers_from_config",
         )
     )

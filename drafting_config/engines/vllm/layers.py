@@ -169,9 +169,8 @@ def serving_list_errors(
         if current <= previous:
             return [
                 ParallelDraftingConfigError(
-                    f"`{name}` item {index} = {current} follows {previous}, but vLLM taps the "
-                    "layers sorted and de-duplicated, so the drafter gets features it was not "
-                    "trained on.",
+                    f"`{name}` item {index} = {current} follows {previous}, but vLLM taps layers "
+                    "sorted and once each, not as the drafter was trained.",
                     field=name,
                     code=codes.LAYER_IDS_UNORDERED,
                     fix="list each target layer once, in increasing order",
@@ -347,7 +346,7 @@ def omni_dspark_errors(
             name = path
             break
     name = resolution.file_field(name)
-    refused = "so vLLM refuses this DSpark draft of a Qwen3-Omni target at start-up"
+    refused = "so vLLM refuses it for a Qwen3-Omni target"
     fix = "list target layer ids, each once, in increasing order"
     if target.num_layers is not None:
         fix += f", from 0 to {target.num_layers - 1}"
@@ -597,8 +596,7 @@ def _k3_dspark_error(get: FieldGetter) -> ParallelDraftingConfigError | None:
         )
     return ParallelDraftingConfigError(
         f"`num_target_layers` = {describe_value(count)} is not the length of `target_layer_ids`"
-        f" = {describe_value(ids)}, a non-empty list, so vLLM refuses the K3 DSpark draft at "
-        "start-up.",
+        f" = {describe_value(ids)}, so vLLM refuses the K3 DSpark draft.",
         field="num_target_layers",
         code=codes.K3_LAYER_FIELDS_INVALID,
         fix="set `target_layer_ids` to the tapped layers and `num_target_layers` to their count",

@@ -185,7 +185,6 @@ def serving_list_errors(
             return [
                 _out_of_range(
                     name,
-                    describe_value(taps.value),
                     index=index,
                     layer_id=layer_id,
                     shift=taps.shift,
@@ -239,7 +238,7 @@ def serving_list_warnings(taps: TappedLayers, resolution: Resolution) -> list[Ta
 
 
 def _out_of_range(
-    name: str, shown: str, *, index: int, layer_id: int, shift: int, top: int | None, reader: str
+    name: str, *, index: int, layer_id: int, shift: int, top: int | None, reader: str
 ) -> ParallelDraftingConfigError:
     kind = "layer indices" if shift else "capture indices"
     lowest = -shift

@@ -230,7 +230,6 @@ def serving_list_warnings(taps: TappedLayers, resolution: Resolution) -> list[Ta
                 "target's embeddings rather than a layer's output.",
                 field=name,
                 code=codes.LAYER_ID_MINUS_ONE,
-                fix="keep -1 only if the drafter was trained on the target's embeddings",
                 evidence=CAPTURE_EVIDENCE,
             )
         )

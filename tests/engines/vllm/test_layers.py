@@ -114,7 +114,7 @@ def test_minus_one_as_a_layer_index_taps_capture_index_0_with_a_warning(field: s
         assert isinstance(warning, TargetLayersWarning)
         assert "holds -1, which vLLM taps as capture index 0" in str(warning)
         assert warning.field == field
-        assert "trained on the target's embeddings" in (warning.fix or "")
+        assert warning.fix is None  # served as written: right if the drafter was trained so
     error = only_error(check(draft(field, [-2, 3])))
     assert "item 0 = -2 is below -1, the lowest of the layer indices" in str(error)
     assert error.fix == "name layer indices from -1 up"

@@ -267,8 +267,8 @@ def _runners_disagree(
         return None
     blamed = newer.field if newer.field is not None else older.field
     return TargetLayersWarning(
-        f"vLLM's two runners tap different layers, the newer {_describe(newer, resolution)} "
-        f"and the older {_describe(older, resolution)}.",
+        f"vLLM's newer runner taps {_describe(newer, resolution)} and its older one, which may "
+        f"serve it too, {_describe(older, resolution)}.",
         field=None if blamed is None else resolution.file_field(blamed),
         code=codes.RUNNERS_DISAGREE_ON_LAYERS,
         fix="name the layers in the top-level `eagle_aux_hidden_state_layer_ids`, as "

@@ -557,8 +557,8 @@ def test_the_muse_glimmer_draft_gets_the_two_runner_warning() -> None:
     assert verdict.resolution.algorithm == "dflash"
     assert verdict.resolution.aux_layer_ids == (2, 14, 26, 38, 50)
     assert [str(w) for w in verdict.warnings if isinstance(w, TargetLayersWarning)] == [
-        "vLLM's two runners tap different layers, the newer [2, 14, 26, 38, 50] from "
-        "`target_layer_ids` and the older the target's defaults."
+        "vLLM's newer runner taps [2, 14, 26, 38, 50] from `target_layer_ids` and its older "
+        "one, which may serve it too, the target's defaults."
     ]
 
 

@@ -229,8 +229,8 @@ def test_a_dflash_draft_whose_runners_disagree_gets_a_warning_naming_both() -> N
     verdict = check(config, target=QWEN3_4B)
     assert verdict.errors == ()
     assert layer_warnings(verdict) == [
-        "vLLM's two runners tap different layers, the newer [2, 10, 18] from "
-        "`target_layer_ids` and the older the target's defaults."
+        "vLLM's newer runner taps [2, 10, 18] from `target_layer_ids` and its older one, which "
+        "may serve it too, the target's defaults."
     ]
     (warning,) = verdict.warnings
     assert warning.field == "target_layer_ids"

@@ -33,7 +33,14 @@ from drafting_config.engines.vllm.load_path import (
     check_target_tapped,
     check_xpress,
 )
-from drafting_config.engines.vllm.modes import ServedMode, sequential_note, served_mode
+from drafting_config.engines.vllm.modes import (
+    PARALLEL_SWITCH_EVIDENCE,
+    ServedMode,
+    parallel_fix,
+    sequential_note,
+    sequential_refused,
+    served_mode,
+)
 from drafting_config.engines.vllm.names import ENGINE as ENGINE
 from drafting_config.engines.vllm.names import SERVE_OPTION as SERVE_OPTION
 from drafting_config.engines.vllm.names import VERSION as VERSION
@@ -101,7 +108,7 @@ def judge(
     resolution, facts = resolution_of(subject.draft), subject.target
     mode = served_mode(resolution)
     if not mode.asks_parallel:
-        resolution = _judged_sequentially(resolution, mode, found, require_parallel, version)
+        resolution = _judged_sequentially(resolution, mode, found, require_parallel)
     vllm_subject = VllmSubject.of(resolution, facts, version)
     if facts is not None and facts.vocab_size is facts.hidden_size is facts.num_layers is None:
         found.note(
@@ -140,7 +147,6 @@ def _judged_sequentially(
     mode: ServedMode,
     found: Findings,
     require_parallel: bool,
-    version: str,
 ) -> Resolution:
     """A draft that names no token field and no parallel-only class, as vLLM serves it: in
     the sequential mode of its class, where no token id is read, so the resolver's "names no
@@ -156,15 +162,20 @@ def _judged_sequentially(
         for index, error in enumerate(found.errors):
             if id(error) in missing:
                 found.errors[index] = ParallelDraftingConfigError(
-                    f"{error} Parallel drafting is required (--require-parallel), and vLLM "
-                    f"{version} would serve this draft sequentially ({mode.name}).",
+                    sequential_refused(mode),
                     field=error.field,
                     code=codes.SEQUENTIAL_NOT_PARALLEL,
-                    fix=sequential_note(mode),
+                    fix=parallel_fix(mode),
+                    evidence=PARALLEL_SWITCH_EVIDENCE,
                 )
         return resolution
     found.errors[:] = [error for error in found.errors if id(error) not in missing]
-    found.note(sequential_note(mode), code=codes.SERVED_SEQUENTIALLY)
+    found.note(
+        sequential_note(mode),
+        code=codes.SERVED_SEQUENTIALLY,
+        fix=parallel_fix(mode),
+        evidence=PARALLEL_SWITCH_EVIDENCE,
+    )
     if mode.method == "eagle3" and resolution.algorithm is None:
         return served_as(resolution, "eagle3")
     return resolution

@@ -36,7 +36,11 @@ from drafting_config.engines.vllm.architectures import (
     architecture_row,
 )
 from drafting_config.engines.vllm.resolution import Resolution, VllmSubject, aux_layers
-from drafting_config.engines.vllm.runners import dflash_uses_aux_hidden_states
+from drafting_config.engines.vllm.runners import (
+    RUNNER_EVIDENCE,
+    Runner,
+    dflash_uses_aux_hidden_states,
+)
 from drafting_config.files.safetensors_headers import (
     INDEX_FILE,
     CheckpointHeaders,
@@ -76,6 +80,32 @@ PACKED_SUFFIXES: Final = (
 )
 """Tensor names that only quantized checkpoints hold."""
 
+_LOADER: Final = (
+    "vllm/model_executor/model_loader/default_loader.py: DefaultModelLoader.load_weights"
+)
+"""Where vLLM loads the weights, and leaves what gets no tensor uninitialized."""
+
+_NO_PARAMETER: Final = (
+    "vllm/model_executor/models/utils.py: AutoWeightsLoader._load_module raises ValueError "
+    '"There is no module or parameter named"'
+)
+_SHAPE_CHECK: Final = (
+    "vllm/model_executor/model_loader/weight_utils.py: default_weight_loader asserts the "
+    "tensor's size is the parameter's"
+)
+_VOCAB_LAYERS: Final = (
+    "vllm/model_executor/layers/vocab_parallel_embedding.py: VocabParallelEmbedding and "
+    "ParallelLMHead, sized from the config"
+)
+_FC_EVIDENCE: Final = {
+    FcWidth.DFLASH: "vllm/model_executor/models/qwen3_dflash.py: _get_dflash_fc_input_size",
+    FcWidth.EAGLE3: "vllm/model_executor/models/llama_eagle3.py: LlamaModel.__init__",
+}
+"""Where each model class sizes ``fc``'s input."""
+_READ_MASK_EMBEDDING: Final = (
+    "vllm/model_executor/models/qwen3_dflash.py: DFlashQwen3ForCausalLM._read_mask_embedding"
+)
+
 _LAYER: Final = re.compile(r"model\.layers\.(\d+)\.")
 _MAX_SHOWN_LAYERS: Final = 8
 
@@ -113,9 +143,11 @@ def check_checkpoint(subject: VllmSubject, found: Findings) -> None:
                 f"{INDEX_FILE} places tensor {tensor_name_text(tensor)} in "
                 f"{display_path(shard)}, whose header does not hold it"
                 + (f" (and {more} more such tensors)" if more else "")
-                + ": a stale index; vLLM reads the index only to pick the shard files, and "
-                "loads what they hold",
+                + ", a stale index that vLLM reads only to pick the shard files",
                 code=codes.INDEX_NAMES_ABSENT_TENSOR,
+                fix=f"regenerate {INDEX_FILE} from the shards",
+                evidence="vllm/model_executor/model_loader/weight_utils.py: "
+                "filter_duplicate_safetensors_files",
             )
     if subject.mask_embedding is not None:
         row, _ = architecture_row(subject.get, _speculators_type(subject.resolution))
@@ -236,26 +268,30 @@ def _parameter_findings(
     ]
     missing += [name for name in row.top_parameters if name not in mapped]
     why = (
-        "its load_weights returns nothing, so vLLM's loader never checks what was loaded"
+        "its load_weights returns nothing, so the loader never checks what was loaded"
         if row.adds_model_prefix
-        else "vLLM's loader counts linear and embedding parameters as loaded"
+        else "the loader counts linear and embedding parameters as loaded"
     )
+    evidence = f"{row.follows}; {_LOADER}: {why}"
     for name in missing[:_MAX_MISSING]:
         found.error(
             ParallelDraftingConfigError(
-                f"the checkpoint has no tensor for `{name}` (after vLLM's renames): "
-                f"vLLM 0.33.0's {row.name} model class declares it and {why} "
-                f"({row.follows}; model_loader/default_loader.py, load_weights), so the "
-                "draft runs on uninitialized memory. Fix: export the checkpoint with it.",
+                f"The checkpoint has no tensor for `{name}`, which vLLM's {row.name} class "
+                "declares, so the draft runs on uninitialized memory.",
                 code=codes.WEIGHTS_PARAMETER_MISSING,
+                fix="export the checkpoint with this tensor",
+                evidence=evidence,
             )
         )
     if len(missing) > _MAX_MISSING:
         found.error(
             ParallelDraftingConfigError(
-                f"... and {len(missing) - _MAX_MISSING} more parameters get no tensor from "
-                "the checkpoint.",
+                f"The checkpoint has no tensor for {len(missing) - _MAX_MISSING} more "
+                f"parameters of vLLM's {row.name} class, so the draft runs on uninitialized "
+                "memory.",
                 code=codes.WEIGHTS_PARAMETER_MISSING,
+                fix="export the checkpoint with these tensors",
+                evidence=evidence,
             )
         )
     known = set(row.layer_parameters) | set(row.layer_extras)
@@ -268,18 +304,18 @@ def _parameter_findings(
             continue
         if rest.endswith(".bias"):
             found.note(
-                f"tensor `{name}` has no parameter; vLLM's loader ignores a .bias",
+                f"tensor `{name}` has no parameter, and vLLM's loader ignores it as a .bias",
                 code=codes.WEIGHTS_BIAS_IGNORED,
+                evidence="vllm/model_executor/models/utils.py: AutoWeightsLoader._load_module",
             )
             continue
         found.error(
             ParallelDraftingConfigError(
-                f"the checkpoint's tensor `{name}` has no parameter in vLLM 0.33.0's "
-                f'{row.name} model class: its loader raises ValueError "There is no module '
-                'or parameter named ..." (model_executor/models/utils.py, '
-                "AutoWeightsLoader._load_module). Fix: drop the tensor, or serve the draft "
-                "with the architecture it was trained as.",
+                f"The checkpoint's tensor `{name}` has no parameter in vLLM's {row.name} "
+                "class, so loading the weights fails.",
                 code=codes.WEIGHTS_TENSOR_UNEXPECTED,
+                fix="drop the tensor, or serve the draft with the architecture it was trained as",
+                evidence=_NO_PARAMETER,
             )
         )
 
@@ -343,10 +379,13 @@ def _layer_count_errors(
     held = f"{len(layers)} decoder layers ({listed})" if layers else "no decoder layers"
     return [
         ParallelDraftingConfigError(
-            f"the checkpoint holds {held} but `{field}` = {count}: vLLM builds layers 0 to "
-            f"{count - 1} and the weights do not fit them.",
+            f"The checkpoint holds {held} but `{field}` = {count}, so the layers 0 to "
+            f"{count - 1} vLLM builds do not fit the weights.",
             field=field,
             code=codes.WEIGHTS_LAYER_COUNT,
+            fix=f"set `{field}` to the checkpoint's layer count, or export the missing layers",
+            evidence=f"{_NO_PARAMETER} for a layer beyond them; {_LOADER} leaves a missing "
+            "one uninitialized",
         )
     ]
 
@@ -365,17 +404,21 @@ def _embedding_errors(
         if row.shares_target_parts:
             notes.append(
                 Note(
-                    "the checkpoint has no embed_tokens: vLLM shares the target's embedding",
+                    "the checkpoint has no embed_tokens, so vLLM shares the target's embedding",
                     code=codes.WEIGHTS_EMBEDDING_SHARED,
+                    evidence="vllm/v1/worker/gpu/spec_decode/eagle/utils.py: "
+                    "maybe_share_target_embed",
                 )
             )
             return []
         return [
             ParallelDraftingConfigError(
-                "the checkpoint has no `model.embed_tokens.weight`: vLLM leaves the draft's "
-                "embedding uninitialized.",
+                "The checkpoint has no `model.embed_tokens.weight`, so vLLM leaves the "
+                "draft's embedding uninitialized.",
                 field=subject.file_field("vocab_size"),
                 code=codes.WEIGHTS_EMBEDDING_MISSING,
+                fix="export the checkpoint with its embedding",
+                evidence=_LOADER,
             )
         ]
     return _matrix_errors(
@@ -410,17 +453,23 @@ def _lm_head_errors(
         if tied is False:
             return [
                 ParallelDraftingConfigError(
-                    "the checkpoint has no `lm_head.weight` and `tie_word_embeddings` is false: "
-                    "vLLM leaves the draft's LM head uninitialized.",
+                    "The checkpoint has no `lm_head.weight` and `tie_word_embeddings` is false, "
+                    "so vLLM leaves the draft's LM head uninitialized.",
                     field=subject.file_field("tie_word_embeddings"),
                     code=codes.WEIGHTS_LM_HEAD_MISSING,
+                    fix="export the checkpoint with `lm_head.weight`, or set "
+                    "`tie_word_embeddings` to true if the head is the embedding",
+                    evidence=f"vllm/model_executor/models/llama.py: LlamaForCausalLM.__init__; "
+                    f"{_LOADER}",
                 )
             ]
         notes.append(
             Note(
                 "the checkpoint has no lm_head.weight and the config does not set "
-                "tie_word_embeddings: fine only if the model class ties them by default",
+                "tie_word_embeddings, fine only if the model class ties them by default",
                 code=codes.WEIGHTS_LM_HEAD_TIED_BY_DEFAULT,
+                fix="set `tie_word_embeddings` to say whether the head is the embedding",
+                evidence="vllm/model_executor/models/llama.py: LlamaForCausalLM.__init__",
             )
         )
         return []
@@ -446,10 +495,12 @@ def _matrix_errors(
     if len(header.shape) != 2:
         return [
             ParallelDraftingConfigError(
-                f"`{tensor}` has shape {shape_text(header.shape)}: expected a matrix of "
-                f"[{rows[0]}, hidden_size].",
+                f"`{tensor}` has shape {shape_text(header.shape)}, not a [{rows[0]}, "
+                "hidden_size] matrix, so vLLM fails loading it.",
                 field=subject.file_field(rows[0]),
                 code=codes.WEIGHTS_SHAPE_INVALID,
+                fix=f"export `{tensor}` as a [{rows[0]}, hidden_size] matrix",
+                evidence=f"{_VOCAB_LAYERS}; {_SHAPE_CHECK}",
             )
         ]
     got_rows, got_columns = header.shape
@@ -475,9 +526,12 @@ def _matrix_errors(
         errors.append(
             ParallelDraftingConfigError(
                 f"`{subject.token_field}` = {subject.token_id} is past the {got_rows} rows of "
-                f"`{tensor}`: embedding the masked slots fails as a device-side assert.",
+                f"`{tensor}`, so vLLM fails embedding the masked slots with a device-side "
+                "assert.",
                 field=subject.token_field,
                 code=codes.TOKEN_PAST_EMBEDDING_ROWS,
+                fix="set the token id to a row of the checkpoint's embedding",
+                evidence=_VOCAB_LAYERS,
             )
         )
     return errors
@@ -487,10 +541,12 @@ def _mismatch(
     tensor: str, what: str, got: int, field: str, expected: int
 ) -> ParallelDraftingConfigError:
     return ParallelDraftingConfigError(
-        f"`{tensor}` has {got} {what} but `{field}` = {expected}: vLLM sizes the tensor from "
-        "the config and fails loading these weights.",
+        f"`{tensor}` has {got} {what} but `{field}` = {expected}, so vLLM, sizing the tensor "
+        "from the config, fails loading it.",
         field=field,
         code=codes.WEIGHTS_SIZE_MISMATCH,
+        fix=f"set `{field}` to {got} if the checkpoint is right, else re-export `{tensor}`",
+        evidence=_SHAPE_CHECK,
     )
 
 
@@ -522,19 +578,16 @@ def _fc_expected(row: ArchitectureRow, subject: VllmSubject) -> tuple[int, int, 
     if width is None:
         return None
     if row.fc_width is FcWidth.DFLASH:
-        aux_ids, aux_source = aux_layers(subject)
+        aux_ids, _ = aux_layers(subject)
         if aux_ids:
             count = len(aux_ids)
-            source = f"layers tapped by `{aux_source}`"
+            source = "tapped layers"
         else:
             layers = _size(subject, "num_hidden_layers")
             if layers is None:
                 return None
             count = layers
-            source = (
-                f"from `{subject.file_field('num_hidden_layers')}`, as the config names no "
-                "tapped layers"
-            )
+            source = f"layers, from `{subject.file_field('num_hidden_layers')}`"
     else:
         count, source = _eagle3_count(subject, section)
     return (
@@ -549,12 +602,12 @@ def _eagle3_count(subject: VllmSubject, section: Mapping[str, object]) -> tuple[
     else 3, as ``LlamaModel.__init__`` in ``llama_eagle3.py`` reads them."""
     explicit = _size(subject, "num_aux_hidden_states")
     if explicit is not None:
-        return explicit, f"from `{subject.file_field('num_aux_hidden_states')}`"
+        return explicit, f"layers, from `{subject.file_field('num_aux_hidden_states')}`"
     listed = section.get("eagle_aux_hidden_state_layer_ids")
     if is_list(listed) and listed:
         field = subject.file_field(f"{EAGLE_CONFIG}.eagle_aux_hidden_state_layer_ids")
-        return len(listed), f"from the length of `{field}`"
-    return 3, "by vLLM's default (no num_aux_hidden_states, no eagle_config layer ids)"
+        return len(listed), f"layers, from `{field}`"
+    return 3, "layers, vLLM's default"
 
 
 def _fc_errors(
@@ -570,34 +623,41 @@ def _fc_errors(
         return errors
     width, count, how = expected
     field = _fc_field(row, subject)
+    sized_by = _FC_EVIDENCE[row.fc_width]
     taps, source = aux_layers(subject)
     if row.fc_width is FcWidth.EAGLE3 and taps and source and len(taps) != count:
         errors.append(
             ParallelDraftingConfigError(
-                f"vLLM's runner taps {len(taps)} target layers (from "
-                f"`{source}`), but the model class sizes fc for {count}: "
-                f"{width} = {how}; the model class reads eagle_config while the runner "
-                "reads the top-level list first, so the first forward pass fails.",
+                f"`{source}` taps {len(taps)} target layers but vLLM sizes the draft's fc for "
+                f"{count} ({how}), so the first forward pass fails.",
                 field=source,
                 code=codes.TAPPED_WIDTH_MISMATCH,
+                fix=f"set `num_aux_hidden_states` to {len(taps)}, or tap {count} layers",
+                evidence=f"{sized_by} reads eagle_config; {RUNNER_EVIDENCE[Runner.NEWER]} "
+                "reads the top-level list first",
             )
         )
     if fc is None:
         errors.append(
             ParallelDraftingConfigError(
-                f"the checkpoint has no `fc.weight`, but the model class builds fc with input "
-                f"width {width} = {how}, and leaves it uninitialized.",
+                f"The checkpoint has no `fc.weight`, so vLLM leaves the draft's fc, {width} "
+                f"= {how} wide, uninitialized.",
                 field=field,
                 code=codes.WEIGHTS_FC_MISSING,
+                fix="export the checkpoint with its `fc.weight`",
+                evidence=f"{sized_by}; {_LOADER}",
             )
         )
         return errors
     if len(fc.shape) != 2:
         errors.append(
             ParallelDraftingConfigError(
-                f"`fc.weight` has shape {shape_text(fc.shape)}: expected [hidden_size, {width}].",
+                f"`fc.weight` has shape {shape_text(fc.shape)}, not a [hidden_size, {width}] "
+                "matrix, so vLLM fails loading it.",
                 field=field,
                 code=codes.WEIGHTS_SHAPE_INVALID,
+                fix=f"export `fc.weight` as a [hidden_size, {width}] matrix",
+                evidence=f"{sized_by}; {_SHAPE_CHECK}",
             )
         )
         return errors
@@ -606,10 +666,12 @@ def _fc_errors(
         errors.append(
             ParallelDraftingConfigError(
                 f"`fc.weight` has input width {columns} but vLLM builds fc for {width} = "
-                f"{how}, so loading these weights fails: the checkpoint was trained for "
-                "other tapped layers, or the config names the wrong ones.",
+                f"{how}, so loading the weights fails.",
                 field=field,
                 code=codes.FC_WEIGHT_WIDTH_MISMATCH,
+                fix="name the target layers the checkpoint was trained on, or export a "
+                "checkpoint trained on these",
+                evidence=f"{sized_by}; {_SHAPE_CHECK}",
             )
         )
     if subject.resolution.hidden_size is not None and rows != subject.resolution.hidden_size:
@@ -652,9 +714,13 @@ def _d2t_errors(
     return [
         ParallelDraftingConfigError(
             f"`d2t` has shape {shape_text(d2t.shape)} but `{subject.file_field(field)}` = "
-            f"{expected}: the draft-to-target map needs one entry per draft token, [{expected}].",
+            f"{expected}, so vLLM fails loading the draft-to-target map into [{expected}].",
             field=subject.file_field(field),
             code=codes.WEIGHTS_SIZE_MISMATCH,
+            fix=f"set `{subject.file_field(field)}` to the draft vocabulary d2t maps, or "
+            "re-export d2t",
+            evidence=f"load_weights of llama_eagle3.py and qwen3_dflash.py: d2t fills "
+            f"draft_id_to_target_id; {_SHAPE_CHECK}",
         )
     ]
 
@@ -673,11 +739,13 @@ def _mask_hidden_errors(
     if row.mask_hidden is MaskHidden.FORBIDDEN and names:
         return [
             ParallelDraftingConfigError(
-                f"the checkpoint holds {tensor_name_text(names[0])}, but vLLM's {row.name} "
-                "loader asserts that no tensor is named mask_hidden (DFlash embeds masked "
-                "slots through the mask token id).",
+                f"The checkpoint holds {tensor_name_text(names[0])}, which vLLM's {row.name} "
+                "loader refuses, since DFlash embeds the masked slots through the mask token.",
                 field=architectures,
                 code=codes.MASK_HIDDEN_UNEXPECTED,
+                fix="drop the mask_hidden tensor from the checkpoint",
+                evidence="vllm/model_executor/models/qwen3_dflash.py: "
+                "DFlashQwen3ForCausalLM.load_weights asserts that no tensor is named mask_hidden",
             )
         ]
     if row.mask_hidden is not MaskHidden.REQUIRED or subject.token_id is None:
@@ -685,11 +753,14 @@ def _mask_hidden_errors(
     if not names:
         return [
             ParallelDraftingConfigError(
-                f"the checkpoint has no `mask_hidden` tensor, but `{subject.token_field}` makes it "
-                f"a parallel-drafting draft: vLLM's {row.name} loader raises \"mask_hidden not "
-                'found in weights but model is configured for parallel drafting".',
+                f"The checkpoint has no `mask_hidden` tensor, but `{subject.token_field}` makes "
+                f"the draft parallel, so vLLM's {row.name} loader fails.",
                 field=subject.token_field,
                 code=codes.MASK_HIDDEN_MISSING,
+                fix="export the checkpoint with the `mask_hidden` it was trained with",
+                evidence="vllm/model_executor/models/llama_eagle3.py: "
+                'Eagle3LlamaForCausalLM.load_weights raises "mask_hidden not found in weights '
+                'but model is configured for parallel drafting"',
             )
         ]
     expected = None if packed else _fc_expected(row, subject)
@@ -703,9 +774,12 @@ def _mask_hidden_errors(
         ParallelDraftingConfigError(
             f"{tensor_name_text(names[0])} holds {values} values (shape "
             f"{shape_text(tensor.shape)}) but vLLM copies it into a buffer of the fc input "
-            f"width, {expected[0]} = {expected[2]}.",
+            f"width, {expected[0]} = {expected[2]}, and fails.",
             field=_fc_field(row, subject),
             code=codes.MASK_HIDDEN_SIZE,
+            fix=f"export mask_hidden with {expected[0]} values, the fc input width",
+            evidence="vllm/model_executor/models/llama_eagle3.py: "
+            "Eagle3LlamaForCausalLM.load_weights copies mask_hidden into a (1, fc input) buffer",
         )
     ]
 
@@ -759,9 +833,11 @@ def mask_embedding_findings(subject: VllmSubject, found: Findings) -> None:
         found.error(
             ParallelDraftingConfigError(
                 f"{shown} is for mask_token_id {describe_value(contents.stored_token_id)} but "
-                f"`{field}` = {describe_value(mask_id)}: vLLM refuses it (ValueError).",
+                f"`{field}` = {describe_value(mask_id)}, so vLLM refuses the file.",
                 field=field,
                 code=codes.MASK_EMBEDDING_TOKEN_MISMATCH,
+                fix=f"regenerate the file for the mask token id `{field}` names",
+                evidence=f"{_READ_MASK_EMBEDDING} raises ValueError",
             )
         )
     if contents.shape is None:
@@ -780,10 +856,12 @@ def mask_embedding_findings(subject: VllmSubject, found: Findings) -> None:
         found.error(
             ParallelDraftingConfigError(
                 f"{shown} holds {values} values (shape {shape_text(contents.shape)}) but "
-                f"`{hidden_field}` = {hidden_size}: vLLM loads it into one "
-                "embedding row of hidden_size values and fails.",
+                f"`{hidden_field}` = {hidden_size}, so vLLM fails loading it into one "
+                "embedding row.",
                 field=hidden_field,
                 code=codes.MASK_EMBEDDING_SIZE,
+                fix=f"regenerate the file with {hidden_size} values, one embedding row",
+                evidence=_READ_MASK_EMBEDDING,
             )
         )
 

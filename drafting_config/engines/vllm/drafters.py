@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Final
 
 from drafting_config.engines.vllm.load_path import serving_architectures
-from drafting_config.engines.vllm.names import VERSION
 from drafting_config.engines.vllm.resolution import VllmSubject, tapped_knowing_target
 from drafting_config.engines.vllm.tables import vllm_tables
 from drafting_config.values.codes import EAGLE3_WIDTH, PROJECTOR_UNIMPLEMENTED
@@ -70,23 +69,23 @@ def check_eagle3_width(subject: VllmSubject, found: Findings) -> None:
         sized, why = declared, f"`num_aux_hidden_states` = {declared}"
     elif is_list(listed) and listed:
         sized = len(listed)
-        why = f"`eagle_config.eagle_aux_hidden_state_layer_ids` ({sized} layers)"
+        why = "eagle_config's list"
     else:
-        sized, why = 3, "the default of 3 (no `num_aux_hidden_states`, no eagle_config list)"
+        sized, why = 3, "the default"
     if sized == tapped:
         return
     field = subject.resolution.file_field(taps.field or "eagle_aux_hidden_state_layer_ids")
     found.error(
         ParallelDraftingConfigError(
-            f"vLLM {VERSION} taps {tapped} target layers (`{field}`), but the draft's fc and "
-            f"its pre-fc norm are sized for {sized}, from {why} (llama_eagle3.py, "
-            "LlamaModel.__init__): combine_hidden_states fails on the first forward pass.",
+            f"`{field}` taps {tapped} target layers but fc is sized for {sized} ({why}), so "
+            "vLLM fails at the first forward pass.",
             field=field,
             code=EAGLE3_WIDTH,
-            fix=f'set `"num_aux_hidden_states": {tapped}` when the checkpoint\'s fc is '
-            f"{tapped} layers wide, else tap {sized} layers.",
-            evidence="vllm/model_executor/models/llama_eagle3.py; "
-            "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
+            fix=f"set `num_aux_hidden_states` to {tapped} if the checkpoint's fc is {tapped} "
+            f"layers wide, else tap {sized} layers",
+            evidence="vllm/model_executor/models/llama_eagle3.py: LlamaModel.__init__ sizes "
+            "fc and its pre-fc norm; vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py: "
+            "get_eagle3_aux_layers_from_config",
         )
     )
 
@@ -114,23 +113,25 @@ def check_projector_type(subject: VllmSubject, found: Findings) -> None:
     if projector == DOMINO_PROJECTOR:
         found.error(
             ParallelDraftingConfigError(
-                f"{shown}: no DFlash or DSpark class of vLLM {VERSION} implements Domino's "
-                "projector; vLLM builds a plain DFlash drafter, and Domino's tensors "
-                "(prefix_gru.*, embed_proj.*) have no parameter to load into "
-                '(model_executor/models/utils.py: "There is no module or parameter named").',
+                f"{shown} has no vLLM drafter, so vLLM builds a plain DFlash one and fails "
+                "loading Domino's tensors.",
                 field="dflash_config.projector_type",
                 code=PROJECTOR_UNIMPLEMENTED,
-                fix="serve the draft with an engine that implements Domino (SGLang 0.5.23's "
-                "DFlashDraftModel reads projector_type), or train a plain DFlash drafter.",
+                fix="serve the draft with SGLang, whose DFlashDraftModel reads "
+                "`projector_type`, or train a plain DFlash drafter",
+                evidence="vllm/model_executor/models/utils.py: AutoWeightsLoader._load_module "
+                'raises ValueError "There is no module or parameter named" (prefix_gru.*, '
+                "embed_proj.*)",
             )
         )
         return
     found.warn(
         ParallelDraftingConfigWarning(
-            f"{shown} is read by no DFlash or DSpark file of vLLM {VERSION}: vLLM builds "
-            "its plain drafter, ignoring the projector; a checkpoint holding its tensors "
-            "fails to load.",
+            f"{shown} is read by no vLLM drafter, so vLLM ignores it and fails loading any "
+            "projector tensors.",
             field="dflash_config.projector_type",
             code=PROJECTOR_UNIMPLEMENTED,
+            evidence="vllm/model_executor/models/qwen3_dflash.py, qwen3_dflash2.py, "
+            "qwen3_dspark.py: no projector_type is read",
         )
     )

@@ -39,6 +39,7 @@ from drafting_config.engines.vllm.resolution import Resolution, VllmSubject, tap
 from drafting_config.engines.vllm.runners import (
     NEWER_RUNNER_FIELDS,
     OLDER_RUNNER_FIELDS,
+    RUNNER_EVIDENCE,
     Runner,
     TappedLayers,
     default_layers,
@@ -67,6 +68,16 @@ OMNI_DSPARK_ORDER: Final = (
 )
 """The Qwen3-Omni DSpark validator's own order: the first field that is not null."""
 
+CAPTURE_EVIDENCE: Final = (
+    "vllm/model_executor/models/llama.py: LlamaModel.forward records capture index 0 (the "
+    "first layer's input) and i + 1 (layer i's output)"
+)
+
+NOT_READ_EVIDENCE: Final = (
+    "no vLLM file reads it but transformers_utils/configs/k3_dspark.py (model_type k3_dspark)"
+)
+"""Why vLLM ignores ``num_target_layers`` and ``target_num_hidden_layers`` elsewhere."""
+
 NUM_TARGET_LAYERS_FIELDS: Final = ("num_target_layers", "dflash_config.num_target_layers")
 """Where drafts record a count of target layers (newer DFlash releases nest it)."""
 
@@ -90,14 +101,15 @@ def check_layers(subject: VllmSubject, found: Findings) -> None:
     warnings: list[ParallelDraftingConfigWarning] = []
     errors += serving_list_errors(taps, runner, resolution, target)
     warnings += serving_list_warnings(taps, resolution)
-    read = [taps]
+    read, runners = [taps], [runner]
     if runs_on_either_runner(resolution.algorithm, get):
         older = older_runner_layers(get)
         read.append(older)
+        runners.append(Runner.OLDER)
         warning = _runners_disagree(taps, older, resolution)
         if warning is not None:
             warnings.append(warning)
-    notes = _unread_list_notes(get, read, resolution)
+    notes = _unread_list_notes(get, read, runners, resolution)
     if target is not None:
         errors += omni_dspark_errors(get, resolution, target)
     finding = default_layers_finding(get, taps, resolution, target)
@@ -140,13 +152,15 @@ def serving_list_errors(
     if taps.field is None:
         return []
     name = resolution.file_field(taps.field)
-    reader = f"vLLM's {runner.value} model runner serves this draft"
+    reader = RUNNER_EVIDENCE[runner]
     if taps.problem is not None:
         return [
             ParallelDraftingConfigError(
-                f"`{name}` {taps.problem} ({reader} and reads this field).",
+                f"`{name}` {taps.problem}.",
                 field=name,
                 code=codes.LAYER_IDS_INVALID,
+                fix=f"write `{name}` as a list of int layer ids",
+                evidence=reader,
             )
         ]
     if taps.ids is None:
@@ -156,13 +170,13 @@ def serving_list_errors(
         if current <= previous:
             return [
                 ParallelDraftingConfigError(
-                    f"`{name}` = {describe_value(taps.value)} must name each target layer "
-                    f"once, in increasing order: item {index} is {current}, after "
-                    f"{previous}. vLLM taps the sorted, de-duplicated layers, so the drafter "
-                    f"would not get the features it was trained on ({reader} and reads this "
-                    "field).",
+                    f"`{name}` item {index} = {current} follows {previous}, but vLLM taps layers "
+                    "sorted and once each, not as the drafter was trained.",
                     field=name,
                     code=codes.LAYER_IDS_UNORDERED,
+                    fix="list each target layer once, in increasing order",
+                    evidence="vllm/model_executor/models/interfaces.py: "
+                    f"EagleModelMixin._set_aux_hidden_state_layers; {reader}",
                 )
             ]
     top = None if target is None or target.num_layers is None else target.num_layers
@@ -172,7 +186,6 @@ def serving_list_errors(
             return [
                 _out_of_range(
                     name,
-                    describe_value(taps.value),
                     index=index,
                     layer_id=layer_id,
                     shift=taps.shift,
@@ -202,48 +215,46 @@ def serving_list_warnings(taps: TappedLayers, resolution: Resolution) -> list[Ta
     if taps.whole_floats:
         warnings.append(
             TargetLayersWarning(
-                f"`{name}` = {shown} holds whole-number floats: vLLM 0.33 keeps them as floats "
-                "and taps the same layers as the ints would (its models compare 9.0 == 9). "
-                "Write them as ints.",
+                f"`{name}` = {shown} holds whole-number floats, which vLLM keeps as floats and "
+                "taps as the same layers as the ints.",
+                field=name,
                 code=codes.LAYER_IDS_FLOATS,
                 edit=ConfigEdit.set(name, [layer_id - taps.shift for layer_id in taps.ids]),
+                fix="write the layer ids as ints",
+                evidence="vllm/model_executor/models/interfaces.py: "
+                "EagleModelMixin._maybe_add_hidden_state compares 9.0 == 9",
             )
         )
     if taps.shift and -1 in [layer_id - taps.shift for layer_id in taps.ids]:
         warnings.append(
             TargetLayersWarning(
-                f"`{name}` = {shown} holds -1: vLLM 0.33 adds 1 and taps capture index 0, the "
-                "hidden state entering the target's first layer (its embeddings), not the "
-                "output of a layer. It serves it; check that the drafter was trained on it.",
+                f"`{name}` = {shown} holds -1, which vLLM taps as capture index 0, the "
+                "target's embeddings rather than a layer's output.",
+                field=name,
                 code=codes.LAYER_ID_MINUS_ONE,
+                evidence=CAPTURE_EVIDENCE,
             )
         )
     return warnings
 
 
 def _out_of_range(
-    name: str, shown: str, *, index: int, layer_id: int, shift: int, top: int | None, reader: str
+    name: str, *, index: int, layer_id: int, shift: int, top: int | None, reader: str
 ) -> ParallelDraftingConfigError:
     kind = "layer indices" if shift else "capture indices"
-    how = (
-        "taps capture index id + 1, the output of layer id"
-        if shift
-        else "taps them as given: 0 is the input of the first layer, i the output of layer i - 1"
-    )
+    lowest = -shift
     if top is None:
-        bounds = (
-            f"{kind} are never below -1 (-1 taps capture index 0, the input of the first layer)"
-            if shift
-            else f"{kind} are never negative"
-        )
+        where = f"below {lowest}, the lowest of the {kind}"  # no target: no upper bound
+        fix = f"name {kind} from {lowest} up"
     else:
-        bounds = (
-            f"the target's num_hidden_layers is {top}, so its {kind} run from 0 to {top - shift}"
-        )
+        where = f"outside the target's {kind} {lowest} to {top - shift}"
+        fix = f"name {kind} of the target, {lowest} to {top - shift}"
     return ParallelDraftingConfigError(
-        f"`{name}` = {shown}: item {index} is {layer_id}, but {bounds} ({reader} and {how}).",
+        f"`{name}` item {index} = {layer_id} is {where}, so vLLM never captures it.",
         field=name,
         code=codes.LAYER_ID_OUT_OF_RANGE,
+        fix=fix,
+        evidence=f"{CAPTURE_EVIDENCE}; {reader}",
     )
 
 
@@ -256,23 +267,27 @@ def _runners_disagree(
     in ``qwen3_dflash.py``)."""
     if (newer.ids, newer.problem) == (older.ids, older.problem):
         return None
+    blamed = newer.field if newer.field is not None else older.field
     return TargetLayersWarning(
-        "vLLM's two model runners read different target layers for this DFlash draft: the "
-        f"newer one {_describe(newer, resolution)}, the older one "
-        f"{_describe(older, resolution)}. vLLM serves DFlash with the older runner when "
-        "VLLM_USE_V2_MODEL_RUNNER=0 or the newer one lacks a feature in use; make the "
-        "fields agree.",
+        f"vLLM's newer runner taps {_describe(newer, resolution)} and its older one, which may "
+        f"serve it too, {_describe(older, resolution)}.",
+        field=None if blamed is None else resolution.file_field(blamed),
         code=codes.RUNNERS_DISAGREE_ON_LAYERS,
+        fix="name the layers in the top-level `eagle_aux_hidden_state_layer_ids`, as "
+        "capture indices, which both runners read first",
+        evidence="vllm/config/vllm.py: the older runner serves DFlash with "
+        "VLLM_USE_V2_MODEL_RUNNER=0 or a feature the newer lacks; "
+        f"{RUNNER_EVIDENCE[Runner.NEWER]}; {RUNNER_EVIDENCE[Runner.OLDER]}",
     )
 
 
 def _describe(taps: TappedLayers, resolution: Resolution) -> str:
     if taps.field is None:
-        return "finds none and taps the target model's default layers"
+        return "the target's defaults"
     name = resolution.file_field(taps.field)
     if taps.ids is None:
-        return f"fails on `{name}`"
-    return f"taps capture indices {list(taps.ids)} (from `{name}`)"
+        return f"none, failing on `{name}`"
+    return f"{list(taps.ids)} from `{name}`"
 
 
 _LAYER_FIELDS: Final = tuple(dict.fromkeys((*NEWER_RUNNER_FIELDS, *OLDER_RUNNER_FIELDS)))
@@ -280,7 +295,7 @@ _LAYER_FIELDS: Final = tuple(dict.fromkeys((*NEWER_RUNNER_FIELDS, *OLDER_RUNNER_
 
 
 def _unread_list_notes(
-    get: FieldGetter, read: list[TappedLayers], resolution: Resolution
+    get: FieldGetter, read: list[TappedLayers], runners: list[Runner], resolution: Resolution
 ) -> list[str]:
     """A layer list vLLM never reads for this draft is at most a note: it is dead data, but
     another engine or trainer may read it."""
@@ -293,15 +308,16 @@ def _unread_list_notes(
         if name in sources:
             continue
         whence = (
-            f"it taps `{min(sources)}`"
+            f"which taps `{min(sources)}`"
             if sources
-            else "it finds no layers and taps the target model's default layers"
+            else "which taps the target model's default layers"
         )
         notes.append(
             Note(
-                f"`{name}` is not read by vLLM for this draft ({whence})",
+                f"`{name}` is not read by vLLM for this draft, {whence}.",
                 code=codes.LAYER_NOT_READ,
                 field=name,
+                evidence="; ".join(RUNNER_EVIDENCE[runner] for runner in runners),
             )
         )
     return notes
@@ -330,35 +346,42 @@ def omni_dspark_errors(
             name = path
             break
     name = resolution.file_field(name)
-    prefix = "vLLM's Qwen3-Omni DSpark validator"
+    refused = "so vLLM refuses it for a Qwen3-Omni target"
+    fix = "list target layer ids, each once, in increasing order"
+    if target.num_layers is not None:
+        fix += f", from 0 to {target.num_layers - 1}"
+    evidence = "vllm/config/speculative.py: _validate_qwen3_omni_dspark raises ValueError"
     if not is_list(value) or not value:
         return [
             ParallelDraftingConfigError(
-                f"`{name}` must be a non-empty list of target layer ids for a Qwen3-Omni "
-                f"target; got {describe_value(value)} ({prefix} refuses it).",
+                f"`{name}` = {describe_value(value)} is not a non-empty list of layer ids, "
+                f"{refused}.",
                 field=name,
                 code=codes.OMNI_LAYER_IDS_INVALID,
+                fix=fix,
+                evidence=evidence,
             )
         ]
     items = list(value)
     ids = [exact_int(item) for item in items]
     problem = None
     if any(layer_id is None for layer_id in ids):
-        problem = "must contain only ints (not bools)"
+        problem = "holds an id that is not an int"
     elif ids != sorted(set(ids)):  # type: ignore[type-var]  # all ints here
-        problem = "must be unique and strictly increasing"
+        problem = "is not unique and strictly increasing"
     elif target.num_layers is not None and not all(
         0 <= cast("int", i) < target.num_layers for i in ids
     ):
-        problem = f"must be layer indices in [0, {target.num_layers - 1}]"
+        problem = f"holds an id outside layers 0 to {target.num_layers - 1}"
     if problem is None:
         return []
     return [
         ParallelDraftingConfigError(
-            f"`{name}` = {describe_value(value)} {problem} for a Qwen3-Omni target "
-            f"({prefix} refuses it).",
+            f"`{name}` = {describe_value(value)} {problem}, {refused}.",
             field=name,
             code=codes.OMNI_LAYER_IDS_INVALID,
+            fix=fix,
+            evidence=evidence,
         )
     ]
 
@@ -392,29 +415,37 @@ def default_layers_finding(
     if draft_layers is None or draft_layers <= 0:
         return None
     to_set = _field_to_set(get, resolution)
-    trained = f"Set `{to_set}` to the {_layers(draft_layers)} the drafter was trained on."
+    fix = f"set `{to_set}` to the {_layers(draft_layers)} the drafter was trained on"
+    evidence = (
+        "vllm/model_executor/models/interfaces.py: "
+        "SupportsEagle3.get_eagle3_default_aux_hidden_state_layers; "
+        "vllm/model_executor/models/qwen3_dflash.py: _get_dflash_fc_input_size sizes fc for "
+        "num_hidden_layers"
+    )
     if target is None or target.num_layers is None:
         if draft_layers == len(default_layers(7)):
             return None
         return TargetLayersWarning(
-            "The draft names no target layers, so vLLM taps the target model's default "
-            "layers, (2, L // 2, L - 3): 3 for any target of 7 or more layers. Its DFlash "
-            f"model sizes fc for num_hidden_layers = {draft_layers}, so the first forward "
-            f"pass would fail. {trained}",
+            "No target layers are named, so vLLM taps 3 default layers of a target of 7 or more, "
+            f"while fc is sized for `num_hidden_layers` = {draft_layers}.",
+            field=to_set,
             code=codes.DEFAULT_LAYERS_MISMATCH,
+            fix=fix,
+            evidence=evidence,
         )
     defaults = default_layers(target.num_layers)
     if len(defaults) == draft_layers:
         return None
+    expects = _features(get, None, draft_layers)
+    received = _features(get, target, len(defaults))
     return ParallelDraftingConfigError(
-        "The draft names no target layers, so vLLM taps the target model's default layers, "
-        f"capture indices {list(defaults)} of its {target.num_layers} layers, but its DFlash "
-        "model "
-        f"sizes fc for num_hidden_layers = {draft_layers}: the first forward pass fails "
-        f'("DFlash drafter expects {_features(get, None, draft_layers)} concatenated aux '
-        f'hidden features but received {_features(get, target, len(defaults))}"). {trained}',
+        f"No target layers are named, so vLLM taps the defaults {list(defaults)} while fc is "
+        f"sized for {draft_layers} layers, and fails at the first forward pass.",
         field=to_set,
         code=codes.DEFAULT_LAYERS_MISMATCH,
+        fix=fix,
+        evidence=f'{evidence}; combine_hidden_states raises "DFlash drafter expects {expects} '
+        f'concatenated aux hidden features but received {received}"',
     )
 
 
@@ -485,9 +516,12 @@ def layer_count_findings(
         if count is None or count <= 0:
             warnings.append(
                 TargetLayersWarning(
-                    f"`{name}` = {describe_value(value)} is not a count of layers. vLLM does "
-                    "not read it, but trainers and other engines do.",
+                    f"`{name}` = {describe_value(value)} is not a count of layers, which vLLM "
+                    "ignores but trainers and other engines read.",
+                    field=name,
                     code=codes.NUM_TARGET_LAYERS_NOT_COUNT,
+                    fix=f"set `{name}` to a positive int, or remove it",
+                    evidence=NOT_READ_EVIDENCE,
                 )
             )
             continue
@@ -502,12 +536,15 @@ def layer_count_findings(
             warnings.append(_count_fits_neither(name, count, depth, ids))
     value = get(TARGET_DEPTH_FIELD, None)
     if value is not None and depth is not None and exact_int(value) != depth:
+        name = resolution.file_field(TARGET_DEPTH_FIELD)
         warnings.append(
             TargetLayersWarning(
-                f"`{resolution.file_field(TARGET_DEPTH_FIELD)}` = {describe_value(value)}, "
-                f"but the target's num_hidden_layers is {depth}. vLLM does not read it; is "
-                "this the draft's intended target?",
+                f"`{name}` = {describe_value(value)} but the target has {depth} layers, so "
+                "the draft may be for another target, though vLLM ignores the field.",
+                field=name,
                 code=codes.NUM_TARGET_LAYERS_NOT_DEPTH,
+                fix="pair the draft with the target it was trained for",
+                evidence=NOT_READ_EVIDENCE,
             )
         )
     return errors, warnings
@@ -516,17 +553,22 @@ def layer_count_findings(
 def _count_fits_neither(
     name: str, count: int, depth: int | None, ids: tuple[int, ...] | None
 ) -> TargetLayersWarning:
-    depth_part = (
-        f"the target's num_hidden_layers ({depth})"
+    parts = [
+        f"the target's depth, {depth}"
         if depth is not None
-        else "the target's depth (a layer id is at or above it)"
-    )
-    ids_part = "" if ids is None else f" nor the number of tapped layers ({len(ids)})"
+        else "the target's depth, as a layer id is at or above it"
+    ]
+    if ids is not None:
+        parts.append(f"the tapped layer count, {len(ids)}")
+    fits = f"neither {parts[0]}, nor {parts[1]}" if len(parts) == 2 else f"not {parts[0]}"
     return TargetLayersWarning(
-        f"`{name}` = {count} is neither {depth_part}{ids_part}. vLLM does not read it, "
-        "but z-lab's DFlash code and SGLang derive layer ids from it as the target's depth, "
-        "and TorchSpec reads it as the number of tapped layers.",
+        f"`{name}` = {count} is {fits}, which vLLM ignores but trainers and SGLang read.",
+        field=name,
         code=codes.NUM_TARGET_LAYERS_UNEXPLAINED,
+        fix=f"set `{name}` to the target's depth (z-lab's DFlash, SGLang) or the number of "
+        "tapped layers (TorchSpec)",
+        evidence=f"{NOT_READ_EVIDENCE}; z-lab's DFlash code and SGLang derive layer ids from "
+        "it as the target's depth, TorchSpec reads it as the number of tapped layers",
     )
 
 
@@ -542,21 +584,23 @@ def _k3_dspark_error(get: FieldGetter) -> ParallelDraftingConfigError | None:
         return None
     if is_list(ids) and ids and type(count) is float and count == len(ids):
         return ParallelDraftingConfigError(
-            f"`num_target_layers` = {count!r} is a float: vLLM's K3DSparkConfig accepts it "
-            f"({count!r} == {len(ids)}, the length of target_layer_ids), but "
-            "K3DSparkModel.__init__ sizes its context_proj linear layer "
-            "target_hidden_size * num_target_layers wide, and a float size fails there "
-            "(vllm/models/kimi_k3/nvidia/dspark_mla.py). Fix: write "
-            f'`"num_target_layers": {len(ids)}`.',
+            f"`num_target_layers` = {count!r} is a float, so vLLM's K3 DSpark model fails "
+            "sizing its context projection at construction.",
             field="num_target_layers",
             code=codes.K3_NUM_TARGET_LAYERS_FLOAT,
             edit=ConfigEdit.set("num_target_layers", len(ids)),
+            fix=f"set `num_target_layers` to the int {len(ids)}",
+            evidence="vllm/models/kimi_k3/nvidia/dspark_mla.py: K3DSparkModel.__init__ sizes "
+            "context_proj target_hidden_size * num_target_layers wide; "
+            "vllm/transformers_utils/configs/k3_dspark.py: K3DSparkConfig.__init__ accepts "
+            f"{count!r} == {len(ids)}",
         )
     return ParallelDraftingConfigError(
-        f"A K3 DSpark draft (model_type {K3_DSPARK_MODEL_TYPE!r}) must set a non-empty "
-        "`target_layer_ids` and `num_target_layers` equal to its length; got "
-        f"target_layer_ids = {describe_value(ids)}, num_target_layers = "
-        f"{describe_value(count)}. vLLM's K3DSparkConfig raises ValueError otherwise.",
+        f"`num_target_layers` = {describe_value(count)} is not the length of `target_layer_ids`"
+        f" = {describe_value(ids)}, so vLLM refuses the K3 DSpark draft.",
         field="num_target_layers",
         code=codes.K3_LAYER_FIELDS_INVALID,
+        fix="set `target_layer_ids` to the tapped layers and `num_target_layers` to their count",
+        evidence="vllm/transformers_utils/configs/k3_dspark.py: K3DSparkConfig.__init__ raises "
+        "ValueError",
     )

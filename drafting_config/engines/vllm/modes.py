@@ -140,13 +140,34 @@ def served_mode(resolution: Resolution) -> ServedMode:
     return ServedMode(name, method, parallel, asks_parallel=parallel)
 
 
+PARALLEL_SWITCH_EVIDENCE: Final = "vllm/config/speculative.py: SpeculativeConfig.parallel_drafting"
+"""Where vLLM reads the switch that drafts an EAGLE-3 draft or a draft model in parallel."""
+
+
+def _sequential_kind(mode: ServedMode) -> str:
+    return "EAGLE-3" if mode.method == "eagle3" else "a draft model"
+
+
 def sequential_note(mode: ServedMode) -> str:
+    """The note on a draft vLLM serves sequentially: what it is served as, and why."""
+    return (
+        f"vLLM serves the draft sequentially, as {_sequential_kind(mode)} (method "
+        f"{mode.method!r}), since it asks for no parallel drafting."
+    )
+
+
+def sequential_refused(mode: ServedMode) -> str:
+    """The error on a draft vLLM serves sequentially when parallel drafting is required."""
+    return (
+        "The draft names no parallel-drafting token id, so vLLM serves it sequentially, as "
+        f"{_sequential_kind(mode)}, which --require-parallel refuses."
+    )
+
+
+def parallel_fix(mode: ServedMode) -> str:
     """What turns parallel drafting on for a draft vLLM serves sequentially."""
     token = "ptd_token_id" if mode.method == "eagle3" else "pard_token"
-    kind = "EAGLE-3" if mode.method == "eagle3" else "a draft model"
     return (
-        f"served sequentially, as {kind} (method {mode.method!r}): the draft asks for no "
-        f'parallel drafting; vLLM drafts in parallel with "parallel_drafting": true in '
-        f"--speculative-config and a `{token}` in the draft's config "
-        "(vllm/config/speculative.py, SpeculativeConfig.parallel_drafting)"
+        f"set `{token}` in the draft's config and serve it with "
+        '"parallel_drafting": true in --speculative-config to draft in parallel'
     )

@@ -262,11 +262,13 @@ def _missing_token_id(speculators: SpeculatorsDraft) -> ParallelDraftingConfigEr
     if speculators.spec.mask_token_source is None:
         return None
     return ParallelDraftingConfigError(
-        f"`{MASK_TOKEN_FIELD}` is missing or null: a speculators {speculators.algorithm} draft "
-        f"names its parallel drafting token id there (vLLM copies it to "
-        f"`{speculators.spec.mask_token_source.value}`); set it to the mask token's id.",
+        f"`{MASK_TOKEN_FIELD}` is missing or null, so vLLM finds no parallel-drafting token "
+        f"id for this speculators {speculators.algorithm} draft and refuses it.",
         field=MASK_TOKEN_FIELD,
         code=codes.SPECULATORS_TOKEN_MISSING,
+        fix=f"set `{MASK_TOKEN_FIELD}` to the mask token's id",
+        evidence="vllm/transformers_utils/configs/speculators/algos.py: copies "
+        f"`{MASK_TOKEN_FIELD}` to `{speculators.spec.mask_token_source.value}`",
     )
 
 

@@ -95,6 +95,15 @@ class Runner(str, enum.Enum):
     """Model Runner V1 (``vllm/v1/worker/gpu_model_runner.py``)."""
 
 
+RUNNER_EVIDENCE: Final = {
+    Runner.NEWER: "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py: "
+    "get_eagle3_aux_layers_from_config, in the newer model runner",
+    Runner.OLDER: "vllm/v1/worker/gpu_model_runner.py: "
+    "GPUModelRunner._get_eagle3_aux_layers_from_config, in the older model runner",
+}
+"""The function of each runner that reads the tapped layers, as a finding's evidence."""
+
+
 def runner_of(method: str | None) -> Runner | None:
     """The runner serving ``method`` (the resolver's ``algorithm``), ``None`` for PARD, whose
     drafter takes no hidden states.
@@ -199,7 +208,8 @@ class TappedLayers:
     problem: str | None = None
     """Why :attr:`ids` is ``None`` although a field was set: vLLM's function would raise,
     return values that are not ints, or stop at a value that is not a list (and then tap
-    the target's default layers).  A sentence about the value, without the field's name."""
+    the target's default layers).  A clause about the value and what vLLM does, to follow
+    the field's name (``"is 5 (int), not a list, so vLLM ..."``)."""
 
     whole_floats: bool = False
     """Some ids are whole-number floats (``9.0``): vLLM keeps them as floats, and its models
@@ -298,19 +308,16 @@ def _raises(value: object, shift: int) -> str | None:
         bool(value)
     except Exception as error:
         return (
-            f"is {describe_value(value)}, whose truth value raises {type(error).__name__}: "
-            "vLLM fails on it"
+            f"is {describe_value(value)}, whose truth value raises {type(error).__name__}, "
+            "so vLLM fails reading it"
         )
     if not shift:
         return None
     if not is_list(value):
-        return f"is {describe_value(value)}, not a list: vLLM adds 1 to each id and fails on it"
+        return f"is {describe_value(value)}, not a list, so vLLM fails adding 1 to each id"
     for index, item in enumerate(value):
         if exact_int(item) is None and not issubclass(type(item), (bool, float)):
-            return (
-                f"has item {index} = {describe_value(item)}: vLLM adds 1 to each id and "
-                "fails on it (layer ids must be ints)"
-            )
+            return f"has item {index} = {describe_value(item)}, so vLLM fails adding 1 to each id"
     return None  # bools and floats are shifted without a complaint, but are no ints
 
 
@@ -324,10 +331,10 @@ def _taken(field: str, value: object, *, shift: int = 0, listed: bool = False) -
         return NO_LAYERS
     if not is_list(value):
         problem = (
-            f"is {describe_value(value)}, not a list of layer ids"
+            f"is {describe_value(value)}, not a list of layer ids, so vLLM fails tapping it"
             if listed
-            else f"is {describe_value(value)}, not a list: vLLM stops looking for layers at "
-            "this field, finds no list and taps the target model's default layers instead"
+            else f"is {describe_value(value)}, not a list, so vLLM stops looking for layers "
+            "here and taps the target model's default layers instead"
         )
         return TappedLayers(None, field, value, shift, problem)
     ids: list[int] = []
@@ -338,8 +345,8 @@ def _taken(field: str, value: object, *, shift: int = 0, listed: bool = False) -
             number, whole_floats = int(item), True
         if number is None:
             problem = (
-                f"has item {index} = {describe_value(item)}: layer ids must be ints "
-                "(not bools, fractional floats or strings)"
+                f"has item {index} = {describe_value(item)}, not an int layer id, so vLLM "
+                "taps other layers than it names"
             )
             return TappedLayers(None, field, value, shift, problem)
         ids.append(number + shift)

@@ -189,6 +189,8 @@ class Case:
     taps: Mapping[str, Any]
     field: str | None = None
     says: tuple[str, ...] = ()
+    cites: tuple[str, ...] = ()
+    """Texts of the error's evidence (the engine's file and function)."""
 
 
 CASES = {
@@ -199,8 +201,9 @@ CASES = {
         "dflash_config.target_layer_ids",
         (
             f"`fc.weight` has input width {5 * HIDDEN} but vLLM builds fc for {3 * HIDDEN}",
-            "= `hidden_size` 64 x 3 layers tapped by `dflash_config.target_layer_ids`, so loading",
+            "= `hidden_size` 64 x 3 tapped layers, so loading the weights fails",
         ),
+        ("qwen3_dflash.py: _get_dflash_fc_input_size",),
     ),
     "dflash target_hidden_size sets the fc width": Case(
         DFLASH | {"target_hidden_size": 32},
@@ -215,6 +218,7 @@ CASES = {
         dflash_tensors() | {"mask_hidden": (HIDDEN,)},
         TAPPED,
         "architectures",
+        ("loader refuses",),
         ("asserts that no tensor is named mask_hidden",),
     ),
     "eagle3 requires mask_hidden": Case(
@@ -222,6 +226,7 @@ CASES = {
         _without(eagle3_tensors(), "mask_hidden"),
         {},
         "ptd_token_id",
+        ("makes the draft parallel, so vLLM's llama_eagle3 loader fails",),
         ("mask_hidden not found in weights",),
     ),
     "eagle3 mask_hidden has the fc width": Case(
@@ -241,7 +246,8 @@ CASES = {
         eagle3_tensors(),
         {"aux": (2, 16, 29, 31), "aux_source": "eagle_aux_hidden_state_layer_ids"},
         "eagle_aux_hidden_state_layer_ids",
-        ("vLLM's runner taps 4 target layers", "sizes fc for 3"),
+        ("`eagle_aux_hidden_state_layer_ids` taps 4 target layers", "fc for 3"),
+        ("llama_eagle3.py: LlamaModel.__init__ reads eagle_config",),
     ),
     "d2t has draft_vocab_size entries": Case(
         EAGLE3,
@@ -279,6 +285,9 @@ def test_the_checkpoint_rules_table(case: Case) -> None:
     assert field == case.field
     for text in case.says:
         assert text in message
+    evidence = only_error(found).evidence or ""
+    for text in case.cites:
+        assert text in evidence
 
 
 def test_the_table_is_data_each_row_citing_vllm_and_each_architecture_in_one_row() -> None:
@@ -302,7 +311,9 @@ def test_correct_checkpoints_of_each_row_pass() -> None:
     assert found.errors == ()
     assert found.facts.architecture == "qwen3_dflash"
     assert (found.facts.fc_input_width, found.facts.layers) == (3 * HIDDEN, 2)
-    assert "the checkpoint has no embed_tokens: vLLM shares the target's embedding" in found.notes
+    assert (
+        "the checkpoint has no embed_tokens, so vLLM shares the target's embedding" in found.notes
+    )
     found = run(EAGLE3, eagle3_tensors())
     assert found.errors == ()
     assert found.facts.layers == 1  # midlayer. is layers.0.
@@ -316,7 +327,7 @@ def test_dflash_fc_width_without_tapped_layers_follows_num_hidden_layers() -> No
     assert run(config, dflash_tensors(taps=2)).errors == ()
     field, message = field_and_message(run(config, dflash_tensors(taps=3)))
     assert field == "num_hidden_layers"
-    assert "x 2 from `num_hidden_layers`, as the config names no tapped layers" in message
+    assert "= `hidden_size` 64 x 2 layers, from `num_hidden_layers`, so loading" in message
 
 
 @pytest.mark.parametrize("off", [False, 0, None, ""])
@@ -345,7 +356,7 @@ def test_eagle3_fc_width_reads_num_aux_hidden_states_then_eagle_config() -> None
     )
     assert field == "eagle_config.eagle_aux_hidden_state_layer_ids"
     assert (
-        "`hidden_size` 64 x 4 from the length of `eagle_config.eagle_aux_hidden_state_layer_ids`"
+        "`hidden_size` 64 x 4 layers, from `eagle_config.eagle_aux_hidden_state_layer_ids`"
         in message
     )
 
@@ -365,7 +376,7 @@ def test_lm_head_rows_follow_draft_vocab_size_else_vocab_size() -> None:
 def test_the_layer_count_must_match_num_hidden_layers() -> None:
     field, message = field_and_message(run(PARD, pard_tensors(layers=3)))
     assert field == "num_hidden_layers"
-    assert "the checkpoint holds 3 decoder layers (0, 1, 2) but `num_hidden_layers` = 2" in message
+    assert "The checkpoint holds 3 decoder layers (0, 1, 2) but `num_hidden_layers` = 2" in message
     tensors = {k: v for k, v in pard_tensors(layers=3).items() if ".1." not in k}
     field, message = field_and_message(run(PARD, tensors))
     assert "2 decoder layers (0, 2)" in message
@@ -853,7 +864,9 @@ def test_the_weights_beside_a_draft_are_checked_by_default(draft: Path) -> None:
         fc_input_width=80,
         layers=2,
     )
-    assert "the checkpoint has no embed_tokens: vLLM shares the target's embedding" in verdict.notes
+    assert (
+        "the checkpoint has no embed_tokens, so vLLM shares the target's embedding" in verdict.notes
+    )
     assert check(draft / "config.json").weights == verdict.weights  # the file's directory
 
 
@@ -1303,7 +1316,7 @@ def test_a_parameter_without_a_tensor_is_an_error_naming_it() -> None:
     del shapes["layers.1.mlp.down_proj.weight"]
     (error,) = run(DFLASH, shapes).errors
     assert "no tensor for `model.layers.1.mlp.down_proj.weight`" in str(error)
-    assert "load_weights returns nothing" in str(error)
+    assert "load_weights returns nothing" in (error.evidence or "")
     assert "runs on uninitialized memory" in str(error)
 
 
@@ -1329,10 +1342,10 @@ def test_a_tensor_the_loader_cannot_place_is_an_error_and_a_bias_a_note() -> Non
     shapes = eagle3_tensors() | {"midlayer.self_attn.q_norm.weight": (8,)}
     (error,) = run(EAGLE3, shapes).errors
     assert "`model.layers.0.self_attn.q_norm.weight` has no parameter" in str(error)
-    assert "There is no module or parameter named" in str(error)
+    assert "There is no module or parameter named" in (error.evidence or "")
     found = run(EAGLE3, eagle3_tensors() | {"midlayer.input_layernorm.bias": (HIDDEN,)})
     assert found.errors == ()
-    assert any("ignores a .bias" in note for note in found.notes)
+    assert any("ignores it as a .bias" in note for note in found.notes)
 
 
 def test_every_row_lists_why_each_untensored_parameter_gets_none() -> None:

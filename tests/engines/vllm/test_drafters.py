@@ -27,7 +27,9 @@ def test_an_eagle3_fc_sized_for_other_taps_than_the_runner_taps_is_a_width_error
     assert error.step is Step.WIDTH
     assert error.field == "eagle_aux_hidden_state_layer_ids"
     assert "taps 4 target layers" in str(error)
-    assert "sized for 3" in str(error)
+    assert "sized for 3 (the default)" in str(error)
+    assert "`num_aux_hidden_states` to 4" in (error.fix or "")
+    assert "llama_eagle3.py" in (error.evidence or "")
     # sized for what it taps: served (the harness passes every stage)
     assert check({**four, "num_aux_hidden_states": 4}, target=QWEN3_8B).ok
     # eagle_config's list sizes fc when num_aux_hidden_states is absent
@@ -51,7 +53,9 @@ def test_a_domino_projector_vllm_does_not_implement_is_an_error() -> None:
     (error,) = check(domino).errors
     assert error.code is PROJECTOR_UNIMPLEMENTED
     assert error.field == "dflash_config.projector_type"
-    assert "prefix_gru" in str(error)
+    assert "fails loading Domino's tensors" in str(error)
+    assert "prefix_gru" in (error.evidence or "")
+    assert (error.fix or "").startswith("serve the draft with SGLang")
     other = {
         **QWEN3_8B_DFLASH_DRAFT,
         "dflash_config": {**QWEN3_8B_DFLASH_DRAFT["dflash_config"], "projector_type": "mlp2"},

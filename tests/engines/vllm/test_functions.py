@@ -316,27 +316,27 @@ def test_the_older_chains_eagle_config_replaces_dflash_ids_even_when_missing() -
         (
             {"eagle_aux_hidden_state_layer_ids": "2,18"},
             "eagle_aux_hidden_state_layer_ids",
-            "is '2,18' (str), not a list: vLLM stops looking",
+            "is '2,18' (str), not a list, so vLLM stops looking",
         ),
         (
             {"dflash_config": {"target_layer_ids": ["1", 9]}},
             "dflash_config.target_layer_ids",
-            "has item 0 = '1' (str): vLLM adds 1 to each id and fails on it",
+            "has item 0 = '1' (str), so vLLM fails adding 1 to each id",
         ),
         (
             {"target_layer_ids": [True, 9]},
             "target_layer_ids",
-            "has item 0 = True (bool): layer ids must be ints",
+            "has item 0 = True (bool), not an int layer id",
         ),
         (
             {"eagle_aux_hidden_state_layer_ids": [True, 9]},
             "eagle_aux_hidden_state_layer_ids",
-            "has item 0 = True (bool): layer ids must be ints",
+            "has item 0 = True (bool), not an int layer id",
         ),
         (
             {"target_layer_ids": 5},
             "target_layer_ids",
-            "is 5 (int), not a list: vLLM adds 1 to each id and fails on it",
+            "is 5 (int), not a list, so vLLM fails adding 1 to each id",
         ),
     ],
 )
@@ -557,11 +557,8 @@ def test_the_muse_glimmer_draft_gets_the_two_runner_warning() -> None:
     assert verdict.resolution.algorithm == "dflash"
     assert verdict.resolution.aux_layer_ids == (2, 14, 26, 38, 50)
     assert [str(w) for w in verdict.warnings if isinstance(w, TargetLayersWarning)] == [
-        "vLLM's two model runners read different target layers for this DFlash draft: the "
-        "newer one taps capture indices [2, 14, 26, 38, 50] (from `target_layer_ids`), the "
-        "older one finds none and taps the target model's default layers. vLLM serves DFlash "
-        "with the older runner when VLLM_USE_V2_MODEL_RUNNER=0 or the newer one lacks a "
-        "feature in use; make the fields agree."
+        "vLLM's newer runner taps [2, 14, 26, 38, 50] from `target_layer_ids` and its older "
+        "one, which may serve it too, the target's defaults."
     ]
 
 

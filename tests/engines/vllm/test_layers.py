@@ -68,11 +68,12 @@ def test_capture_indices_run_from_0_to_l() -> None:
     error = only_error(check(draft(field, [2, 18, 37]), target=QWEN3_4B))
     assert error.field == field
     assert str(error) == (
-        f"`{field}` = [2, 18, 37] (list): item 2 is 37, but the target's num_hidden_layers is "
-        "36, so its capture indices run from 0 to 36 (vLLM's newer model runner serves this "
-        "draft and taps them as given: 0 is the input of the first layer, i the output of "
-        "layer i - 1)."
+        f"`{field}` item 2 = 37 is outside the target's capture indices 0 to 36, so vLLM "
+        "never captures it."
     )
+    assert error.fix == "name capture indices of the target, 0 to 36"
+    assert "LlamaModel.forward" in (error.evidence or "")
+    assert "in the newer model runner" in (error.evidence or "")
 
 
 @pytest.mark.parametrize("field", DFLASH_STYLE)
@@ -84,10 +85,10 @@ def test_layer_indices_run_from_0_to_l_minus_1(field: str) -> None:
     error = only_error(check(draft(field, [1, 9, 36]), target=QWEN3_4B))
     assert error.field == field
     assert str(error) == (
-        f"`{field}` = [1, 9, 36] (list): item 2 is 36, but the target's num_hidden_layers is "
-        "36, so its layer indices run from 0 to 35 (vLLM's newer model runner serves this "
-        "draft and taps capture index id + 1, the output of layer id)."
+        f"`{field}` item 2 = 36 is outside the target's layer indices -1 to 35, so vLLM "
+        "never captures it."
     )
+    assert error.fix == "name layer indices of the target, -1 to 35"
 
 
 def test_a_negative_capture_index_is_an_error_with_or_without_a_target() -> None:
@@ -95,8 +96,10 @@ def test_a_negative_capture_index_is_an_error_with_or_without_a_target() -> None
     for target in (None, QWEN3_4B):
         error = only_error(check(draft(field, [-1, 3]), target=target))
         assert error.field == field
-        assert "item 0 is -1" in str(error)
-    assert "capture indices are never negative" in str(only_error(check(draft(field, [-1, 3]))))
+        assert "item 0 = -1 is" in str(error)
+    assert "below 0, the lowest of the capture indices" in str(
+        only_error(check(draft(field, [-1, 3])))
+    )
 
 
 @pytest.mark.parametrize("field", DFLASH_STYLE)
@@ -109,10 +112,12 @@ def test_minus_one_as_a_layer_index_taps_capture_index_0_with_a_warning(field: s
         assert verdict.aux_layer_ids == (0, 4)
         (warning,) = verdict.warnings
         assert isinstance(warning, TargetLayersWarning)
-        assert "holds -1: vLLM 0.33 adds 1 and taps capture index 0" in str(warning)
+        assert "holds -1, which vLLM taps as capture index 0" in str(warning)
+        assert warning.field == field
+        assert warning.fix is None  # served as written: right if the drafter was trained so
     error = only_error(check(draft(field, [-2, 3])))
-    assert "item 0 is -2" in str(error)
-    assert "never below -1 (-1 taps capture index 0, the input of the first layer)" in str(error)
+    assert "item 0 = -2 is below -1, the lowest of the layer indices" in str(error)
+    assert error.fix == "name layer indices from -1 up"
 
 
 @pytest.mark.parametrize("field", [*DFLASH_STYLE, "eagle_aux_hidden_state_layer_ids"])
@@ -124,7 +129,8 @@ def test_whole_number_float_ids_tap_the_same_layers_with_a_warning(field: str) -
     assert verdict.errors == (), [str(e) for e in verdict.errors]
     assert verdict.aux_layer_ids == as_ints.aux_layer_ids
     (warning,) = verdict.warnings
-    assert "holds whole-number floats: vLLM 0.33 keeps them as floats" in str(warning)
+    assert "holds whole-number floats, which vLLM keeps as floats" in str(warning)
+    assert warning.fix == "write the layer ids as ints"
 
 
 def test_without_a_target_there_is_no_upper_bound() -> None:
@@ -145,8 +151,8 @@ def test_a_multimodal_targets_depth_comes_from_its_text_config() -> None:
 @pytest.mark.parametrize(
     ("value", "problem"),
     [
-        ([9, 9], "item 1 is 9, after 9"),
-        ([9, 1], "item 1 is 1, after 9"),
+        ([9, 9], "item 1 = 9 follows 9, but vLLM taps layers sorted and once each"),
+        ([9, 1], "item 1 = 1 follows 9"),
         (["1", 9], "has item 0 = '1' (str)"),
         ([1, True], "has item 1 = True (bool)"),
         ([1, 9.5], "has item 1 = 9.5 (float)"),
@@ -163,7 +169,7 @@ def test_a_malformed_serving_list_is_an_error_with_or_without_a_target(
         error = only_error(verdict)
         assert error.field == field
         assert problem in str(error)
-        assert "vLLM's newer model runner serves this draft and reads this field" in str(error)
+        assert "in the newer model runner" in (error.evidence or "")
 
 
 def test_an_empty_list_is_absent_as_vllm_reads_it() -> None:
@@ -178,6 +184,7 @@ def test_a_truthy_value_that_is_not_a_list_stops_vllms_chain_and_is_an_error() -
     error = only_error(check(config, target=QWEN3_4B))
     assert error.field == "eagle_aux_hidden_state_layer_ids"
     assert "taps the target model's default layers instead" in str(error)
+    assert error.fix == "write `eagle_aux_hidden_state_layer_ids` as a list of int layer ids"
 
 
 def test_only_the_list_the_runner_reads_is_judged_and_the_others_get_a_note() -> None:
@@ -190,15 +197,15 @@ def test_only_the_list_the_runner_reads_is_judged_and_the_others_get_a_note() ->
     verdict = check(config, target=QWEN3_4B, check_tokenizer=False)
     assert verdict.errors == ()
     assert verdict.notes == (
-        "`target_layer_ids` is not read by vLLM for this draft (it taps "
-        "`eagle_aux_hidden_state_layer_ids`)",
+        "`target_layer_ids` is not read by vLLM for this draft, which taps "
+        "`eagle_aux_hidden_state_layer_ids`.",
     )
     newer = draft("dflash_config.target_layer_ids", [1, 9], target_layer_ids=[99, 1])
     verdict = check(newer, target=QWEN3_4B)
     assert verdict.errors == ()
     assert (
-        "`target_layer_ids` is not read by vLLM for this draft (it taps "
-        "`dflash_config.target_layer_ids`)"
+        "`target_layer_ids` is not read by vLLM for this draft, which taps "
+        "`dflash_config.target_layer_ids`."
     ) in verdict.notes
 
 
@@ -206,7 +213,7 @@ def test_the_serving_list_of_a_ptd_draft_is_checked_on_the_older_runner() -> Non
     config = {"ptd_token_id": 5, "eagle_aux_hidden_state_layer_ids": [2, 18, 40]}
     error = only_error(check(config, target=QWEN3_4B, check_tokenizer=False))
     assert error.field == "eagle_aux_hidden_state_layer_ids"
-    assert "vLLM's older model runner serves this draft" in str(error)
+    assert "in the older model runner" in (error.evidence or "")
 
 
 def test_a_pard_draft_taps_no_layers() -> None:
@@ -222,12 +229,15 @@ def test_a_dflash_draft_whose_runners_disagree_gets_a_warning_naming_both() -> N
     verdict = check(config, target=QWEN3_4B)
     assert verdict.errors == ()
     assert layer_warnings(verdict) == [
-        "vLLM's two model runners read different target layers for this DFlash draft: the "
-        "newer one taps capture indices [2, 10, 18] (from `target_layer_ids`), the older one "
-        "finds none and taps the target model's default layers. vLLM serves DFlash with the "
-        "older runner when VLLM_USE_V2_MODEL_RUNNER=0 or the newer one lacks a feature in "
-        "use; make the fields agree."
+        "vLLM's newer runner taps [2, 10, 18] from `target_layer_ids` and its older one, which "
+        "may serve it too, the target's defaults."
     ]
+    (warning,) = verdict.warnings
+    assert warning.field == "target_layer_ids"
+    assert "VLLM_USE_V2_MODEL_RUNNER=0" in (warning.evidence or "")
+    # the fix: a field both runners read first
+    fixed = {**config, "eagle_aux_hidden_state_layer_ids": [2, 10, 18]}
+    assert layer_warnings(check(fixed, target=QWEN3_4B)) == []
     agreeing = {"dflash_config": {"mask_token_id": 151669, "target_layer_ids": [1, 9, 17]}}
     assert layer_warnings(check(agreeing, target=QWEN3_4B)) == []
     # A candidate-head DFlash draft runs on the newer runner only.
@@ -258,17 +268,19 @@ def test_the_omni_validator_reads_its_own_order() -> None:
     error = only_error(check(unsorted, target=OMNI))
     assert error.field == "dflash_config.target_layer_ids"
     assert str(error) == (
-        "`dflash_config.target_layer_ids` = [9, 1] (list) must be unique and strictly "
-        "increasing for a Qwen3-Omni target (vLLM's Qwen3-Omni DSpark validator refuses it)."
+        "`dflash_config.target_layer_ids` = [9, 1] (list) is not unique and strictly "
+        "increasing, so vLLM refuses it for a Qwen3-Omni target."
     )
+    assert error.fix == "list target layer ids, each once, in increasing order, from 0 to 47"
+    assert "_validate_qwen3_omni_dspark" in (error.evidence or "")
 
 
 @pytest.mark.parametrize(
     ("value", "problem"),
     [
-        ([], "must be a non-empty list of target layer ids"),
-        ([1, True], "must contain only ints (not bools)"),
-        ([1, 48], "must be layer indices in [0, 47]"),
+        ([], "is not a non-empty list of layer ids"),
+        ([1, True], "holds an id that is not an int"),
+        ([1, 48], "holds an id outside layers 0 to 47"),
     ],
 )
 def test_the_omni_validators_rules(value: object, problem: str) -> None:
@@ -303,12 +315,15 @@ def test_a_dflash_draft_naming_no_layers_is_an_error_when_sized_for_another_coun
     error = only_error(check(dflash_without_layers(5), target=QWEN3_8B))
     assert error.field == "dflash_config.target_layer_ids"
     assert str(error) == (
-        "The draft names no target layers, so vLLM taps the target model's default layers, "
-        "capture indices [2, 18, 33] of its 36 layers, but its DFlash model sizes fc for "
-        'num_hidden_layers = 5: the first forward pass fails ("DFlash drafter expects 20480 '
-        'concatenated aux hidden features but received 12288"). Set '
-        "`dflash_config.target_layer_ids` to the 5 target layers the drafter was trained on."
+        "No target layers are named, so vLLM taps the defaults [2, 18, 33] while fc is sized "
+        "for 5 layers, and fails at the first forward pass."
     )
+    assert error.fix == (
+        "set `dflash_config.target_layer_ids` to the 5 target layers the drafter was trained on"
+    )
+    assert (
+        '"DFlash drafter expects 20480 concatenated aux hidden features but received 12288"'
+    ) in (error.evidence or "")
 
 
 def test_a_dflash_draft_sized_for_the_default_count_or_without_fc_is_fine() -> None:
@@ -325,11 +340,14 @@ def test_without_a_target_the_default_layers_rule_is_a_warning() -> None:
     verdict = check(dflash_without_layers(1))
     assert verdict.errors == ()
     assert layer_warnings(verdict) == [
-        "The draft names no target layers, so vLLM taps the target model's default layers, "
-        "(2, L // 2, L - 3): 3 for any target of 7 or more layers. Its DFlash model sizes fc "
-        "for num_hidden_layers = 1, so the first forward pass would fail. Set "
-        "`dflash_config.target_layer_ids` to the 1 target layer the drafter was trained on."
+        "No target layers are named, so vLLM taps 3 default layers of a target of 7 or more, "
+        "while fc is sized for `num_hidden_layers` = 1."
     ]
+    (warning,) = verdict.warnings
+    assert warning.field == "dflash_config.target_layer_ids"
+    assert warning.fix == (
+        "set `dflash_config.target_layer_ids` to the 1 target layer the drafter was trained on"
+    )
 
 
 def test_the_default_layers_rule_is_for_models_that_size_fc_by_draft_layers() -> None:
@@ -347,7 +365,7 @@ def test_a_speculators_draft_is_told_to_set_its_own_field() -> None:
     config["aux_hidden_state_layer_ids"] = []
     error = only_error(check(config, target=QWEN3_8B))
     assert error.field == "aux_hidden_state_layer_ids"
-    assert "Set `aux_hidden_state_layer_ids` to the 5 target layers" in str(error)
+    assert "set `aux_hidden_state_layer_ids` to the 5 target layers" in (error.fix or "")
 
 
 # --- counts of target layers: never an error by themselves ----------------------------------------
@@ -386,11 +404,12 @@ def test_num_target_layers_fitting_neither_reading_is_a_warning_only() -> None:
     verdict = check(config, target=QWEN3_8B)
     assert verdict.errors == ()
     assert layer_warnings(verdict) == [
-        "`num_target_layers` = 40 is neither the target's num_hidden_layers (36) nor the number "
-        "of tapped layers (5). vLLM does not read it, but z-lab's DFlash code and SGLang derive "
-        "layer ids from it as the target's depth, and TorchSpec reads it as the number of "
-        "tapped layers."
+        "`num_target_layers` = 40 is neither the target's depth, 36, nor the tapped layer "
+        "count, 5, which vLLM ignores but trainers and SGLang read."
     ]
+    (warning,) = verdict.warnings
+    assert warning.field == "num_target_layers"
+    assert "TorchSpec" in (warning.fix or "")
 
 
 def test_without_a_target_num_target_layers_below_a_layer_id_fits_neither_reading() -> None:
@@ -399,7 +418,8 @@ def test_without_a_target_num_target_layers_below_a_layer_id_fits_neither_readin
     assert verdict.errors == ()
     assert len(layer_warnings(verdict)) == 1
     assert (
-        "is neither the target's depth (a layer id is at or above it)" in layer_warnings(verdict)[0]
+        "is neither the target's depth, as a layer id is at or above it, nor"
+        in layer_warnings(verdict)[0]
     )
 
 
@@ -408,8 +428,8 @@ def test_a_malformed_num_target_layers_is_a_warning_only(value: object) -> None:
     verdict = check(draft("target_layer_ids", [1, 9], num_target_layers=value), target=QWEN3_4B)
     assert verdict.errors == ()
     assert layer_warnings(verdict) == [
-        f"`num_target_layers` = {value!r} ({type(value).__name__}) is not a count of layers. "
-        "vLLM does not read it, but trainers and other engines do."
+        f"`num_target_layers` = {value!r} ({type(value).__name__}) is not a count of layers, "
+        "which vLLM ignores but trainers and other engines read."
     ]
 
 
@@ -418,8 +438,8 @@ def test_target_num_hidden_layers_differing_from_the_target_is_a_warning() -> No
     verdict = check(config, target=QWEN3_8B)
     assert verdict.errors == ()
     assert layer_warnings(verdict) == [
-        "`target_num_hidden_layers` = 28 (int), but the target's num_hidden_layers is 36. vLLM "
-        "does not read it; is this the draft's intended target?"
+        "`target_num_hidden_layers` = 28 (int) but the target has 36 layers, so the draft may "
+        "be for another target, though vLLM ignores the field."
     ]
 
 
@@ -441,9 +461,10 @@ def test_k3_dspark_num_target_layers_as_a_whole_float_fails_in_the_model_not_the
     verdict = check({**K3, "num_target_layers": 5.0})
     error = only_error(verdict)
     assert error.field == "num_target_layers"
-    assert "is a float: vLLM's K3DSparkConfig accepts it (5.0 == 5" in str(error)
-    assert "K3DSparkModel.__init__ sizes its context_proj linear layer" in str(error)
-    assert "K3DSparkConfig raises ValueError" not in str(error)
+    assert "is a float, so vLLM's K3 DSpark model fails sizing its context projection" in str(error)
+    assert "K3DSparkModel.__init__ sizes context_proj" in (error.evidence or "")
+    assert "K3DSparkConfig.__init__ accepts 5.0 == 5" in (error.evidence or "")
+    assert error.fix == "set `num_target_layers` to the int 5"
     assert verdict.warnings == ()
 
 
@@ -452,7 +473,8 @@ def test_k3_dspark_requires_num_target_layers_to_count_its_layer_ids() -> None:
     for broken in ({**K3, "num_target_layers": 93}, {**K3, "target_layer_ids": None}):
         error = only_error(check(broken))
         assert error.field == "num_target_layers"
-        assert "vLLM's K3DSparkConfig raises ValueError otherwise" in str(error)
+        assert "so vLLM refuses the K3 DSpark draft." in str(error)
+        assert "K3DSparkConfig.__init__ raises ValueError" in (error.evidence or "")
 
 
 # --- DeepSeek-V4.1: dspark_target_layer_ids as given ----------------------------------------------
@@ -485,7 +507,7 @@ def test_speculators_aux_ids_are_capture_indices_and_0_is_one() -> None:
     assert ParallelDraftingConfig.from_hf_config(config).aux_layer_ids == (0, 18, 36)
     error = only_error(check({**config, "aux_hidden_state_layer_ids": [0, 37]}, target=QWEN3_8B))
     assert error.field == "aux_hidden_state_layer_ids"
-    assert "run from 0 to 36" in str(error)
+    assert "outside the target's capture indices 0 to 36" in str(error)
 
 
 def test_a_speculators_peagle_drafter_has_its_eagle_layer_ids_checked() -> None:
@@ -650,7 +672,7 @@ def test_the_omni_validator_reads_a_draft_of_the_omni_dspark_architecture() -> N
     }
     error = only_error(check(config, target=OMNI, check_tokenizer=False))
     assert error.field == "dflash_config.target_layer_ids"
-    assert "vLLM's Qwen3-Omni DSpark validator refuses it" in str(error)
+    assert "so vLLM refuses it for a Qwen3-Omni target" in str(error)
 
 
 def test_a_list_read_by_no_runner_says_vllm_taps_the_defaults() -> None:
@@ -658,6 +680,6 @@ def test_a_list_read_by_no_runner_says_vllm_taps_the_defaults() -> None:
     verdict = check(config, target=QWEN3_4B, check_tokenizer=False)
     assert verdict.errors == ()
     assert verdict.notes == (
-        "`target_layer_ids` is not read by vLLM for this draft (it finds no layers and taps "
-        "the target model's default layers)",
+        "`target_layer_ids` is not read by vLLM for this draft, which taps the target model's "
+        "default layers.",
     )

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from drafting_config import check
-from drafting_config.values.codes import SEQUENTIAL_NOT_PARALLEL, Step
+from drafting_config.values.codes import SEQUENTIAL_NOT_PARALLEL, SERVED_SEQUENTIALLY, Step
+from drafting_config.values.findings import Note
 from tests.engines.vllm.test_layers import QWEN3_8B as QWEN3_8B_TARGET
 from tests.engines.vllm.test_layers import SPECULATORS
 
@@ -34,9 +35,11 @@ def test_a_sequential_eagle3_draft_is_ok_with_a_note_naming_the_parallel_switch(
     assert verdict.errors == ()
     assert (verdict.mode, verdict.parallel) == ("eagle3", False)
     assert json.loads(verdict.serve_with or "") == {"method": "eagle3"}
-    (note,) = [n for n in verdict.notes if n.startswith("served sequentially")]
-    assert '"parallel_drafting": true' in note
-    assert "`ptd_token_id`" in note
+    (note,) = [n for n in verdict.notes if isinstance(n, Note) and n.code is SERVED_SEQUENTIALLY]
+    assert "sequentially, as EAGLE-3 (method 'eagle3')" in note
+    assert '"parallel_drafting": true' in (note.fix or "")
+    assert "`ptd_token_id`" in (note.fix or "")
+    assert "SpeculativeConfig.parallel_drafting" in (note.evidence or "")
     # read as vLLM's eagle3 method: the EAGLE-3 runner's layers, the target's defaults here
     assert verdict.resolution is not None
     assert verdict.resolution.algorithm is None  # the library's reading stays the draft's own
@@ -50,6 +53,7 @@ def test_require_parallel_makes_a_sequential_draft_an_error_of_the_token_step() 
     assert error.code is SEQUENTIAL_NOT_PARALLEL
     assert error.step is Step.TOKEN
     assert "--require-parallel" in str(error)
+    assert "`ptd_token_id`" in (error.fix or "")
     assert (verdict.mode, verdict.parallel, verdict.serve_with) == (None, None, None)
 
 
@@ -66,7 +70,7 @@ def test_a_plain_causal_lm_is_a_sequential_draft_model() -> None:
     assert verdict.errors == ()
     assert (verdict.mode, verdict.parallel) == ("draft-model", False)
     assert json.loads(verdict.serve_with or "") == {"method": "draft_model"}
-    assert any("`pard_token`" in note for note in verdict.notes)
+    assert any(isinstance(n, Note) and "`pard_token`" in (n.fix or "") for n in verdict.notes)
 
 
 @pytest.mark.parametrize("config", [{}, {"hidden_size": 8}, {"architectures": ["NoSuchModel"]}])

@@ -11,8 +11,14 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from drafting_config import PRIORITY_ORDER, ParallelDraftingConfig, ParallelDraftingConfigError
+from drafting_config import (
+    PRIORITY_ORDER,
+    ParallelDraftingConfig,
+    ParallelDraftingConfigError,
+    check,
+)
 from drafting_config.engines.vllm.resolution import resolve
+from drafting_config.values import codes
 from drafting_config.values.codes import CODES
 from drafting_config.values.errors import (
     MAX_TYPE_NAME_CHARS,
@@ -22,6 +28,7 @@ from drafting_config.values.errors import (
     describe_value,
     foreign_error,
 )
+from tests.conftest import EXAMPLES, load_json
 from tests.foreign import Unusable, int_enum
 from tests.values.test_sources import oracle
 
@@ -233,3 +240,18 @@ def test_eagle_config_mask_token_id_is_kept_beside_the_winner() -> None:
     resolution = resolve(config)
     assert resolution.eagle_mask_token_id == 8
     assert resolve({"vocab_size": 1000, "mask_token_id": 7}).eagle_mask_token_id is None
+
+
+def test_a_speculators_draft_with_a_null_mask_token_id_is_refused_with_a_fix() -> None:
+    # vLLM copies the speculators file's mask_token_id into the HF field it reads
+    # (speculators/algos.py); a null there leaves no parallel-drafting token id.
+    config = load_json(EXAMPLES / "speculators-dflash-qwen3-8b" / "config.json")
+    (error,) = check({**config, "mask_token_id": None}).errors
+    assert error.code is codes.SPECULATORS_TOKEN_MISSING
+    assert error.field == "mask_token_id"
+    assert str(error) == (
+        "`mask_token_id` is missing or null, so vLLM finds no parallel-drafting token id for "
+        "this speculators dflash draft and refuses it."
+    )
+    assert error.fix == "set `mask_token_id` to the mask token's id"
+    assert "`dflash_config.mask_token_id`" in (error.evidence or "")

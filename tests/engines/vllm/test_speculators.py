@@ -25,6 +25,7 @@ from drafting_config.engines.vllm.speculators import (
     SpeculatorsDraft,
     translate,
 )
+from drafting_config.values import codes
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value
 from drafting_config.values.fields import field_getter
 from tests.conftest import EXAMPLES, VALID_EXAMPLES, load_json
@@ -620,7 +621,7 @@ def test_an_empty_string_or_object_of_aux_ids_is_no_layers(value: object) -> Non
         assert verdict.ok == as_empty_list.ok
         assert [str(e) for e in verdict.errors] == [str(e) for e in as_empty_list.errors]
         assert [str(w) for w in verdict.warnings] == [str(w) for w in as_empty_list.warnings]
-        assert any("names no target layers" in str(w) for w in verdict.warnings), name
+        assert any(w.code is codes.DEFAULT_LAYERS_MISMATCH for w in verdict.warnings), name
 
 
 @pytest.mark.parametrize("value", [[0, 10], [], [10, 2], [2, True], [2, 2.5]])

@@ -106,10 +106,6 @@ _TARGET_STAGES: Final = frozenset({"target", "tap", "combine"})
 the draft")."""
 
 STEP_GAPS: Final[dict[str, str]] = {
-    "specforge--qwen3-8b-peagle[eagle3+parallel]": (
-        "vLLM renames SpecForge's PEagleDraftModel to Eagle3PEagleDraftModel, which no table "
-        "registers (config); the checker says only that no token field is named"
-    ),
     "speculators-user--eagle3-qwen3moe-issue1065[eagle3]": (
         "the engine fails at the width (the pre-fc norm sized for 3 taps, 4 tapped); the "
         "checker refuses a speculators eagle3 file as not parallel, and its EAGLE-3 width "

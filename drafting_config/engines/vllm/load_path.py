@@ -23,7 +23,9 @@ from drafting_config.draft.architectures import (
 )
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.draft.target import TargetFacts
+from drafting_config.engines.vllm.modes import served_mode
 from drafting_config.engines.vllm.names import (
+    DEEPSEEK_V41,
     DFLASH2_DRAFT,
     DFLASH_MODEL_ARCHITECTURES,
     HONOURS_USE_AUX_HIDDEN_STATE,
@@ -156,6 +158,21 @@ DSPARK_ARCHITECTURES: Final = frozenset(
 )
 """The DSpark architectures vLLM keeps under method ``dspark``; any other list is re-typed
 as DeepSeek-V4's bundled DSpark draft (``SpeculativeConfig.__post_init__``)."""
+
+
+DEEPSEEK_V4_TYPES: Final = frozenset({"deepseek_v4", DEEPSEEK_V41})
+"""The ``model_type`` of a DeepSeek-V4(.1) checkpoint, whose DSpark draft ships inside the
+target checkpoint: served with ``method: dspark`` and no draft model, vLLM takes the target
+checkpoint as the draft (``SpeculativeConfig.__post_init__``) and replaces its
+architectures with the bundled draft's."""
+
+
+def dspark_replacement(target_model_type: object) -> str:
+    """The architecture vLLM replaces an unlisted DSpark draft's with
+    (``SpeculativeConfig.__post_init__`` in ``vllm/config/speculative.py``):
+    ``DSparkV41DraftModel`` when the target's ``model_type`` is ``deepseek_v41``, else
+    ``DSparkDraftModel`` (DeepSeek-V4's bundled draft)."""
+    return "DSparkV41DraftModel" if target_model_type == DEEPSEEK_V41 else "DSparkDraftModel"
 
 
 def dspark_architectures(names: tuple[str, ...], model_type: object) -> tuple[str, ...] | None:
@@ -445,6 +462,24 @@ def _vllm_method(subject: VllmSubject) -> str | None:
     return None if algorithm is None else VLLM_METHOD.get(algorithm, algorithm)
 
 
+def _renaming_method(subject: VllmSubject) -> str:
+    """The ``method`` vLLM serves the draft with, which decides how it renames the draft's
+    architectures: the resolver's, else that of the mode the draft is served in
+    (:func:`~.modes.served_mode`): a P-EAGLE or DFlash class that names no token id is
+    still served, and renamed, as ``eagle3`` or ``dflash``."""
+    method = _vllm_method(subject)
+    return method if method is not None else served_mode(subject.resolution).method
+
+
+def _target_model_type(subject: VllmSubject) -> object:
+    """The target's ``model_type``, else the draft's (a DeepSeek-V4 checkpoint checked as
+    its own draft is the target too)."""
+    target = subject.target
+    if target is not None and target.model_type is not None:
+        return target.model_type
+    return subject.get("model_type", None)
+
+
 def check_config_parses(subject: VllmSubject, found: Findings) -> None:
     """The draft's ``config.json`` must parse: ``HFConfigParser.parse`` in
     ``vllm/transformers_utils/config.py`` looks the ``model_type`` up in vLLM's
@@ -540,39 +575,55 @@ def _unresolved_names(names: tuple[str, ...], has_auto_model: bool, version: str
     return outcomes[0] if outcomes else Resolved.UNSUPPORTED
 
 
-def _refusal(names: tuple[str, ...], when: str, function: str, fix: str, version: str) -> str:
+_UNSUPPORTED: Final = f"{_REGISTRY}: _ModelRegistry._raise_for_unsupported raises ValueError"
+_FALLBACK: Final = f"{_REGISTRY}: _ModelRegistry._try_resolve_transformers"
+
+
+def _moved(names: tuple[str, ...], version: str) -> str:
+    """Where the last of ``names`` that vLLM served once, or a plugin serves now, is served
+    (for a fix), else ``""``."""
     tables = vllm_tables(version)
-    extra = ""
+    where = ""
     for name in names:
         if name in tables.previously_supported:
-            extra = f" ({name} was served until vLLM {tables.previously_supported[name]})"
+            where = f"; {name} was served until vLLM {tables.previously_supported[name]}"
         elif name in tables.out_of_tree:
-            extra = f" ({name} is served by a plugin now: {tables.out_of_tree[name]})"
-    return (
-        f"{when} {list(names)!r}: no name is in {_vllm(version)}'s model registry "
-        f"({_REGISTRY}), none "
-        f"is a model class of transformers, and `auto_map` names no AutoModel{extra}. vLLM "
-        f'raises ValueError "Model architectures {list(names)!r} are not supported for '
-        f'now" ({_REGISTRY}, _ModelRegistry._raise_for_unsupported, from {function}). '
-        f"Fix: {fix}"
+            where = f"; {name} is served by a plugin now: {tables.out_of_tree[name]}"
+    return where
+
+
+def _class_example(method: str) -> str:
+    return {
+        "dflash": " such as DFlashDraftModel",
+        "dspark": " such as Qwen3DSparkModel",
+        "eagle3": " such as Eagle3LlamaForCausalLM",
+    }.get(method, "")
+
+
+def _fallback_warning(
+    names: tuple[str, ...], outcome: Resolved, renamed_from: tuple[str, ...] | None
+) -> ParallelDraftingConfigWarning:
+    """``names`` resolve only through the Transformers-backend fallback
+    (``_ModelRegistry._try_resolve_transformers``): a transformers class that must pass
+    vLLM's compatibility test, or ``auto_map`` remote code, loaded only with
+    ``--trust-remote-code``, as a generic ``TransformersForCausalLM``."""
+    how = (
+        "only through `auto_map`'s remote code, with --trust-remote-code"
+        if outcome is Resolved.REMOTE_CODE
+        else "only through its Transformers backend, if the transformers class passes its "
+        "compatibility test"
     )
-
-
-def _registry_warning(names: tuple[str, ...], outcome: Resolved, when: str, version: str) -> str:
-    if outcome is Resolved.REMOTE_CODE:
-        how = (
-            "`auto_map`'s AutoModel remote code, loaded only with --trust-remote-code, and "
-            "served as vLLM's generic TransformersForCausalLM, which is no drafter class"
-        )
-    else:
-        how = (
-            "vLLM's Transformers backend, if the transformers class passes its compatibility "
-            "test, as a generic TransformersForCausalLM"
-        )
-    return (
-        f"{when} {list(names)!r}: no name is in {_vllm(version)}'s model registry "
-        f"({_REGISTRY}); it "
-        f"resolves only through {how} (_ModelRegistry._try_resolve_transformers)."
+    what = (
+        f"`architectures` = {list(names)!r} is"
+        if renamed_from is None
+        else f"vLLM renames `architectures` {list(renamed_from)!r} to {list(names)!r}, which is"
+    )
+    return ParallelDraftingConfigWarning(
+        f"{what} in no registry table of vLLM, which serves it {how}, as a generic "
+        "TransformersForCausalLM.",
+        field="architectures",
+        code=codes.ARCHITECTURE_FALLBACK,
+        evidence=_FALLBACK,
     )
 
 
@@ -581,9 +632,7 @@ DRAFTER_METHODS: Final = frozenset({"dflash", "dspark", "eagle3"})
 remote code supplies is served by none of them (:func:`_remote_code_drafter`)."""
 
 
-def _remote_code_drafter(
-    names: tuple[str, ...], method: str, version: str
-) -> ParallelDraftingConfigError:
+def _remote_code_drafter(names: tuple[str, ...], method: str) -> ParallelDraftingConfigError:
     """A drafter class that no registry table holds and only ``auto_map`` remote code
     supplies, under a drafter method: certain failure, with or without remote code.
 
@@ -597,23 +646,20 @@ def _remote_code_drafter(
     interface (no ``combine_hidden_states``).  A plain draft model (``draft_model``) stays a
     warning: the Transformers backend serves a causal LM.
     """
+    with_remote_code = (
+        "vllm/config/speculative.py: SpeculativeConfig.__post_init__ rewrites an unlisted "
+        "DSpark class to DeepSeek-V4's DSparkDraftModel"
+        if method == "dspark"
+        else "the Transformers backend's TransformersForCausalLM has no combine_hidden_states"
+    )
     return ParallelDraftingConfigError(
-        f"The draft's `architectures` = {list(names)!r}: no name is in {_vllm(version)}'s model "
-        f"registry ({_REGISTRY}), and only `auto_map`'s remote code supplies the class. "
-        f'Served as {method}, vLLM raises ValueError "Model architectures {list(names)!r} '
-        'are not supported for now" (_ModelRegistry._raise_for_unsupported); with '
-        "--trust-remote-code it builds no drafter either ("
-        + (
-            "SpeculativeConfig.__post_init__ rewrites an unlisted DSpark class to "
-            "DeepSeek-V4's DSparkDraftModel"
-            if method == "dspark"
-            else "the Transformers backend's TransformersForCausalLM has no drafter interface"
-        )
-        + ").",
+        f"`architectures` = {list(names)!r} is a class only `auto_map`'s remote code supplies, "
+        f"and vLLM builds no {method} drafter from it, with or without --trust-remote-code.",
         field="architectures",
         code=codes.REMOTE_CODE_DRAFTER,
-        fix=f"name a class vLLM registers for {method} drafts, whose weights the checkpoint holds.",
-        evidence=f"{_REGISTRY}: _ModelRegistry.inspect_model_cls; vllm/config/speculative.py",
+        fix=f"name a class vLLM registers for {method} drafts{_class_example(method)}, whose "
+        "weights the checkpoint holds",
+        evidence=f"{_UNSUPPORTED}; with remote code, {with_remote_code}",
     )
 
 
@@ -626,122 +672,152 @@ def check_architectures_listed(subject: VllmSubject, found: Findings) -> None:
     if subject.resolution.speculators is None and isinstance(raw, str):
         found.error(
             ParallelDraftingConfigError(
-                f"`architectures` = {describe_value(raw)} is a string, not a list: {subject.vllm} "
-                "reads it item by item (ModelConfig.__post_init__, vllm/config/model.py), "
-                "looks up the string's characters in its registry and fails. Fix: "
-                f'`"architectures": ["{raw[:60]}"]`.',
+                f"`architectures` = {describe_value(raw)} is a string, not a list, so vLLM "
+                "looks its characters up in the registry and refuses the draft at start-up.",
                 field="architectures",
                 code=codes.ARCHITECTURES_STRING,
+                fix=f'make it a one-item list: `"architectures": ["{raw[:60]}"]`',
+                evidence="vllm/config/model.py: ModelConfig.__post_init__",
             )
         )
+
+
+def _registered_as_given(
+    names: tuple[str, ...], has_auto_model: bool, method: str, version: str, found: Findings
+) -> bool:
+    """Whether ``ModelConfig.__post_init__`` (``vllm/config/model.py``) resolves the draft's
+    own ``architectures`` to a registered class; what it does otherwise is recorded."""
+    outcome = _unresolved_names(names, has_auto_model, version)
+    if outcome is Resolved.UNSUPPORTED:
+        found.error(
+            ParallelDraftingConfigError(
+                f"`architectures` = {list(names)!r} names no class of vLLM's registry or "
+                "of transformers, and `auto_map` no AutoModel, so vLLM refuses the draft "
+                "at start-up.",
+                field="architectures",
+                code=codes.ARCHITECTURE_UNSUPPORTED,
+                fix=f"name an architecture vLLM registers for {method} drafts"
+                f"{_class_example(method)}{_moved(names, version)}",
+                evidence=f"vllm/config/model.py: ModelConfig.__post_init__; {_UNSUPPORTED}",
+            )
+        )
+    elif outcome is Resolved.REMOTE_CODE and method in DRAFTER_METHODS:
+        found.error(_remote_code_drafter(names, method))
+    elif outcome is not Resolved.REGISTERED:
+        found.warn(_fallback_warning(names, outcome, None))
+    return outcome is Resolved.REGISTERED
+
+
+def _is_deepseek_v4(subject: VllmSubject) -> bool:
+    """Whether the draft is a DeepSeek-V4(.1) checkpoint (:data:`DEEPSEEK_V4_TYPES`)."""
+    return subject.get("model_type", None) in DEEPSEEK_V4_TYPES
 
 
 def check_architecture_registered(subject: VllmSubject, found: Findings) -> None:
     """The draft's ``architectures`` must resolve in vLLM's registry, twice: as given, in
-    ``ModelConfig.__post_init__`` (``vllm/config/model.py``), and after vLLM renames them for
-    the method it serves (``SpeculativeConfig.__post_init__`` and ``update_arch_`` in
-    ``vllm/config/speculative.py``): ``EAGLEConfig.__init__``
-    (``vllm/transformers_utils/configs/eagle.py``) prefixes ``DFlash``/``Eagle3`` for
-    ``dflash``/``eagle3``, and the DSpark rewrite turns ``DSparkDraftModel`` of a ``qwen3``
-    draft into ``Qwen3DSparkModel``.  Every table of ``registry.py`` counts, and the
-    Transformers-backend fallback (``_try_resolve_transformers``) for a class transformers
-    exports or an ``auto_map.AutoModel`` class (a warning: it needs the class to pass
-    vLLM's compatibility test, or --trust-remote-code).  An error only when nothing
-    resolves the name.  Stock vLLM: plugins may register more names.
+    ``ModelConfig.__post_init__`` (``vllm/config/model.py``), and after every rename vLLM
+    makes for the method it serves (``SpeculativeConfig.__post_init__`` and ``update_arch_``
+    in ``vllm/config/speculative.py``, which calls ``_ModelRegistry.inspect_model_cls``
+    again):
+
+    * ``EAGLEConfig.__init__`` (``vllm/transformers_utils/configs/eagle.py``) prefixes
+      ``DFlash``/``Eagle3`` for ``dflash``/``eagle3`` (SpecForge's ``PEagleDraftModel``
+      becomes ``Eagle3PEagleDraftModel``, which no table holds: the real engine raises
+      "Model architectures ['Eagle3PEagleDraftModel'] are not supported for now");
+    * the DSpark rewrite turns ``DSparkDraftModel`` of a ``qwen3`` draft into
+      ``Qwen3DSparkModel``, and any list naming no DSpark class vLLM keeps into DeepSeek-V4's
+      bundled ``DSparkDraftModel`` (``DSparkV41DraftModel`` for a ``deepseek_v41`` target):
+      a warning, unless the draft is a DeepSeek-V4 checkpoint, whose bundled draft it is;
+    * a speculators file's class is the one its updater writes
+      (``vllm/transformers_utils/configs/speculators/algos.py``; :func:`.speculators.translate`),
+      which ``SpeculatorsConfig`` keeps unrenamed.
+
+    The method is the resolver's, else that of the mode the draft is served in (a P-EAGLE
+    class naming no token id is still renamed for ``eagle3``).  Every table of
+    ``registry.py`` counts, and the Transformers-backend fallback
+    (``_try_resolve_transformers``) for a class transformers exports or an
+    ``auto_map.AutoModel`` class (a warning: it needs the class to pass vLLM's compatibility
+    test, or --trust-remote-code), except that a drafter method gets no drafter from it (an
+    error, :func:`_remote_code_drafter`).  An error only when nothing resolves the name.
+    Stock vLLM: plugins may register more names.
     """
-    if subject.resolution.speculators is not None:
-        return  # vLLM writes the architecture itself (speculators/algos.py)
     get = subject.get
     names = _architecture_names(get)
     if not names:
         return  # vLLM fills them from transformers' MODEL_MAPPING_NAMES, or fails later
-    has_auto_model = any(key.startswith("AutoModel") for key in _auto_map_keys(get))
-    outcome = _unresolved_names(names, has_auto_model, subject.version)
-    given = "The draft's `architectures` ="
-    if outcome is Resolved.UNSUPPORTED:
-        found.error(
-            ParallelDraftingConfigError(
-                _refusal(
-                    names,
-                    given,
-                    "ModelConfig.__post_init__, vllm/config/model.py",
-                    "name an architecture vLLM registers for the draft's method (such as "
-                    "DFlashDraftModel or DSparkDraftModel).",
-                    subject.version,
-                ),
-                field="architectures",
-                code=codes.ARCHITECTURE_UNSUPPORTED,
-            )
-        )
+    speculators = subject.resolution.speculators is not None
+    has_auto_model = not speculators and any(
+        key.startswith("AutoModel") for key in _auto_map_keys(get)
+    )
+    version, method = subject.version, _renaming_method(subject)
+    if not speculators and not _registered_as_given(names, has_auto_model, method, version, found):
         return
-    method = _vllm_method(subject)
-    if outcome is not Resolved.REGISTERED:
-        if outcome is Resolved.REMOTE_CODE and method in DRAFTER_METHODS:
-            found.error(_remote_code_drafter(names, method, subject.version))
-        else:
-            found.warn(
-                ParallelDraftingConfigWarning(
-                    _registry_warning(names, outcome, given, subject.version)
-                )
-            )
-        return
-    renamed: tuple[str, ...] | None = None
-    if method in EAGLE_CONFIG_METHODS and get("model_type", None) != "eagle":
-        renamed = tuple(eagle_config_architecture(method, name) for name in names)
-        how = f"vllm/transformers_utils/configs/eagle.py, EAGLEConfig.__init__, for {method}"
-    elif method == "dspark":
-        renamed = dspark_architectures(names, get("model_type", None))
-        how = "vllm/config/speculative.py, SpeculativeConfig.__post_init__, for dspark"
-        if renamed is None:
-            found.warn(
-                ParallelDraftingConfigWarning(
-                    f"Served as dspark, `architectures` = {list(names)!r} names no DSpark "
-                    f"architecture vLLM keeps ({', '.join(sorted(DSPARK_ARCHITECTURES))}, or "
-                    "DSparkDraftModel with model_type 'qwen3'): vLLM replaces it with "
-                    "DeepSeek-V4's bundled DSpark draft, re-typed deepseek_v4 "
-                    "(vllm/config/speculative.py, SpeculativeConfig.__post_init__).",
-                    code=codes.DSPARK_ARCHITECTURE_REPLACED,
-                )
-            )
-            return
-    if renamed is None or renamed == names:
-        return
-    outcome = _unresolved_names(renamed, has_auto_model, subject.version)
-    when = f"{subject.vllm} renames `architectures` {list(names)!r} ({how}) to"
-    if outcome is Resolved.UNSUPPORTED:
-        found.error(
-            ParallelDraftingConfigError(
-                _refusal(
-                    renamed,
-                    when,
-                    "SpeculativeConfig.__post_init__ and update_arch_, vllm/config/speculative.py",
-                    f"name an architecture vLLM registers for {method} drafts"
-                    + (" (such as DFlashDraftModel)." if method == "dflash" else "."),
-                    subject.version,
-                ),
-                field="architectures",
-                code=codes.RENAMED_ARCHITECTURE_UNSUPPORTED,
-            )
-        )
-    elif outcome is not Resolved.REGISTERED:
+    renamed = serving_architectures(subject)
+    if (
+        method == "dspark"
+        and not speculators
+        and dspark_architectures(names, get("model_type", None)) is None
+        and not _is_deepseek_v4(subject)
+    ):
         found.warn(
             ParallelDraftingConfigWarning(
-                _registry_warning(renamed, outcome, when, subject.version),
-                code=codes.ARCHITECTURE_FALLBACK,
+                f"Served as DSpark, `architectures` = {list(names)!r} names no DSpark class "
+                f"vLLM keeps, so vLLM replaces it with DeepSeek-V4's bundled draft, "
+                f"{renamed[0]}.",
+                field="architectures",
+                code=codes.DSPARK_ARCHITECTURE_REPLACED,
+                fix="name the draft's DSpark class: "
+                + ", ".join(sorted(DSPARK_ARCHITECTURES))
+                + ", or DSparkDraftModel with model_type 'qwen3'",
+                evidence="vllm/config/speculative.py: SpeculativeConfig.__post_init__",
             )
         )
+    if renamed == names and not speculators:
+        return
+    outcome = _unresolved_names(renamed, False, version)
+    if outcome is Resolved.REGISTERED:
+        return
+    if speculators:
+        what = f"vLLM's speculators updater writes `architectures` = {list(renamed)!r}"
+        evidence = "vllm/transformers_utils/configs/speculators/algos.py"
+    else:
+        what = f"vLLM renames `architectures` {list(names)!r} to {list(renamed)!r} for {method}"
+        evidence = (
+            "vllm/transformers_utils/configs/eagle.py: EAGLEConfig.__init__"
+            if method in EAGLE_CONFIG_METHODS
+            else "vllm/config/speculative.py: SpeculativeConfig.__post_init__"
+        )
+    if outcome is Resolved.UNSUPPORTED:
+        found.error(
+            ParallelDraftingConfigError(
+                f"{what}, a name no table of its registry holds, so it refuses the draft at "
+                "start-up.",
+                field="architectures",
+                code=codes.RENAMED_ARCHITECTURE_UNSUPPORTED,
+                fix=f"name an architecture vLLM registers for {method} drafts"
+                f"{_class_example(method)}{_moved(renamed, version)}",
+                evidence=f"{evidence}; vllm/config/speculative.py: SpeculativeConfig.update_arch_"
+                f"; {_UNSUPPORTED}",
+            )
+        )
+    else:
+        found.warn(_fallback_warning(renamed, outcome, names))
 
 
 def serving_architectures(subject: VllmSubject) -> tuple[str, ...]:
-    """The draft's ``architectures`` as vLLM builds the draft: renamed for its method
-    (:func:`check_architecture_registered` says how)."""
+    """The draft's ``architectures`` as vLLM builds the draft: renamed for the method it
+    serves it with (:func:`check_architecture_registered` says how); a speculators file's
+    as its updater wrote them."""
     get = subject.get
     names = _architecture_names(get)
-    method = _vllm_method(subject)
+    if subject.resolution.speculators is not None:
+        return names  # the translated config: the updater's, which vLLM does not rename
+    method = _renaming_method(subject)
     if method in EAGLE_CONFIG_METHODS and get("model_type", None) != "eagle":
         return tuple(eagle_config_architecture(method, name) for name in names)
     if method == "dspark":
-        return dspark_architectures(names, get("model_type", None)) or ()
+        kept = dspark_architectures(names, get("model_type", None))
+        return kept if kept is not None else (dspark_replacement(_target_model_type(subject)),)
     return names
 
 

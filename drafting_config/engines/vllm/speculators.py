@@ -97,10 +97,19 @@ class SpeculatorsAlgorithm:
     """The drafter reads the target's hidden states, so its ``target_hidden_size`` (or
     ``hidden_size``) must be the target's ``hidden_size``."""
 
-    model_types: tuple[str, ...] | None = None
+    model_types: Mapping[str, str] | None = None
     """The ``transformer_layer_config.model_type`` values vLLM's updater for this type
-    accepts, the first being what a missing key counts as; any other value, ``null``
-    included, makes it raise ``ValueError``.  ``None``: it does not read ``model_type``."""
+    accepts, each with the architecture it writes for it, the first being what a missing
+    key counts as; any other value, ``null`` included, makes it raise ``ValueError``.
+    ``None``: it does not read ``model_type``."""
+
+    architecture: str | None = None
+    """The architecture the updater writes when :attr:`model_types` does not choose it (for
+    ``dspark``, when the file's top-level ``architectures`` names none of
+    :attr:`kept_architectures`)."""
+
+    kept_architectures: frozenset[str] = frozenset()
+    """The names of the file's top-level ``architectures`` the updater keeps (``dspark``)."""
 
     updater: str = ""
     """The function of ``vllm/transformers_utils/configs/speculators/algos.py`` that
@@ -116,18 +125,26 @@ _DFLASH: Final = SpeculatorsAlgorithm(
     target_layer_ids_field="dflash_config.target_layer_ids",
     copies_eagle_layer_ids=False,
     always_sets_draft_vocab_size=True,
+    architecture="DFlashDraftModel",
     updater="update_dflash",
 )
 
-_EAGLE_MODEL_TYPES: Final = ("llama", "qwen3")
-"""The keys of ``eagle3_arch_map`` and ``peagle_arch_map`` in ``update_eagle3`` and
-``update_peagle`` (``vllm/transformers_utils/configs/speculators/algos.py``), ``llama``
-first: ``pre_trained_config.get("model_type", "llama")``."""
+_EAGLE3_ARCHITECTURES: Final[Mapping[str, str]] = MappingProxyType(
+    {"llama": "Eagle3LlamaForCausalLM", "qwen3": "Eagle3Qwen3ForCausalLM"}
+)
+"""``eagle3_arch_map`` in ``update_eagle3``
+(``vllm/transformers_utils/configs/speculators/algos.py``), ``llama`` first:
+``pre_trained_config.get("model_type", "llama")``."""
+
+_PEAGLE_ARCHITECTURES: Final[Mapping[str, str]] = MappingProxyType(
+    {"llama": "PeagleLlamaForCausalLM", "qwen3": "PeagleQwen3ForCausalLM"}
+)
+"""``peagle_arch_map`` in ``update_peagle`` (same file), ``llama`` first."""
 
 _ROWS: Final = (
     _DFLASH,
     # vLLM reads dflash2 as dflash (update_dflash2 calls update_dflash first)
-    replace(_DFLASH, name="dflash2", updater="update_dflash2"),
+    replace(_DFLASH, name="dflash2", architecture="DFlash2DraftModel", updater="update_dflash2"),
     SpeculatorsAlgorithm(
         name="dspark",
         parallel_drafting=True,
@@ -137,6 +154,8 @@ _ROWS: Final = (
         target_layer_ids_field="target_layer_ids",
         copies_eagle_layer_ids=False,
         always_sets_draft_vocab_size=False,
+        architecture="Qwen3DSparkModel",
+        kept_architectures=frozenset({"Qwen3DSparkModel", "Qwen3OmniDSparkModel"}),
         updater="update_dspark",
     ),
     SpeculatorsAlgorithm(
@@ -148,7 +167,7 @@ _ROWS: Final = (
         target_layer_ids_field=None,
         copies_eagle_layer_ids=True,
         always_sets_draft_vocab_size=True,
-        model_types=_EAGLE_MODEL_TYPES,
+        model_types=_PEAGLE_ARCHITECTURES,
         updater="update_peagle",
     ),
     SpeculatorsAlgorithm(
@@ -160,7 +179,7 @@ _ROWS: Final = (
         target_layer_ids_field=None,
         copies_eagle_layer_ids=True,
         always_sets_draft_vocab_size=True,
-        model_types=_EAGLE_MODEL_TYPES,
+        model_types=_EAGLE3_ARCHITECTURES,
         updater="update_eagle3",
     ),
 )
@@ -184,8 +203,9 @@ class SpeculatorsDraft:
     hf_config: dict[str, object]
     """The Hugging Face-shaped config vLLM's runners read: a shallow copy of
     ``transformer_layer_config`` with the algorithm's token, size and layer fields written
-    where vLLM writes them (see :class:`SpeculatorsAlgorithm`).  Other fields vLLM sets
-    (``architectures``, norm and Markov-head options) are not reproduced."""
+    where vLLM writes them (see :class:`SpeculatorsAlgorithm`), and the ``architectures``
+    its updater writes.  Other fields vLLM sets (norm and Markov-head options) are not
+    reproduced."""
 
     verifier: str
     """``speculators_config.verifier.name_or_path``: the target model, a repo id or a path."""
@@ -247,7 +267,7 @@ def translate(get: FieldGetter, *, parallel_only: bool = True) -> SpeculatorsDra
     speculative_tokens = _speculative_tokens(speculators_config)
     verifier = _verifier(speculators_config)
     hf_config = _transformer_layer_config(get)
-    _check_model_type(hf_config, algorithm)
+    hf_config["architectures"] = _written_architectures(hf_config, algorithm, get)
     origins: dict[str, str] = {}  # hf_config field -> the top-level key it was copied from
 
     if algorithm.always_sets_draft_vocab_size:
@@ -399,23 +419,34 @@ def _transformer_layer_config(get: FieldGetter) -> dict[str, object]:
     return dict(cast("list[tuple[str, object]]", items))
 
 
-def _check_model_type(layer_config: Mapping[str, object], algorithm: SpeculatorsAlgorithm) -> None:
-    """Refuse a ``transformer_layer_config.model_type`` the algorithm's vLLM updater does
-    not map to a model class (``update_eagle3`` and ``update_peagle`` raise ``ValueError``:
-    "Unsupported model_type ... speculator")."""
+def _written_architectures(
+    layer_config: Mapping[str, object], algorithm: SpeculatorsAlgorithm, get: FieldGetter
+) -> list[str]:
+    """The architecture the algorithm's vLLM updater writes
+    (``vllm/transformers_utils/configs/speculators/algos.py``): by
+    ``transformer_layer_config.model_type`` for ``eagle3`` and ``peagle``, which refuse a
+    type they do not map (``update_eagle3`` and ``update_peagle`` raise ``ValueError``:
+    "Unsupported model_type ... speculator"); for ``dspark``, those of the file's top-level
+    ``architectures`` that ``update_dspark`` keeps, else its default; else the one name the
+    updater writes.  No updater leaves ``transformer_layer_config``'s own list."""
     accepted = algorithm.model_types
     if accepted is None:
-        return
-    value = layer_config.get("model_type", accepted[0])
-    if _exact_str(value) in accepted:
-        return
+        listed = get("architectures", None)
+        names = [name for name in listed if is_kind(name, str)] if is_list(listed) else []
+        kept = [name for name in names if name in algorithm.kept_architectures]
+        return kept or ([algorithm.architecture] if algorithm.architecture else [])
+    first = next(iter(accepted))
+    value = layer_config.get("model_type", first)
+    name = _exact_str(value)
+    if name is not None and name in accepted:
+        return [accepted[name]]
     field = f"{TRANSFORMER_LAYER_CONFIG_FIELD}.model_type"
     listed = " or ".join(repr(name) for name in accepted)
     raise ParallelDraftingConfigError(
         f"`{field}` is {describe_value(value)}, which vLLM cannot serve as a speculators "
         f"{algorithm.name} draft: `{algorithm.updater}` in "
         f"vllm/transformers_utils/configs/speculators/algos.py accepts only {listed} "
-        f"({accepted[0]!r} when the key is missing) and raises ValueError otherwise.",
+        f"({first!r} when the key is missing) and raises ValueError otherwise.",
         field=field,
         code=codes.SPECULATORS_CLASS_UNSUPPORTED,
     )

@@ -5,6 +5,7 @@ is the vLLM file and function its docstring cites."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -19,9 +20,12 @@ from drafting_config import (
     check,
     get_parallel_drafting_token_id,
 )
+from drafting_config.engines.vllm import load_path
 from drafting_config.engines.vllm.tables import vllm_tables
+from drafting_config.values import codes
 from drafting_config.values.codes import REMOTE_CODE_DRAFTER, Step
 from tests.conftest import QWEN3_8B_DFLASH_DRAFT, only_error
+from tests.test_real_configs import CORPUS
 
 QWEN3_8B_TARGET = {
     "architectures": ["Qwen3ForCausalLM"],
@@ -111,11 +115,17 @@ def test_a_whole_config_without_model_type_is_an_error_and_a_fragment_is_not_jud
 
 def test_an_architecture_nothing_resolves_is_an_error() -> None:
     error = only_error(check({**DFLASH, "architectures": ["DominoDraftModel"]}))
-    assert error.field == "architectures"
-    message = str(error)
-    assert "no name is in vLLM 0.33.0's model registry" in message
-    assert "Model architectures ['DominoDraftModel'] are not supported for now" in message
-    assert "ModelConfig.__post_init__" in message
+    assert (error.field, error.code, error.step) == (
+        "architectures",
+        codes.ARCHITECTURE_UNSUPPORTED,
+        Step.REGISTRY,
+    )
+    assert "['DominoDraftModel'] names no class of vLLM's registry" in str(error)
+    assert error.fix is not None
+    assert error.fix.startswith("name an architecture vLLM registers")
+    assert error.evidence is not None
+    assert "ModelConfig.__post_init__" in error.evidence
+    assert "_raise_for_unsupported raises ValueError" in error.evidence
 
 
 def test_a_drafter_class_only_remote_code_supplies_is_an_error() -> None:
@@ -126,10 +136,14 @@ def test_a_drafter_class_only_remote_code_supplies_is_an_error() -> None:
     assert error.field == "architectures"
     assert error.code is REMOTE_CODE_DRAFTER
     assert error.step is Step.REGISTRY
-    assert "are not supported for now" in str(error)
-    assert "no drafter interface" in str(error)
+    assert "vLLM builds no dflash drafter from it" in str(error)
+    assert error.evidence is not None
+    assert "_raise_for_unsupported" in error.evidence
+    assert "no combine_hidden_states" in error.evidence
     dspark = {**DSPARK, "architectures": ["DSpineDraftModel"], "auto_map": {"AutoModel": "m.M"}}
-    assert "rewrites an unlisted DSpark class" in str(only_error(check(dspark)))
+    evidence = only_error(check(dspark)).evidence
+    assert evidence is not None
+    assert "rewrites an unlisted DSpark class" in evidence
 
 
 def test_an_architecture_only_remote_code_or_the_transformers_backend_serves_is_a_warning() -> None:
@@ -143,15 +157,20 @@ def test_an_architecture_only_remote_code_or_the_transformers_backend_serves_is_
     verdict = check({**DFLASH, "architectures": [exported]})
     assert verdict.errors == ()
     assert "Transformers backend" in load_warnings(verdict)[0]
+    assert {w.code for w in verdict.warnings} >= {codes.ARCHITECTURE_FALLBACK}
 
 
 def test_a_name_vllm_renames_for_its_method_is_checked_again() -> None:
     # A DFlash draft named like a causal LM: EAGLEConfig makes it DFlashQwen3ForCausalLM.
     error = only_error(check({**DFLASH, "architectures": ["Qwen3ForCausalLM"]}))
-    assert error.field == "architectures"
-    assert "renames `architectures` ['Qwen3ForCausalLM']" in str(error)
-    assert "EAGLEConfig.__init__, for dflash) to ['DFlashQwen3ForCausalLM']" in str(error)
-    assert "update_arch_" in str(error)
+    assert (error.field, error.code) == ("architectures", codes.RENAMED_ARCHITECTURE_UNSUPPORTED)
+    assert str(error) == (
+        "vLLM renames `architectures` ['Qwen3ForCausalLM'] to ['DFlashQwen3ForCausalLM'] for "
+        "dflash, a name no table of its registry holds, so it refuses the draft at start-up."
+    )
+    assert error.evidence is not None
+    assert "EAGLEConfig.__init__" in error.evidence
+    assert "update_arch_" in error.evidence
     # An HF-format P-EAGLE draft served as eagle3 becomes the unregistered Eagle3PEagleDraftModel.
     peagle = {"architectures": ["PEagleDraftModel"], "model_type": "llama", "ptd_token_id": 5}
     assert "['Eagle3PEagleDraftModel']" in str(only_error(check(peagle)))
@@ -160,11 +179,70 @@ def test_a_name_vllm_renames_for_its_method_is_checked_again() -> None:
     assert check({**glimmer, "mask_token_id": 5}).errors == ()
 
 
+def test_a_class_naming_no_token_is_renamed_for_the_mode_it_is_served_in() -> None:
+    # SpecForge's P-EAGLE draft names no token id: vLLM still serves it as eagle3 (the real
+    # engine: "Model architectures ['Eagle3PEagleDraftModel'] are not supported for now").
+    peagle = {"architectures": ["PEagleDraftModel"], "model_type": "llama", "hidden_size": 64}
+    errors = check(peagle, require_parallel=True).errors
+    renamed = [e for e in errors if e.code is codes.RENAMED_ARCHITECTURE_UNSUPPORTED]
+    assert len(renamed) == 1
+    assert "['Eagle3PEagleDraftModel']" in str(renamed[0])
+    assert renamed[0].step is Step.REGISTRY
+
+
 def test_a_dspark_list_vllm_does_not_keep_is_re_typed_with_a_warning() -> None:
     config = {**DSPARK, "model_type": "llama"}  # DSparkDraftModel of a non-qwen3 type
     verdict = check(config)
     assert verdict.errors == ()
-    assert "DeepSeek-V4's bundled DSpark draft" in load_warnings(verdict)[0]
+    (warning,) = [w for w in verdict.warnings if w.code is codes.DSPARK_ARCHITECTURE_REPLACED]
+    assert "replaces it with DeepSeek-V4's bundled draft, DSparkDraftModel" in str(warning)
+    assert warning.field == "architectures"
+
+
+def test_a_speculators_class_is_the_one_its_updater_writes_and_must_be_registered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # SpeculatorsConfig is never renamed, but vLLM's updater writes the class
+    # (speculators/algos.py), which the registry must hold: all do in the shipped releases.
+    from tests.engines.vllm.test_speculators import CONFIGS
+
+    config = CONFIGS["dflash"]()
+    assert check(config, check_tokenizer=False).errors == ()
+    real = load_path.resolve_architecture
+
+    def without_dflash(name: str, has_auto_model: bool, version: str) -> load_path.Resolved:
+        if name == "DFlashDraftModel":
+            return load_path.Resolved.UNSUPPORTED
+        return real(name, has_auto_model, version)
+
+    monkeypatch.setattr(load_path, "resolve_architecture", without_dflash)
+    error = only_error(check(config, check_tokenizer=False))
+    assert error.code is codes.RENAMED_ARCHITECTURE_UNSUPPORTED
+    assert "speculators updater writes `architectures` = ['DFlashDraftModel']" in str(error)
+
+
+DEEPSEEK_V4_TARGET = CORPUS / "synthesized_targets" / "deepseek-v4-flash.json"
+
+
+def test_a_deepseek_v4_checkpoint_bundling_its_dspark_draft_is_served_as_dspark() -> None:
+    # vLLM with "method": "dspark" and no draft model takes the target checkpoint as the draft
+    # (SpeculativeConfig.__post_init__) and replaces its architectures with DSparkDraftModel:
+    # the bundled draft, no replacement to warn about.
+    bundle = json.loads(DEEPSEEK_V4_TARGET.read_text(encoding="utf-8"))
+    bundle |= {
+        "dspark_block_size": 5,
+        "dspark_markov_rank": 256,
+        "dspark_noise_token_id": 128799,
+        "dspark_target_layer_ids": [40, 41, 42],
+    }
+    for target in (None, bundle):
+        verdict = check(bundle, target=target, check_tokenizer=False)
+        assert verdict.ok, [str(e) for e in verdict.errors]
+        assert (verdict.mode, verdict.serve_with) == ("dspark", '{"method": "dspark"}')
+        assert not {w.code for w in verdict.warnings} & {
+            codes.DSPARK_ARCHITECTURE_REPLACED,
+            codes.ARCHITECTURE_FALLBACK,
+        }
 
 
 def test_a_dspark_draft_with_its_mask_id_in_dflash_config_is_labelled_dspark() -> None:
@@ -332,7 +410,8 @@ def test_the_load_path_rules_never_raise(values: dict[str, object], sample: obje
 def test_a_previously_supported_name_says_until_which_version(name: str) -> None:
     error = only_error(check({**DFLASH, "architectures": [name], "model_type": "llama"}))
     version = vllm_tables().previously_supported[name]
-    assert f"{name} was served until vLLM {version}" in str(error)
+    assert error.fix is not None
+    assert f"{name} was served until vLLM {version}" in error.fix
 
 
 # --- the served context -------------------------------------------------------------------------
@@ -432,8 +511,8 @@ def test_a_markov_rank_nn_embedding_takes_is_no_error(rank: object) -> None:
 
 def test_architectures_as_a_string_is_an_error_naming_the_list_to_write() -> None:
     error = only_error(check({**DFLASH, "architectures": "DFlashDraftModel"}))
-    assert error.field == "architectures"
-    assert '["DFlashDraftModel"]' in str(error)
+    assert (error.field, error.code) == ("architectures", codes.ARCHITECTURES_STRING)
+    assert error.fix == 'make it a one-item list: `"architectures": ["DFlashDraftModel"]`'
 
 
 def test_a_rope_factor_beyond_float_range_gives_a_verdict_for_both_engines() -> None:
@@ -490,4 +569,4 @@ def test_the_xpress_rules_need_a_release_that_registers_xpress() -> None:
     draft = {**XPRESS, "sample_from_anchor": True, "xpress_topc": -1}
     older = check(draft, engine="vllm==0.32.0", check_tokenizer=False)
     assert not {"sample_from_anchor", "xpress_topc"} & set(_fields(older))
-    assert any("model registry" in str(e) for e in older.errors)  # unregistered there
+    assert any(e.code is codes.ARCHITECTURE_UNSUPPORTED for e in older.errors)  # unregistered

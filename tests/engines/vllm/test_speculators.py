@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from drafting_config import ParallelDraftingConfig, check, resolve
 from drafting_config.draft.file import SPECULATORS_TYPE_FIELD, is_speculators
-from drafting_config.engines.vllm.architectures import PEAGLE_ARCHITECTURES
 from drafting_config.engines.vllm.speculators import (
     AUX_LAYER_IDS_FIELD,
     PARALLEL_DRAFTING_ALGORITHMS,
@@ -166,10 +165,22 @@ def vllm_translation(config: Config) -> Config:
     copies ``draft_vocab_size``, ``target_hidden_size`` and ``mask_token_id`` when set.
     P-EAGLE always sets ``draft_vocab_size``, copies ``target_hidden_size`` when set,
     requires ``mask_token_id`` and stores it as ``pard_token``, and copies a non-empty
-    ``eagle_aux_hidden_state_layer_ids``.
+    ``eagle_aux_hidden_state_layer_ids``.  Each writes its architecture: DFlash's and
+    DFlash2's draft models, P-EAGLE's class for the layers' ``model_type`` (``llama`` when
+    unset), DSpark's ``Qwen3DSparkModel`` unless the file's own top-level list names it or
+    ``Qwen3OmniDSparkModel``.
     """
     kind = config["speculators_model_type"]
     result = dict(config["transformer_layer_config"])
+    model_type = result.get("model_type", "llama")
+    eagle = {"llama": "LlamaForCausalLM", "qwen3": "Qwen3ForCausalLM"}[model_type]
+    kept = [name for name in config.get("architectures") or [] if "Qwen3" in name]
+    result["architectures"] = {
+        "dflash": ["DFlashDraftModel"],
+        "dflash2": ["DFlash2DraftModel"],
+        "dspark": kept or ["Qwen3DSparkModel"],
+        "peagle": [f"Peagle{eagle}"],
+    }[kind]
     if kind in {"dflash", "dflash2"}:
         result["draft_vocab_size"] = config.get("draft_vocab_size")
         if config.get("target_hidden_size") is not None:
@@ -689,11 +700,17 @@ def test_other_algorithms_do_not_read_the_model_type(algorithm_name: str) -> Non
     assert translate(config.get).hf_config["model_type"] == "mistral"
 
 
-def test_the_model_types_are_those_the_peagle_architecture_table_maps() -> None:
-    """One list of what ``update_peagle`` maps, seen from the translation and the checkpoint
-    table (``drafting_config.engines.vllm.PEAGLE_ARCHITECTURES``)."""
-    assert set(SPECULATORS_ALGORITHMS["peagle"].model_types or ()) == set(PEAGLE_ARCHITECTURES)
-    assert SPECULATORS_ALGORITHMS["eagle3"].model_types == ("llama", "qwen3")
+def test_the_model_types_are_those_vllms_updaters_map() -> None:
+    """``update_eagle3`` and ``update_peagle`` map these model types, ``llama`` first (a
+    missing key), to the classes vLLM's registry serves them as."""
+    assert dict(SPECULATORS_ALGORITHMS["peagle"].model_types or {}) == {
+        "llama": "PeagleLlamaForCausalLM",
+        "qwen3": "PeagleQwen3ForCausalLM",
+    }
+    assert dict(SPECULATORS_ALGORITHMS["eagle3"].model_types or {}) == {
+        "llama": "Eagle3LlamaForCausalLM",
+        "qwen3": "Eagle3Qwen3ForCausalLM",
+    }
     assert all(
         row.model_types is None
         for name, row in SPECULATORS_ALGORITHMS.items()

@@ -24,6 +24,8 @@ from drafting_config.engines.vllm.speculators import (
     SpeculatorsDraft,
     translate,
 )
+from drafting_config.values import codes
+from drafting_config.values.codes import Step
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value
 from drafting_config.values.fields import field_getter
 from tests.conftest import EXAMPLES, VALID_EXAMPLES, load_json
@@ -937,6 +939,56 @@ def test_eagle3_is_refused_as_not_parallel_drafting_by_the_model() -> None:
     with pytest.raises(ParallelDraftingConfigError, match="not parallel drafting") as info:
         ParallelDraftingConfig.from_hf_config({"speculators_model_type": "eagle3"})
     assert info.value.field == "speculators_model_type"
+
+
+# --- a speculators eagle3 file: sequential EAGLE-3, as vLLM serves it ----------------------------
+
+
+def test_a_speculators_eagle3_file_is_served_as_sequential_eagle3() -> None:
+    # update_eagle3 (speculators/algos.py) reads no token id: vLLM serves it as EAGLE-3,
+    # sequentially; the real engine builds Eagle3LlamaForCausalLM and passes every stage.
+    verdict = check(eagle3_config(), check_tokenizer=False)
+    assert verdict.ok, [str(e) for e in verdict.errors]
+    assert (verdict.mode, verdict.parallel, verdict.serve_with) == (
+        "eagle3",
+        False,
+        '{"method": "eagle3"}',
+    )
+    assert codes.SERVED_SEQUENTIALLY in {getattr(note, "code", None) for note in verdict.notes}
+    required = check(eagle3_config(), check_tokenizer=False, require_parallel=True)
+    (error,) = required.errors
+    assert (error.code, error.field) == (codes.SEQUENTIAL_NOT_PARALLEL, SPECULATORS_TYPE_FIELD)
+    assert error.step is Step.TOKEN  # the real engine: no token field, at the speculator
+
+
+def test_a_broken_speculators_eagle3_file_stays_invalid_when_served_sequentially() -> None:
+    config = eagle3_config()
+    del config["speculators_config"]["verifier"]
+    errors = check(config, check_tokenizer=False).errors
+    assert [error.field for error in errors] == ["speculators_config.verifier"]
+
+
+@pytest.mark.parametrize(
+    ("taps", "declared", "refused"),
+    [((2, 16, 29), None, False), ((2, 16, 29, 30), None, True), ((2, 16, 29, 30), 4, False)],
+)
+def test_the_eagle3_width_rule_runs_on_a_speculators_eagle3_file(
+    taps: tuple[int, ...], declared: int | None, refused: bool
+) -> None:
+    # The speculators issue #1065 config on the real engine: 4 taps, fc and its pre-fc norm
+    # sized for 3 ("Attempting to broadcast a dimension of length 12288"); with
+    # transformer_layer_config.num_aux_hidden_states = 4, Eagle3LlamaForCausalLM sizes for 4.
+    config = eagle3_config()
+    config["eagle_aux_hidden_state_layer_ids"] = list(taps)
+    if declared is not None:
+        config["transformer_layer_config"]["num_aux_hidden_states"] = declared
+    for required in (False, True):
+        verdict = check(config, check_tokenizer=False, require_parallel=required)
+        width = [e for e in verdict.errors if e.code is codes.EAGLE3_WIDTH]
+        assert bool(width) is refused
+        if refused:
+            assert width[0].field == "eagle_aux_hidden_state_layer_ids"
+            assert width[0].step is Step.WIDTH
 
 
 # --- errors name the file's fields, not the translated ones ---------------------------------------

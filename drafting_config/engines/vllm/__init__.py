@@ -30,6 +30,7 @@ from drafting_config.engines.vllm.load_path import (
     check_null_token_fields,
     check_sample_from_anchor,
     check_served_context,
+    check_speculators_layer_config,
     check_target_tapped,
     check_xpress,
 )
@@ -62,6 +63,7 @@ RULES: Final[tuple[VllmRule, ...]] = (
     check_sample_from_anchor,
     check_xpress,
     check_construction,
+    check_speculators_layer_config,
     check_projector_type,
     check_target_sizes,
     check_target_placeholders,

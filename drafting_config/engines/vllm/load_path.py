@@ -37,6 +37,9 @@ from drafting_config.engines.vllm.names import (
 )
 from drafting_config.engines.vllm.resolution import VllmSubject
 from drafting_config.engines.vllm.runners import is_set
+from drafting_config.engines.vllm.speculators import (
+    TRANSFORMER_LAYER_CONFIG_FIELD as TRANSFORMER_LAYER_CONFIG,
+)
 from drafting_config.engines.vllm.tables import vllm_tables
 from drafting_config.values import codes
 from drafting_config.values.errors import (
@@ -271,6 +274,76 @@ config class it is built from provides (vLLM 0.33.0 with transformers 5.16.1 to 
 wrapped in ``EAGLEConfig``; nothing in vLLM copies ``dflash_config.markov_rank`` to the top
 level (only a speculators file's top-level ``markov_rank`` is copied,
 ``speculators/algos.py``, ``update_dspark``)."""
+
+
+_DFLASH_LAYER: Final = "DFlashQwen3DecoderLayer.__init__"
+_EAGLE3_LAYER: Final = "LlamaDecoderLayer.__init__"
+SPECULATORS_LAYER_READS: Final[Mapping[str, tuple[tuple[str, str], ...]]] = MappingProxyType(
+    {
+        "qwen3_dflash": (
+            ("max_position_embeddings", _DFLASH_LAYER),
+            ("rms_norm_eps", _DFLASH_LAYER),
+        ),
+        "qwen3_dflash2": (
+            ("max_position_embeddings", _DFLASH_LAYER),
+            ("rms_norm_eps", _DFLASH_LAYER),
+        ),
+        "qwen3_dspark": (
+            ("max_position_embeddings", _DFLASH_LAYER),
+            ("rms_norm_eps", _DFLASH_LAYER),
+        ),
+        "llama_eagle3": (("rms_norm_eps", _EAGLE3_LAYER),),
+        "qwen3_eagle3": (("rms_norm_eps", "Qwen3DecoderLayer.__init__"),),
+    }
+)
+"""Per module of ``vllm/model_executor/models/`` serving a speculators draft, the config
+attributes its constructor reads unguarded, in the order it reads them, with the function
+that reads them: a speculators draft's config is ``SpeculatorsConfig``, a bare
+``PreTrainedConfig`` built from ``transformer_layer_config``
+(``vllm/transformers_utils/configs/speculators/base.py``), which defaults none of them.
+``qwen3_dflash.py``'s ``DFlashQwen3DecoderLayer`` (DFlash2's and DSpark's layers are
+subclasses or reuse it) reads ``config.max_position_embeddings`` then
+``config.rms_norm_eps``; the EAGLE-3 layers read ``config.rms_norm_eps`` (their rotary size
+has a default).  The real engine, vLLM 0.33.0, raised "'SpeculatorsConfig' object has no
+attribute 'max_position_embeddings'" (DFlash, DSpark) and "... 'rms_norm_eps'" (DFlash,
+EAGLE-3) while building the draft; vLLM 0.32.0's files read the same."""
+
+_LAYER_EXAMPLES: Final = {"max_position_embeddings": "40960", "rms_norm_eps": "1e-06"}
+
+
+def check_speculators_layer_config(subject: VllmSubject, found: Findings) -> None:
+    """A speculators draft's ``transformer_layer_config`` must hold every attribute its
+    class's constructor reads (:data:`SPECULATORS_LAYER_READS`, by the module vLLM's
+    registry serves the class its updater writes from): without one, building the draft
+    raises ``AttributeError``.  Only a missing key: a present ``null`` is read as ``None``,
+    whose fate is the layer's."""
+    if subject.resolution.speculators is None:
+        return
+    tables = vllm_tables(subject.version)
+    for name in serving_architectures(subject):
+        row = tables.registered(name)
+        if row is None:
+            continue  # the registry rule's finding
+        module, class_name = row
+        for field, reader in SPECULATORS_LAYER_READS.get(module.rpartition(".")[2], ()):
+            if subject.get(field, MISSING_SECTION) is not MISSING_SECTION:
+                continue
+            shown = f"{TRANSFORMER_LAYER_CONFIG}.{field}"
+            found.error(
+                ParallelDraftingConfigError(
+                    f"`{shown}` is not set, and vLLM's {class_name} reads it from the draft's "
+                    "config, which has no default for it, so building the draft raises "
+                    "AttributeError.",
+                    field=shown,
+                    code=codes.CONSTRUCTOR_FIELD_MISSING,
+                    fix=f"set `{shown}` to the value the draft was trained with, such as "
+                    f"{_LAYER_EXAMPLES[field]}",
+                    evidence=f"vllm/model_executor/models/{module.rpartition('.')[2]}.py: "
+                    f"{reader} raises AttributeError ('SpeculatorsConfig' object has no "
+                    f"attribute '{field}')",
+                )
+            )
+        return
 
 
 SAMPLE_FROM_ANCHOR: Final = "dflash_config.sample_from_anchor"

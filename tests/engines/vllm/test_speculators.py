@@ -991,6 +991,41 @@ def test_the_eagle3_width_rule_runs_on_a_speculators_eagle3_file(
             assert width[0].step is Step.WIDTH
 
 
+@pytest.mark.parametrize(
+    ("algorithm", "field", "refused"),
+    [
+        ("dflash", "max_position_embeddings", True),
+        ("dflash", "rms_norm_eps", True),
+        ("dflash2", "max_position_embeddings", True),
+        ("dspark", "max_position_embeddings", True),
+        ("peagle", "rms_norm_eps", True),
+        ("eagle3", "rms_norm_eps", True),
+        ("eagle3", "max_position_embeddings", False),
+    ],
+)
+def test_a_layer_config_field_the_class_reads_must_be_set(
+    algorithm: str, field: str, refused: bool
+) -> None:
+    # The real engine (tools/vllm_harness): "'SpeculatorsConfig' object has no attribute
+    # 'max_position_embeddings'" building a DFlash or DSpark draft, "... 'rms_norm_eps'"
+    # building DFlash and EAGLE-3 ones; an EAGLE-3 draft without max_position_embeddings
+    # passes every stage (its rotary size has a default).
+    config = eagle3_config() if algorithm == "eagle3" else CONFIGS[algorithm]()
+    config["sample_from_anchor"] = False
+    del config["transformer_layer_config"][field]
+    errors = check(config, check_tokenizer=False).errors
+    missing = [e for e in errors if e.code is codes.CONSTRUCTOR_FIELD_MISSING]
+    assert bool(missing) is refused, [str(e) for e in errors]
+    if refused:
+        (error,) = missing
+        assert error.field == f"transformer_layer_config.{field}"
+        assert error.step is Step.CONSTRUCTION
+        assert error.evidence is not None
+        assert f"has no attribute '{field}'" in error.evidence
+    config["transformer_layer_config"][field] = None  # present: not this rule's
+    assert not [e for e in check(config).errors if e.code is codes.CONSTRUCTOR_FIELD_MISSING]
+
+
 # --- errors name the file's fields, not the translated ones ---------------------------------------
 
 

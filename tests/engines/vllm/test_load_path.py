@@ -146,6 +146,14 @@ def test_a_drafter_class_only_remote_code_supplies_is_an_error() -> None:
     assert "rewrites an unlisted DSpark class" in evidence
 
 
+def test_an_eagle3_class_only_remote_code_supplies_is_an_error_too() -> None:
+    # EAGLE-3 is a drafter method: the Transformers backend's class has no drafter interface.
+    remote = {"architectures": ["MyEagle3Drafter"], "auto_map": {"AutoModel": "m.M"}}
+    error = only_error(check({**remote, "model_type": "llama", "ptd_token_id": 5}))
+    assert (error.code, error.field) == (REMOTE_CODE_DRAFTER, "architectures")
+    assert "no eagle3 drafter" in str(error)
+
+
 def test_an_architecture_only_remote_code_or_the_transformers_backend_serves_is_a_warning() -> None:
     # A plain draft model (PARD) is served by the Transformers backend: a warning.
     remote = {"architectures": ["MyForCausalLM"], "auto_map": {"AutoModel": "m.M"}}

@@ -257,6 +257,17 @@ DOWNLOAD_SKIPPED: Final = declare(
     Step.PARSE,
     "An optional file could not be downloaded, or nothing was downloaded (offline).",
 )
+XPRESS_TOPC_OUT_OF_RANGE: Final = declare(
+    "xpress-topc-out-of-range",
+    Step.PARSE,
+    "An XPress draft's `xpress_topc` is outside [0, its vocabulary].",
+)
+SPECULATORS_AUX_IDS_INVALID: Final = declare(
+    "speculators-aux-ids-invalid",
+    Step.PARSE,
+    "A speculators draft's `aux_hidden_state_layer_ids` is not an array of numbers: vLLM's "
+    "translation fails on it.",
+)
 
 # registry
 ARCHITECTURES_STRING: Final = declare(

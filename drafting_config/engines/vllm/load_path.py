@@ -516,7 +516,7 @@ def _vllm(version: str) -> str:
 
 def _served_range(version: str) -> str:
     versions = vllm_tables(version).transformers_versions
-    return f"transformers {versions[0]} to {versions[-1]}, the versions vLLM {version} accepts"
+    return f"the transformers it accepts ({versions[0]} to {versions[-1]})"
 
 
 def _auto_map_keys(get: FieldGetter) -> list[str]:
@@ -574,24 +574,23 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
     names = _architecture_names(get)
     if model_type is None and names:
         model_type = MODEL_TYPE_FROM_ARCHITECTURE.get(names[0])
+    parse_evidence = "vllm/transformers_utils/config.py: HFConfigParser.parse"
+    type_fix = 'set `model_type` to the type of the draft\'s layers, such as "qwen3"'
     if model_type is not None and not isinstance(model_type, str):
         found.error(
             ParallelDraftingConfigError(
-                f"`model_type` = {describe_value(model_type)} is not a string: vLLM cannot "
-                "parse the draft's config (vllm/transformers_utils/config.py, "
-                "HFConfigParser.parse). Fix: set `model_type` to the type of the draft's "
-                'layers, such as "qwen3".',
+                f"`model_type` = {describe_value(model_type)} is not a string, so vLLM cannot "
+                "parse the draft's config and refuses it at start-up.",
                 field="model_type",
                 code=codes.MODEL_TYPE_NOT_STRING,
+                fix=type_fix,
+                evidence=parse_evidence,
             )
         )
         return
     version = subject.version
     parsed = parse_model_type(model_type, "AutoConfig" in _auto_map_keys(get), version)
-    where = (
-        "vllm/transformers_utils/config.py, HFConfigParser.parse, through transformers' "
-        "AutoConfig.from_pretrained"
-    )
+    through = f"{parse_evidence}, through transformers' AutoConfig.from_pretrained"
     shown = "no `model_type`" if model_type is None else f"`model_type` {model_type!r}"
     if parsed is Parse.UNKNOWN and model_type is None and not names:
         return  # a fragment (token and layer fields alone): the load path is not judged
@@ -599,26 +598,27 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
         cause = (
             "and is no speculators file (no `speculators_config`)"
             if model_type is None
-            else f"known neither to vLLM's _CONFIG_REGISTRY nor to {_served_range(version)}"
+            else f"which neither vLLM nor {_served_range(version)} knows"
         )
         found.error(
             ParallelDraftingConfigError(
                 f"The draft's config has {shown}, {cause}, and `auto_map` names no "
-                f"AutoConfig: {subject.vllm} fails parsing it with ValueError ({where}). Fix: set "
-                '`model_type` to the type of the draft\'s layers, such as "qwen3".',
+                "AutoConfig, so vLLM fails parsing it at start-up.",
                 field="model_type",
                 code=codes.MODEL_TYPE_UNKNOWN,
+                fix=type_fix,
+                evidence=f"{through} raises ValueError",
             )
         )
     elif parsed is Parse.REMOTE_CODE:
         found.warn(
             ParallelDraftingConfigWarning(
-                f"The draft's config has {shown}, known neither to vLLM nor to "
-                f"{_served_range(version)}: {subject.vllm} parses it only through "
-                "`auto_map.AutoConfig`'s "
-                "remote code, with --trust-remote-code (the draft gets the target's "
-                f"trust_remote_code; {where}).",
+                f"The draft's config has {shown}, which neither vLLM nor "
+                f"{_served_range(version)} knows: vLLM parses it only through "
+                "`auto_map.AutoConfig`'s remote code, with --trust-remote-code.",
+                field="model_type",
                 code=codes.MODEL_TYPE_REMOTE_CODE,
+                evidence=through,
             )
         )
     elif parsed is Parse.SOME_VERSIONS:
@@ -627,10 +627,12 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
         found.warn(
             ParallelDraftingConfigWarning(
                 f"`model_type` {model_type!r} is known to transformers {first} and later "
-                f"only: {subject.vllm} accepts transformers "
-                f"{vllm_tables(version).transformers_range}, and "
-                f"with an older version it fails parsing the draft's config ({where}).",
+                "only, so vLLM fails parsing the draft's config with an older transformers "
+                f"of the range it accepts ({vllm_tables(version).transformers_range}).",
+                field="model_type",
                 code=codes.MODEL_TYPE_TOO_NEW,
+                fix=f"install transformers {first} or later beside vLLM",
+                evidence=through,
             )
         )
 
@@ -913,39 +915,35 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
             missing.setdefault(row.field, row)
     for field, row in missing.items():
         nested = read_path(get, f"dflash_config.{field}", only_dicts=True)
-        where = (
-            f"; it is only in `dflash_config`, where vLLM does not read it (= {nested!r})"
-            if "." not in field and nested is not None
-            else ""
-        )
-        value = (
-            f' (e.g. `"{field}": {nested!r}` at the top level)'
-            if "." not in field and nested is not None
-            else ""
-        )
+        only_nested = "." not in field and nested is not None
+        where = ", only in `dflash_config`, where vLLM does not read it," if only_nested else ""
         found.error(
             ParallelDraftingConfigError(
-                f"`{field}` is not set{where}: {subject.vllm} builds this draft as "
-                f"{' / '.join(sorted(row.architectures & serving))}, whose constructor reads "
-                f"it, and fails with {row.failure} ({row.follows}). Fix: set `{field}`"
-                f"{value}.",
+                f"`{field}` is not set{where} and vLLM's "
+                f"{' / '.join(sorted(row.architectures & serving))} reads it, so building "
+                f"the draft raises {row.failure}.",
                 field=field,
                 code=codes.CONSTRUCTOR_FIELD_MISSING,
+                fix=f"set `{field}`"
+                + (f' at the top level: `"{field}": {nested!r}`' if only_nested else ""),
+                evidence=f"{row.follows} raises {row.failure}",
             )
         )
     _check_markov_rank_type(subject, serving, missing, found)
     if serving & DFLASH_MODEL_ARCHITECTURES:
         for section in ("eagle_config", "dflash_config"):
             if get(section, MISSING_SECTION) is None:
+                failure = "AttributeError" if section == "eagle_config" else "TypeError"
                 found.error(
                     ParallelDraftingConfigError(
-                        f"`{section}` is null: {subject.vllm}'s DFlashQwen3Model.__init__ "
-                        "(vllm/model_executor/models/qwen3_dflash.py) reads it with "
-                        f"getattr(config, {section!r}, {{}}), gets None and fails "
-                        f"({'AttributeError' if section == 'eagle_config' else 'TypeError'}). "
-                        f"Fix: delete the `{section}` key, or make it an object.",
+                        f"`{section}` is null, so vLLM's DFlash model reads None where it "
+                        f"expects an object and building the draft raises {failure}.",
                         field=section,
                         code=codes.DFLASH_CONFIG_NULL,
+                        fix=f"delete the `{section}` key, or make it an object",
+                        evidence="vllm/model_executor/models/qwen3_dflash.py: "
+                        f"DFlashQwen3Model.__init__ (getattr(config, {section!r}, {{}})) raises "
+                        f"{failure}",
                     )
                 )
 
@@ -972,14 +970,13 @@ def _check_markov_rank_type(
     if rank is None or rank < 0:
         found.error(
             ParallelDraftingConfigError(
-                f"`markov_rank` = {describe_value(value)}: {subject.vllm}'s "
-                "Qwen3DSparkModel.__init__ "
-                "(vllm/model_executor/models/qwen3_dspark.py) passes it to "
-                "nn.Embedding(vocab_size, markov_rank), which needs a non-negative integer "
-                "and fails. Fix: set `markov_rank` to the Markov head's rank, an integer such "
-                "as 256.",
+                f"`markov_rank` = {describe_value(value)} is not a non-negative integer, so "
+                "building vLLM's DSpark Markov head (an nn.Embedding of that width) fails.",
                 field="markov_rank",
                 code=codes.MARKOV_RANK_INVALID,
+                fix="set `markov_rank` to the Markov head's rank, an integer such as 256",
+                evidence="vllm/model_executor/models/qwen3_dspark.py: Qwen3DSparkModel.__init__ "
+                "(nn.Embedding(vocab_size, markov_rank)) raises TypeError or RuntimeError",
             )
         )
 
@@ -1004,23 +1001,28 @@ def check_sample_from_anchor(subject: VllmSubject, found: Findings) -> None:
     if not is_set(value) or value is None:
         return
     name = subject.file_field(SAMPLE_FROM_ANCHOR)
+    runner = (
+        "its default runner and DSpark's only one" if method == "dspark" else "its default runner"
+    )
     found.error(
         ParallelDraftingConfigError(
-            f"`{name}` = {describe_value(value)}: {subject.vllm}'s newer model runner, its default"
-            f"{' and the only one serving DSpark' if method == 'dspark' else ''}, raises "
-            'ValueError "sample_from_anchor=True is not supported for DFlash" '
-            "(vllm/v1/worker/gpu/spec_decode/dflash/speculator.py, DFlashSpeculator.__init__"
-            f"{', which DSparkSpeculator.__init__ calls' if method == 'dspark' else ''}). "
-            f"Fix: delete `{name}` or set it to false.",
+            f"`{name}` = {describe_value(value)}, which vLLM's newer model runner, "
+            f"{runner}, refuses at start-up.",
             field=name,
             code=codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED,
+            fix=f"delete `{name}` or set it to false",
+            evidence="vllm/v1/worker/gpu/spec_decode/dflash/speculator.py: "
+            "DFlashSpeculator.__init__"
+            + (", which DSparkSpeculator.__init__ calls," if method == "dspark" else "")
+            + ' raises ValueError "sample_from_anchor=True is not supported for DFlash"',
         )
     )
     if method == "dflash":
         found.note(
-            f"`{name}`: vLLM 0.33.0's older model runner (VLLM_USE_V2_MODEL_RUNNER=0) "
-            "ignores it (vllm/v1/spec_decode/dflash.py, DFlashProposer).",
+            f"`{name}`: vLLM's older model runner (VLLM_USE_V2_MODEL_RUNNER=0) ignores it.",
             code=codes.SAMPLE_FROM_ANCHOR_IGNORED,
+            field=name,
+            evidence="vllm/v1/spec_decode/dflash.py: DFlashProposer",
         )
 
 
@@ -1059,12 +1061,15 @@ def check_xpress(subject: VllmSubject, found: Findings) -> None:
     if is_set(anchor) and anchor is not None and _truthy(anchor):
         found.error(
             ParallelDraftingConfigError(
-                f"`sample_from_anchor` = {describe_value(anchor)}: {subject.vllm}'s XPress "
-                f'speculator ({name}) raises ValueError "sample_from_anchor=True is not '
-                'supported for XPress" (vllm/v1/worker/gpu/spec_decode/xpress/speculator.py, '
-                "XPressSpeculator.__init__): the refiner is served in the fill-in layout. "
-                "Fix: delete `sample_from_anchor` or set it to false.",
+                f"`sample_from_anchor` = {describe_value(anchor)}, which vLLM's XPress "
+                f"speculator ({name}) refuses at start-up: it serves the refiner in the "
+                "fill-in layout.",
                 field="sample_from_anchor",
+                code=codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED,
+                fix="delete `sample_from_anchor` or set it to false",
+                evidence="vllm/v1/worker/gpu/spec_decode/xpress/speculator.py: "
+                'XPressSpeculator.__init__ raises ValueError "sample_from_anchor=True is not '
+                'supported for XPress"',
             )
         )
     raw = get("xpress_topc", None)
@@ -1075,11 +1080,13 @@ def check_xpress(subject: VllmSubject, found: Findings) -> None:
     found.error(
         ParallelDraftingConfigError(
             f"`xpress_topc` = {describe_value(raw)} is outside [0, {vocab}], the draft's "
-            f'vocabulary: {subject.vllm} raises ValueError "xpress_topc must be between 0 '
-            'and the draft vocabulary size" (vllm/config/speculative.py, '
-            "SpeculativeConfig.__post_init__) unless the server's --speculative-config sets "
-            f"its own. Fix: set `xpress_topc` between 0 (off) and {vocab}, such as 512.",
+            "vocabulary, so vLLM refuses it at start-up unless the server's "
+            "--speculative-config sets its own.",
             field="xpress_topc",
+            code=codes.XPRESS_TOPC_OUT_OF_RANGE,
+            fix=f"set `xpress_topc` between 0 (off) and {vocab}, such as 512",
+            evidence="vllm/config/speculative.py: SpeculativeConfig.__post_init__ raises "
+            'ValueError "xpress_topc must be between 0 and the draft vocabulary size"',
         )
     )
 
@@ -1112,12 +1119,13 @@ def check_target_tapped(subject: VllmSubject, found: Findings) -> None:
     if name is None:
         found.warn(
             ParallelDraftingConfigWarning(
-                f"The target's `architectures` {list(target.architectures)!r} are not in "
-                f"{subject.vllm}'s model registry ({_REGISTRY}): vLLM serves it, if at all, "
-                "through "
-                "its Transformers backend, which can be tapped for the drafter's hidden "
-                "states; that it serves this target is not checked.",
+                f"The target's `architectures` {list(target.architectures)!r} are in no "
+                "registry table of vLLM, which serves it, if at all, through its "
+                "Transformers backend (tappable for the drafter's hidden states); that it "
+                "serves this target is not checked.",
+                field="target.architectures",
                 code=codes.TARGET_ARCHITECTURE_UNREGISTERED,
+                evidence=_FALLBACK,
             )
         )
         return
@@ -1127,13 +1135,13 @@ def check_target_tapped(subject: VllmSubject, found: Findings) -> None:
     found.error(
         ParallelDraftingConfigError(
             f"The target's architecture {name!r} (vLLM's {class_name} in {module}) does not "
-            f"implement SupportsEagle3, and this drafter takes the target's hidden states: "
-            f'{subject.vllm} raises RuntimeError "Model does not support EAGLE3 interface" when it '
-            "loads the target (vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py, "
-            "set_eagle3_aux_hidden_state_layers). Fix: none in the draft; vLLM 0.33.0 cannot "
-            "serve this drafter with this target.",
+            "implement SupportsEagle3, so vLLM cannot tap it for this drafter's hidden states "
+            "and fails loading the target.",
             field="target.architectures",
             code=codes.TARGET_NOT_TAPPABLE,
+            evidence="vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py: "
+            'set_eagle3_aux_hidden_state_layers raises RuntimeError "Model does not support '
+            'EAGLE3 interface"',
         )
     )
 
@@ -1159,15 +1167,15 @@ def check_null_token_fields(subject: VllmSubject, found: Findings) -> None:
         name = subject.file_field(verdict.source.value)
         found.error(
             ParallelDraftingConfigError(
-                f"`{name}` is present and null: {subject.vllm} reads it before any field below it. "
-                "The newer model runner raises TypeError (int(None), "
-                "vllm/v1/worker/gpu/spec_decode/utils.py, get_parallel_drafting_token_id); "
-                "the older one stores None as the token id "
-                "(vllm/v1/spec_decode/llm_base_proposer.py, _init_parallel_drafting_params). "
-                f"Fix: delete the `{name}` key (only a top-level `mask_token_id: null` is "
-                "skipped).",
+                f"`{name}` is present and null, and vLLM reads it before any field below it: "
+                "its newer model runner fails on it, its older one drafts with None as the "
+                "token id.",
                 field=name,
                 code=codes.TOKEN_FIELD_NULL,
+                fix=f"delete the `{name}` key (only a top-level `mask_token_id: null` is skipped)",
+                evidence="vllm/v1/worker/gpu/spec_decode/utils.py: "
+                "get_parallel_drafting_token_id raises TypeError (int(None)); "
+                "vllm/v1/spec_decode/llm_base_proposer.py: _init_parallel_drafting_params",
             )
         )
         return
@@ -1203,13 +1211,13 @@ def check_served_context(subject: VllmSubject, found: Findings) -> None:
     kinds = sorted({str(entry["rope_type"]) for entry in rope_parameters(get)})
     found.warn(
         ParallelDraftingConfigWarning(
-            f"{subject.vllm}'s newer model runner lowers the server's max_model_len from the "
-            f"target's {target_len} to the draft's {draft_len}: the draft's RoPE "
-            f"type ({', '.join(kinds)}) cannot stretch its rotary cache to the target's "
-            "length (vllm/config/vllm.py, _limit_max_model_len_to_draft; "
-            "vllm/config/speculative.py, _CACHE_ONLY_ROPE_TYPES). Serve with "
-            f"--max-model-len {draft_len} or less, or give the draft a longer "
-            "max_position_embeddings if it was trained for one.",
+            f"vLLM's newer model runner lowers the server's max_model_len from the target's "
+            f"{target_len} to the draft's {draft_len}, as the draft's RoPE type "
+            f"({', '.join(kinds)}) cannot stretch its rotary cache to the target's length.",
             code=codes.MAX_MODEL_LEN_LOWERED,
+            fix=f"serve with --max-model-len {draft_len} or less, or give the draft a longer "
+            "max_position_embeddings if it was trained for one",
+            evidence="vllm/config/vllm.py: _limit_max_model_len_to_draft; "
+            "vllm/config/speculative.py: _CACHE_ONLY_ROPE_TYPES",
         )
     )

@@ -70,10 +70,15 @@ def test_the_well_formed_drafts_pass_every_step() -> None:
 def test_a_model_type_no_transformers_version_knows_is_an_error() -> None:
     error = only_error(check({**DFLASH, "model_type": "dflash"}))
     assert error.field == "model_type"
-    assert "`model_type` 'dflash', known neither to vLLM's _CONFIG_REGISTRY nor to " in str(error)
-    assert "transformers 5.16.1 to 5.20.2" in str(error)
-    assert "HFConfigParser.parse" in str(error)
-    assert 'Fix: set `model_type` to the type of the draft\'s layers, such as "qwen3"' in str(error)
+    assert str(error) == (
+        "The draft's config has `model_type` 'dflash', which neither vLLM nor the "
+        "transformers it accepts (5.16.1 to 5.20.2) knows, and `auto_map` names no "
+        "AutoConfig, so vLLM fails parsing it at start-up."
+    )
+    assert error.code is codes.MODEL_TYPE_UNKNOWN
+    assert error.evidence is not None
+    assert "HFConfigParser.parse" in error.evidence
+    assert error.fix == 'set `model_type` to the type of the draft\'s layers, such as "qwen3"'
 
 
 def test_an_auto_config_makes_an_unknown_model_type_a_remote_code_warning() -> None:
@@ -270,11 +275,13 @@ def test_a_qwen3_dspark_draft_without_a_top_level_markov_rank_cannot_be_built() 
     error = only_error(check(nested))
     assert error.field == "markov_rank"
     assert str(error) == (
-        "`markov_rank` is not set; it is only in `dflash_config`, where vLLM does not read it "
-        "(= 256): vLLM 0.33.0 builds this draft as Qwen3DSparkModel, whose constructor reads "
-        "it, and fails with AttributeError (vllm/model_executor/models/qwen3_dspark.py: "
-        "Qwen3DSparkModel.__init__ (config.markov_rank; Qwen3Config has no such field)). "
-        'Fix: set `markov_rank` (e.g. `"markov_rank": 256` at the top level).'
+        "`markov_rank` is not set, only in `dflash_config`, where vLLM does not read it, and "
+        "vLLM's Qwen3DSparkModel reads it, so building the draft raises AttributeError."
+    )
+    assert error.fix == 'set `markov_rank` at the top level: `"markov_rank": 256`'
+    assert error.evidence == (
+        "vllm/model_executor/models/qwen3_dspark.py: Qwen3DSparkModel.__init__ "
+        "(config.markov_rank; Qwen3Config has no such field) raises AttributeError"
     )
 
 
@@ -291,9 +298,10 @@ def test_a_dflash2_draft_needs_its_candidate_head_keys() -> None:
 
 def test_a_null_section_the_dflash_model_updates_cannot_be_built() -> None:
     error = only_error(check({**DFLASH, "eagle_config": None}))
-    assert error.field == "eagle_config"
-    assert "DFlashQwen3Model.__init__" in str(error)
-    assert "AttributeError" in str(error)
+    assert (error.field, error.code) == ("eagle_config", codes.DFLASH_CONFIG_NULL)
+    assert "raises AttributeError" in str(error)
+    assert error.evidence is not None
+    assert "DFlashQwen3Model.__init__" in error.evidence
 
 
 def test_every_failing_step_is_listed_not_only_the_first() -> None:
@@ -316,10 +324,14 @@ def test_sample_from_anchor_is_refused_by_the_newer_runner() -> None:
     verdict = check(config)
     error = only_error(verdict)
     assert error.field == "dflash_config.sample_from_anchor"
-    assert "sample_from_anchor=True is not supported for DFlash" in str(error)
+    assert error.code is codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED
+    assert error.evidence is not None
+    assert "sample_from_anchor=True is not supported for DFlash" in error.evidence
     assert any("older model runner" in note for note in verdict.notes)
     dspark = {**DSPARK, "dflash_config": {**DSPARK["dflash_config"], "sample_from_anchor": 1}}
-    assert "which DSparkSpeculator.__init__ calls" in str(only_error(check(dspark)))
+    evidence = only_error(check(dspark)).evidence
+    assert evidence is not None
+    assert "which DSparkSpeculator.__init__ calls" in evidence
     off = {**DFLASH, "dflash_config": {**DFLASH["dflash_config"], "sample_from_anchor": False}}
     assert check(off).errors == ()
 
@@ -331,7 +343,9 @@ def test_a_target_without_supports_eagle3_cannot_be_tapped() -> None:
     error = only_error(check(DFLASH, target=LFM2_TARGET, check_tokenizer=False))
     assert error.field == "target.architectures"
     assert "'Lfm2ForCausalLM'" in str(error)
-    assert 'raises RuntimeError "Model does not support EAGLE3 interface"' in str(error)
+    assert error.code is codes.TARGET_NOT_TAPPABLE
+    assert error.evidence is not None
+    assert 'raises RuntimeError "Model does not support EAGLE3 interface"' in error.evidence
 
 
 def test_an_unregistered_target_is_a_warning_and_a_pard_draft_taps_nothing() -> None:
@@ -365,8 +379,11 @@ def test_a_present_null_above_the_winner_is_an_error_in_check_only() -> None:
     config["dflash_config"] = {**DFLASH["dflash_config"], "mask_token_id": None}
     error = only_error(check(config))
     assert error.field == "dflash_config.mask_token_id"
-    assert "int(None)" in str(error)
-    assert "Fix: delete the `dflash_config.mask_token_id` key" in str(error)
+    assert error.code is codes.TOKEN_FIELD_NULL
+    assert error.evidence is not None
+    assert "int(None)" in error.evidence
+    assert error.fix is not None
+    assert error.fix.startswith("delete the `dflash_config.mask_token_id` key")
     # The token-id entry points keep treating null as unset.
     assert ParallelDraftingConfig.from_hf_config(config).token_id == 151669
     assert get_parallel_drafting_token_id(config) == 151669
@@ -433,11 +450,12 @@ def test_a_draft_whose_rope_cannot_stretch_lowers_the_servers_max_model_len(rope
     draft = {**DSPARK, "max_position_embeddings": 65536, rope: yarn}
     verdict = check(draft, target=LONG_TARGET, check_tokenizer=False)
     assert verdict.errors == ()
-    (warning,) = load_warnings(verdict)
+    (warning,) = verdict.warnings
     assert "lowers the server's max_model_len from the target's 131072 to the draft's 65536" in (
-        warning
+        str(warning)
     )
-    assert "_limit_max_model_len_to_draft" in warning
+    assert warning.evidence is not None
+    assert "_limit_max_model_len_to_draft" in warning.evidence
 
 
 def test_a_cache_only_rope_draft_shares_the_targets_positions() -> None:
@@ -508,8 +526,9 @@ def test_an_unusable_rope_type_or_factor_gives_a_verdict(rope: dict[str, object]
 @pytest.mark.parametrize("rank", ["256", 256.0, [256], -1])
 def test_a_markov_rank_nn_embedding_refuses_is_an_error(rank: object) -> None:
     errors = check({**DSPARK, "markov_rank": rank}, check_tokenizer=False).errors
-    assert [e.field for e in errors] == ["markov_rank"]
-    assert "nn.Embedding(vocab_size, markov_rank)" in str(errors[0])
+    assert [(e.field, e.code) for e in errors] == [("markov_rank", codes.MARKOV_RANK_INVALID)]
+    assert errors[0].evidence is not None
+    assert "nn.Embedding(vocab_size, markov_rank)" in errors[0].evidence
 
 
 @pytest.mark.parametrize("rank", [256, 1, True])
@@ -552,7 +571,8 @@ def test_an_xpress_draft_with_a_top_level_sample_from_anchor_is_refused(architec
     draft = {**XPRESS, "architectures": [architecture], "sample_from_anchor": True}
     verdict = check(draft, check_tokenizer=False)
     assert _fields(verdict) == ["sample_from_anchor"]
-    assert "XPressSpeculator.__init__" in str(verdict.errors[0])
+    assert verdict.errors[0].code is codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED
+    assert "XPressSpeculator.__init__" in (verdict.errors[0].evidence or "")
     assert "sample_from_anchor" not in _fields(check({**XPRESS}, check_tokenizer=False))
     off = {**XPRESS, "sample_from_anchor": False}
     assert "sample_from_anchor" not in _fields(check(off, check_tokenizer=False))
@@ -568,7 +588,8 @@ def test_an_xpress_topc_outside_the_draft_vocabulary_is_refused(topc: int, refus
     if refused:
         error = next(e for e in verdict.errors if e.field == "xpress_topc")
         assert f"outside [0, {XPRESS['vocab_size']}]" in str(error)
-        assert "SpeculativeConfig.__post_init__" in str(error)
+        assert error.code is codes.XPRESS_TOPC_OUT_OF_RANGE
+        assert "SpeculativeConfig.__post_init__" in (error.evidence or "")
     draft_vocab = {**XPRESS, "xpress_topc": 600, "draft_vocab_size": 512}
     assert "xpress_topc" in _fields(check(draft_vocab, check_tokenizer=False))
 

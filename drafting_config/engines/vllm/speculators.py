@@ -54,6 +54,10 @@ VERIFIER_FIELD: Final = "speculators_config.verifier.name_or_path"
 SPECULATIVE_TOKENS_FIELD: Final = "speculators_config.proposal_methods[0].speculative_tokens"
 """The number of tokens drafted per step, required by vLLM."""
 
+_BASE: Final = "vllm/transformers_utils/configs/speculators/base.py"
+_ALGOS: Final = "vllm/transformers_utils/configs/speculators/algos.py"
+_VALIDATES: Final = f"{_BASE}: SpeculatorsConfig.validate_speculators_config raises ValueError"
+
 _DRAFT_VOCAB_SIZE: Final = "draft_vocab_size"
 _TARGET_HIDDEN_SIZE: Final = "target_hidden_size"
 
@@ -316,29 +320,38 @@ def _algorithm(get: FieldGetter, *, parallel_only: bool) -> SpeculatorsAlgorithm
     parallel = ", ".join(PARALLEL_DRAFTING_ALGORITHMS)
     if value is MISSING or value is None:
         raise ParallelDraftingConfigError(
-            f"`{SPECULATORS_TYPE_FIELD}` is {_absent(value)}: a speculators-format draft "
-            f"names its algorithm there, one of {parallel} for parallel drafting.",
+            f"`{SPECULATORS_TYPE_FIELD}` is {_absent(value)}, so vLLM cannot tell the "
+            "speculators draft's algorithm and refuses the file at start-up.",
             field=SPECULATORS_TYPE_FIELD,
             code=codes.SPECULATORS_TYPE_MISSING,
+            fix=f"set `{SPECULATORS_TYPE_FIELD}` to the draft's algorithm: {parallel} "
+            "(parallel drafting) or eagle3",
+            evidence=f"{_BASE}: SpeculatorsConfig.extract_transformers_pre_trained_config "
+            "raises ValueError",
         )
     name = _exact_str(value)
     row = None if name is None else SPECULATORS_ALGORITHMS.get(name)
     if row is None:
         others = ", ".join(r.name for r in _ROWS if not r.parallel_drafting)
         raise ParallelDraftingConfigError(
-            f"`{SPECULATORS_TYPE_FIELD}` must be a speculators algorithm known here: "
-            f"{parallel} (parallel drafting) or {others} (not parallel drafting); "
-            f"got {describe_value(value)}.",
+            f"`{SPECULATORS_TYPE_FIELD}` = {describe_value(value)} is none of the algorithms "
+            f"vLLM translates, {parallel} (parallel drafting) or {others}, so it refuses the "
+            "file at start-up.",
             field=SPECULATORS_TYPE_FIELD,
             code=codes.SPECULATORS_TYPE_UNKNOWN,
+            fix=f"set `{SPECULATORS_TYPE_FIELD}` to the draft's algorithm",
+            evidence=f"{_BASE}: SpeculatorsConfig.extract_transformers_pre_trained_config "
+            "raises ValueError",
         )
     if parallel_only and not row.parallel_drafting:
         raise ParallelDraftingConfigError(
             f"`{SPECULATORS_TYPE_FIELD}` is {row.name!r}: {row.name} is not parallel drafting, "
-            f"so this draft has no parallel-drafting mask token to check. Parallel-drafting "
-            f"speculators algorithms: {parallel}.",
+            "so the draft has no parallel-drafting mask token, and vLLM drafts it "
+            "sequentially.",
             field=SPECULATORS_TYPE_FIELD,
             code=codes.SPECULATORS_NOT_PARALLEL,
+            evidence=f"{_ALGOS}: {row.updater} reads no mask token; parallel-drafting "
+            f"algorithms: {parallel}",
         )
     return row
 
@@ -350,10 +363,13 @@ def _speculative_tokens(speculators_config: FieldGetter) -> int:
         raise _missing(methods_field, SPECULATIVE_TOKENS_FIELD)
     if not is_list(methods):
         raise ParallelDraftingConfigError(
-            f"`{methods_field}` must be a non-empty JSON array of proposal methods; "
-            f"got {describe_value(methods)}.",
+            f"`{methods_field}` = {describe_value(methods)} is not a non-empty JSON array of "
+            "proposal methods, so vLLM refuses the file at start-up.",
             field=methods_field,
             code=codes.SPECULATORS_METHODS_INVALID,
+            fix=f'make `{methods_field}` an array such as `[{{"proposal_type": "greedy", '
+            '"speculative_tokens": 3}]`',
+            evidence=_VALIDATES,
         )
     first = next(iter(methods), MISSING)
     if first is MISSING:
@@ -366,10 +382,15 @@ def _speculative_tokens(speculators_config: FieldGetter) -> int:
     count = exact_int(tokens)
     if count is None or not 1 <= count < INT32_LIMIT:
         raise ParallelDraftingConfigError(
-            f"`{SPECULATIVE_TOKENS_FIELD}` must be a positive int below 2**31 (the number of "
-            f"tokens drafted per step); got {describe_value(tokens)}.",
+            f"`{SPECULATIVE_TOKENS_FIELD}` = {describe_value(tokens)} is not a positive int "
+            "below 2**31, so vLLM has no number of tokens to draft per step and refuses it at "
+            "start-up.",
             field=SPECULATIVE_TOKENS_FIELD,
             code=codes.SPECULATORS_TOKENS_INVALID,
+            fix=f"set `{SPECULATIVE_TOKENS_FIELD}` to the number of tokens drafted per step, "
+            "such as 3",
+            evidence=f"{_BASE}: SpeculatorsConfig.build_vllm_speculative_config; "
+            "vllm/config/speculative.py: SpeculativeConfig (num_speculative_tokens)",
         )
     return count
 
@@ -383,10 +404,12 @@ def _verifier(speculators_config: FieldGetter) -> str:
     name = _exact_str(value)
     if not name:
         raise ParallelDraftingConfigError(
-            f"`{VERIFIER_FIELD}` must be the target model's hub repo id or local path (a "
-            f"non-empty string); got {describe_value(value)}.",
+            f"`{VERIFIER_FIELD}` = {describe_value(value)} is not a non-empty string, so the "
+            "speculators file names no target model for vLLM to verify with.",
             field=VERIFIER_FIELD,
             code=codes.SPECULATORS_VERIFIER_INVALID,
+            fix=f"set `{VERIFIER_FIELD}` to the target model's hub repo id or local path",
+            evidence=_VALIDATES,
         )
     return name
 
@@ -397,10 +420,13 @@ def _transformer_layer_config(get: FieldGetter) -> dict[str, object]:
     section = get(field, MISSING)
     if section is MISSING:
         raise ParallelDraftingConfigError(
-            f"`{field}` is missing: vLLM builds the draft's config from it (the draft's own "
-            "Hugging Face config: model_type, hidden_size, vocab_size, ...).",
+            f"`{field}` is missing, so vLLM has no config to build the draft from and "
+            "refuses the file at start-up.",
             field=field,
             code=codes.SPECULATORS_LAYER_CONFIG_MISSING,
+            fix=f"add the draft's own Hugging Face config (model_type, hidden_size, "
+            f"vocab_size, ...) as `{field}`",
+            evidence=f'{_VALIDATES} "Must provide transformer_layer_config"',
         )
     if not is_kind(section, Mapping):
         raise _not_an_object(field, section)
@@ -411,10 +437,12 @@ def _transformer_layer_config(get: FieldGetter) -> dict[str, object]:
     for key, _ in items:
         if not is_kind(key, str):
             raise ParallelDraftingConfigError(
-                f"`{field}` must have string keys (a JSON object); it has the key "
-                f"{describe_value(key)}.",
+                f"`{field}` has the key {describe_value(key)}, not a string, so it is no JSON "
+                "object vLLM can build the draft's config from.",
                 field=field,
                 code=codes.SPECULATORS_KEYS_NOT_STRINGS,
+                fix=f"make every key of `{field}` a string",
+                evidence=f"{_BASE}: SpeculatorsConfig.__init__",
             )
     return dict(cast("list[tuple[str, object]]", items))
 
@@ -443,12 +471,13 @@ def _written_architectures(
     field = f"{TRANSFORMER_LAYER_CONFIG_FIELD}.model_type"
     listed = " or ".join(repr(name) for name in accepted)
     raise ParallelDraftingConfigError(
-        f"`{field}` is {describe_value(value)}, which vLLM cannot serve as a speculators "
-        f"{algorithm.name} draft: `{algorithm.updater}` in "
-        f"vllm/transformers_utils/configs/speculators/algos.py accepts only {listed} "
-        f"({first!r} when the key is missing) and raises ValueError otherwise.",
+        f"`{field}` is {describe_value(value)}, which vLLM's `{algorithm.updater}` maps to no "
+        f"{algorithm.name} class (it accepts only {listed}, {first!r} when the key is "
+        "missing), so it refuses the file at start-up.",
         field=field,
         code=codes.SPECULATORS_CLASS_UNSUPPORTED,
+        fix=f"set `{field}` to {listed}, the layers the draft was trained with",
+        evidence=f'{_ALGOS}: {algorithm.updater} raises ValueError "Unsupported model_type"',
     )
 
 
@@ -475,10 +504,12 @@ def _required(get: FieldGetter, field: str, algorithm: SpeculatorsAlgorithm) -> 
     value = get(field, MISSING)
     if value is MISSING:
         raise ParallelDraftingConfigError(
-            f"`{field}` is missing: a speculators {algorithm.name} draft must set it "
-            "(vLLM reads it unconditionally and fails with a bare KeyError without it).",
+            f"`{field}` is missing, and vLLM's translation of a speculators {algorithm.name} "
+            "draft reads it unconditionally, so it fails at start-up.",
             field=field,
             code=codes.SPECULATORS_FIELD_MISSING,
+            fix=f"set `{field}`",
+            evidence=f"{_ALGOS}: {algorithm.updater} raises KeyError",
         )
     return value
 
@@ -502,18 +533,24 @@ def _minus_one(value: object) -> list[object]:
         return []
     if not is_list(value):
         raise ParallelDraftingConfigError(
-            f"`{AUX_LAYER_IDS_FIELD}` must be a JSON array of target layer ids; got "
-            f"{describe_value(value)} (vLLM computes id - 1 for each and fails on it).",
+            f"`{AUX_LAYER_IDS_FIELD}` is no JSON array of target layer ids (got "
+            f"{describe_value(value)}), and vLLM computes id - 1 for each and fails on it.",
             field=AUX_LAYER_IDS_FIELD,
+            code=codes.SPECULATORS_AUX_IDS_INVALID,
+            fix=f"set `{AUX_LAYER_IDS_FIELD}` to the tapped layers' capture indices, such as "
+            "[2, 18, 34]",
+            evidence=f"{_ALGOS}: update_dflash and update_dspark raise TypeError",
         )
     shifted: list[object] = []
     for index, item in enumerate(value):
         if not isinstance(item, (int, float)):
             raise ParallelDraftingConfigError(
-                f"`{AUX_LAYER_IDS_FIELD}` must be a JSON array of target layer ids; item "
-                f"{index} is {describe_value(item)} (vLLM computes id - 1 for each and "
-                "fails on it).",
+                f"`{AUX_LAYER_IDS_FIELD}` item {index} is {describe_value(item)}, not a "
+                "layer id, and vLLM computes id - 1 for each and fails on it.",
                 field=AUX_LAYER_IDS_FIELD,
+                code=codes.SPECULATORS_AUX_IDS_INVALID,
+                fix=f"make every item of `{AUX_LAYER_IDS_FIELD}` an integer capture index",
+                evidence=f"{_ALGOS}: update_dflash and update_dspark raise TypeError",
             )
         shifted.append(item - 1)
     return shifted
@@ -573,20 +610,25 @@ def _missing(
     path: str, needed_for: str | None, *, empty: str | None = None
 ) -> ParallelDraftingConfigError:
     """The error for a missing required key (or, with ``empty``, an empty array)."""
-    reason = "vLLM requires it"
+    reason = "which vLLM requires"
     if needed_for is not None and needed_for != path:
-        reason = f"vLLM reads `{needed_for}` through it"
+        reason = f"through which vLLM reads `{needed_for}`"
     what = f"`{empty}` is empty, so `{path}` is missing" if empty else f"`{path}` is missing"
     return ParallelDraftingConfigError(
-        f"{what}: {reason} (and fails with a bare KeyError or IndexError without it).",
+        f"{what}, {reason}, so it refuses the file at start-up.",
         field=path,
         code=codes.SPECULATORS_FIELD_MISSING,
+        fix=f"add `{path}`",
+        evidence=f"{_VALIDATES} (on its KeyError or IndexError)",
     )
 
 
 def _not_an_object(path: str, value: object) -> ParallelDraftingConfigError:
     return ParallelDraftingConfigError(
-        f"`{path}` must be a JSON object (vLLM reads it as a dict); got {describe_value(value)}.",
+        f"`{path}` = {describe_value(value)} is not a JSON object, so vLLM fails reading it "
+        "as a dict at start-up.",
         field=path,
         code=codes.SPECULATORS_SECTION_NOT_OBJECT,
+        fix=f"make `{path}` a JSON object",
+        evidence=_VALIDATES,
     )

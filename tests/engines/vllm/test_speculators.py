@@ -540,7 +540,8 @@ def test_a_section_that_is_not_a_json_object_is_named_by_its_full_path(
     with pytest.raises(ParallelDraftingConfigError) as caught:
         translate(config.get)
     assert caught.value.field == path
-    assert f"`{path}` must be a JSON object" in str(caught.value)
+    assert "is not a JSON object" in str(caught.value)
+    assert str(caught.value).startswith(f"`{path}` = ")
     assert describe_value(value) in str(caught.value)
 
 
@@ -559,7 +560,7 @@ def test_proposal_methods_must_be_an_array(value: object) -> None:
     with pytest.raises(ParallelDraftingConfigError) as caught:
         translate(config.get)
     assert caught.value.field == "speculators_config.proposal_methods"
-    assert "must be a non-empty JSON array of proposal methods" in str(caught.value)
+    assert "is not a non-empty JSON array of proposal methods" in str(caught.value)
 
 
 @pytest.mark.parametrize("value", [0, -1, True, 15.0, "15", None, 2**31, [15]], ids=describe_value)
@@ -668,11 +669,12 @@ def test_a_model_type_vllm_maps_to_no_eagle_class_is_refused(
     message = str(caught.value)
     assert caught.value.field == "transformer_layer_config.model_type"
     assert f"`transformer_layer_config.model_type` is {describe_value(value)}" in message
-    assert (
-        f"`update_{algorithm_name}` in vllm/transformers_utils/configs/speculators/algos.py"
-        in message
+    assert f"vLLM's `update_{algorithm_name}` maps to no" in message
+    assert caught.value.evidence == (
+        f"vllm/transformers_utils/configs/speculators/algos.py: update_{algorithm_name} raises "
+        'ValueError "Unsupported model_type"'
     )
-    assert "accepts only 'llama' or 'qwen3' ('llama' when the key is missing)" in message
+    assert "accepts only 'llama' or 'qwen3', 'llama' when the key is missing" in message
 
 
 @pytest.mark.parametrize("value", ["llama", "qwen3", None])
@@ -1125,6 +1127,8 @@ def test_a_missing_speculators_config_says_what_vllm_reads_through_it() -> None:
         translate(config.get)
     assert info.value.field == "speculators_config"
     assert str(info.value) == (
-        f"`speculators_config` is missing: vLLM reads `{SPECULATIVE_TOKENS_FIELD}` through it "
-        "(and fails with a bare KeyError or IndexError without it)."
+        f"`speculators_config` is missing, through which vLLM reads `{SPECULATIVE_TOKENS_FIELD}`, "
+        "so it refuses the file at start-up."
     )
+    assert info.value.fix == "add `speculators_config`"
+    assert info.value.code is codes.SPECULATORS_FIELD_MISSING

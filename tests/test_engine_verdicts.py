@@ -105,21 +105,7 @@ _TARGET_STAGES: Final = frozenset({"target", "tap", "combine"})
 "a failure at the target, tap or width stage on a synthesized target is not a reading of
 the draft")."""
 
-STEP_GAPS: Final[dict[str, str]] = {
-    "specforge--qwen3-8b-peagle[eagle3+parallel]": (
-        "vLLM renames SpecForge's PEagleDraftModel to Eagle3PEagleDraftModel, which no table "
-        "registers (config); the checker says only that no token field is named"
-    ),
-    "speculators-user--eagle3-qwen3moe-issue1065[eagle3]": (
-        "the engine fails at the width (the pre-fc norm sized for 3 taps, 4 tapped); the "
-        "checker refuses a speculators eagle3 file as not parallel, and its EAGLE-3 width "
-        "rule does not run on the speculators path yet"
-    ),
-    "speculators-user--eagle3-qwen3moe-issue1065[eagle3+parallel]": (
-        "the engine fails reading the token at the speculator; the checker's error is its "
-        "refusal of the speculators eagle3 file, at parse"
-    ),
-}
+STEP_GAPS: Final[dict[str, str]] = {}
 """Runs where both fail but the checker's errors name no step of the stage where the engine
 stopped: a rule the engine shows missing, each removed as it lands."""
 

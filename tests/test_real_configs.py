@@ -199,4 +199,4 @@ def test_a_target_vllm_cannot_tap_is_an_error_with_the_draft(reading: dict[str, 
     (error,) = verdict.errors
     assert error.field == "target.architectures"
     assert repr(reading["target_architectures"][0]) in str(error)
-    assert "Model does not support EAGLE3 interface" in str(error)
+    assert "Model does not support EAGLE3 interface" in (error.evidence or "")

@@ -287,6 +287,17 @@ API_ARGUMENT_INVALID: Final = declare(
     "(a usage error).",
     fix="pass a value of the type the function documents",
 )
+XPRESS_TOPC_OUT_OF_RANGE: Final = declare(
+    "xpress-topc-out-of-range",
+    Step.PARSE,
+    "An XPress draft's `xpress_topc` is outside [0, its vocabulary].",
+)
+SPECULATORS_AUX_IDS_INVALID: Final = declare(
+    "speculators-aux-ids-invalid",
+    Step.PARSE,
+    "A speculators draft's `aux_hidden_state_layer_ids` is not an array of numbers: vLLM's "
+    "translation fails on it.",
+)
 
 # registry
 ARCHITECTURES_STRING: Final = declare(

@@ -30,6 +30,7 @@ from drafting_config.engines.vllm.load_path import (
     check_null_token_fields,
     check_sample_from_anchor,
     check_served_context,
+    check_speculators_layer_config,
     check_target_tapped,
     check_xpress,
 )
@@ -70,6 +71,7 @@ RULES: Final[tuple[VllmRule, ...]] = (
     check_sample_from_anchor,
     check_xpress,
     check_construction,
+    check_speculators_layer_config,
     check_projector_type,
     check_target_sizes,
     check_target_placeholders,
@@ -152,11 +154,14 @@ def _judged_sequentially(
     the sequential mode of its class, where no token id is read, so the resolver's "names no
     parallel drafting token id" is no error (with ``require_parallel`` it is, under the
     code ``sequential-not-parallel``), and an EAGLE-3 class is read as method ``eagle3``.
-    A speculators ``eagle3`` file keeps its refusal: its width rule is not modelled yet."""
-    if resolution.format == "speculators":
-        return resolution
+    A speculators ``eagle3`` file is served as sequential EAGLE-3 (``update_eagle3`` in
+    ``vllm/transformers_utils/configs/speculators/algos.py`` reads no token id): its
+    refusal as not parallel drafting (``speculators-not-parallel``) is that missing id."""
     missing = {id(error) for error in resolution.draft.errors} - {
         id(error) for error in resolution.draft.errors_beside_token()
+    }
+    missing |= {
+        id(error) for error in resolution.errors if error.code is codes.SPECULATORS_NOT_PARALLEL
     }
     if require_parallel:
         for index, error in enumerate(found.errors):

@@ -5,19 +5,14 @@ requires tensors (:data:`ARCHITECTURES`), keyed by the architectures its registr
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Final
 
 from drafting_config.draft.architectures import (
     PEAGLE_DRAFT,
     PEAGLE_LLAMA,
-    PEAGLE_QWEN3,
-    QWEN3_DSPARK,
 )
 from drafting_config.engines.vllm.names import (
-    DFLASH2_DRAFT,
     DFLASH_DRAFT,
     DFLASH_MUSE_GLIMMER,
     MUSE_GLIMMER,
@@ -255,47 +250,24 @@ ARCHITECTURES: Final[tuple[ArchitectureRow, ...]] = (
 """The model classes whose checkpoints are checked, keyed by the architectures vLLM's
 registry (``vllm/model_executor/models/registry.py``) maps to them."""
 
-SPECULATORS_ARCHITECTURES: Final[Mapping[str, str]] = {
-    "dflash": DFLASH_DRAFT,
-    "dflash2": DFLASH2_DRAFT,
-    "dspark": QWEN3_DSPARK,
-}
-"""The ``architectures`` vLLM writes for a speculators draft of each type
-(``vllm/transformers_utils/configs/speculators/algos.py``); ``peagle`` follows its
-``model_type`` (:data:`PEAGLE_ARCHITECTURES`)."""
-
-PEAGLE_ARCHITECTURES: Final[Mapping[str, str]] = MappingProxyType(
-    {"llama": PEAGLE_LLAMA, "qwen3": PEAGLE_QWEN3}
-)
-"""``update_peagle`` in ``speculators/algos.py``: the architecture by ``model_type``
-(``llama`` when unset)."""
-
 
 def architecture_row(
-    config: FieldGetter, speculators_type: str | None = None, *, fed_hidden_states: bool = False
+    config: FieldGetter, *, fed_hidden_states: bool = False
 ) -> tuple[ArchitectureRow | None, str | None]:
     """The row for a draft's ``architectures`` (the first listed that the table knows),
     and the name it was found by; ``(None, names)`` when none is known.
 
-    A speculators draft's architecture is the one vLLM writes for its type.  A draft fed
+    A speculators draft's ``config`` is vLLM's translation of it, which holds the
+    architecture vLLM's updater writes for its type (:func:`.speculators.translate`).  A draft fed
     the target's hidden states is never a complete causal LM: served as EAGLE-3 or DFlash,
     vLLM renames ``LlamaForCausalLM`` to ``Eagle3LlamaForCausalLM`` or
     ``DFlashLlamaForCausalLM`` (``transformers_utils/configs/eagle.py``, ``EAGLEConfig``),
     so such a name finds no row here rather than the causal LM's.
     """
-    if speculators_type is not None:
-        if speculators_type == "peagle":
-            model_type = config("model_type", None)
-            names = [
-                PEAGLE_ARCHITECTURES.get(model_type if type(model_type) is str else "llama", "")
-            ]
-        else:
-            names = [SPECULATORS_ARCHITECTURES.get(speculators_type, "")]
-    else:
-        listed = config("architectures", None)
-        if not is_list(listed):
-            return None, None if listed is None else describe_value(listed)
-        names = [name for name in listed if type(name) is str]
+    listed = config("architectures", None)
+    if not is_list(listed):
+        return None, None if listed is None else describe_value(listed)
+    names = [name for name in listed if type(name) is str]
     for name in names:
         for row in ARCHITECTURES:
             if name in row.architectures and not (

@@ -35,7 +35,7 @@ from drafting_config.engines.vllm.architectures import (
     MaskHidden,
     architecture_row,
 )
-from drafting_config.engines.vllm.resolution import Resolution, VllmSubject, aux_layers
+from drafting_config.engines.vllm.resolution import VllmSubject, aux_layers
 from drafting_config.engines.vllm.runners import (
     RUNNER_EVIDENCE,
     Runner,
@@ -113,15 +113,7 @@ _MAX_SHOWN_LAYERS: Final = 8
 def _row_of(subject: VllmSubject) -> tuple[ArchitectureRow | None, str | None]:
     """:func:`architecture_row` for the subject's draft, fed hidden states or not."""
     resolution = subject.resolution
-    return architecture_row(
-        subject.get,
-        _speculators_type(resolution),
-        fed_hidden_states=resolution.takes_target_hidden_states,
-    )
-
-
-def _speculators_type(resolution: Resolution) -> str | None:
-    return None if resolution.speculators is None else resolution.speculators.algorithm
+    return architecture_row(subject.get, fed_hidden_states=resolution.takes_target_hidden_states)
 
 
 def check_checkpoint(subject: VllmSubject, found: Findings) -> None:
@@ -150,7 +142,7 @@ def check_checkpoint(subject: VllmSubject, found: Findings) -> None:
                 "filter_duplicate_safetensors_files",
             )
     if subject.mask_embedding is not None:
-        row, _ = architecture_row(subject.get, _speculators_type(subject.resolution))
+        row, _ = architecture_row(subject.get)
         if row is not None and row.reads_mask_embedding:
             mask_embedding_findings(subject, found)
 

@@ -23,7 +23,9 @@ from drafting_config.draft.architectures import (
 )
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.draft.target import TargetFacts
+from drafting_config.engines.vllm.modes import served_mode
 from drafting_config.engines.vllm.names import (
+    DEEPSEEK_V41,
     DFLASH2_DRAFT,
     DFLASH_MODEL_ARCHITECTURES,
     HONOURS_USE_AUX_HIDDEN_STATE,
@@ -35,6 +37,9 @@ from drafting_config.engines.vllm.names import (
 )
 from drafting_config.engines.vllm.resolution import VllmSubject
 from drafting_config.engines.vllm.runners import is_set
+from drafting_config.engines.vllm.speculators import (
+    TRANSFORMER_LAYER_CONFIG_FIELD as TRANSFORMER_LAYER_CONFIG,
+)
 from drafting_config.engines.vllm.tables import vllm_tables
 from drafting_config.values import codes
 from drafting_config.values.edits import ConfigEdit, is_json_value
@@ -159,6 +164,21 @@ DSPARK_ARCHITECTURES: Final = frozenset(
 as DeepSeek-V4's bundled DSpark draft (``SpeculativeConfig.__post_init__``)."""
 
 
+DEEPSEEK_V4_TYPES: Final = frozenset({"deepseek_v4", DEEPSEEK_V41})
+"""The ``model_type`` of a DeepSeek-V4(.1) checkpoint, whose DSpark draft ships inside the
+target checkpoint: served with ``method: dspark`` and no draft model, vLLM takes the target
+checkpoint as the draft (``SpeculativeConfig.__post_init__``) and replaces its
+architectures with the bundled draft's."""
+
+
+def dspark_replacement(target_model_type: object) -> str:
+    """The architecture vLLM replaces an unlisted DSpark draft's with
+    (``SpeculativeConfig.__post_init__`` in ``vllm/config/speculative.py``):
+    ``DSparkV41DraftModel`` when the target's ``model_type`` is ``deepseek_v41``, else
+    ``DSparkDraftModel`` (DeepSeek-V4's bundled draft)."""
+    return "DSparkV41DraftModel" if target_model_type == DEEPSEEK_V41 else "DSparkDraftModel"
+
+
 def dspark_architectures(names: tuple[str, ...], model_type: object) -> tuple[str, ...] | None:
     """The ``architectures`` vLLM serves a ``dspark`` draft with
     (``SpeculativeConfig.__post_init__`` in ``vllm/config/speculative.py``):
@@ -255,6 +275,76 @@ config class it is built from provides (vLLM 0.33.0 with transformers 5.16.1 to 
 wrapped in ``EAGLEConfig``; nothing in vLLM copies ``dflash_config.markov_rank`` to the top
 level (only a speculators file's top-level ``markov_rank`` is copied,
 ``speculators/algos.py``, ``update_dspark``)."""
+
+
+_DFLASH_LAYER: Final = "DFlashQwen3DecoderLayer.__init__"
+_EAGLE3_LAYER: Final = "LlamaDecoderLayer.__init__"
+SPECULATORS_LAYER_READS: Final[Mapping[str, tuple[tuple[str, str], ...]]] = MappingProxyType(
+    {
+        "qwen3_dflash": (
+            ("max_position_embeddings", _DFLASH_LAYER),
+            ("rms_norm_eps", _DFLASH_LAYER),
+        ),
+        "qwen3_dflash2": (
+            ("max_position_embeddings", _DFLASH_LAYER),
+            ("rms_norm_eps", _DFLASH_LAYER),
+        ),
+        "qwen3_dspark": (
+            ("max_position_embeddings", _DFLASH_LAYER),
+            ("rms_norm_eps", _DFLASH_LAYER),
+        ),
+        "llama_eagle3": (("rms_norm_eps", _EAGLE3_LAYER),),
+        "qwen3_eagle3": (("rms_norm_eps", "Qwen3DecoderLayer.__init__"),),
+    }
+)
+"""Per module of ``vllm/model_executor/models/`` serving a speculators draft, the config
+attributes its constructor reads unguarded, in the order it reads them, with the function
+that reads them: a speculators draft's config is ``SpeculatorsConfig``, a bare
+``PreTrainedConfig`` built from ``transformer_layer_config``
+(``vllm/transformers_utils/configs/speculators/base.py``), which defaults none of them.
+``qwen3_dflash.py``'s ``DFlashQwen3DecoderLayer`` (DFlash2's and DSpark's layers are
+subclasses or reuse it) reads ``config.max_position_embeddings`` then
+``config.rms_norm_eps``; the EAGLE-3 layers read ``config.rms_norm_eps`` (their rotary size
+has a default).  The real engine, vLLM 0.33.0, raised "'SpeculatorsConfig' object has no
+attribute 'max_position_embeddings'" (DFlash, DSpark) and "... 'rms_norm_eps'" (DFlash,
+EAGLE-3) while building the draft; vLLM 0.32.0's files read the same."""
+
+_LAYER_EXAMPLES: Final = {"max_position_embeddings": "40960", "rms_norm_eps": "1e-06"}
+
+
+def check_speculators_layer_config(subject: VllmSubject, found: Findings) -> None:
+    """A speculators draft's ``transformer_layer_config`` must hold every attribute its
+    class's constructor reads (:data:`SPECULATORS_LAYER_READS`, by the module vLLM's
+    registry serves the class its updater writes from): without one, building the draft
+    raises ``AttributeError``.  Only a missing key: a present ``null`` is read as ``None``,
+    whose fate is the layer's."""
+    if subject.resolution.speculators is None:
+        return
+    tables = vllm_tables(subject.version)
+    for name in serving_architectures(subject):
+        row = tables.registered(name)
+        if row is None:
+            continue  # the registry rule's finding
+        module, class_name = row
+        for field, reader in SPECULATORS_LAYER_READS.get(module.rpartition(".")[2], ()):
+            if subject.get(field, MISSING_SECTION) is not MISSING_SECTION:
+                continue
+            shown = f"{TRANSFORMER_LAYER_CONFIG}.{field}"
+            found.error(
+                ParallelDraftingConfigError(
+                    f"`{shown}` is not set, and vLLM's {class_name} reads it from the draft's "
+                    "config, which has no default for it, so building the draft raises "
+                    "AttributeError.",
+                    field=shown,
+                    code=codes.CONSTRUCTOR_FIELD_MISSING,
+                    fix=f"set `{shown}` to the value the draft was trained with, such as "
+                    f"{_LAYER_EXAMPLES[field]}",
+                    evidence=f"vllm/model_executor/models/{module.rpartition('.')[2]}.py: "
+                    f"{reader} raises AttributeError ('SpeculatorsConfig' object has no "
+                    f"attribute '{field}')",
+                )
+            )
+        return
 
 
 SAMPLE_FROM_ANCHOR: Final = "dflash_config.sample_from_anchor"
@@ -427,7 +517,7 @@ def _vllm(version: str) -> str:
 
 def _served_range(version: str) -> str:
     versions = vllm_tables(version).transformers_versions
-    return f"transformers {versions[0]} to {versions[-1]}, the versions vLLM {version} accepts"
+    return f"the transformers it accepts ({versions[0]} to {versions[-1]})"
 
 
 def _auto_map_keys(get: FieldGetter) -> list[str]:
@@ -444,6 +534,24 @@ def _architecture_names(get: FieldGetter) -> tuple[str, ...]:
 def _vllm_method(subject: VllmSubject) -> str | None:
     algorithm = subject.resolution.algorithm
     return None if algorithm is None else VLLM_METHOD.get(algorithm, algorithm)
+
+
+def _renaming_method(subject: VllmSubject) -> str:
+    """The ``method`` vLLM serves the draft with, which decides how it renames the draft's
+    architectures: the resolver's, else that of the mode the draft is served in
+    (:func:`~.modes.served_mode`): a P-EAGLE or DFlash class that names no token id is
+    still served, and renamed, as ``eagle3`` or ``dflash``."""
+    method = _vllm_method(subject)
+    return method if method is not None else served_mode(subject.resolution).method
+
+
+def _target_model_type(subject: VllmSubject) -> object:
+    """The target's ``model_type``, else the draft's (a DeepSeek-V4 checkpoint checked as
+    its own draft is the target too)."""
+    target = subject.target
+    if target is not None and target.model_type is not None:
+        return target.model_type
+    return subject.get("model_type", None)
 
 
 def check_config_parses(subject: VllmSubject, found: Findings) -> None:
@@ -467,24 +575,23 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
     names = _architecture_names(get)
     if model_type is None and names:
         model_type = MODEL_TYPE_FROM_ARCHITECTURE.get(names[0])
+    parse_evidence = "vllm/transformers_utils/config.py: HFConfigParser.parse"
+    type_fix = 'set `model_type` to the type of the draft\'s layers, such as "qwen3"'
     if model_type is not None and not isinstance(model_type, str):
         found.error(
             ParallelDraftingConfigError(
-                f"`model_type` = {describe_value(model_type)} is not a string: vLLM cannot "
-                "parse the draft's config (vllm/transformers_utils/config.py, "
-                "HFConfigParser.parse). Fix: set `model_type` to the type of the draft's "
-                'layers, such as "qwen3".',
+                f"`model_type` = {describe_value(model_type)} is not a string, so vLLM cannot "
+                "parse the draft's config and refuses it at start-up.",
                 field="model_type",
                 code=codes.MODEL_TYPE_NOT_STRING,
+                fix=type_fix,
+                evidence=parse_evidence,
             )
         )
         return
     version = subject.version
     parsed = parse_model_type(model_type, "AutoConfig" in _auto_map_keys(get), version)
-    where = (
-        "vllm/transformers_utils/config.py, HFConfigParser.parse, through transformers' "
-        "AutoConfig.from_pretrained"
-    )
+    through = f"{parse_evidence}, through transformers' AutoConfig.from_pretrained"
     shown = "no `model_type`" if model_type is None else f"`model_type` {model_type!r}"
     if parsed is Parse.UNKNOWN and model_type is None and not names:
         return  # a fragment (token and layer fields alone): the load path is not judged
@@ -492,26 +599,27 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
         cause = (
             "and is no speculators file (no `speculators_config`)"
             if model_type is None
-            else f"known neither to vLLM's _CONFIG_REGISTRY nor to {_served_range(version)}"
+            else f"which neither vLLM nor {_served_range(version)} knows"
         )
         found.error(
             ParallelDraftingConfigError(
                 f"The draft's config has {shown}, {cause}, and `auto_map` names no "
-                f"AutoConfig: {subject.vllm} fails parsing it with ValueError ({where}). Fix: set "
-                '`model_type` to the type of the draft\'s layers, such as "qwen3".',
+                "AutoConfig, so vLLM fails parsing it at start-up.",
                 field="model_type",
                 code=codes.MODEL_TYPE_UNKNOWN,
+                fix=type_fix,
+                evidence=f"{through} raises ValueError",
             )
         )
     elif parsed is Parse.REMOTE_CODE:
         found.warn(
             ParallelDraftingConfigWarning(
-                f"The draft's config has {shown}, known neither to vLLM nor to "
-                f"{_served_range(version)}: {subject.vllm} parses it only through "
-                "`auto_map.AutoConfig`'s "
-                "remote code, with --trust-remote-code (the draft gets the target's "
-                f"trust_remote_code; {where}).",
+                f"The draft's config has {shown}, which neither vLLM nor "
+                f"{_served_range(version)} knows: vLLM parses it only through "
+                "`auto_map.AutoConfig`'s remote code, with --trust-remote-code.",
+                field="model_type",
                 code=codes.MODEL_TYPE_REMOTE_CODE,
+                evidence=through,
             )
         )
     elif parsed is Parse.SOME_VERSIONS:
@@ -520,10 +628,12 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
         found.warn(
             ParallelDraftingConfigWarning(
                 f"`model_type` {model_type!r} is known to transformers {first} and later "
-                f"only: {subject.vllm} accepts transformers "
-                f"{vllm_tables(version).transformers_range}, and "
-                f"with an older version it fails parsing the draft's config ({where}).",
+                "only, so vLLM fails parsing the draft's config with an older transformers "
+                f"of the range it accepts ({vllm_tables(version).transformers_range}).",
+                field="model_type",
                 code=codes.MODEL_TYPE_TOO_NEW,
+                fix=f"install transformers {first} or later beside vLLM",
+                evidence=through,
             )
         )
 
@@ -541,39 +651,55 @@ def _unresolved_names(names: tuple[str, ...], has_auto_model: bool, version: str
     return outcomes[0] if outcomes else Resolved.UNSUPPORTED
 
 
-def _refusal(names: tuple[str, ...], when: str, function: str, fix: str, version: str) -> str:
+_UNSUPPORTED: Final = f"{_REGISTRY}: _ModelRegistry._raise_for_unsupported raises ValueError"
+_FALLBACK: Final = f"{_REGISTRY}: _ModelRegistry._try_resolve_transformers"
+
+
+def _moved(names: tuple[str, ...], version: str) -> str:
+    """Where the last of ``names`` that vLLM served once, or a plugin serves now, is served
+    (for a fix), else ``""``."""
     tables = vllm_tables(version)
-    extra = ""
+    where = ""
     for name in names:
         if name in tables.previously_supported:
-            extra = f" ({name} was served until vLLM {tables.previously_supported[name]})"
+            where = f"; {name} was served until vLLM {tables.previously_supported[name]}"
         elif name in tables.out_of_tree:
-            extra = f" ({name} is served by a plugin now: {tables.out_of_tree[name]})"
-    return (
-        f"{when} {list(names)!r}: no name is in {_vllm(version)}'s model registry "
-        f"({_REGISTRY}), none "
-        f"is a model class of transformers, and `auto_map` names no AutoModel{extra}. vLLM "
-        f'raises ValueError "Model architectures {list(names)!r} are not supported for '
-        f'now" ({_REGISTRY}, _ModelRegistry._raise_for_unsupported, from {function}). '
-        f"Fix: {fix}"
+            where = f"; {name} is served by a plugin now: {tables.out_of_tree[name]}"
+    return where
+
+
+def _class_example(method: str) -> str:
+    return {
+        "dflash": " such as DFlashDraftModel",
+        "dspark": " such as Qwen3DSparkModel",
+        "eagle3": " such as Eagle3LlamaForCausalLM",
+    }.get(method, "")
+
+
+def _fallback_warning(
+    names: tuple[str, ...], outcome: Resolved, renamed_from: tuple[str, ...] | None
+) -> ParallelDraftingConfigWarning:
+    """``names`` resolve only through the Transformers-backend fallback
+    (``_ModelRegistry._try_resolve_transformers``): a transformers class that must pass
+    vLLM's compatibility test, or ``auto_map`` remote code, loaded only with
+    ``--trust-remote-code``, as a generic ``TransformersForCausalLM``."""
+    how = (
+        "only through `auto_map`'s remote code, with --trust-remote-code"
+        if outcome is Resolved.REMOTE_CODE
+        else "only through its Transformers backend, if the transformers class passes its "
+        "compatibility test"
     )
-
-
-def _registry_warning(names: tuple[str, ...], outcome: Resolved, when: str, version: str) -> str:
-    if outcome is Resolved.REMOTE_CODE:
-        how = (
-            "`auto_map`'s AutoModel remote code, loaded only with --trust-remote-code, and "
-            "served as vLLM's generic TransformersForCausalLM, which is no drafter class"
-        )
-    else:
-        how = (
-            "vLLM's Transformers backend, if the transformers class passes its compatibility "
-            "test, as a generic TransformersForCausalLM"
-        )
-    return (
-        f"{when} {list(names)!r}: no name is in {_vllm(version)}'s model registry "
-        f"({_REGISTRY}); it "
-        f"resolves only through {how} (_ModelRegistry._try_resolve_transformers)."
+    what = (
+        f"`architectures` = {list(names)!r} is"
+        if renamed_from is None
+        else f"vLLM renames `architectures` {list(renamed_from)!r} to {list(names)!r}, which is"
+    )
+    return ParallelDraftingConfigWarning(
+        f"{what} in no registry table of vLLM, which serves it {how}, as a generic "
+        "TransformersForCausalLM.",
+        field="architectures",
+        code=codes.ARCHITECTURE_FALLBACK,
+        evidence=_FALLBACK,
     )
 
 
@@ -582,9 +708,7 @@ DRAFTER_METHODS: Final = frozenset({"dflash", "dspark", "eagle3"})
 remote code supplies is served by none of them (:func:`_remote_code_drafter`)."""
 
 
-def _remote_code_drafter(
-    names: tuple[str, ...], method: str, version: str
-) -> ParallelDraftingConfigError:
+def _remote_code_drafter(names: tuple[str, ...], method: str) -> ParallelDraftingConfigError:
     """A drafter class that no registry table holds and only ``auto_map`` remote code
     supplies, under a drafter method: certain failure, with or without remote code.
 
@@ -598,23 +722,20 @@ def _remote_code_drafter(
     interface (no ``combine_hidden_states``).  A plain draft model (``draft_model``) stays a
     warning: the Transformers backend serves a causal LM.
     """
+    with_remote_code = (
+        "vllm/config/speculative.py: SpeculativeConfig.__post_init__ rewrites an unlisted "
+        "DSpark class to DeepSeek-V4's DSparkDraftModel"
+        if method == "dspark"
+        else "the Transformers backend's TransformersForCausalLM has no combine_hidden_states"
+    )
     return ParallelDraftingConfigError(
-        f"The draft's `architectures` = {list(names)!r}: no name is in {_vllm(version)}'s model "
-        f"registry ({_REGISTRY}), and only `auto_map`'s remote code supplies the class. "
-        f'Served as {method}, vLLM raises ValueError "Model architectures {list(names)!r} '
-        'are not supported for now" (_ModelRegistry._raise_for_unsupported); with '
-        "--trust-remote-code it builds no drafter either ("
-        + (
-            "SpeculativeConfig.__post_init__ rewrites an unlisted DSpark class to "
-            "DeepSeek-V4's DSparkDraftModel"
-            if method == "dspark"
-            else "the Transformers backend's TransformersForCausalLM has no drafter interface"
-        )
-        + ").",
+        f"`architectures` = {list(names)!r} is a class only `auto_map`'s remote code supplies, "
+        f"and vLLM builds no {method} drafter from it, with or without --trust-remote-code.",
         field="architectures",
         code=codes.REMOTE_CODE_DRAFTER,
-        fix=f"name a class vLLM registers for {method} drafts, whose weights the checkpoint holds.",
-        evidence=f"{_REGISTRY}: _ModelRegistry.inspect_model_cls; vllm/config/speculative.py",
+        fix=f"name a class vLLM registers for {method} drafts{_class_example(method)}, whose "
+        "weights the checkpoint holds",
+        evidence=f"{_UNSUPPORTED}; with remote code, {with_remote_code}",
     )
 
 
@@ -627,123 +748,153 @@ def check_architectures_listed(subject: VllmSubject, found: Findings) -> None:
     if subject.resolution.speculators is None and isinstance(raw, str):
         found.error(
             ParallelDraftingConfigError(
-                f"`architectures` = {describe_value(raw)} is a string, not a list: {subject.vllm} "
-                "reads it item by item (ModelConfig.__post_init__, vllm/config/model.py), "
-                "looks up the string's characters in its registry and fails. Fix: "
-                f'`"architectures": ["{raw[:60]}"]`.',
+                f"`architectures` = {describe_value(raw)} is a string, not a list, so vLLM "
+                "looks its characters up in the registry and refuses the draft at start-up.",
                 field="architectures",
                 code=codes.ARCHITECTURES_STRING,
                 edit=ConfigEdit.set("architectures", [raw]),
+                fix=f'make it a one-item list: `"architectures": ["{raw[:60]}"]`',
+                evidence="vllm/config/model.py: ModelConfig.__post_init__",
             )
         )
+
+
+def _registered_as_given(
+    names: tuple[str, ...], has_auto_model: bool, method: str, version: str, found: Findings
+) -> bool:
+    """Whether ``ModelConfig.__post_init__`` (``vllm/config/model.py``) resolves the draft's
+    own ``architectures`` to a registered class; what it does otherwise is recorded."""
+    outcome = _unresolved_names(names, has_auto_model, version)
+    if outcome is Resolved.UNSUPPORTED:
+        found.error(
+            ParallelDraftingConfigError(
+                f"`architectures` = {list(names)!r} names no class of vLLM's registry or "
+                "of transformers, and `auto_map` no AutoModel, so vLLM refuses the draft "
+                "at start-up.",
+                field="architectures",
+                code=codes.ARCHITECTURE_UNSUPPORTED,
+                fix=f"name an architecture vLLM registers for {method} drafts"
+                f"{_class_example(method)}{_moved(names, version)}",
+                evidence=f"vllm/config/model.py: ModelConfig.__post_init__; {_UNSUPPORTED}",
+            )
+        )
+    elif outcome is Resolved.REMOTE_CODE and method in DRAFTER_METHODS:
+        found.error(_remote_code_drafter(names, method))
+    elif outcome is not Resolved.REGISTERED:
+        found.warn(_fallback_warning(names, outcome, None))
+    return outcome is Resolved.REGISTERED
+
+
+def _is_deepseek_v4(subject: VllmSubject) -> bool:
+    """Whether the draft is a DeepSeek-V4(.1) checkpoint (:data:`DEEPSEEK_V4_TYPES`)."""
+    return subject.get("model_type", None) in DEEPSEEK_V4_TYPES
 
 
 def check_architecture_registered(subject: VllmSubject, found: Findings) -> None:
     """The draft's ``architectures`` must resolve in vLLM's registry, twice: as given, in
-    ``ModelConfig.__post_init__`` (``vllm/config/model.py``), and after vLLM renames them for
-    the method it serves (``SpeculativeConfig.__post_init__`` and ``update_arch_`` in
-    ``vllm/config/speculative.py``): ``EAGLEConfig.__init__``
-    (``vllm/transformers_utils/configs/eagle.py``) prefixes ``DFlash``/``Eagle3`` for
-    ``dflash``/``eagle3``, and the DSpark rewrite turns ``DSparkDraftModel`` of a ``qwen3``
-    draft into ``Qwen3DSparkModel``.  Every table of ``registry.py`` counts, and the
-    Transformers-backend fallback (``_try_resolve_transformers``) for a class transformers
-    exports or an ``auto_map.AutoModel`` class (a warning: it needs the class to pass
-    vLLM's compatibility test, or --trust-remote-code).  An error only when nothing
-    resolves the name.  Stock vLLM: plugins may register more names.
+    ``ModelConfig.__post_init__`` (``vllm/config/model.py``), and after every rename vLLM
+    makes for the method it serves (``SpeculativeConfig.__post_init__`` and ``update_arch_``
+    in ``vllm/config/speculative.py``, which calls ``_ModelRegistry.inspect_model_cls``
+    again):
+
+    * ``EAGLEConfig.__init__`` (``vllm/transformers_utils/configs/eagle.py``) prefixes
+      ``DFlash``/``Eagle3`` for ``dflash``/``eagle3`` (SpecForge's ``PEagleDraftModel``
+      becomes ``Eagle3PEagleDraftModel``, which no table holds: the real engine raises
+      "Model architectures ['Eagle3PEagleDraftModel'] are not supported for now");
+    * the DSpark rewrite turns ``DSparkDraftModel`` of a ``qwen3`` draft into
+      ``Qwen3DSparkModel``, and any list naming no DSpark class vLLM keeps into DeepSeek-V4's
+      bundled ``DSparkDraftModel`` (``DSparkV41DraftModel`` for a ``deepseek_v41`` target):
+      a warning, unless the draft is a DeepSeek-V4 checkpoint, whose bundled draft it is;
+    * a speculators file's class is the one its updater writes
+      (``vllm/transformers_utils/configs/speculators/algos.py``; :func:`.speculators.translate`),
+      which ``SpeculatorsConfig`` keeps unrenamed.
+
+    The method is the resolver's, else that of the mode the draft is served in (a P-EAGLE
+    class naming no token id is still renamed for ``eagle3``).  Every table of
+    ``registry.py`` counts, and the Transformers-backend fallback
+    (``_try_resolve_transformers``) for a class transformers exports or an
+    ``auto_map.AutoModel`` class (a warning: it needs the class to pass vLLM's compatibility
+    test, or --trust-remote-code), except that a drafter method gets no drafter from it (an
+    error, :func:`_remote_code_drafter`).  An error only when nothing resolves the name.
+    Stock vLLM: plugins may register more names.
     """
-    if subject.resolution.speculators is not None:
-        return  # vLLM writes the architecture itself (speculators/algos.py)
     get = subject.get
     names = _architecture_names(get)
     if not names:
         return  # vLLM fills them from transformers' MODEL_MAPPING_NAMES, or fails later
-    has_auto_model = any(key.startswith("AutoModel") for key in _auto_map_keys(get))
-    outcome = _unresolved_names(names, has_auto_model, subject.version)
-    given = "The draft's `architectures` ="
-    if outcome is Resolved.UNSUPPORTED:
-        found.error(
-            ParallelDraftingConfigError(
-                _refusal(
-                    names,
-                    given,
-                    "ModelConfig.__post_init__, vllm/config/model.py",
-                    "name an architecture vLLM registers for the draft's method (such as "
-                    "DFlashDraftModel or DSparkDraftModel).",
-                    subject.version,
-                ),
-                field="architectures",
-                code=codes.ARCHITECTURE_UNSUPPORTED,
-            )
-        )
+    speculators = subject.resolution.speculators is not None
+    has_auto_model = not speculators and any(
+        key.startswith("AutoModel") for key in _auto_map_keys(get)
+    )
+    version, method = subject.version, _renaming_method(subject)
+    if not speculators and not _registered_as_given(names, has_auto_model, method, version, found):
         return
-    method = _vllm_method(subject)
-    if outcome is not Resolved.REGISTERED:
-        if outcome is Resolved.REMOTE_CODE and method in DRAFTER_METHODS:
-            found.error(_remote_code_drafter(names, method, subject.version))
-        else:
-            found.warn(
-                ParallelDraftingConfigWarning(
-                    _registry_warning(names, outcome, given, subject.version)
-                )
-            )
-        return
-    renamed: tuple[str, ...] | None = None
-    if method in EAGLE_CONFIG_METHODS and get("model_type", None) != "eagle":
-        renamed = tuple(eagle_config_architecture(method, name) for name in names)
-        how = f"vllm/transformers_utils/configs/eagle.py, EAGLEConfig.__init__, for {method}"
-    elif method == "dspark":
-        renamed = dspark_architectures(names, get("model_type", None))
-        how = "vllm/config/speculative.py, SpeculativeConfig.__post_init__, for dspark"
-        if renamed is None:
-            found.warn(
-                ParallelDraftingConfigWarning(
-                    f"Served as dspark, `architectures` = {list(names)!r} names no DSpark "
-                    f"architecture vLLM keeps ({', '.join(sorted(DSPARK_ARCHITECTURES))}, or "
-                    "DSparkDraftModel with model_type 'qwen3'): vLLM replaces it with "
-                    "DeepSeek-V4's bundled DSpark draft, re-typed deepseek_v4 "
-                    "(vllm/config/speculative.py, SpeculativeConfig.__post_init__).",
-                    code=codes.DSPARK_ARCHITECTURE_REPLACED,
-                )
-            )
-            return
-    if renamed is None or renamed == names:
-        return
-    outcome = _unresolved_names(renamed, has_auto_model, subject.version)
-    when = f"{subject.vllm} renames `architectures` {list(names)!r} ({how}) to"
-    if outcome is Resolved.UNSUPPORTED:
-        found.error(
-            ParallelDraftingConfigError(
-                _refusal(
-                    renamed,
-                    when,
-                    "SpeculativeConfig.__post_init__ and update_arch_, vllm/config/speculative.py",
-                    f"name an architecture vLLM registers for {method} drafts"
-                    + (" (such as DFlashDraftModel)." if method == "dflash" else "."),
-                    subject.version,
-                ),
-                field="architectures",
-                code=codes.RENAMED_ARCHITECTURE_UNSUPPORTED,
-            )
-        )
-    elif outcome is not Resolved.REGISTERED:
+    renamed = serving_architectures(subject)
+    if (
+        method == "dspark"
+        and not speculators
+        and dspark_architectures(names, get("model_type", None)) is None
+        and not _is_deepseek_v4(subject)
+    ):
         found.warn(
             ParallelDraftingConfigWarning(
-                _registry_warning(renamed, outcome, when, subject.version),
-                code=codes.ARCHITECTURE_FALLBACK,
+                f"Served as DSpark, `architectures` = {list(names)!r} names no DSpark class "
+                f"vLLM keeps, so vLLM replaces it with DeepSeek-V4's bundled draft, "
+                f"{renamed[0]}.",
+                field="architectures",
+                code=codes.DSPARK_ARCHITECTURE_REPLACED,
+                fix="name the draft's DSpark class: "
+                + ", ".join(sorted(DSPARK_ARCHITECTURES))
+                + ", or DSparkDraftModel with model_type 'qwen3'",
+                evidence="vllm/config/speculative.py: SpeculativeConfig.__post_init__",
             )
         )
+    if renamed == names and not speculators:
+        return
+    outcome = _unresolved_names(renamed, False, version)
+    if outcome is Resolved.REGISTERED:
+        return
+    if speculators:
+        what = f"vLLM's speculators updater writes `architectures` = {list(renamed)!r}"
+        evidence = "vllm/transformers_utils/configs/speculators/algos.py"
+    else:
+        what = f"vLLM renames `architectures` {list(names)!r} to {list(renamed)!r} for {method}"
+        evidence = (
+            "vllm/transformers_utils/configs/eagle.py: EAGLEConfig.__init__"
+            if method in EAGLE_CONFIG_METHODS
+            else "vllm/config/speculative.py: SpeculativeConfig.__post_init__"
+        )
+    if outcome is Resolved.UNSUPPORTED:
+        found.error(
+            ParallelDraftingConfigError(
+                f"{what}, a name no table of its registry holds, so it refuses the draft at "
+                "start-up.",
+                field="architectures",
+                code=codes.RENAMED_ARCHITECTURE_UNSUPPORTED,
+                fix=f"name an architecture vLLM registers for {method} drafts"
+                f"{_class_example(method)}{_moved(renamed, version)}",
+                evidence=f"{evidence}; vllm/config/speculative.py: SpeculativeConfig.update_arch_"
+                f"; {_UNSUPPORTED}",
+            )
+        )
+    else:
+        found.warn(_fallback_warning(renamed, outcome, names))
 
 
 def serving_architectures(subject: VllmSubject) -> tuple[str, ...]:
-    """The draft's ``architectures`` as vLLM builds the draft: renamed for its method
-    (:func:`check_architecture_registered` says how)."""
+    """The draft's ``architectures`` as vLLM builds the draft: renamed for the method it
+    serves it with (:func:`check_architecture_registered` says how); a speculators file's
+    as its updater wrote them."""
     get = subject.get
     names = _architecture_names(get)
-    method = _vllm_method(subject)
+    if subject.resolution.speculators is not None:
+        return names  # the translated config: the updater's, which vLLM does not rename
+    method = _renaming_method(subject)
     if method in EAGLE_CONFIG_METHODS and get("model_type", None) != "eagle":
         return tuple(eagle_config_architecture(method, name) for name in names)
     if method == "dspark":
-        return dspark_architectures(names, get("model_type", None)) or ()
+        kept = dspark_architectures(names, get("model_type", None))
+        return kept if kept is not None else (dspark_replacement(_target_model_type(subject)),)
     return names
 
 
@@ -766,41 +917,39 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
             missing.setdefault(row.field, row)
     for field, row in missing.items():
         nested = read_path(get, f"dflash_config.{field}", only_dicts=True)
-        where = (
-            f"; it is only in `dflash_config`, where vLLM does not read it (= {nested!r})"
-            if "." not in field and nested is not None
-            else ""
-        )
-        value = (
-            f' (e.g. `"{field}": {nested!r}` at the top level)'
-            if "." not in field and nested is not None
-            else ""
-        )
+        only_nested = "." not in field and nested is not None
+        where = ", only in `dflash_config`, where vLLM does not read it," if only_nested else ""
         found.error(
             ParallelDraftingConfigError(
-                f"`{field}` is not set{where}: {subject.vllm} builds this draft as "
-                f"{' / '.join(sorted(row.architectures & serving))}, whose constructor reads "
-                f"it, and fails with {row.failure} ({row.follows}). Fix: set `{field}`"
-                f"{value}.",
+                f"`{field}` is not set{where} and vLLM's "
+                f"{' / '.join(sorted(row.architectures & serving))} reads it, so building "
+                f"the draft raises {row.failure}.",
                 field=field,
                 code=codes.CONSTRUCTOR_FIELD_MISSING,
-                edit=ConfigEdit.set(field, nested) if value and is_json_value(nested) else None,
+                edit=ConfigEdit.set(field, nested)
+                if only_nested and is_json_value(nested)
+                else None,
+                fix=f"set `{field}`"
+                + (f' at the top level: `"{field}": {nested!r}`' if only_nested else ""),
+                evidence=f"{row.follows} raises {row.failure}",
             )
         )
     _check_markov_rank_type(subject, serving, missing, found)
     if serving & DFLASH_MODEL_ARCHITECTURES:
         for section in ("eagle_config", "dflash_config"):
             if get(section, MISSING_SECTION) is None:
+                failure = "AttributeError" if section == "eagle_config" else "TypeError"
                 found.error(
                     ParallelDraftingConfigError(
-                        f"`{section}` is null: {subject.vllm}'s DFlashQwen3Model.__init__ "
-                        "(vllm/model_executor/models/qwen3_dflash.py) reads it with "
-                        f"getattr(config, {section!r}, {{}}), gets None and fails "
-                        f"({'AttributeError' if section == 'eagle_config' else 'TypeError'}). "
-                        f"Fix: delete the `{section}` key, or make it an object.",
+                        f"`{section}` is null, so vLLM's DFlash model reads None where it "
+                        f"expects an object and building the draft raises {failure}.",
                         field=section,
                         code=codes.DFLASH_CONFIG_NULL,
                         edit=ConfigEdit.delete(section),
+                        fix=f"delete the `{section}` key, or make it an object",
+                        evidence="vllm/model_executor/models/qwen3_dflash.py: "
+                        f"DFlashQwen3Model.__init__ (getattr(config, {section!r}, {{}})) raises "
+                        f"{failure}",
                     )
                 )
 
@@ -827,14 +976,13 @@ def _check_markov_rank_type(
     if rank is None or rank < 0:
         found.error(
             ParallelDraftingConfigError(
-                f"`markov_rank` = {describe_value(value)}: {subject.vllm}'s "
-                "Qwen3DSparkModel.__init__ "
-                "(vllm/model_executor/models/qwen3_dspark.py) passes it to "
-                "nn.Embedding(vocab_size, markov_rank), which needs a non-negative integer "
-                "and fails. Fix: set `markov_rank` to the Markov head's rank, an integer such "
-                "as 256.",
+                f"`markov_rank` = {describe_value(value)} is not a non-negative integer, so "
+                "building vLLM's DSpark Markov head (an nn.Embedding of that width) fails.",
                 field="markov_rank",
                 code=codes.MARKOV_RANK_INVALID,
+                fix="set `markov_rank` to the Markov head's rank, an integer such as 256",
+                evidence="vllm/model_executor/models/qwen3_dspark.py: Qwen3DSparkModel.__init__ "
+                "(nn.Embedding(vocab_size, markov_rank)) raises TypeError or RuntimeError",
             )
         )
 
@@ -859,23 +1007,28 @@ def check_sample_from_anchor(subject: VllmSubject, found: Findings) -> None:
     if not is_set(value) or value is None:
         return
     name = subject.file_field(SAMPLE_FROM_ANCHOR)
+    runner = (
+        "its default runner and DSpark's only one" if method == "dspark" else "its default runner"
+    )
     found.error(
         ParallelDraftingConfigError(
-            f"`{name}` = {describe_value(value)}: {subject.vllm}'s newer model runner, its default"
-            f"{' and the only one serving DSpark' if method == 'dspark' else ''}, raises "
-            'ValueError "sample_from_anchor=True is not supported for DFlash" '
-            "(vllm/v1/worker/gpu/spec_decode/dflash/speculator.py, DFlashSpeculator.__init__"
-            f"{', which DSparkSpeculator.__init__ calls' if method == 'dspark' else ''}). "
-            f"Fix: delete `{name}` or set it to false.",
+            f"`{name}` = {describe_value(value)}, which vLLM's newer model runner, "
+            f"{runner}, refuses at start-up.",
             field=name,
             code=codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED,
+            fix=f"delete `{name}` or set it to false",
+            evidence="vllm/v1/worker/gpu/spec_decode/dflash/speculator.py: "
+            "DFlashSpeculator.__init__"
+            + (", which DSparkSpeculator.__init__ calls," if method == "dspark" else "")
+            + ' raises ValueError "sample_from_anchor=True is not supported for DFlash"',
         )
     )
     if method == "dflash":
         found.note(
-            f"`{name}`: vLLM 0.33.0's older model runner (VLLM_USE_V2_MODEL_RUNNER=0) "
-            "ignores it (vllm/v1/spec_decode/dflash.py, DFlashProposer).",
+            f"`{name}`: vLLM's older model runner (VLLM_USE_V2_MODEL_RUNNER=0) ignores it.",
             code=codes.SAMPLE_FROM_ANCHOR_IGNORED,
+            field=name,
+            evidence="vllm/v1/spec_decode/dflash.py: DFlashProposer",
         )
 
 
@@ -914,12 +1067,15 @@ def check_xpress(subject: VllmSubject, found: Findings) -> None:
     if is_set(anchor) and anchor is not None and _truthy(anchor):
         found.error(
             ParallelDraftingConfigError(
-                f"`sample_from_anchor` = {describe_value(anchor)}: {subject.vllm}'s XPress "
-                f'speculator ({name}) raises ValueError "sample_from_anchor=True is not '
-                'supported for XPress" (vllm/v1/worker/gpu/spec_decode/xpress/speculator.py, '
-                "XPressSpeculator.__init__): the refiner is served in the fill-in layout. "
-                "Fix: delete `sample_from_anchor` or set it to false.",
+                f"`sample_from_anchor` = {describe_value(anchor)}, which vLLM's XPress "
+                f"speculator ({name}) refuses at start-up: it serves the refiner in the "
+                "fill-in layout.",
                 field="sample_from_anchor",
+                code=codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED,
+                fix="delete `sample_from_anchor` or set it to false",
+                evidence="vllm/v1/worker/gpu/spec_decode/xpress/speculator.py: "
+                'XPressSpeculator.__init__ raises ValueError "sample_from_anchor=True is not '
+                'supported for XPress"',
             )
         )
     raw = get("xpress_topc", None)
@@ -930,11 +1086,13 @@ def check_xpress(subject: VllmSubject, found: Findings) -> None:
     found.error(
         ParallelDraftingConfigError(
             f"`xpress_topc` = {describe_value(raw)} is outside [0, {vocab}], the draft's "
-            f'vocabulary: {subject.vllm} raises ValueError "xpress_topc must be between 0 '
-            'and the draft vocabulary size" (vllm/config/speculative.py, '
-            "SpeculativeConfig.__post_init__) unless the server's --speculative-config sets "
-            f"its own. Fix: set `xpress_topc` between 0 (off) and {vocab}, such as 512.",
+            "vocabulary, so vLLM refuses it at start-up unless the server's "
+            "--speculative-config sets its own.",
             field="xpress_topc",
+            code=codes.XPRESS_TOPC_OUT_OF_RANGE,
+            fix=f"set `xpress_topc` between 0 (off) and {vocab}, such as 512",
+            evidence="vllm/config/speculative.py: SpeculativeConfig.__post_init__ raises "
+            'ValueError "xpress_topc must be between 0 and the draft vocabulary size"',
         )
     )
 
@@ -967,12 +1125,13 @@ def check_target_tapped(subject: VllmSubject, found: Findings) -> None:
     if name is None:
         found.warn(
             ParallelDraftingConfigWarning(
-                f"The target's `architectures` {list(target.architectures)!r} are not in "
-                f"{subject.vllm}'s model registry ({_REGISTRY}): vLLM serves it, if at all, "
-                "through "
-                "its Transformers backend, which can be tapped for the drafter's hidden "
-                "states; that it serves this target is not checked.",
+                f"The target's `architectures` {list(target.architectures)!r} are in no "
+                "registry table of vLLM, which serves it, if at all, through its "
+                "Transformers backend (tappable for the drafter's hidden states); that it "
+                "serves this target is not checked.",
+                field="target.architectures",
                 code=codes.TARGET_ARCHITECTURE_UNREGISTERED,
+                evidence=_FALLBACK,
             )
         )
         return
@@ -982,13 +1141,13 @@ def check_target_tapped(subject: VllmSubject, found: Findings) -> None:
     found.error(
         ParallelDraftingConfigError(
             f"The target's architecture {name!r} (vLLM's {class_name} in {module}) does not "
-            f"implement SupportsEagle3, and this drafter takes the target's hidden states: "
-            f'{subject.vllm} raises RuntimeError "Model does not support EAGLE3 interface" when it '
-            "loads the target (vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py, "
-            "set_eagle3_aux_hidden_state_layers). Fix: none in the draft; vLLM 0.33.0 cannot "
-            "serve this drafter with this target.",
+            "implement SupportsEagle3, so vLLM cannot tap it for this drafter's hidden states "
+            "and fails loading the target.",
             field="target.architectures",
             code=codes.TARGET_NOT_TAPPABLE,
+            evidence="vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py: "
+            'set_eagle3_aux_hidden_state_layers raises RuntimeError "Model does not support '
+            'EAGLE3 interface"',
         )
     )
 
@@ -1014,16 +1173,16 @@ def check_null_token_fields(subject: VllmSubject, found: Findings) -> None:
         name = subject.file_field(verdict.source.value)
         found.error(
             ParallelDraftingConfigError(
-                f"`{name}` is present and null: {subject.vllm} reads it before any field below it. "
-                "The newer model runner raises TypeError (int(None), "
-                "vllm/v1/worker/gpu/spec_decode/utils.py, get_parallel_drafting_token_id); "
-                "the older one stores None as the token id "
-                "(vllm/v1/spec_decode/llm_base_proposer.py, _init_parallel_drafting_params). "
-                f"Fix: delete the `{name}` key (only a top-level `mask_token_id: null` is "
-                "skipped).",
+                f"`{name}` is present and null, and vLLM reads it before any field below it: "
+                "its newer model runner fails on it, its older one drafts with None as the "
+                "token id.",
                 field=name,
                 code=codes.TOKEN_FIELD_NULL,
                 edit=ConfigEdit.delete(name),
+                fix=f"delete the `{name}` key (only a top-level `mask_token_id: null` is skipped)",
+                evidence="vllm/v1/worker/gpu/spec_decode/utils.py: "
+                "get_parallel_drafting_token_id raises TypeError (int(None)); "
+                "vllm/v1/spec_decode/llm_base_proposer.py: _init_parallel_drafting_params",
             )
         )
         return
@@ -1059,13 +1218,13 @@ def check_served_context(subject: VllmSubject, found: Findings) -> None:
     kinds = sorted({str(entry["rope_type"]) for entry in rope_parameters(get)})
     found.warn(
         ParallelDraftingConfigWarning(
-            f"{subject.vllm}'s newer model runner lowers the server's max_model_len from the "
-            f"target's {target_len} to the draft's {draft_len}: the draft's RoPE "
-            f"type ({', '.join(kinds)}) cannot stretch its rotary cache to the target's "
-            "length (vllm/config/vllm.py, _limit_max_model_len_to_draft; "
-            "vllm/config/speculative.py, _CACHE_ONLY_ROPE_TYPES). Serve with "
-            f"--max-model-len {draft_len} or less, or give the draft a longer "
-            "max_position_embeddings if it was trained for one.",
+            f"vLLM's newer model runner lowers the server's max_model_len from the target's "
+            f"{target_len} to the draft's {draft_len}, as the draft's RoPE type "
+            f"({', '.join(kinds)}) cannot stretch its rotary cache to the target's length.",
             code=codes.MAX_MODEL_LEN_LOWERED,
+            fix=f"serve with --max-model-len {draft_len} or less, or give the draft a longer "
+            "max_position_embeddings if it was trained for one",
+            evidence="vllm/config/vllm.py: _limit_max_model_len_to_draft; "
+            "vllm/config/speculative.py: _CACHE_ONLY_ROPE_TYPES",
         )
     )

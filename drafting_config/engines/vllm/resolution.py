@@ -161,17 +161,25 @@ def resolve_file(draft: DraftFile, *, order: Sequence[TokenIdField] = PRIORITY_O
         return Resolution((), None, None, draft.errors, (), draft=draft)
     if draft.format == "hf":
         return _resolution(draft, None)
+    missing: ParallelDraftingConfigError | None = None
     try:
         speculators = translate(draft.get)
     except ParallelDraftingConfigError as error:
-        return _refused(draft.get, error)
+        if error.code is not codes.SPECULATORS_NOT_PARALLEL:
+            return _refused(draft.get, (error,))
+        # a sequential algorithm (eagle3): no token id, but vLLM serves it sequentially
+        try:
+            speculators = translate(draft.get, parallel_only=False)
+        except ParallelDraftingConfigError as broken:
+            return _refused(draft.get, (error, broken))
+        missing = error
     translated = read_fields(
         draft.config,
         field_getter(speculators.hf_config, ""),
         order=order,
         format="speculators",
         in_file=speculators.file_field,
-        missing=_missing_token_id(speculators),
+        missing=missing or _missing_token_id(speculators),
         fed_target_hidden_states=speculators.spec.fed_target_hidden_states,
     )
     return _resolution(translated, speculators)
@@ -224,15 +232,15 @@ def served_as(resolution: Resolution, algorithm: str) -> Resolution:
     )
 
 
-def _refused(get: FieldGetter, error: ParallelDraftingConfigError) -> Resolution:
+def _refused(get: FieldGetter, errors: tuple[ParallelDraftingConfigError, ...]) -> Resolution:
     """The resolution of a speculators file refused before its token id is read: it keeps
-    its format, and one refused for an algorithm that is not parallel drafting (``eagle3``)
-    keeps that algorithm and the layers vLLM would tap for it."""
-    refused = DraftFile((), None, None, (error,), (), format="speculators", get=get)
+    its format and its errors (for a sequential algorithm, ``eagle3``, the refusal as not
+    parallel drafting, then what vLLM's translation fails on)."""
+    refused = DraftFile((), None, None, errors, (), format="speculators", get=get)
     try:
         translated = translate(get, parallel_only=False)
     except ParallelDraftingConfigError:
-        return Resolution((), None, None, (error,), (), format="speculators", draft=refused)
+        return Resolution((), None, None, errors, (), format="speculators", draft=refused)
     translated_get = field_getter(translated.hf_config, "")
     tapped = _tapped(translated_get, translated.algorithm)
     aux_layer_ids, aux_layer_source = _aux_layers(tapped, translated.file_field)
@@ -240,7 +248,7 @@ def _refused(get: FieldGetter, error: ParallelDraftingConfigError) -> Resolution
         (),
         None,
         None,
-        (error,),
+        errors,
         (),
         format="speculators",
         algorithm=translated.algorithm,

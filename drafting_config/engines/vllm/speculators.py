@@ -54,6 +54,10 @@ VERIFIER_FIELD: Final = "speculators_config.verifier.name_or_path"
 SPECULATIVE_TOKENS_FIELD: Final = "speculators_config.proposal_methods[0].speculative_tokens"
 """The number of tokens drafted per step, required by vLLM."""
 
+_BASE: Final = "vllm/transformers_utils/configs/speculators/base.py"
+_ALGOS: Final = "vllm/transformers_utils/configs/speculators/algos.py"
+_VALIDATES: Final = f"{_BASE}: SpeculatorsConfig.validate_speculators_config raises ValueError"
+
 _DRAFT_VOCAB_SIZE: Final = "draft_vocab_size"
 _TARGET_HIDDEN_SIZE: Final = "target_hidden_size"
 
@@ -97,10 +101,19 @@ class SpeculatorsAlgorithm:
     """The drafter reads the target's hidden states, so its ``target_hidden_size`` (or
     ``hidden_size``) must be the target's ``hidden_size``."""
 
-    model_types: tuple[str, ...] | None = None
+    model_types: Mapping[str, str] | None = None
     """The ``transformer_layer_config.model_type`` values vLLM's updater for this type
-    accepts, the first being what a missing key counts as; any other value, ``null``
-    included, makes it raise ``ValueError``.  ``None``: it does not read ``model_type``."""
+    accepts, each with the architecture it writes for it, the first being what a missing
+    key counts as; any other value, ``null`` included, makes it raise ``ValueError``.
+    ``None``: it does not read ``model_type``."""
+
+    architecture: str | None = None
+    """The architecture the updater writes when :attr:`model_types` does not choose it (for
+    ``dspark``, when the file's top-level ``architectures`` names none of
+    :attr:`kept_architectures`)."""
+
+    kept_architectures: frozenset[str] = frozenset()
+    """The names of the file's top-level ``architectures`` the updater keeps (``dspark``)."""
 
     updater: str = ""
     """The function of ``vllm/transformers_utils/configs/speculators/algos.py`` that
@@ -116,18 +129,26 @@ _DFLASH: Final = SpeculatorsAlgorithm(
     target_layer_ids_field="dflash_config.target_layer_ids",
     copies_eagle_layer_ids=False,
     always_sets_draft_vocab_size=True,
+    architecture="DFlashDraftModel",
     updater="update_dflash",
 )
 
-_EAGLE_MODEL_TYPES: Final = ("llama", "qwen3")
-"""The keys of ``eagle3_arch_map`` and ``peagle_arch_map`` in ``update_eagle3`` and
-``update_peagle`` (``vllm/transformers_utils/configs/speculators/algos.py``), ``llama``
-first: ``pre_trained_config.get("model_type", "llama")``."""
+_EAGLE3_ARCHITECTURES: Final[Mapping[str, str]] = MappingProxyType(
+    {"llama": "Eagle3LlamaForCausalLM", "qwen3": "Eagle3Qwen3ForCausalLM"}
+)
+"""``eagle3_arch_map`` in ``update_eagle3``
+(``vllm/transformers_utils/configs/speculators/algos.py``), ``llama`` first:
+``pre_trained_config.get("model_type", "llama")``."""
+
+_PEAGLE_ARCHITECTURES: Final[Mapping[str, str]] = MappingProxyType(
+    {"llama": "PeagleLlamaForCausalLM", "qwen3": "PeagleQwen3ForCausalLM"}
+)
+"""``peagle_arch_map`` in ``update_peagle`` (same file), ``llama`` first."""
 
 _ROWS: Final = (
     _DFLASH,
     # vLLM reads dflash2 as dflash (update_dflash2 calls update_dflash first)
-    replace(_DFLASH, name="dflash2", updater="update_dflash2"),
+    replace(_DFLASH, name="dflash2", architecture="DFlash2DraftModel", updater="update_dflash2"),
     SpeculatorsAlgorithm(
         name="dspark",
         parallel_drafting=True,
@@ -137,6 +158,8 @@ _ROWS: Final = (
         target_layer_ids_field="target_layer_ids",
         copies_eagle_layer_ids=False,
         always_sets_draft_vocab_size=False,
+        architecture="Qwen3DSparkModel",
+        kept_architectures=frozenset({"Qwen3DSparkModel", "Qwen3OmniDSparkModel"}),
         updater="update_dspark",
     ),
     SpeculatorsAlgorithm(
@@ -148,7 +171,7 @@ _ROWS: Final = (
         target_layer_ids_field=None,
         copies_eagle_layer_ids=True,
         always_sets_draft_vocab_size=True,
-        model_types=_EAGLE_MODEL_TYPES,
+        model_types=_PEAGLE_ARCHITECTURES,
         updater="update_peagle",
     ),
     SpeculatorsAlgorithm(
@@ -160,7 +183,7 @@ _ROWS: Final = (
         target_layer_ids_field=None,
         copies_eagle_layer_ids=True,
         always_sets_draft_vocab_size=True,
-        model_types=_EAGLE_MODEL_TYPES,
+        model_types=_EAGLE3_ARCHITECTURES,
         updater="update_eagle3",
     ),
 )
@@ -184,8 +207,9 @@ class SpeculatorsDraft:
     hf_config: dict[str, object]
     """The Hugging Face-shaped config vLLM's runners read: a shallow copy of
     ``transformer_layer_config`` with the algorithm's token, size and layer fields written
-    where vLLM writes them (see :class:`SpeculatorsAlgorithm`).  Other fields vLLM sets
-    (``architectures``, norm and Markov-head options) are not reproduced."""
+    where vLLM writes them (see :class:`SpeculatorsAlgorithm`), and the ``architectures``
+    its updater writes.  Other fields vLLM sets (norm and Markov-head options) are not
+    reproduced."""
 
     verifier: str
     """``speculators_config.verifier.name_or_path``: the target model, a repo id or a path."""
@@ -247,7 +271,7 @@ def translate(get: FieldGetter, *, parallel_only: bool = True) -> SpeculatorsDra
     speculative_tokens = _speculative_tokens(speculators_config)
     verifier = _verifier(speculators_config)
     hf_config = _transformer_layer_config(get)
-    _check_model_type(hf_config, algorithm)
+    hf_config["architectures"] = _written_architectures(hf_config, algorithm, get)
     origins: dict[str, str] = {}  # hf_config field -> the top-level key it was copied from
 
     if algorithm.always_sets_draft_vocab_size:
@@ -296,29 +320,38 @@ def _algorithm(get: FieldGetter, *, parallel_only: bool) -> SpeculatorsAlgorithm
     parallel = ", ".join(PARALLEL_DRAFTING_ALGORITHMS)
     if value is MISSING or value is None:
         raise ParallelDraftingConfigError(
-            f"`{SPECULATORS_TYPE_FIELD}` is {_absent(value)}: a speculators-format draft "
-            f"names its algorithm there, one of {parallel} for parallel drafting.",
+            f"`{SPECULATORS_TYPE_FIELD}` is {_absent(value)}, so vLLM cannot tell the "
+            "speculators draft's algorithm and refuses the file at start-up.",
             field=SPECULATORS_TYPE_FIELD,
             code=codes.SPECULATORS_TYPE_MISSING,
+            fix=f"set `{SPECULATORS_TYPE_FIELD}` to the draft's algorithm: {parallel} "
+            "(parallel drafting) or eagle3",
+            evidence=f"{_BASE}: SpeculatorsConfig.extract_transformers_pre_trained_config "
+            "raises ValueError",
         )
     name = _exact_str(value)
     row = None if name is None else SPECULATORS_ALGORITHMS.get(name)
     if row is None:
         others = ", ".join(r.name for r in _ROWS if not r.parallel_drafting)
         raise ParallelDraftingConfigError(
-            f"`{SPECULATORS_TYPE_FIELD}` must be a speculators algorithm known here: "
-            f"{parallel} (parallel drafting) or {others} (not parallel drafting); "
-            f"got {describe_value(value)}.",
+            f"`{SPECULATORS_TYPE_FIELD}` = {describe_value(value)} is none of the algorithms "
+            f"vLLM translates, {parallel} (parallel drafting) or {others}, so it refuses the "
+            "file at start-up.",
             field=SPECULATORS_TYPE_FIELD,
             code=codes.SPECULATORS_TYPE_UNKNOWN,
+            fix=f"set `{SPECULATORS_TYPE_FIELD}` to the draft's algorithm",
+            evidence=f"{_BASE}: SpeculatorsConfig.extract_transformers_pre_trained_config "
+            "raises ValueError",
         )
     if parallel_only and not row.parallel_drafting:
         raise ParallelDraftingConfigError(
             f"`{SPECULATORS_TYPE_FIELD}` is {row.name!r}: {row.name} is not parallel drafting, "
-            f"so this draft has no parallel-drafting mask token to check. Parallel-drafting "
-            f"speculators algorithms: {parallel}.",
+            "so the draft has no parallel-drafting mask token, and vLLM drafts it "
+            "sequentially.",
             field=SPECULATORS_TYPE_FIELD,
             code=codes.SPECULATORS_NOT_PARALLEL,
+            evidence=f"{_ALGOS}: {row.updater} reads no mask token; parallel-drafting "
+            f"algorithms: {parallel}",
         )
     return row
 
@@ -330,10 +363,13 @@ def _speculative_tokens(speculators_config: FieldGetter) -> int:
         raise _missing(methods_field, SPECULATIVE_TOKENS_FIELD)
     if not is_list(methods):
         raise ParallelDraftingConfigError(
-            f"`{methods_field}` must be a non-empty JSON array of proposal methods; "
-            f"got {describe_value(methods)}.",
+            f"`{methods_field}` = {describe_value(methods)} is not a non-empty JSON array of "
+            "proposal methods, so vLLM refuses the file at start-up.",
             field=methods_field,
             code=codes.SPECULATORS_METHODS_INVALID,
+            fix=f'make `{methods_field}` an array such as `[{{"proposal_type": "greedy", '
+            '"speculative_tokens": 3}]`',
+            evidence=_VALIDATES,
         )
     first = next(iter(methods), MISSING)
     if first is MISSING:
@@ -346,10 +382,15 @@ def _speculative_tokens(speculators_config: FieldGetter) -> int:
     count = exact_int(tokens)
     if count is None or not 1 <= count < INT32_LIMIT:
         raise ParallelDraftingConfigError(
-            f"`{SPECULATIVE_TOKENS_FIELD}` must be a positive int below 2**31 (the number of "
-            f"tokens drafted per step); got {describe_value(tokens)}.",
+            f"`{SPECULATIVE_TOKENS_FIELD}` = {describe_value(tokens)} is not a positive int "
+            "below 2**31, so vLLM has no number of tokens to draft per step and refuses it at "
+            "start-up.",
             field=SPECULATIVE_TOKENS_FIELD,
             code=codes.SPECULATORS_TOKENS_INVALID,
+            fix=f"set `{SPECULATIVE_TOKENS_FIELD}` to the number of tokens drafted per step, "
+            "such as 3",
+            evidence=f"{_BASE}: SpeculatorsConfig.build_vllm_speculative_config; "
+            "vllm/config/speculative.py: SpeculativeConfig (num_speculative_tokens)",
         )
     return count
 
@@ -363,10 +404,12 @@ def _verifier(speculators_config: FieldGetter) -> str:
     name = _exact_str(value)
     if not name:
         raise ParallelDraftingConfigError(
-            f"`{VERIFIER_FIELD}` must be the target model's hub repo id or local path (a "
-            f"non-empty string); got {describe_value(value)}.",
+            f"`{VERIFIER_FIELD}` = {describe_value(value)} is not a non-empty string, so the "
+            "speculators file names no target model for vLLM to verify with.",
             field=VERIFIER_FIELD,
             code=codes.SPECULATORS_VERIFIER_INVALID,
+            fix=f"set `{VERIFIER_FIELD}` to the target model's hub repo id or local path",
+            evidence=_VALIDATES,
         )
     return name
 
@@ -377,10 +420,13 @@ def _transformer_layer_config(get: FieldGetter) -> dict[str, object]:
     section = get(field, MISSING)
     if section is MISSING:
         raise ParallelDraftingConfigError(
-            f"`{field}` is missing: vLLM builds the draft's config from it (the draft's own "
-            "Hugging Face config: model_type, hidden_size, vocab_size, ...).",
+            f"`{field}` is missing, so vLLM has no config to build the draft from and "
+            "refuses the file at start-up.",
             field=field,
             code=codes.SPECULATORS_LAYER_CONFIG_MISSING,
+            fix=f"add the draft's own Hugging Face config (model_type, hidden_size, "
+            f"vocab_size, ...) as `{field}`",
+            evidence=f'{_VALIDATES} "Must provide transformer_layer_config"',
         )
     if not is_kind(section, Mapping):
         raise _not_an_object(field, section)
@@ -391,33 +437,47 @@ def _transformer_layer_config(get: FieldGetter) -> dict[str, object]:
     for key, _ in items:
         if not is_kind(key, str):
             raise ParallelDraftingConfigError(
-                f"`{field}` must have string keys (a JSON object); it has the key "
-                f"{describe_value(key)}.",
+                f"`{field}` has the key {describe_value(key)}, not a string, so it is no JSON "
+                "object vLLM can build the draft's config from.",
                 field=field,
                 code=codes.SPECULATORS_KEYS_NOT_STRINGS,
+                fix=f"make every key of `{field}` a string",
+                evidence=f"{_BASE}: SpeculatorsConfig.__init__",
             )
     return dict(cast("list[tuple[str, object]]", items))
 
 
-def _check_model_type(layer_config: Mapping[str, object], algorithm: SpeculatorsAlgorithm) -> None:
-    """Refuse a ``transformer_layer_config.model_type`` the algorithm's vLLM updater does
-    not map to a model class (``update_eagle3`` and ``update_peagle`` raise ``ValueError``:
-    "Unsupported model_type ... speculator")."""
+def _written_architectures(
+    layer_config: Mapping[str, object], algorithm: SpeculatorsAlgorithm, get: FieldGetter
+) -> list[str]:
+    """The architecture the algorithm's vLLM updater writes
+    (``vllm/transformers_utils/configs/speculators/algos.py``): by
+    ``transformer_layer_config.model_type`` for ``eagle3`` and ``peagle``, which refuse a
+    type they do not map (``update_eagle3`` and ``update_peagle`` raise ``ValueError``:
+    "Unsupported model_type ... speculator"); for ``dspark``, those of the file's top-level
+    ``architectures`` that ``update_dspark`` keeps, else its default; else the one name the
+    updater writes.  No updater leaves ``transformer_layer_config``'s own list."""
     accepted = algorithm.model_types
     if accepted is None:
-        return
-    value = layer_config.get("model_type", accepted[0])
-    if _exact_str(value) in accepted:
-        return
+        listed = get("architectures", None)
+        names = [name for name in listed if is_kind(name, str)] if is_list(listed) else []
+        kept = [name for name in names if name in algorithm.kept_architectures]
+        return kept or ([algorithm.architecture] if algorithm.architecture else [])
+    first = next(iter(accepted))
+    value = layer_config.get("model_type", first)
+    name = _exact_str(value)
+    if name is not None and name in accepted:
+        return [accepted[name]]
     field = f"{TRANSFORMER_LAYER_CONFIG_FIELD}.model_type"
     listed = " or ".join(repr(name) for name in accepted)
     raise ParallelDraftingConfigError(
-        f"`{field}` is {describe_value(value)}, which vLLM cannot serve as a speculators "
-        f"{algorithm.name} draft: `{algorithm.updater}` in "
-        f"vllm/transformers_utils/configs/speculators/algos.py accepts only {listed} "
-        f"({accepted[0]!r} when the key is missing) and raises ValueError otherwise.",
+        f"`{field}` is {describe_value(value)}, which vLLM's `{algorithm.updater}` maps to no "
+        f"{algorithm.name} class (it accepts only {listed}, {first!r} when the key is "
+        "missing), so it refuses the file at start-up.",
         field=field,
         code=codes.SPECULATORS_CLASS_UNSUPPORTED,
+        fix=f"set `{field}` to {listed}, the layers the draft was trained with",
+        evidence=f'{_ALGOS}: {algorithm.updater} raises ValueError "Unsupported model_type"',
     )
 
 
@@ -444,10 +504,12 @@ def _required(get: FieldGetter, field: str, algorithm: SpeculatorsAlgorithm) -> 
     value = get(field, MISSING)
     if value is MISSING:
         raise ParallelDraftingConfigError(
-            f"`{field}` is missing: a speculators {algorithm.name} draft must set it "
-            "(vLLM reads it unconditionally and fails with a bare KeyError without it).",
+            f"`{field}` is missing, and vLLM's translation of a speculators {algorithm.name} "
+            "draft reads it unconditionally, so it fails at start-up.",
             field=field,
             code=codes.SPECULATORS_FIELD_MISSING,
+            fix=f"set `{field}`",
+            evidence=f"{_ALGOS}: {algorithm.updater} raises KeyError",
         )
     return value
 
@@ -471,18 +533,24 @@ def _minus_one(value: object) -> list[object]:
         return []
     if not is_list(value):
         raise ParallelDraftingConfigError(
-            f"`{AUX_LAYER_IDS_FIELD}` must be a JSON array of target layer ids; got "
-            f"{describe_value(value)} (vLLM computes id - 1 for each and fails on it).",
+            f"`{AUX_LAYER_IDS_FIELD}` is no JSON array of target layer ids (got "
+            f"{describe_value(value)}), and vLLM computes id - 1 for each and fails on it.",
             field=AUX_LAYER_IDS_FIELD,
+            code=codes.SPECULATORS_AUX_IDS_INVALID,
+            fix=f"set `{AUX_LAYER_IDS_FIELD}` to the tapped layers' capture indices, such as "
+            "[2, 18, 34]",
+            evidence=f"{_ALGOS}: update_dflash and update_dspark raise TypeError",
         )
     shifted: list[object] = []
     for index, item in enumerate(value):
         if not isinstance(item, (int, float)):
             raise ParallelDraftingConfigError(
-                f"`{AUX_LAYER_IDS_FIELD}` must be a JSON array of target layer ids; item "
-                f"{index} is {describe_value(item)} (vLLM computes id - 1 for each and "
-                "fails on it).",
+                f"`{AUX_LAYER_IDS_FIELD}` item {index} is {describe_value(item)}, not a "
+                "layer id, and vLLM computes id - 1 for each and fails on it.",
                 field=AUX_LAYER_IDS_FIELD,
+                code=codes.SPECULATORS_AUX_IDS_INVALID,
+                fix=f"make every item of `{AUX_LAYER_IDS_FIELD}` an integer capture index",
+                evidence=f"{_ALGOS}: update_dflash and update_dspark raise TypeError",
             )
         shifted.append(item - 1)
     return shifted
@@ -542,20 +610,25 @@ def _missing(
     path: str, needed_for: str | None, *, empty: str | None = None
 ) -> ParallelDraftingConfigError:
     """The error for a missing required key (or, with ``empty``, an empty array)."""
-    reason = "vLLM requires it"
+    reason = "which vLLM requires"
     if needed_for is not None and needed_for != path:
-        reason = f"vLLM reads `{needed_for}` through it"
+        reason = f"through which vLLM reads `{needed_for}`"
     what = f"`{empty}` is empty, so `{path}` is missing" if empty else f"`{path}` is missing"
     return ParallelDraftingConfigError(
-        f"{what}: {reason} (and fails with a bare KeyError or IndexError without it).",
+        f"{what}, {reason}, so it refuses the file at start-up.",
         field=path,
         code=codes.SPECULATORS_FIELD_MISSING,
+        fix=f"add `{path}`",
+        evidence=f"{_VALIDATES} (on its KeyError or IndexError)",
     )
 
 
 def _not_an_object(path: str, value: object) -> ParallelDraftingConfigError:
     return ParallelDraftingConfigError(
-        f"`{path}` must be a JSON object (vLLM reads it as a dict); got {describe_value(value)}.",
+        f"`{path}` = {describe_value(value)} is not a JSON object, so vLLM fails reading it "
+        "as a dict at start-up.",
         field=path,
         code=codes.SPECULATORS_SECTION_NOT_OBJECT,
+        fix=f"make `{path}` a JSON object",
+        evidence=_VALIDATES,
     )

@@ -28,6 +28,7 @@ from drafting_config.engines.vllm.architectures import (
 from drafting_config.engines.vllm.checkpoint import WeightsFacts, check_checkpoint, weights_facts
 from drafting_config.engines.vllm.resolution import VllmSubject
 from drafting_config.engines.vllm.runners import TappedLayers
+from drafting_config.engines.vllm.speculators import translate
 from drafting_config.files.mask_embedding import MASK_EMBEDDING_FILE
 from drafting_config.files.safetensors_headers import (
     CheckpointHeaders,
@@ -35,6 +36,7 @@ from drafting_config.files.safetensors_headers import (
     WeightsFileError,
 )
 from drafting_config.values.errors import ParallelDraftingConfigError
+from drafting_config.values.fields import field_getter
 from drafting_config.values.findings import Findings
 from tests.checkpoint_factory import (
     FC_WIDTH_EXAMPLE,
@@ -445,17 +447,19 @@ def test_a_quantized_checkpoint_gets_a_note_not_shape_errors() -> None:
 
 
 def test_speculators_types_use_the_architecture_vllm_writes() -> None:
-    row, name = architecture_row(lambda key, default: default, "dflash")
-    assert row is not None
-    assert (row.name, name) == ("qwen3_dflash", "DFlashDraftModel")
-    row, name = architecture_row(
-        lambda key, default: "llama" if key == "model_type" else default, "peagle"
-    )
-    assert row is not None
-    assert row.name == "llama_eagle3"
-    row, name = architecture_row(lambda key, default: default, "dspark")
-    assert row is None
-    assert name == "'Qwen3DSparkModel'"
+    from tests.engines.vllm.test_speculators import CONFIGS, eagle3_config
+
+    def row_of(config: dict[str, Any], **layer: object) -> tuple[str | None, str | None]:
+        config["transformer_layer_config"].update(layer)
+        row, name = architecture_row(
+            field_getter(translate(config.get, parallel_only=False).hf_config, "")
+        )
+        return None if row is None else row.name, name
+
+    assert row_of(CONFIGS["dflash"]()) == ("qwen3_dflash", "DFlashDraftModel")
+    assert row_of(CONFIGS["peagle"](), model_type="llama")[0] == "llama_eagle3"
+    assert row_of(eagle3_config()) == ("llama_eagle3", "Eagle3LlamaForCausalLM")
+    assert row_of(CONFIGS["dspark"]()) == (None, "'Qwen3DSparkModel'")
 
 
 def test_the_bundled_examples_configs_pass_with_checkpoints_that_fit_them() -> None:

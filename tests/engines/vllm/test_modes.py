@@ -62,7 +62,7 @@ def test_a_sequential_eagle3_draft_is_judged_along_its_whole_load_path() -> None
     target = {"architectures": ["Lfm2ForCausalLM"], "hidden_size": 4096, "vocab_size": 151936}
     verdict = check(EAGLE3_FIXTURE, target=target)
     assert [e.field for e in verdict.errors] == ["target.architectures"]
-    assert "Model does not support EAGLE3 interface" in str(verdict.errors[0])
+    assert "Model does not support EAGLE3 interface" in (verdict.errors[0].evidence or "")
 
 
 def test_a_plain_causal_lm_is_a_sequential_draft_model() -> None:

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from drafting_config import ParallelDraftingConfig, check, resolve
 from drafting_config.draft.file import SPECULATORS_TYPE_FIELD, is_speculators
-from drafting_config.engines.vllm.architectures import PEAGLE_ARCHITECTURES
 from drafting_config.engines.vllm.speculators import (
     AUX_LAYER_IDS_FIELD,
     PARALLEL_DRAFTING_ALGORITHMS,
@@ -26,6 +25,7 @@ from drafting_config.engines.vllm.speculators import (
     translate,
 )
 from drafting_config.values import codes
+from drafting_config.values.codes import Step
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value
 from drafting_config.values.fields import field_getter
 from tests.conftest import EXAMPLES, VALID_EXAMPLES, load_json
@@ -167,10 +167,22 @@ def vllm_translation(config: Config) -> Config:
     copies ``draft_vocab_size``, ``target_hidden_size`` and ``mask_token_id`` when set.
     P-EAGLE always sets ``draft_vocab_size``, copies ``target_hidden_size`` when set,
     requires ``mask_token_id`` and stores it as ``pard_token``, and copies a non-empty
-    ``eagle_aux_hidden_state_layer_ids``.
+    ``eagle_aux_hidden_state_layer_ids``.  Each writes its architecture: DFlash's and
+    DFlash2's draft models, P-EAGLE's class for the layers' ``model_type`` (``llama`` when
+    unset), DSpark's ``Qwen3DSparkModel`` unless the file's own top-level list names it or
+    ``Qwen3OmniDSparkModel``.
     """
     kind = config["speculators_model_type"]
     result = dict(config["transformer_layer_config"])
+    model_type = result.get("model_type", "llama")
+    eagle = {"llama": "LlamaForCausalLM", "qwen3": "Qwen3ForCausalLM"}[model_type]
+    kept = [name for name in config.get("architectures") or [] if "Qwen3" in name]
+    result["architectures"] = {
+        "dflash": ["DFlashDraftModel"],
+        "dflash2": ["DFlash2DraftModel"],
+        "dspark": kept or ["Qwen3DSparkModel"],
+        "peagle": [f"Peagle{eagle}"],
+    }[kind]
     if kind in {"dflash", "dflash2"}:
         result["draft_vocab_size"] = config.get("draft_vocab_size")
         if config.get("target_hidden_size") is not None:
@@ -528,7 +540,8 @@ def test_a_section_that_is_not_a_json_object_is_named_by_its_full_path(
     with pytest.raises(ParallelDraftingConfigError) as caught:
         translate(config.get)
     assert caught.value.field == path
-    assert f"`{path}` must be a JSON object" in str(caught.value)
+    assert "is not a JSON object" in str(caught.value)
+    assert str(caught.value).startswith(f"`{path}` = ")
     assert describe_value(value) in str(caught.value)
 
 
@@ -547,7 +560,7 @@ def test_proposal_methods_must_be_an_array(value: object) -> None:
     with pytest.raises(ParallelDraftingConfigError) as caught:
         translate(config.get)
     assert caught.value.field == "speculators_config.proposal_methods"
-    assert "must be a non-empty JSON array of proposal methods" in str(caught.value)
+    assert "is not a non-empty JSON array of proposal methods" in str(caught.value)
 
 
 @pytest.mark.parametrize("value", [0, -1, True, 15.0, "15", None, 2**31, [15]], ids=describe_value)
@@ -656,11 +669,12 @@ def test_a_model_type_vllm_maps_to_no_eagle_class_is_refused(
     message = str(caught.value)
     assert caught.value.field == "transformer_layer_config.model_type"
     assert f"`transformer_layer_config.model_type` is {describe_value(value)}" in message
-    assert (
-        f"`update_{algorithm_name}` in vllm/transformers_utils/configs/speculators/algos.py"
-        in message
+    assert f"vLLM's `update_{algorithm_name}` maps to no" in message
+    assert caught.value.evidence == (
+        f"vllm/transformers_utils/configs/speculators/algos.py: update_{algorithm_name} raises "
+        'ValueError "Unsupported model_type"'
     )
-    assert "accepts only 'llama' or 'qwen3' ('llama' when the key is missing)" in message
+    assert "accepts only 'llama' or 'qwen3', 'llama' when the key is missing" in message
 
 
 @pytest.mark.parametrize("value", ["llama", "qwen3", None])
@@ -690,11 +704,17 @@ def test_other_algorithms_do_not_read_the_model_type(algorithm_name: str) -> Non
     assert translate(config.get).hf_config["model_type"] == "mistral"
 
 
-def test_the_model_types_are_those_the_peagle_architecture_table_maps() -> None:
-    """One list of what ``update_peagle`` maps, seen from the translation and the checkpoint
-    table (``drafting_config.engines.vllm.PEAGLE_ARCHITECTURES``)."""
-    assert set(SPECULATORS_ALGORITHMS["peagle"].model_types or ()) == set(PEAGLE_ARCHITECTURES)
-    assert SPECULATORS_ALGORITHMS["eagle3"].model_types == ("llama", "qwen3")
+def test_the_model_types_are_those_vllms_updaters_map() -> None:
+    """``update_eagle3`` and ``update_peagle`` map these model types, ``llama`` first (a
+    missing key), to the classes vLLM's registry serves them as."""
+    assert dict(SPECULATORS_ALGORITHMS["peagle"].model_types or {}) == {
+        "llama": "PeagleLlamaForCausalLM",
+        "qwen3": "PeagleQwen3ForCausalLM",
+    }
+    assert dict(SPECULATORS_ALGORITHMS["eagle3"].model_types or {}) == {
+        "llama": "Eagle3LlamaForCausalLM",
+        "qwen3": "Eagle3Qwen3ForCausalLM",
+    }
     assert all(
         row.model_types is None
         for name, row in SPECULATORS_ALGORITHMS.items()
@@ -923,6 +943,91 @@ def test_eagle3_is_refused_as_not_parallel_drafting_by_the_model() -> None:
     assert info.value.field == "speculators_model_type"
 
 
+# --- a speculators eagle3 file: sequential EAGLE-3, as vLLM serves it ----------------------------
+
+
+def test_a_speculators_eagle3_file_is_served_as_sequential_eagle3() -> None:
+    # update_eagle3 (speculators/algos.py) reads no token id: vLLM serves it as EAGLE-3,
+    # sequentially; the real engine builds Eagle3LlamaForCausalLM and passes every stage.
+    verdict = check(eagle3_config(), check_tokenizer=False)
+    assert verdict.ok, [str(e) for e in verdict.errors]
+    assert (verdict.mode, verdict.parallel, verdict.serve_with) == (
+        "eagle3",
+        False,
+        '{"method": "eagle3"}',
+    )
+    assert codes.SERVED_SEQUENTIALLY in {getattr(note, "code", None) for note in verdict.notes}
+    required = check(eagle3_config(), check_tokenizer=False, require_parallel=True)
+    (error,) = required.errors
+    assert (error.code, error.field) == (codes.SEQUENTIAL_NOT_PARALLEL, SPECULATORS_TYPE_FIELD)
+    assert error.step is Step.TOKEN  # the real engine: no token field, at the speculator
+
+
+def test_a_broken_speculators_eagle3_file_stays_invalid_when_served_sequentially() -> None:
+    config = eagle3_config()
+    del config["speculators_config"]["verifier"]
+    errors = check(config, check_tokenizer=False).errors
+    assert [error.field for error in errors] == ["speculators_config.verifier"]
+
+
+@pytest.mark.parametrize(
+    ("taps", "declared", "refused"),
+    [((2, 16, 29), None, False), ((2, 16, 29, 30), None, True), ((2, 16, 29, 30), 4, False)],
+)
+def test_the_eagle3_width_rule_runs_on_a_speculators_eagle3_file(
+    taps: tuple[int, ...], declared: int | None, refused: bool
+) -> None:
+    # The speculators issue #1065 config on the real engine: 4 taps, fc and its pre-fc norm
+    # sized for 3 ("Attempting to broadcast a dimension of length 12288"); with
+    # transformer_layer_config.num_aux_hidden_states = 4, Eagle3LlamaForCausalLM sizes for 4.
+    config = eagle3_config()
+    config["eagle_aux_hidden_state_layer_ids"] = list(taps)
+    if declared is not None:
+        config["transformer_layer_config"]["num_aux_hidden_states"] = declared
+    for required in (False, True):
+        verdict = check(config, check_tokenizer=False, require_parallel=required)
+        width = [e for e in verdict.errors if e.code is codes.EAGLE3_WIDTH]
+        assert bool(width) is refused
+        if refused:
+            assert width[0].field == "eagle_aux_hidden_state_layer_ids"
+            assert width[0].step is Step.WIDTH
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "field", "refused"),
+    [
+        ("dflash", "max_position_embeddings", True),
+        ("dflash", "rms_norm_eps", True),
+        ("dflash2", "max_position_embeddings", True),
+        ("dspark", "max_position_embeddings", True),
+        ("peagle", "rms_norm_eps", True),
+        ("eagle3", "rms_norm_eps", True),
+        ("eagle3", "max_position_embeddings", False),
+    ],
+)
+def test_a_layer_config_field_the_class_reads_must_be_set(
+    algorithm: str, field: str, refused: bool
+) -> None:
+    # The real engine (tools/vllm_harness): "'SpeculatorsConfig' object has no attribute
+    # 'max_position_embeddings'" building a DFlash or DSpark draft, "... 'rms_norm_eps'"
+    # building DFlash and EAGLE-3 ones; an EAGLE-3 draft without max_position_embeddings
+    # passes every stage (its rotary size has a default).
+    config = eagle3_config() if algorithm == "eagle3" else CONFIGS[algorithm]()
+    config["sample_from_anchor"] = False
+    del config["transformer_layer_config"][field]
+    errors = check(config, check_tokenizer=False).errors
+    missing = [e for e in errors if e.code is codes.CONSTRUCTOR_FIELD_MISSING]
+    assert bool(missing) is refused, [str(e) for e in errors]
+    if refused:
+        (error,) = missing
+        assert error.field == f"transformer_layer_config.{field}"
+        assert error.step is Step.CONSTRUCTION
+        assert error.evidence is not None
+        assert f"has no attribute '{field}'" in error.evidence
+    config["transformer_layer_config"][field] = None  # present: not this rule's
+    assert not [e for e in check(config).errors if e.code is codes.CONSTRUCTOR_FIELD_MISSING]
+
+
 # --- errors name the file's fields, not the translated ones ---------------------------------------
 
 
@@ -1022,6 +1127,8 @@ def test_a_missing_speculators_config_says_what_vllm_reads_through_it() -> None:
         translate(config.get)
     assert info.value.field == "speculators_config"
     assert str(info.value) == (
-        f"`speculators_config` is missing: vLLM reads `{SPECULATIVE_TOKENS_FIELD}` through it "
-        "(and fails with a bare KeyError or IndexError without it)."
+        f"`speculators_config` is missing, through which vLLM reads `{SPECULATIVE_TOKENS_FIELD}`, "
+        "so it refuses the file at start-up."
     )
+    assert info.value.fix == "add `speculators_config`"
+    assert info.value.code is codes.SPECULATORS_FIELD_MISSING

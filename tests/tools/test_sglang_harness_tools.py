@@ -173,6 +173,11 @@ def test_stage_reached_is_the_failed_stage_else_the_last_stage_passed() -> None:
             },
             "CPU platform",
         ),
+        (
+            {"type": "AssertionError", "message": "x", "where": "torch/cuda/__init__.py:1 (f)"},
+            "CUDA call",
+        ),
+        ({"type": "RuntimeError", "message": "torch.cuda.Stream requires CUDA support"}, "CUDA"),
         ({"type": "ModuleNotFoundError", "message": "No module named 'vllm'"}, "vllm"),
         ({"type": "ModuleNotFoundError", "message": "No module named 'einops'"}, None),
         (
@@ -199,6 +204,19 @@ def test_an_artefact_of_this_machine_is_told_from_a_reading(
         assert found is not None
         assert expected in found
     assert artefact({"exception": None}) is None
+
+
+def test_a_class_whose_model_file_does_not_import_here_is_an_artefact_at_the_registry() -> None:
+    exception = {"type": "ValueError", "message": "Qwen3_5ForCausalLM has no SGlang implementation"}
+    skipped = {"Qwen3_5ForCausalLM": "sglang.srt.models.qwen3_5: no attribute 'op_cpu'"}
+    run_ = {"failed_stage": "registry", "exception": exception, "skipped_classes": skipped}
+    assert artefact(run_) == (
+        "SGLang's model file for Qwen3_5ForCausalLM does not import here "
+        "(sglang.srt.models.qwen3_5: no attribute 'op_cpu')"
+    )
+    # The same class, failing at another stage, is a reading.
+    assert artefact({**run_, "failed_stage": "draft"}) is None
+    assert artefact({**run_, "skipped_classes": {}}) is None
 
 
 @pytest.mark.parametrize("package", ["torchvision", "sgl_kernel"])

@@ -28,8 +28,11 @@ the draft's, and stops at the first that raises (``srt/`` stands for ``sglang/sr
     ``get_model_architecture`` (``srt/model_loader/utils.py``) for the draft's config and
     the target's: the classes ``srt/models/registry.py`` resolves (or the ``auto_map``
     remote code it falls back to). The registry imports every model file and skips, with a
-    warning, one that fails to import; the report lists those (``registry_skipped``), and
-    a class of one of them that is "not registered" is an artefact of this machine.
+    warning, one that fails to import; the report lists those (``registry_skipped``) and,
+    of the draft's and the target's ``architectures``, those such a file defines
+    (``skipped_classes``): a class "not registered" for that reason is an artefact of this
+    machine. ``failed_model`` says whose config (``target`` or ``draft``, or the ``server
+    arguments``) a ``config`` or ``registry`` failure is about.
 ``pipeline``
     ``set_global_server_args_for_scheduler``, which runs ``ServerArgs.resolve_once``: the
     resolution pipeline (``srt/arg_groups/``), with the speculative hook
@@ -185,6 +188,26 @@ def _captured(model: Any) -> list[int] | None:
     return None
 
 
+def _skipped_definitions(hf_config: Any) -> dict[str, str]:
+    """Each of the config's ``architectures`` that a model file the registry skipped defines
+    (``class NAME(`` in its source), with that file's import error."""
+    import importlib.util
+    from pathlib import Path
+
+    names = [str(name) for name in getattr(hf_config, "architectures", None) or ()]
+    found: dict[str, str] = {}
+    for entry in _SKIPPED_BY_REGISTRY.modules:
+        module = entry.split(":", 1)[0]
+        spec = importlib.util.find_spec(module)
+        if spec is None or spec.origin is None:
+            continue
+        source = Path(spec.origin).read_text(encoding="utf-8", errors="replace")
+        for name in names:
+            if f"class {name}(" in source:
+                found[name] = entry
+    return found
+
+
 def _build(model_config: Any) -> Any:
     """The model's class built on the meta device, as ``_initialize_model`` builds it."""
     import torch
@@ -246,6 +269,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
         "capture_layers": None,
         "captured": None,
         "registry_skipped": list(_SKIPPED_BY_REGISTRY.modules),
+        "skipped_classes": {},
+        "failed_model": None,
         "seconds": {"imports": round(time.monotonic() - started, 1)},
     }
     clock = [time.monotonic()]
@@ -257,6 +282,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
         clock[0] = now
 
     stage = "config"
+    model = "server arguments"
     try:
         server_args = ServerArgs(
             model_path=args.target,
@@ -268,7 +294,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
             disable_cuda_graph=True,
             context_length=1024,
         )
+        model = "target"
         target_config = ModelConfig.from_server_args(server_args)
+        model = "draft"
         draft_config = ModelConfig.from_server_args(
             server_args, model_path=args.draft, is_draft_model=True
         )
@@ -277,9 +305,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
         stage = "registry"
         from sglang.srt.model_loader.utils import get_model_architecture
 
-        result["draft_class"] = get_model_architecture(draft_config)[0].__name__
-        result["target_class"] = get_model_architecture(target_config)[0].__name__
+        for model, config in (("target", target_config), ("draft", draft_config)):
+            result["skipped_classes"].update(_skipped_definitions(config.hf_config))
+            result[f"{model}_class"] = get_model_architecture(config)[0].__name__
         passed("registry")
+        model = None
 
         stage = "pipeline"
         from sglang.srt.model_executor.model_runner_components.spec_aux_hidden_state import (
@@ -339,6 +369,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
     except Exception as error:
         result["outcome"] = "failed"
         result["failed_stage"] = stage
+        result["failed_model"] = model if stage in ("config", "registry") else None
         result["exception"] = _exception(error)
     return result
 

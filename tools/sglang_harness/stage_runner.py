@@ -56,9 +56,17 @@ the draft's, and stops at the first that raises (``srt/`` stands for ``sglang/sr
     The draft's class built on the meta device by ``_initialize_model``, as the draft
     worker's ``ModelRunner`` builds it.
 
-Not reached: the draft worker's own set-up (``DFlashWorkerV2._resolve_mask_token_id`` and
-the served tokenizer, the embedding and ``lm_head`` the draft shares with the target),
-weight loading, the attention back-ends, the KV-cache pools, CUDA graphs, a forward pass.
+**Where it stops.** Not reached: the draft worker's own set-up
+(``DFlashWorkerV2._resolve_mask_token_id`` and the served tokenizer, the embedding and
+``lm_head`` the draft shares with the target), weight loading, the attention back-ends, the
+KV-cache pools, CUDA graphs, a forward pass. Reached but not runnable here (artefacts,
+recorded as such): the model files SGLang's registry cannot import under the CPU platform,
+which look up ``sgl_kernel``'s CPU operators in ``torch.ops`` at import (``qwen3_5``,
+``qwen3_5_text``, ``muse_glimmer``, ``minicpmv``, ``qwen4_exp``, ...: the Qwen3.5/3.6 and
+MuseGlimmer targets cannot be resolved), or need ``cutlass`` (``inkling``), ``torchaudio``
+or the CUDA ``causal_conv1d`` kernels; and the CUDA calls some model files make while they
+are built or configured (``torch.cuda.Stream`` in LongCat-Flash's, a lazy CUDA
+initialisation in the GLM-5 DSpark pipeline), which the CPU torch cannot make.
 
 **The speculative parameters** are not passed: ``speculative_num_steps``,
 ``speculative_eagle_topk`` and ``speculative_num_draft_tokens`` are left unset, so SGLang

@@ -19,7 +19,6 @@ version and the harness environment's key (a hash of its pinned requirements).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from collections.abc import Sequence
@@ -29,6 +28,7 @@ from typing import Any, Final
 from tools.sglang_harness.corpus import CASES, Case
 from tools.sglang_harness.environment import environment_key
 from tools.sglang_harness.harness import STAGES, run_many
+from tools.vllm_harness.readings import sha256_of
 
 __all__ = [
     "NOT_REACHED",
@@ -77,11 +77,6 @@ ABOUT: Final = (
     "public config (tools/vllm_harness/corpus.py); a failure at target or capture on it is "
     "not a reading of the draft. not_reached: what the harness never runs."
 )
-
-
-def sha256_of(path: Path) -> str:
-    """The sha256 of a file's bytes, as hex."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def stage_reached(result: dict[str, Any]) -> str | None:

@@ -389,6 +389,7 @@ def test_ci_requires_the_wheels() -> None:
 
 FETCHING_MODULES = (
     "tests/tools/test_vllm_harness.py",  # the harness's environment
+    "tests/tools/test_sglang_harness.py",  # the SGLang harness's environment
     "tests/engines/vllm/test_wheel.py",
     "tests/engines/vllm/test_wheel_tables.py",
     "tests/engines/vllm/test_tables.py",

@@ -11,6 +11,7 @@ from typing import Final
 from drafting_config.draft.architectures import PEAGLE_CLASSES
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.engines.sglang.names import (
+    BUNDLED_DRAFT,
     DFLASH2_CLASSES,
     DRAFT_CLASSES,
     NOT_IN_SGLANG,
@@ -885,7 +886,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                 code=codes.MARKOV_RANK_INVALID,
             )
         )
-    elif draft_class(get) != "DeepseekV4ForCausalLMDSpark":
+    elif draft_class(get) != BUNDLED_DRAFT:
         top = get("markov_rank", None)
         top_rank = _python_int(top)
         if top is None:

@@ -21,6 +21,7 @@ from drafting_config.engines.sglang.config import (
     sglang_draft,
 )
 from drafting_config.engines.sglang.names import (
+    BUNDLED_DRAFT,
     MUSE_LAYER_OUTPUT_DRAFTS,
     VERSION,
     Algorithm,
@@ -355,7 +356,9 @@ def check_sglang_layers(subject: Subject, found: Findings) -> None:
             _last_layer_findings(subject, parsed, found)
         if layers.ids is not None:
             _capture_order_findings(layers, found)
-            _class_vs_runtime(parsed, layers, found)
+            _class_vs_runtime(
+                parsed, layers, found, bundled=draft_class(subject.get) == BUNDLED_DRAFT
+            )
     if target is None:
         return
     _hook_findings(subject, algorithm, found)
@@ -458,10 +461,24 @@ def _capture_order_findings(layers: SglangLayers, found: Findings) -> None:
     )
 
 
-def _class_vs_runtime(parsed: SglangDraft, layers: SglangLayers, found: Findings) -> None:
-    """The draft class sizes ``fc`` for one count; the target worker taps another."""
+def _class_vs_runtime(
+    parsed: SglangDraft, layers: SglangLayers, found: Findings, *, bundled: bool
+) -> None:
+    """The draft class sizes ``fc`` for one count (``srt/models/dflash.py:
+    DFlashDraftModel.__init__``, which SGLang's DSpark classes extend; DeepSeek-V4's bundled
+    head, ``DeepseekV4ForCausalLMDSpark``, sizes by DSpark's list); the target worker taps
+    another."""
     draft = parsed.dflash
-    if draft.target_layer_ids is not None:
+    if parsed.dspark is not None and bundled:
+        # srt/models/deepseek_v4_dspark.py: DeepseekV4ForCausalLMDSpark.__init__ sizes its
+        # main_proj by DSpark's own list (the dspark_-prefixed one first), else by
+        # num_target_layers, else by num_hidden_layers.
+        ids = parsed.dspark.target_layer_ids
+        if ids is not None:
+            class_count = len(ids)
+        else:
+            class_count = draft.num_target_layers or draft.num_hidden_layers or 1
+    elif draft.target_layer_ids is not None:
         class_count = len(draft.target_layer_ids)
     else:
         class_count = draft.num_hidden_layers or 1

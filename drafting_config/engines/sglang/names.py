@@ -50,6 +50,13 @@ class Algorithm(str, enum.Enum):
 
 # --- the draft's model class ----------------------------------------------------------------
 
+BUNDLING_TARGET: Final = "DeepseekV4ForCausalLM"
+"""The target class whose checkpoint may bundle a DSpark draft head (:func:`draft_class`)."""
+
+BUNDLED_DRAFT: Final = "DeepseekV4ForCausalLMDSpark"
+"""The class SGLang loads such a checkpoint with as the draft
+(``srt/models/deepseek_v4_dspark.py``)."""
+
 DRAFT_CLASSES: Final[Mapping[str, Algorithm]] = MappingProxyType(
     {
         # srt/models/dflash.py: EntryClass
@@ -66,7 +73,7 @@ DRAFT_CLASSES: Final[Mapping[str, Algorithm]] = MappingProxyType(
         "DSparkDraftModel": Algorithm.DSPARK,
         "Lfm2DSparkDraftModel": Algorithm.DSPARK,  # srt/models/lfm2_dspark.py
         "DSparkMiniMaxDraftModel": Algorithm.DSPARK,  # srt/models/dspark_minimax.py
-        "DeepseekV4ForCausalLMDSpark": Algorithm.DSPARK,  # srt/models/deepseek_v4_dspark.py
+        BUNDLED_DRAFT: Algorithm.DSPARK,  # srt/models/deepseek_v4_dspark.py
         # srt/models/llama_eagle3.py, srt/models/kimi_k25_eagle3.py
         "LlamaForCausalLMEagle3": Algorithm.EAGLE3,
         "Eagle3DeepseekV2ForCausalLM": Algorithm.EAGLE3,
@@ -88,16 +95,40 @@ MUSE_LAYER_OUTPUT_DRAFTS: Final = frozenset({"DFlash2DraftModel", "MuseGlimmerAs
 (``spec_aux_hidden_state.py: _MUSE_LAYER_OUTPUT_DRAFT_ARCHITECTURES``)."""
 
 
+BUNDLED_DSPARK_KEYS: Final = (
+    "dspark_block_size",
+    "dspark_markov_rank",
+    "dspark_noise_token_id",
+    "dspark_target_layer_ids",
+)
+"""The top-level keys that mark a checkpoint bundling a DSpark draft head
+(``srt/speculative/dspark_components/dspark_config.py: checkpoint_bundles_dspark_draft``)."""
+
+
+def bundles_dspark_draft(get: FieldGetter) -> bool:
+    """``checkpoint_bundles_dspark_draft`` (``dspark_config.py``): any of
+    :data:`BUNDLED_DSPARK_KEYS` set, not null, at the config's top level."""
+    return any(get(key, None) is not None for key in BUNDLED_DSPARK_KEYS)
+
+
 def draft_class(get: FieldGetter) -> str | None:
     """The SGLang draft class that loads the draft: the first of its ``architectures``
     that is one (``srt/models/registry.py: ModelRegistry.resolve_model_cls`` takes
     ``architectures[0]`` when registered); ``None`` when none is.
+
+    A DeepSeek-V4 target checkpoint that bundles its DSpark head (``architectures[0]``
+    :data:`BUNDLING_TARGET` and :func:`bundles_dspark_draft`) is served as the draft too:
+    ``srt/configs/model_config.py: ModelConfig._config_draft_model`` rewrites its
+    ``architectures[0]`` to :data:`BUNDLED_DRAFT` when the algorithm is unset or DSPARK
+    (otherwise to the MTP head ``DeepseekV4ForCausalLMNextN``, no draft of this package).
 
     Raises:
         ParallelDraftingConfigError: ``architectures`` cannot be read at all.
     """
     listed = get("architectures", None)
     names = [listed] if isinstance(listed, str) else listed if is_list(listed) else []
+    if names and names[0] == BUNDLING_TARGET and bundles_dspark_draft(get):
+        return BUNDLED_DRAFT
     for name in names:
         if isinstance(name, str) and name in DRAFT_CLASSES:
             return name

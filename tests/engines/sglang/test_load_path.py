@@ -1,0 +1,75 @@
+"""What SGLang 0.5.23 loads for a draft and how it serves it, along its load path: the
+DeepSeek-V4 checkpoint that bundles its DSpark head, the plain causal LM served as
+STANDALONE, the class it takes from ``architectures``, the config loader's ``model_type``
+and defaults, ``mask_embedding.pt``, and the layer failures listed together (issue 29)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import drafting_config
+from drafting_config.verdicts import Verdict
+
+CORPUS = Path(__file__).resolve().parents[2] / "real_configs"
+DEEPSEEK_V4: dict[str, Any] = json.loads(
+    (CORPUS / "synthesized_targets" / "deepseek-v4-flash.json").read_text(encoding="utf-8")
+)
+BUNDLED = {
+    "dspark_block_size": 5,
+    "dspark_markov_rank": 256,
+    "dspark_noise_token_id": 128799,
+    "dspark_target_layer_ids": [40, 41, 42],
+}
+
+
+def sglang(config: object, **options: Any) -> Verdict:
+    options.setdefault("check_weights", False)
+    return drafting_config.check(config, engine="sglang", **options)
+
+
+def codes(verdict: Verdict) -> list[str]:
+    return [str(e.code) for e in verdict.errors]
+
+
+# --- a DeepSeek-V4 checkpoint bundling its DSpark head -----------------------------------------
+
+
+def test_a_deepseek_v4_checkpoint_bundling_its_dspark_head_is_served_as_dspark() -> None:
+    # model_config.py: _config_draft_model rewrites DeepseekV4ForCausalLM to
+    # DeepseekV4ForCausalLMDSpark, which sizes its projection by dspark_target_layer_ids.
+    config = {**DEEPSEEK_V4, **BUNDLED}
+    for target in (None, DEEPSEEK_V4):
+        verdict = sglang(config, target=target)
+        assert verdict.errors == (), [str(e) for e in verdict.errors]
+        assert (verdict.ok, verdict.mode, verdict.serve_with) == (True, "dspark", "DSPARK")
+        assert (verdict.token_id, verdict.token_source) == (128799, "dspark_noise_token_id")
+
+
+@pytest.mark.parametrize("key", sorted(BUNDLED))
+def test_any_one_of_the_four_dspark_keys_marks_the_bundle(key: str) -> None:
+    # checkpoint_bundles_dspark_draft: any one key not null. The class needs a Markov rank
+    # and DSpark a token id, whatever key marks the bundle.
+    config = {**DEEPSEEK_V4, key: BUNDLED[key], "markov_rank": 256, "mask_token_id": 128799}
+    verdict = sglang(config)
+    assert (verdict.mode, verdict.algorithm) == ("dspark", "DSPARK"), codes(verdict)
+    assert verdict.ok, [str(e) for e in verdict.errors]
+
+
+def test_a_deepseek_v4_checkpoint_without_the_keys_is_no_dspark_draft() -> None:
+    # Null keys do not count; without them SGLang loads the MTP head instead.
+    nulls = dict.fromkeys(BUNDLED)
+    for config in (DEEPSEEK_V4, {**DEEPSEEK_V4, **nulls}):
+        verdict = sglang(config)
+        assert not verdict.ok
+        assert verdict.mode is None
+
+
+def test_only_architectures_0_is_rewritten() -> None:
+    config = {**copy.deepcopy(DEEPSEEK_V4), **BUNDLED}
+    config["architectures"] = ["DeepseekV3ForCausalLM", "DeepseekV4ForCausalLM"]
+    assert sglang(config).mode != "dspark"

@@ -15,7 +15,7 @@ import time
 import pytest
 
 from drafting_config.engines.sglang.names import VERSION
-from drafting_config.engines.sglang.tables import TARGET_CLASSES, model_types
+from drafting_config.engines.sglang.tables import TARGET_CLASSES, model_types, registered_classes
 from tools import engine_tables
 from tools.engine_wheels import Wheel
 from tools.sglang_tables import Hooks, SglangSource, config_registry, registered_model_types
@@ -77,6 +77,10 @@ def test_the_hook_scan_reads_what_the_issue_names(target_hooks: dict[str, Hooks]
     assert target_hooks["Qwen3_5ForConditionalGeneration"] == Hooks(True, False, True)
     assert target_hooks["Dots3NoteForCausalLM"] == Hooks(False, False, False)
     assert len(target_hooks) == 290
+
+
+def test_the_registered_classes_are_every_entry_class(target_hooks: dict[str, Hooks]) -> None:
+    assert registered_classes() == frozenset(target_hooks)
 
 
 @pytest.mark.slow

@@ -12,6 +12,7 @@ from drafting_config.draft.architectures import PEAGLE_CLASSES
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.engines.sglang.names import (
     BUNDLED_DRAFT,
+    BUNDLING_TARGET,
     DFLASH2_CLASSES,
     DRAFT_CLASSES,
     NOT_IN_SGLANG,
@@ -19,10 +20,12 @@ from drafting_config.engines.sglang.names import (
     VERSION,
     Algorithm,
     SglangRefuses,
-    algorithm_of,
-    draft_class,
 )
-from drafting_config.engines.sglang.tables import LONGCAT_ARCHITECTURES, model_types
+from drafting_config.engines.sglang.tables import (
+    LONGCAT_ARCHITECTURES,
+    model_types,
+    registered_classes,
+)
 from drafting_config.rules.subject import Subject
 from drafting_config.values import codes
 from drafting_config.values.codes import Code
@@ -73,6 +76,74 @@ def config_load(get: FieldGetter) -> ConfigLoad | None:
     if isinstance(auto_map, dict) and "AutoConfig" in auto_map:
         return ConfigLoad.REMOTE_CODE
     return ConfigLoad.UNKNOWN
+
+
+# --- the class SGLang loads (srt/models/registry.py) ------------------------------------------
+
+BUNDLED_DSPARK_KEYS: Final = (
+    "dspark_block_size",
+    "dspark_markov_rank",
+    "dspark_noise_token_id",
+    "dspark_target_layer_ids",
+)
+"""The top-level keys that mark a checkpoint bundling a DSpark draft head
+(``srt/speculative/dspark_components/dspark_config.py: checkpoint_bundles_dspark_draft``)."""
+
+
+def bundles_dspark_draft(get: FieldGetter) -> bool:
+    """``checkpoint_bundles_dspark_draft`` (``dspark_config.py``): any of
+    :data:`BUNDLED_DSPARK_KEYS` set, not null, at the config's top level."""
+    return any(get(key, None) is not None for key in BUNDLED_DSPARK_KEYS)
+
+
+def loaded_class(get: FieldGetter) -> str | None:
+    """The class SGLang loads the draft with: after ``_config_draft_model``'s rewrite of
+    ``architectures[0]`` (below), the first name of ``architectures`` that SGLang registers
+    (``srt/model_loader/utils.py: get_model_architecture``, then ``srt/models/registry.py:
+    ModelRegistry.resolve_model_cls``, which takes ``architectures[0]`` when registered,
+    else the first registered name of the list); ``None`` when it registers none (it then
+    falls back to the Transformers backend, ``resolve_transformers_arch``).
+
+    A DeepSeek-V4 target checkpoint that bundles its DSpark head (``architectures[0]``
+    :data:`~drafting_config.engines.sglang.names.BUNDLING_TARGET` and
+    :func:`bundles_dspark_draft`) is served as the draft too:
+    ``srt/configs/model_config.py: ModelConfig._config_draft_model`` rewrites its
+    ``architectures[0]`` to :data:`~drafting_config.engines.sglang.names.BUNDLED_DRAFT` when
+    the algorithm is unset or DSPARK (otherwise to the MTP head
+    ``DeepseekV4ForCausalLMNextN``, no draft of this package).
+
+    Raises:
+        ParallelDraftingConfigError: ``architectures`` cannot be read at all.
+    """
+    listed = get("architectures", None)
+    names = [listed] if isinstance(listed, str) else listed if is_list(listed) else []
+    if names and names[0] == BUNDLING_TARGET and bundles_dspark_draft(get):
+        return BUNDLED_DRAFT
+    registered = registered_classes()
+    for name in names:
+        if isinstance(name, str) and name in registered:
+            return name
+    return None
+
+
+def draft_class(get: FieldGetter) -> str | None:
+    """The SGLang draft class that loads the draft (:func:`loaded_class`, when it is one of
+    :data:`~drafting_config.engines.sglang.names.DRAFT_CLASSES`); ``None`` when SGLang loads
+    another class or none.  A draft class listed after a registered class that is no draft
+    is not the one SGLang loads.
+
+    Raises:
+        ParallelDraftingConfigError: ``architectures`` cannot be read at all.
+    """
+    name = loaded_class(get)
+    return name if name in DRAFT_CLASSES else None
+
+
+def algorithm_of(get: FieldGetter) -> Algorithm | None:
+    """The ``--speculative-algorithm`` the draft's SGLang class serves (see
+    :func:`draft_class`), or ``None`` when SGLang has no class for it."""
+    name = draft_class(get)
+    return None if name is None else DRAFT_CLASSES[name]
 
 
 # --- the DFlash parse (srt/speculative/dflash_utils.py) ----------------------------------------

@@ -17,6 +17,7 @@ from drafting_config.engines.sglang.config import (
     DFlashDraft,
     SglangDraft,
     _unsupported,
+    draft_class,
     sglang_algorithm,
     sglang_draft,
 )
@@ -26,7 +27,6 @@ from drafting_config.engines.sglang.names import (
     VERSION,
     Algorithm,
     SglangRefuses,
-    draft_class,
 )
 from drafting_config.engines.sglang.tables import Hook, LastLayer, TargetClass, target_class
 from drafting_config.rules.subject import Subject

@@ -1,11 +1,12 @@
 """What SGLang 0.5.23 calls a draft, each name spelled once: its release, its
 ``--speculative-algorithm`` values, its draft classes and the algorithm each serves
-(:data:`DRAFT_CLASSES`, :func:`draft_class`, :func:`algorithm_of`), and the methods and
-formats it lacks.  Every function here and in the package's other modules reads a draft's
-config through a :data:`~drafting_config.values.fields.FieldGetter` as SGLang reads the
-``PretrainedConfig`` transformers builds from ``config.json`` (a nested section is a
-``dict``; a missing ``text_config`` is the config itself), and raises
-:class:`SglangRefuses` where SGLang raises, naming the field.
+(:data:`DRAFT_CLASSES`), and the methods and formats it lacks (which class of
+``architectures`` SGLang loads is :func:`~drafting_config.engines.sglang.config.draft_class`).
+Every function of the package reads a draft's config through a
+:data:`~drafting_config.values.fields.FieldGetter` as SGLang reads the ``PretrainedConfig``
+transformers builds from ``config.json`` (a nested section is a ``dict``; a missing
+``text_config`` is the config itself), and raises :class:`SglangRefuses` where SGLang
+raises, naming the field.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from typing import Final, Literal, get_args
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
 )
-from drafting_config.values.fields import FieldGetter, is_list
 
 Release = Literal["sglang==0.5.23"]
 """Each SGLang release this package reads, as ``engine=`` names it, oldest first: one tables
@@ -93,53 +93,6 @@ DFLASH2_CLASSES: Final = frozenset(
 MUSE_LAYER_OUTPUT_DRAFTS: Final = frozenset({"DFlash2DraftModel", "MuseGlimmerAssistantModel"})
 """Drafts whose ids SGLang adds 1 to on a ``muse_glimmer`` target
 (``spec_aux_hidden_state.py: _MUSE_LAYER_OUTPUT_DRAFT_ARCHITECTURES``)."""
-
-
-BUNDLED_DSPARK_KEYS: Final = (
-    "dspark_block_size",
-    "dspark_markov_rank",
-    "dspark_noise_token_id",
-    "dspark_target_layer_ids",
-)
-"""The top-level keys that mark a checkpoint bundling a DSpark draft head
-(``srt/speculative/dspark_components/dspark_config.py: checkpoint_bundles_dspark_draft``)."""
-
-
-def bundles_dspark_draft(get: FieldGetter) -> bool:
-    """``checkpoint_bundles_dspark_draft`` (``dspark_config.py``): any of
-    :data:`BUNDLED_DSPARK_KEYS` set, not null, at the config's top level."""
-    return any(get(key, None) is not None for key in BUNDLED_DSPARK_KEYS)
-
-
-def draft_class(get: FieldGetter) -> str | None:
-    """The SGLang draft class that loads the draft: the first of its ``architectures``
-    that is one (``srt/models/registry.py: ModelRegistry.resolve_model_cls`` takes
-    ``architectures[0]`` when registered); ``None`` when none is.
-
-    A DeepSeek-V4 target checkpoint that bundles its DSpark head (``architectures[0]``
-    :data:`BUNDLING_TARGET` and :func:`bundles_dspark_draft`) is served as the draft too:
-    ``srt/configs/model_config.py: ModelConfig._config_draft_model`` rewrites its
-    ``architectures[0]`` to :data:`BUNDLED_DRAFT` when the algorithm is unset or DSPARK
-    (otherwise to the MTP head ``DeepseekV4ForCausalLMNextN``, no draft of this package).
-
-    Raises:
-        ParallelDraftingConfigError: ``architectures`` cannot be read at all.
-    """
-    listed = get("architectures", None)
-    names = [listed] if isinstance(listed, str) else listed if is_list(listed) else []
-    if names and names[0] == BUNDLING_TARGET and bundles_dspark_draft(get):
-        return BUNDLED_DRAFT
-    for name in names:
-        if isinstance(name, str) and name in DRAFT_CLASSES:
-            return name
-    return None
-
-
-def algorithm_of(get: FieldGetter) -> Algorithm | None:
-    """The ``--speculative-algorithm`` the draft's SGLang class serves (see
-    :func:`draft_class`), or ``None`` when SGLang has no class for it."""
-    name = draft_class(get)
-    return None if name is None else DRAFT_CLASSES[name]
 
 
 NOT_IN_SGLANG: Final = {

@@ -73,3 +73,26 @@ def test_only_architectures_0_is_rewritten() -> None:
     config = {**copy.deepcopy(DEEPSEEK_V4), **BUNDLED}
     config["architectures"] = ["DeepseekV3ForCausalLM", "DeepseekV4ForCausalLM"]
     assert sglang(config).mode != "dspark"
+
+
+# --- the class SGLang takes from architectures --------------------------------------------------
+
+DFLASH: dict[str, Any] = {
+    "architectures": ["DFlashDraftModel"],
+    "model_type": "qwen3",
+    "hidden_size": 4096,
+    "num_hidden_layers": 5,
+    "vocab_size": 151936,
+    "dflash_config": {"mask_token_id": 151669, "target_layer_ids": [1, 9, 17, 25, 33]},
+}
+
+
+def test_sglang_loads_the_first_registered_class_of_architectures() -> None:
+    # registry.py: resolve_model_cls takes the first registered name; a registered class
+    # that is no drafter, listed first, is the one loaded.
+    first = sglang({**DFLASH, "architectures": ["Qwen3ForCausalLM", "DFlashDraftModel"]})
+    assert codes(first) == ["architecture-not-drafter"]
+    assert first.errors[0].field == "architectures"
+    # An unregistered name is skipped (registry.py: _normalize_archs).
+    skipped = sglang({**DFLASH, "architectures": ["MyDraftModel", "DFlashDraftModel"]})
+    assert skipped.ok, [str(e) for e in skipped.errors]

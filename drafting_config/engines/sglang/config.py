@@ -17,7 +17,6 @@ from drafting_config.engines.sglang.names import (
     DRAFT_CLASSES,
     NOT_IN_SGLANG,
     OFFERS,
-    VERSION,
     Algorithm,
     SglangRefuses,
 )
@@ -151,10 +150,13 @@ def algorithm_of(get: FieldGetter) -> Algorithm | None:
 DEFAULT_MASK_TOKEN: Final = "<|MASK|>"
 """``DEFAULT_DFLASH_MASK_TOKEN``: the mask token's text when the draft names none."""
 
-_DFLASH_PARSE: Final = "SGLang's parse_dflash_draft_config (srt/speculative/dflash_utils.py)"
-_DSPARK_PARSE: Final = (
-    "SGLang's parse_dspark_draft_config (srt/speculative/dspark_components/dspark_config.py)"
+_DSPARK_CONFIG: Final = "srt/speculative/dspark_components/dspark_config.py"
+_DFLASH_PARSE: Final = (
+    "srt/speculative/dflash_utils.py: parse_dflash_draft_config raises ValueError"
 )
+_DSPARK_PARSE: Final = f"{_DSPARK_CONFIG}: parse_dspark_draft_config raises ValueError"
+"""The evidence of a refusal of SGLang's DFlash and DSpark parses."""
+_REFUSES: Final = "SGLang refuses the draft at start-up"
 
 
 @dataclass(frozen=True)
@@ -220,7 +222,8 @@ def _nested_or_top(
 
 def optional_int(value: object, field: str, *, minimum: int | None, reader: str) -> int | None:
     """``_parse_optional_int``: ``None`` stays ``None``; anything else goes through
-    ``int()`` (``"16"`` and ``16.9`` give 16) and must be at least ``minimum``.
+    ``int()`` (``"16"`` and ``16.9`` give 16) and must be at least ``minimum``.  ``reader``
+    is the refusal's evidence (the SGLang file and function that raise).
 
     Raises:
         SglangRefuses: ``int()`` fails, or the number is below ``minimum``.
@@ -231,29 +234,42 @@ def optional_int(value: object, field: str, *, minimum: int | None, reader: str)
         number: int = int(value)  # type: ignore[call-overload]
     except Exception:
         raise SglangRefuses(
-            f"`{field}` = {describe_value(value)} is not a number {reader} can read with "
-            "int(): it raises ValueError at start-up.",
+            f"`{field}` = {describe_value(value)} is not a number SGLang reads as an integer: "
+            f"{_REFUSES}.",
             field=field,
             code=codes.DRAFT_CONFIG_FIELD_INVALID,
+            fix=f"set `{field}` to an integer",
+            evidence=reader,
         ) from None
     if minimum is not None and number < minimum:
         expected = "positive" if minimum == 1 else f">= {minimum}"
         raise SglangRefuses(
-            f"`{field}` = {describe_value(value)} must be {expected}: {reader} raises "
-            "ValueError at start-up.",
+            f"`{field}` = {describe_value(value)} must be {expected}: {_REFUSES}.",
             field=field,
             code=codes.DRAFT_CONFIG_FIELD_INVALID,
+            fix=f"set `{field}` to an integer {expected}",
+            evidence=reader,
         )
     return number
 
 
 def _refuse(
-    field: str, value: object, must: str, reader: str = _DFLASH_PARSE, *, code: Code
+    field: str,
+    value: object,
+    must: str,
+    reader: str = _DFLASH_PARSE,
+    *,
+    code: Code,
+    fix: str | None = None,
 ) -> SglangRefuses:
+    """SGLang's parse refusing ``field``: ``must`` says what the value should be, ``reader``
+    is the evidence (:data:`_DFLASH_PARSE`, :data:`_DSPARK_PARSE`)."""
     return SglangRefuses(
-        f"`{field}` = {describe_value(value)} {must}: {reader} raises ValueError at start-up.",
+        f"`{field}` = {describe_value(value)} {must}: {_REFUSES}.",
         field=field,
         code=code,
+        fix=fix,
+        evidence=reader,
     )
 
 
@@ -291,10 +307,12 @@ def parse_dflash_draft_config(get: FieldGetter) -> DFlashDraft:  # noqa: PLR0912
         if bool(pairs[first]) != bool(pairs[second]):
             raise SglangRefuses(
                 f"`dflash_config.{first}` = {bounded_repr(pairs[first])} and "
-                f"`dflash_config.{second}` = {bounded_repr(pairs[second])}: set both or neither; "
-                f"{_DFLASH_PARSE} raises ValueError at start-up.",
+                f"`dflash_config.{second}` = {bounded_repr(pairs[second])}, one set without the "
+                f"other: {_REFUSES}.",
                 field=f"dflash_config.{first}",
                 code=codes.DRAFT_CONFIG_FIELD_INVALID,
+                fix=f"set both `dflash_config.{first}` and `dflash_config.{second}`, or neither",
+                evidence=_DFLASH_PARSE,
             )
     _dflash_floats(section)
     raw, layers_field = _nested_or_top(section, get, "target_layer_ids")
@@ -303,7 +321,11 @@ def parse_dflash_draft_config(get: FieldGetter) -> DFlashDraft:  # noqa: PLR0912
         assert layers_field is not None
         if not is_list(raw):
             raise _refuse(
-                layers_field, raw, "must be a list of layer ids", code=codes.LAYER_IDS_INVALID
+                layers_field,
+                raw,
+                "must be a list of layer ids",
+                code=codes.LAYER_IDS_INVALID,
+                fix=f"set `{layers_field}` to the target layer ids the draft was trained on",
             )
         parsed: list[int] = []
         for index, item in enumerate(raw):
@@ -313,11 +335,18 @@ def parse_dflash_draft_config(get: FieldGetter) -> DFlashDraft:  # noqa: PLR0912
                 raise _refuse(
                     layers_field,
                     raw,
-                    f"has item {index} that int() cannot read",
+                    f"has item {index} that is not an integer",
                     code=codes.LAYER_IDS_INVALID,
+                    fix=f"make every item of `{layers_field}` an integer layer id",
                 ) from None
         if not parsed:
-            raise _refuse(layers_field, raw, "must not be empty", code=codes.LAYER_IDS_INVALID)
+            raise _refuse(
+                layers_field,
+                raw,
+                "must not be empty",
+                code=codes.LAYER_IDS_INVALID,
+                fix=f"set `{layers_field}` to the target layer ids the draft was trained on",
+            )
         layer_ids = tuple(parsed)
     mask_token, mask_field = _nested_or_top(section, get, "mask_token")
     if mask_token is None:
@@ -328,6 +357,8 @@ def parse_dflash_draft_config(get: FieldGetter) -> DFlashDraft:  # noqa: PLR0912
             mask_token,
             "must be a non-empty string",
             code=codes.MASK_TOKEN_TEXT_INVALID,
+            fix=f"set `{mask_field or 'dflash_config.mask_token'}` to the mask token's text, "
+            f"or remove it to use {DEFAULT_MASK_TOKEN}",
         )
     raw, id_field = _nested_or_top(section, get, "mask_token_id")
     mask_token_id: int | None = None
@@ -339,9 +370,16 @@ def parse_dflash_draft_config(get: FieldGetter) -> DFlashDraft:  # noqa: PLR0912
                 raw,
                 "must be an integer (not a bool, string or float)",
                 code=codes.TOKEN_NOT_INT,
+                fix=f"set `{id_field}` to the mask token's id as a JSON integer",
             )
         if raw < 0:
-            raise _refuse(id_field, raw, "must be non-negative", code=codes.TOKEN_OUT_OF_RANGE)
+            raise _refuse(
+                id_field,
+                raw,
+                "must be non-negative",
+                code=codes.TOKEN_OUT_OF_RANGE,
+                fix=f"set `{id_field}` to the mask token's id the draft was trained with",
+            )
         mask_token_id = int(raw)
     _dflash_mimo_extras(section)
     projector, _ = _nested_or_top(section, get, "projector_type")
@@ -374,11 +412,18 @@ def _dflash_floats(section: dict[object, object]) -> None:
             raise _refuse(
                 field,
                 value,
-                "is not a number float() can read",
+                "is not a number",
                 code=codes.DRAFT_CONFIG_FIELD_INVALID,
+                fix=f"set `{field}` to a number",
             ) from None
         if key == "output_multiplier" and number <= 0:
-            raise _refuse(field, value, "must be positive", code=codes.DRAFT_CONFIG_FIELD_INVALID)
+            raise _refuse(
+                field,
+                value,
+                "must be positive",
+                code=codes.DRAFT_CONFIG_FIELD_INVALID,
+                fix=f"set `{field}` to a positive number",
+            )
 
 
 def _dflash_mimo_extras(section: dict[object, object]) -> None:
@@ -391,6 +436,7 @@ def _dflash_mimo_extras(section: dict[object, object]) -> None:
             sink,
             "must be a bool",
             code=codes.DRAFT_CONFIG_FIELD_INVALID,
+            fix="set `dflash_config.attention_sink_bias` to true or false",
         )
     scale = section.get("attention_value_scale")
     if scale is not None and (isinstance(scale, bool) or not isinstance(scale, (int, float))):
@@ -399,6 +445,7 @@ def _dflash_mimo_extras(section: dict[object, object]) -> None:
             scale,
             "must be a number or null (not a bool)",
             code=codes.DRAFT_CONFIG_FIELD_INVALID,
+            fix="set `dflash_config.attention_value_scale` to a number, or remove it",
         )
 
 
@@ -421,8 +468,9 @@ def _domino(section: dict[object, object], get: FieldGetter, block_size: int | N
         raise _refuse(
             "dflash_config.emb_dim",
             nested,
-            f"differs from the top-level emb_dim {bounded_repr(top)}",
+            f"differs from the top-level `emb_dim` = {bounded_repr(top)}",
             code=codes.DOMINO_FIELDS_INVALID,
+            fix="set `dflash_config.emb_dim` and `emb_dim` to the same width, or remove one",
         )
     if not isinstance(shift_label, bool):
         raise _refuse(
@@ -430,6 +478,7 @@ def _domino(section: dict[object, object], get: FieldGetter, block_size: int | N
             shift_label,
             "must be a bool for Domino",
             code=codes.DOMINO_FIELDS_INVALID,
+            fix=f"set `{shift_field or 'dflash_config.shift_label'}` to true or false",
         )
     if prefix != 1:
         raise _refuse(
@@ -437,6 +486,7 @@ def _domino(section: dict[object, object], get: FieldGetter, block_size: int | N
             prefix,
             "must be 1 for Domino",
             code=codes.DOMINO_FIELDS_INVALID,
+            fix="set `dflash_config.pure_draft_prefix_len` to 1",
         )
     if gru is None:
         raise _refuse(
@@ -444,6 +494,7 @@ def _domino(section: dict[object, object], get: FieldGetter, block_size: int | N
             None,
             "is required for Domino",
             code=codes.DOMINO_FIELDS_INVALID,
+            fix="set `dflash_config.gru_hidden_dim` to the GRU width the draft was trained with",
         )
     if nested is None and top is None:
         raise _refuse(
@@ -451,10 +502,15 @@ def _domino(section: dict[object, object], get: FieldGetter, block_size: int | N
             None,
             "is required for Domino",
             code=codes.DOMINO_FIELDS_INVALID,
+            fix="set `dflash_config.emb_dim` to the embedding width the draft was trained with",
         )
     if block_size is not None and block_size <= 1:
         raise _refuse(
-            "block_size", block_size, "must be above 1 for Domino", code=codes.DOMINO_FIELDS_INVALID
+            "block_size",
+            block_size,
+            "must be above 1 for Domino",
+            code=codes.DOMINO_FIELDS_INVALID,
+            fix="set `block_size` to the block size the draft was trained with",
         )
 
 
@@ -462,6 +518,8 @@ def _domino(section: dict[object, object], get: FieldGetter, block_size: int | N
 
 MARKOV_HEAD_TYPES: Final = ("vanilla", "gated", "rnn")
 """``SUPPORTED_DSPARK_MARKOV_HEAD_TYPES``."""
+
+_HEAD_TYPES_TEXT: Final = f"{', '.join(MARKOV_HEAD_TYPES[:-1])} or {MARKOV_HEAD_TYPES[-1]}"
 
 DSPARK_TOKEN_ORDER: Final = (
     "dspark_noise_token_id",
@@ -556,6 +614,7 @@ def parse_dspark_draft_config(get: FieldGetter) -> DSparkDraft:  # noqa: PLR0912
             "must be >= 0",
             _DSPARK_PARSE,
             code=codes.MARKOV_RANK_INVALID,
+            fix=f"set `{rank_field or 'markov_rank'}` to the rank of the draft's Markov head",
         )
     head_field: str | None = "dspark_markov_head_type"
     head: object = prefixed["dspark_markov_head_type"]
@@ -563,11 +622,13 @@ def parse_dspark_draft_config(get: FieldGetter) -> DSparkDraft:  # noqa: PLR0912
         head, head_field = _dspark_chain(get, merged, "markov_head_type", None)
     if rank > 0 and head is None and not uses_prefixed:
         raise SglangRefuses(
-            f"The DSpark draft sets markov_rank = {bounded_repr(rank)} but no `markov_head_type` "
-            f"(one of {', '.join(MARKOV_HEAD_TYPES)}): {_DSPARK_PARSE} raises ValueError at "
-            "start-up.",
+            f"`{rank_field or 'markov_rank'}` = {bounded_repr(rank)} is set but "
+            f"`markov_head_type` is not, so {_REFUSES}.",
             field="markov_head_type",
             code=codes.MARKOV_HEAD_TYPE_MISSING,
+            fix="set `markov_head_type` to the head the draft was trained with: "
+            f"{_HEAD_TYPES_TEXT}",
+            evidence=_DSPARK_PARSE,
         )
     head_type = None
     if head is not None:
@@ -579,6 +640,8 @@ def parse_dspark_draft_config(get: FieldGetter) -> DSparkDraft:  # noqa: PLR0912
                 f"must be one of {', '.join(MARKOV_HEAD_TYPES)}",
                 _DSPARK_PARSE,
                 code=codes.MARKOV_HEAD_TYPE_INVALID,
+                fix=f"set `{head_field or 'markov_head_type'}` to the head the draft was trained "
+                f"with: {_HEAD_TYPES_TEXT}",
             )
     id_field: str | None = "dspark_noise_token_id"
     raw = prefixed["dspark_noise_token_id"]
@@ -594,6 +657,8 @@ def parse_dspark_draft_config(get: FieldGetter) -> DSparkDraft:  # noqa: PLR0912
             "must be non-negative",
             _DSPARK_PARSE,
             code=codes.TOKEN_OUT_OF_RANGE,
+            fix=f"set `{id_field or 'mask_token_id'}` to the mask token's id the draft was "
+            "trained with",
         )
     optional_int(
         prefixed["dspark_block_size"], "dspark_block_size", minimum=None, reader=_DSPARK_PARSE
@@ -608,6 +673,8 @@ def parse_dspark_draft_config(get: FieldGetter) -> DSparkDraft:  # noqa: PLR0912
                 "must be a non-empty list of ints",
                 _DSPARK_PARSE,
                 code=codes.LAYER_IDS_INVALID,
+                fix="set `dspark_target_layer_ids` to the target layer ids the draft was "
+                "trained on",
             )
         parsed = []
         for index, item in enumerate(layers):
@@ -617,9 +684,10 @@ def parse_dspark_draft_config(get: FieldGetter) -> DSparkDraft:  # noqa: PLR0912
                 raise _refuse(
                     "dspark_target_layer_ids",
                     layers,
-                    f"has item {index} that int() cannot read",
+                    f"has item {index} that is not an integer",
                     _DSPARK_PARSE,
                     code=codes.LAYER_IDS_INVALID,
+                    fix="make every item of `dspark_target_layer_ids` an integer layer id",
                 ) from None
         layer_ids, layers_field = tuple(parsed), "dspark_target_layer_ids"
     return DSparkDraft(
@@ -719,7 +787,7 @@ def _unsupported(subject: Subject) -> str | None:
     """What SGLang lacks for this draft (a method or the speculators format), or ``None``."""
     draft = subject.draft
     if draft.format == "speculators":
-        return "speculators format"
+        return _SPECULATORS
     listed = subject.get("architectures", None)
     if isinstance(listed, list) and PEAGLE_CLASSES & {
         name for name in listed if isinstance(name, str)
@@ -788,8 +856,13 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
     if lacking is not None:
         found.error(
             ParallelDraftingConfigError(
-                f"SGLang {VERSION} has no {lacking}, so it cannot serve this draft. {OFFERS}.",
+                f"SGLang has no {lacking}, so it cannot serve this draft.",
+                field=_lacking_field(subject, lacking),
                 code=codes.METHOD_UNSUPPORTED,
+                fix=OFFERS,
+                evidence=_NO_SPECULATORS
+                if lacking == _SPECULATORS
+                else "srt/speculative/spec_info.py: SpeculativeAlgorithm has no such algorithm",
             )
         )
         return
@@ -799,12 +872,14 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
         listed = subject.get("architectures", None)
         found.error(
             ParallelDraftingConfigError(
-                f"SGLang {VERSION} has no draft class among `architectures` = "
-                f"{describe_value(listed)}, and the draft names no DFlash or DSpark field: "
-                "SGLang cannot serve it as a parallel drafter (its registry, "
-                f"srt/models/registry.py, loads architectures[0]). {OFFERS}.",
+                f"`architectures` = {describe_value(listed)} names no SGLang draft class and "
+                "no DFlash or DSpark field is set, so SGLang cannot serve it as a parallel "
+                "drafter.",
                 field="architectures",
                 code=codes.ARCHITECTURE_UNSUPPORTED,
+                fix=OFFERS,
+                evidence="srt/models/registry.py: ModelRegistry.resolve_model_cls loads "
+                "architectures[0]",
             )
         )
         return
@@ -813,19 +888,34 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
         worker, attribute, fix = _WORKER_NEEDS[algorithm]
         found.error(
             ParallelDraftingConfigError(
-                f"SGLang {VERSION} has no draft class among `architectures` = "
-                f"{describe_value(listed)}: it loads another class (srt/models/registry.py: "
-                "resolve_model_cls, falling back to TransformersForCausalLM through "
-                "srt/model_loader/utils.py: resolve_transformers_arch), which has no "
-                f"`{attribute}`, and {worker}.__init__ reads it from the draft model "
-                f"(AttributeError). Fix: set `architectures` to [{bounded_repr(fix)}] when the "
-                f"checkpoint's weights are that class's (SGLang's draft classes: "
-                f"{', '.join(sorted(DRAFT_CLASSES))}). The verdict assumes "
-                f"--speculative-algorithm {algorithm.value}.",
+                f"`architectures` = {describe_value(listed)} names no SGLang draft class: SGLang "
+                f"loads another class, without `{attribute}`, and its {algorithm.value} worker "
+                "fails at start-up.",
                 field="architectures",
                 code=codes.ARCHITECTURE_NOT_DRAFTER,
+                fix=f"set `architectures` to [{bounded_repr(fix)}] when the checkpoint's weights "
+                "are that class's",
+                evidence="srt/models/registry.py: resolve_model_cls, falling back to "
+                "TransformersForCausalLM (srt/model_loader/utils.py: resolve_transformers_arch); "
+                f"{worker}.__init__ raises AttributeError",
             )
         )
+
+
+_SPECULATORS: Final = "speculators format"
+_NO_SPECULATORS: Final = "srt/: nothing in SGLang reads speculators_model_type"
+
+
+def _lacking_field(subject: Subject, lacking: str) -> str | None:
+    """The field that asks for what SGLang lacks (:func:`_unsupported`): the speculators
+    file's ``speculators_model_type``, P-EAGLE's ``architectures``, else the token field that
+    names the method (``pard_token``, ``ptd_token_id``)."""
+    if lacking == _SPECULATORS:
+        return "speculators_model_type"
+    if lacking == NOT_IN_SGLANG["peagle"]:
+        return "architectures"
+    winner = subject.draft.winner
+    return None if winner is None else subject.draft.file_field(winner.source.value)
 
 
 _WORKER_NEEDS: Final[dict[Algorithm, tuple[str, str, str]]] = {
@@ -858,33 +948,34 @@ def _config_load_findings(subject: Subject, found: Findings) -> None:
         return
     model_type = subject.get("model_type", None)
     types = model_types()
+    # SGLang's _CONFIG_REGISTRY (srt/utils/hf_transformers/common.py) and the config classes
+    # it registers elsewhere, and the transformers release SGLang requires
+    known = f"is known neither to SGLang nor to transformers {types.transformers}"
     where = (
-        "HfModelConfigParser.parse, srt/utils/hf_transformers/config.py, through "
-        "transformers' AutoConfig.from_pretrained"
+        "srt/utils/hf_transformers/config.py: HfModelConfigParser.parse, through transformers' "
+        "AutoConfig.from_pretrained"
     )
-    known = (
-        f"known neither to SGLang {VERSION}'s _CONFIG_REGISTRY "
-        "(srt/utils/hf_transformers/common.py) and the other config classes it registers, "
-        f"nor to transformers {types.transformers} (the version SGLang {VERSION} requires)"
-    )
+    fix = 'set `model_type` to the type of the draft\'s layers, such as "qwen3"'
     if load is ConfigLoad.UNKNOWN:
         found.error(
             ParallelDraftingConfigError(
-                f"`model_type` = {bounded_repr(model_type)} is {known}, and `auto_map` names no "
-                f"AutoConfig: SGLang fails loading the draft's config with ValueError "
-                f"({where}). Fix: set `model_type` to the type of the draft's layers, such "
-                'as "qwen3", as published checkpoints do.',
+                f"`model_type` = {bounded_repr(model_type)} {known}, and `auto_map` names no "
+                "AutoConfig: SGLang fails loading the draft's config.",
                 field="model_type",
                 code=codes.MODEL_TYPE_UNKNOWN,
+                fix=f"{fix}, as published checkpoints do",
+                evidence=f"{where}, raises ValueError",
             )
         )
     else:
         found.warn(
             ParallelDraftingConfigWarning(
-                f"`model_type` = {bounded_repr(model_type)} is {known}: SGLang parses the draft's "
-                "config only through `auto_map.AutoConfig`'s remote code, with "
-                f"--trust-remote-code ({where}).",
+                f"`model_type` = {bounded_repr(model_type)} {known}: SGLang parses the config "
+                "only through `auto_map.AutoConfig`'s remote code, with --trust-remote-code.",
+                field="model_type",
                 code=codes.MODEL_TYPE_REMOTE_CODE,
+                fix=f"serve it with --trust-remote-code, or {fix}",
+                evidence=where,
             )
         )
 
@@ -924,25 +1015,35 @@ def check_sglang_config(subject: Subject, found: Findings) -> None:
         if get(field, None) is None and read_path(get, f"text_config.{field}") is None:
             found.error(
                 ParallelDraftingConfigError(
-                    f"The draft sets no `{field}`: SGLang's draft class reads it "
-                    "unconditionally (srt/models/dflash.py: DFlashDraftModel.__init__) and "
-                    "fails at start-up.",
+                    f"`{field}` is not set, but SGLang's draft class reads it: it fails at "
+                    "start-up.",
                     field=field,
                     code=codes.CONSTRUCTOR_FIELD_MISSING,
+                    fix=f"set `{field}` to the draft model's {_SIZE_NAMES[field]}",
+                    evidence="srt/models/dflash.py: DFlashDraftModel.__init__ raises "
+                    "AttributeError",
                 )
             )
     name = draft_class(get)
     if name in DFLASH2_CLASSES and not parsed.dflash.selector_rank:
         found.error(
             ParallelDraftingConfigError(
-                f"A {name} draft needs `dflash_config.selector_rank` (and selector_top_k): "
-                "SGLang's DFlash2DraftModel.__init__ (srt/models/dflash.py) raises without it.",
+                f"A {name} draft has no `dflash_config.selector_rank`, so SGLang refuses it at "
+                "start-up.",
                 field="dflash_config.selector_rank",
                 code=codes.DFLASH2_SELECTOR_MISSING,
+                fix="set `dflash_config.selector_rank` and `dflash_config.selector_top_k` to the "
+                "candidate selector's sizes the draft was trained with",
+                evidence="srt/models/dflash.py: DFlash2DraftModel.__init__ raises ValueError",
             )
         )
     if parsed.dspark is not None:
         _dspark_findings(subject, parsed.dspark, found)
+
+
+_SIZE_NAMES: Final = {"hidden_size": "hidden size", "num_hidden_layers": "number of layers"}
+
+_BUILD_MARKOV_HEAD: Final = "srt/models/dspark.py: build_markov_head"
 
 
 def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> None:
@@ -950,11 +1051,14 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
     if dspark.markov_rank <= 0:
         found.error(
             ParallelDraftingConfigError(
-                f"A DSpark draft needs markov_rank > 0 (got {bounded_repr(dspark.markov_rank)}): "
-                "SGLang's _resolve_dflash_aux_hidden_state (spec_aux_hidden_state.py) raises "
-                "ValueError at start-up.",
+                f"`{dspark.markov_rank_field or 'markov_rank'}` = "
+                f"{bounded_repr(dspark.markov_rank)}, but a DSpark draft needs a rank above 0: "
+                f"{_REFUSES}.",
                 field=dspark.markov_rank_field or "markov_rank",
                 code=codes.MARKOV_RANK_INVALID,
+                fix="set `markov_rank` to the rank of the draft's Markov head, above 0",
+                evidence="srt/model_executor/model_runner_components/spec_aux_hidden_state.py: "
+                "_resolve_dflash_aux_hidden_state raises ValueError",
             )
         )
     elif draft_class(get) != BUNDLED_DRAFT:
@@ -963,23 +1067,24 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
         if top is None:
             found.error(
                 ParallelDraftingConfigError(
-                    f"`{dspark.markov_rank_field}` = {bounded_repr(dspark.markov_rank)}, but "
-                    "SGLang's DSpark model builds its Markov head from the top-level "
-                    "`markov_rank` only (srt/models/dspark.py: build_markov_head) and raises "
-                    "ValueError without it. Set `markov_rank` at the top level too.",
+                    f"`{dspark.markov_rank_field}` = {bounded_repr(dspark.markov_rank)} is set but "
+                    "the top-level `markov_rank` is not, which SGLang's DSpark model reads: it "
+                    "fails at start-up.",
                     field="markov_rank",
                     code=codes.MARKOV_RANK_NESTED_ONLY,
+                    fix=f"copy `{dspark.markov_rank_field}` to the top-level `markov_rank`",
+                    evidence=f"{_BUILD_MARKOV_HEAD} raises ValueError",
                 )
             )
         elif top_rank is None or top_rank <= 0:
             found.error(
                 ParallelDraftingConfigError(
-                    f"`markov_rank` = {describe_value(top)}: SGLang's DSpark model builds its "
-                    "Markov head from int(markov_rank) (srt/models/dspark.py: "
-                    "build_markov_head), which must be above 0; it raises otherwise. Set "
-                    "`markov_rank` to a positive integer.",
+                    f"`markov_rank` = {describe_value(top)} is not an integer above 0, which "
+                    "SGLang's DSpark model builds its Markov head with: it fails at start-up.",
                     field="markov_rank",
                     code=codes.MARKOV_RANK_INVALID,
+                    fix="set `markov_rank` to the rank of the draft's Markov head, above 0",
+                    evidence=f"{_BUILD_MARKOV_HEAD} raises on int(markov_rank)",
                 )
             )
         head_field = dspark.markov_head_type_field
@@ -991,23 +1096,26 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
         ):
             found.warn(
                 ParallelDraftingConfigWarning(
-                    f"`{head_field}` = {dspark.markov_head_type!r}, but SGLang's DSpark model "
-                    "reads the top-level `markov_head_type` only (build_markov_head in "
-                    "srt/models/dspark.py, default 'vanilla'): it builds a vanilla head "
-                    "and the checkpoint's head weights will not fit. Set `markov_head_type` "
-                    "at the top level too.",
+                    f"`{head_field}` = {bounded_repr(dspark.markov_head_type)} is set but the "
+                    "top-level `markov_head_type` is not: SGLang builds a vanilla head, which "
+                    "the checkpoint's head weights will not fit.",
+                    field="markov_head_type",
                     code=codes.MARKOV_HEAD_TYPE_NESTED,
+                    fix=f"copy `{head_field}` to the top-level `markov_head_type`",
+                    evidence=f"{_BUILD_MARKOV_HEAD} reads the top-level markov_head_type, "
+                    "default 'vanilla'",
                 )
             )
     if dspark.mask_token_id is None:
         found.error(
             ParallelDraftingConfigError(
-                "A DSpark draft must name its token id (dspark_noise_token_id, "
-                "dspark_config/dflash_config.mask_token_id or mask_token_id): SGLang's "
-                "resolve_runtime_config (dspark_config.py) raises 'DSpark requires "
-                "mask_token_id to be set in the draft model config.'",
+                "The DSpark draft names no mask token id, so SGLang refuses it at start-up.",
                 field="mask_token_id",
                 code=codes.TOKEN_MISSING,
+                fix="set `dspark_noise_token_id`, `dflash_config.mask_token_id` or "
+                "`mask_token_id` to the mask token's id the draft was trained with",
+                evidence=f"{_DSPARK_CONFIG}: resolve_runtime_config raises ValueError "
+                "('DSpark requires mask_token_id to be set in the draft model config.')",
             )
         )
         return
@@ -1020,10 +1128,11 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
         found.error(
             ParallelDraftingConfigError(
                 f"`{field}` = {bounded_repr(dspark.mask_token_id)} is outside the target's "
-                f"vocabulary ({bounded_repr(bound)}): SGLang's resolve_runtime_config "
-                "(dspark_config.py) raises ValueError at start-up.",
+                f"vocabulary ({bounded_repr(bound)}): {_REFUSES}.",
                 field=field,
                 code=codes.TOKEN_OUTSIDE_TARGET_VOCAB,
+                fix=f"set `{field}` to the mask token's id in the target's vocabulary",
+                evidence=f"{_DSPARK_CONFIG}: resolve_runtime_config raises ValueError",
             )
         )
 

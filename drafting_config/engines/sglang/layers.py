@@ -24,7 +24,6 @@ from drafting_config.engines.sglang.config import (
 from drafting_config.engines.sglang.names import (
     BUNDLED_DRAFT,
     MUSE_LAYER_OUTPUT_DRAFTS,
-    VERSION,
     Algorithm,
     SglangRefuses,
 )
@@ -42,6 +41,12 @@ from drafting_config.values.integers import exact_int
 
 # --- the tapped layers -------------------------------------------------------------------------
 
+_DFLASH_UTILS: Final = "srt/speculative/dflash_utils.py"
+_DFLASH_CLASS: Final = "srt/models/dflash.py: DFlashDraftModel.__init__"
+_NAME_THE_LAYERS: Final = (
+    "name the target layers the draft was trained on in `dflash_config.target_layer_ids`"
+)
+
 
 def build_target_layer_ids(num_target_layers: int, num_draft_layers: int) -> tuple[int, ...]:
     """``build_target_layer_ids`` (``dflash_utils.py``): the DFlash layer ids SGLang taps
@@ -55,9 +60,11 @@ def build_target_layer_ids(num_target_layers: int, num_draft_layers: int) -> tup
     if num_target_layers <= 0 or num_draft_layers <= 0:
         raise SglangRefuses(
             f"SGLang derives the tapped layers from {bounded_repr(num_target_layers)} target "
-            f"layers and {bounded_repr(num_draft_layers)} draft layers, and both must be positive "
-            "(build_target_layer_ids in srt/speculative/dflash_utils.py raises ValueError).",
+            f"layers and {bounded_repr(num_draft_layers)} draft layers, and refuses a count "
+            "below 1 at start-up.",
             code=codes.DERIVED_LAYERS_INVALID,
+            fix=_NAME_THE_LAYERS,
+            evidence=f"{_DFLASH_UTILS}: build_target_layer_ids raises ValueError",
         )
     if num_draft_layers == 1:
         return (num_target_layers // 2,)
@@ -66,9 +73,12 @@ def build_target_layer_ids(num_target_layers: int, num_draft_layers: int) -> tup
         raise SglangRefuses(
             "The draft names no target layers, so SGLang derives "
             f"{bounded_repr(num_draft_layers)} of them from the target's "
-            f"{bounded_repr(num_target_layers)} layers, which needs at least 4 "
-            "(build_target_layer_ids in srt/speculative/dflash_utils.py raises ValueError).",
+            f"{bounded_repr(num_target_layers)} layers, and refuses a target of fewer than 4 "
+            "at start-up.",
+            field="dflash_config.target_layer_ids",
             code=codes.DERIVED_LAYERS_INVALID,
+            fix=_NAME_THE_LAYERS,
+            evidence=f"{_DFLASH_UTILS}: build_target_layer_ids raises ValueError",
         )
     span = end - start
     return tuple(
@@ -107,16 +117,15 @@ def resolve_target_layer_ids(
         distinct = target_num_layers - 3  # build_target_layer_ids spreads ids over [1, L - 3]
         if draft_num_layers > 1 and 1 <= distinct < draft_num_layers:
             raise SglangRefuses(
-                f"`num_hidden_layers` = {bounded_repr(draft_num_layers)}: the draft names no "
-                "target layers, so SGLang derives one per draft layer, spread over layers 1 "
-                f"to {bounded_repr(distinct)} of the target's {bounded_repr(target_num_layers)} "
-                "(build_target_layer_ids in srt/speculative/dflash_utils.py), which hold "
-                "fewer: the ids repeat, the target captures each layer once (inside its layer "
-                "loop), and fc, sized for one feature per draft layer, gets fewer features, so "
-                "the first forward pass fails. Name the layers the draft was trained on in "
-                "dflash_config.target_layer_ids.",
+                f"`num_hidden_layers` = {bounded_repr(draft_num_layers)} and no target layers "
+                "are named, so SGLang taps one per draft layer, spread over layers 1 to "
+                f"{bounded_repr(distinct)} of the target's {bounded_repr(target_num_layers)}: "
+                "the ids repeat and the first forward pass fails.",
                 field="num_hidden_layers",
                 code=codes.DERIVED_LAYERS_INVALID,
+                fix=_NAME_THE_LAYERS,
+                evidence=f"{_DFLASH_UTILS}: build_target_layer_ids; the target captures each "
+                "layer once, so fc gets fewer features than it is sized for",
             )
         if draft_num_layers > MAX_DERIVED_LAYERS:
             return RuntimeLayers(None, None, target_num_layers)
@@ -126,13 +135,16 @@ def resolve_target_layer_ids(
     for index, layer_id in enumerate(draft.target_layer_ids):
         if not 0 <= layer_id < target_num_layers:
             raise SglangRefuses(
-                f"`{field}` = {bounded_repr(list(draft.target_layer_ids))}: item {index} is "
+                f"`{field}` = {bounded_repr(list(draft.target_layer_ids))} has item {index} = "
                 f"{bounded_repr(layer_id)}, outside [0, {bounded_repr(target_num_layers - 1)}] "
-                f"for a target of {bounded_repr(target_num_layers)} layers "
-                "(resolve_target_layer_ids in srt/speculative/dflash_utils.py raises ValueError "
-                "at start-up).",
+                f"for a target of {bounded_repr(target_num_layers)} layers: SGLang refuses the "
+                "draft at start-up.",
                 field=field,
                 code=codes.LAYER_ID_OUT_OF_RANGE,
+                fix=f"name only target layers 0 to {bounded_repr(target_num_layers - 1)} in "
+                f"`{field}`, or check that the draft is for this target",
+                evidence=f"{_DFLASH_UTILS}: DFlashDraftConfig.resolve_target_layer_ids raises "
+                "ValueError",
             )
     return RuntimeLayers(draft.target_layer_ids, field)
 
@@ -371,13 +383,13 @@ def check_sglang_layers(subject: Subject, found: Findings) -> None:
     ):
         found.error(
             ParallelDraftingConfigError(
-                f"`hidden_size` = {bounded_repr(hidden)}, but the target's hidden_size is "
-                f"{bounded_repr(target.hidden_size)}: SGLang's DFlash draft class sizes fc for "
-                "its own hidden_size per tapped layer (srt/models/dflash.py: "
-                "DFlashDraftModel.__init__; target_hidden_size is not read), so the first "
-                "forward pass fails ('DFLASH target_hidden feature dim mismatch').",
+                f"`hidden_size` = {bounded_repr(hidden)}, but the target's is "
+                f"{bounded_repr(target.hidden_size)}: SGLang sizes fc by the draft's own, so the "
+                "first forward pass fails.",
                 field="hidden_size",
                 code=codes.HIDDEN_SIZE_MISMATCH,
+                evidence=f"{_DFLASH_CLASS} sizes fc by hidden_size (target_hidden_size is not "
+                "read); the forward pass raises 'DFLASH target_hidden feature dim mismatch'",
             )
         )
 
@@ -396,14 +408,15 @@ def _class_derivation_findings(draft: DFlashDraft, found: Findings) -> None:
         return
     found.error(
         ParallelDraftingConfigError(
-            f"The draft names no target layers and no `num_target_layers`, so SGLang's DFlash "
-            f"draft class derives {layers} layer ids from its own depth of {layers} "
-            "(srt/models/dflash.py: DFlashDraftModel.__init__ calls build_target_layer_ids"
-            f"({layers}, {layers})), which raises ValueError: it needs a depth of at least 4.",
+            "The draft names neither target layers nor `num_target_layers`, so SGLang's DFlash "
+            f"draft class derives its layers from its own depth, {layers}, and refuses it at "
+            "start-up: that needs a depth of 4.",
             field="num_target_layers",
             code=codes.DFLASH_CLASS_DERIVES_LAYERS,
             fix="set `dflash_config.target_layer_ids` to the layers the draft was trained on, "
-            "or `num_target_layers` to the target's num_hidden_layers.",
+            "or `num_target_layers` to the target's num_hidden_layers",
+            evidence=f"{_DFLASH_CLASS} calls build_target_layer_ids({layers}, {layers}), "
+            "which raises ValueError",
         )
     )
 
@@ -418,15 +431,14 @@ def _class_count_findings(draft: DFlashDraft, subject: Subject, found: Findings)
             field = draft.num_target_layers_field or "num_target_layers"
             found.error(
                 ParallelDraftingConfigError(
-                    f"`{draft.target_layer_ids_field}` = "
-                    f"{bounded_repr(list(draft.target_layer_ids))}: item {index} is "
-                    f"{bounded_repr(layer_id)}, but `{field}` = {bounded_repr(depth)}. SGLang's "
-                    "DFlash draft class reads num_target_layers as the target's depth and "
-                    "refuses ids at or above it (srt/models/dflash.py: "
-                    "DFlashDraftModel.__init__). Set num_target_layers to the target's "
-                    "num_hidden_layers, or remove it.",
+                    f"`{draft.target_layer_ids_field}` has item {index} = "
+                    f"{bounded_repr(layer_id)}, outside `{field}` = {bounded_repr(depth)}, which "
+                    "SGLang's DFlash draft class reads as the target's depth: it refuses the "
+                    "draft at start-up.",
                     field=field,
                     code=codes.LAYER_ID_OUT_OF_RANGE,
+                    fix="set `num_target_layers` to the target's num_hidden_layers, or remove it",
+                    evidence=f"{_DFLASH_CLASS} raises ValueError",
                 )
             )
             return
@@ -451,12 +463,12 @@ def _capture_order_findings(layers: SglangLayers, found: Findings) -> None:
     source = layers.source
     found.error(
         ParallelDraftingConfigError(
-            f"The layers SGLang {VERSION} taps, {bounded_repr(list(ids))} ({source}), {what}. "
-            "Its target models capture each layer once, inside their layer loop "
-            "(srt/models/qwen2.py and the others: `if i in self.layers_to_capture`).",
+            f"The layers SGLang taps, {bounded_repr(list(ids))} ({source}), {what}.",
             field=source if source is not None and not source.startswith("derived") else None,
             code=codes.LAYERS_CAPTURED_IN_ORDER,
-            fix="name each target layer once, in increasing order, as the draft was trained.",
+            fix="name each target layer once, in increasing order, as the draft was trained",
+            evidence="srt/models/qwen2.py and the other target models: the layer loop captures "
+            "each layer once, `if i in self.layers_to_capture`",
         )
     )
 
@@ -484,14 +496,19 @@ def _class_vs_runtime(
         class_count = draft.num_hidden_layers or 1
     assert layers.ids is not None
     if len(layers.ids) != class_count:
+        field = layers.source if layers.source in ("dspark_target_layer_ids",) else None
         found.error(
             ParallelDraftingConfigError(
                 f"SGLang taps {bounded_repr(len(layers.ids))} target layers ({layers.source}) but "
-                f"its draft class sizes fc for {bounded_repr(class_count)} (srt/models/dflash.py: "
-                "DFlashDraftModel.__init__): the first forward pass fails ('DFLASH target_hidden "
-                "feature dim mismatch').",
-                field=layers.source if layers.source in ("dspark_target_layer_ids",) else None,
+                f"its draft class sizes fc for {bounded_repr(class_count)}: the first forward "
+                "pass fails.",
+                field=field,
                 code=codes.TAPPED_WIDTH_MISMATCH,
+                fix=None
+                if field is None
+                else f"name {bounded_repr(class_count)} layers in `{field}`, as fc is sized for",
+                evidence=f"{_DFLASH_CLASS} sizes fc; the forward pass raises 'DFLASH "
+                "target_hidden feature dim mismatch'",
             )
         )
 
@@ -517,25 +534,35 @@ def _last_layer_findings(subject: Subject, parsed: SglangDraft, found: Findings)
     if cls.last_layer is LastLayer.NEVER:
         found.error(
             ParallelDraftingConfigError(
-                f"`{field}` names layer {bounded_repr(last)}, the target's last: SGLang's {name} "
-                f"adds 1 and captures before layer {bounded_repr(last + 1)}, which its loop never "
-                "reaches (srt/models/: the model's forward captures inside the layer loop only), "
-                "so the drafter gets one feature fewer than fc expects and the first forward "
-                "pass fails. vLLM captures it; SGLang cannot.",
+                f"`{field}` names layer {bounded_repr(last)}, the target's last, which SGLang's "
+                f"{name} never captures: fc gets one feature fewer and the first forward pass "
+                "fails.",
                 field=field,
                 code=codes.LAST_LAYER_NEVER_CAPTURED,
+                fix=_SERVE_WITH_VLLM,
+                evidence=f"srt/models/: {name} adds 1 and captures before layer "
+                f"{bounded_repr(last + 1)}, inside its layer loop only, which never reaches it",
             )
         )
     elif cls.last_layer in (LastLayer.INDEX_ERROR, LastLayer.VALUE_ERROR):
         found.error(
             ParallelDraftingConfigError(
-                f"`{field}` names layer {bounded_repr(last)}, the target's last: SGLang's {name} "
-                f"raises {cls.last_layer.value} at start-up on it (its "
-                "set_dflash_layers_to_capture indexes or range-checks the layers).",
+                f"`{field}` names layer {bounded_repr(last)}, the target's last, which SGLang's "
+                f"{name} refuses at start-up.",
                 field=field,
                 code=codes.LAST_LAYER_REFUSED,
+                fix=_SERVE_WITH_VLLM,
+                evidence=f"srt/models/: {name}.set_dflash_layers_to_capture raises "
+                f"{cls.last_layer.value}",
             )
         )
+
+
+_SERVE_WITH_VLLM: Final = "serve it with vLLM, which captures the target's last layer"
+_CAPTURE_SETUP: Final = (
+    "srt/model_executor/model_runner_components/attention_backend_setup.py: "
+    "configure_aux_hidden_state_capture"
+)
 
 
 def _hook_findings(subject: Subject, algorithm: Algorithm, found: Findings) -> None:
@@ -549,20 +576,23 @@ def _hook_findings(subject: Subject, algorithm: Algorithm, found: Findings) -> N
     if hook is None:
         found.error(
             ParallelDraftingConfigError(
-                f"The target's class {name} has no {algorithm.value} capture hook in SGLang "
-                f"{VERSION} (set_{'eagle3' if algorithm is Algorithm.EAGLE3 else 'dflash'}"
-                "_layers_to_capture): configure_aux_hidden_state_capture "
-                "(srt/model_executor/model_runner_components/attention_backend_setup.py) "
-                "refuses it at start-up.",
+                f"The target's class {name} has no {algorithm.value} capture hook in SGLang, "
+                "which refuses it at start-up.",
+                field="target.architectures",
                 code=codes.TARGET_NOT_TAPPABLE,
+                evidence=f"{_CAPTURE_SETUP} raises: {name} has no "
+                f"set_{'eagle3' if algorithm is Algorithm.EAGLE3 else 'dflash'}"
+                "_layers_to_capture",
             )
         )
     elif hook is Hook.BROKEN:
         found.error(
             ParallelDraftingConfigError(
-                f"The target's class {name} has a DFlash hook in SGLang {VERSION} that "
-                "calls a method its language model lacks: AttributeError at start-up.",
+                f"The target's class {name} has a DFlash hook in SGLang that calls a method its "
+                "language model lacks: SGLang raises AttributeError at start-up.",
+                field="target.architectures",
                 code=codes.TARGET_HOOK_BROKEN,
+                evidence=f"srt/models/: {name}.set_dflash_layers_to_capture raises AttributeError",
             )
         )
 
@@ -574,10 +604,13 @@ def _eagle3_findings(subject: Subject, found: Findings) -> None:
     if top is not None and nested is None:
         found.warn(
             TargetLayersWarning(
-                "`eagle_aux_hidden_state_layer_ids` is set at the top level, but SGLang reads "
-                f"`{EAGLE_LAYER_IDS_FIELD}` only (_resolve_eagle_aux_hidden_state in "
-                "spec_aux_hidden_state.py) and taps the target's default layers instead. "
-                "Copy the list into eagle_config (SGLang's target classes add 1 to each id).",
+                "`eagle_aux_hidden_state_layer_ids` is set at the top level, where SGLang does "
+                "not read it: SGLang taps the target's default layers instead.",
+                field="eagle_aux_hidden_state_layer_ids",
                 code=codes.EAGLE_LAYER_IDS_MISPLACED,
+                fix=f"copy the list into `{EAGLE_LAYER_IDS_FIELD}` (SGLang's target classes "
+                "add 1 to each id)",
+                evidence="srt/model_executor/model_runner_components/spec_aux_hidden_state.py: "
+                "_resolve_eagle_aux_hidden_state reads eagle_config only",
             )
         )

@@ -105,7 +105,9 @@ SpeculativeAlgorithm``: DFLASH, UNO, DSPARK, EAGLE, EAGLE3, FROZEN_KV_MTP, STAND
 NGRAM), and nothing in it reads ``pard_token`` or ``ptd_token_id``."""
 
 OFFERS: Final = (
-    "SGLang offers DFLASH, DSPARK and sequential EAGLE3 (--speculative-algorithm) for "
-    "drafts of its classes DFlashDraftModel, DSparkDraftModel/Qwen3DSparkModel and "
-    "LlamaForCausalLMEagle3"
+    "serve it with vLLM, or train a draft of a class SGLang serves: DFlashDraftModel "
+    "(DFLASH), DSparkDraftModel or Qwen3DSparkModel (DSPARK), LlamaForCausalLMEagle3 "
+    "(sequential EAGLE3)"
 )
+"""The fix for a draft SGLang 0.5.23 has no method or class for: what it offers
+(``--speculative-algorithm`` DFLASH, DSPARK and sequential EAGLE3)."""

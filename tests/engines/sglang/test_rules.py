@@ -19,9 +19,14 @@ from drafting_config.command import main
 from drafting_config.engines.sglang.layers import build_target_layer_ids
 from drafting_config.engines.sglang.tables import TARGET_CLASSES, Hook, LastLayer, model_types
 from drafting_config.values.codes import (
+    ARCHITECTURE_NOT_DRAFTER,
     DFLASH_CLASS_DERIVES_LAYERS,
     LAYERS_CAPTURED_IN_ORDER,
+    MARKOV_RANK_NESTED_ONLY,
+    METHOD_UNSUPPORTED,
+    MODEL_TYPE_UNKNOWN,
     SEQUENTIAL_NOT_PARALLEL,
+    TOKEN_MISSING,
     TOKEN_UNUSED,
     Step,
 )
@@ -160,7 +165,9 @@ def test_dspark_reads_the_noise_token_first_and_coerces_with_int() -> None:
 def test_dspark_requires_an_id_and_bounds_it_by_the_padded_vocabulary() -> None:
     config = draft(DSPARK)
     del config["dflash_config"]["mask_token_id"]
-    assert "DSpark requires mask_token_id" in messages(sglang(config))
+    (error,) = sglang(config).errors
+    assert error.code is TOKEN_MISSING
+    assert "DSpark requires mask_token_id" in str(error.evidence)
     big = draft(DSPARK, dspark_noise_token_id=151940)
     assert "outside the target's vocabulary (151936)" in messages(sglang(big, target=QWEN3_8B))
     padded = draft(QWEN3_8B, padded_vocab_size=152064)
@@ -175,9 +182,14 @@ def test_markov_rank_only_nested_is_an_error_and_a_nested_gated_head_a_warning()
     del nested["markov_rank"], nested["markov_head_type"]
     nested["dflash_config"].update(markov_rank=256, markov_head_type="gated")
     verdict = sglang(nested)
-    assert "top-level `markov_rank` only" in messages(verdict)
+    (error,) = verdict.errors
+    assert (error.code, error.field) == (MARKOV_RANK_NESTED_ONLY, "markov_rank")
+    assert "the top-level `markov_rank` is not" in str(error)
+    assert error.fix == "copy `dflash_config.markov_rank` to the top-level `markov_rank`"
+    assert str(error.evidence).startswith("srt/models/dspark.py: build_markov_head")
     [head] = [w for w in verdict.warnings if "builds a vanilla head" in str(w)]
     assert type(head) is drafting_config.ParallelDraftingConfigWarning  # not about layers
+    assert head.fix == "copy `dflash_config.markov_head_type` to the top-level `markov_head_type`"
     missing = draft(DSPARK)
     del missing["markov_head_type"]
     assert "markov_head_type" in messages(sglang(missing))
@@ -187,26 +199,32 @@ def test_markov_rank_only_nested_is_an_error_and_a_nested_gated_head_a_warning()
 
 
 @pytest.mark.parametrize(
-    ("config", "lacking"),
+    ("config", "lacking", "field"),
     [
-        ({"architectures": ["Qwen3ForCausalLM"], "pard_token": 151669}, "PARD"),
+        ({"architectures": ["Qwen3ForCausalLM"], "pard_token": 151669}, "PARD", "pard_token"),
         (
             {"architectures": ["Qwen3ForCausalLM"], "ptd_token_id": 5},
             "parallel token drafting for EAGLE-3",
+            "ptd_token_id",
         ),
-        ({"architectures": ["PEagleDraftModel"], "mask_token_id": 5}, "P-EAGLE"),
+        ({"architectures": ["PEagleDraftModel"], "mask_token_id": 5}, "P-EAGLE", "architectures"),
         (
             {"speculators_model_type": "dflash", "architectures": ["DFlashDraftModel"]},
             "speculators format",
+            "speculators_model_type",
         ),
     ],
 )
 def test_methods_sglang_lacks_are_errors_naming_what_it_offers(
-    config: dict[str, Any], lacking: str
+    config: dict[str, Any], lacking: str, field: str
 ) -> None:
-    text = messages(sglang(config))
-    assert f"has no {lacking}" in text
-    assert "SGLang offers DFLASH, DSPARK and sequential EAGLE3" in text
+    (error,) = sglang(config).errors
+    assert f"SGLang has no {lacking}" in str(error)
+    assert (error.code, error.field) == (METHOD_UNSUPPORTED, field)
+    assert error.fix is not None
+    assert "DFlashDraftModel (DFLASH)" in error.fix
+    assert "LlamaForCausalLMEagle3 (sequential EAGLE3)" in error.fix
+    assert error.evidence is not None
 
 
 def test_an_eagle3_draft_naming_a_ptd_token_is_served_sequentially_the_token_unused() -> None:
@@ -280,10 +298,12 @@ def test_a_model_type_sglangs_config_loader_does_not_know_is_an_error(model_type
     verdict = sglang(draft(DFLASH, model_type=model_type))
     assert not verdict.ok
     (error,) = verdict.errors
-    assert error.field == "model_type"
+    assert (error.field, error.code) == ("model_type", MODEL_TYPE_UNKNOWN)
     assert repr(model_type) in str(error)
-    assert "HfModelConfigParser.parse" in str(error)
+    assert "HfModelConfigParser.parse" in str(error.evidence)
     assert "transformers 5.19.0" in str(error)
+    assert error.fix is not None
+    assert error.fix.startswith("set `model_type` to the type of the draft's layers")
 
 
 def test_with_auto_map_autoconfig_an_unknown_model_type_is_remote_code_a_warning() -> None:
@@ -356,7 +376,8 @@ def test_more_draft_layers_than_the_derived_span_holds_repeat_ids(
     assert ("num_hidden_layers" in fields) is repeats, messages(verdict)
     if repeats:
         assert "spread over layers 1 to 33 of the target's 36" in messages(verdict)
-        assert "build_target_layer_ids" in messages(verdict)
+        [error] = [e for e in verdict.errors if e.field == "num_hidden_layers"]
+        assert "build_target_layer_ids" in str(error.evidence)
     else:
         assert verdict.aux_layer_ids == tuple(range(2, 35))
 
@@ -378,7 +399,10 @@ def test_num_target_layers_is_the_targets_depth_to_the_draft_class() -> None:
     config = draft(DFLASH, num_target_layers=5)
     verdict = sglang(config, target=QWEN3_8B)
     assert verdict.errors[0].field == "num_target_layers"
-    assert "reads num_target_layers as the target's depth" in str(verdict.errors[0])
+    assert "which SGLang's DFlash draft class reads as the target's depth" in str(verdict.errors[0])
+    assert verdict.errors[0].fix == (
+        "set `num_target_layers` to the target's num_hidden_layers, or remove it"
+    )
     assert drafting_config.check(config, target=QWEN3_8B).ok  # vLLM does not read it
     assert sglang(draft(DFLASH, num_target_layers=36), target=QWEN3_8B).ok
 
@@ -433,7 +457,12 @@ def test_eagle3_reads_eagle_config_only_and_the_target_adds_one() -> None:
     assert verdict.ok, messages(verdict)
     assert (verdict.algorithm, verdict.aux_layer_ids) == ("EAGLE3", (2, 18, 33))
     top = {"architectures": ["LlamaForCausalLMEagle3"], "eagle_aux_hidden_state_layer_ids": [2]}
-    assert any("reads `eagle_config" in str(w) for w in sglang(top, target=QWEN3_8B).warnings)
+    [warning] = sglang(top, target=QWEN3_8B).warnings
+    assert warning.field == "eagle_aux_hidden_state_layer_ids"
+    assert "where SGLang does not read it" in str(warning)
+    assert str(warning.fix).startswith(
+        "copy the list into `eagle_config.eagle_aux_hidden_state_layer_ids`"
+    )
 
 
 def test_the_target_table_holds_the_classes_the_issue_names() -> None:
@@ -538,8 +567,8 @@ DOMINO_SECTION: dict[str, Any] = {
         (
             {"selector_rank": 4},
             "dflash_config.selector_rank",
-            "`dflash_config.selector_rank` = 4 and `dflash_config.selector_top_k` = 0: "
-            "set both or neither",
+            "`dflash_config.selector_rank` = 4 and `dflash_config.selector_top_k` = 0, "
+            "one set without the other",
         ),
         (
             {"block_size": "many"},
@@ -565,8 +594,14 @@ def test_each_refusal_of_the_dflash_parse_names_its_field_value_and_reason(
     config["dflash_config"] = {**DOMINO_SECTION, **changes}
     assert sglang(draft(DFLASH, dflash_config=DOMINO_SECTION)).ok
     verdict = sglang(config)
-    assert [e.field for e in verdict.errors] == [field]
-    assert says in messages(verdict)
+    (error,) = verdict.errors
+    assert error.field == field
+    assert says in str(error)
+    assert error.fix is not None
+    assert f"`{field}`" in error.fix
+    assert error.evidence == (
+        "srt/speculative/dflash_utils.py: parse_dflash_draft_config raises ValueError"
+    )
 
 
 def test_architectures_sglang_has_no_class_for_are_an_error() -> None:
@@ -577,14 +612,19 @@ def test_architectures_sglang_has_no_class_for_are_an_error() -> None:
     plain = {**QWEN3_8B, "architectures": ["LlamaForCausalLM"]}
     verdict = sglang(plain)
     assert [e.field for e in verdict.errors] == ["architectures"]
-    assert "has no draft class among `architectures` = ['LlamaForCausalLM']" in messages(verdict)
+    assert "`architectures` = ['LlamaForCausalLM'] (list) names no SGLang draft class" in (
+        messages(verdict)
+    )
     verdict = sglang(draft(DFLASH, architectures=["DominoDraftModel"]))
-    assert [e.field for e in verdict.errors] == ["architectures"]
-    [error] = [str(e) for e in verdict.errors]
-    assert "DFlashWorkerV2.__init__" in error
-    assert "`candidate_selector`" in error
-    assert "Fix: set `architectures` to ['DFlashDraftModel']" in error
-    assert error.endswith("The verdict assumes --speculative-algorithm DFLASH.")
+    [error] = verdict.errors
+    assert (error.field, error.code) == ("architectures", ARCHITECTURE_NOT_DRAFTER)
+    assert "DFlashWorkerV2.__init__ raises AttributeError" in str(error.evidence)
+    assert "`candidate_selector`" in str(error)
+    assert "its DFLASH worker fails at start-up" in str(error)
+    assert error.fix == (
+        "set `architectures` to ['DFlashDraftModel'] when the checkpoint's weights are that class's"
+    )
+    assert verdict.serve_with is None or verdict.serve_with == "DFLASH"
     assert not any("no draft class" in str(w) for w in verdict.warnings)
     assert sglang(draft(DFLASH)).ok
 

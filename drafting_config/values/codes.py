@@ -458,6 +458,12 @@ VOCAB_LARGER_THAN_TARGET: Final = declare(
     Step.TARGET,
     "The draft's vocab_size is larger than the target's.",
 )
+VOCAB_DIFFERS_FROM_TARGET: Final = declare(
+    "vocab-differs-from-target",
+    Step.TARGET,
+    "The draft model's vocab_size differs from the target's, which a separate draft model "
+    "must share.",
+)
 HIDDEN_SIZE_MISMATCH: Final = declare(
     "hidden-size-mismatch",
     Step.TARGET,

@@ -34,6 +34,7 @@ from drafting_config.engines.interface import Reading, Reads
 from drafting_config.engines.sglang.config import (
     check_sglang_config,
     check_sglang_method,
+    check_sglang_standalone,
     ignored_token,
     sglang_algorithm,
 )
@@ -118,9 +119,10 @@ def judge(
         embedding = reads.mask_embedding(directory)
         with found.collect():
             check_sglang_mask_embedding(replace(subject, mask_embedding=embedding), found)
-    if algorithm is Algorithm.EAGLE3:
+    if algorithm in (Algorithm.EAGLE3, Algorithm.STANDALONE):
         with found.collect():
-            _sequential_findings(subject, found, require_parallel)
+            check_sglang_standalone(subject, found)
+            _sequential_findings(subject, found, algorithm, require_parallel)
     return Reading(
         algorithm=None if algorithm is None else algorithm.value,
         token_id=token_id,
@@ -130,7 +132,7 @@ def judge(
         token=facts,
         algorithm_assumed=True,
         mode=None if algorithm is None else _MODES[algorithm],
-        parallel=None if algorithm is None else algorithm is not Algorithm.EAGLE3,
+        parallel=None if algorithm is None else algorithm not in _SEQUENTIAL,
         serve_with=None if algorithm is None else algorithm.value,
     )
 
@@ -139,35 +141,52 @@ _MODES: Final = {
     Algorithm.DFLASH: "dflash",
     Algorithm.DSPARK: "dspark",
     Algorithm.EAGLE3: "eagle3",
+    Algorithm.STANDALONE: "standalone",
 }
 """The verdict's mode for each ``--speculative-algorithm`` (DFLASH and DSPARK draft the
-masked slots in one pass, ``srt/speculative/spec_info.py``; EAGLE3 one token a step)."""
+masked slots in one pass, ``srt/speculative/spec_info.py``; EAGLE3 and STANDALONE one token
+a step)."""
+
+_SEQUENTIAL: Final = frozenset({Algorithm.EAGLE3, Algorithm.STANDALONE})
+"""The algorithms that draft one token a step."""
+
+_SEQUENTIAL_WORKERS: Final = {
+    Algorithm.EAGLE3: "srt/speculative/eagle_worker_v2.py: EAGLEWorkerV2",
+    Algorithm.STANDALONE: "srt/speculative/standalone_worker_v2.py: StandaloneWorkerV2",
+}
 
 
-def _sequential_findings(subject: Subject, found: Findings, require_parallel: bool) -> None:
-    """A draft SGLang serves as sequential EAGLE3: a token field it names is unused there
-    (:func:`~drafting_config.engines.sglang.config.ignored_token`), a warning; with
-    ``require_parallel``, being served sequentially at all is an error."""
+def _sequential_findings(
+    subject: Subject, found: Findings, algorithm: Algorithm, require_parallel: bool
+) -> None:
+    """A draft SGLang serves sequentially, as EAGLE3 or as STANDALONE: a token field it
+    names is unused there (:func:`~drafting_config.engines.sglang.config.ignored_token`), a
+    warning; with ``require_parallel``, being served sequentially at all is an error
+    (``srt/speculative/spec_info.py: SpeculativeAlgorithm`` has no parallel EAGLE-3 mode and
+    no PARD)."""
     ignored = ignored_token(subject)
+    evidence = (
+        f"{_SEQUENTIAL_WORKERS[algorithm]} drafts one token a step; "
+        "srt/speculative/spec_info.py: SpeculativeAlgorithm has no parallel mode for it"
+    )
     if require_parallel:
         found.error(
             ParallelDraftingConfigError(
-                f"SGLang {VERSION} serves this draft as sequential EAGLE3 "
-                "(srt/speculative/spec_info.py has no parallel EAGLE-3 mode), and parallel "
-                "drafting is required (--require-parallel).",
+                f"SGLang serves this draft only sequentially, as {algorithm.value}, and "
+                "parallel drafting is required.",
                 field=ignored,
                 code=codes.SEQUENTIAL_NOT_PARALLEL,
-                fix="serve it with vLLM, or train a DFlash or DSpark drafter for SGLang.",
+                fix="serve it with vLLM, or train a DFlash or DSpark drafter for SGLang",
+                evidence=evidence,
             )
         )
     elif ignored is not None:
         found.warn(
             ParallelDraftingConfigWarning(
-                f"`{ignored}` is unused by SGLang {VERSION}: it serves this draft as "
-                "sequential EAGLE3 (--speculative-algorithm EAGLE3), which reads no "
-                "parallel-drafting token (srt/speculative/spec_info.py: SpeculativeAlgorithm "
-                "has no parallel EAGLE-3 mode).",
+                f"`{ignored}` is unused: SGLang serves this draft sequentially, as "
+                f"{algorithm.value}, which reads no parallel-drafting token.",
                 field=ignored,
                 code=codes.TOKEN_UNUSED,
+                evidence=evidence,
             )
         )

@@ -17,6 +17,7 @@ from drafting_config.engines.sglang.names import (
     DRAFT_CLASSES,
     NOT_IN_SGLANG,
     OFFERS,
+    REWRITTEN_TO_HEADS,
     Algorithm,
     SglangRefuses,
 )
@@ -36,6 +37,7 @@ from drafting_config.values.errors import (
 )
 from drafting_config.values.fields import MISSING, FieldGetter, is_kind, is_list, read_path
 from drafting_config.values.findings import Findings
+from drafting_config.values.integers import exact_int
 from drafting_config.values.sources import TokenIdSource
 
 
@@ -136,6 +138,39 @@ def draft_class(get: FieldGetter) -> str | None:
     """
     name = loaded_class(get)
     return name if name in DRAFT_CLASSES else None
+
+
+STANDALONE_HEADS: Final = ("Eagle", "NextN", "MTP")
+"""Parts of a registered class's name that mark a head fed by the target (EAGLE, MTP),
+not a plain causal LM STANDALONE can run on its own."""
+
+
+def standalone_class(get: FieldGetter) -> str | None:
+    """The plain causal LM SGLang's STANDALONE algorithm serves as the draft model: the class
+    SGLang loads (:func:`loaded_class`), registered, not one of its draft classes, a
+    ``...ForCausalLM`` that is no EAGLE or MTP head (:data:`STANDALONE_HEADS`), nor a target
+    class SGLang rewrites to its MTP head when loaded as a draft
+    (:data:`~drafting_config.engines.sglang.names.REWRITTEN_TO_HEADS`).
+    ``StandaloneDraftWorker`` (``srt/speculative/standalone_worker_v2.py``) builds it with
+    the ordinary ``TpModelWorker``, its own embeddings and ``lm_head``, and feeds it no
+    hidden state of the target: any registered causal LM.  ``None`` otherwise (a class
+    only the Transformers backend would build is not judged as served).
+
+    Raises:
+        ParallelDraftingConfigError: ``architectures`` cannot be read at all.
+    """
+    name = loaded_class(get)
+    listed = get("architectures", None)
+    first = listed if isinstance(listed, str) else listed[0] if is_list(listed) and listed else None
+    if (
+        name is None
+        or first in REWRITTEN_TO_HEADS
+        or name in DRAFT_CLASSES
+        or not name.endswith("ForCausalLM")
+        or any(head in name for head in STANDALONE_HEADS)
+    ):
+        return None
+    return name
 
 
 def algorithm_of(get: FieldGetter) -> Algorithm | None:
@@ -724,7 +759,8 @@ def sglang_algorithm(subject: Subject) -> Algorithm | None:
     """The ``--speculative-algorithm`` the verdict assumes: the one of the draft's SGLang
     class (:func:`~drafting_config.engines.sglang.names.algorithm_of`), else the method the
     draft's file names (:attr:`~drafting_config.draft.file.DraftFile.named_method`) when SGLang
-    has it (DFlash, DSpark); ``None`` otherwise.
+    has it (DFlash, DSpark), else STANDALONE for a plain causal LM (:func:`standalone_class`,
+    a PARD draft among them); ``None`` otherwise.
 
     Raises:
         ParallelDraftingConfigError: ``architectures`` cannot be read at all.
@@ -737,6 +773,8 @@ def sglang_algorithm(subject: Subject) -> Algorithm | None:
         return Algorithm.DFLASH
     if method == "dspark":
         return Algorithm.DSPARK
+    if standalone_class(subject.get) is not None:
+        return Algorithm.STANDALONE
     return None
 
 
@@ -750,14 +788,15 @@ class SglangDraft:
 
 
 def sglang_draft(subject: Subject) -> SglangDraft | None:
-    """SGLang's parse of a DFLASH or DSPARK draft (``None`` for EAGLE3 or no algorithm).
+    """SGLang's parse of a DFLASH or DSPARK draft (``None`` for EAGLE3, STANDALONE or no
+    algorithm).
 
     Raises:
         SglangRefuses: where SGLang's parse raises.
         ParallelDraftingConfigError: a field cannot be read at all.
     """
     algorithm = sglang_algorithm(subject)
-    if algorithm is None or algorithm is Algorithm.EAGLE3 or _unsupported(subject):
+    if algorithm not in (Algorithm.DFLASH, Algorithm.DSPARK) or _unsupported(subject):
         return None
     readings = subject.draft.readings  # every rule of a verdict asks: parse the file once
     known = readings.get(_PARSED)
@@ -795,8 +834,13 @@ def _unsupported(subject: Subject) -> str | None:
         return NOT_IN_SGLANG["peagle"]
     winner = draft.winner
     method = None if winner is None else winner.source.algorithm
-    if method == "ptd" and algorithm_of(subject.get) is Algorithm.EAGLE3:
-        return None  # served as sequential EAGLE3, its token unused (ignored_token)
+    sequential = (method == "ptd" and algorithm_of(subject.get) is Algorithm.EAGLE3) or (
+        sglang_algorithm(subject) is Algorithm.STANDALONE
+    )
+    if sequential:
+        # served as sequential EAGLE3, or a PARD (or other) causal LM as STANDALONE: the
+        # token unused (ignored_token)
+        return None
     if method in NOT_IN_SGLANG and draft_class(subject.get) not in _FAMILY_CLASSES:
         return NOT_IN_SGLANG[method]
     if winner is not None and winner.source is TokenIdSource.PTD_TOKEN_ID:
@@ -805,15 +849,16 @@ def _unsupported(subject: Subject) -> str | None:
 
 
 def ignored_token(subject: Subject) -> str | None:
-    """The token field of a draft SGLang serves as sequential EAGLE3, which it never reads:
-    ``srt/speculative/spec_info.py: SpeculativeAlgorithm`` has no parallel EAGLE-3 mode, and
-    nothing in SGLang 0.5.23 reads ``ptd_token_id`` (its EAGLE-3 worker,
-    ``srt/speculative/eagle_worker.py``, drafts one token a step).  ``None`` otherwise.
+    """The token field of a draft SGLang serves sequentially, which it never reads:
+    ``srt/speculative/spec_info.py: SpeculativeAlgorithm`` has no parallel EAGLE-3 mode and
+    no PARD, and nothing in SGLang 0.5.23 reads ``ptd_token_id`` or ``pard_token`` (its
+    EAGLE-3 worker, ``srt/speculative/eagle_worker_v2.py``, and STANDALONE's,
+    ``standalone_worker_v2.py``, draft one token a step).  ``None`` otherwise.
 
     Raises:
         ParallelDraftingConfigError: ``architectures`` cannot be read at all.
     """
-    if algorithm_of(subject.get) is not Algorithm.EAGLE3:
+    if sglang_algorithm(subject) not in (Algorithm.EAGLE3, Algorithm.STANDALONE):
         return None
     for verdict in subject.draft.fields:
         if verdict.status not in (FieldStatus.ABSENT, FieldStatus.NULL):
@@ -1147,3 +1192,41 @@ def _python_int(value: object) -> int | None:
         return int(value)
     except (ValueError, OverflowError):  # "abc", NaN, inf
         return None
+
+
+# --- STANDALONE (srt/speculative/standalone_worker_v2.py) --------------------------------------
+
+
+def check_sglang_standalone(subject: Subject, found: Findings) -> None:
+    """A draft served as STANDALONE must share the target's vocabulary:
+    ``StandaloneWorkerV2._validate_vocab_compatibility``
+    (``srt/speculative/standalone_worker_v2.py``) raises ValueError when the draft's
+    ``vocab_size`` (its ``ModelConfig``'s, the text config's) differs from the target's, and
+    when the two tokenizers map tokens to other ids (not judged here: it needs both
+    tokenizers).
+
+    Raises:
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    if sglang_algorithm(subject) is not Algorithm.STANDALONE or _unsupported(subject):
+        return
+    target = subject.target
+    if target is None or target.vocab_size is None:
+        return
+    text = text_config(subject.get)
+    field = "vocab_size" if text is subject.get else "text_config.vocab_size"
+    vocab = exact_int(text("vocab_size", None))
+    if vocab is None or vocab == target.vocab_size:
+        return
+    found.error(
+        ParallelDraftingConfigError(
+            f"`{field}` = {bounded_repr(vocab)} differs from the target's "
+            f"{bounded_repr(target.vocab_size)}, so SGLang's STANDALONE worker refuses the draft "
+            "at start-up.",
+            field=field,
+            code=codes.VOCAB_DIFFERS_FROM_TARGET,
+            fix="serve a draft model trained with the target's tokenizer and vocabulary",
+            evidence="srt/speculative/standalone_worker_v2.py: "
+            "StandaloneWorkerV2._validate_vocab_compatibility raises ValueError",
+        )
+    )

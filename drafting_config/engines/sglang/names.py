@@ -46,6 +46,16 @@ class Algorithm(str, enum.Enum):
     DFLASH = "DFLASH"
     DSPARK = "DSPARK"
     EAGLE3 = "EAGLE3"
+    STANDALONE = "STANDALONE"
+    """A plain causal LM as a separate draft model, drafting one token a step
+    (``srt/speculative/standalone_worker_v2.py: StandaloneWorkerV2``)."""
+
+
+# No draft format of this package maps to SGLang's other algorithms: UNO drafts with no
+# draft model of its own (``srt/speculative/uno_worker_v2.py: UnoWorkerV2`` builds none),
+# FROZEN_KV_MTP is the Gemma-4 assistant heads reading the target's KV cache
+# (``srt/speculative/frozen_kv_mtp_worker_v2.py``, ``srt/models/gemma4_mtp.py``), EAGLE is
+# EAGLE-2 and the MTP (NEXTN) heads, NGRAM has no draft model.
 
 
 # --- the draft's model class ----------------------------------------------------------------
@@ -56,6 +66,52 @@ BUNDLING_TARGET: Final = "DeepseekV4ForCausalLM"
 BUNDLED_DRAFT: Final = "DeepseekV4ForCausalLMDSpark"
 """The class SGLang loads such a checkpoint with as the draft
 (``srt/models/deepseek_v4_dspark.py``)."""
+
+REWRITTEN_TO_HEADS: Final = frozenset(
+    {
+        "BailingMoeForCausalLM",
+        "BailingMoeV2ForCausalLM",
+        "BailingMoeV2_5ForCausalLM",
+        "BailingMoeV3ForCausalLM",
+        "DeepseekV32ForCausalLM",
+        "DeepseekV3ForCausalLM",
+        BUNDLING_TARGET,  # to its DSpark head when bundled, else to its MTP head
+        "Ernie4_5_MoeForCausalLM",
+        "ExaoneMoEForCausalLM",
+        "ExaoneMoeForCausalLM",
+        "GigaChat35ForCausalLM",
+        "Glm4MoeForCausalLM",
+        "Glm4MoeLiteForCausalLM",
+        "Glm5NextForConditionalGeneration",
+        "GlmMoeDsaForCausalLM",
+        "GlmOcrForConditionalGeneration",
+        "HYV3ForCausalLM",
+        "HYV4ForCausalLM",
+        "InklingForConditionalGeneration",
+        "InternS2MobiusForConditionalGeneration",
+        "InternS2PreviewForConditionalGeneration",
+        "LongcatFlashForCausalLM",
+        "MiMoForCausalLM",
+        "MiMoV2ForCausalLM",
+        "MiMoV2FlashForCausalLM",
+        "NemotronHForCausalLM",
+        "NemotronHPuzzleForCausalLM",
+        "NemotronH_Omni_Reasoning_V3",
+        "Qwen3MoeForCausalLM",
+        "Qwen3NextForCausalLM",
+        "Qwen3_5ForCausalLM",
+        "Qwen3_5ForConditionalGeneration",
+        "Qwen3_5MoeForCausalLM",
+        "Qwen3_5MoeForConditionalGeneration",
+        "Qwen4ExpForConditionalGeneration",
+        "Step3p5ForCausalLM",
+        "Step3p7ForConditionalGeneration",
+    }
+)
+"""The target classes whose ``architectures[0]`` SGLang rewrites to their MTP (NextN) head
+whenever it loads them as the draft, whatever the algorithm
+(``srt/configs/model_config.py: ModelConfig._config_draft_model``): as a draft they are no
+plain causal LM."""
 
 DRAFT_CLASSES: Final[Mapping[str, Algorithm]] = MappingProxyType(
     {

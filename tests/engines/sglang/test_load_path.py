@@ -13,6 +13,11 @@ from typing import Any
 import pytest
 
 import drafting_config
+from drafting_config.values.codes import (
+    SEQUENTIAL_NOT_PARALLEL,
+    TOKEN_UNUSED,
+    VOCAB_DIFFERS_FROM_TARGET,
+)
 from drafting_config.verdicts import Verdict
 
 CORPUS = Path(__file__).resolve().parents[2] / "real_configs"
@@ -66,7 +71,7 @@ def test_a_deepseek_v4_checkpoint_without_the_keys_is_no_dspark_draft() -> None:
     for config in (DEEPSEEK_V4, {**DEEPSEEK_V4, **nulls}):
         verdict = sglang(config)
         assert not verdict.ok
-        assert verdict.mode is None
+        assert verdict.mode is None  # nor a STANDALONE draft: an MTP head is no plain LM
 
 
 def test_only_architectures_0_is_rewritten() -> None:
@@ -96,3 +101,71 @@ def test_sglang_loads_the_first_registered_class_of_architectures() -> None:
     # An unregistered name is skipped (registry.py: _normalize_archs).
     skipped = sglang({**DFLASH, "architectures": ["MyDraftModel", "DFlashDraftModel"]})
     assert skipped.ok, [str(e) for e in skipped.errors]
+
+
+# --- STANDALONE: a plain causal LM as the draft model --------------------------------------------
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+LLAMA_TARGET: dict[str, Any] = {
+    "architectures": ["LlamaForCausalLM"],
+    "model_type": "llama",
+    "hidden_size": 4096,
+    "num_hidden_layers": 32,
+    "vocab_size": 128256,
+}
+
+
+def test_a_pard_draft_is_served_as_standalone_its_token_unused() -> None:
+    # standalone_worker_v2.py: StandaloneDraftWorker builds any registered causal LM with
+    # its own embeddings and lm_head; nothing in SGLang reads pard_token.
+    verdict = sglang(EXAMPLES / "pard-llama3-1b")
+    assert verdict.errors == ()
+    assert (verdict.ok, verdict.mode, verdict.parallel, verdict.serve_with) == (
+        True,
+        "standalone",
+        False,
+        "STANDALONE",
+    )
+    (warning,) = verdict.warnings
+    assert (warning.code, warning.field) == (TOKEN_UNUSED, "pard_token")
+    assert "as STANDALONE" in str(warning)
+    assert str(warning.evidence).startswith("srt/speculative/standalone_worker_v2.py")
+
+
+def test_with_require_parallel_a_standalone_draft_is_an_error() -> None:
+    verdict = sglang(EXAMPLES / "pard-llama3-1b", require_parallel=True)
+    (error,) = verdict.errors
+    assert (error.code, error.field) == (SEQUENTIAL_NOT_PARALLEL, "pard_token")
+    assert error.fix is not None
+    assert verdict.mode is None
+
+
+def test_a_standalone_draft_must_share_the_targets_vocabulary() -> None:
+    # StandaloneWorkerV2._validate_vocab_compatibility raises ValueError.
+    config = json.loads((EXAMPLES / "pard-llama3-1b" / "config.json").read_text("utf-8"))
+    assert sglang(config, target=LLAMA_TARGET).ok
+    verdict = sglang(config, target={**LLAMA_TARGET, "vocab_size": 128000})
+    (error,) = verdict.errors
+    assert (error.code, error.field) == (VOCAB_DIFFERS_FROM_TARGET, "vocab_size")
+    assert "128256" in str(error)
+    assert "128000" in str(error)
+    assert "_validate_vocab_compatibility" in str(error.evidence)
+
+
+@pytest.mark.parametrize(
+    ("architectures", "standalone"),
+    [
+        (["LlamaForCausalLM"], True),
+        (["Qwen3ForCausalLM"], True),
+        (["Qwen3MoeForCausalLM"], False),  # rewritten to its MTP head as a draft
+        (["LlamaForCausalLMEagle"], False),  # an EAGLE head, fed by the target
+        (["MyModelForCausalLM"], False),  # registered by no SGLang module
+    ],
+)
+def test_standalone_serves_registered_plain_causal_lms(
+    architectures: list[str], standalone: bool
+) -> None:
+    config = {**LLAMA_TARGET, "architectures": architectures, "model_type": "llama"}
+    verdict = sglang(config)
+    assert (verdict.mode == "standalone") is standalone
+    assert verdict.ok is standalone

@@ -201,9 +201,11 @@ def test_markov_rank_only_nested_is_an_error_and_a_nested_gated_head_a_warning()
 @pytest.mark.parametrize(
     ("config", "lacking", "field"),
     [
-        ({"architectures": ["Qwen3ForCausalLM"], "pard_token": 151669}, "PARD", "pard_token"),
+        # A class SGLang does not register: no STANDALONE draft model either
+        # (test_load_path.py serves a registered causal LM as STANDALONE).
+        ({"architectures": ["PardForCausalLM"], "pard_token": 151669}, "PARD", "pard_token"),
         (
-            {"architectures": ["Qwen3ForCausalLM"], "ptd_token_id": 5},
+            {"architectures": ["PtdForCausalLM"], "ptd_token_id": 5},
             "parallel token drafting for EAGLE-3",
             "ptd_token_id",
         ),
@@ -236,7 +238,9 @@ def test_an_eagle3_draft_naming_a_ptd_token_is_served_sequentially_the_token_unu
     (warning,) = verdict.warnings
     assert warning.code is TOKEN_UNUSED
     assert warning.field == "ptd_token_id"
-    assert "unused by SGLang 0.5.23" in str(warning)
+    assert str(warning).startswith("`ptd_token_id` is unused: SGLang serves this draft")
+    assert "as EAGLE3" in str(warning)
+    assert str(warning.evidence).startswith("srt/speculative/eagle_worker_v2.py")
     assert (verdict.mode, verdict.parallel, verdict.serve_with) == ("eagle3", False, "EAGLE3")
     required = sglang(config, require_parallel=True)
     (error,) = required.errors
@@ -609,10 +613,10 @@ def test_architectures_sglang_has_no_class_for_are_an_error() -> None:
     or DSpark section under a class SGLang lacks (SpecForge's Domino and DSpine drafts) is
     an error too: SGLang loads another class, and DFlashWorkerV2.__init__ /
     DSparkWorkerV2.__init__ read `candidate_selector` / `sample_from_anchor` from it."""
-    plain = {**QWEN3_8B, "architectures": ["LlamaForCausalLM"]}
+    plain = {**QWEN3_8B, "architectures": ["MyModelForCausalLM"]}  # not registered
     verdict = sglang(plain)
     assert [e.field for e in verdict.errors] == ["architectures"]
-    assert "`architectures` = ['LlamaForCausalLM'] (list) names no SGLang draft class" in (
+    assert "`architectures` = ['MyModelForCausalLM'] (list) names no SGLang draft class" in (
         messages(verdict)
     )
     verdict = sglang(draft(DFLASH, architectures=["DominoDraftModel"]))

@@ -49,6 +49,10 @@ class ConfigLoad(str, enum.Enum):
     REMOTE_CODE = "remote code"
     """Unknown, but ``auto_map.AutoConfig`` names remote code: parsed only with
     ``--trust-remote-code``."""
+    NOT_STRING = "not a string"
+    """``model_type`` is present but null or not a string, and no ``auto_map.AutoConfig``:
+    ``AutoConfig.from_pretrained`` raises ``ValueError`` (its ``CONFIG_MAPPING`` lookup
+    fails)."""
     UNKNOWN = "unknown"
     """Unknown and no ``auto_map.AutoConfig``: ``AutoConfig.from_pretrained`` raises
     ``ValueError`` ("Unrecognized model ... Should have a `model_type` key ...")."""
@@ -59,24 +63,28 @@ def config_load(get: FieldGetter) -> ConfigLoad | None:
     config.py``): ``_try_load_longcat_config`` for a LongCat architecture, else
     ``AutoConfig.from_pretrained`` (transformers), which knows the types of
     :func:`model_types`, and else needs ``auto_map.AutoConfig`` with remote code.
-    ``None`` when ``model_type`` is not a string (transformers then guesses from the
-    repository's name: not judged here).
+    A ``model_type`` present but not a string (null, a number) is looked up as a key of
+    ``CONFIG_MAPPING`` all the same (transformers 5's ``AutoConfig.from_pretrained``:
+    ``"model_type" in config_dict``), and the ``KeyError`` becomes ``ValueError``:
+    :attr:`ConfigLoad.NOT_STRING`, as vLLM's parse refuses it.  ``None`` when ``model_type``
+    is absent: a fragment of a config (token and layer fields alone) is not judged for its
+    load path here.
 
     Raises:
         ParallelDraftingConfigError: a field cannot be read at all.
     """
-    model_type = get("model_type", None)
-    if not isinstance(model_type, str):
+    model_type = get("model_type", MISSING)
+    if model_type is MISSING:
         return None
     listed = get("architectures", None)
     if is_list(listed) and LONGCAT_ARCHITECTURES & {n for n in listed if isinstance(n, str)}:
         return ConfigLoad.PARSED
-    if model_types().knows(model_type):
+    if isinstance(model_type, str) and model_types().knows(model_type):
         return ConfigLoad.PARSED
     auto_map = get("auto_map", None)
     if isinstance(auto_map, dict) and "AutoConfig" in auto_map:
         return ConfigLoad.REMOTE_CODE
-    return ConfigLoad.UNKNOWN
+    return ConfigLoad.UNKNOWN if isinstance(model_type, str) else ConfigLoad.NOT_STRING
 
 
 # --- the class SGLang loads (srt/models/registry.py) ------------------------------------------
@@ -1001,7 +1009,18 @@ def _config_load_findings(subject: Subject, found: Findings) -> None:
         "AutoConfig.from_pretrained"
     )
     fix = 'set `model_type` to the type of the draft\'s layers, such as "qwen3"'
-    if load is ConfigLoad.UNKNOWN:
+    if load is ConfigLoad.NOT_STRING:
+        found.error(
+            ParallelDraftingConfigError(
+                f"`model_type` = {describe_value(model_type)} is not a string, so SGLang fails "
+                "loading the draft's config.",
+                field="model_type",
+                code=codes.MODEL_TYPE_NOT_STRING,
+                fix=fix,
+                evidence=f"{where}, raises ValueError (CONFIG_MAPPING has no such key)",
+            )
+        )
+    elif load is ConfigLoad.UNKNOWN:
         found.error(
             ParallelDraftingConfigError(
                 f"`model_type` = {bounded_repr(model_type)} {known}, and `auto_map` names no "

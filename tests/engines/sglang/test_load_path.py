@@ -169,3 +169,27 @@ def test_standalone_serves_registered_plain_causal_lms(
     verdict = sglang(config)
     assert (verdict.mode == "standalone") is standalone
     assert verdict.ok is standalone
+
+
+# --- the config loader ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("model_type", [None, 7, ["qwen3"]])
+def test_a_model_type_that_is_no_string_fails_sglangs_config_loader(model_type: object) -> None:
+    # transformers 5's AutoConfig.from_pretrained looks a present model_type up in
+    # CONFIG_MAPPING whatever it is: KeyError, raised as ValueError; vLLM refuses it too.
+    verdict = sglang({**DFLASH, "model_type": model_type})
+    assert [(str(e.code), e.field) for e in verdict.errors] == [
+        ("model-type-not-string", "model_type")
+    ]
+    assert verdict.errors[0].fix is not None
+    if model_type is not None:
+        vllm = drafting_config.check({**DFLASH, "model_type": model_type}, check_weights=False)
+        assert "model-type-not-string" in [str(e.code) for e in vllm.errors]
+
+
+def test_a_model_type_that_is_no_string_with_remote_code_is_a_warning() -> None:
+    config = {**DFLASH, "model_type": None, "auto_map": {"AutoConfig": "m.Config"}}
+    verdict = sglang(config)
+    assert verdict.ok
+    assert "model-type-remote-code" in [str(w.code) for w in verdict.warnings]

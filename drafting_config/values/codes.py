@@ -498,6 +498,12 @@ CONSTRUCTOR_FIELD_MISSING: Final = declare(
     Step.CONSTRUCTION,
     "A field the draft class's constructor reads is not set.",
 )
+SIZE_FROM_CONFIG_DEFAULT: Final = declare(
+    "size-from-config-default",
+    Step.CONSTRUCTION,
+    "A size the draft class reads is not set, so the default of the config class of its "
+    "`model_type` applies, which may not be the draft's.",
+)
 DFLASH_CONFIG_NULL: Final = declare(
     "dflash-config-null",
     Step.CONSTRUCTION,

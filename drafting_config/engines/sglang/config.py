@@ -1061,8 +1061,9 @@ def check_sglang_config(subject: Subject, found: Findings) -> None:
       vanilla head, a warning when it is not ``vanilla``).
     * DFlash2 classes require ``dflash_config.selector_rank``
       (``srt/models/dflash.py: DFlash2DraftModel.__init__``).
-    * ``hidden_size`` and ``num_hidden_layers`` are read unconditionally by the draft
-      class (``DFlashDraftModel.__init__``): missing, an ``AttributeError``.
+    * ``hidden_size`` and ``num_hidden_layers`` are read by the draft class
+      (``DFlashDraftModel.__init__``): missing from the file, the config class's default
+      applies (a warning, :func:`_default_size_findings`).
 
     Raises:
         ParallelDraftingConfigError: a field cannot be read at all.
@@ -1075,19 +1076,7 @@ def check_sglang_config(subject: Subject, found: Findings) -> None:
     if parsed is None:
         return
     get = subject.get
-    for field in ("hidden_size", "num_hidden_layers"):
-        if get(field, None) is None and read_path(get, f"text_config.{field}") is None:
-            found.error(
-                ParallelDraftingConfigError(
-                    f"`{field}` is not set, but SGLang's draft class reads it: it fails at "
-                    "start-up.",
-                    field=field,
-                    code=codes.CONSTRUCTOR_FIELD_MISSING,
-                    fix=f"set `{field}` to the draft model's {_SIZE_NAMES[field]}",
-                    evidence="srt/models/dflash.py: DFlashDraftModel.__init__ raises "
-                    "AttributeError",
-                )
-            )
+    _default_size_findings(subject, found)
     name = draft_class(get)
     if name in DFLASH2_CLASSES and not parsed.dflash.selector_rank:
         found.error(
@@ -1108,6 +1097,33 @@ def check_sglang_config(subject: Subject, found: Findings) -> None:
 _SIZE_NAMES: Final = {"hidden_size": "hidden size", "num_hidden_layers": "number of layers"}
 
 _BUILD_MARKOV_HEAD: Final = "srt/models/dspark.py: build_markov_head"
+
+
+def _default_size_findings(subject: Subject, found: Findings) -> None:
+    """``hidden_size`` and ``num_hidden_layers``, which the draft class reads
+    (``srt/models/dflash.py: DFlashDraftModel.__init__``), unset in the file: the config
+    class ``AutoConfig`` builds for the ``model_type`` supplies its default (transformers'
+    ``Qwen3Config``: 4096 and 36), so SGLang starts, with a width that may not be the
+    draft's: a warning.  A config SGLang cannot load (:func:`config_load`) is refused
+    there; a fragment without ``model_type`` is not judged."""
+    get = subject.get
+    load = config_load(get)
+    if load not in (ConfigLoad.PARSED, ConfigLoad.REMOTE_CODE):
+        return
+    model_type = get("model_type", None)
+    for field in ("hidden_size", "num_hidden_layers"):
+        if get(field, None) is None and read_path(get, f"text_config.{field}") is None:
+            found.warn(
+                ParallelDraftingConfigWarning(
+                    f"`{field}` is not set, so SGLang's draft class takes the default of the "
+                    f"{bounded_repr(model_type)} config class, which may not be the draft's.",
+                    field=field,
+                    code=codes.SIZE_FROM_CONFIG_DEFAULT,
+                    fix=f"set `{field}` to the draft model's {_SIZE_NAMES[field]}",
+                    evidence="srt/models/dflash.py: DFlashDraftModel.__init__ reads it from the "
+                    "config transformers' AutoConfig.from_pretrained builds",
+                )
+            )
 
 
 def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> None:

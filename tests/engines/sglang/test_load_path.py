@@ -193,3 +193,18 @@ def test_a_model_type_that_is_no_string_with_remote_code_is_a_warning() -> None:
     verdict = sglang(config)
     assert verdict.ok
     assert "model-type-remote-code" in [str(w.code) for w in verdict.warnings]
+
+
+@pytest.mark.parametrize("field", ["hidden_size", "num_hidden_layers"])
+def test_a_size_the_file_omits_takes_the_config_classs_default(field: str) -> None:
+    # AutoConfig builds a Qwen3Config, whose defaults the draft class reads: SGLang starts;
+    # the width may not be the draft's, a warning.
+    config = {key: value for key, value in DFLASH.items() if key != field}
+    verdict = sglang(config)
+    assert verdict.ok, [str(e) for e in verdict.errors]
+    [warning] = [w for w in verdict.warnings if str(w.code) == "size-from-config-default"]
+    assert warning.field == field
+    assert "'qwen3' config class" in str(warning)
+    assert warning.fix == f"set `{field}` to the draft model's " + (
+        "hidden size" if field == "hidden_size" else "number of layers"
+    )

@@ -208,3 +208,46 @@ def test_a_size_the_file_omits_takes_the_config_classs_default(field: str) -> No
     assert warning.fix == f"set `{field}` to the draft model's " + (
         "hidden size" if field == "hidden_size" else "number of layers"
     )
+
+
+# --- mask_embedding.pt -------------------------------------------------------------------------
+
+
+def _with_mask_embedding(tmp_path: Path, saved: object) -> Path:
+    torch = pytest.importorskip("torch")
+    torch.save(saved, tmp_path / "mask_embedding.pt")
+    (tmp_path / "config.json").write_text(json.dumps(DFLASH), encoding="utf-8")
+    return tmp_path
+
+
+def test_a_per_position_mask_embedding_is_refused(tmp_path: Path) -> None:
+    # DFlashWorkerV2._maybe_merge_trained_mask_embedding raises NotImplementedError.
+    torch = pytest.importorskip("torch")
+    saved = {"embedding": torch.zeros(4096), "mask_token_id": 151669, "per_position": True}
+    verdict = sglang(_with_mask_embedding(tmp_path, saved), check_weights=True)
+    [error] = [e for e in verdict.errors if str(e.code) == "mask-embedding-invalid"]
+    assert "per_position" in str(error)
+    assert "NotImplementedError" in str(error.evidence)
+    assert error.fix is not None
+    saved["per_position"] = False
+    assert sglang(_with_mask_embedding(tmp_path, saved), check_weights=True).ok
+
+
+@pytest.mark.parametrize(
+    ("shape", "refused"),
+    [((4096,), False), ((16,), True), ((1, 4096), True), ((1,), True), ((), True)],
+)
+def test_a_mask_embedding_must_be_one_row_of_hidden_size_values(
+    tmp_path: Path, shape: tuple[int, ...], refused: bool
+) -> None:
+    # It is copied into embed_module.weight[token_id]: another shape raises RuntimeError,
+    # one value fills the row.
+    torch = pytest.importorskip("torch")
+    saved = {"embedding": torch.zeros(shape), "mask_token_id": 151669}
+    verdict = sglang(_with_mask_embedding(tmp_path, saved), check_weights=True)
+    sizes = [e for e in verdict.errors if str(e.code) == "mask-embedding-size"]
+    assert bool(sizes) is refused
+    assert verdict.ok is not refused
+    if refused:
+        assert sizes[0].field == "hidden_size"
+        assert "[4096]" in str(sizes[0])

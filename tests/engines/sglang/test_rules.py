@@ -521,7 +521,7 @@ def test_a_mask_embedding_sglang_cannot_read_is_an_error(
     tmp_path: Path, saved: object, problem: str | None
 ) -> None:
     torch = pytest.importorskip("torch")
-    row = torch.zeros(8)
+    row = torch.zeros(DFLASH["hidden_size"])  # one row of the target's embeddings
     value: object = row
     if isinstance(saved, dict):
         value = {key: row if item == "tensor" else item for key, item in saved.items()}

@@ -172,8 +172,8 @@ def _sequential_findings(
     if require_parallel:
         found.error(
             ParallelDraftingConfigError(
-                f"SGLang serves this draft only sequentially, as {algorithm.value}, and "
-                "parallel drafting is required.",
+                f"SGLang serves this draft as sequential {algorithm.value}, having no parallel "
+                "mode for it, and parallel drafting is required.",
                 field=ignored,
                 code=codes.SEQUENTIAL_NOT_PARALLEL,
                 fix="serve it with vLLM, or train a DFlash or DSpark drafter for SGLang",
@@ -183,7 +183,7 @@ def _sequential_findings(
     elif ignored is not None:
         found.warn(
             ParallelDraftingConfigWarning(
-                f"`{ignored}` is unused: SGLang serves this draft sequentially, as "
+                f"`{ignored}` is unused by SGLang: it serves this draft as sequential "
                 f"{algorithm.value}, which reads no parallel-drafting token.",
                 field=ignored,
                 code=codes.TOKEN_UNUSED,

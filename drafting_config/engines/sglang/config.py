@@ -277,8 +277,8 @@ def optional_int(value: object, field: str, *, minimum: int | None, reader: str)
         number: int = int(value)  # type: ignore[call-overload]
     except Exception:
         raise SglangRefuses(
-            f"`{field}` = {describe_value(value)} is not a number SGLang reads as an integer: "
-            f"{_REFUSES}.",
+            f"`{field}` = {describe_value(value)} is not a number SGLang can read as an integer, "
+            "so it refuses the draft at start-up.",
             field=field,
             code=codes.DRAFT_CONFIG_FIELD_INVALID,
             fix=f"set `{field}` to an integer",
@@ -290,7 +290,9 @@ def optional_int(value: object, field: str, *, minimum: int | None, reader: str)
             f"`{field}` = {describe_value(value)} must be {expected}: {_REFUSES}.",
             field=field,
             code=codes.DRAFT_CONFIG_FIELD_INVALID,
-            fix=f"set `{field}` to an integer {expected}",
+            fix=f"set `{field}` to a positive integer"
+            if minimum == 1
+            else f"set `{field}` to an integer {expected}",
             evidence=reader,
         )
     return number
@@ -349,9 +351,9 @@ def parse_dflash_draft_config(get: FieldGetter) -> DFlashDraft:  # noqa: PLR0912
             pairs[key] = 0 if number is None else number
         if bool(pairs[first]) != bool(pairs[second]):
             raise SglangRefuses(
-                f"`dflash_config.{first}` = {bounded_repr(pairs[first])} and "
-                f"`dflash_config.{second}` = {bounded_repr(pairs[second])}, one set without the "
-                f"other: {_REFUSES}.",
+                f"`dflash_config.{first}` = {bounded_repr(pairs[first])} but "
+                f"`dflash_config.{second}` = {bounded_repr(pairs[second])}: SGLang refuses one "
+                "set without the other at start-up.",
                 field=f"dflash_config.{first}",
                 code=codes.DRAFT_CONFIG_FIELD_INVALID,
                 fix=f"set both `dflash_config.{first}` and `dflash_config.{second}`, or neither",
@@ -925,9 +927,8 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
         listed = subject.get("architectures", None)
         found.error(
             ParallelDraftingConfigError(
-                f"`architectures` = {describe_value(listed)} names no SGLang draft class and "
-                "no DFlash or DSpark field is set, so SGLang cannot serve it as a parallel "
-                "drafter.",
+                f"`architectures` = {bounded_repr(listed)} has no SGLang draft class, and no "
+                "DFlash or DSpark field is set: SGLang cannot serve it.",
                 field="architectures",
                 code=codes.ARCHITECTURE_UNSUPPORTED,
                 fix=OFFERS,
@@ -941,16 +942,16 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
         worker, attribute, fix = _WORKER_NEEDS[algorithm]
         found.error(
             ParallelDraftingConfigError(
-                f"`architectures` = {describe_value(listed)} names no SGLang draft class: SGLang "
-                f"loads another class, without `{attribute}`, and its {algorithm.value} worker "
-                "fails at start-up.",
+                f"`architectures` = {bounded_repr(listed)} has no SGLang draft class, so SGLang's "
+                f"{algorithm.value} worker fails at start-up.",
                 field="architectures",
                 code=codes.ARCHITECTURE_NOT_DRAFTER,
                 fix=f"set `architectures` to [{bounded_repr(fix)}] when the checkpoint's weights "
                 "are that class's",
-                evidence="srt/models/registry.py: resolve_model_cls, falling back to "
-                "TransformersForCausalLM (srt/model_loader/utils.py: resolve_transformers_arch); "
-                f"{worker}.__init__ raises AttributeError",
+                evidence="srt/models/registry.py: resolve_model_cls loads another class, falling "
+                "back to TransformersForCausalLM (srt/model_loader/utils.py: "
+                "resolve_transformers_arch); "
+                f"{worker}.__init__ raises AttributeError (no `{attribute}`)",
             )
         )
 
@@ -1003,7 +1004,7 @@ def _config_load_findings(subject: Subject, found: Findings) -> None:
     types = model_types()
     # SGLang's _CONFIG_REGISTRY (srt/utils/hf_transformers/common.py) and the config classes
     # it registers elsewhere, and the transformers release SGLang requires
-    known = f"is known neither to SGLang nor to transformers {types.transformers}"
+    known = f"is unknown to SGLang and to transformers {types.transformers}"
     where = (
         "srt/utils/hf_transformers/config.py: HfModelConfigParser.parse, through transformers' "
         "AutoConfig.from_pretrained"
@@ -1023,23 +1024,23 @@ def _config_load_findings(subject: Subject, found: Findings) -> None:
     elif load is ConfigLoad.UNKNOWN:
         found.error(
             ParallelDraftingConfigError(
-                f"`model_type` = {bounded_repr(model_type)} {known}, and `auto_map` names no "
-                "AutoConfig: SGLang fails loading the draft's config.",
+                f"`model_type` = {bounded_repr(model_type)} {known}, so SGLang cannot load the "
+                "draft's config.",
                 field="model_type",
                 code=codes.MODEL_TYPE_UNKNOWN,
                 fix=f"{fix}, as published checkpoints do",
-                evidence=f"{where}, raises ValueError",
+                evidence=f"{where}, raises ValueError (no `auto_map.AutoConfig` to fall back on)",
             )
         )
     else:
         found.warn(
             ParallelDraftingConfigWarning(
-                f"`model_type` = {bounded_repr(model_type)} {known}: SGLang parses the config "
-                "only through `auto_map.AutoConfig`'s remote code, with --trust-remote-code.",
+                f"`model_type` = {bounded_repr(model_type)} {known}: SGLang parses it only with "
+                "--trust-remote-code.",
                 field="model_type",
                 code=codes.MODEL_TYPE_REMOTE_CODE,
                 fix=f"serve it with --trust-remote-code, or {fix}",
-                evidence=where,
+                evidence=f"{where}, then `auto_map.AutoConfig`'s remote code",
             )
         )
 
@@ -1148,8 +1149,8 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
             found.error(
                 ParallelDraftingConfigError(
                     f"`{dspark.markov_rank_field}` = {bounded_repr(dspark.markov_rank)} is set but "
-                    "the top-level `markov_rank` is not, which SGLang's DSpark model reads: it "
-                    "fails at start-up.",
+                    "the top-level `markov_rank` is not, so SGLang's DSpark model fails at "
+                    "start-up.",
                     field="markov_rank",
                     code=codes.MARKOV_RANK_NESTED_ONLY,
                     fix=f"copy `{dspark.markov_rank_field}` to the top-level `markov_rank`",
@@ -1159,8 +1160,8 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
         elif top_rank is None or top_rank <= 0:
             found.error(
                 ParallelDraftingConfigError(
-                    f"`markov_rank` = {describe_value(top)} is not an integer above 0, which "
-                    "SGLang's DSpark model builds its Markov head with: it fails at start-up.",
+                    f"`markov_rank` = {describe_value(top)} is not an integer above 0, so SGLang's "
+                    "DSpark model fails at start-up.",
                     field="markov_rank",
                     code=codes.MARKOV_RANK_INVALID,
                     fix="set `markov_rank` to the rank of the draft's Markov head, above 0",
@@ -1177,13 +1178,12 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
             found.warn(
                 ParallelDraftingConfigWarning(
                     f"`{head_field}` = {bounded_repr(dspark.markov_head_type)} is set but the "
-                    "top-level `markov_head_type` is not: SGLang builds a vanilla head, which "
-                    "the checkpoint's head weights will not fit.",
+                    "top-level `markov_head_type` is not, so SGLang builds a vanilla head.",
                     field="markov_head_type",
                     code=codes.MARKOV_HEAD_TYPE_NESTED,
                     fix=f"copy `{head_field}` to the top-level `markov_head_type`",
                     evidence=f"{_BUILD_MARKOV_HEAD} reads the top-level markov_head_type, "
-                    "default 'vanilla'",
+                    "default 'vanilla', which the checkpoint's head weights do not fit",
                 )
             )
     if dspark.mask_token_id is None:

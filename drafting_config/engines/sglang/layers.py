@@ -71,10 +71,9 @@ def build_target_layer_ids(num_target_layers: int, num_draft_layers: int) -> tup
     start, end = 1, num_target_layers - 3
     if end < start:
         raise SglangRefuses(
-            "The draft names no target layers, so SGLang derives "
-            f"{bounded_repr(num_draft_layers)} of them from the target's "
-            f"{bounded_repr(num_target_layers)} layers, and refuses a target of fewer than 4 "
-            "at start-up.",
+            "No target layers are named, and SGLang refuses at start-up to derive "
+            f"{bounded_repr(num_draft_layers)} from a target of {bounded_repr(num_target_layers)} "
+            "layers: it needs 4.",
             field="dflash_config.target_layer_ids",
             code=codes.DERIVED_LAYERS_INVALID,
             fix=_NAME_THE_LAYERS,
@@ -117,10 +116,9 @@ def resolve_target_layer_ids(
         distinct = target_num_layers - 3  # build_target_layer_ids spreads ids over [1, L - 3]
         if draft_num_layers > 1 and 1 <= distinct < draft_num_layers:
             raise SglangRefuses(
-                f"`num_hidden_layers` = {bounded_repr(draft_num_layers)} and no target layers "
-                "are named, so SGLang taps one per draft layer, spread over layers 1 to "
-                f"{bounded_repr(distinct)} of the target's {bounded_repr(target_num_layers)}: "
-                "the ids repeat and the first forward pass fails.",
+                f"`num_hidden_layers` = {bounded_repr(draft_num_layers)} with no layers named: "
+                f"SGLang's ids over layers 1 to {bounded_repr(distinct)} of the target's "
+                f"{bounded_repr(target_num_layers)} repeat, failing the first forward pass.",
                 field="num_hidden_layers",
                 code=codes.DERIVED_LAYERS_INVALID,
                 fix=_NAME_THE_LAYERS,
@@ -132,13 +130,12 @@ def resolve_target_layer_ids(
         derived = build_target_layer_ids(target_num_layers, draft_num_layers)
         return RuntimeLayers(derived, None, target_num_layers)
     field = draft.target_layer_ids_field
-    for index, layer_id in enumerate(draft.target_layer_ids):
+    for layer_id in draft.target_layer_ids:
         if not 0 <= layer_id < target_num_layers:
             raise SglangRefuses(
-                f"`{field}` = {bounded_repr(list(draft.target_layer_ids))} has item {index} = "
-                f"{bounded_repr(layer_id)}, outside [0, {bounded_repr(target_num_layers - 1)}] "
-                f"for a target of {bounded_repr(target_num_layers)} layers: SGLang refuses the "
-                "draft at start-up.",
+                f"`{field}` names layer {bounded_repr(layer_id)}, outside "
+                f"[0, {bounded_repr(target_num_layers - 1)}] of a {bounded_repr(target_num_layers)}"
+                "-layer target: SGLang refuses the draft at start-up.",
                 field=field,
                 code=codes.LAYER_ID_OUT_OF_RANGE,
                 fix=f"name only target layers 0 to {bounded_repr(target_num_layers - 1)} in "
@@ -408,15 +405,14 @@ def _class_derivation_findings(draft: DFlashDraft, found: Findings) -> None:
         return
     found.error(
         ParallelDraftingConfigError(
-            "The draft names neither target layers nor `num_target_layers`, so SGLang's DFlash "
-            f"draft class derives its layers from its own depth, {layers}, and refuses it at "
-            "start-up: that needs a depth of 4.",
+            "Neither layers nor `num_target_layers` is named: SGLang's draft class derives layers "
+            f"from its own depth, {layers}, and refuses it at start-up.",
             field="num_target_layers",
             code=codes.DFLASH_CLASS_DERIVES_LAYERS,
             fix="set `dflash_config.target_layer_ids` to the layers the draft was trained on, "
             "or `num_target_layers` to the target's num_hidden_layers",
             evidence=f"{_DFLASH_CLASS} calls build_target_layer_ids({layers}, {layers}), "
-            "which raises ValueError",
+            "which raises ValueError below a depth of 4",
         )
     )
 
@@ -426,15 +422,13 @@ def _class_count_findings(draft: DFlashDraft, subject: Subject, found: Findings)
     depth = class_target_layers(draft)
     if draft.target_layer_ids is None:
         return
-    for index, layer_id in enumerate(draft.target_layer_ids):
+    for layer_id in draft.target_layer_ids:
         if not 0 <= layer_id < depth:
             field = draft.num_target_layers_field or "num_target_layers"
             found.error(
                 ParallelDraftingConfigError(
-                    f"`{draft.target_layer_ids_field}` has item {index} = "
-                    f"{bounded_repr(layer_id)}, outside `{field}` = {bounded_repr(depth)}, which "
-                    "SGLang's DFlash draft class reads as the target's depth: it refuses the "
-                    "draft at start-up.",
+                    f"`{field}` = {bounded_repr(depth)} is read by SGLang's draft class as the "
+                    f"target's depth, so it refuses layer id {bounded_repr(layer_id)} at start-up.",
                     field=field,
                     code=codes.LAYER_ID_OUT_OF_RANGE,
                     fix="set `num_target_layers` to the target's num_hidden_layers, or remove it",
@@ -455,15 +449,15 @@ def _capture_order_findings(layers: SglangLayers, found: Findings) -> None:
         return
     repeated = len(set(ids)) != len(ids)
     what = (
-        "repeats a layer: fc gets fewer features than it is sized for, and the first forward "
-        "pass fails"
+        "repeats a layer: fc gets too few features and the first forward pass fails"
         if repeated
-        else "is not increasing: the features reach fc in layer order, not in the draft's"
+        else "is not increasing: fc gets the features in layer order, not the draft's"
     )
     source = layers.source
+    derived = f" ({source})" if source is not None and source.startswith("derived") else ""
     found.error(
         ParallelDraftingConfigError(
-            f"The layers SGLang taps, {bounded_repr(list(ids))} ({source}), {what}.",
+            f"SGLang's tapped list {bounded_repr(list(ids))}{derived} {what}.",
             field=source if source is not None and not source.startswith("derived") else None,
             code=codes.LAYERS_CAPTURED_IN_ORDER,
             fix="name each target layer once, in increasing order, as the draft was trained",
@@ -534,9 +528,8 @@ def _last_layer_findings(subject: Subject, parsed: SglangDraft, found: Findings)
     if cls.last_layer is LastLayer.NEVER:
         found.error(
             ParallelDraftingConfigError(
-                f"`{field}` names layer {bounded_repr(last)}, the target's last, which SGLang's "
-                f"{name} never captures: fc gets one feature fewer and the first forward pass "
-                "fails.",
+                f"`{field}` names the last layer, {bounded_repr(last)}, which SGLang's {name} "
+                "never captures: the forward pass fails.",
                 field=field,
                 code=codes.LAST_LAYER_NEVER_CAPTURED,
                 fix=_SERVE_WITH_VLLM,
@@ -547,7 +540,7 @@ def _last_layer_findings(subject: Subject, parsed: SglangDraft, found: Findings)
     elif cls.last_layer in (LastLayer.INDEX_ERROR, LastLayer.VALUE_ERROR):
         found.error(
             ParallelDraftingConfigError(
-                f"`{field}` names layer {bounded_repr(last)}, the target's last, which SGLang's "
+                f"`{field}` names the target's last layer, {bounded_repr(last)}, which SGLang's "
                 f"{name} refuses at start-up.",
                 field=field,
                 code=codes.LAST_LAYER_REFUSED,
@@ -588,11 +581,12 @@ def _hook_findings(subject: Subject, algorithm: Algorithm, found: Findings) -> N
     elif hook is Hook.BROKEN:
         found.error(
             ParallelDraftingConfigError(
-                f"The target's class {name} has a DFlash hook in SGLang that calls a method its "
-                "language model lacks: SGLang raises AttributeError at start-up.",
+                f"The target's class {name} has a broken DFlash hook in SGLang, which raises "
+                "AttributeError at start-up.",
                 field="target.architectures",
                 code=codes.TARGET_HOOK_BROKEN,
-                evidence=f"srt/models/: {name}.set_dflash_layers_to_capture raises AttributeError",
+                evidence=f"srt/models/: {name}.set_dflash_layers_to_capture calls a method its "
+                "language model lacks (AttributeError)",
             )
         )
 
@@ -605,7 +599,7 @@ def _eagle3_findings(subject: Subject, found: Findings) -> None:
         found.warn(
             TargetLayersWarning(
                 "`eagle_aux_hidden_state_layer_ids` is set at the top level, where SGLang does "
-                "not read it: SGLang taps the target's default layers instead.",
+                "not read it, so it taps the target's defaults.",
                 field="eagle_aux_hidden_state_layer_ids",
                 code=codes.EAGLE_LAYER_IDS_MISPLACED,
                 fix=f"copy the list into `{EAGLE_LAYER_IDS_FIELD}` (SGLang's target classes "

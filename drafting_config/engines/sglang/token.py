@@ -28,6 +28,12 @@ from drafting_config.values.paths import display_path
 
 # --- the token id (srt/speculative/dflash_worker_v2.py) -----------------------------------------
 
+_RESOLVE: Final = "srt/speculative/dflash_worker_v2.py: DFlashWorkerV2._resolve_mask_token_id"
+_MERGE: Final = (
+    "srt/speculative/dflash_worker_v2.py: DFlashWorkerV2._maybe_merge_trained_mask_embedding"
+)
+_NAME_THE_ID: Final = "name the mask token's id in `dflash_config.mask_token_id`"
+
 
 class MaskSource(str, enum.Enum):
     """Where SGLang's DFlash worker takes the token id from."""
@@ -76,9 +82,11 @@ def resolve_mask_token_id(
             raise SglangRefuses(
                 f"The draft's mask token id is {bounded_repr(mask_token_id)}, but the served "
                 f"tokenizer holds its mask token {bounded_repr(mask_token)} at id "
-                f"{bounded_repr(found)}: SGLang refuses to start (DFLASH config mismatch, "
-                "DFlashWorkerV2._resolve_mask_token_id in srt/speculative/dflash_worker_v2.py).",
+                f"{bounded_repr(found)}: SGLang refuses to start.",
                 field="dflash_config.mask_token",
+                code=codes.TOKEN_MASK_ELSEWHERE,
+                fix="make the draft's mask token id and the tokenizer's id of its mask token agree",
+                evidence=f"{_RESOLVE} raises ValueError ('DFLASH config mismatch')",
             )
         return MaskTokenId(mask_token_id, MaskSource.CONFIG)
     if tokenizer is None:
@@ -102,12 +110,14 @@ def resolve_mask_token_id(
 def _below_vocab(token_id: int, vocab_size: int | None, mask_token: str) -> None:
     if vocab_size is not None and token_id >= vocab_size:
         raise SglangRefuses(
-            f"SGLang's DFlash mask token id is {bounded_repr(token_id)} "
-            f"({bounded_repr(mask_token)}), outside the target's vocabulary of "
-            f"{bounded_repr(vocab_size)}: SGLang does not resize the target's embeddings and "
-            "refuses to start (DFlashWorkerV2._resolve_mask_token_id in "
-            "srt/speculative/dflash_worker_v2.py).",
+            f"The mask token id {bounded_repr(token_id)} ({bounded_repr(mask_token)}) is outside "
+            f"the target's vocabulary of {bounded_repr(vocab_size)}, so SGLang refuses to start.",
             field="dflash_config.mask_token_id",
+            code=codes.TOKEN_OUTSIDE_TARGET_VOCAB,
+            fix="set `dflash_config.mask_token_id` to the mask token's id in the target's "
+            "vocabulary",
+            evidence=f"{_RESOLVE} raises ValueError (SGLang does not resize the target's "
+            "embeddings)",
         )
 
 
@@ -182,23 +192,26 @@ def check_sglang_token(subject: Subject, found: Findings) -> None:
     if token.token_id is None:
         found.warn(
             TokenizerTokenIdWarning(
-                f"The draft names no mask token id: SGLang takes {bounded_repr(token.text)} from "
-                "the served tokenizer (the target's, or --tokenizer) at start-up, adding it when "
-                "missing (DFlashWorkerV2._resolve_mask_token_id), and fails only with "
-                "--skip-tokenizer-init. No tokenizer was read here, so the id is unknown.",
+                f"No mask token id is named: SGLang takes {bounded_repr(token.text)} from the "
+                "served tokenizer at start-up, which was not read here.",
+                field="dflash_config.mask_token_id",
                 code=codes.TOKEN_NOT_NAMED,
+                fix=f"{_NAME_THE_ID}, or pass --tokenizer to check the served one",
+                evidence=f"{_RESOLVE} adds the token when missing, and raises RuntimeError "
+                "only with --skip-tokenizer-init",
             )
         )
         return
     if token.added:
         found.warn(
             TokenizerTokenIdWarning(
-                "The draft names no mask token id and the served tokenizer has no "
-                f"{bounded_repr(token.text)}: SGLang adds it as a special token at id "
-                f"{bounded_repr(token.token_id)} (DFlashWorkerV2._resolve_mask_token_id), which "
-                "changes the served tokenizer. Name the id in `dflash_config.mask_token_id` to "
-                "make it explicit.",
+                "No mask token id is named and the served tokenizer lacks "
+                f"{bounded_repr(token.text)}, so SGLang adds it as a special token at id "
+                f"{bounded_repr(token.token_id)}.",
+                field="dflash_config.mask_token_id",
                 code=codes.TOKEN_ADDED_TO_TOKENIZER,
+                fix=_NAME_THE_ID,
+                evidence=f"{_RESOLVE} adds the mask token to the served tokenizer",
             )
         )
     if token.source == "tokenizer":
@@ -206,6 +219,7 @@ def check_sglang_token(subject: Subject, found: Findings) -> None:
             f"SGLang takes token id {bounded_repr(token.token_id)} ({bounded_repr(token.text)}) "
             "from the tokenizer",
             code=codes.TOKEN_FROM_TOKENIZER,
+            evidence=_RESOLVE,
         )
 
 
@@ -253,6 +267,7 @@ def check_sglang_mask_embedding(subject: Subject, found: Findings) -> None:
     contents = read.contents
     assert contents is not None
     why = None
+    fix = "save it as {'embedding': tensor, 'mask_token_id': id}"
     if not contents.is_dict:
         why = "holds a bare tensor, but SGLang reads saved['embedding'] from a dict"
     elif contents.embedding is None:
@@ -267,36 +282,29 @@ def check_sglang_mask_embedding(subject: Subject, found: Findings) -> None:
                 f"was trained for mask_token_id {bounded_repr(stored)}, but SGLang's id is "
                 f"{bounded_repr(token_id)}"
             )
+            fix = "make the draft's mask token id and the file's mask_token_id agree"
     if why is not None:
         found.error(
             ParallelDraftingConfigError(
-                f"{shown} {why}: SGLang's DFlash worker fails at start-up "
-                "(DFlashWorkerV2._maybe_merge_trained_mask_embedding in "
-                "srt/speculative/dflash_worker_v2.py). SGLang expects "
-                "{'embedding': tensor, 'mask_token_id': id}.",
+                f"{shown} {why}: SGLang's DFlash worker fails at start-up.",
                 code=codes.MASK_EMBEDDING_INVALID,
+                fix=fix,
+                evidence=f"{_MERGE} reads saved['embedding'] and int(saved['mask_token_id'])",
             )
         )
     if why is None:
-        _embedding_row_findings(subject, contents, shown, found)
+        _embedding_row_findings(subject, contents, found)
 
 
-_MERGE: Final = (
-    "srt/speculative/dflash_worker_v2.py: DFlashWorkerV2._maybe_merge_trained_mask_embedding"
-)
-
-
-def _embedding_row_findings(
-    subject: Subject, contents: MaskEmbedding, shown: str, found: Findings
-) -> None:
+def _embedding_row_findings(subject: Subject, contents: MaskEmbedding, found: Findings) -> None:
     """See :func:`check_sglang_mask_embedding`: ``per_position``, then the row's width: the
     target's ``hidden_size`` when the target is given, else the draft's (SGLang's DFlash
     draft must share it)."""
     if contents.per_position not in (MISSING, None) and bool(contents.per_position):
         found.error(
             ParallelDraftingConfigError(
-                f"{shown} sets per_position, one mask embedding per slot, which SGLang does "
-                "not implement: it refuses the draft at start-up.",
+                "`mask_embedding.pt` sets per_position, one mask embedding per slot, which "
+                "SGLang does not implement: it refuses the draft at start-up.",
                 code=codes.MASK_EMBEDDING_INVALID,
                 fix="export a single mask embedding (per_position false), or serve with vLLM",
                 evidence=f"{_MERGE} raises NotImplementedError",
@@ -314,8 +322,8 @@ def _embedding_row_findings(
     if shape is None:
         found.error(
             ParallelDraftingConfigError(
-                f"{shown} holds an `embedding` that is no tensor, so SGLang fails copying it "
-                "into the target's embedding row at start-up.",
+                "`mask_embedding.pt` holds an `embedding` that is no tensor, so SGLang fails "
+                "copying it into the target's embedding row at start-up.",
                 code=codes.MASK_EMBEDDING_INVALID,
                 fix="save the embedding as a tensor of hidden_size values",
                 evidence=f"{_MERGE}: Tensor.copy_",
@@ -326,15 +334,14 @@ def _embedding_row_findings(
         return
     scalar = shape in ((), (1,))
     what = (
-        "so SGLang fills the target's embedding row for the mask token with that one value, "
-        "silently"
+        "so SGLang silently fills the mask token's row with that one value"
         if scalar
         else "so SGLang fails copying it into the target's embedding row at start-up"
     )
     found.error(
         ParallelDraftingConfigError(
-            f"{shown} holds an embedding of shape {list(shape)}, not [{hidden}] "
-            f"(`{field}`), {what}.",
+            f"`mask_embedding.pt` holds an embedding of shape {list(shape)}, not [{hidden}], "
+            f"{what}.",
             field=field,
             code=codes.MASK_EMBEDDING_SIZE,
             fix=f"save the trained mask embedding as one row of {hidden} values",

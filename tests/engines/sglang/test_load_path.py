@@ -19,6 +19,7 @@ from drafting_config.values.codes import (
     VOCAB_DIFFERS_FROM_TARGET,
 )
 from drafting_config.verdicts import Verdict
+from tests.engines.sglang.test_finding_contract import _violations
 
 CORPUS = Path(__file__).resolve().parents[2] / "real_configs"
 DEEPSEEK_V4: dict[str, Any] = json.loads(
@@ -128,7 +129,7 @@ def test_a_pard_draft_is_served_as_standalone_its_token_unused() -> None:
     )
     (warning,) = verdict.warnings
     assert (warning.code, warning.field) == (TOKEN_UNUSED, "pard_token")
-    assert "as STANDALONE" in str(warning)
+    assert "as sequential STANDALONE" in str(warning)
     assert str(warning.evidence).startswith("srt/speculative/standalone_worker_v2.py")
 
 
@@ -251,3 +252,46 @@ def test_a_mask_embedding_must_be_one_row_of_hidden_size_values(
     if refused:
         assert sizes[0].field == "hidden_size"
         assert "[4096]" in str(sizes[0])
+
+
+# --- the finding contract, for the findings above ----------------------------------------------
+
+
+def test_the_findings_of_these_rules_follow_the_finding_contract(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    pard = EXAMPLES / "pard-llama3-1b"
+    pard_config = json.loads((pard / "config.json").read_text("utf-8"))
+    verdicts = [
+        sglang(pard),
+        sglang(pard, require_parallel=True),
+        sglang(pard_config, target={**LLAMA_TARGET, "vocab_size": 128000}),
+        sglang({**DFLASH, "model_type": None}),
+        sglang({**DFLASH, "model_type": None, "auto_map": {"AutoConfig": "m.Config"}}),
+        sglang({key: value for key, value in DFLASH.items() if key != "hidden_size"}),
+        sglang({**DFLASH, "architectures": ["Qwen3ForCausalLM", "DFlashDraftModel"]}),
+    ]
+    for saved in (
+        {"embedding": torch.zeros(4096), "mask_token_id": 151669, "per_position": True},
+        {"embedding": torch.zeros(16), "mask_token_id": 151669},
+        {"embedding": torch.zeros(1), "mask_token_id": 151669},
+        {"embedding": [0.0] * 4096, "mask_token_id": 151669},
+    ):
+        verdicts.append(sglang(_with_mask_embedding(tmp_path, saved), check_weights=True))
+    found = [
+        (kind, finding)
+        for verdict in verdicts
+        for kind, findings in (("error", verdict.errors), ("warning", verdict.warnings))
+        for finding in findings
+    ]
+    reached = {str(getattr(finding, "code", None)) for _, finding in found}
+    assert {
+        "token-unused",
+        "sequential-not-parallel",
+        "vocab-differs-from-target",
+        "model-type-not-string",
+        "size-from-config-default",
+        "mask-embedding-invalid",
+        "mask-embedding-size",
+    } <= reached
+    broken = {str(f): wrong for kind, f in found if (wrong := _violations(kind, f))}
+    assert broken == {}

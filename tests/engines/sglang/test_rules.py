@@ -120,7 +120,9 @@ def test_the_tokenizers_own_mask_token_is_used_and_without_a_tokenizer_a_warning
     alone = sglang(config)
     assert alone.ok
     assert alone.token_id is None
-    assert any("--skip-tokenizer-init" in str(w) for w in alone.warnings)
+    [warning] = alone.warnings
+    assert warning.field == "dflash_config.mask_token_id"
+    assert "--skip-tokenizer-init" in str(warning.evidence)
 
 
 def test_the_added_mask_must_fit_the_targets_vocabulary(tmp_path: Path) -> None:
@@ -238,8 +240,9 @@ def test_an_eagle3_draft_naming_a_ptd_token_is_served_sequentially_the_token_unu
     (warning,) = verdict.warnings
     assert warning.code is TOKEN_UNUSED
     assert warning.field == "ptd_token_id"
-    assert str(warning).startswith("`ptd_token_id` is unused: SGLang serves this draft")
-    assert "as EAGLE3" in str(warning)
+    assert "unused by SGLang:" in str(warning)
+    assert "as sequential EAGLE3" in str(warning)
+    assert "SpeculativeAlgorithm" in str(warning.evidence)
     assert str(warning.evidence).startswith("srt/speculative/eagle_worker_v2.py")
     assert (verdict.mode, verdict.parallel, verdict.serve_with) == ("eagle3", False, "EAGLE3")
     required = sglang(config, require_parallel=True)
@@ -379,7 +382,7 @@ def test_more_draft_layers_than_the_derived_span_holds_repeat_ids(
     fields = [e.field for e in verdict.errors]
     assert ("num_hidden_layers" in fields) is repeats, messages(verdict)
     if repeats:
-        assert "spread over layers 1 to 33 of the target's 36" in messages(verdict)
+        assert "over layers 1 to 33 of the target's 36 repeat" in messages(verdict)
         [error] = [e for e in verdict.errors if e.field == "num_hidden_layers"]
         assert "build_target_layer_ids" in str(error.evidence)
     else:
@@ -403,7 +406,7 @@ def test_num_target_layers_is_the_targets_depth_to_the_draft_class() -> None:
     config = draft(DFLASH, num_target_layers=5)
     verdict = sglang(config, target=QWEN3_8B)
     assert verdict.errors[0].field == "num_target_layers"
-    assert "which SGLang's DFlash draft class reads as the target's depth" in str(verdict.errors[0])
+    assert "is read by SGLang's draft class as the target's depth" in str(verdict.errors[0])
     assert verdict.errors[0].fix == (
         "set `num_target_layers` to the target's num_hidden_layers, or remove it"
     )
@@ -571,8 +574,8 @@ DOMINO_SECTION: dict[str, Any] = {
         (
             {"selector_rank": 4},
             "dflash_config.selector_rank",
-            "`dflash_config.selector_rank` = 4 and `dflash_config.selector_top_k` = 0, "
-            "one set without the other",
+            "`dflash_config.selector_rank` = 4 but `dflash_config.selector_top_k` = 0: "
+            "SGLang refuses one set without the other",
         ),
         (
             {"block_size": "many"},
@@ -616,15 +619,15 @@ def test_architectures_sglang_has_no_class_for_are_an_error() -> None:
     plain = {**QWEN3_8B, "architectures": ["MyModelForCausalLM"]}  # not registered
     verdict = sglang(plain)
     assert [e.field for e in verdict.errors] == ["architectures"]
-    assert "`architectures` = ['MyModelForCausalLM'] (list) names no SGLang draft class" in (
+    assert "`architectures` = ['MyModelForCausalLM'] has no SGLang draft class" in (
         messages(verdict)
     )
     verdict = sglang(draft(DFLASH, architectures=["DominoDraftModel"]))
     [error] = verdict.errors
     assert (error.field, error.code) == ("architectures", ARCHITECTURE_NOT_DRAFTER)
     assert "DFlashWorkerV2.__init__ raises AttributeError" in str(error.evidence)
-    assert "`candidate_selector`" in str(error)
-    assert "its DFLASH worker fails at start-up" in str(error)
+    assert "`candidate_selector`" in str(error.evidence)
+    assert "DFLASH worker fails at start-up" in str(error)
     assert error.fix == (
         "set `architectures` to ['DFlashDraftModel'] when the checkpoint's weights are that class's"
     )

@@ -41,7 +41,7 @@ from drafting_config.engines.sglang.config import (
 from drafting_config.engines.sglang.layers import check_sglang_layers, sglang_layers
 from drafting_config.engines.sglang.names import ENGINE as ENGINE
 from drafting_config.engines.sglang.names import VERSION as VERSION
-from drafting_config.engines.sglang.names import Algorithm
+from drafting_config.engines.sglang.names import Algorithm, SglangRefuses
 from drafting_config.engines.sglang.token import (
     check_sglang_mask_embedding,
     check_sglang_placeholders,
@@ -104,8 +104,12 @@ def judge(
     with found.collect():
         for rule in (check_sglang_placeholders, check_target_placeholders, check_sglang_layers):
             rule(subject, found)
-        reading = sglang_layers(subject)
-        layers = reading.ids, reading.source
+        try:
+            reading = sglang_layers(subject)
+        except SglangRefuses:  # check_sglang_config / check_sglang_layers record it
+            pass
+        else:
+            layers = reading.ids, reading.source
     if subject.tokenizer is not None and token_id is not None:
         with found.collect():  # SGLang's own rules judge the mask token's text (.token)
             check_token_in_tokenizer(subject, found)

@@ -295,3 +295,46 @@ def test_the_findings_of_these_rules_follow_the_finding_contract(tmp_path: Path)
     } <= reached
     broken = {str(f): wrong for kind, f in found if (wrong := _violations(kind, f))}
     assert broken == {}
+
+
+# --- layer failures -------------------------------------------------------------------------------
+
+QWEN3_TARGET: dict[str, Any] = {
+    "architectures": ["Qwen3ForCausalLM"],
+    "model_type": "qwen3",
+    "hidden_size": 4096,
+    "num_hidden_layers": 36,
+    "vocab_size": 151936,
+}
+
+
+def _with_layers(ids: list[int], **changes: Any) -> dict[str, Any]:
+    config = copy.deepcopy(DFLASH)
+    config["dflash_config"]["target_layer_ids"] = ids
+    config.update(changes)
+    return config
+
+
+def test_every_certain_layer_failure_is_listed_not_only_the_first() -> None:
+    # The target worker refuses id 40 of a 36-layer target; the draft's hidden size is not
+    # the target's either: both are listed.
+    verdict = sglang(_with_layers([1, 9, 17, 25, 40]), target={**QWEN3_TARGET, "hidden_size": 2048})
+    assert codes(verdict) == ["layer-id-out-of-range", "hidden-size-mismatch"]
+
+
+@pytest.mark.parametrize("target", [None, QWEN3_TARGET])
+def test_a_negative_layer_id_is_blamed_on_the_layer_ids_with_a_fix_that_fixes_it(
+    target: dict[str, Any] | None,
+) -> None:
+    config = _with_layers([1, 9, 17, 25, -1], num_target_layers=36)
+    verdict = sglang(config, target=target)
+    (error,) = verdict.errors
+    assert (str(error.code), error.field) == (
+        "layer-id-out-of-range",
+        "dflash_config.target_layer_ids",
+    )
+    assert error.fix == "replace -1 with 35, the same layer counted from 0"
+    fixed = sglang(_with_layers([1, 9, 17, 25, 35], num_target_layers=36), target=target)
+    assert "layer-id-out-of-range" not in codes(fixed)
+    without_depth = sglang(_with_layers([1, 9, 17, 25, -1]), target=target)
+    assert without_depth.errors[0].field == "dflash_config.target_layer_ids"

@@ -338,3 +338,24 @@ def test_a_negative_layer_id_is_blamed_on_the_layer_ids_with_a_fix_that_fixes_it
     assert "layer-id-out-of-range" not in codes(fixed)
     without_depth = sglang(_with_layers([1, 9, 17, 25, -1]), target=target)
     assert without_depth.errors[0].field == "dflash_config.target_layer_ids"
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"num_loops": 1.0},
+        {"num_loops": -1},
+        {"num_loops": True},
+        {"padded_vocab_size": "152064"},
+        {"padded_vocab_size": 0},
+    ],
+)
+def test_the_targets_num_loops_and_padded_vocab_size_never_fail_an_sglang_verdict(
+    extra: dict[str, object],
+) -> None:
+    # Values that are no positive int32 count as unset (drafting_config/draft/target.py): the
+    # depth stays num_hidden_layers (spec_aux_hidden_state.py multiplies by int(num_loops),
+    # 1 for 1.0), DSpark's bound the vocab_size.
+    verdict = sglang(DFLASH, target={**QWEN3_TARGET, **extra})
+    assert verdict.ok, [str(e) for e in verdict.errors]
+    assert verdict.aux_layer_ids == (2, 10, 18, 26, 34)

@@ -163,7 +163,7 @@ NGRAM), and nothing in it reads ``pard_token`` or ``ptd_token_id``."""
 OFFERS: Final = (
     "serve it with vLLM, or train a draft of a class SGLang serves: DFlashDraftModel "
     "(DFLASH), DSparkDraftModel or Qwen3DSparkModel (DSPARK), LlamaForCausalLMEagle3 "
-    "(sequential EAGLE3)"
+    "(sequential EAGLE3), a registered causal LM (sequential STANDALONE)"
 )
 """The fix for a draft SGLang 0.5.23 has no method or class for: what it offers
-(``--speculative-algorithm`` DFLASH, DSPARK and sequential EAGLE3)."""
+(``--speculative-algorithm`` DFLASH, DSPARK, and sequential EAGLE3 and STANDALONE)."""

@@ -104,12 +104,7 @@ def judge(
     with found.collect():
         for rule in (check_sglang_placeholders, check_target_placeholders, check_sglang_layers):
             rule(subject, found)
-        try:
-            reading = sglang_layers(subject)
-        except SglangRefuses:  # check_sglang_config / check_sglang_layers record it
-            pass
-        else:
-            layers = reading.ids, reading.source
+        layers = _layers_reading(subject)
     if subject.tokenizer is not None and token_id is not None:
         with found.collect():  # SGLang's own rules judge the mask token's text (.token)
             check_token_in_tokenizer(subject, found)
@@ -139,6 +134,16 @@ def judge(
         parallel=None if algorithm is None else algorithm not in _SEQUENTIAL,
         serve_with=None if algorithm is None else algorithm.value,
     )
+
+
+def _layers_reading(subject: Subject) -> tuple[tuple[int, ...] | None, str | None]:
+    """The tapped layers and their source for the verdict, ``(None, None)`` where SGLang
+    refuses them (:func:`check_sglang_config` and :func:`check_sglang_layers` record that)."""
+    try:
+        reading = sglang_layers(subject)
+    except SglangRefuses:
+        return None, None
+    return reading.ids, reading.source
 
 
 _MODES: Final = {

@@ -433,10 +433,14 @@ def tables(source: SglangSource, version: str, transformers: str) -> dict[str, o
             "target_classes: every registered model class with a DFlash, DSpark or EAGLE-3 "
             "capture hook, read from each class's set_*_layers_to_capture and its model's "
             "forward loop (kept from the shipped file by the command; the hooks are checked "
-            "against the wheel by the engine_wheels tests; last_layer is read by hand)."
+            "against the wheel by the engine_wheels tests; last_layer is read by hand). "
+            "classes: every model class registered under its name, each EntryClass of a "
+            "top-level module of sglang/srt/models/ (srt/models/registry.py: "
+            "import_model_classes)."
         ),
         "sglang": version,
         "transformers": transformers,
         "config_registry": config_registry(source),
         "registered": registered_model_types(source),
+        "classes": sorted(target_hooks(source)),
     }

@@ -70,6 +70,9 @@ class MaskEmbedding:
     is_dict: bool = False
     """Whether the file holds a dict (``{"embedding": ..., "mask_token_id": ...}``) rather
     than a bare tensor."""
+    per_position: object = MISSING
+    """The dict's ``per_position`` (SpecForge's flag for one mask embedding per masked
+    slot), or ``MISSING``."""
 
 
 @dataclass(frozen=True)
@@ -149,12 +152,14 @@ def read_mask_embedding(path: str) -> MaskEmbedding:
                 evidence="torch: torch.load(weights_only=True)",
             ) from None
     stored: object = MISSING
+    per_position: object = MISSING
     is_dict = isinstance(state, dict)  # weights_only loads plain dicts only
     if isinstance(state, dict):
         stored = state.get("mask_token_id", MISSING)
+        per_position = state.get("per_position", MISSING)
         state = state.get("embedding")
     shape = tuple(state.shape) if isinstance(state, torch.Tensor) else None
-    return MaskEmbedding(stored, state, shape, is_dict)
+    return MaskEmbedding(stored, state, shape, is_dict, per_position)
 
 
 def _check_inflated_size(file: BinaryIO, path: str) -> None:

@@ -512,6 +512,12 @@ VOCAB_LARGER_THAN_TARGET: Final = declare(
     "The draft's vocab_size is larger than the target's.",
     fix="check that the target is the draft's, or lower `draft_vocab_size` to fit it",
 )
+VOCAB_DIFFERS_FROM_TARGET: Final = declare(
+    "vocab-differs-from-target",
+    Step.TARGET,
+    "The draft model's vocab_size differs from the target's, which a separate draft model "
+    "must share.",
+)
 HIDDEN_SIZE_MISMATCH: Final = declare(
     "hidden-size-mismatch",
     Step.TARGET,
@@ -546,6 +552,12 @@ CONSTRUCTOR_FIELD_MISSING: Final = declare(
     "constructor-field-missing",
     Step.CONSTRUCTION,
     "A field the draft class's constructor reads is not set.",
+)
+SIZE_FROM_CONFIG_DEFAULT: Final = declare(
+    "size-from-config-default",
+    Step.CONSTRUCTION,
+    "A size the draft class reads is not set, so the default of the config class of its "
+    "`model_type` applies, which may not be the draft's.",
 )
 DFLASH_CONFIG_NULL: Final = declare(
     "dflash-config-null",

@@ -70,7 +70,8 @@ def test_a_note_every_verdict_shares_is_said_once_in_the_footer_with_its_count(
     assert run.lines[-3:] == [
         f"note (2 drafts): {shared}",
         "note (2 drafts): weights not checked for SGLang: its loaders are not modelled",
-        "2 drafts checked: vllm 0.33.0 serves 1, sglang 0.5.23 serves 1",
+        # SGLang serves BROKEN as STANDALONE, its pard_token unused (a warning)
+        "2 drafts checked: vllm 0.33.0 serves 1, sglang 0.5.23 serves 2",
     ]
     assert sum(shared in line for line in run.lines) == 1
     alone = run_cli(capsys, "check", "--no-tokenizer", good)

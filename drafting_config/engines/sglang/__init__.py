@@ -34,6 +34,7 @@ from drafting_config.engines.interface import Reading, Reads
 from drafting_config.engines.sglang.config import (
     check_sglang_config,
     check_sglang_method,
+    check_sglang_standalone,
     ignored_token,
     sglang_algorithm,
 )
@@ -41,7 +42,7 @@ from drafting_config.engines.sglang.layers import check_sglang_layers, sglang_la
 from drafting_config.engines.sglang.names import ENGINE as ENGINE
 from drafting_config.engines.sglang.names import SERVE_OPTION as SERVE_OPTION
 from drafting_config.engines.sglang.names import VERSION as VERSION
-from drafting_config.engines.sglang.names import Algorithm
+from drafting_config.engines.sglang.names import Algorithm, SglangRefuses
 from drafting_config.engines.sglang.token import (
     check_sglang_mask_embedding,
     check_sglang_placeholders,
@@ -105,8 +106,7 @@ def judge(
     with found.collect():
         for rule in (check_sglang_placeholders, check_target_placeholders, check_sglang_layers):
             rule(subject, found)
-        reading = sglang_layers(subject)
-        layers = reading.ids, reading.source
+        layers = _layers_reading(subject)
     if subject.tokenizer is not None and token_id is not None:
         with found.collect():  # SGLang's own rules judge the mask token's text (.token)
             check_token_in_tokenizer(subject, found)
@@ -120,9 +120,10 @@ def judge(
         embedding = reads.mask_embedding(directory)
         with found.collect():
             check_sglang_mask_embedding(replace(subject, mask_embedding=embedding), found)
-    if algorithm is Algorithm.EAGLE3:
+    if algorithm in (Algorithm.EAGLE3, Algorithm.STANDALONE):
         with found.collect():
-            _sequential_findings(subject, found, require_parallel)
+            check_sglang_standalone(subject, found)
+            _sequential_findings(subject, found, algorithm, require_parallel)
     try:
         token_fields = sglang_token_fields(subject, token)
     except ParallelDraftingConfigError:  # a field that cannot be read: recorded already
@@ -136,50 +137,72 @@ def judge(
         token=facts,
         algorithm_assumed=True,
         mode=None if algorithm is None else _MODES[algorithm],
-        parallel=None if algorithm is None else algorithm is not Algorithm.EAGLE3,
+        parallel=None if algorithm is None else algorithm not in _SEQUENTIAL,
         serve_with=None if algorithm is None else algorithm.value,
         token_fields=token_fields,
     )
+
+
+def _layers_reading(subject: Subject) -> tuple[tuple[int, ...] | None, str | None]:
+    """The tapped layers and their source for the verdict, ``(None, None)`` where SGLang
+    refuses them (:func:`check_sglang_config` and :func:`check_sglang_layers` record that)."""
+    try:
+        reading = sglang_layers(subject)
+    except SglangRefuses:
+        return None, None
+    return reading.ids, reading.source
 
 
 _MODES: Final = {
     Algorithm.DFLASH: "dflash",
     Algorithm.DSPARK: "dspark",
     Algorithm.EAGLE3: "eagle3",
+    Algorithm.STANDALONE: "standalone",
 }
 """The verdict's mode for each ``--speculative-algorithm`` (DFLASH and DSPARK draft the
-masked slots in one pass, ``srt/speculative/spec_info.py``; EAGLE3 one token a step)."""
+masked slots in one pass, ``srt/speculative/spec_info.py``; EAGLE3 and STANDALONE one token
+a step)."""
+
+_SEQUENTIAL: Final = frozenset({Algorithm.EAGLE3, Algorithm.STANDALONE})
+"""The algorithms that draft one token a step."""
+
+_SEQUENTIAL_WORKERS: Final = {
+    Algorithm.EAGLE3: "srt/speculative/eagle_worker_v2.py: EAGLEWorkerV2",
+    Algorithm.STANDALONE: "srt/speculative/standalone_worker_v2.py: StandaloneWorkerV2",
+}
 
 
-_NO_PARALLEL_EAGLE3: Final = (
-    "srt/speculative/spec_info.py: SpeculativeAlgorithm has no parallel EAGLE-3 mode"
-)
-
-
-def _sequential_findings(subject: Subject, found: Findings, require_parallel: bool) -> None:
-    """A draft SGLang serves as sequential EAGLE3: a token field it names is unused there
-    (:func:`~drafting_config.engines.sglang.config.ignored_token`), a warning; with
-    ``require_parallel``, being served sequentially at all is an error."""
+def _sequential_findings(
+    subject: Subject, found: Findings, algorithm: Algorithm, require_parallel: bool
+) -> None:
+    """A draft SGLang serves sequentially, as EAGLE3 or as STANDALONE: a token field it
+    names is unused there (:func:`~drafting_config.engines.sglang.config.ignored_token`), a
+    warning; with ``require_parallel``, being served sequentially at all is an error
+    (``srt/speculative/spec_info.py: SpeculativeAlgorithm`` has no parallel EAGLE-3 mode and
+    no PARD)."""
     ignored = ignored_token(subject)
+    evidence = (
+        f"{_SEQUENTIAL_WORKERS[algorithm]} drafts one token a step; "
+        "srt/speculative/spec_info.py: SpeculativeAlgorithm has no parallel mode for it"
+    )
     if require_parallel:
         found.error(
             ParallelDraftingConfigError(
-                "SGLang serves this draft as sequential EAGLE3, having no parallel EAGLE-3 mode, "
-                "and parallel drafting is required.",
+                f"SGLang serves this draft as sequential {algorithm.value}, having no parallel "
+                "mode for it, and parallel drafting is required.",
                 field=ignored,
                 code=codes.SEQUENTIAL_NOT_PARALLEL,
                 fix="serve it with vLLM, or train a DFlash or DSpark drafter for SGLang",
-                evidence=_NO_PARALLEL_EAGLE3,
+                evidence=evidence,
             )
         )
     elif ignored is not None:
         found.warn(
             ParallelDraftingConfigWarning(
-                f"`{ignored}` is unused by SGLang: it serves this draft as sequential EAGLE3, "
-                "which reads no parallel-drafting token.",
+                f"`{ignored}` is unused by SGLang: it serves this draft as sequential "
+                f"{algorithm.value}, which reads no parallel-drafting token.",
                 field=ignored,
                 code=codes.TOKEN_UNUSED,
-                evidence=f"{_NO_PARALLEL_EAGLE3}; srt/speculative/eagle_worker.py drafts one "
-                "token a step",
+                evidence=evidence,
             )
         )

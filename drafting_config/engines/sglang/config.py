@@ -11,16 +11,21 @@ from typing import Final
 from drafting_config.draft.architectures import PEAGLE_CLASSES
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.engines.sglang.names import (
+    BUNDLED_DRAFT,
+    BUNDLING_TARGET,
     DFLASH2_CLASSES,
     DRAFT_CLASSES,
     NOT_IN_SGLANG,
     OFFERS,
+    REWRITTEN_TO_HEADS,
     Algorithm,
     SglangRefuses,
-    algorithm_of,
-    draft_class,
 )
-from drafting_config.engines.sglang.tables import LONGCAT_ARCHITECTURES, model_types
+from drafting_config.engines.sglang.tables import (
+    LONGCAT_ARCHITECTURES,
+    model_types,
+    registered_classes,
+)
 from drafting_config.rules.subject import Subject
 from drafting_config.values import codes
 from drafting_config.values.codes import Code
@@ -33,6 +38,7 @@ from drafting_config.values.errors import (
 )
 from drafting_config.values.fields import MISSING, FieldGetter, is_kind, is_list, read_path
 from drafting_config.values.findings import Findings
+from drafting_config.values.integers import exact_int
 from drafting_config.values.sources import TokenIdSource
 
 
@@ -44,6 +50,10 @@ class ConfigLoad(str, enum.Enum):
     REMOTE_CODE = "remote code"
     """Unknown, but ``auto_map.AutoConfig`` names remote code: parsed only with
     ``--trust-remote-code``."""
+    NOT_STRING = "not a string"
+    """``model_type`` is present but null or not a string, and no ``auto_map.AutoConfig``:
+    ``AutoConfig.from_pretrained`` raises ``ValueError`` (its ``CONFIG_MAPPING`` lookup
+    fails)."""
     UNKNOWN = "unknown"
     """Unknown and no ``auto_map.AutoConfig``: ``AutoConfig.from_pretrained`` raises
     ``ValueError`` ("Unrecognized model ... Should have a `model_type` key ...")."""
@@ -54,24 +64,129 @@ def config_load(get: FieldGetter) -> ConfigLoad | None:
     config.py``): ``_try_load_longcat_config`` for a LongCat architecture, else
     ``AutoConfig.from_pretrained`` (transformers), which knows the types of
     :func:`model_types`, and else needs ``auto_map.AutoConfig`` with remote code.
-    ``None`` when ``model_type`` is not a string (transformers then guesses from the
-    repository's name: not judged here).
+    A ``model_type`` present but not a string (null, a number) is looked up as a key of
+    ``CONFIG_MAPPING`` all the same (transformers 5's ``AutoConfig.from_pretrained``:
+    ``"model_type" in config_dict``), and the ``KeyError`` becomes ``ValueError``:
+    :attr:`ConfigLoad.NOT_STRING`, as vLLM's parse refuses it.  ``None`` when ``model_type``
+    is absent: a fragment of a config (token and layer fields alone) is not judged for its
+    load path here.
 
     Raises:
         ParallelDraftingConfigError: a field cannot be read at all.
     """
-    model_type = get("model_type", None)
-    if not isinstance(model_type, str):
+    model_type = get("model_type", MISSING)
+    if model_type is MISSING:
         return None
     listed = get("architectures", None)
     if is_list(listed) and LONGCAT_ARCHITECTURES & {n for n in listed if isinstance(n, str)}:
         return ConfigLoad.PARSED
-    if model_types().knows(model_type):
+    if isinstance(model_type, str) and model_types().knows(model_type):
         return ConfigLoad.PARSED
     auto_map = get("auto_map", None)
     if isinstance(auto_map, dict) and "AutoConfig" in auto_map:
         return ConfigLoad.REMOTE_CODE
-    return ConfigLoad.UNKNOWN
+    return ConfigLoad.UNKNOWN if isinstance(model_type, str) else ConfigLoad.NOT_STRING
+
+
+# --- the class SGLang loads (srt/models/registry.py) ------------------------------------------
+
+BUNDLED_DSPARK_KEYS: Final = (
+    "dspark_block_size",
+    "dspark_markov_rank",
+    "dspark_noise_token_id",
+    "dspark_target_layer_ids",
+)
+"""The top-level keys that mark a checkpoint bundling a DSpark draft head
+(``srt/speculative/dspark_components/dspark_config.py: checkpoint_bundles_dspark_draft``)."""
+
+
+def bundles_dspark_draft(get: FieldGetter) -> bool:
+    """``checkpoint_bundles_dspark_draft`` (``dspark_config.py``): any of
+    :data:`BUNDLED_DSPARK_KEYS` set, not null, at the config's top level."""
+    return any(get(key, None) is not None for key in BUNDLED_DSPARK_KEYS)
+
+
+def loaded_class(get: FieldGetter) -> str | None:
+    """The class SGLang loads the draft with: after ``_config_draft_model``'s rewrite of
+    ``architectures[0]`` (below), the first name of ``architectures`` that SGLang registers
+    (``srt/model_loader/utils.py: get_model_architecture``, then ``srt/models/registry.py:
+    ModelRegistry.resolve_model_cls``, which takes ``architectures[0]`` when registered,
+    else the first registered name of the list); ``None`` when it registers none (it then
+    falls back to the Transformers backend, ``resolve_transformers_arch``).
+
+    A DeepSeek-V4 target checkpoint that bundles its DSpark head (``architectures[0]``
+    :data:`~drafting_config.engines.sglang.names.BUNDLING_TARGET` and
+    :func:`bundles_dspark_draft`) is served as the draft too:
+    ``srt/configs/model_config.py: ModelConfig._config_draft_model`` rewrites its
+    ``architectures[0]`` to :data:`~drafting_config.engines.sglang.names.BUNDLED_DRAFT` when
+    the algorithm is unset or DSPARK (otherwise to the MTP head
+    ``DeepseekV4ForCausalLMNextN``, no draft of this package).
+
+    Raises:
+        ParallelDraftingConfigError: ``architectures`` cannot be read at all.
+    """
+    listed = get("architectures", None)
+    names = [listed] if isinstance(listed, str) else listed if is_list(listed) else []
+    if names and names[0] == BUNDLING_TARGET and bundles_dspark_draft(get):
+        return BUNDLED_DRAFT
+    registered = registered_classes()
+    for name in names:
+        if isinstance(name, str) and name in registered:
+            return name
+    return None
+
+
+def draft_class(get: FieldGetter) -> str | None:
+    """The SGLang draft class that loads the draft (:func:`loaded_class`, when it is one of
+    :data:`~drafting_config.engines.sglang.names.DRAFT_CLASSES`); ``None`` when SGLang loads
+    another class or none.  A draft class listed after a registered class that is no draft
+    is not the one SGLang loads.
+
+    Raises:
+        ParallelDraftingConfigError: ``architectures`` cannot be read at all.
+    """
+    name = loaded_class(get)
+    return name if name in DRAFT_CLASSES else None
+
+
+STANDALONE_HEADS: Final = ("Eagle", "NextN", "MTP")
+"""Parts of a registered class's name that mark a head fed by the target (EAGLE, MTP),
+not a plain causal LM STANDALONE can run on its own."""
+
+
+def standalone_class(get: FieldGetter) -> str | None:
+    """The plain causal LM SGLang's STANDALONE algorithm serves as the draft model: the class
+    SGLang loads (:func:`loaded_class`), registered, not one of its draft classes, a
+    ``...ForCausalLM`` that is no EAGLE or MTP head (:data:`STANDALONE_HEADS`), nor a target
+    class SGLang rewrites to its MTP head when loaded as a draft
+    (:data:`~drafting_config.engines.sglang.names.REWRITTEN_TO_HEADS`).
+    ``StandaloneDraftWorker`` (``srt/speculative/standalone_worker_v2.py``) builds it with
+    the ordinary ``TpModelWorker``, its own embeddings and ``lm_head``, and feeds it no
+    hidden state of the target: any registered causal LM.  ``None`` otherwise (a class
+    only the Transformers backend would build is not judged as served).
+
+    Raises:
+        ParallelDraftingConfigError: ``architectures`` cannot be read at all.
+    """
+    name = loaded_class(get)
+    listed = get("architectures", None)
+    first = listed if isinstance(listed, str) else listed[0] if is_list(listed) and listed else None
+    if (
+        name is None
+        or first in REWRITTEN_TO_HEADS
+        or name in DRAFT_CLASSES
+        or not name.endswith("ForCausalLM")
+        or any(head in name for head in STANDALONE_HEADS)
+    ):
+        return None
+    return name
+
+
+def algorithm_of(get: FieldGetter) -> Algorithm | None:
+    """The ``--speculative-algorithm`` the draft's SGLang class serves (see
+    :func:`draft_class`), or ``None`` when SGLang has no class for it."""
+    name = draft_class(get)
+    return None if name is None else DRAFT_CLASSES[name]
 
 
 # --- the DFlash parse (srt/speculative/dflash_utils.py) ----------------------------------------
@@ -659,7 +774,8 @@ def sglang_algorithm(subject: Subject) -> Algorithm | None:
     """The ``--speculative-algorithm`` the verdict assumes: the one of the draft's SGLang
     class (:func:`~drafting_config.engines.sglang.names.algorithm_of`), else the method the
     draft's file names (:attr:`~drafting_config.draft.file.DraftFile.named_method`) when SGLang
-    has it (DFlash, DSpark); ``None`` otherwise.
+    has it (DFlash, DSpark), else STANDALONE for a plain causal LM (:func:`standalone_class`,
+    a PARD draft among them); ``None`` otherwise.
 
     Raises:
         ParallelDraftingConfigError: ``architectures`` cannot be read at all.
@@ -672,6 +788,8 @@ def sglang_algorithm(subject: Subject) -> Algorithm | None:
         return Algorithm.DFLASH
     if method == "dspark":
         return Algorithm.DSPARK
+    if standalone_class(subject.get) is not None:
+        return Algorithm.STANDALONE
     return None
 
 
@@ -685,14 +803,15 @@ class SglangDraft:
 
 
 def sglang_draft(subject: Subject) -> SglangDraft | None:
-    """SGLang's parse of a DFLASH or DSPARK draft (``None`` for EAGLE3 or no algorithm).
+    """SGLang's parse of a DFLASH or DSPARK draft (``None`` for EAGLE3, STANDALONE or no
+    algorithm).
 
     Raises:
         SglangRefuses: where SGLang's parse raises.
         ParallelDraftingConfigError: a field cannot be read at all.
     """
     algorithm = sglang_algorithm(subject)
-    if algorithm is None or algorithm is Algorithm.EAGLE3 or _unsupported(subject):
+    if algorithm not in (Algorithm.DFLASH, Algorithm.DSPARK) or _unsupported(subject):
         return None
     readings = subject.draft.readings  # every rule of a verdict asks: parse the file once
     known = readings.get(_PARSED)
@@ -730,8 +849,13 @@ def _unsupported(subject: Subject) -> str | None:
         return NOT_IN_SGLANG["peagle"]
     winner = draft.winner
     method = None if winner is None else winner.source.algorithm
-    if method == "ptd" and algorithm_of(subject.get) is Algorithm.EAGLE3:
-        return None  # served as sequential EAGLE3, its token unused (ignored_token)
+    sequential = (method == "ptd" and algorithm_of(subject.get) is Algorithm.EAGLE3) or (
+        sglang_algorithm(subject) is Algorithm.STANDALONE
+    )
+    if sequential:
+        # served as sequential EAGLE3, or a PARD (or other) causal LM as STANDALONE: the
+        # token unused (ignored_token)
+        return None
     if method in NOT_IN_SGLANG and draft_class(subject.get) not in _FAMILY_CLASSES:
         return NOT_IN_SGLANG[method]
     if winner is not None and winner.source is TokenIdSource.PTD_TOKEN_ID:
@@ -740,15 +864,16 @@ def _unsupported(subject: Subject) -> str | None:
 
 
 def ignored_token(subject: Subject) -> str | None:
-    """The token field of a draft SGLang serves as sequential EAGLE3, which it never reads:
-    ``srt/speculative/spec_info.py: SpeculativeAlgorithm`` has no parallel EAGLE-3 mode, and
-    nothing in SGLang 0.5.23 reads ``ptd_token_id`` (its EAGLE-3 worker,
-    ``srt/speculative/eagle_worker.py``, drafts one token a step).  ``None`` otherwise.
+    """The token field of a draft SGLang serves sequentially, which it never reads:
+    ``srt/speculative/spec_info.py: SpeculativeAlgorithm`` has no parallel EAGLE-3 mode and
+    no PARD, and nothing in SGLang 0.5.23 reads ``ptd_token_id`` or ``pard_token`` (its
+    EAGLE-3 worker, ``srt/speculative/eagle_worker_v2.py``, and STANDALONE's,
+    ``standalone_worker_v2.py``, draft one token a step).  ``None`` otherwise.
 
     Raises:
         ParallelDraftingConfigError: ``architectures`` cannot be read at all.
     """
-    if algorithm_of(subject.get) is not Algorithm.EAGLE3:
+    if sglang_algorithm(subject) not in (Algorithm.EAGLE3, Algorithm.STANDALONE):
         return None
     for verdict in subject.draft.fields:
         if verdict.status not in (FieldStatus.ABSENT, FieldStatus.NULL):
@@ -890,7 +1015,18 @@ def _config_load_findings(subject: Subject, found: Findings) -> None:
         "AutoConfig.from_pretrained"
     )
     fix = 'set `model_type` to the type of the draft\'s layers, such as "qwen3"'
-    if load is ConfigLoad.UNKNOWN:
+    if load is ConfigLoad.NOT_STRING:
+        found.error(
+            ParallelDraftingConfigError(
+                f"`model_type` = {describe_value(model_type)} is not a string, so SGLang fails "
+                "loading the draft's config.",
+                field="model_type",
+                code=codes.MODEL_TYPE_NOT_STRING,
+                fix=fix,
+                evidence=f"{where}, raises ValueError (CONFIG_MAPPING has no such key)",
+            )
+        )
+    elif load is ConfigLoad.UNKNOWN:
         found.error(
             ParallelDraftingConfigError(
                 f"`model_type` = {bounded_repr(model_type)} {known}, so SGLang cannot load the "
@@ -931,8 +1067,9 @@ def check_sglang_config(subject: Subject, found: Findings) -> None:
       vanilla head, a warning when it is not ``vanilla``).
     * DFlash2 classes require ``dflash_config.selector_rank``
       (``srt/models/dflash.py: DFlash2DraftModel.__init__``).
-    * ``hidden_size`` and ``num_hidden_layers`` are read unconditionally by the draft
-      class (``DFlashDraftModel.__init__``): missing, an ``AttributeError``.
+    * ``hidden_size`` and ``num_hidden_layers`` are read by the draft class
+      (``DFlashDraftModel.__init__``): missing from the file, the config class's default
+      applies (a warning, :func:`_default_size_findings`).
 
     Raises:
         ParallelDraftingConfigError: a field cannot be read at all.
@@ -945,19 +1082,7 @@ def check_sglang_config(subject: Subject, found: Findings) -> None:
     if parsed is None:
         return
     get = subject.get
-    for field in ("hidden_size", "num_hidden_layers"):
-        if get(field, None) is None and read_path(get, f"text_config.{field}") is None:
-            found.error(
-                ParallelDraftingConfigError(
-                    f"`{field}` is not set, but SGLang's draft class reads it: it fails at "
-                    "start-up.",
-                    field=field,
-                    code=codes.CONSTRUCTOR_FIELD_MISSING,
-                    fix=f"set `{field}` to the draft model's {_SIZE_NAMES[field]}",
-                    evidence="srt/models/dflash.py: DFlashDraftModel.__init__ raises "
-                    "AttributeError",
-                )
-            )
+    _default_size_findings(subject, found)
     name = draft_class(get)
     if name in DFLASH2_CLASSES and not parsed.dflash.selector_rank:
         found.error(
@@ -980,6 +1105,33 @@ _SIZE_NAMES: Final = {"hidden_size": "hidden size", "num_hidden_layers": "number
 _BUILD_MARKOV_HEAD: Final = "srt/models/dspark.py: build_markov_head"
 
 
+def _default_size_findings(subject: Subject, found: Findings) -> None:
+    """``hidden_size`` and ``num_hidden_layers``, which the draft class reads
+    (``srt/models/dflash.py: DFlashDraftModel.__init__``), unset in the file: the config
+    class ``AutoConfig`` builds for the ``model_type`` supplies its default (transformers'
+    ``Qwen3Config``: 4096 and 36), so SGLang starts, with a width that may not be the
+    draft's: a warning.  A config SGLang cannot load (:func:`config_load`) is refused
+    there; a fragment without ``model_type`` is not judged."""
+    get = subject.get
+    load = config_load(get)
+    if load not in (ConfigLoad.PARSED, ConfigLoad.REMOTE_CODE):
+        return
+    model_type = get("model_type", None)
+    for field in ("hidden_size", "num_hidden_layers"):
+        if get(field, None) is None and read_path(get, f"text_config.{field}") is None:
+            found.warn(
+                ParallelDraftingConfigWarning(
+                    f"`{field}` is not set, so SGLang's draft class takes the default of the "
+                    f"{bounded_repr(model_type)} config class, which may not be the draft's.",
+                    field=field,
+                    code=codes.SIZE_FROM_CONFIG_DEFAULT,
+                    fix=f"set `{field}` to the draft model's {_SIZE_NAMES[field]}",
+                    evidence="srt/models/dflash.py: DFlashDraftModel.__init__ reads it from the "
+                    "config transformers' AutoConfig.from_pretrained builds",
+                )
+            )
+
+
 def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> None:
     get = subject.get
     if dspark.markov_rank <= 0:
@@ -995,7 +1147,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                 "_resolve_dflash_aux_hidden_state raises ValueError",
             )
         )
-    elif draft_class(get) != "DeepseekV4ForCausalLMDSpark":
+    elif draft_class(get) != BUNDLED_DRAFT:
         top = get("markov_rank", None)
         top_rank = _python_int(top)
         if top is None:
@@ -1082,3 +1234,41 @@ def _python_int(value: object) -> int | None:
         return int(value)
     except (ValueError, OverflowError):  # "abc", NaN, inf
         return None
+
+
+# --- STANDALONE (srt/speculative/standalone_worker_v2.py) --------------------------------------
+
+
+def check_sglang_standalone(subject: Subject, found: Findings) -> None:
+    """A draft served as STANDALONE must share the target's vocabulary:
+    ``StandaloneWorkerV2._validate_vocab_compatibility``
+    (``srt/speculative/standalone_worker_v2.py``) raises ValueError when the draft's
+    ``vocab_size`` (its ``ModelConfig``'s, the text config's) differs from the target's, and
+    when the two tokenizers map tokens to other ids (not judged here: it needs both
+    tokenizers).
+
+    Raises:
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    if sglang_algorithm(subject) is not Algorithm.STANDALONE or _unsupported(subject):
+        return
+    target = subject.target
+    if target is None or target.vocab_size is None:
+        return
+    text = text_config(subject.get)
+    field = "vocab_size" if text is subject.get else "text_config.vocab_size"
+    vocab = exact_int(text("vocab_size", None))
+    if vocab is None or vocab == target.vocab_size:
+        return
+    found.error(
+        ParallelDraftingConfigError(
+            f"`{field}` = {bounded_repr(vocab)} differs from the target's "
+            f"{bounded_repr(target.vocab_size)}, so SGLang's STANDALONE worker refuses the draft "
+            "at start-up.",
+            field=field,
+            code=codes.VOCAB_DIFFERS_FROM_TARGET,
+            fix="serve a draft model trained with the target's tokenizer and vocabulary",
+            evidence="srt/speculative/standalone_worker_v2.py: "
+            "StandaloneWorkerV2._validate_vocab_compatibility raises ValueError",
+        )
+    )

@@ -17,14 +17,15 @@ from drafting_config.engines.sglang.config import (
     DFlashDraft,
     SglangDraft,
     _unsupported,
+    draft_class,
     sglang_algorithm,
     sglang_draft,
 )
 from drafting_config.engines.sglang.names import (
+    BUNDLED_DRAFT,
     MUSE_LAYER_OUTPUT_DRAFTS,
     Algorithm,
     SglangRefuses,
-    draft_class,
 )
 from drafting_config.engines.sglang.tables import Hook, LastLayer, TargetClass, target_class
 from drafting_config.rules.subject import Subject
@@ -354,17 +355,20 @@ def check_sglang_layers(subject: Subject, found: Findings) -> None:
             return
         if parsed.algorithm is Algorithm.DFLASH:
             _class_derivation_findings(parsed.dflash, found)
-        _class_count_findings(parsed.dflash, subject, found)
+        negative = _class_count_findings(parsed.dflash, subject, found)
+        layers = SglangLayers(None, None)
         try:
             layers = sglang_layers(subject)
         except SglangRefuses as error:
-            found.error(error)
-            return
+            if not (negative and _runtime_refuses_first(parsed.dflash, subject, negative)):
+                found.error(error)  # else the same negative id, reported just above
         if target is not None and target.num_layers is not None:
             _last_layer_findings(subject, parsed, found)
-        if layers.ids is not None:
+        if layers.ids is not None and negative is None:  # else refused before capturing
             _capture_order_findings(layers, found)
-            _class_vs_runtime(parsed, layers, found)
+            _class_vs_runtime(
+                parsed, layers, found, bundled=draft_class(subject.get) == BUNDLED_DRAFT
+            )
     if target is None:
         return
     _hook_findings(subject, algorithm, found)
@@ -414,13 +418,35 @@ def _class_derivation_findings(draft: DFlashDraft, found: Findings) -> None:
     )
 
 
-def _class_count_findings(draft: DFlashDraft, subject: Subject, found: Findings) -> None:
-    """The draft class's own range check, against ``num_target_layers`` or its stand-ins."""
+def _class_count_findings(draft: DFlashDraft, subject: Subject, found: Findings) -> int | None:
+    """The draft class's own range check, against ``num_target_layers`` or its stand-ins
+    (``srt/models/dflash.py: DFlashDraftModel.__init__`` raises ValueError).  A negative id
+    is the list's fault, not the depth's: it is blamed on the layer-id field, and returned
+    (else ``None``)."""
     depth = class_target_layers(draft)
     if draft.target_layer_ids is None:
-        return
+        return None
     for layer_id in draft.target_layer_ids:
-        if not 0 <= layer_id < depth:
+        if layer_id < 0:
+            ids_field = draft.target_layer_ids_field or "dflash_config.target_layer_ids"
+            counted = depth + layer_id if draft.num_target_layers is not None else None
+            fix = (
+                f"replace {layer_id} with {counted}, the same layer counted from 0"
+                if counted is not None and counted >= 0
+                else "name each target layer by its index counted from 0"
+            )
+            found.error(
+                ParallelDraftingConfigError(
+                    f"`{ids_field}` holds the negative layer id {bounded_repr(layer_id)}, which "
+                    "SGLang refuses at start-up: it counts layers from 0, never from the end.",
+                    field=ids_field,
+                    code=codes.LAYER_ID_OUT_OF_RANGE,
+                    fix=fix,
+                    evidence=f"{_DFLASH_CLASS} raises ValueError",
+                )
+            )
+            return layer_id
+        if layer_id >= depth:
             field = draft.num_target_layers_field or "num_target_layers"
             found.error(
                 ParallelDraftingConfigError(
@@ -432,7 +458,19 @@ def _class_count_findings(draft: DFlashDraft, subject: Subject, found: Findings)
                     evidence=f"{_DFLASH_CLASS} raises ValueError",
                 )
             )
-            return
+            return None
+    return None
+
+
+def _runtime_refuses_first(draft: DFlashDraft, subject: Subject, negative: int) -> bool:
+    """Whether the target worker's range check (:func:`resolve_target_layer_ids`) refuses
+    ``negative`` first, the id the draft class's check reported: the same fact."""
+    target = subject.target
+    if draft.target_layer_ids is None or target is None or target.num_layers is None:
+        return False
+    depth = target_depth(target.num_layers, target.num_loops)
+    first = next((i for i in draft.target_layer_ids if not 0 <= i < depth), None)
+    return first == negative
 
 
 def _capture_order_findings(layers: SglangLayers, found: Findings) -> None:
@@ -464,10 +502,24 @@ def _capture_order_findings(layers: SglangLayers, found: Findings) -> None:
     )
 
 
-def _class_vs_runtime(parsed: SglangDraft, layers: SglangLayers, found: Findings) -> None:
-    """The draft class sizes ``fc`` for one count; the target worker taps another."""
+def _class_vs_runtime(
+    parsed: SglangDraft, layers: SglangLayers, found: Findings, *, bundled: bool
+) -> None:
+    """The draft class sizes ``fc`` for one count (``srt/models/dflash.py:
+    DFlashDraftModel.__init__``, which SGLang's DSpark classes extend; DeepSeek-V4's bundled
+    head, ``DeepseekV4ForCausalLMDSpark``, sizes by DSpark's list); the target worker taps
+    another."""
     draft = parsed.dflash
-    if draft.target_layer_ids is not None:
+    if parsed.dspark is not None and bundled:
+        # srt/models/deepseek_v4_dspark.py: DeepseekV4ForCausalLMDSpark.__init__ sizes its
+        # main_proj by DSpark's own list (the dspark_-prefixed one first), else by
+        # num_target_layers, else by num_hidden_layers.
+        ids = parsed.dspark.target_layer_ids
+        if ids is not None:
+            class_count = len(ids)
+        else:
+            class_count = draft.num_target_layers or draft.num_hidden_layers or 1
+    elif draft.target_layer_ids is not None:
         class_count = len(draft.target_layer_ids)
     else:
         class_count = draft.num_hidden_layers or 1

@@ -1,11 +1,12 @@
 """What SGLang 0.5.23 calls a draft, each name spelled once: its release, its
 ``--speculative-algorithm`` values, its draft classes and the algorithm each serves
-(:data:`DRAFT_CLASSES`, :func:`draft_class`, :func:`algorithm_of`), and the methods and
-formats it lacks.  Every function here and in the package's other modules reads a draft's
-config through a :data:`~drafting_config.values.fields.FieldGetter` as SGLang reads the
-``PretrainedConfig`` transformers builds from ``config.json`` (a nested section is a
-``dict``; a missing ``text_config`` is the config itself), and raises
-:class:`SglangRefuses` where SGLang raises, naming the field.
+(:data:`DRAFT_CLASSES`), and the methods and formats it lacks (which class of
+``architectures`` SGLang loads is :func:`~drafting_config.engines.sglang.config.draft_class`).
+Every function of the package reads a draft's config through a
+:data:`~drafting_config.values.fields.FieldGetter` as SGLang reads the ``PretrainedConfig``
+transformers builds from ``config.json`` (a nested section is a ``dict``; a missing
+``text_config`` is the config itself), and raises :class:`SglangRefuses` where SGLang
+raises, naming the field.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from typing import Final, Literal, get_args
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
 )
-from drafting_config.values.fields import FieldGetter, is_list
 
 Release = Literal["sglang==0.5.23"]
 """Each SGLang release this package reads, as ``engine=`` names it, oldest first: one tables
@@ -50,9 +50,72 @@ class Algorithm(str, enum.Enum):
     DFLASH = "DFLASH"
     DSPARK = "DSPARK"
     EAGLE3 = "EAGLE3"
+    STANDALONE = "STANDALONE"
+    """A plain causal LM as a separate draft model, drafting one token a step
+    (``srt/speculative/standalone_worker_v2.py: StandaloneWorkerV2``)."""
+
+
+# No draft format of this package maps to SGLang's other algorithms: UNO drafts with no
+# draft model of its own (``srt/speculative/uno_worker_v2.py: UnoWorkerV2`` builds none),
+# FROZEN_KV_MTP is the Gemma-4 assistant heads reading the target's KV cache
+# (``srt/speculative/frozen_kv_mtp_worker_v2.py``, ``srt/models/gemma4_mtp.py``), EAGLE is
+# EAGLE-2 and the MTP (NEXTN) heads, NGRAM has no draft model.
 
 
 # --- the draft's model class ----------------------------------------------------------------
+
+BUNDLING_TARGET: Final = "DeepseekV4ForCausalLM"
+"""The target class whose checkpoint may bundle a DSpark draft head (:func:`draft_class`)."""
+
+BUNDLED_DRAFT: Final = "DeepseekV4ForCausalLMDSpark"
+"""The class SGLang loads such a checkpoint with as the draft
+(``srt/models/deepseek_v4_dspark.py``)."""
+
+REWRITTEN_TO_HEADS: Final = frozenset(
+    {
+        "BailingMoeForCausalLM",
+        "BailingMoeV2ForCausalLM",
+        "BailingMoeV2_5ForCausalLM",
+        "BailingMoeV3ForCausalLM",
+        "DeepseekV32ForCausalLM",
+        "DeepseekV3ForCausalLM",
+        BUNDLING_TARGET,  # to its DSpark head when bundled, else to its MTP head
+        "Ernie4_5_MoeForCausalLM",
+        "ExaoneMoEForCausalLM",
+        "ExaoneMoeForCausalLM",
+        "GigaChat35ForCausalLM",
+        "Glm4MoeForCausalLM",
+        "Glm4MoeLiteForCausalLM",
+        "Glm5NextForConditionalGeneration",
+        "GlmMoeDsaForCausalLM",
+        "GlmOcrForConditionalGeneration",
+        "HYV3ForCausalLM",
+        "HYV4ForCausalLM",
+        "InklingForConditionalGeneration",
+        "InternS2MobiusForConditionalGeneration",
+        "InternS2PreviewForConditionalGeneration",
+        "LongcatFlashForCausalLM",
+        "MiMoForCausalLM",
+        "MiMoV2ForCausalLM",
+        "MiMoV2FlashForCausalLM",
+        "NemotronHForCausalLM",
+        "NemotronHPuzzleForCausalLM",
+        "NemotronH_Omni_Reasoning_V3",
+        "Qwen3MoeForCausalLM",
+        "Qwen3NextForCausalLM",
+        "Qwen3_5ForCausalLM",
+        "Qwen3_5ForConditionalGeneration",
+        "Qwen3_5MoeForCausalLM",
+        "Qwen3_5MoeForConditionalGeneration",
+        "Qwen4ExpForConditionalGeneration",
+        "Step3p5ForCausalLM",
+        "Step3p7ForConditionalGeneration",
+    }
+)
+"""The target classes whose ``architectures[0]`` SGLang rewrites to their MTP (NextN) head
+whenever it loads them as the draft, whatever the algorithm
+(``srt/configs/model_config.py: ModelConfig._config_draft_model``): as a draft they are no
+plain causal LM."""
 
 DRAFT_CLASSES: Final[Mapping[str, Algorithm]] = MappingProxyType(
     {
@@ -70,7 +133,7 @@ DRAFT_CLASSES: Final[Mapping[str, Algorithm]] = MappingProxyType(
         "DSparkDraftModel": Algorithm.DSPARK,
         "Lfm2DSparkDraftModel": Algorithm.DSPARK,  # srt/models/lfm2_dspark.py
         "DSparkMiniMaxDraftModel": Algorithm.DSPARK,  # srt/models/dspark_minimax.py
-        "DeepseekV4ForCausalLMDSpark": Algorithm.DSPARK,  # srt/models/deepseek_v4_dspark.py
+        BUNDLED_DRAFT: Algorithm.DSPARK,  # srt/models/deepseek_v4_dspark.py
         # srt/models/llama_eagle3.py, srt/models/kimi_k25_eagle3.py
         "LlamaForCausalLMEagle3": Algorithm.EAGLE3,
         "Eagle3DeepseekV2ForCausalLM": Algorithm.EAGLE3,
@@ -92,29 +155,6 @@ MUSE_LAYER_OUTPUT_DRAFTS: Final = frozenset({"DFlash2DraftModel", "MuseGlimmerAs
 (``spec_aux_hidden_state.py: _MUSE_LAYER_OUTPUT_DRAFT_ARCHITECTURES``)."""
 
 
-def draft_class(get: FieldGetter) -> str | None:
-    """The SGLang draft class that loads the draft: the first of its ``architectures``
-    that is one (``srt/models/registry.py: ModelRegistry.resolve_model_cls`` takes
-    ``architectures[0]`` when registered); ``None`` when none is.
-
-    Raises:
-        ParallelDraftingConfigError: ``architectures`` cannot be read at all.
-    """
-    listed = get("architectures", None)
-    names = [listed] if isinstance(listed, str) else listed if is_list(listed) else []
-    for name in names:
-        if isinstance(name, str) and name in DRAFT_CLASSES:
-            return name
-    return None
-
-
-def algorithm_of(get: FieldGetter) -> Algorithm | None:
-    """The ``--speculative-algorithm`` the draft's SGLang class serves (see
-    :func:`draft_class`), or ``None`` when SGLang has no class for it."""
-    name = draft_class(get)
-    return None if name is None else DRAFT_CLASSES[name]
-
-
 NOT_IN_SGLANG: Final = {
     "pard": "PARD (a complete draft LM filling masked slots)",
     "ptd": "parallel token drafting for EAGLE-3",
@@ -127,7 +167,7 @@ NGRAM), and nothing in it reads ``pard_token`` or ``ptd_token_id``."""
 OFFERS: Final = (
     "serve it with vLLM, or train a draft of a class SGLang serves: DFlashDraftModel "
     "(DFLASH), DSparkDraftModel or Qwen3DSparkModel (DSPARK), LlamaForCausalLMEagle3 "
-    "(sequential EAGLE3)"
+    "(sequential EAGLE3), a registered causal LM (sequential STANDALONE)"
 )
 """The fix for a draft SGLang 0.5.23 has no method or class for: what it offers
-(``--speculative-algorithm`` DFLASH, DSPARK and sequential EAGLE3)."""
+(``--speculative-algorithm`` DFLASH, DSPARK, and sequential EAGLE3 and STANDALONE)."""

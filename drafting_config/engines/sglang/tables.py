@@ -87,6 +87,17 @@ def model_types(version: str = VERSION) -> ModelTypes:
     )
 
 
+# --- the model registry (srt/models/registry.py) ---------------------------------------------
+
+
+@cache
+def registered_classes(version: str = VERSION) -> frozenset[str]:
+    """Every model class ``version`` registers under its name: each ``EntryClass`` of a
+    top-level module of ``srt/models/`` (``srt/models/registry.py:
+    import_model_classes``)."""
+    return frozenset(_raw(version)["classes"])
+
+
 # --- the target classes (srt/models/*: set_*_layers_to_capture) ------------------------------
 
 

@@ -19,6 +19,7 @@ from drafting_config.engines.sglang.config import (
     sglang_draft,
 )
 from drafting_config.engines.sglang.names import Algorithm, SglangRefuses
+from drafting_config.files.mask_embedding import MaskEmbedding
 from drafting_config.files.tokenizer_files import TokenizerFiles
 from drafting_config.rules.subject import Subject
 from drafting_config.values import codes
@@ -249,7 +250,13 @@ def check_sglang_mask_embedding(subject: Subject, found: Findings) -> None:
     (``DFlashWorkerV2._maybe_merge_trained_mask_embedding``): ``torch.load(...,
     weights_only=True)``, then ``saved["embedding"]`` and ``int(saved["mask_token_id"])``,
     which must equal the id SGLang resolved.  A bare tensor, a dict without either key, a
-    different id, or a file torch refuses: SGLang fails at start-up.
+    different id, or a file torch refuses: SGLang fails at start-up.  Then a truthy
+    ``saved.get("per_position")`` raises ``NotImplementedError`` ("per-position mask
+    embeddings are not supported in inference yet"), and the embedding is copied into the
+    target's embedding row for the id (``embed_module.weight[token_id].copy_(...)``), which
+    takes a tensor broadcastable to ``hidden_size`` values: another shape raises
+    ``RuntimeError``, and one value (shape ``()`` or ``(1,)``) fills the whole row with it,
+    silently (:func:`_embedding_row_findings`).
     """
     read = subject.mask_embedding
     if read is None or sglang_algorithm(subject) is not Algorithm.DFLASH:
@@ -292,6 +299,8 @@ def check_sglang_mask_embedding(subject: Subject, found: Findings) -> None:
                 evidence=f"{_MERGE} reads saved['embedding'] and int(saved['mask_token_id'])",
             )
         )
+    if why is None:
+        _embedding_row_findings(subject, contents, found)
 
 
 # --- where the token id is looked for, for `explain` ---------------------------------------------
@@ -376,3 +385,58 @@ def _raw(subject: Subject, field: str) -> object:
     if isinstance(section, dict):
         return section.get(key, MISSING)
     return MISSING if section is None else getattr(section, key, MISSING)
+
+
+def _embedding_row_findings(subject: Subject, contents: MaskEmbedding, found: Findings) -> None:
+    """See :func:`check_sglang_mask_embedding`: ``per_position``, then the row's width: the
+    target's ``hidden_size`` when the target is given, else the draft's (SGLang's DFlash
+    draft must share it)."""
+    if contents.per_position not in (MISSING, None) and bool(contents.per_position):
+        found.error(
+            ParallelDraftingConfigError(
+                "`mask_embedding.pt` sets per_position, one mask embedding per slot, which "
+                "SGLang does not implement: it refuses the draft at start-up.",
+                code=codes.MASK_EMBEDDING_INVALID,
+                fix="export a single mask embedding (per_position false), or serve with vLLM",
+                evidence=f"{_MERGE} raises NotImplementedError",
+            )
+        )
+        return
+    target = subject.target
+    hidden = None if target is None else target.hidden_size
+    field = "target.hidden_size"
+    if hidden is None:
+        hidden, field = exact_int(subject.get("hidden_size", None)), "hidden_size"
+    if hidden is None:
+        return
+    shape = contents.shape
+    if shape is None:
+        found.error(
+            ParallelDraftingConfigError(
+                "`mask_embedding.pt` holds an `embedding` that is no tensor, so SGLang fails "
+                "copying it into the target's embedding row at start-up.",
+                code=codes.MASK_EMBEDDING_INVALID,
+                fix="save the embedding as a tensor of hidden_size values",
+                evidence=f"{_MERGE}: Tensor.copy_",
+            )
+        )
+        return
+    if shape == (hidden,):
+        return
+    scalar = shape in ((), (1,))
+    what = (
+        "so SGLang silently fills the mask token's row with that one value"
+        if scalar
+        else "so SGLang fails copying it into the target's embedding row at start-up"
+    )
+    found.error(
+        ParallelDraftingConfigError(
+            f"`mask_embedding.pt` holds an embedding of shape {list(shape)}, not [{hidden}], "
+            f"{what}.",
+            field=field,
+            code=codes.MASK_EMBEDDING_SIZE,
+            fix=f"save the trained mask embedding as one row of {hidden} values",
+            evidence=f"{_MERGE}: embed_module.weight[token_id].copy_"
+            + ("" if scalar else " raises RuntimeError"),
+        )
+    )

@@ -268,7 +268,7 @@ def test_the_runs_reach_the_findings_of_every_sglang_rule(
         "token-not-named",
         "layer-id-out-of-range",
         "tapped-width-mismatch",
-        "constructor-field-missing",
+        "size-from-config-default",
         "token-unused",
         "sequential-not-parallel",
         "weights-not-modelled",

@@ -203,9 +203,11 @@ def test_markov_rank_only_nested_is_an_error_and_a_nested_gated_head_a_warning()
 @pytest.mark.parametrize(
     ("config", "lacking", "field"),
     [
-        ({"architectures": ["Qwen3ForCausalLM"], "pard_token": 151669}, "PARD", "pard_token"),
+        # A class SGLang does not register: no STANDALONE draft model either
+        # (test_load_path.py serves a registered causal LM as STANDALONE).
+        ({"architectures": ["PardForCausalLM"], "pard_token": 151669}, "PARD", "pard_token"),
         (
-            {"architectures": ["Qwen3ForCausalLM"], "ptd_token_id": 5},
+            {"architectures": ["PtdForCausalLM"], "ptd_token_id": 5},
             "parallel token drafting for EAGLE-3",
             "ptd_token_id",
         ),
@@ -239,7 +241,9 @@ def test_an_eagle3_draft_naming_a_ptd_token_is_served_sequentially_the_token_unu
     assert warning.code is TOKEN_UNUSED
     assert warning.field == "ptd_token_id"
     assert "unused by SGLang:" in str(warning)
+    assert "as sequential EAGLE3" in str(warning)
     assert "SpeculativeAlgorithm" in str(warning.evidence)
+    assert str(warning.evidence).startswith("srt/speculative/eagle_worker_v2.py")
     assert (verdict.mode, verdict.parallel, verdict.serve_with) == ("eagle3", False, "EAGLE3")
     required = sglang(config, require_parallel=True)
     (error,) = required.errors
@@ -520,7 +524,7 @@ def test_a_mask_embedding_sglang_cannot_read_is_an_error(
     tmp_path: Path, saved: object, problem: str | None
 ) -> None:
     torch = pytest.importorskip("torch")
-    row = torch.zeros(8)
+    row = torch.zeros(DFLASH["hidden_size"])  # one row of the target's embeddings
     value: object = row
     if isinstance(saved, dict):
         value = {key: row if item == "tensor" else item for key, item in saved.items()}
@@ -612,10 +616,12 @@ def test_architectures_sglang_has_no_class_for_are_an_error() -> None:
     or DSpark section under a class SGLang lacks (SpecForge's Domino and DSpine drafts) is
     an error too: SGLang loads another class, and DFlashWorkerV2.__init__ /
     DSparkWorkerV2.__init__ read `candidate_selector` / `sample_from_anchor` from it."""
-    plain = {**QWEN3_8B, "architectures": ["LlamaForCausalLM"]}
+    plain = {**QWEN3_8B, "architectures": ["MyModelForCausalLM"]}  # not registered
     verdict = sglang(plain)
     assert [e.field for e in verdict.errors] == ["architectures"]
-    assert "`architectures` = ['LlamaForCausalLM'] has no SGLang draft class" in messages(verdict)
+    assert "`architectures` = ['MyModelForCausalLM'] has no SGLang draft class" in (
+        messages(verdict)
+    )
     verdict = sglang(draft(DFLASH, architectures=["DominoDraftModel"]))
     [error] = verdict.errors
     assert (error.field, error.code) == ("architectures", ARCHITECTURE_NOT_DRAFTER)

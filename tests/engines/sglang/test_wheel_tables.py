@@ -9,13 +9,14 @@ that register a config class."""
 
 from __future__ import annotations
 
+import ast
 import re
 import time
 
 import pytest
 
-from drafting_config.engines.sglang.names import VERSION
-from drafting_config.engines.sglang.tables import TARGET_CLASSES, model_types
+from drafting_config.engines.sglang.names import REWRITTEN_TO_HEADS, VERSION
+from drafting_config.engines.sglang.tables import TARGET_CLASSES, model_types, registered_classes
 from tools import engine_tables
 from tools.engine_wheels import Wheel
 from tools.sglang_tables import Hooks, SglangSource, config_registry, registered_model_types
@@ -79,6 +80,10 @@ def test_the_hook_scan_reads_what_the_issue_names(target_hooks: dict[str, Hooks]
     assert len(target_hooks) == 290
 
 
+def test_the_registered_classes_are_every_entry_class(target_hooks: dict[str, Hooks]) -> None:
+    assert registered_classes() == frozenset(target_hooks)
+
+
 @pytest.mark.slow
 def test_the_shipped_file_is_exactly_what_the_command_writes(sglang_wheel: Wheel) -> None:
     # `python -m tools.engine_tables sglang VERSION` on the wheel the tests fetch: every
@@ -87,3 +92,51 @@ def test_the_shipped_file_is_exactly_what_the_command_writes(sglang_wheel: Wheel
     assert set(written) == {engine_tables.data_file("sglang", VERSION)}
     for relative, text in written.items():
         assert text == (engine_tables.PACKAGE_DATA / relative).read_text(encoding="utf-8")
+
+
+def _draft_rewrites(sglang_source: SglangSource) -> tuple[set[str], set[str]]:
+    """The names ``ModelConfig._config_draft_model`` compares ``architectures[0]`` with
+    (module-level tuples resolved), and the ones compared under a speculative-algorithm
+    test."""
+    tree = sglang_source.tree("sglang/srt/configs/model_config.py")
+    constants = {
+        target.id: node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    (function,) = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef) and node.name == "_config_draft_model"
+    ]
+    names: set[str] = set()
+    gated: set[str] = set()
+    for test in ast.walk(function):
+        if not isinstance(test, ast.If):
+            continue
+        condition = ast.unparse(test.test)
+        for compare in ast.walk(test.test):
+            if not (
+                isinstance(compare, ast.Compare) and "architectures[0]" in ast.unparse(compare.left)
+            ):
+                continue
+            for side in compare.comparators:
+                value = constants.get(side.id, side) if isinstance(side, ast.Name) else side
+                for leaf in ast.walk(value):
+                    if isinstance(leaf, ast.Constant) and isinstance(leaf.value, str):
+                        names.add(leaf.value)
+                        if "speculative_algorithm" in condition:
+                            gated.add(leaf.value)
+    return names, gated
+
+
+def test_the_classes_rewritten_to_their_mtp_heads_are_sglangs(
+    sglang_source: SglangSource,
+) -> None:
+    # Every unconditional rewrite of architectures[0] for a draft; the DSPARK-only one
+    # (DSparkMiniMaxDraftModel) is a draft class, not a plain LM.
+    names, gated = _draft_rewrites(sglang_source)
+    assert gated == {"DSparkMiniMaxDraftModel"}
+    assert names - gated == REWRITTEN_TO_HEADS

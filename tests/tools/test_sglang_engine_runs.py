@@ -61,19 +61,7 @@ def no_reading(reading: dict[str, Any]) -> str | None:
     return None
 
 
-EXCEPTIONS: Final[dict[str, str]] = {
-    "examples/pard-llama3-1b[STANDALONE]": (
-        "a disagreement: SGLang serves the PARD draft (a plain LlamaForCausalLM) as its "
-        "STANDALONE draft model through every stage, sequentially, ignoring pard_token; the "
-        "checker's SGLang verdict is INVALID ('has no PARD'), where issue 29 point 4 asks "
-        "for OK with a warning that the token is unused there"
-    ),
-    "examples/invalid/pard-token-as-string[STANDALONE]": (
-        "intended: SGLang's STANDALONE would serve this Qwen2 draft sequentially and never "
-        "read its string pard_token, but the draft asks for parallel drafting with a bad "
-        "token field, which stays an error (issue 29 point 4)"
-    ),
-}
+EXCEPTIONS: Final[dict[str, str]] = {}
 """Every reading where the verdict and SGLang disagree, with why."""
 
 STEP_GAPS: Final[dict[str, str]] = {
@@ -85,11 +73,6 @@ STEP_GAPS: Final[dict[str, str]] = {
     "examples/speculators-dflash-qwen3-8b[DFLASH]": (
         "as for the speculators EAGLE-3 file: SGLang stops at its config loader (parse), "
         "the checker's speculators refusal is coded registry"
-    ),
-    "examples/pair-qwen3-8b-drafter-llama3-target/draft[DFLASH]": (
-        "SGLang stops at the pipeline on layer 33 of a 32-layer target "
-        "(resolve_target_layer_ids); the checker's first error, the mask token outside the "
-        "target's vocabulary (a draft-worker check the harness does not reach), has no step"
     ),
 }
 """Readings where both fail but the checker's first error is about a step the stage where

@@ -146,8 +146,8 @@ def _token_fix(field: str, value: object) -> str:
 
 def _expected_range(vocab_size: int | None) -> str:
     if vocab_size is None:
-        return "an int in [0, 2**31) (engines feed token ids as int32)"
-    return f"an int in [0, {vocab_size}) (the draft model's vocab_size is {vocab_size})"
+        return "an int in [0, 2**31), as engines feed token ids as int32"
+    return f"an int in [0, {vocab_size}), below the draft's vocab_size"
 
 
 def placeholder_warning(
@@ -156,8 +156,9 @@ def placeholder_warning(
     """The warning for a token id equal to a special-token field of the draft's config (or,
     with ``whose="target's"``, of the target's)."""
     return PlaceholderTokenIdWarning(
-        f"`{source}` = {token_id} equals the {whose} `{field}` ({describe_value(value)}), so "
-        "every masked slot reads as that special token and acceptance collapses.",
+        f"`{source}` = {token_id} equals the {whose} `{field}`"
+        + ("" if type(value) is int else f" ({describe_value(value)})")
+        + ", so every masked slot reads as that special token and acceptance collapses.",
         field=source,
         code=codes.TOKEN_PLACEHOLDER,
         fix=f"set `{source}` to a dedicated mask token id, not a special token's",

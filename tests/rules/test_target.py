@@ -302,7 +302,7 @@ def test_the_targets_special_tokens_are_placeholders_too(
     (warning,) = verdict.warnings
     assert type(warning) is PlaceholderTokenIdWarning
     assert str(warning).startswith(
-        f"`dflash_config.mask_token_id` = 151643 equals the target's `{field}` ("
+        f"`dflash_config.mask_token_id` = 151643 equals the target's `{field}`"
     )
     assert check(draft).warnings == ()  # the draft's own config has no such field
     assert check({**draft, "dflash_config": {"mask_token_id": 151669}}, target=target).ok

@@ -80,7 +80,7 @@ def test_winner_that_is_not_an_int(field: str, value: object, shown: str, hint: 
     error = raises(config)
     message = str(error)
     assert message.startswith(f"`{field}` must be an integer token id, got {shown}; ")
-    assert message.endswith("expected an int in [0, 2**31) (engines feed token ids as int32).")
+    assert message.endswith("expected an int in [0, 2**31), as engines feed token ids as int32.")
     assert error.fix is not None
     assert error.fix.startswith(f"write `{field}`") or error.fix.startswith(f"set `{field}`")
     assert hint in error.fix
@@ -100,13 +100,13 @@ def test_winner_that_is_not_an_int(field: str, value: object, shown: str, hint: 
         (
             {"pard_token": 151936, "vocab_size": 151936},
             "pard_token",
-            "`pard_token` = 151936 is out of range: expected an int in [0, 151936) "
-            "(the draft model's vocab_size is 151936)",
+            "`pard_token` = 151936 is out of range: expected an int in [0, 151936), below the "
+            "draft's vocab_size",
         ),
         (
             {"pard_token": 128256, "text_config": {"vocab_size": 128256}},
             "pard_token",
-            "(the draft model's vocab_size is 128256)",
+            "expected an int in [0, 128256), below the draft's vocab_size",
         ),
         (
             {"pard_token": 10**400},

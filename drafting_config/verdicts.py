@@ -738,7 +738,7 @@ def _verifier_target(verifier: str, options: CheckOptions) -> _Target:
             None,
             notes=(
                 Note(
-                    f"target not checked: the speculators verifier {verifier!r} {_why(error)}",
+                    f"target not checked: the verifier {verifier!r} {_why(error)}",
                     code=codes.VERIFIER_NOT_FOUND,
                     field="speculators_config.verifier.name_or_path",
                     fix=_verifier_fix(error),
@@ -761,7 +761,7 @@ def _why(error: ParallelDraftingConfigError) -> str:
         return f"is a repo id, and {error.problem}"
     if isinstance(error, HubDownloadError):
         return f"could not be downloaded: {error.problem}"
-    return "is neither a local model directory nor in the local Hugging Face cache"
+    return "is neither a local directory nor in the Hugging Face cache"
 
 
 def _verifier_fix(error: ParallelDraftingConfigError) -> str:

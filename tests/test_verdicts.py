@@ -245,8 +245,8 @@ def test_an_uncached_verifier_is_a_note_and_the_draft_alone_is_checked(cache: Pa
     verdict = check(draft)
     assert verdict.target is None
     assert verdict.notes == (
-        f"target not checked: the speculators verifier {VERIFIER!r} is neither a local model "
-        "directory nor in the local Hugging Face cache",
+        f"target not checked: the verifier {VERIFIER!r} is neither a local directory nor in "
+        "the Hugging Face cache",
         NO_TOKENIZER_DIRECTORY,
     )
     assert [getattr(note, "fix", None) for note in verdict.notes] == [
@@ -263,7 +263,7 @@ def test_without_huggingface_hub_a_verifier_repo_id_is_a_note_naming_the_extra(
     verdict = check(speculators_for(VERIFIER))
     assert verdict.ok
     assert verdict.notes == (
-        f"target not checked: the speculators verifier {VERIFIER!r} is a repo id, and looking "
+        f"target not checked: the verifier {VERIFIER!r} is a repo id, and looking "
         "it up needs the hub extra",
         NO_TOKENIZER_DIRECTORY,
     )
@@ -285,7 +285,7 @@ def test_a_verifier_that_is_not_here_is_a_note_never_an_error(cache: Path, verif
     assert verdict.errors == ()
     assert verdict.target is None
     note, tokenizer_note = verdict.notes
-    assert note.startswith(f"target not checked: the speculators verifier {verifier!r} ")
+    assert note.startswith(f"target not checked: the verifier {verifier!r} ")
     assert tokenizer_note == NO_TOKENIZER_DIRECTORY
     assert "\n" not in note
 
@@ -416,7 +416,7 @@ def test_a_failed_download_of_a_verifier_is_a_note(cache: Path, hub: FakeHub) ->
     assert verdict.errors == ()
     assert verdict.target is None
     assert verdict.notes[0].startswith(
-        "target not checked: the speculators verifier 'acme/absent' could not be downloaded: "
+        "target not checked: the verifier 'acme/absent' could not be downloaded: "
     )
 
 

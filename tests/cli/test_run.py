@@ -810,8 +810,8 @@ def test_a_malformed_verifier_in_the_file_is_no_usage_error(
     assert run.status == 0
     assert flat(run.out).splitlines()[3:5] == [
         "  note verifier-not-found speculators_config.verifier.name_or_path: target not checked: "
-        "the speculators verifier 'checkpoints/Qwen3 8B' is neither a local model directory nor "
-        "in the local Hugging Face cache",
+        "the verifier 'checkpoints/Qwen3 8B' is neither a local directory nor in the Hugging Face "
+        "cache",
         "    fix: pass --target DIR, or --download",
     ]
 
@@ -1629,7 +1629,7 @@ def test_a_hub_that_fails_to_import_is_a_note_for_a_verifier_and_an_error_for_a_
     verdict = check(SPECULATORS, check_tokenizer=False)
     assert verdict.ok
     assert verdict.notes[0] == (
-        "target not checked: the speculators verifier 'Qwen/Qwen3-8B' is a repo id, and looking "
+        "target not checked: the verifier 'Qwen/Qwen3-8B' is a repo id, and looking "
         "up a Hugging Face repo id needs huggingface_hub, which failed to import "
         f"({IMPORT_FAILURE})"
     )

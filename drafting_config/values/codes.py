@@ -194,6 +194,14 @@ MODEL_TYPE_UNKNOWN: Final = declare(
     "`model_type` is unknown to the engine's transformers and `auto_map` names no "
     "AutoConfig: parsing the config fails.",
 )
+MODEL_TYPE_MISSING: Final = declare(
+    "model-type-missing",
+    Step.PARSE,
+    "The config has no `model_type`, so transformers' AutoConfig, through which the engine "
+    "loads it, cannot parse it.",
+    fix="serve a speculators-format file with vLLM, which parses it itself; otherwise set "
+    "`model_type` to the type of the draft's layers",
+)
 MODEL_TYPE_REMOTE_CODE: Final = declare(
     "model-type-remote-code",
     Step.PARSE,

@@ -64,17 +64,7 @@ def no_reading(reading: dict[str, Any]) -> str | None:
 EXCEPTIONS: Final[dict[str, str]] = {}
 """Every reading where the verdict and SGLang disagree, with why."""
 
-STEP_GAPS: Final[dict[str, str]] = {
-    "speculators-user--eagle3-qwen3moe-issue1065[EAGLE3]": (
-        "SGLang's config loader refuses a speculators-format file (no model_type: "
-        "transformers' AutoConfig raises 'Unrecognized model', stage config, step parse); "
-        "the checker's error 'SGLang has no speculators format' has step registry"
-    ),
-    "examples/speculators-dflash-qwen3-8b[DFLASH]": (
-        "as for the speculators EAGLE-3 file: SGLang stops at its config loader (parse), "
-        "the checker's speculators refusal is coded registry"
-    ),
-}
+STEP_GAPS: Final[dict[str, str]] = {}
 """Readings where both fail but the checker's first error is about a step the stage where
 SGLang stopped does not cover, each with why."""
 

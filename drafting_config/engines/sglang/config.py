@@ -896,7 +896,11 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
 
     * No PARD, no parallel drafting for EAGLE-3 (``ptd_token_id``), no P-EAGLE:
       ``srt/speculative/spec_info.py: SpeculativeAlgorithm`` has none of them.
-    * No speculators format: nothing in SGLang reads ``speculators_model_type``.
+    * No speculators format: nothing in SGLang reads ``speculators_model_type``; a
+      speculators file has no ``model_type``, so SGLang's config loader
+      (``HfModelConfigParser.parse``, ``srt/utils/hf_transformers/config.py``) already
+      refuses it: ``AutoConfig.from_pretrained`` raises "Unrecognized model" (its harness
+      stops there, at the config stage).
     * The draft's class is ``architectures[0]`` (``srt/models/registry.py:
       ModelRegistry.resolve_model_cls``); without a DFlash, DSpark or EAGLE-3 draft class
       SGLang loads another class (``TransformersForCausalLM`` for an unregistered name),
@@ -913,6 +917,20 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
         ParallelDraftingConfigError: a field cannot be read at all.
     """
     lacking = _unsupported(subject)
+    if lacking == _SPECULATORS and subject.get("model_type", None) is None:
+        found.error(
+            ParallelDraftingConfigError(
+                "The speculators-format file has no `model_type`, so SGLang's config loader "
+                "refuses it at start-up.",
+                field="model_type",
+                code=codes.MODEL_TYPE_MISSING,
+                fix="serve it with vLLM, which reads the speculators format, or export the "
+                "draft as a Hugging Face config of an SGLang draft class",
+                evidence="srt/utils/hf_transformers/config.py: HfModelConfigParser.parse calls "
+                "AutoConfig.from_pretrained, which raises ValueError 'Unrecognized model'",
+            )
+        )
+        return
     if lacking is not None:
         found.error(
             ParallelDraftingConfigError(

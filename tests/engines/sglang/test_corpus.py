@@ -63,7 +63,7 @@ def test_check_gives_sglangs_reading(reading: dict[str, Any]) -> None:
     )
     assert verdict.ok is reading["sglang_serves"]
     assert (reading["failing_step"] is None) is reading["sglang_serves"]
-    assert [str(e) for e in verdict.errors] == reading["check_errors"]
+    assert [f"{e.code} {e.field}" for e in verdict.errors] == reading["check_errors"]
     assert [type(w).__name__ for w in verdict.warnings] == reading["check_warnings"]
 
 

@@ -18,6 +18,7 @@ import drafting_config
 from drafting_config.command import main
 from drafting_config.engines.sglang.layers import build_target_layer_ids
 from drafting_config.engines.sglang.tables import TARGET_CLASSES, Hook, LastLayer, model_types
+from drafting_config.values import codes
 from drafting_config.values.codes import (
     ARCHITECTURE_NOT_DRAFTER,
     DFLASH_CLASS_DERIVES_LAYERS,
@@ -212,11 +213,6 @@ def test_markov_rank_only_nested_is_an_error_and_a_nested_gated_head_a_warning()
             "ptd_token_id",
         ),
         ({"architectures": ["PEagleDraftModel"], "mask_token_id": 5}, "P-EAGLE", "architectures"),
-        (
-            {"speculators_model_type": "dflash", "architectures": ["DFlashDraftModel"]},
-            "speculators format",
-            "speculators_model_type",
-        ),
     ],
 )
 def test_methods_sglang_lacks_are_errors_naming_what_it_offers(
@@ -693,3 +689,18 @@ def test_sglang_parses_a_drafts_config_once_per_verdict(monkeypatch: pytest.Monk
         verdict = sglang(base, target=QWEN3_8B)
         assert verdict.algorithm in ("DFLASH", "DSPARK")
         assert len(calls) == 1
+
+
+def test_a_speculators_file_without_model_type_is_refused_at_parse() -> None:
+    # SGLang's harness stops there: AutoConfig raises "Unrecognized model ... Should have a
+    # `model_type` key" (tests/real_configs/sglang_engine_runs.json).
+    (error,) = sglang(
+        {"speculators_model_type": "dflash", "architectures": ["DFlashSpeculator"]}
+    ).errors
+    assert (error.code, error.field, error.step) == (
+        codes.MODEL_TYPE_MISSING,
+        "model_type",
+        Step.PARSE,
+    )
+    assert error.fix is not None
+    assert "vLLM" in error.fix

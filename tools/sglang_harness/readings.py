@@ -25,10 +25,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from tools.harness_common import readings as _shared
+from tools.harness_common.readings import sha256_of
 from tools.sglang_harness.corpus import CASES, Case
 from tools.sglang_harness.environment import environment_key
 from tools.sglang_harness.harness import STAGES, run_many
-from tools.vllm_harness.readings import sha256_of
 
 __all__ = [
     "NOT_REACHED",
@@ -81,11 +82,7 @@ ABOUT: Final = (
 
 def stage_reached(result: dict[str, Any]) -> str | None:
     """The stage that failed, else the last stage the run passed (None: none passed)."""
-    failed = result.get("failed_stage")
-    if failed is not None:
-        return str(failed)
-    passed = [stage for stage in STAGES if stage in result.get("stages_passed", ())]
-    return passed[-1] if passed else None
+    return _shared.stage_reached(result, STAGES)
 
 
 _CPU_REFUSALS: Final = ("CpuSRTPlatform", "only supports CUDA", "requires CUDA or")
@@ -165,8 +162,7 @@ def _load() -> dict[str, Any]:
 
 
 def _write(document: dict[str, Any]) -> None:
-    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    READINGS_FILE.write_text(text, encoding="utf-8")
+    _shared.write_document(READINGS_FILE, document)
 
 
 def record(cases: Sequence[Case], *, timeout: float) -> None:
@@ -187,12 +183,7 @@ def record(cases: Sequence[Case], *, timeout: float) -> None:
         known = sorted((draft for draft in entries if draft in order), key=order.__getitem__)
         document["engine_runs"] = [entries[draft] for draft in known]
         _write(document)
-        exception = entry["exception"] or {}
-        print(
-            f"{case.name} [{case.algorithm}]: {entry['outcome']} at {entry['stage_reached']}"
-            f" {exception.get('type', '')}: {exception.get('message', '')[:160]}",
-            flush=True,
-        )
+        _shared.progress(f"{case.name} [{case.algorithm}]", entry)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -205,13 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for case in CASES:
             print(f"{case.name}: {case.algorithm} (target {case.target})")
         return 0
-    cases = list(CASES)
-    if args.only:
-        unknown = set(args.only) - {case.name for case in CASES}
-        if unknown:
-            parser.error(f"no case named {', '.join(sorted(unknown))}")
-        cases = [case for case in CASES if case.name in args.only]
-    record(cases, timeout=args.timeout)
+    record(_shared.chosen(parser, CASES, args.only), timeout=args.timeout)
     return 0
 
 

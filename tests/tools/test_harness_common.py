@@ -4,8 +4,9 @@ The stage runner is replaced by small scripts standing in for the harness enviro
 ``python``; what is tested is what the shared run and serve loops do with their reports,
 their silence and their deaths, the serve loop itself (forking a child per request, with
 its timeout), the readings' helpers, and how the cached environment is found, keyed and
-built. Each engine's own test (``test_vllm_harness_tools.py``, ``test_sglang_harness_tools.py``)
-tests what that engine puts in: its command, its request fields, its stand-ins, its pins.
+built, for the shared code and for each harness's folder and key. Each engine's own test
+(``test_vllm_harness_tools.py``, ``test_sglang_harness_tools.py``) tests what that engine
+puts in: its command, its request fields, its stand-ins, its pins.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -25,6 +27,8 @@ import pytest
 from tests.tools.conftest import FakePython
 from tools.harness_common import environment, process, readings
 from tools.harness_common.serve import RESULT_PREFIX, exception_record
+from tools.sglang_harness import environment as sglang_environment
+from tools.vllm_harness import environment as vllm_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIX = "test-harness-"
@@ -382,3 +386,54 @@ def test_pip_failing_is_harness_unavailable_with_pips_reason(
     with pytest.raises(environment.HarnessUnavailable, match="No matching distribution"):
         environment.ensure_environment(folder, requirements)
     assert not (folder / "complete").exists()
+
+
+# --- each harness's environment: its cache folder and its key --------------------------------
+
+ENGINE_ENVIRONMENTS = [
+    pytest.param((vllm_environment, "vllm-harness", None), id="vllm"),
+    pytest.param((sglang_environment, "sglang-harness", "sglang"), id="sglang"),
+]
+"""Each harness's environment module, its default cache folder and its subfolder under the
+variable's folder."""
+
+
+@pytest.fixture(params=ENGINE_ENVIRONMENTS)
+def engine_environment(request: pytest.FixtureRequest) -> tuple[ModuleType, str, str | None]:
+    engine: tuple[ModuleType, str, str | None] = request.param
+    return engine
+
+
+def test_each_harness_caches_under_the_variable_else_its_own_folder_of_the_users_cache(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    engine_environment: tuple[ModuleType, str, str | None],
+) -> None:
+    module, default, subfolder = engine_environment
+    monkeypatch.setenv(environment.CACHE_ENV, str(tmp_path))
+    expected = tmp_path / subfolder if subfolder else tmp_path
+    assert module.cache_root() == expected
+    assert module.environment_dir().parent == expected
+    assert module.environment_dir().name == f"venv-{module.environment_key()}"
+    monkeypatch.delenv(environment.CACHE_ENV)
+    assert module.cache_root() == Path(f"~/.cache/drafting-config/{default}").expanduser()
+
+
+def test_each_harness_keys_its_environment_on_its_own_pinned_requirements(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    engine_environment: tuple[ModuleType, str, str | None],
+) -> None:
+    module = engine_environment[0]
+    key = module.environment_key()
+    assert key == environment.environment_key(module.REQUIREMENTS)
+    assert module.REQUIREMENTS.parent == Path(str(module.__file__)).parent
+    changed = tmp_path / "requirements.txt"
+    changed.write_bytes(module.REQUIREMENTS.read_bytes() + b"extra==1.0\n")
+    monkeypatch.setattr(module, "REQUIREMENTS", changed)
+    assert module.environment_key() != key
+
+
+def test_the_two_harnesses_environments_are_keyed_apart() -> None:
+    assert vllm_environment.environment_key() != sglang_environment.environment_key()
+    assert vllm_environment.environment_dir() != sglang_environment.environment_dir()

@@ -112,13 +112,6 @@ def test_run_many_sends_one_request_a_line_and_reads_one_report_each(
     assert [result["algorithm"] for result in results] == ["DFLASH", "DSPARK"]
 
 
-def test_stage_reached_is_the_failed_stage_else_the_last_stage_passed() -> None:
-    assert stage_reached({"failed_stage": "capture", "stages_passed": ["config"]}) == "capture"
-    passed = {"failed_stage": None, "stages_passed": ["config", "registry", "pipeline"]}
-    assert stage_reached(passed) == "pipeline"
-    assert stage_reached({"failed_stage": None, "stages_passed": []}) is None
-
-
 @pytest.mark.parametrize(
     ("exception", "expected"),
     [
@@ -224,29 +217,6 @@ def test_the_live_sample_covers_each_parallel_algorithm_and_eagle3_on_public_tar
 
 
 # --- the cached environment ----------------------------------------------------------------
-
-
-def test_the_cache_is_under_the_environment_variable_else_under_the_users_cache(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setenv(environment.CACHE_ENV, str(tmp_path))
-    assert environment.cache_root() == tmp_path / "sglang"
-    assert environment.environment_dir().parent == tmp_path / "sglang"
-    monkeypatch.delenv(environment.CACHE_ENV)
-    expected = Path("~/.cache/drafting-config/sglang-harness").expanduser()
-    assert environment.cache_root() == expected
-
-
-def test_the_key_follows_the_pinned_requirements(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    key = environment.environment_key()
-    assert len(key) == 16
-    assert key == environment.environment_key()
-    changed = tmp_path / "requirements.txt"
-    changed.write_bytes(environment.REQUIREMENTS.read_bytes() + b"extra==1.0\n")
-    monkeypatch.setattr(environment, "REQUIREMENTS", changed)
-    assert environment.environment_key() != key
 
 
 def test_the_requirements_pin_every_package_to_one_version_sglangs_where_it_pins() -> None:

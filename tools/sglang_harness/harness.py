@@ -41,7 +41,6 @@ __all__ = [
     "STAND_INS",
     "run",
     "run_many",
-    "scrub",
 ]
 
 STAGE_RUNNER: Final = Path(__file__).with_name("stage_runner.py")
@@ -50,12 +49,7 @@ DEFAULT_TIMEOUT: Final = 300.0
 NICENESS: Final = 10
 """How much lower than the caller's the engine's process runs (``nice -n``)."""
 _PREFIX: Final = "sglang-harness-"
-
-
-def scrub(result: dict[str, Any]) -> dict[str, Any]:
-    """``result`` with the run's scratch folder written ``<scratch>`` in its messages, so
-    two runs of one case report the same text."""
-    return process.scrub(result, _PREFIX)
+"""The scratch folders' prefix (``process.scrub`` writes them ``<scratch>``)."""
 
 
 def _environment(folder: Path) -> dict[str, str]:

@@ -37,19 +37,13 @@ __all__ = [
     "STAGE_RUNNER",
     "run",
     "run_many",
-    "scrub",
 ]
 
 STAGE_RUNNER: Final = Path(__file__).with_name("stage_runner.py")
 STAND_INS: Final = Path(__file__).with_name("stand_ins")
 DEFAULT_TIMEOUT: Final = 300.0
 _PREFIX: Final = "vllm-harness-"
-
-
-def scrub(result: dict[str, Any]) -> dict[str, Any]:
-    """``result`` with the run's scratch folder written ``<scratch>`` in its messages, so
-    two runs of one case report the same text."""
-    return process.scrub(result, _PREFIX)
+"""The scratch folders' prefix (``process.scrub`` writes them ``<scratch>``)."""
 
 
 def _command(python: Path, draft: Path, target: Path, mode: Mode) -> list[str]:

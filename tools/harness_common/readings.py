@@ -15,7 +15,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-__all__ = ["Named", "chosen", "progress", "sha256_of", "stage_reached", "write_document"]
+__all__ = [
+    "Named",
+    "chosen",
+    "inputs",
+    "progress",
+    "sha256_of",
+    "stage_reached",
+    "write_document",
+]
 
 
 class Named(Protocol):
@@ -31,6 +39,21 @@ CaseT = TypeVar("CaseT", bound=Named)
 def sha256_of(path: Path) -> str:
     """The sha256 of a file's bytes, as hex."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def inputs(
+    root: Path, draft: str, target: str, *, version: tuple[str, str], environment: str
+) -> dict[str, str]:
+    """What a reading ran on: the sha256 of the draft's and the target's ``config.json``
+    (paths relative to ``root``), the engine's version (``version``: its field's name and
+    value) and the harness environment's key, in that order."""
+    field, value = version
+    return {
+        "draft_sha256": sha256_of(root / draft),
+        "target_sha256": sha256_of(root / target),
+        field: value,
+        "environment": environment,
+    }
 
 
 def stage_reached(result: dict[str, Any], stages: Sequence[str]) -> str | None:

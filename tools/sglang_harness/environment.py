@@ -39,12 +39,10 @@ from pathlib import Path
 from typing import Final
 
 from tools.harness_common import environment as _shared
-from tools.harness_common.environment import CACHE_ENV, TORCH_SPEC, HarnessUnavailable
+from tools.harness_common.environment import HarnessUnavailable
 
 __all__ = [
-    "CACHE_ENV",
     "REQUIREMENTS",
-    "TORCH_SPEC",
     "HarnessUnavailable",
     "cache_root",
     "ensure_environment",

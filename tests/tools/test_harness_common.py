@@ -437,3 +437,55 @@ def test_each_harness_keys_its_environment_on_its_own_pinned_requirements(
 def test_the_two_harnesses_environments_are_keyed_apart() -> None:
     assert vllm_environment.environment_key() != sglang_environment.environment_key()
     assert vllm_environment.environment_dir() != sglang_environment.environment_dir()
+
+
+@dataclass(frozen=True)
+class _Ran:
+    name: str
+    draft: str
+    target: str
+    target_synthesized: bool
+
+
+def test_a_reading_has_the_case_how_its_inputs_the_outcome_the_details_then_the_artefact(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "d.json").write_bytes(b"{}")
+    (tmp_path / "t.json").write_bytes(b"[]")
+    inputs = readings.inputs(
+        tmp_path, "d.json", "t.json", version=("e_version", "1"), environment="k"
+    )
+    assert inputs == {
+        "draft_sha256": hashlib.sha256(b"{}").hexdigest(),
+        "target_sha256": hashlib.sha256(b"[]").hexdigest(),
+        "e_version": "1",
+        "environment": "k",
+    }
+    result = {"outcome": "passed", "stages_passed": ["b", "a"], "exception": None, "x": 1}
+    entry = readings.reading(
+        _Ran("case", "d.json", "t.json", target_synthesized=True),
+        {"algorithm": "A"},
+        result,
+        inputs=inputs,
+        stages=("a", "b", "c"),
+        details={"x": result["x"]},
+        artefact=None,
+        not_reached=("weights",),
+    )
+    assert list(entry) == [
+        "name",
+        "draft",
+        "target",
+        "target_synthesized",
+        "algorithm",
+        "inputs",
+        "outcome",
+        "stage_reached",
+        "stages_passed",
+        "exception",
+        "x",
+        "artefact",
+        "not_reached",
+    ]
+    assert (entry["stage_reached"], entry["stages_passed"], entry["x"]) == ("b", ["b", "a"], 1)
+    assert entry["not_reached"] == ["weights"]

@@ -17,9 +17,11 @@ from typing import Any, Protocol, TypeVar
 
 __all__ = [
     "Named",
+    "Ran",
     "chosen",
     "inputs",
     "progress",
+    "reading",
     "sha256_of",
     "stage_reached",
     "write_document",
@@ -34,6 +36,19 @@ class Named(Protocol):
 
 
 CaseT = TypeVar("CaseT", bound=Named)
+
+
+class Ran(Named, Protocol):
+    """A corpus case as a reading names it: its draft, its target, whether that is public."""
+
+    @property
+    def draft(self) -> str: ...
+
+    @property
+    def target(self) -> str: ...
+
+    @property
+    def target_synthesized(self) -> bool: ...
 
 
 def sha256_of(path: Path) -> str:
@@ -64,6 +79,38 @@ def stage_reached(result: dict[str, Any], stages: Sequence[str]) -> str | None:
         return str(failed)
     passed = [stage for stage in stages if stage in result.get("stages_passed", ())]
     return passed[-1] if passed else None
+
+
+def reading(
+    case: Ran,
+    how: dict[str, Any],
+    result: dict[str, Any],
+    *,
+    inputs: dict[str, str],
+    stages: Sequence[str],
+    details: dict[str, Any],
+    artefact: str | None,
+    not_reached: Sequence[str],
+) -> dict[str, Any]:
+    """One reading, its keys in the files' order: the case, ``how`` it ran (the engine's
+    mode or algorithm), its ``inputs``, the outcome, the stage reached (in ``stages``' order),
+    the stages passed and the exception, the engine's ``details``, then the ``artefact`` and
+    what the harness never runs."""
+    return {
+        "name": case.name,
+        "draft": case.draft,
+        "target": case.target,
+        "target_synthesized": case.target_synthesized,
+        **how,
+        "inputs": inputs,
+        "outcome": result["outcome"],
+        "stage_reached": stage_reached(result, stages),
+        "stages_passed": list(result.get("stages_passed", [])),
+        "exception": result.get("exception"),
+        **details,
+        "artefact": artefact,
+        "not_reached": list(not_reached),
+    }
 
 
 def write_document(path: Path, document: dict[str, Any]) -> None:

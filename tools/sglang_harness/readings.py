@@ -123,36 +123,38 @@ def artefact(result: dict[str, Any]) -> str | None:
     return None
 
 
+_DETAILS: Final = (
+    "draft_class",
+    "target_class",
+    "speculative",
+    "capture_layers",
+    "captured",
+    "failed_model",
+)
+"""What the stage runner reports beyond the outcome, copied into the reading as it is (then
+``skipped_classes``, ``{}`` when none)."""
+
+
 def engine_run_entry(case: Case, result: dict[str, Any]) -> dict[str, Any]:
     """One reading: the case, its inputs and what the engine reported."""
-    return {
-        "name": case.name,
-        "draft": case.draft,
-        "target": case.target,
-        "target_synthesized": case.target_synthesized,
-        "algorithm": case.algorithm,
-        "device": result.get("device", "cuda"),
-        "inputs": _shared.inputs(
+    details = {key: result.get(key) for key in _DETAILS}
+    details["skipped_classes"] = result.get("skipped_classes") or {}
+    return _shared.reading(
+        case,
+        {"algorithm": case.algorithm, "device": result.get("device", "cuda")},
+        result,
+        inputs=_shared.inputs(
             ROOT,
             case.draft,
             case.target,
             version=("sglang_version", result.get("sglang_version", "0.5.23")),
             environment=environment_key(),
         ),
-        "outcome": result["outcome"],
-        "stage_reached": stage_reached(result),
-        "stages_passed": list(result.get("stages_passed", [])),
-        "exception": result.get("exception"),
-        "draft_class": result.get("draft_class"),
-        "target_class": result.get("target_class"),
-        "speculative": result.get("speculative"),
-        "capture_layers": result.get("capture_layers"),
-        "captured": result.get("captured"),
-        "failed_model": result.get("failed_model"),
-        "skipped_classes": result.get("skipped_classes") or {},
-        "artefact": artefact(result),
-        "not_reached": list(NOT_REACHED),
-    }
+        stages=STAGES,
+        details=details,
+        artefact=artefact(result),
+        not_reached=NOT_REACHED,
+    )
 
 
 def _load() -> dict[str, Any]:

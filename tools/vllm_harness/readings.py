@@ -101,34 +101,35 @@ def artefact(result: dict[str, Any]) -> str | None:
     return None
 
 
+_DETAILS: Final = (
+    "runner",
+    "speculator",
+    "target_class",
+    "draft_class",
+    "tapped_layers",
+    "combine_width",
+)
+"""What the stage runner reports beyond the outcome, copied into the reading as it is."""
+
+
 def engine_run_entry(case: Case, mode: Mode, result: dict[str, Any]) -> dict[str, Any]:
     """One ``engine_runs`` entry: the case, its inputs and what the engine reported."""
-    return {
-        "name": case.name,
-        "draft": case.draft,
-        "target": case.target,
-        "target_synthesized": case.target_synthesized,
-        "mode": {"method": mode.method, "parallel_drafting": mode.parallel_drafting},
-        "inputs": _shared.inputs(
+    return _shared.reading(
+        case,
+        {"mode": {"method": mode.method, "parallel_drafting": mode.parallel_drafting}},
+        result,
+        inputs=_shared.inputs(
             ROOT,
             case.draft,
             case.target,
             version=("vllm_version", result.get("vllm_version", "0.33.0")),
             environment=environment_key(),
         ),
-        "outcome": result["outcome"],
-        "stage_reached": stage_reached(result),
-        "stages_passed": list(result.get("stages_passed", [])),
-        "exception": result.get("exception"),
-        "runner": result.get("runner"),
-        "speculator": result.get("speculator"),
-        "target_class": result.get("target_class"),
-        "draft_class": result.get("draft_class"),
-        "tapped_layers": result.get("tapped_layers"),
-        "combine_width": result.get("combine_width"),
-        "artefact": artefact(result),
-        "not_reached": list(NOT_REACHED),
-    }
+        stages=STAGES,
+        details={key: result.get(key) for key in _DETAILS},
+        artefact=artefact(result),
+        not_reached=NOT_REACHED,
+    )
 
 
 def live_sample(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

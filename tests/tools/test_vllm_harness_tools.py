@@ -1,41 +1,30 @@
-"""The harness's own plumbing (``tools/vllm_harness``), without vLLM or a network.
+"""The vLLM harness's own part of the plumbing (``tools/vllm_harness``), without vLLM or a
+network.
 
 The stage runner is replaced by small scripts standing in for the harness environment's
-``python``; what is tested is what the harness does with their reports, their silence
-and their deaths, and how it finds, keys and builds its cached environment.
+``python``; what is tested is what vLLM's harness puts into the shared plumbing (its
+command line, its requests' fields, its scratch folder's name, its stage order, its
+artefacts, its stand-in, its corpus, its pins and its cache folder). The shared plumbing
+itself (reports, silence, deaths, the serve loop, the environment's build) is tested once,
+in ``test_harness_common.py``.
 """
 
 from __future__ import annotations
 
 import json
-import stat
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.tools.conftest import FakePython
 from tools.vllm_harness import environment
 from tools.vllm_harness.corpus import CASES, Mode
-from tools.vllm_harness.harness import RESULT_PREFIX, STAND_INS, run, run_many, scrub
+from tools.vllm_harness.harness import RESULT_PREFIX, STAND_INS, run, run_many
 from tools.vllm_harness.readings import ROOT, artefact, live_sample, stage_reached
 
 DFLASH = Mode("dflash")
-
-
-def _configs(tmp_path: Path) -> tuple[Path, Path]:
-    draft, target = tmp_path / "draft.json", tmp_path / "target.json"
-    draft.write_text('{"architectures": ["DFlashDraftModel"]}', encoding="utf-8")
-    target.write_text('{"architectures": ["Qwen3ForCausalLM"]}', encoding="utf-8")
-    return draft, target
-
-
-def _fake_python(tmp_path: Path, body: str) -> Path:
-    script = tmp_path / "fake-python"
-    script.write_text("#!/usr/bin/env bash\n" + body, encoding="utf-8")
-    script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    return script
 
 
 REPORT = {
@@ -47,21 +36,22 @@ REPORT = {
 
 
 def test_run_returns_the_stage_runners_report_with_the_scratch_folder_scrubbed(
-    tmp_path: Path,
+    configs: tuple[Path, Path], fake_python: FakePython
 ) -> None:
-    draft, target = _configs(tmp_path)
+    draft, target = configs
     line = RESULT_PREFIX + json.dumps(REPORT)
-    fake = _fake_python(tmp_path, f"echo 'noise on stdout'\necho '{line}'\n")
+    fake = fake_python(f"echo 'noise on stdout'\necho '{line}'\n")
     result = run(draft, target, DFLASH, python=fake)
     assert result["exception"]["message"] == "no such file <scratch>/draft"
     assert stage_reached(result) == "config"
 
 
-def test_the_stage_runner_gets_both_folders_and_the_mode(tmp_path: Path) -> None:
-    draft, target = _configs(tmp_path)
+def test_the_stage_runner_gets_both_folders_and_the_mode(
+    tmp_path: Path, configs: tuple[Path, Path], fake_python: FakePython
+) -> None:
+    draft, target = configs
     record = tmp_path / "argv.txt"
-    fake = _fake_python(
-        tmp_path,
+    fake = fake_python(
         f'printf "%s\\n" "$@" > {record}\n'
         f'cat "$3/config.json" > {tmp_path}/seen-draft.json\n'
         f"echo '{RESULT_PREFIX}{{}}'\n",
@@ -75,28 +65,23 @@ def test_the_stage_runner_gets_both_folders_and_the_mode(tmp_path: Path) -> None
     assert (tmp_path / "seen-draft.json").read_bytes() == draft.read_bytes()
 
 
-def test_a_run_past_its_timeout_is_reported_as_a_timeout(tmp_path: Path) -> None:
-    draft, target = _configs(tmp_path)
-    fake = _fake_python(tmp_path, "sleep 30\n")
-    result = run(draft, target, DFLASH, python=fake, timeout=0.5)
+def test_a_run_past_its_timeout_is_reported_as_a_timeout(
+    configs: tuple[Path, Path], fake_python: FakePython
+) -> None:
+    draft, target = configs
+    fake = fake_python("sleep 30\n")
+    result = run(draft, target, Mode("eagle3", parallel_drafting=True), python=fake, timeout=0.5)
     assert result["outcome"] == "timeout"
+    assert (result["method"], result["parallel_drafting"]) == ("eagle3", True)
     assert stage_reached(result) is None
 
 
-def test_a_run_that_dies_without_a_report_is_reported_as_a_crash(tmp_path: Path) -> None:
-    draft, target = _configs(tmp_path)
-    fake = _fake_python(tmp_path, "echo 'Segmentation fault' >&2\nexit 139\n")
-    result = run(draft, target, DFLASH, python=fake)
-    assert result["outcome"] == "crashed"
-    assert "exit 139" in result["exception"]["message"]
-    assert "Segmentation fault" in result["exception"]["message"]
-
-
-def test_run_many_sends_one_request_a_line_and_reads_one_report_each(tmp_path: Path) -> None:
-    draft, target = _configs(tmp_path)
+def test_run_many_sends_one_request_a_line_and_reads_one_report_each(
+    configs: tuple[Path, Path], fake_python: FakePython
+) -> None:
+    draft, target = configs
     # A server that answers each request with its method and whether its draft exists.
-    fake = _fake_python(
-        tmp_path,
+    fake = fake_python(
         "while read -r request; do\n"
         '  method=$(echo "$request" | sed \'s/.*"method": "\\([a-z0-9_]*\\)".*/\\1/\')\n'
         f'  echo "{RESULT_PREFIX}{{\\"outcome\\": \\"passed\\", '
@@ -108,27 +93,10 @@ def test_run_many_sends_one_request_a_line_and_reads_one_report_each(tmp_path: P
     assert [result["method"] for result in results] == ["dflash", "dspark"]
 
 
-def test_run_many_reports_a_crash_when_the_server_stops(tmp_path: Path) -> None:
-    draft, target = _configs(tmp_path)
-    fake = _fake_python(tmp_path, "exit 1\n")
-    results = list(run_many([(draft, target, DFLASH), (draft, target, DFLASH)], python=fake))
-    assert [result["outcome"] for result in results] == ["crashed"]
-
-
-def test_scrub_leaves_other_text_and_non_strings_alone() -> None:
-    result: dict[str, Any] = {"exception": {"type": "E", "message": "at /a/b", "line": 3}}
-    assert scrub(result) == {"exception": {"type": "E", "message": "at /a/b", "line": 3}}
-    assert scrub({"exception": None}) == {"exception": None}
-    batch = {"exception": {"message": "'/tmp/vllm-harness-x1/run-12/draft' is not"}}
-    assert scrub(batch)["exception"]["message"] == "'<scratch>/draft' is not"
-
-
-def test_stage_reached_is_the_failed_stage_else_the_last_stage_passed() -> None:
-    assert stage_reached({"failed_stage": "tap", "stages_passed": ["config"]}) == "tap"
+def test_the_stage_reached_follows_the_newer_runners_order() -> None:
     # The older runner builds the draft before it taps; the stage order is the newer one's.
     older = {"failed_stage": None, "stages_passed": ["config", "draft", "tap"]}
     assert stage_reached(older) == "draft"
-    assert stage_reached({"failed_stage": None, "stages_passed": []}) is None
 
 
 @pytest.mark.parametrize(
@@ -203,28 +171,6 @@ def test_every_case_names_files_that_exist() -> None:
 # --- the cached environment ----------------------------------------------------------------
 
 
-def test_the_cache_is_the_environment_variable_else_under_the_users_cache(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setenv(environment.CACHE_ENV, str(tmp_path))
-    assert environment.cache_root() == tmp_path
-    assert environment.environment_dir().parent == tmp_path
-    monkeypatch.delenv(environment.CACHE_ENV)
-    assert environment.cache_root() == Path("~/.cache/drafting-config/vllm-harness").expanduser()
-
-
-def test_the_key_follows_the_pinned_requirements(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    key = environment.environment_key()
-    assert len(key) == 16
-    assert key == environment.environment_key()
-    changed = tmp_path / "requirements.txt"
-    changed.write_bytes(environment.REQUIREMENTS.read_bytes() + b"extra==1.0\n")
-    monkeypatch.setattr(environment, "REQUIREMENTS", changed)
-    assert environment.environment_key() != key
-
-
 def test_the_requirements_pin_every_package_to_one_version() -> None:
     lines = environment.REQUIREMENTS.read_text(encoding="utf-8").split()
     assert all("==" in line for line in lines)
@@ -233,61 +179,3 @@ def test_the_requirements_pin_every_package_to_one_version() -> None:
     # torch comes first, on its own: the CPU build, never the CUDA one vLLM asks for.
     assert "torch" not in names
     assert "vllm==0.33.0" in lines
-
-
-def _recording_subprocess(monkeypatch: pytest.MonkeyPatch, returncode: int) -> list[list[str]]:
-    calls: list[list[str]] = []
-
-    def fake_run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
-        calls.append([str(part) for part in command])
-        if command[1:3] == ["-m", "venv"]:
-            python = Path(command[3]) / "bin" / "python"
-            python.parent.mkdir(parents=True)
-            python.write_text("", encoding="utf-8")
-        output = kwargs.get("stdout")
-        if hasattr(output, "write"):
-            output.write("ERROR: No matching distribution found for vllm==0.33.0\n")
-        return subprocess.CompletedProcess(command, returncode)
-
-    monkeypatch.setattr(subprocess, "run", fake_run)
-    return calls
-
-
-def test_a_complete_environment_is_reused_without_building(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setenv(environment.CACHE_ENV, str(tmp_path))
-    folder = environment.environment_dir()
-    (folder / "bin").mkdir(parents=True)
-    (folder / "bin" / "python").write_text("", encoding="utf-8")
-    (folder / "complete").write_text("", encoding="utf-8")
-    calls = _recording_subprocess(monkeypatch, 0)
-    assert environment.ensure_environment() == folder / "bin" / "python"
-    assert calls == []
-
-
-def test_a_half_built_environment_is_built_again_torch_first_then_the_pins(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setenv(environment.CACHE_ENV, str(tmp_path))
-    folder = environment.environment_dir()
-    folder.mkdir(parents=True)
-    (folder / "leftover").write_text("", encoding="utf-8")
-    calls = _recording_subprocess(monkeypatch, 0)
-    python = environment.ensure_environment()
-    assert not (folder / "leftover").exists()
-    assert (folder / "complete").is_file()
-    installs = [call[call.index("install") + 1 :] for call in calls if "install" in call]
-    assert installs[0][-1] == "torch==2.13.0"
-    assert installs[1][-3:] == ["--no-deps", "-r", str(environment.REQUIREMENTS)]
-    assert python == folder / "bin" / "python"
-
-
-def test_pip_failing_is_harness_unavailable_with_pips_reason(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setenv(environment.CACHE_ENV, str(tmp_path))
-    _recording_subprocess(monkeypatch, 1)
-    with pytest.raises(environment.HarnessUnavailable, match="No matching distribution"):
-        environment.ensure_environment()
-    assert not (environment.environment_dir() / "complete").exists()

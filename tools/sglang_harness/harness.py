@@ -11,26 +11,24 @@ reported with ``"outcome": "timeout"``; one that dies without reporting (a crash
 code) with ``"outcome": "crashed"`` and the end of its output.
 
 The process has no network: ``HF_HUB_OFFLINE=1`` and ``TRANSFORMERS_OFFLINE=1``, and both
-folders hold only ``config.json``.
+folders hold only ``config.json``. The scratch folders, the timeouts, the crash reports and the
+server's request loop are ``tools/harness_common/process.py``'s, shared with the vLLM harness;
+the command, the request's fields and the environment variables are SGLang's, here.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import re
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
+from tools.harness_common import process
+from tools.harness_common.serve import RESULT_PREFIX
 from tools.sglang_harness.environment import ensure_environment
 
 # The stage runner imports only the standard library at module level (SGLang inside run()).
-from tools.sglang_harness.stage_runner import ALGORITHMS, DEVICES, RESULT_PREFIX, STAGES
+from tools.sglang_harness.stage_runner import ALGORITHMS, DEVICES, STAGES
 
 __all__ = [
     "ALGORITHMS",
@@ -43,7 +41,6 @@ __all__ = [
     "STAND_INS",
     "run",
     "run_many",
-    "scrub",
 ]
 
 STAGE_RUNNER: Final = Path(__file__).with_name("stage_runner.py")
@@ -51,19 +48,8 @@ STAND_INS: Final = Path(__file__).with_name("stand_ins")
 DEFAULT_TIMEOUT: Final = 300.0
 NICENESS: Final = 10
 """How much lower than the caller's the engine's process runs (``nice -n``)."""
-_SCRATCH: Final = re.compile(r"[^\s'\"]*/sglang-harness-[A-Za-z0-9_]+(?:/run-[0-9]+)?")
-
-
-def scrub(result: dict[str, Any]) -> dict[str, Any]:
-    """``result`` with the run's scratch folder written ``<scratch>`` in its messages, so
-    two runs of one case report the same text."""
-    exception = result.get("exception")
-    if isinstance(exception, dict):
-        result["exception"] = {
-            key: _SCRATCH.sub("<scratch>", value) if isinstance(value, str) else value
-            for key, value in exception.items()
-        }
-    return result
+_PREFIX: Final = "sglang-harness-"
+"""The scratch folders' prefix (``process.scrub`` writes them ``<scratch>``)."""
 
 
 def _environment(folder: Path) -> dict[str, str]:
@@ -94,24 +80,8 @@ def _check(algorithm: str, device: str) -> None:
         raise ValueError(f"device {device!r} is not one of {', '.join(DEVICES)}")
 
 
-def _lay_out(folder: Path, draft: Path, target: Path) -> tuple[str, str]:
-    folders = []
-    for source, name in ((draft, "draft"), (target, "target")):
-        (folder / name).mkdir(parents=True)
-        shutil.copyfile(source, folder / name / "config.json")
-        folders.append(str(folder / name))
-    return folders[0], folders[1]
-
-
-def _failure(outcome: str, algorithm: str, device: str, detail: str) -> dict[str, Any]:
-    return {
-        "outcome": outcome,
-        "algorithm": algorithm,
-        "device": device,
-        "stages_passed": [],
-        "failed_stage": None,
-        "exception": {"type": outcome, "message": detail, "where": ""},
-    }
+def _fields(algorithm: str, device: str) -> dict[str, Any]:
+    return {"algorithm": algorithm, "device": device}
 
 
 def run(
@@ -127,30 +97,20 @@ def run(
     ``--speculative-algorithm ALGORITHM`` and ``device``."""
     _check(algorithm, device)
     interpreter = python if python is not None else ensure_environment()
-    with tempfile.TemporaryDirectory(prefix="sglang-harness-") as scratch:
-        folder = Path(scratch)
-        draft_dir, target_dir = _lay_out(folder, draft, target)
-        command = _niced([str(interpreter), str(STAGE_RUNNER), "--draft", draft_dir])
-        command += ["--target", target_dir, "--algorithm", algorithm, "--device", device]
-        try:
-            completed = subprocess.run(
-                command,
-                cwd=folder,
-                env=_environment(folder),
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            return _failure("timeout", algorithm, device, f"no report within {timeout:g} s")
-    for line in reversed(completed.stdout.splitlines()):
-        if line.startswith(RESULT_PREFIX):
-            result: dict[str, Any] = json.loads(line.removeprefix(RESULT_PREFIX))
-            return scrub(result)
-    tail = (completed.stdout + completed.stderr).strip().splitlines()[-5:]
-    return _failure(
-        "crashed", algorithm, device, f"exit {completed.returncode}: " + " | ".join(tail)
+
+    def command(draft_dir: Path, target_dir: Path) -> list[str]:
+        runner = [str(interpreter), str(STAGE_RUNNER), "--draft", str(draft_dir)]
+        runner += ["--target", str(target_dir), "--algorithm", algorithm, "--device", device]
+        return _niced(runner)
+
+    return process.run_once(
+        command,
+        _environment,
+        draft,
+        target,
+        prefix=_PREFIX,
+        fields=_fields(algorithm, device),
+        timeout=timeout,
     )
 
 
@@ -168,47 +128,16 @@ def run_many(
     configured, without a minute or more of imports each time.
     """
     interpreter = python if python is not None else ensure_environment()
-    with tempfile.TemporaryDirectory(prefix="sglang-harness-") as scratch:
-        folder = Path(scratch)
-        log = (folder / "serve.log").open("w", encoding="utf-8")
-        server = subprocess.Popen(
-            _niced([str(interpreter), str(STAGE_RUNNER), "--serve"]),
-            cwd=folder,
-            env=_environment(folder),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            text=True,
-        )
-        assert server.stdin is not None
-        assert server.stdout is not None
-        try:
-            for index, (draft, target, algorithm) in enumerate(requests):
-                _check(algorithm, device)
-                draft_dir, target_dir = _lay_out(folder / f"run-{index}", draft, target)
-                request = {
-                    "draft": draft_dir,
-                    "target": target_dir,
-                    "algorithm": algorithm,
-                    "device": device,
-                    "timeout": timeout,
-                }
-                try:
-                    server.stdin.write(json.dumps(request) + "\n")
-                    server.stdin.flush()
-                except BrokenPipeError:
-                    yield _failure("crashed", algorithm, device, "the harness's server stopped")
-                    return
-                for line in server.stdout:
-                    if line.startswith(RESULT_PREFIX):
-                        yield scrub(json.loads(line.removeprefix(RESULT_PREFIX)))
-                        break
-                else:
-                    yield _failure("crashed", algorithm, device, "the harness's server stopped")
-                    return
-        finally:
-            with contextlib.suppress(BrokenPipeError):
-                server.stdin.close()
-            server.wait()
-            server.stdout.close()
-            log.close()
+
+    def checked() -> Iterator[process.Request]:
+        for draft, target, algorithm in requests:
+            _check(algorithm, device)
+            yield draft, target, _fields(algorithm, device)
+
+    yield from process.run_served(
+        _niced([str(interpreter), str(STAGE_RUNNER), "--serve"]),
+        _environment,
+        checked(),
+        prefix=_PREFIX,
+        timeout=timeout,
+    )

@@ -25,10 +25,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from tools.harness_common import readings as _shared
+from tools.harness_common.readings import sha256_of
 from tools.sglang_harness.corpus import CASES, Case
 from tools.sglang_harness.environment import environment_key
 from tools.sglang_harness.harness import STAGES, run_many
-from tools.vllm_harness.readings import sha256_of
 
 __all__ = [
     "NOT_REACHED",
@@ -81,11 +82,7 @@ ABOUT: Final = (
 
 def stage_reached(result: dict[str, Any]) -> str | None:
     """The stage that failed, else the last stage the run passed (None: none passed)."""
-    failed = result.get("failed_stage")
-    if failed is not None:
-        return str(failed)
-    passed = [stage for stage in STAGES if stage in result.get("stages_passed", ())]
-    return passed[-1] if passed else None
+    return _shared.stage_reached(result, STAGES)
 
 
 _CPU_REFUSALS: Final = ("CpuSRTPlatform", "only supports CUDA", "requires CUDA or")
@@ -126,35 +123,38 @@ def artefact(result: dict[str, Any]) -> str | None:
     return None
 
 
+_DETAILS: Final = (
+    "draft_class",
+    "target_class",
+    "speculative",
+    "capture_layers",
+    "captured",
+    "failed_model",
+)
+"""What the stage runner reports beyond the outcome, copied into the reading as it is (then
+``skipped_classes``, ``{}`` when none)."""
+
+
 def engine_run_entry(case: Case, result: dict[str, Any]) -> dict[str, Any]:
     """One reading: the case, its inputs and what the engine reported."""
-    return {
-        "name": case.name,
-        "draft": case.draft,
-        "target": case.target,
-        "target_synthesized": case.target_synthesized,
-        "algorithm": case.algorithm,
-        "device": result.get("device", "cuda"),
-        "inputs": {
-            "draft_sha256": sha256_of(ROOT / case.draft),
-            "target_sha256": sha256_of(ROOT / case.target),
-            "sglang_version": result.get("sglang_version", "0.5.23"),
-            "environment": environment_key(),
-        },
-        "outcome": result["outcome"],
-        "stage_reached": stage_reached(result),
-        "stages_passed": list(result.get("stages_passed", [])),
-        "exception": result.get("exception"),
-        "draft_class": result.get("draft_class"),
-        "target_class": result.get("target_class"),
-        "speculative": result.get("speculative"),
-        "capture_layers": result.get("capture_layers"),
-        "captured": result.get("captured"),
-        "failed_model": result.get("failed_model"),
-        "skipped_classes": result.get("skipped_classes") or {},
-        "artefact": artefact(result),
-        "not_reached": list(NOT_REACHED),
-    }
+    details = {key: result.get(key) for key in _DETAILS}
+    details["skipped_classes"] = result.get("skipped_classes") or {}
+    return _shared.reading(
+        case,
+        {"algorithm": case.algorithm, "device": result.get("device", "cuda")},
+        result,
+        inputs=_shared.inputs(
+            ROOT,
+            case.draft,
+            case.target,
+            version=("sglang_version", result.get("sglang_version", "0.5.23")),
+            environment=environment_key(),
+        ),
+        stages=STAGES,
+        details=details,
+        artefact=artefact(result),
+        not_reached=NOT_REACHED,
+    )
 
 
 def _load() -> dict[str, Any]:
@@ -165,8 +165,7 @@ def _load() -> dict[str, Any]:
 
 
 def _write(document: dict[str, Any]) -> None:
-    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    READINGS_FILE.write_text(text, encoding="utf-8")
+    _shared.write_document(READINGS_FILE, document)
 
 
 def record(cases: Sequence[Case], *, timeout: float) -> None:
@@ -187,12 +186,7 @@ def record(cases: Sequence[Case], *, timeout: float) -> None:
         known = sorted((draft for draft in entries if draft in order), key=order.__getitem__)
         document["engine_runs"] = [entries[draft] for draft in known]
         _write(document)
-        exception = entry["exception"] or {}
-        print(
-            f"{case.name} [{case.algorithm}]: {entry['outcome']} at {entry['stage_reached']}"
-            f" {exception.get('type', '')}: {exception.get('message', '')[:160]}",
-            flush=True,
-        )
+        _shared.progress(f"{case.name} [{case.algorithm}]", entry)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -205,13 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for case in CASES:
             print(f"{case.name}: {case.algorithm} (target {case.target})")
         return 0
-    cases = list(CASES)
-    if args.only:
-        unknown = set(args.only) - {case.name for case in CASES}
-        if unknown:
-            parser.error(f"no case named {', '.join(sorted(unknown))}")
-        cases = [case for case in CASES if case.name in args.only]
-    record(cases, timeout=args.timeout)
+    record(_shared.chosen(parser, CASES, args.only), timeout=args.timeout)
     return 0
 
 

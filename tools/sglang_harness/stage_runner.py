@@ -12,8 +12,9 @@ parallel state, the model-parallel groups) does not reset. It imports nothing of
     python stage_runner.py --serve   # requests on stdin, one JSON object a line
 
 ``--serve`` imports SGLang (and its registry, which imports every model file) once and
-forks a child per request (see :func:`serve`): each run still starts from a process in
-which SGLang has never been configured, without one to three minutes of imports each time.
+forks a child per request (``tools/harness_common/serve.py``, shared with the vLLM harness,
+as are the exception's record and the report's line): each run still starts from a process
+in which SGLang has never been configured, without one to three minutes of imports each time.
 
 It walks the stages in the order SGLang's scheduler takes them for the target's worker and
 the draft's, and stops at the first that raises (``srt/`` stands for ``sglang/srt/``):
@@ -129,14 +130,18 @@ capture call (its ``layers_to_capture``, in the target's own indexing). ``except
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
 import tempfile
 import time
-import traceback
+from pathlib import Path
 from typing import Any
+
+if not __package__:  # run as a script, in the engine's environment: see harness_common/serve.py
+    sys.path.append(str(Path(__file__).resolve().parents[2]))
+
+from tools.harness_common.serve import exception_record, report, serve
 
 STAGES = ("config", "registry", "pipeline", "target", "capture", "draft")
 """The stages, in the order the harness runs them."""
@@ -144,23 +149,6 @@ ALGORITHMS = ("DFLASH", "DSPARK", "EAGLE3", "STANDALONE")
 """The ``--speculative-algorithm`` values the harness runs."""
 DEVICES = ("cuda", "cpu")
 """``ServerArgs.device`` values: ``cuda`` (the default) or SGLang's CPU platform."""
-RESULT_PREFIX = "HARNESS-RESULT "
-"""What starts the report's line on stdout."""
-
-
-def _exception(error: BaseException) -> dict[str, str]:
-    message = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
-    where = ""
-    for frame in traceback.extract_tb(error.__traceback__):
-        marker = "/site-packages/"
-        if marker in frame.filename:
-            where = f"{frame.filename.split(marker, 1)[1]}:{frame.lineno} ({frame.name})"
-    return {
-        "type": type(error).__name__,
-        "message": message[0] if message else "",
-        "detail": " | ".join(message[1:4])[:400],
-        "where": where,
-    }
 
 
 def _init_parallel(folder: str) -> None:
@@ -378,7 +366,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
         result["outcome"] = "failed"
         result["failed_stage"] = stage
         result["failed_model"] = model if stage in ("config", "registry") else None
-        result["exception"] = _exception(error)
+        result["exception"] = exception_record(error)
     return result
 
 
@@ -393,60 +381,15 @@ def _unreported(request: dict[str, Any], outcome: str, message: str) -> dict[str
     }
 
 
-def serve() -> int:
-    """Run the requests on stdin (one JSON object a line), each in a forked child.
-
-    SGLang is imported once, here, before any run sets process-wide state; each request
-    forks a child that runs it and reports through a pipe, so every run starts from the
-    same freshly imported, never-configured process. A child that runs past the request's
-    ``timeout`` is killed.
-    """
-    import select
-    import signal
-
-    _prepare()
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        request = json.loads(line)
-        timeout = float(request.get("timeout", 300))
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: one run, then out without running the parent's exit code
-            os.close(read_end)
-            os.dup2(2, 1)  # SGLang's prints go to stderr; the pipe carries the result
-            args = argparse.Namespace(
-                draft=request["draft"],
-                target=request["target"],
-                algorithm=request["algorithm"],
-                device=request.get("device", "cuda"),
-            )
-            with os.fdopen(write_end, "w") as pipe:
-                pipe.write(json.dumps(run(args), sort_keys=True))
-            os._exit(0)
-        os.close(write_end)
-        chunks: list[bytes] = []
-        deadline = time.monotonic() + timeout
-        while True:
-            ready, _, _ = select.select([read_end], [], [], max(deadline - time.monotonic(), 0))
-            if not ready:
-                os.kill(pid, signal.SIGKILL)
-                result = _unreported(request, "timeout", f"no report within {timeout:g} s")
-                break
-            chunk = os.read(read_end, 1 << 16)
-            if not chunk:
-                text = b"".join(chunks).decode()
-                result = (
-                    json.loads(text)
-                    if text
-                    else _unreported(request, "crashed", "the run died without a report")
-                )
-                break
-            chunks.append(chunk)
-        os.close(read_end)
-        os.waitpid(pid, 0)
-        print(RESULT_PREFIX + json.dumps(result, sort_keys=True), flush=True)
-    return 0
+def _run_request(request: dict[str, Any]) -> dict[str, Any]:
+    return run(
+        argparse.Namespace(
+            draft=request["draft"],
+            target=request["target"],
+            algorithm=request["algorithm"],
+            device=request.get("device", "cuda"),
+        )
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -459,12 +402,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("SGLANG_LOGGING_LEVEL", "error")
     if args.serve:
-        return serve()
+        # SGLang imported once, before any run sets process-wide state; a child per request.
+        _prepare()
+        return serve(_run_request, _unreported)
     if args.draft is None or args.target is None or args.algorithm is None:
         parser.error("--draft, --target and --algorithm are required (or --serve)")
-    result = run(args)
-    sys.stdout.flush()
-    print(RESULT_PREFIX + json.dumps(result, sort_keys=True), flush=True)
+    report(run(args))
     return 0
 
 

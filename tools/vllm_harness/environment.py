@@ -23,24 +23,19 @@ processes building at once take turns on a lock file. The first build downloads 
 
 ``ensure_environment()`` returns the environment's ``python``, building it if needed, and
 raises :class:`HarnessUnavailable` with pip's reason when the packages cannot be fetched.
+The key and the build are ``tools/harness_common/environment.py``'s, shared by both harnesses.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Final
 
-from tools.engine_wheels import locked
+from tools.harness_common import environment as _shared
+from tools.harness_common.environment import HarnessUnavailable
 
 __all__ = [
-    "CACHE_ENV",
     "REQUIREMENTS",
-    "TORCH_SPEC",
     "HarnessUnavailable",
     "cache_root",
     "ensure_environment",
@@ -48,38 +43,20 @@ __all__ = [
     "environment_key",
 ]
 
-CACHE_ENV: Final = "DRAFTING_CONFIG_HARNESS_CACHE"
-"""Environment variable naming the folder the harness's environments are cached in."""
-
-TORCH_SPEC: Final = "torch==2.13.0"
-"""Installed first, with its dependencies: the CPU build (see the project's README)."""
-
 REQUIREMENTS: Final = Path(__file__).with_name("requirements.txt")
 """Every other package of the environment, pinned, installed with ``--no-deps``."""
 
 _DEFAULT_CACHE: Final = Path("~/.cache/drafting-config/vllm-harness")
-_COMPLETE: Final = "complete"
-
-
-class HarnessUnavailable(RuntimeError):
-    """The harness's environment could not be built (no package index, a failed install)."""
 
 
 def cache_root() -> Path:
     """``$DRAFTING_CONFIG_HARNESS_CACHE``, else ``~/.cache/drafting-config/vllm-harness``."""
-    configured = os.environ.get(CACHE_ENV)
-    return Path(configured).expanduser() if configured else _DEFAULT_CACHE.expanduser()
+    return _shared.cache_root(_DEFAULT_CACHE)
 
 
 def environment_key() -> str:
     """A hash of everything the environment is built from (16 hex digits)."""
-    digest = hashlib.sha256()
-    digest.update(TORCH_SPEC.encode())
-    digest.update(b"\0")
-    digest.update(REQUIREMENTS.read_bytes())
-    digest.update(b"\0")
-    digest.update(f"{sys.version_info.major}.{sys.version_info.minor}".encode())
-    return digest.hexdigest()[:16]
+    return _shared.environment_key(REQUIREMENTS)
 
 
 def environment_dir() -> Path:
@@ -87,40 +64,6 @@ def environment_dir() -> Path:
     return cache_root() / f"venv-{environment_key()}"
 
 
-def _python(folder: Path) -> Path:
-    return folder / "bin" / "python"
-
-
-def _pip(python: Path, *args: str, log: Path) -> None:
-    command = [str(python), "-m", "pip", "install", "--disable-pip-version-check", *args]
-    with log.open("a", encoding="utf-8") as output:
-        output.write(f"$ {' '.join(command)}\n")
-        output.flush()
-        completed = subprocess.run(command, stdout=output, stderr=subprocess.STDOUT, check=False)
-    if completed.returncode != 0:
-        tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
-        raise HarnessUnavailable(
-            f"pip install {' '.join(args)} failed (exit {completed.returncode}); "
-            f"the end of {log}:\n" + "\n".join(tail)
-        )
-
-
 def ensure_environment() -> Path:
     """The ``python`` of the harness's environment, built first if it is not cached."""
-    folder = environment_dir()
-    python = _python(folder)
-    if (folder / _COMPLETE).is_file() and python.exists():
-        return python
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    with locked(folder.parent / f".{folder.name}.lock"):
-        if (folder / _COMPLETE).is_file() and python.exists():
-            return python
-        if folder.exists():
-            shutil.rmtree(folder)
-        log = folder.parent / f"{folder.name}.build.log"
-        log.write_text("", encoding="utf-8")
-        subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
-        _pip(python, TORCH_SPEC, log=log)
-        _pip(python, "--no-deps", "-r", str(REQUIREMENTS), log=log)
-        (folder / _COMPLETE).write_text(environment_key() + "\n", encoding="utf-8")
-    return python
+    return _shared.ensure_environment(environment_dir(), REQUIREMENTS)

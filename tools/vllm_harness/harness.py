@@ -10,27 +10,25 @@ reported with ``"outcome": "timeout"``; one that dies without reporting (a crash
 code) with ``"outcome": "crashed"`` and the end of its output.
 
 The process has no network: ``HF_HUB_OFFLINE=1`` and ``TRANSFORMERS_OFFLINE=1``, and both
-folders hold only ``config.json``.
+folders hold only ``config.json``. The scratch folders, the timeouts, the crash reports and the
+server's request loop are ``tools/harness_common/process.py``'s, shared with the SGLang
+harness; the command, the request's fields and the environment variables are vLLM's, here.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import re
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
+from tools.harness_common import process
+from tools.harness_common.serve import RESULT_PREFIX
 from tools.vllm_harness.corpus import Mode
 from tools.vllm_harness.environment import ensure_environment
 
 # The stage runner imports only the standard library at module level (vLLM inside run()).
-from tools.vllm_harness.stage_runner import RESULT_PREFIX, STAGES
+from tools.vllm_harness.stage_runner import STAGES
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -39,25 +37,13 @@ __all__ = [
     "STAGE_RUNNER",
     "run",
     "run_many",
-    "scrub",
 ]
 
 STAGE_RUNNER: Final = Path(__file__).with_name("stage_runner.py")
 STAND_INS: Final = Path(__file__).with_name("stand_ins")
 DEFAULT_TIMEOUT: Final = 300.0
-_SCRATCH: Final = re.compile(r"[^\s'\"]*/vllm-harness-[A-Za-z0-9_]+(?:/run-[0-9]+)?")
-
-
-def scrub(result: dict[str, Any]) -> dict[str, Any]:
-    """``result`` with the run's scratch folder written ``<scratch>`` in its messages, so
-    two runs of one case report the same text."""
-    exception = result.get("exception")
-    if isinstance(exception, dict):
-        result["exception"] = {
-            key: _SCRATCH.sub("<scratch>", value) if isinstance(value, str) else value
-            for key, value in exception.items()
-        }
-    return result
+_PREFIX: Final = "vllm-harness-"
+"""The scratch folders' prefix (``process.scrub`` writes them ``<scratch>``)."""
 
 
 def _command(python: Path, draft: Path, target: Path, mode: Mode) -> list[str]:
@@ -96,23 +82,8 @@ def _environment(folder: Path, python: Path) -> dict[str, str]:
     return env
 
 
-def _lay_out(folder: Path, draft: Path, target: Path) -> tuple[Path, Path]:
-    draft_dir, target_dir = folder / "draft", folder / "target"
-    for source, destination in ((draft, draft_dir), (target, target_dir)):
-        destination.mkdir(parents=True)
-        shutil.copyfile(source, destination / "config.json")
-    return draft_dir, target_dir
-
-
-def _failure(outcome: str, mode: Mode, detail: str) -> dict[str, Any]:
-    return {
-        "outcome": outcome,
-        "method": mode.method,
-        "parallel_drafting": mode.parallel_drafting,
-        "stages_passed": [],
-        "failed_stage": None,
-        "exception": {"type": outcome, "message": detail, "where": ""},
-    }
+def _fields(mode: Mode) -> dict[str, Any]:
+    return {"method": mode.method, "parallel_drafting": mode.parallel_drafting}
 
 
 def run(
@@ -125,27 +96,15 @@ def run(
 ) -> dict[str, Any]:
     """The stage runner's report for ``draft`` and ``target`` (``config.json`` files)."""
     interpreter = python if python is not None else ensure_environment()
-    with tempfile.TemporaryDirectory(prefix="vllm-harness-") as scratch:
-        folder = Path(scratch)
-        draft_dir, target_dir = _lay_out(folder, draft, target)
-        try:
-            completed = subprocess.run(
-                _command(interpreter, draft_dir, target_dir, mode),
-                cwd=folder,
-                env=_environment(folder, interpreter),
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            return _failure("timeout", mode, f"no report within {timeout:g} s")
-    for line in reversed(completed.stdout.splitlines()):
-        if line.startswith(RESULT_PREFIX):
-            result: dict[str, Any] = json.loads(line.removeprefix(RESULT_PREFIX))
-            return scrub(result)
-    tail = (completed.stdout + completed.stderr).strip().splitlines()[-5:]
-    return _failure("crashed", mode, f"exit {completed.returncode}: " + " | ".join(tail))
+    return process.run_once(
+        lambda draft_dir, target_dir: _command(interpreter, draft_dir, target_dir, mode),
+        lambda folder: _environment(folder, interpreter),
+        draft,
+        target,
+        prefix=_PREFIX,
+        fields=_fields(mode),
+        timeout=timeout,
+    )
 
 
 def run_many(
@@ -162,46 +121,10 @@ def run_many(
     process of its own per run, and so check that the two agree.
     """
     interpreter = python if python is not None else ensure_environment()
-    with tempfile.TemporaryDirectory(prefix="vllm-harness-") as scratch:
-        folder = Path(scratch)
-        log = (folder / "serve.log").open("w", encoding="utf-8")
-        server = subprocess.Popen(
-            [str(interpreter), str(STAGE_RUNNER), "--serve"],
-            cwd=folder,
-            env=_environment(folder, interpreter),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            text=True,
-        )
-        assert server.stdin is not None
-        assert server.stdout is not None
-        try:
-            for index, (draft, target, mode) in enumerate(requests):
-                draft_dir, target_dir = _lay_out(folder / f"run-{index}", draft, target)
-                request = {
-                    "draft": str(draft_dir),
-                    "target": str(target_dir),
-                    "method": mode.method,
-                    "parallel_drafting": mode.parallel_drafting,
-                    "timeout": timeout,
-                }
-                try:
-                    server.stdin.write(json.dumps(request) + "\n")
-                    server.stdin.flush()
-                except BrokenPipeError:
-                    yield _failure("crashed", mode, "the harness's server stopped")
-                    return
-                for line in server.stdout:
-                    if line.startswith(RESULT_PREFIX):
-                        yield scrub(json.loads(line.removeprefix(RESULT_PREFIX)))
-                        break
-                else:
-                    yield _failure("crashed", mode, "the harness's server stopped")
-                    return
-        finally:
-            with contextlib.suppress(BrokenPipeError):
-                server.stdin.close()
-            server.wait()
-            server.stdout.close()
-            log.close()
+    yield from process.run_served(
+        [str(interpreter), str(STAGE_RUNNER), "--serve"],
+        lambda folder: _environment(folder, interpreter),
+        ((draft, target, _fields(mode)) for draft, target, mode in requests),
+        prefix=_PREFIX,
+        timeout=timeout,
+    )

@@ -20,7 +20,6 @@ harness environment's key (a hash of its pinned requirements). The hand-traced
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import subprocess
 import sys
@@ -28,6 +27,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from tools.harness_common import readings as _shared
+from tools.harness_common.readings import sha256_of
 from tools.vllm_harness.corpus import CASES, SYNTHESIZED, SYNTHESIZED_DIR, Case, Mode
 from tools.vllm_harness.environment import ensure_environment, environment_key
 from tools.vllm_harness.harness import STAGES, run_many
@@ -73,18 +74,9 @@ ENGINE_RUNS_ABOUT: Final = (
 )
 
 
-def sha256_of(path: Path) -> str:
-    """The sha256 of a file's bytes, as hex."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def stage_reached(result: dict[str, Any]) -> str | None:
     """The stage that failed, else the last stage the run passed (None: none passed)."""
-    failed = result.get("failed_stage")
-    if failed is not None:
-        return str(failed)
-    passed = [stage for stage in STAGES if stage in result.get("stages_passed", ())]
-    return passed[-1] if passed else None
+    return _shared.stage_reached(result, STAGES)
 
 
 _CPU_ONLY: Final = ("vllm/platforms/cpu.py", "cpu_moe", "cpu_attn", "/cpu/")
@@ -109,33 +101,35 @@ def artefact(result: dict[str, Any]) -> str | None:
     return None
 
 
+_DETAILS: Final = (
+    "runner",
+    "speculator",
+    "target_class",
+    "draft_class",
+    "tapped_layers",
+    "combine_width",
+)
+"""What the stage runner reports beyond the outcome, copied into the reading as it is."""
+
+
 def engine_run_entry(case: Case, mode: Mode, result: dict[str, Any]) -> dict[str, Any]:
     """One ``engine_runs`` entry: the case, its inputs and what the engine reported."""
-    return {
-        "name": case.name,
-        "draft": case.draft,
-        "target": case.target,
-        "target_synthesized": case.target_synthesized,
-        "mode": {"method": mode.method, "parallel_drafting": mode.parallel_drafting},
-        "inputs": {
-            "draft_sha256": sha256_of(ROOT / case.draft),
-            "target_sha256": sha256_of(ROOT / case.target),
-            "vllm_version": result.get("vllm_version", "0.33.0"),
-            "environment": environment_key(),
-        },
-        "outcome": result["outcome"],
-        "stage_reached": stage_reached(result),
-        "stages_passed": list(result.get("stages_passed", [])),
-        "exception": result.get("exception"),
-        "runner": result.get("runner"),
-        "speculator": result.get("speculator"),
-        "target_class": result.get("target_class"),
-        "draft_class": result.get("draft_class"),
-        "tapped_layers": result.get("tapped_layers"),
-        "combine_width": result.get("combine_width"),
-        "artefact": artefact(result),
-        "not_reached": list(NOT_REACHED),
-    }
+    return _shared.reading(
+        case,
+        {"mode": {"method": mode.method, "parallel_drafting": mode.parallel_drafting}},
+        result,
+        inputs=_shared.inputs(
+            ROOT,
+            case.draft,
+            case.target,
+            version=("vllm_version", result.get("vllm_version", "0.33.0")),
+            environment=environment_key(),
+        ),
+        stages=STAGES,
+        details={key: result.get(key) for key in _DETAILS},
+        artefact=artefact(result),
+        not_reached=NOT_REACHED,
+    )
 
 
 def live_sample(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -195,8 +189,7 @@ def _load() -> dict[str, Any]:
 
 
 def _write(document: dict[str, Any]) -> None:
-    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    READINGS_FILE.write_text(text, encoding="utf-8")
+    _shared.write_document(READINGS_FILE, document)
 
 
 def _key(entry: dict[str, Any]) -> tuple[str, str, bool]:
@@ -227,12 +220,7 @@ def record(cases: Sequence[Case], *, timeout: float) -> None:
         entries[_key(entry)] = entry
         document["engine_runs"] = _ordered(entries)
         _write(document)
-        exception = entry["exception"] or {}
-        print(
-            f"{case.name} [{mode.name}]: {entry['outcome']} at {entry['stage_reached']}"
-            f" {exception.get('type', '')}: {exception.get('message', '')[:160]}",
-            flush=True,
-        )
+        _shared.progress(f"{case.name} [{mode.name}]", entry)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -259,13 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for path in synthesize_targets():
             print(f"wrote {path.relative_to(ROOT)}")
         return 0
-    cases = list(CASES)
-    if args.only:
-        unknown = set(args.only) - {case.name for case in CASES}
-        if unknown:
-            parser.error(f"no case named {', '.join(sorted(unknown))}")
-        cases = [case for case in CASES if case.name in args.only]
-    record(cases, timeout=args.timeout)
+    record(_shared.chosen(parser, CASES, args.only), timeout=args.timeout)
     return 0
 
 

@@ -9,8 +9,9 @@ registry's caches) does not reset. It imports nothing of ``drafting_config``.
         [--parallel-drafting] [--num-speculative-tokens K]
     python stage_runner.py --serve   # requests on stdin, one JSON object a line
 
-``--serve`` imports vLLM once and forks a child per request (see :func:`serve`): each run
-still starts from a process in which vLLM has never been configured.
+``--serve`` imports vLLM once and forks a child per request (``tools/harness_common/serve.py``,
+shared with the SGLang harness, as are the exception's record and the report's line): each
+run still starts from a process in which vLLM has never been configured.
 
 It walks the stages in the order vLLM's GPU worker runs them and stops at the first that
 raises:
@@ -103,19 +104,21 @@ relative to ``site-packages`` (``vllm/...``, or the library vLLM called).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
 import time
-import traceback
+from pathlib import Path
 from typing import Any
+
+if not __package__:  # run as a script, in the engine's environment: see harness_common/serve.py
+    sys.path.append(str(Path(__file__).resolve().parents[2]))
+
+from tools.harness_common.serve import exception_record, report, serve
 
 STAGES = ("config", "speculator", "target", "tap", "draft", "combine")
 """The stages in the order the newer runner takes them (the older one builds the draft
 before it taps the target)."""
-RESULT_PREFIX = "HARNESS-RESULT "
-"""What starts the report's line on stdout."""
 
 
 def _patch_before_import() -> None:
@@ -163,23 +166,6 @@ def _init_distributed(folder: str) -> None:
         backend="gloo",
     )
     ensure_model_parallel_initialized(1, 1)
-
-
-def _exception(error: BaseException) -> dict[str, str]:
-    message = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
-    where = ""
-    for frame in traceback.extract_tb(error.__traceback__):
-        marker = "/site-packages/"
-        if marker in frame.filename:
-            where = f"{frame.filename.split(marker, 1)[1]}:{frame.lineno} ({frame.name})"
-    return {
-        "type": type(error).__name__,
-        "message": message[0] if message else "",
-        # A multi-line message (pydantic's ValidationError names the field and the reason
-        # on the lines after the first): the next lines, shortened.
-        "detail": " | ".join(message[1:4])[:400],
-        "where": where,
-    }
 
 
 def _older_proposer(vllm_config: Any, device: Any) -> Any:
@@ -396,85 +382,31 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
     except Exception as error:
         result["outcome"] = "failed"
         result["failed_stage"] = stage
-        result["exception"] = _exception(error)
+        result["exception"] = exception_record(error)
     return result
 
 
-def _timed_out(request: dict[str, Any], timeout: float) -> dict[str, Any]:
+def _unreported(request: dict[str, Any], outcome: str, message: str) -> dict[str, Any]:
     return {
         "method": request["method"],
         "parallel_drafting": bool(request.get("parallel_drafting")),
-        "outcome": "timeout",
+        "outcome": outcome,
         "stages_passed": [],
         "failed_stage": None,
-        "exception": {"type": "timeout", "message": f"no report within {timeout:g} s"},
+        "exception": {"type": outcome, "message": message},
     }
 
 
-def serve() -> int:
-    """Run the requests on stdin (one JSON object a line), each in a forked child.
-
-    vLLM is imported once, here, before any run sets global state; each request forks a
-    child that runs it and reports through a pipe, so every run starts from the same
-    freshly imported, never-configured process (vLLM's state is set only in the child)
-    without paying the 25 s of imports again. A child that runs past the request's
-    ``timeout`` is killed.
-    """
-    import select
-    import signal
-
-    _prepare()
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        request = json.loads(line)
-        timeout = float(request.get("timeout", 300))
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: one run, then out without running the parent's exit code
-            os.close(read_end)
-            os.dup2(2, 1)  # vLLM's prints go to stderr; the pipe carries the result
-            args = argparse.Namespace(
-                draft=request.get("draft"),
-                target=request["target"],
-                method=request["method"],
-                parallel_drafting=bool(request.get("parallel_drafting")),
-                num_speculative_tokens=int(request.get("num_speculative_tokens", 4)),
-            )
-            with os.fdopen(write_end, "w") as pipe:
-                pipe.write(json.dumps(run(args), sort_keys=True))
-            os._exit(0)
-        os.close(write_end)
-        chunks: list[bytes] = []
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            ready, _, _ = select.select([read_end], [], [], max(left, 0))
-            if not ready:
-                os.kill(pid, signal.SIGKILL)
-                result = _timed_out(request, timeout)
-                break
-            chunk = os.read(read_end, 1 << 16)
-            if not chunk:
-                text = b"".join(chunks).decode()
-                result = (
-                    json.loads(text)
-                    if text
-                    else {
-                        **_timed_out(request, timeout),
-                        "outcome": "crashed",
-                        "exception": {
-                            "type": "crashed",
-                            "message": "the run died without a report",
-                        },
-                    }
-                )
-                break
-            chunks.append(chunk)
-        os.close(read_end)
-        os.waitpid(pid, 0)
-        print(RESULT_PREFIX + json.dumps(result, sort_keys=True), flush=True)
-    return 0
+def _run_request(request: dict[str, Any]) -> dict[str, Any]:
+    return run(
+        argparse.Namespace(
+            draft=request.get("draft"),
+            target=request["target"],
+            method=request["method"],
+            parallel_drafting=bool(request.get("parallel_drafting")),
+            num_speculative_tokens=int(request.get("num_speculative_tokens", 4)),
+        )
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -487,12 +419,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--num-speculative-tokens", type=int, default=4)
     args = parser.parse_args(argv)
     if args.serve:
-        return serve()
+        # vLLM imported once, before any run sets global state; a forked child per request.
+        _prepare()
+        return serve(_run_request, _unreported)
     if args.target is None or args.method is None:
         parser.error("--target and --method are required (or --serve)")
-    result = run(args)
-    sys.stdout.flush()
-    print(RESULT_PREFIX + json.dumps(result, sort_keys=True), flush=True)
+    report(run(args))
     return 0
 
 

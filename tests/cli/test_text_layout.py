@@ -266,8 +266,10 @@ def test_a_fix_is_printed_under_its_finding(
         assert line.startswith("    fix: ")
 
 
-def test_verbose_prints_the_evidence(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    config = {  # a drafter class only remote code supplies: a finding with evidence
+def write_remote_code_drafter(directory: Path) -> None:
+    """A draft whose drafter class only remote code supplies (``remote-code-drafter``): a
+    finding with a fix and evidence."""
+    config = {
         "architectures": ["MyDFlashDraft"],
         "auto_map": {"AutoModel": "m.MyDFlashDraft", "AutoConfig": "m.Config"},
         "model_type": "qwen3",
@@ -276,7 +278,11 @@ def test_verbose_prints_the_evidence(capsys: pytest.CaptureFixture[str], tmp_pat
         "hidden_size": 16,
         "num_hidden_layers": 1,
     }
-    (tmp_path / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    (directory / "config.json").write_text(json.dumps(config), encoding="utf-8")
+
+
+def test_verbose_prints_the_evidence(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    write_remote_code_drafter(tmp_path)
     quiet = run_cli(capsys, "check", "--no-tokenizer", tmp_path)
     loud = run_cli(capsys, "check", "--no-tokenizer", "--verbose", tmp_path)
     evidence = [line for line in loud.lines if line.lstrip().startswith("evidence: ")]
@@ -322,16 +328,7 @@ def test_quiet_prints_only_drafts_with_a_warning_or_worse(
 def test_github_annotations_append_the_fix_to_the_message(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    config = {
-        "architectures": ["MyDFlashDraft"],
-        "auto_map": {"AutoModel": "m.MyDFlashDraft", "AutoConfig": "m.Config"},
-        "model_type": "qwen3",
-        "dflash_config": {"mask_token_id": 5, "target_layer_ids": [1]},
-        "vocab_size": 100,
-        "hidden_size": 16,
-        "num_hidden_layers": 1,
-    }
-    (tmp_path / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    write_remote_code_drafter(tmp_path)
     (item,) = run_cli(capsys, "check", "--json", "--no-tokenizer", tmp_path).json
     (finding,) = [f for f in item["findings"] if f["code"] == "remote-code-drafter"]
     assert finding["fix"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
@@ -19,6 +19,7 @@ from drafting_config.values.codes import (
     VOCAB_DIFFERS_FROM_TARGET,
 )
 from drafting_config.verdicts import Verdict
+from tests.conftest import QWEN3_8B_DFLASH_DRAFT
 from tests.engines.sglang.test_finding_contract import _violations
 
 CORPUS = Path(__file__).resolve().parents[2] / "real_configs"
@@ -83,14 +84,7 @@ def test_only_architectures_0_is_rewritten() -> None:
 
 # --- the class SGLang takes from architectures --------------------------------------------------
 
-DFLASH: dict[str, Any] = {
-    "architectures": ["DFlashDraftModel"],
-    "model_type": "qwen3",
-    "hidden_size": 4096,
-    "num_hidden_layers": 5,
-    "vocab_size": 151936,
-    "dflash_config": {"mask_token_id": 151669, "target_layer_ids": [1, 9, 17, 25, 33]},
-}
+DFLASH: Final = QWEN3_8B_DFLASH_DRAFT  # shallow copies only ({**DFLASH, ...})
 
 
 def test_sglang_loads_the_first_registered_class_of_architectures() -> None:

@@ -25,10 +25,10 @@ COUNT = 10_000
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
-def write_configs(root: Path) -> list[str]:
+def write_configs(root: Path, count: int = COUNT) -> list[str]:
     sources = [json.loads(p.read_text()) for p in sorted(EXAMPLES.glob("*/config.json"))]
     paths = []
-    for index in range(COUNT):
+    for index in range(count):
         config = dict(sources[index % len(sources)], _name_or_path=f"org/drafter-{index}")
         folder = root / f"drafter-{index:05d}"
         folder.mkdir()

@@ -33,6 +33,8 @@ from drafting_config.engines import (
     ENGINES,
     RELEASES,
     Engine,
+    EveryRelease,
+    chosen_engines,
     engine_rules,
 )
 from drafting_config.engines.interface import (
@@ -87,6 +89,10 @@ __all__ = ["Engine", "ModelArgument", "Outcome", "Verdict", "check", "check_many
 
 Outcome = Literal["ok", "invalid", "unchecked"]
 """What a verdict came to: :attr:`Verdict.outcome`."""
+
+Engines = Engine | EveryRelease | Sequence[Engine | EveryRelease]
+"""The engines :func:`check_many` gives each draft a verdict for: one :data:`Engine`, every
+shipped release of one (``"vllm==*"``, :data:`EveryRelease`), or a list or tuple of these."""
 
 ModelArgument = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", object]
 """A model: a local ``config.json`` or model directory (``str``, ``bytes``, ``os.PathLike``),
@@ -243,7 +249,7 @@ def check(
         engine: the engine the verdict speaks for, ``"vllm"`` or ``"sglang"`` (SGLang,
             which reads the draft differently: see :mod:`drafting_config.engines.sglang`),
             each the release installed in the running environment when the checker ships
-            it, else the newest (vLLM 0.33.0, SGLang 0.5.23; a note says so); or one
+            it, else the newest (vLLM 0.33.0, SGLang 0.5.23; a warning says so); or one
             shipped release, ``"vllm==0.32.0"``, ``"vllm==0.33.0"`` or ``"sglang==0.5.23"``.
         require_parallel: judge the draft as served with parallel drafting on: a draft the
             engine would serve sequentially (a sequential EAGLE-3 draft, a plain draft
@@ -274,10 +280,12 @@ def check_many(
     revision: str = DEFAULT_REVISION,
     target_revision: str = DEFAULT_REVISION,
     download: bool = False,
-    engine: Engine = "vllm",
+    engine: Engines = "vllm",
     require_parallel: bool = False,
 ) -> list[Verdict]:
-    """Check several drafts with the same options: one :class:`Verdict` per draft, in order.
+    """Check several drafts with the same options: one :class:`Verdict` per draft and
+    engine, in order (a draft's verdicts together, by engine, each engine's releases oldest
+    first).
 
     The verdicts are those of :func:`check`, called on each draft with these
     options, but what the drafts share is read once per call rather than once
@@ -288,6 +296,10 @@ def check_many(
 
     Args:
         drafts: a list, tuple, set or iterator of drafts (see :data:`ModelArgument`).
+        engine: as :func:`check`'s; or ``"vllm==*"``, every shipped release of the engine;
+            or a list or tuple of these (:data:`Engines`), each draft getting one verdict per
+            release they name (a release named twice, or as the bare name that means it,
+            gets one).
 
     Raises:
         TypeError: ``drafts`` is a single draft (a path, a mapping, a config
@@ -300,6 +312,7 @@ def check_many(
             "check_many() takes a list, tuple, set or iterator of drafts, got "
             f"{describe_value(drafts)}; for one draft, call check(draft) or pass [draft]."
         )
+    engines = _engines(engine)
     options = CheckOptions(
         target,
         tokenizer,
@@ -308,24 +321,26 @@ def check_many(
         revision,
         target_revision,
         download,
-        _engine(engine),
+        engines[0],
         exact_bool("`require_parallel`", require_parallel, ValueError),
     )
-    return list(check_each(drafts, options))
+    return list(check_each(drafts, options, engines))
 
 
 def check_each(
     drafts: Iterable[ModelArgument],
     options: CheckOptions,
-    engines: Sequence[Engine] | None = None,
+    engines: Sequence[Engine | EveryRelease] | None = None,
 ) -> Iterator[Verdict]:
     """:func:`check_many` with its options as one object (the command line's way in), for
-    each of ``engines`` (``options.engine`` when ``None``), lazily: a draft's verdicts, one
-    per engine in that order, are yielded as soon as they are known, so that a sweep can
-    print them as it goes.  Each draft's file is located, read and parsed once whatever the
-    engines, and what the drafts share (targets, tokenizer files) once per call."""
+    each of ``engines`` (``options.engine`` when ``None``; ``"vllm==*"``: every shipped
+    release, as :func:`~drafting_config.engines.chosen_engines` reads them), lazily: a
+    draft's verdicts, one per engine in that order, are yielded as soon as they are known,
+    so that a sweep can print them as it goes.  Each draft's file is located, read and
+    parsed once whatever the engines, and what the drafts share (targets, tokenizer files)
+    once per call."""
     shared = _SharedReads()
-    chosen = (options.engine,) if engines is None else tuple(engines)
+    chosen = (options.engine,) if engines is None else _engines(engines)
     for draft in drafts:
         yield from _check(draft, options, shared, chosen)
 
@@ -337,6 +352,18 @@ def _engine(engine: object) -> Engine:
             return name
     names = ", ".join(repr(name) for name in (*ENGINES, *RELEASES))
     raise ValueError(f"engine must be {names}, got {describe_value(engine)}.")
+
+
+def _engines(engine: object) -> tuple[Engine, ...]:
+    """``engine`` (:data:`Engines`) checked and read as the engines it names.
+
+    Raises:
+        ValueError: a name is no engine, or none is named.
+    """
+    chosen = chosen_engines(engine if isinstance(engine, (list, tuple)) else (engine,))
+    if not chosen:
+        raise ValueError("engine names no engine: give at least one.")
+    return chosen
 
 
 _ONE_DRAFT: Final = (str, bytes, bytearray, memoryview, os.PathLike)
@@ -462,19 +489,24 @@ def _check(
         located = _load(draft, options.revision, options)
     except ParallelDraftingConfigError as error:
         shown = _shown(draft)
-        return [Verdict(shown, None, (error,), engine=rules.ENGINE) for rules, _ in chosen]
+        return [
+            Verdict(
+                shown, None, (error,), () if warning is None else (warning,), engine=rules.ENGINE
+            )
+            for rules, warning in chosen
+        ]
     read = read_draft(located.config)
     resolution = resolution_of(read)
     target = _target(resolution, options, shared)
     return [
-        _judge(rules, note, located, read, resolution, target, options, shared)
-        for rules, note in chosen
+        _judge(rules, warning, located, read, resolution, target, options, shared)
+        for rules, warning in chosen
     ]
 
 
 def _judge(  # noqa: PLR0917 - the parts of one draft's reading, each built once
     rules: EngineRules,
-    engine_note: str | None,
+    engine_warning: ParallelDraftingConfigWarning | None,
     located: Located,
     read: DraftFile,
     resolution: Resolution,
@@ -485,8 +517,8 @@ def _judge(  # noqa: PLR0917 - the parts of one draft's reading, each built once
     """One engine's verdict on a draft already located and read."""
     found = rules.resolver_findings(read)
     found.notes += located.notes
-    if engine_note is not None:
-        found.notes.append(engine_note)
+    if engine_warning is not None:  # the installed release is not shipped: first, it frames all
+        found.warnings.insert(0, engine_warning)
     found.errors += target.errors
     found.notes += target.notes
     reading = rules.judge(

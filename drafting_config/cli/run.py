@@ -43,7 +43,17 @@ from drafting_config.cli.render import (
 )
 from drafting_config.cli.settings import SettingsError, read_settings, unknown_codes
 from drafting_config.draft.fields import FieldStatus
-from drafting_config.engines import DEFAULT_ENGINE, ENGINES, RELEASES, Engine, engine_rules
+from drafting_config.engines import (
+    DEFAULT_ENGINE,
+    ENGINE_NAMES,
+    ENGINES,
+    EVERY_RELEASE,
+    RELEASES,
+    Engine,
+    EveryRelease,
+    chosen_engines,
+    engine_rules,
+)
 from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
 from drafting_config.values.codes import TARGET_NOT_GIVEN, TOKENIZER_NOT_FOUND, WEIGHTS_NOT_MODELLED
 from drafting_config.values.errors import exception_text
@@ -70,17 +80,20 @@ class _UsageError(Exception):
 ALL_ENGINES: Final = "all"
 """``--engine all``: one verdict per draft and engine."""
 
-ENGINE_CHOICES: Final[Mapping[str, tuple[Engine, ...]]] = {
-    **{engine: (engine,) for engine in (*ENGINES, *RELEASES)},
+ENGINE_CHOICES: Final[Mapping[str, tuple[Engine | EveryRelease, ...]]] = {
+    **{engine: (engine,) for engine in (*ENGINES, *RELEASES, *EVERY_RELEASE)},
     ALL_ENGINES: tuple(ENGINES),
 }
 """``--engine``: the engines each draft gets a verdict for, in this order (from
-:data:`drafting_config.engines.ENGINES` and :data:`~drafting_config.engines.RELEASES`);
+:data:`drafting_config.engines.ENGINES`, :data:`~drafting_config.engines.RELEASES` and
+:data:`~drafting_config.engines.EVERY_RELEASE`: ``vllm==*`` is every shipped release);
 ``all`` is each engine by its bare name: its installed release if shipped, else its newest."""
 
 
 def _engines(args: argparse.Namespace) -> tuple[Engine, ...]:
-    return ENGINE_CHOICES[getattr(args, "engine", DEFAULT_ENGINE)]
+    """The engines of every ``--engine`` given (repeatable), in order, each release once."""
+    given = getattr(args, "engine", None) or (DEFAULT_ENGINE,)
+    return chosen_engines(engine for choice in given for engine in ENGINE_CHOICES[choice])
 
 
 def _check_all(paths: Sequence[str], args: argparse.Namespace) -> Iterator[Verdict]:
@@ -425,12 +438,14 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
 def _add_engine_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--engine",
+        action="append",
         choices=tuple(ENGINE_CHOICES),
         default=None,
         help="the engine the verdicts speak for: vllm (the default) or sglang, each the "
-        "release installed here if the checker knows it, else its newest (vLLM 0.33.0, SGLang "
-        "0.5.23); a release, such as vllm==0.32.0; or all (one verdict per draft and engine; "
-        "exit 0 only if all pass)",
+        "release installed here if the checker knows it, else its newest "
+        f"({', '.join(ENGINE_NAMES.values())}); a release, such as {next(iter(RELEASES))}; "
+        "every shipped release of one, such as 'vllm==*'; or all (each engine). Repeatable: "
+        "one verdict per draft and release named; exit 0 only if all pass",
     )
 
 
@@ -597,7 +612,7 @@ def _apply_settings(args: argparse.Namespace) -> None:
     if args.strict is None:
         args.strict = bool(settings.strict)
     if getattr(args, "engine", DEFAULT_ENGINE) is None:
-        args.engine = settings.engine or DEFAULT_ENGINE
+        args.engine = [settings.engine or DEFAULT_ENGINE]
     if settings.require_parallel is not None and getattr(args, "require_parallel", None) is None:
         args.require_parallel = settings.require_parallel
     given = args.ignore or []

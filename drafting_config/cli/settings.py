@@ -6,8 +6,8 @@ over the table.  The keys:
 
 - ``ignore``: a list of finding codes (``drafting_config.values.codes.CODES``) to drop;
 - ``strict``: a bool, as ``--strict``;
-- ``engine``: ``"vllm"``, ``"sglang"``, a release such as ``"vllm==0.32.0"``, or ``"all"``,
-  as ``--engine``;
+- ``engine``: ``"vllm"``, ``"sglang"``, a release such as ``"vllm==0.32.0"``, every shipped
+  release of one (``"vllm==*"``), or ``"all"``, as one ``--engine``;
 - ``require-parallel``: a bool, as ``--require-parallel`` where the command has it.
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from drafting_config.engines import ENGINES, RELEASES
+from drafting_config.engines import ENGINES, EVERY_RELEASE, RELEASES
 from drafting_config.values.codes import CODES
 
 if sys.version_info >= (3, 11):
@@ -33,7 +33,7 @@ __all__ = ["Settings", "SettingsError", "find_pyproject", "read_settings", "unkn
 TABLE: Final = "drafting-config"
 """The table's name under ``[tool]``."""
 
-ENGINE_VALUES: Final = (*ENGINES, *RELEASES, "all")
+ENGINE_VALUES: Final = (*ENGINES, *RELEASES, *EVERY_RELEASE, "all")
 """What ``engine`` takes: what ``--engine`` takes (:data:`drafting_config.engines.ENGINES`,
 :data:`~drafting_config.engines.RELEASES`, and ``all``)."""
 

@@ -11,12 +11,13 @@ of :data:`Engine`: a ``Literal`` of every accepted string, so that mypy rejects 
 engine and a release the package does not ship alike, and the value needs no second
 argument that could disagree with it.  A bare name means the release installed in the
 running environment when the package ships it, else the newest shipped one
-(:func:`engine_rules`).
+(:func:`engine_rules`).  Where several verdicts per draft are asked for, ``"vllm==*"``
+(:data:`EveryRelease`) means every shipped release of the engine (:func:`chosen_engines`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import metadata
 from types import MappingProxyType
@@ -26,6 +27,8 @@ from drafting_config.engines import sglang, vllm
 from drafting_config.engines.interface import EngineRules
 from drafting_config.engines.sglang.names import Release as SglangRelease
 from drafting_config.engines.vllm.names import Release as VllmRelease
+from drafting_config.values import codes
+from drafting_config.values.errors import ParallelDraftingConfigWarning, describe_value
 
 EngineName = Literal["vllm", "sglang"]
 """An engine, by its bare name (the keys of :data:`ENGINES`, in its order)."""
@@ -47,6 +50,14 @@ _RELEASES.update(dict.fromkeys(get_args(SglangRelease), sglang))
 RELEASES: Final[Mapping[Engine, EngineRules]] = MappingProxyType(_RELEASES)
 """Each shipped release's rules, by its ``NAME==VERSION`` (SGLang ships one: its package)."""
 
+EveryRelease = Literal["vllm==*", "sglang==*"]
+"""Every shipped release of an engine, one verdict each (:func:`chosen_engines`)."""
+
+EVERY_RELEASE: Final[Mapping[EveryRelease, EngineName]] = MappingProxyType(
+    {"vllm==*": "vllm", "sglang==*": "sglang"}
+)
+"""Each engine's :data:`EveryRelease` name, in the order of :data:`ENGINES`."""
+
 DEFAULT_ENGINE: Final[EngineName] = "vllm"
 """The engine a verdict speaks for unless told."""
 
@@ -66,18 +77,22 @@ _DISTRIBUTIONS: Final[Mapping[EngineName, str]] = MappingProxyType(
 def installed_version(engine: EngineName) -> str | None:
     """The release of ``engine`` installed in the running environment, read from its
     distribution's metadata (:func:`importlib.metadata.version`; the engine is never
-    imported), or ``None``.  Read once per process."""
+    imported), or ``None`` (not installed, or its metadata names no version).  Read once
+    per process."""
     try:
-        return metadata.version(_DISTRIBUTIONS[engine])
-    except metadata.PackageNotFoundError:
+        version = metadata.version(_DISTRIBUTIONS[engine])
+    except (metadata.PackageNotFoundError, KeyError):  # KeyError: a newer Python, no Version
         return None
+    return version or None  # a metadata naming no Version gives None, whatever typeshed says
 
 
-def engine_rules(engine: Engine) -> tuple[EngineRules, str | None]:
-    """The rules ``engine`` means, and a note when the installed release is not shipped.
+def engine_rules(engine: Engine) -> tuple[EngineRules, ParallelDraftingConfigWarning | None]:
+    """The rules ``engine`` means, and a warning when the installed release is not shipped.
 
     A release (``"vllm==0.32.0"``) means itself.  A bare name means the installed release
-    when the package ships it, else the newest shipped one, with a note naming both.
+    when the package ships it (a local build, ``0.33.0+cu129``, is its public release),
+    else the newest shipped one, with a warning (code ``installed-release-unknown``)
+    naming both: the engine as installed may differ from the rules the verdict applies.
     """
     if engine in RELEASES:
         return RELEASES[engine], None
@@ -87,14 +102,45 @@ def engine_rules(engine: Engine) -> tuple[EngineRules, str | None]:
         installed = installed_version(bare)
         if installed is None:
             return newest, None
+        public = installed.partition("+")[0]
         for name, rules in RELEASES.items():
-            if name == f"{bare}=={installed}":
+            if name == f"{bare}=={public}":
                 return rules, None
-        return newest, (
-            f"{bare} {installed} is installed, but the checker knows only "
-            f"{', '.join(shipped(bare))}: the verdict speaks for the newest, {newest.ENGINE}"
+        return newest, ParallelDraftingConfigWarning(
+            f"{bare} {installed} is installed, a release the checker does not ship: the "
+            f"verdict speaks for {newest.ENGINE}, the newest it ships",
+            code=codes.INSTALLED_RELEASE_UNKNOWN,
+            fix=f"install a release the checker ships ({' or '.join(shipped(bare))}), or a "
+            f"drafting-config that ships {bare} {public}",
+            evidence=f"the installed {_DISTRIBUTIONS[bare]} distribution's metadata "
+            "(importlib.metadata.version)",
         )
     raise ValueError(f"engine: {engine!r} is no engine")
+
+
+def chosen_engines(engines: Iterable[str]) -> tuple[Engine, ...]:
+    """The engines named, each an :data:`Engine` or an :data:`EveryRelease` (``"vllm==*"``:
+    every shipped release of the engine), each release once (``"vllm"`` beside the release
+    it means is one), in the order of :data:`RELEASES` (by engine, oldest first), whatever
+    the order given, so that an engine's releases are side by side.
+
+    Raises:
+        ValueError: a name is neither, naming it and the names accepted.
+    """
+    chosen: dict[str, Engine] = {}
+    for name in engines:
+        every = next((bare for pattern, bare in EVERY_RELEASE.items() if name == pattern), None)
+        if every is not None:
+            named = tuple(release for release in RELEASES if release.startswith(f"{every}=="))
+        else:
+            named = tuple(engine for engine in (*ENGINES, *RELEASES) if engine == name)
+        if not named:
+            accepted = ", ".join(repr(engine) for engine in (*ENGINES, *RELEASES, *EVERY_RELEASE))
+            raise ValueError(f"engine must be {accepted}; got {describe_value(name)}.")
+        for engine in named:
+            chosen.setdefault(engine_rules(engine)[0].ENGINE, engine)
+    order = [rules.ENGINE for rules in RELEASES.values()]
+    return tuple(chosen[name] for name in sorted(chosen, key=order.index))
 
 
 def shipped(engine: EngineName) -> tuple[str, ...]:

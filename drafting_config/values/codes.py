@@ -306,6 +306,13 @@ SPECULATORS_AUX_IDS_INVALID: Final = declare(
     "A speculators draft's `aux_hidden_state_layer_ids` is not an array of numbers: vLLM's "
     "translation fails on it.",
 )
+INSTALLED_RELEASE_UNKNOWN: Final = declare(
+    "installed-release-unknown",
+    Step.PARSE,
+    "The engine release installed in the running environment is not one the checker ships: "
+    "the verdict speaks for the newest shipped release, whose rules may differ from it.",
+    fix="install a release the checker ships, or a drafting-config that ships yours",
+)
 
 # registry
 ARCHITECTURES_STRING: Final = declare(

@@ -20,7 +20,12 @@ from drafting_config.cli.output_schema import SCHEMA_VERSION
 from drafting_config.files.json_files import ConfigFileError
 from drafting_config.values.errors import describe_value
 from drafting_config.values.fields import MISSING
-from drafting_config.values.paths import display_path, parse_display_path, printable
+from drafting_config.values.paths import (
+    RUNNER_COMMAND,
+    display_path,
+    parse_display_path,
+    printable,
+)
 from drafting_config.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -431,11 +436,15 @@ def _weights_line(weights: WeightsFacts) -> str:
 def json_text(document: object) -> str:
     """``document`` as strict JSON: a ``NaN`` or infinity from a config (which Python's
     ``json``, transformers and vLLM all read) is written as the string ``"NaN"``,
-    ``"Infinity"`` or ``"-Infinity"``, which strict parsers accept."""
+    ``"Infinity"`` or ``"-Infinity"``, which strict parsers accept; a ``##[`` in a string as
+    ``\\u0023#[``, the same string, which no CI runner reads as a workflow command."""
     try:
-        return _STRICT_JSON.encode(document)
+        text = _STRICT_JSON.encode(document)
     except ValueError:  # rare: walk the document only when it holds one
-        return _STRICT_JSON.encode(_finite(document))
+        text = _STRICT_JSON.encode(_finite(document))
+    if RUNNER_COMMAND in text:  # only ever inside a string: the same value, inert for CI
+        text = text.replace(RUNNER_COMMAND, "\\u0023#[")
+    return text
 
 
 _STRICT_JSON: Final = json.JSONEncoder(allow_nan=False, check_circular=False)

@@ -20,7 +20,7 @@ import io
 import json
 import os
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Final, TextIO
@@ -47,7 +47,7 @@ from drafting_config.engines import DEFAULT_ENGINE, ENGINES, RELEASES, Engine, e
 from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
 from drafting_config.values.codes import TARGET_NOT_GIVEN, TOKENIZER_NOT_FOUND, WEIGHTS_NOT_MODELLED
 from drafting_config.values.errors import exception_text
-from drafting_config.values.paths import output_errors
+from drafting_config.values.paths import output_errors, printable, runner_inert
 from drafting_config.values.sources import PRIORITY_ORDER
 from drafting_config.verdicts import CheckOptions, Verdict, check_each
 
@@ -237,8 +237,30 @@ def _fix_first(args: argparse.Namespace, out: TextIO) -> None:
             lambda path: _check_all([path], args),
             write=args.fix,
             diff=args.diff,
-            out=sys.stderr if args.json or args.format == "github" else out,
+            out=_InertLines(sys.stderr if args.json or args.format == "github" else out),
         )
+
+
+class _InertLines:
+    """A stream for ``--fix`` and ``--diff``'s lines that writes each as
+    :func:`~drafting_config.values.paths.runner_inert` leaves it: a config value quoted in a
+    diff can start no CI runner's workflow command (a diff line keeps its tabs)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        lines = text.split("\n")
+        return self._stream.write("\n".join(runner_inert(line) for line in lines))
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+
+def _say(message: str) -> None:
+    """Write a message to standard error as one printable line, inert for a CI runner."""
+    print(printable(message), file=sys.stderr)
 
 
 def _summary(
@@ -564,7 +586,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 status = _run_schema(args, out)
         out.flush()
     except _UsageError as error:
-        print(f"drafting-config: error: {error}", file=sys.stderr)
+        _say(f"drafting-config: error: {error}")
         status = EXIT_USAGE
     except BrokenPipeError:  # `drafting-config check ... | head`: the reader left
         _silence_stdout()
@@ -572,13 +594,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         status = EXIT_INTERRUPTED
     except OSError as error:  # stdout closed, a full disk: the output could not be written
-        print(f"drafting-config: cannot write the output: {error}", file=sys.stderr)
+        _say(f"drafting-config: cannot write the output: {error}")
         status = EXIT_UNCHECKED
     except Exception as error:  # a bug of ours: say so in one line, never a traceback
-        print(
+        _say(
             f"drafting-config: internal error: {exception_text(error, kind=True)} "
-            "(please report this, with the file that caused it)",
-            file=sys.stderr,
+            "(please report this, with the file that caused it)"
         )
         status = EXIT_UNCHECKED
     return status

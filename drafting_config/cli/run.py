@@ -20,10 +20,11 @@ import io
 import json
 import os
 import sys
+import textwrap
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Final, TextIO
+from typing import Final, TextIO, cast
 
 from drafting_config import __version__
 from drafting_config.cli.exit_status import EXIT_STATUS_HELP
@@ -42,6 +43,7 @@ from drafting_config.cli.render import (
     verdict_json,
 )
 from drafting_config.cli.settings import SettingsError, read_settings, unknown_codes
+from drafting_config.cli.terminal import COLOR_CHOICES, Style, style_for, waiting
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.engines import DEFAULT_ENGINE, ENGINES, RELEASES, Engine, engine_rules
 from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
@@ -98,7 +100,21 @@ def _check_all(paths: Sequence[str], args: argparse.Namespace) -> Iterator[Verdi
         require_parallel=bool(getattr(args, "require_parallel", False)),
     )
     ignored = frozenset(getattr(args, "ignore", None) or ())
-    return (verdict.without(ignored) for verdict in check_each(paths, options, _engines(args)))
+    verdicts = check_each(paths, options, _engines(args))
+    if args.download:
+        verdicts = _shown_waiting(verdicts)
+    return (verdict.without(ignored) for verdict in verdicts)
+
+
+def _shown_waiting(verdicts: Iterator[Verdict]) -> Iterator[Verdict]:
+    """``verdicts``, a spinner on standard error (a terminal only) while one is awaited for
+    longer than a second: a ``--download`` waits on the hub."""
+    while True:
+        with waiting("waiting for the hub (--download)...", sys.stderr):
+            verdict = next(verdicts, None)
+        if verdict is None:
+            return
+        yield verdict
 
 
 FOOTER_CODES: Final = frozenset({TARGET_NOT_GIVEN, TOKENIZER_NOT_FOUND, WEIGHTS_NOT_MODELLED})
@@ -189,6 +205,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     quiet = getattr(args, "quiet", False)
     options = _serve_options(engines)
     footer: dict[str, int] = {}
+    style = _style(args, out)
     outcomes = {"ok": 0, "invalid": 0, "unchecked": 0}
     served = dict.fromkeys(names, 0)
     total = drafts_unchecked = 0
@@ -214,13 +231,15 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             continue
         shown = _footer_notes(verdicts, footer) if several else verdicts
         if not (quiet and all(v.ok and not v.warnings for v in verdicts)):
-            lines = block_lines(shown, args.strict, verbose=args.verbose, serve_options=options)
+            lines = block_lines(
+                shown, args.strict, verbose=args.verbose, serve_options=options, style=style
+            )
             out.write("".join(f"{line}\n" for line in lines))
     if args.json:
         out.write("]\n" if total else "[]\n")
     else:
         for note, count in footer.items():  # once, in the run's footer, with the count
-            out.write(footer_line(note, count) + "\n")
+            out.write(footer_line(note, count, style) + "\n")
         out.write(_summary(len(paths), engines, served, outcomes, drafts_unchecked) + "\n")
     if not paths:  # `find ... | drafting-config check -` that found nothing: no CI pass
         print("drafting-config: no paths to check: standard input held none", file=sys.stderr)
@@ -237,7 +256,10 @@ def _fix_first(args: argparse.Namespace, out: TextIO) -> None:
             lambda path: _check_all([path], args),
             write=args.fix,
             diff=args.diff,
-            out=_InertLines(sys.stderr if args.json or args.format == "github" else out),
+            # fix_paths only writes lines: a stream that writes each inert is enough
+            out=cast(
+                "TextIO", _InertLines(sys.stderr if args.json or args.format == "github" else out)
+            ),
         )
 
 
@@ -291,6 +313,7 @@ def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
     _apply_settings(args)
     engines = _engines(args)
     options = _serve_options(engines)
+    _code_for_path(args.paths)
     verdicts = list(_check_all(args.paths, args))
     if args.json:
         documents = [
@@ -300,9 +323,52 @@ def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
         out.write(json_text(documents[0] if len(documents) == 1 else documents) + "\n")
     else:
         for draft in _by_draft(iter(verdicts), len(engines)):
-            lines = explain_lines(draft, args.strict, verbose=args.verbose, serve_options=options)
+            lines = explain_lines(
+                draft,
+                args.strict,
+                verbose=args.verbose,
+                serve_options=options,
+                style=_style(args, out),
+            )
             out.write("".join(f"{line}\n" for line in lines))
     return _status(*_tally(verdicts, args.strict)[1:])
+
+
+def _style(args: argparse.Namespace, out: TextIO) -> Style:
+    """The text output's colour and width: ``--color``, the environment and ``out``."""
+    return style_for(out, getattr(args, "color", "auto"))
+
+
+def _code_for_path(paths: Sequence[str]) -> None:
+    """Refuse a path argument that is a finding's code and no file (``explain
+    token-placeholder``), pointing to ``drafting-config rule``.
+
+    Raises:
+        _UsageError: one is.
+    """
+    from drafting_config.values.codes import CODES  # noqa: PLC0415
+
+    for path in paths:
+        if path in CODES and not os.path.exists(path):
+            raise _UsageError(
+                f"{path!r} is a finding's code, not a path: "
+                f"`drafting-config rule {path}` says what it means"
+            )
+
+
+def _run_rule(args: argparse.Namespace, out: TextIO) -> int:
+    """``rule CODE``: what a finding's code means, its step, its fix and the engine code
+    behind it, from the table the docs' code page is made of; ``rule --all``: every code."""
+    from drafting_config.cli.code_page import rule_lines, unknown_code_message  # noqa: PLC0415
+
+    if args.all == bool(args.codes):
+        raise _UsageError("rule: name one or more codes, or give --all")
+    try:
+        lines = rule_lines(args.codes or None, width=_style(args, out).width)
+    except KeyError as error:
+        raise _UsageError(unknown_code_message(str(error.args[0]))) from None
+    out.write("".join(f"{line}\n" for line in lines))
+    return EXIT_OK
 
 
 def _run_schema(args: argparse.Namespace, out: TextIO) -> int:
@@ -375,8 +441,11 @@ _JOBS_DEPRECATED: Final = (
 
 def _add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--json", action="store_true", help="print JSON (the shape is in docs/cli.md)"
+        "--json",
+        action="store_true",
+        help="print JSON (its JSON Schema: drafting-config schema)",
     )
+    _add_color_option(parser)
     parser.add_argument(
         "--target",
         metavar="TARGET",
@@ -409,7 +478,8 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=None,
         metavar="CODE",
-        help="drop the findings of this code (repeatable; the codes are in docs/codes.md)",
+        help="drop the findings of this code (repeatable; drafting-config rule --all lists "
+        "the codes)",
     )
     parser.add_argument(
         "--config",
@@ -444,6 +514,16 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_color_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--color",
+        choices=COLOR_CHOICES,
+        default="auto",
+        help="colour the text output: auto (the default: on a terminal, unless NO_COLOR is "
+        "set; FORCE_COLOR forces it), always or never",
+    )
+
+
 def _add_engine_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--engine",
@@ -454,6 +534,14 @@ def _add_engine_option(parser: argparse.ArgumentParser) -> None:
         "0.5.23); a release, such as vllm==0.32.0; or all (one verdict per draft and engine; "
         "exit 0 only if all pass)",
     )
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """The epilog's lines kept; an option's help wrapped never at a hyphen, so that a
+    command it names (``drafting-config rule --all``) stays whole, to copy."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -473,7 +561,7 @@ def _parser() -> argparse.ArgumentParser:
         help="a verdict for each draft model",
         description="Check each PATH: a config.json, a model directory, or ORG/NAME.",
         epilog=EXIT_STATUS_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,  # keeps the epilog's lines
+        formatter_class=_HelpFormatter,  # keeps the epilog's lines
     )
     check_parser.add_argument(
         "paths",
@@ -530,6 +618,7 @@ def _parser() -> argparse.ArgumentParser:
 
     explain_parser = commands.add_parser(
         "explain",
+        formatter_class=_HelpFormatter,
         help="show where each engine looks for a draft's token id, and why one wins",
         description=(
             "Show, for each PATH and engine, the fields the engine reads the token id from, in "
@@ -544,6 +633,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_engine_option(explain_parser)
     _add_model_options(explain_parser)
+
+    rule_parser = commands.add_parser(
+        "rule",
+        help="what a finding's code means, its step, its fix and the engine code behind it",
+        description="Say what each CODE means (the code of a finding, as check prints it): "
+        "the step of the engine's load path it is about, how to fix it and the engine code "
+        "behind it; --all lists every code.",
+    )
+    rule_parser.add_argument("codes", nargs="*", metavar="CODE", help="a finding's code")
+    rule_parser.add_argument("--all", action="store_true", help="every code, by step")
 
     schema_parser = commands.add_parser(
         "schema",
@@ -582,6 +681,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 status = _run_check(args, out)
             elif args.command == "explain":
                 status = _run_explain(args, out)
+            elif args.command == "rule":
+                status = _run_rule(args, out)
             else:
                 status = _run_schema(args, out)
         out.flush()
@@ -625,7 +726,7 @@ def _apply_settings(args: argparse.Namespace) -> None:
     bad = unknown_codes(given)
     if bad:
         raise _UsageError(
-            f"--ignore: unknown code {', '.join(bad)} (the codes are listed in docs/codes.md)"
+            f"--ignore: unknown code {', '.join(bad)} (drafting-config rule --all lists the codes)"
         )
     args.ignore = (*settings.ignore, *given)
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final, Literal, Union
 
-from drafting_config.draft.fields import FieldVerdict
+from drafting_config.draft.fields import FieldVerdict, one_placeholder_warning
 from drafting_config.draft.file import DraftFile, read_draft
 from drafting_config.draft.target import TargetFacts, read_target
 from drafting_config.engines import (
@@ -500,7 +500,7 @@ def _judge(  # noqa: PLR0917 - the parts of one draft's reading, each built once
         path=located.shown,
         resolution=resolution,
         errors=_unique(found.errors),
-        warnings=tuple(found.warnings),
+        warnings=tuple(one_placeholder_warning(found.warnings)),  # one finding, one fact
         notes=tuple(found.notes),
         target=target.name,
         token=reading.token,

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from drafting_config.cli.render import MAX_LINE, wrapped
 from drafting_config.values.codes import CODES, Code, Step
 
-__all__ = ["code_page", "rule_lines", "unknown_code_message"]
+__all__ = ["code_page"]
 
 
 def code_page() -> str:

@@ -23,8 +23,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Final, TextIO
 
-__all__ = ["COLOR_CHOICES", "MIN_WIDTH", "PIPE_WIDTH", "Style", "style_for", "waiting"]
-
 COLOR_CHOICES: Final = ("auto", "always", "never")
 """``--color``: ``auto`` (the default) decides by the environment and the stream."""
 

@@ -208,7 +208,8 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     style = _style(args, out)
     outcomes = {"ok": 0, "invalid": 0, "unchecked": 0}
     served = dict.fromkeys(names, 0)
-    total = drafts_unchecked = 0
+    total = 0
+    drafts = dict.fromkeys(HEADLINE_WORDS.values(), 0)
     # Each draft's verdicts are written as soon as they are known, piece by piece, never as
     # one string: when the reader leaves during one large write (`... | head`), the kernel
     # reports it partly done and CPython's buffered writer drops the rest without a
@@ -218,7 +219,8 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             result = outcome(verdict, args.strict)
             outcomes[result] += 1
             served[verdict.engine] = served.get(verdict.engine, 0) + (result == "ok")
-        drafts_unchecked += headline_word(verdicts, args.strict) == HEADLINE_WORDS["unchecked"]
+        word = headline_word(verdicts, args.strict)
+        drafts[word if word in drafts else HEADLINE_WORDS["invalid"]] += 1  # --strict: failed
         if args.json:
             for verdict in verdicts:
                 item = json_text(verdict_json(verdict, strict=args.strict))
@@ -240,7 +242,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     else:
         for note, count in footer.items():  # once, in the run's footer, with the count
             out.write(footer_line(note, count, style) + "\n")
-        out.write(_summary(len(paths), engines, served, outcomes, drafts_unchecked) + "\n")
+        out.write(_summary(engines, served, drafts) + "\n")
     if not paths:  # `find ... | drafting-config check -` that found nothing: no CI pass
         print("drafting-config: no paths to check: standard input held none", file=sys.stderr)
         return EXIT_UNCHECKED
@@ -285,25 +287,22 @@ def _say(message: str) -> None:
     print(printable(message), file=sys.stderr)
 
 
-def _summary(
-    drafts: int,
-    engines: Sequence[Engine],
-    served: dict[str, int],
-    outcomes: dict[str, int],
-    drafts_unchecked: int,
-) -> str:
-    """The run's last line: with several engines, the drafts, how many each engine serves,
-    and how many drafts could not be checked, if any; with one, how many verdicts are valid
-    and invalid, and how many could not be checked, if any."""
-    if len(engines) > 1:
-        serves = ", ".join(f"{name} serves {count}" for name, count in served.items())
-        unchecked = f", {drafts_unchecked} not checked" if drafts_unchecked else ""
-        return f"{drafts} draft{'' if drafts == 1 else 's'} checked: {serves}{unchecked}"
-    unchecked = f", {outcomes['unchecked']} not checked" if outcomes["unchecked"] else ""
-    summary = f"{drafts} checked"
-    if engines != (DEFAULT_ENGINE,):
+def _summary(engines: Sequence[Engine], served: dict[str, int], drafts: dict[str, int]) -> str:
+    """The run's last line, one wording whatever the engines: how many drafts were checked,
+    how many are valid and invalid (by each draft's headline: with several engines, valid
+    when every engine serves it), and how many could not be checked, if any; the engine
+    when it is not the default; with several, how many drafts each serves."""
+    valid, invalid = drafts[HEADLINE_WORDS["ok"]], drafts[HEADLINE_WORDS["invalid"]]
+    unchecked = drafts[HEADLINE_WORDS["unchecked"]]
+    summary = f"{sum(drafts.values())} checked"
+    if len(engines) == 1 and engines != (DEFAULT_ENGINE,):
         summary += f" with {next(iter(served))}"
-    return f"{summary}: {outcomes['ok']} valid, {outcomes['invalid']} invalid{unchecked}"
+    summary += f": {valid} valid, {invalid} invalid"
+    if unchecked:
+        summary += f", {unchecked} not checked"
+    if len(engines) > 1:
+        summary += f" ({', '.join(f'{name} serves {count}' for name, count in served.items())})"
+    return summary
 
 
 def _run_explain(args: argparse.Namespace, out: TextIO) -> int:

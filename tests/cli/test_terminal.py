@@ -18,10 +18,12 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from drafting_config.cli import terminal
 from drafting_config.cli.code_page import code_page, rule_lines
-from drafting_config.cli.render import FIXABLE_MARK, block_lines
+from drafting_config.cli.render import FIXABLE_MARK, block_lines, wrapped
 from drafting_config.cli.run import EXIT_USAGE
 from drafting_config.cli.terminal import MIN_WIDTH, PIPE_WIDTH, Style, style_for, waiting
 from drafting_config.values.codes import CODES
@@ -271,3 +273,24 @@ def test_the_spinner_shows_after_the_delay_on_a_terminal_only() -> None:
         time.sleep(0.2)
     assert piped.getvalue() == ""
     assert terminal.SPINNER_DELAY == 1.0
+
+
+WORD = st.text(alphabet="abcdefghij-_./:0123456789", min_size=1, max_size=30)
+
+
+@given(
+    before=st.lists(WORD, max_size=30),
+    command=st.lists(WORD, min_size=1, max_size=6),
+    after=st.lists(WORD, max_size=30),
+    width=st.integers(MIN_WIDTH, 200),
+)
+def test_wrapping_never_breaks_a_word_or_a_quoted_span(
+    before: list[str], command: list[str], after: list[str], width: int
+) -> None:
+    quoted = f"`{' '.join(command)}`"
+    lines = wrapped(" ".join([*before, quoted, *after]), "  ", width)
+    assert sum(quoted in line for line in lines) == 1  # whole, on one line
+    words = [word for line in lines for word in line.replace(quoted, "Q").split()]
+    assert words == [*before, "Q", *after]  # no word broken, none lost
+    for line in lines:
+        assert len(line) <= width or len(line.split()) == 1 or quoted in line

@@ -24,7 +24,7 @@ import textwrap
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Final, TextIO, cast
+from typing import Final, NoReturn, TextIO, cast
 
 from drafting_config import __version__
 from drafting_config.cli.exit_status import EXIT_STATUS_HELP
@@ -535,6 +535,15 @@ def _add_engine_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors (which quote the arguments) are written as one
+    printable line, inert for a CI runner, as every other message on standard error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, printable(f"{self.prog}: error: {message}") + "\n")
+
+
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """The epilog's lines kept; an option's help wrapped never at a hyphen, so that a
     command it names (``drafting-config rule --all``) stays whole, to copy."""
@@ -544,7 +553,7 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="drafting-config",
         description=(
             "Check a parallel-drafting draft model: its token id, its target, its tokenizer. "

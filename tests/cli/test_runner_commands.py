@@ -149,3 +149,12 @@ def test_runner_inert(line: str, inert: str) -> None:
 def test_printable_is_inert_too() -> None:
     assert printable(f"\x1b{STOP}") == "\\x1b\\x23#[stop-commands]pause"
     assert printable("\n::x") == "\\n::x"  # a line of its own no more
+
+
+def test_argument_errors_on_standard_error_start_no_workflow_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    run = run_cli(capsys, "check", "--engine", STOP, "draft")
+    assert run.status == 2
+    assert "invalid choice: '\\x23#[stop-commands]pause'" in run.err
+    _inert(run.err)

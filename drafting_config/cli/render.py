@@ -155,10 +155,11 @@ STRICT_FAILED: Final = "FAILED (--strict: warnings)"
 
 MAX_LINE: Final = PIPE_WIDTH
 """The longest line the text output prints of a finding, its fix or its evidence when it
-goes to no terminal (on one, the terminal's width: :class:`~drafting_config.cli.terminal.
-Style`): longer ones are wrapped at spaces, their continuation indented, never inside a
-`quoted` span, a path or a code (a headline or a ``serve with`` line, which hold a path or
-a command to copy, are never wrapped)."""
+goes to no terminal (on one, the terminal's width, as
+:class:`~drafting_config.cli.terminal.Style` says): longer ones are wrapped at spaces,
+their continuation indented, never inside a span in backticks, a path or a code (a
+headline or a ``serve with`` line, which hold a path or a command to copy, are never
+wrapped)."""
 
 FIXABLE_MARK: Final = "[*]"
 """Written after the code of a finding ``--fix`` would mend, as ruff marks them."""
@@ -273,7 +274,7 @@ def block_lines(
         tag = "" if len(by) == len(engines) else f" [{', '.join(by)}]"
         lines += _finding_lines([shown], _INDENT, verbose, tag, width=width)
     lines = [printable(line) for line in lines]  # config values quoted in messages
-    return _coloured(lines) if style.colour else lines
+    return _coloured(lines, headline_word(verdicts, strict)) if style.colour else lines
 
 
 _BOLD: Final = "\x1b[1m"
@@ -297,10 +298,10 @@ def _paint(text: str, colour: str) -> str:
     return f"{colour}{text}{_RESET}"
 
 
-def _coloured(lines: list[str]) -> list[str]:
-    """A block's lines (made :func:`printable` already) in colour: the headline's word, and
-    each finding's severity and code."""
-    name, _, word = lines[0].rpartition(": ")
+def _coloured(lines: list[str], word: str) -> list[str]:
+    """A block's lines (made :func:`printable` already) in colour: the headline's ``word``,
+    and each finding's severity and code."""
+    name = lines[0].removesuffix(f": {word}")
     painted = [f"{_paint(name, _BOLD)}: {_paint(word, _COLOURS.get(word, _BOLD))}"]
     for line in lines[1:]:
         match = _FINDING_START.match(line)

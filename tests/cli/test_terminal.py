@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from drafting_config.cli import terminal
 from drafting_config.cli.code_page import code_page, rule_lines
-from drafting_config.cli.render import FIXABLE_MARK, block_lines, wrapped
+from drafting_config.cli.render import FIXABLE_MARK, STRICT_FAILED, block_lines, wrapped
 from drafting_config.cli.run import EXIT_USAGE
 from drafting_config.cli.terminal import MIN_WIDTH, PIPE_WIDTH, Style, style_for, waiting
 from drafting_config.values.codes import CODES
@@ -294,3 +294,12 @@ def test_wrapping_never_breaks_a_word_or_a_quoted_span(
     assert words == [*before, "Q", *after]  # no word broken, none lost
     for line in lines:
         assert len(line) <= width or len(line.split()) == 1 or quoted in line
+
+
+def test_the_strict_headline_is_coloured_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "config.json"
+    path.write_text('{"pard_token": 2, "pad_token_id": 2, "vocab_size": 100}', encoding="utf-8")
+    run = run_cli(capsys, "check", "--strict", "--color", "always", "--no-tokenizer", path)
+    assert run.lines[0] == (f"\x1b[1m{path}\x1b[0m: \x1b[1;31m{STRICT_FAILED}\x1b[0m")

@@ -86,18 +86,20 @@ _FRAMES: Final = "|/-\\"
 
 
 @contextmanager
-def waiting(message: str, stream: TextIO, *, delay: float = SPINNER_DELAY) -> Iterator[None]:
+def waiting(message: str, stream: TextIO, *, delay: float | None = None) -> Iterator[None]:
     """Show ``message`` with a spinner on ``stream`` while the ``with`` block runs longer
-    than ``delay`` seconds, on a terminal only; the line is cleared when it ends."""
+    than ``delay`` seconds (default :data:`SPINNER_DELAY`), on a terminal only; the line is
+    cleared when it ends."""
     if not _is_terminal(stream):
         yield
         return
+    after = SPINNER_DELAY if delay is None else delay
     import threading  # noqa: PLC0415 (only a download on a terminal needs a thread)
 
     done = threading.Event()
 
     def spin() -> None:
-        if done.wait(delay):
+        if done.wait(after):
             return
         frame = 0
         while not done.is_set():

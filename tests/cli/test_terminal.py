@@ -15,6 +15,7 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ from drafting_config.cli.render import FIXABLE_MARK, STRICT_FAILED, block_lines,
 from drafting_config.cli.run import EXIT_USAGE
 from drafting_config.cli.terminal import MIN_WIDTH, PIPE_WIDTH, Style, style_for, waiting
 from drafting_config.values.codes import CODES
-from drafting_config.verdicts import check
+from drafting_config.verdicts import Verdict, check
 from tests.conftest import REPO, run_cli
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -303,3 +304,24 @@ def test_the_strict_headline_is_coloured_whole(
     path.write_text('{"pard_token": 2, "pad_token_id": 2, "vocab_size": 100}', encoding="utf-8")
     run = run_cli(capsys, "check", "--strict", "--color", "always", "--no-tokenizer", path)
     assert run.lines[0] == (f"\x1b[1m{path}\x1b[0m: \x1b[1;31m{STRICT_FAILED}\x1b[0m")
+
+
+@pytest.mark.parametrize("download", [True, False])
+def test_a_slow_download_shows_the_spinner_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], download: bool
+) -> None:
+    from drafting_config.cli import run as cli
+    from drafting_config.verdicts import check_each as real
+
+    def slow(*args: object, **kwargs: object) -> Iterator[Verdict]:
+        time.sleep(0.5)  # the hub, slow to answer
+        yield from real(*args, **kwargs)  # type: ignore[arg-type]  # check_each's own
+
+    monkeypatch.setattr(cli, "check_each", slow)
+    monkeypatch.setattr(terminal, "SPINNER_DELAY", 0.05)
+    shown = _Terminal()
+    monkeypatch.setattr(sys, "stderr", shown)
+    args: list[str | Path] = ["check", "--download", INVALID] if download else ["check", INVALID]
+    run = run_cli(capsys, *args)
+    assert run.lines[0].endswith(": INVALID")
+    assert ("waiting for the hub (--download)..." in shown.getvalue()) is download

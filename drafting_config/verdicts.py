@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final, Literal, Union
 
-from drafting_config.draft.fields import FieldVerdict
+from drafting_config.draft.fields import FieldVerdict, one_placeholder_warning
 from drafting_config.draft.file import DraftFile, read_draft
 from drafting_config.draft.target import TargetFacts, read_target
 from drafting_config.engines import (
@@ -532,7 +532,7 @@ def _judge(  # noqa: PLR0917 - the parts of one draft's reading, each built once
         path=located.shown,
         resolution=resolution,
         errors=_unique(found.errors),
-        warnings=tuple(found.warnings),
+        warnings=tuple(one_placeholder_warning(found.warnings)),  # one finding, one fact
         notes=tuple(found.notes),
         target=target.name,
         token=reading.token,
@@ -584,11 +584,32 @@ class _Reads:
         except ParallelDraftingConfigError as error:
             found.error(error)
             return None
-        found.note(
-            "tokenizer not checked: no tokenizer files beside the target or the draft",
-            code=codes.TOKENIZER_NOT_FOUND,
-        )
+        self._no_tokenizer_note(found)
         return None
+
+    def _searched(self) -> dict[str, Path]:
+        """The folders a tokenizer is looked for in, by what they are of."""
+        beside = {
+            "the draft": _directory_of(self._draft_at),
+            "the target": _directory_of(self._target.directory),
+        }
+        return {name: path for name, path in beside.items() if path is not None}
+
+    def _no_tokenizer_note(self, found: Findings) -> None:
+        """The note that no tokenizer was found: the same words whichever engine looked,
+        so that a run's footer says it once."""
+        searched = self._searched()
+        if searched:
+            found.note(
+                f"tokenizer not checked: no tokenizer files beside {' or '.join(searched)}",
+                code=codes.TOKENIZER_NOT_FOUND,
+            )
+        else:
+            found.note(
+                "tokenizer not checked: a config object has no directory to look in",
+                code=codes.TOKENIZER_NOT_FOUND,
+                fix="pass tokenizer=DIR",
+            )
 
     def tokenizer_knowing(self, token_id: int, found: Findings) -> TokenizerFiles | None:
         """The tokenizer files of ``options.tokenizer`` (a directory or a repo id), else of
@@ -615,24 +636,9 @@ class _Reads:
                     fix="pass --tokenizer a folder that holds the tokenizer's files",
                 )
             return files
-        beside = {
-            "the draft": _directory_of(self._draft_at),
-            "the target": _directory_of(self._target.directory),
-        }
-        searched = {name: path for name, path in beside.items() if path is not None}
-        files = _first_that_classifies(shared, searched.values(), token_id)
+        files = _first_that_classifies(shared, self._searched().values(), token_id)
         if files is None:
-            if searched:
-                found.note(
-                    f"tokenizer not checked: no tokenizer files beside {' or '.join(searched)}",
-                    code=codes.TOKENIZER_NOT_FOUND,
-                )
-            else:
-                found.note(
-                    "tokenizer not checked: a config object has no directory to look in",
-                    code=codes.TOKENIZER_NOT_FOUND,
-                    fix="pass tokenizer=DIR",
-                )
+            self._no_tokenizer_note(found)
         return files
 
     def weights_directory(self) -> str | None:

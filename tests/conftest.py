@@ -37,6 +37,17 @@ settings.register_profile("mutmut", parent=settings.get_profile("ci"), max_examp
 settings.load_profile("mutmut" if "MUTANT_UNDER_TEST" in os.environ else "ci")
 
 
+TERMINAL_VARIABLES = ("COLUMNS", "FORCE_COLOR", "NO_COLOR")
+"""What the text output's width and colour read from the environment: no test inherits
+them from the shell that runs the suite."""
+
+
+@pytest.fixture(autouse=True)
+def _no_terminal_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in TERMINAL_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture(autouse=True)
 def _warnings_look_past_mutmut(monkeypatch: pytest.MonkeyPatch) -> None:
     """Under ``mutmut run``, every function of the package is called through a trampoline

@@ -123,7 +123,9 @@ def test_the_check_step_fails_on_a_bad_draft_and_annotates_its_file(tmp_path: Pa
     )
     run = run_step("Check every config.json", repo, with_this_checker())
     assert run.status == 1, run.output
-    assert "2 drafts checked: vllm 0.33.0 serves 1, sglang 0.5.23 serves 1" in run.output
+    assert (
+        "2 checked: 1 valid, 1 invalid (vllm 0.33.0 serves 1, sglang 0.5.23 serves 1)"
+    ) in run.output
     assert [(a.level, a.file, a.code) for a in run.annotations] == [
         ("error", "drafts/broken/config.json", "token-not-int"),
         ("error", "drafts/broken/config.json", "token-not-int"),
@@ -142,7 +144,9 @@ def test_the_check_step_passes_a_repository_of_good_drafts_without_annotations(
     run = run_step("Check every config.json", repo, with_this_checker())
     assert run.status == 0, run.output
     assert run.annotations == []
-    assert "2 drafts checked: vllm 0.33.0 serves 2, sglang 0.5.23 serves 2" in run.output
+    assert (
+        "2 checked: 2 valid, 0 invalid (vllm 0.33.0 serves 2, sglang 0.5.23 serves 2)"
+    ) in run.output
 
 
 def test_strict_warnings_are_annotated_too(tmp_path: Path) -> None:

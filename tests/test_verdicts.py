@@ -24,15 +24,18 @@ import drafting_config.verdicts as verdicts_module
 from drafting_config import (
     ConfigFileError,
     ParallelDraftingConfigError,
+    PlaceholderTokenIdWarning,
     Verdict,
     check,
     check_many,
 )
+from drafting_config.engines import ENGINES
 from drafting_config.files.repo_ids import (
     RepoIdError,
     RepoNotCachedError,
 )
 from drafting_config.files.tokenizer_files import TokenFacts, TokenKind
+from drafting_config.values.codes import TOKEN_PLACEHOLDER
 from tests.conftest import EXAMPLES, REPO, load_json
 from tests.fake_cache import use_cache, write_cached_repo
 from tests.fake_hub import MAIN_COMMIT, FakeHub, draft_repo, serve
@@ -536,7 +539,7 @@ def test_a_speculators_draft_is_checked_against_the_tokenizer_beside_it(
     write_config(draft, draft_config)
     verdict = check(draft)
     assert verdict.token == TokenFacts(300, TokenKind.SPECIAL, "<|endoftext|>")
-    assert "the tokenizer's pad token" in str(verdict.warnings[0])
+    assert "a pad token id (tokenizer '<|endoftext|>')" in str(verdict.warnings[0])
 
 
 # -- check_many: one verdict per draft, shared files read once ----------------------------------
@@ -715,15 +718,28 @@ def test_a_check_tokenizer_that_is_no_bool_is_shown_and_the_draft_still_named() 
     ]
 
 
-def test_the_tokenizers_warnings_are_added_to_the_resolvers(
+def test_the_tokenizers_placeholder_joins_the_resolvers_as_one_finding(
     tmp_path: Path, tokenizers: dict[str, Path]
 ) -> None:
+    """One finding for one fact: the id is a pad token of the config and of the tokenizer."""
     pad = 300  # <|endoftext|>, the pad token of tokenizers["special"]
     draft = {"pard_token": pad, "pad_token_id": pad}
     verdict = check(draft, tokenizer=tokenizers["special"])
-    assert [type(w).__name__ for w in verdict.warnings] == ["PlaceholderTokenIdWarning"] * 2
-    assert "equals the config's `pad_token_id`" in str(verdict.warnings[0])
-    assert "is the tokenizer's pad token" in str(verdict.warnings[1])
+    (warning,) = verdict.warnings
+    assert type(warning) is PlaceholderTokenIdWarning
+    assert str(warning) == (
+        "`pard_token` = 300 is also a pad token id (config, tokenizer '<|endoftext|>'): the "
+        "masked slots may read as that token."
+    )
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "config.json").write_text(json.dumps({"eos_token_id": pad}), encoding="utf-8")
+    (warning,) = check(draft, tokenizer=tokenizers["special"], target=target).warnings
+    assert "a pad and eos token id (config, target, tokenizer '<|endoftext|>')" in str(warning)
+    for engine in ENGINES:
+        found = check(draft, tokenizer=tokenizers["special"], target=target, engine=engine)
+        placeholders = [w for w in found.warnings if w.code is TOKEN_PLACEHOLDER]
+        assert len(placeholders) == 1, engine
 
 
 # --- Edges of check_many(): what sharing reads between drafts must not change ---------------------

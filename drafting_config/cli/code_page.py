@@ -1,13 +1,19 @@
-"""The docs' code page, generated from :data:`drafting_config.values.codes.CODES`.
+"""The docs' code page and ``drafting-config rule``, both from
+:data:`drafting_config.values.codes.CODES`.
 
 ``docs/codes.md`` is :func:`code_page`'s output (``python -m drafting_config.cli.code_page
 > docs/codes.md`` writes it; a test holds the two equal), so a code is declared once, in
-:mod:`drafting_config.values.codes`, and the page follows.
+:mod:`drafting_config.values.codes`, and the page follows; ``drafting-config rule CODE``
+prints the same row offline (:func:`rule_lines`).
 """
 
 from __future__ import annotations
 
-from drafting_config.values.codes import CODES, Step
+import difflib
+from collections.abc import Sequence
+
+from drafting_config.cli.render import MAX_LINE, wrapped
+from drafting_config.values.codes import CODES, Code, Step
 
 __all__ = ["code_page"]
 
@@ -49,6 +55,43 @@ def code_page() -> str:
 def _cell(text: str | None) -> str:
     """A table cell: the text with its ``|`` escaped, or a dash for none."""
     return "-" if text is None else text.replace("|", "\\|")
+
+
+def rule_lines(names: Sequence[str] | None = None, *, width: int = MAX_LINE) -> list[str]:
+    """What each code of ``names`` means, as ``drafting-config rule`` prints it (every code,
+    in the page's order, for ``None``): ``CODE (step: STEP)``, then what it means, how to fix
+    it and the engine code behind it, each wrapped at ``width``; codes apart by a blank line.
+
+    Raises:
+        KeyError: a name is no code (the first such name).
+    """
+    if names is None:
+        chosen = [code for step in Step for code in CODES.values() if code.step is step]
+    else:
+        unknown = next((name for name in names if name not in CODES), None)
+        if unknown is not None:
+            raise KeyError(unknown)
+        chosen = [CODES[name] for name in dict.fromkeys(names)]
+    lines: list[str] = []
+    for code in chosen:
+        lines += ([""] if lines else []) + _rule(code, width)
+    return lines
+
+
+def _rule(code: Code, width: int) -> list[str]:
+    lines = [f"{code.name} (step: {code.step.value})"]
+    lines += wrapped(code.summary, "  ", width)
+    lines += wrapped(f"fix: {code.fix or '-'}", "  ", width)
+    lines += wrapped(f"engine code: {code.evidence or '-'}", "  ", width)
+    return lines
+
+
+def unknown_code_message(name: str) -> str:
+    """A usage error for ``name``, which is no code: the closest codes, and where the list
+    of codes is."""
+    close = difflib.get_close_matches(name, list(CODES), n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return f"unknown code {name!r}{hint} (drafting-config rule --all lists the codes)"
 
 
 if __name__ == "__main__":  # pragma: no cover - the maintainers' command

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shlex
 import textwrap
 from collections.abc import Mapping, Sequence
@@ -17,10 +18,16 @@ from dataclasses import field as dataclass_field
 from typing import TYPE_CHECKING, Final
 
 from drafting_config.cli.output_schema import SCHEMA_VERSION
+from drafting_config.cli.terminal import PIPE_WIDTH, Style
 from drafting_config.files.json_files import ConfigFileError
 from drafting_config.values.errors import describe_value
 from drafting_config.values.fields import MISSING
-from drafting_config.values.paths import display_path, parse_display_path, printable
+from drafting_config.values.paths import (
+    RUNNER_COMMAND,
+    display_path,
+    parse_display_path,
+    printable,
+)
 from drafting_config.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -146,10 +153,16 @@ only ``--strict`` fails it."""
 
 STRICT_FAILED: Final = "FAILED (--strict: warnings)"
 
-MAX_LINE: Final = 160
-"""The longest line the text output prints of a finding, its fix or its evidence: longer ones
-are wrapped at spaces, their continuation indented (a headline or a ``serve with`` line,
-which hold a path or a command to copy, are never wrapped)."""
+MAX_LINE: Final = PIPE_WIDTH
+"""The longest line the text output prints of a finding, its fix or its evidence when it
+goes to no terminal (on one, the terminal's width, as
+:class:`~drafting_config.cli.terminal.Style` says): longer ones are wrapped at spaces,
+their continuation indented, never inside a span in backticks, a path or a code (a
+headline or a ``serve with`` line, which hold a path or a command to copy, are never
+wrapped)."""
+
+FIXABLE_MARK: Final = "[*]"
+"""Written after the code of a finding ``--fix`` would mend, as ruff marks them."""
 
 _INDENT: Final = "  "
 
@@ -165,11 +178,13 @@ class _Shown:
     message: str
     fix: str | None = dataclass_field(default=None, compare=False)
     evidence: str | None = dataclass_field(default=None, compare=False)
+    fixable: bool = dataclass_field(default=False, compare=False)
 
 
 def _shown_findings(verdict: Verdict) -> list[_Shown]:
     """A verdict's findings, errors first, then warnings, then notes."""
     rows = finding_rows(verdict)
+    findings = (*verdict.errors, *verdict.warnings, *verdict.notes)  # the rows' order
     return [
         _Shown(
             str(row["severity"]),
@@ -178,9 +193,18 @@ def _shown_findings(verdict: Verdict) -> list[_Shown]:
             str(row["message"]),
             None if row["fix"] is None else str(row["fix"]),
             None if row["evidence"] is None else str(row["evidence"]),
+            _fixable(row, finding),
         )
-        for row in rows
+        for row, finding in zip(rows, findings, strict=True)
     ]
+
+
+def _fixable(row: Mapping[str, object], finding: object) -> bool:
+    """Whether ``--fix`` would mend a finding: its row's ``fixable`` where the row says,
+    else whether it carries a certain edit."""
+    if "fixable" in row:
+        return bool(row["fixable"])
+    return getattr(finding, "edit", None) is not None
 
 
 def headline_word(verdicts: Sequence[Verdict], strict: bool) -> str:
@@ -202,6 +226,7 @@ def block_lines(
     verbose: bool = False,
     serve_options: Mapping[str, str] | None = None,
     token_fields: bool = False,
+    style: Style | None = None,
 ) -> list[str]:
     """The text of one draft's verdicts, one per engine (documented in docs/cli.md).
 
@@ -212,11 +237,16 @@ def block_lines(
     ``SEVERITY CODE field: message`` with its ``fix:`` (and, with ``verbose``, its
     ``evidence:``) on lines of their own.  A finding every engine reports alike is printed
     once, after the engine lines; one that a single engine reports, under that engine's
-    line (or, reported by some engines of several, after them, naming them).
-    ``serve_options`` names each engine's option for ``serve_with``
-    (:attr:`EngineRules.SERVE_OPTION`); with ``token_fields`` (``explain``), each engine
-    line is followed by the token-id fields in the order that engine reads them.
+    line (or, reported by some engines of several, after them, naming them); a finding
+    ``--fix`` would mend has :data:`FIXABLE_MARK` after its code.  ``style`` gives the width
+    findings are wrapped at and whether to colour the headline's word, each finding's
+    severity and code (default: no colour, :data:`MAX_LINE`).  ``serve_options`` names each
+    engine's option for ``serve_with`` (:attr:`EngineRules.SERVE_OPTION`); with
+    ``token_fields`` (``explain``), each engine line is followed by the token-id fields in
+    the order that engine reads them.
     """
+    style = style or Style()
+    width = style.width
     first = verdicts[0]
     name = first.path if first.path is not None else "<config>"
     lines = [f"{name}: {headline_word(verdicts, strict)}"]
@@ -237,13 +267,51 @@ def block_lines(
         lines += [facts + line for line in _fact_lines(verdict, options.get(verdict.engine))]
         if len(verdicts) > 1:
             only = [s for s, by in reported.items() if by == [verdict.engine]]
-            lines += _finding_lines(only, facts, verbose)
+            lines += _finding_lines(only, facts, verbose, width=width)
     shared = [s for s, by in reported.items() if len(verdicts) == 1 or len(by) > 1]
     for shown in shared:
         by = reported[shown]
         tag = "" if len(by) == len(engines) else f" [{', '.join(by)}]"
-        lines += _finding_lines([shown], _INDENT, verbose, tag)
-    return [printable(line) for line in lines]  # config values quoted in messages
+        lines += _finding_lines([shown], _INDENT, verbose, tag, width=width)
+    lines = [printable(line) for line in lines]  # config values quoted in messages
+    return _coloured(lines, headline_word(verdicts, strict)) if style.colour else lines
+
+
+_BOLD: Final = "\x1b[1m"
+_RESET: Final = "\x1b[0m"
+_COLOURS: Final = {
+    "error": "\x1b[1;31m",
+    "warning": "\x1b[1;33m",
+    "note": "\x1b[1;36m",
+    HEADLINE_WORDS["ok"]: "\x1b[1;32m",
+    HEADLINE_WORDS["invalid"]: "\x1b[1;31m",
+    HEADLINE_WORDS["unchecked"]: "\x1b[1;33m",
+    STRICT_FAILED: "\x1b[1;31m",
+}
+"""The colour of each severity and headline word (ANSI: red, yellow, cyan, green)."""
+
+_FINDING_START: Final = re.compile(r"^( {2}| {4})(error|warning|note) ([^\s:]+)")
+"""A finding's first line (its continuation lines and facts are indented otherwise)."""
+
+
+def _paint(text: str, colour: str) -> str:
+    return f"{colour}{text}{_RESET}"
+
+
+def _coloured(lines: list[str], word: str) -> list[str]:
+    """A block's lines (made :func:`printable` already) in colour: the headline's ``word``,
+    and each finding's severity and code."""
+    name = lines[0].removesuffix(f": {word}")
+    painted = [f"{_paint(name, _BOLD)}: {_paint(word, _COLOURS.get(word, _BOLD))}"]
+    for line in lines[1:]:
+        match = _FINDING_START.match(line)
+        if match is None:
+            painted.append(line)
+            continue
+        indent, severity, code = match.groups()
+        head = f"{indent}{_paint(severity, _COLOURS[severity])} {_paint(code, _BOLD)}"
+        painted.append(head + line[match.end() :])
+    return painted
 
 
 def _draft_details(verdicts: Sequence[Verdict]) -> str:
@@ -307,39 +375,63 @@ def _fact_lines(verdict: Verdict, serve_option: str | None) -> list[str]:
 
 
 def _finding_lines(
-    findings: Sequence[_Shown], indent: str, verbose: bool, tag: str = ""
+    findings: Sequence[_Shown],
+    indent: str,
+    verbose: bool,
+    tag: str = "",
+    *,
+    width: int = MAX_LINE,
 ) -> list[str]:
-    """``SEVERITY CODE field: message``, then ``fix:`` and (``verbose``) ``evidence:``,
-    each wrapped at :data:`MAX_LINE`."""
+    """``SEVERITY CODE [*] field: message``, then ``fix:`` and (``verbose``) ``evidence:``,
+    each wrapped at ``width``."""
     lines: list[str] = []
     for shown in findings:
         where = shown.code or "-"
+        if shown.fixable:
+            where += f" {FIXABLE_MARK}"
         if shown.field is not None:
             where += f" {shown.field}"
-        lines += _wrapped(f"{shown.severity} {where}{tag}: {shown.message}", indent)
+        lines += wrapped(f"{shown.severity} {where}{tag}: {shown.message}", indent, width)
         if shown.fix is not None:
-            lines += _wrapped(f"fix: {shown.fix}", indent + _INDENT)
+            lines += wrapped(f"fix: {shown.fix}", indent + _INDENT, width)
         if verbose and shown.evidence is not None:
-            lines += _wrapped(f"evidence: {shown.evidence}", indent + _INDENT)
+            lines += wrapped(f"evidence: {shown.evidence}", indent + _INDENT, width)
     return lines
 
 
-def _wrapped(text: str, indent: str) -> list[str]:
-    """``text`` at ``indent``, wrapped at spaces into lines of at most :data:`MAX_LINE`
-    characters (a word longer than that stays whole), continuation lines indented more."""
-    return textwrap.wrap(
-        printable(text),
-        width=MAX_LINE,
+_QUOTED: Final = re.compile(r"`[^`]*`")
+"""A span in backticks: a field, a value, a command to copy; wrapped as one word."""
+
+_KEPT_SPACE: Final = "\ue000"
+"""A space inside a quoted span while the text is wrapped: a private-use character, which
+:func:`printable` escapes, so no text it made holds one."""
+
+
+def wrapped(text: str, indent: str, width: int = MAX_LINE) -> list[str]:
+    """``text`` at ``indent``, wrapped at spaces into lines of at most ``width`` characters
+    (a word longer than that stays whole), continuation lines indented more.  A span in
+    backticks (a command such as `hf download ORG/NAME config.json`) is never broken, so it
+    can be copied whole; nor is a word (a path, a code, an identifier)."""
+    text = printable(text)
+    if "`" in text:
+        text = _QUOTED.sub(lambda span: span.group().replace(" ", _KEPT_SPACE), text)
+    lines = textwrap.wrap(
+        text,
+        width=width,
         initial_indent=indent,
         subsequent_indent=indent + _INDENT * 2,
         break_long_words=False,
         break_on_hyphens=False,
     ) or [indent]
+    return [line.replace(_KEPT_SPACE, " ") for line in lines]
 
 
-def footer_line(note: str, drafts: int) -> str:
+def footer_line(note: str, drafts: int, style: Style | None = None) -> str:
     """A note the run's footer says once, with the number of drafts it holds for."""
-    return printable(f"note ({drafts} draft{'' if drafts == 1 else 's'}): {note}")
+    line = printable(f"note ({drafts} draft{'' if drafts == 1 else 's'}): {note}")
+    if style is not None and style.colour:
+        return _paint("note", _COLOURS["note"]) + line.removeprefix("note")
+    return line
 
 
 def github_lines(verdict: Verdict, strict: bool) -> list[str]:
@@ -431,11 +523,15 @@ def _weights_line(weights: WeightsFacts) -> str:
 def json_text(document: object) -> str:
     """``document`` as strict JSON: a ``NaN`` or infinity from a config (which Python's
     ``json``, transformers and vLLM all read) is written as the string ``"NaN"``,
-    ``"Infinity"`` or ``"-Infinity"``, which strict parsers accept."""
+    ``"Infinity"`` or ``"-Infinity"``, which strict parsers accept; a ``##[`` in a string as
+    ``\\u0023#[``, the same string, which no CI runner reads as a workflow command."""
     try:
-        return _STRICT_JSON.encode(document)
+        text = _STRICT_JSON.encode(document)
     except ValueError:  # rare: walk the document only when it holds one
-        return _STRICT_JSON.encode(_finite(document))
+        text = _STRICT_JSON.encode(_finite(document))
+    if RUNNER_COMMAND in text:  # only ever inside a string: the same value, inert for CI
+        text = text.replace(RUNNER_COMMAND, "\\u0023#[")
+    return text
 
 
 _STRICT_JSON: Final = json.JSONEncoder(allow_nan=False, check_circular=False)
@@ -518,9 +614,15 @@ def explain_lines(
     *,
     verbose: bool = False,
     serve_options: Mapping[str, str] | None = None,
+    style: Style | None = None,
 ) -> list[str]:
     """The text of ``explain`` for one draft: its block (:func:`block_lines`), each engine's
     line followed by the token-id fields in the order that engine reads them."""
     return block_lines(
-        verdicts, strict, verbose=verbose, serve_options=serve_options, token_fields=True
+        verdicts,
+        strict,
+        verbose=verbose,
+        serve_options=serve_options,
+        token_fields=True,
+        style=style,
     )

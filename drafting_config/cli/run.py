@@ -20,10 +20,11 @@ import io
 import json
 import os
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+import textwrap
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Final, TextIO
+from typing import Final, NoReturn, TextIO, cast
 
 from drafting_config import __version__
 from drafting_config.cli.exit_status import EXIT_STATUS_HELP
@@ -42,6 +43,7 @@ from drafting_config.cli.render import (
     verdict_json,
 )
 from drafting_config.cli.settings import SettingsError, read_settings, unknown_codes
+from drafting_config.cli.terminal import COLOR_CHOICES, Style, style_for, waiting
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.engines import (
     DEFAULT_ENGINE,
@@ -57,7 +59,7 @@ from drafting_config.engines import (
 from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
 from drafting_config.values.codes import TARGET_NOT_GIVEN, TOKENIZER_NOT_FOUND, WEIGHTS_NOT_MODELLED
 from drafting_config.values.errors import exception_text
-from drafting_config.values.paths import output_errors
+from drafting_config.values.paths import output_errors, printable, runner_inert
 from drafting_config.values.sources import PRIORITY_ORDER
 from drafting_config.verdicts import CheckOptions, Verdict, check_each
 
@@ -111,7 +113,21 @@ def _check_all(paths: Sequence[str], args: argparse.Namespace) -> Iterator[Verdi
         require_parallel=bool(getattr(args, "require_parallel", False)),
     )
     ignored = frozenset(getattr(args, "ignore", None) or ())
-    return (verdict.without(ignored) for verdict in check_each(paths, options, _engines(args)))
+    verdicts = check_each(paths, options, _engines(args))
+    if args.download:
+        verdicts = _shown_waiting(verdicts)
+    return (verdict.without(ignored) for verdict in verdicts)
+
+
+def _shown_waiting(verdicts: Iterator[Verdict]) -> Iterator[Verdict]:
+    """``verdicts``, a spinner on standard error (a terminal only) while one is awaited for
+    longer than a second: a ``--download`` waits on the hub."""
+    while True:
+        with waiting("waiting for the hub (--download)...", sys.stderr):
+            verdict = next(verdicts, None)
+        if verdict is None:
+            return
+        yield verdict
 
 
 FOOTER_CODES: Final = frozenset({TARGET_NOT_GIVEN, TOKENIZER_NOT_FOUND, WEIGHTS_NOT_MODELLED})
@@ -202,9 +218,11 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     quiet = getattr(args, "quiet", False)
     options = _serve_options(engines)
     footer: dict[str, int] = {}
+    style = _style(args, out)
     outcomes = {"ok": 0, "invalid": 0, "unchecked": 0}
     served = dict.fromkeys(names, 0)
-    total = drafts_unchecked = 0
+    total = 0
+    drafts = dict.fromkeys(HEADLINE_WORDS.values(), 0)
     # Each draft's verdicts are written as soon as they are known, piece by piece, never as
     # one string: when the reader leaves during one large write (`... | head`), the kernel
     # reports it partly done and CPython's buffered writer drops the rest without a
@@ -214,7 +232,8 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             result = outcome(verdict, args.strict)
             outcomes[result] += 1
             served[verdict.engine] = served.get(verdict.engine, 0) + (result == "ok")
-        drafts_unchecked += headline_word(verdicts, args.strict) == HEADLINE_WORDS["unchecked"]
+        word = headline_word(verdicts, args.strict)
+        drafts[word if word in drafts else HEADLINE_WORDS["invalid"]] += 1  # --strict: failed
         if args.json:
             for verdict in verdicts:
                 item = json_text(verdict_json(verdict, strict=args.strict))
@@ -227,14 +246,16 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             continue
         shown = _footer_notes(verdicts, footer) if several else verdicts
         if not (quiet and all(v.ok and not v.warnings for v in verdicts)):
-            lines = block_lines(shown, args.strict, verbose=args.verbose, serve_options=options)
+            lines = block_lines(
+                shown, args.strict, verbose=args.verbose, serve_options=options, style=style
+            )
             out.write("".join(f"{line}\n" for line in lines))
     if args.json:
         out.write("]\n" if total else "[]\n")
     else:
         for note, count in footer.items():  # once, in the run's footer, with the count
-            out.write(footer_line(note, count) + "\n")
-        out.write(_summary(len(paths), engines, served, outcomes, drafts_unchecked) + "\n")
+            out.write(footer_line(note, count, style) + "\n")
+        out.write(_summary(engines, served, drafts) + "\n")
     if not paths:  # `find ... | drafting-config check -` that found nothing: no CI pass
         print("drafting-config: no paths to check: standard input held none", file=sys.stderr)
         return EXIT_UNCHECKED
@@ -250,29 +271,51 @@ def _fix_first(args: argparse.Namespace, out: TextIO) -> None:
             lambda path: _check_all([path], args),
             write=args.fix,
             diff=args.diff,
-            out=sys.stderr if args.json or args.format == "github" else out,
+            # fix_paths only writes lines: a stream that writes each inert is enough
+            out=cast(
+                "TextIO", _InertLines(sys.stderr if args.json or args.format == "github" else out)
+            ),
         )
 
 
-def _summary(
-    drafts: int,
-    engines: Sequence[Engine],
-    served: dict[str, int],
-    outcomes: dict[str, int],
-    drafts_unchecked: int,
-) -> str:
-    """The run's last line: with several engines, the drafts, how many each engine serves,
-    and how many drafts could not be checked, if any; with one, how many verdicts are valid
-    and invalid, and how many could not be checked, if any."""
-    if len(engines) > 1:
-        serves = ", ".join(f"{name} serves {count}" for name, count in served.items())
-        unchecked = f", {drafts_unchecked} not checked" if drafts_unchecked else ""
-        return f"{drafts} draft{'' if drafts == 1 else 's'} checked: {serves}{unchecked}"
-    unchecked = f", {outcomes['unchecked']} not checked" if outcomes["unchecked"] else ""
-    summary = f"{drafts} checked"
-    if engines != (DEFAULT_ENGINE,):
+class _InertLines:
+    """A stream for ``--fix`` and ``--diff``'s lines that writes each as
+    :func:`~drafting_config.values.paths.runner_inert` leaves it: a config value quoted in a
+    diff can start no CI runner's workflow command (a diff line keeps its tabs)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        lines = text.split("\n")
+        return self._stream.write("\n".join(runner_inert(line) for line in lines))
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+
+def _say(message: str) -> None:
+    """Write a message to standard error as one printable line, inert for a CI runner."""
+    print(printable(message), file=sys.stderr)
+
+
+def _summary(engines: Sequence[Engine], served: dict[str, int], drafts: dict[str, int]) -> str:
+    """The run's last line, one wording whatever the engines: how many drafts were checked,
+    how many are valid and invalid (by each draft's headline: with several engines, valid
+    when every engine serves it), and how many could not be checked, if any; the engine
+    when it is not the default; with several, how many drafts each serves."""
+    valid, invalid = drafts[HEADLINE_WORDS["ok"]], drafts[HEADLINE_WORDS["invalid"]]
+    unchecked = drafts[HEADLINE_WORDS["unchecked"]]
+    summary = f"{sum(drafts.values())} checked"
+    if len(engines) == 1 and engines != (DEFAULT_ENGINE,):
         summary += f" with {next(iter(served))}"
-    return f"{summary}: {outcomes['ok']} valid, {outcomes['invalid']} invalid{unchecked}"
+    summary += f": {valid} valid, {invalid} invalid"
+    if unchecked:
+        summary += f", {unchecked} not checked"
+    if len(engines) > 1:
+        summary += f" ({', '.join(f'{name} serves {count}' for name, count in served.items())})"
+    return summary
 
 
 def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
@@ -282,6 +325,7 @@ def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
     _apply_settings(args)
     engines = _engines(args)
     options = _serve_options(engines)
+    _code_for_path(args.paths)
     verdicts = list(_check_all(args.paths, args))
     if args.json:
         documents = [
@@ -291,9 +335,52 @@ def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
         out.write(json_text(documents[0] if len(documents) == 1 else documents) + "\n")
     else:
         for draft in _by_draft(iter(verdicts), len(engines)):
-            lines = explain_lines(draft, args.strict, verbose=args.verbose, serve_options=options)
+            lines = explain_lines(
+                draft,
+                args.strict,
+                verbose=args.verbose,
+                serve_options=options,
+                style=_style(args, out),
+            )
             out.write("".join(f"{line}\n" for line in lines))
     return _status(*_tally(verdicts, args.strict)[1:])
+
+
+def _style(args: argparse.Namespace, out: TextIO) -> Style:
+    """The text output's colour and width: ``--color``, the environment and ``out``."""
+    return style_for(out, getattr(args, "color", "auto"))
+
+
+def _code_for_path(paths: Sequence[str]) -> None:
+    """Refuse a path argument that is a finding's code and no file (``explain
+    token-placeholder``), pointing to ``drafting-config rule``.
+
+    Raises:
+        _UsageError: one is.
+    """
+    from drafting_config.values.codes import CODES  # noqa: PLC0415
+
+    for path in paths:
+        if path in CODES and not os.path.exists(path):
+            raise _UsageError(
+                f"{path!r} is a finding's code, not a path: "
+                f"`drafting-config rule {path}` says what it means"
+            )
+
+
+def _run_rule(args: argparse.Namespace, out: TextIO) -> int:
+    """``rule CODE``: what a finding's code means, its step, its fix and the engine code
+    behind it, from the table the docs' code page is made of; ``rule --all``: every code."""
+    from drafting_config.cli.code_page import rule_lines, unknown_code_message  # noqa: PLC0415
+
+    if args.all == bool(args.codes):
+        raise _UsageError("rule: name one or more codes, or give --all")
+    try:
+        lines = rule_lines(args.codes or None, width=_style(args, out).width)
+    except KeyError as error:
+        raise _UsageError(unknown_code_message(str(error.args[0]))) from None
+    out.write("".join(f"{line}\n" for line in lines))
+    return EXIT_OK
 
 
 def _run_schema(args: argparse.Namespace, out: TextIO) -> int:
@@ -366,8 +453,11 @@ _JOBS_DEPRECATED: Final = (
 
 def _add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--json", action="store_true", help="print JSON (the shape is in docs/cli.md)"
+        "--json",
+        action="store_true",
+        help="print JSON (its JSON Schema: drafting-config schema)",
     )
+    _add_color_option(parser)
     parser.add_argument(
         "--target",
         metavar="TARGET",
@@ -400,7 +490,8 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=None,
         metavar="CODE",
-        help="drop the findings of this code (repeatable; the codes are in docs/codes.md)",
+        help="drop the findings of this code (repeatable; drafting-config rule --all lists "
+        "the codes)",
     )
     parser.add_argument(
         "--config",
@@ -435,6 +526,16 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_color_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--color",
+        choices=COLOR_CHOICES,
+        default="auto",
+        help="colour the text output: auto (the default: on a terminal, unless NO_COLOR is "
+        "set; FORCE_COLOR forces it), always or never",
+    )
+
+
 def _add_engine_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--engine",
@@ -449,8 +550,25 @@ def _add_engine_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors (which quote the arguments) are written as one
+    printable line, inert for a CI runner, as every other message on standard error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, printable(f"{self.prog}: error: {message}") + "\n")
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """The epilog's lines kept; an option's help wrapped never at a hyphen, so that a
+    command it names (``drafting-config rule --all``) stays whole, to copy."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="drafting-config",
         description=(
             "Check a parallel-drafting draft model: its token id, its target, its tokenizer. "
@@ -466,7 +584,7 @@ def _parser() -> argparse.ArgumentParser:
         help="a verdict for each draft model",
         description="Check each PATH: a config.json, a model directory, or ORG/NAME.",
         epilog=EXIT_STATUS_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,  # keeps the epilog's lines
+        formatter_class=_HelpFormatter,  # keeps the epilog's lines
     )
     check_parser.add_argument(
         "paths",
@@ -523,6 +641,7 @@ def _parser() -> argparse.ArgumentParser:
 
     explain_parser = commands.add_parser(
         "explain",
+        formatter_class=_HelpFormatter,
         help="show where each engine looks for a draft's token id, and why one wins",
         description=(
             "Show, for each PATH and engine, the fields the engine reads the token id from, in "
@@ -537,6 +656,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_engine_option(explain_parser)
     _add_model_options(explain_parser)
+
+    rule_parser = commands.add_parser(
+        "rule",
+        help="what a finding's code means, its step, its fix and the engine code behind it",
+        description="Say what each CODE means (the code of a finding, as check prints it): "
+        "the step of the engine's load path it is about, how to fix it and the engine code "
+        "behind it; --all lists every code.",
+    )
+    rule_parser.add_argument("codes", nargs="*", metavar="CODE", help="a finding's code")
+    rule_parser.add_argument("--all", action="store_true", help="every code, by step")
 
     schema_parser = commands.add_parser(
         "schema",
@@ -575,11 +704,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 status = _run_check(args, out)
             elif args.command == "explain":
                 status = _run_explain(args, out)
+            elif args.command == "rule":
+                status = _run_rule(args, out)
             else:
                 status = _run_schema(args, out)
         out.flush()
     except _UsageError as error:
-        print(f"drafting-config: error: {error}", file=sys.stderr)
+        _say(f"drafting-config: error: {error}")
         status = EXIT_USAGE
     except BrokenPipeError:  # `drafting-config check ... | head`: the reader left
         _silence_stdout()
@@ -587,13 +718,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         status = EXIT_INTERRUPTED
     except OSError as error:  # stdout closed, a full disk: the output could not be written
-        print(f"drafting-config: cannot write the output: {error}", file=sys.stderr)
+        _say(f"drafting-config: cannot write the output: {error}")
         status = EXIT_UNCHECKED
     except Exception as error:  # a bug of ours: say so in one line, never a traceback
-        print(
+        _say(
             f"drafting-config: internal error: {exception_text(error, kind=True)} "
-            "(please report this, with the file that caused it)",
-            file=sys.stderr,
+            "(please report this, with the file that caused it)"
         )
         status = EXIT_UNCHECKED
     return status
@@ -619,7 +749,7 @@ def _apply_settings(args: argparse.Namespace) -> None:
     bad = unknown_codes(given)
     if bad:
         raise _UsageError(
-            f"--ignore: unknown code {', '.join(bad)} (the codes are listed in docs/codes.md)"
+            f"--ignore: unknown code {', '.join(bad)} (drafting-config rule --all lists the codes)"
         )
     args.ignore = (*settings.ignore, *given)
 

@@ -9,13 +9,15 @@ engine.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from drafting_config.values import codes
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
+    ParallelDraftingConfigWarning,
     PlaceholderTokenIdWarning,
+    bounded_repr,
     describe_value,
 )
 from drafting_config.values.fields import is_list
@@ -151,18 +153,77 @@ def _expected_range(vocab_size: int | None) -> str:
 
 
 def placeholder_warning(
-    source: str, token_id: int, field: str, value: object, *, whose: str = "config's"
+    source: str,
+    token_id: int,
+    field: str,
+    value: object,
+    *,
+    whose: str = "config's",
+    text: str | None = None,
 ) -> PlaceholderTokenIdWarning:
     """The warning for a token id equal to a special-token field of the draft's config (or,
-    with ``whose="target's"``, of the target's)."""
-    return PlaceholderTokenIdWarning(
-        f"`{source}` = {token_id} equals the {whose} `{field}`"
-        + ("" if type(value) is int else f" ({describe_value(value)})")
-        + ", so every masked slot reads as that special token and acceptance collapses.",
+    with ``whose="target's"``, of the target's; with ``whose="tokenizer's"``, ``field`` is the
+    tokenizer's role, ``"eos"``, and ``text`` its token's text).  ``value`` is the field's
+    value: an id or a list of ids.
+
+    A warning, not an error: a draft trained with that id as its mask runs as trained; one
+    that was not fills its masked slots with a token the model gives a meaning, which may
+    lower acceptance (published convention: trainers that fell back to the pad token as the
+    mask degraded acceptance).  :func:`one_placeholder_warning` says the warnings of one id
+    from several sources as one."""
+    role = field.rpartition(".")[2].removesuffix("_token_id").removesuffix("_token")
+    del value  # an id, or a list holding it: the words are the same
+    owner = whose.removesuffix("'s")
+    if "." in field:  # a nested field: say which
+        owner += f" `{field}`"
+    if text is not None:
+        owner += f" {bounded_repr(text)}"
+    return _placeholder(source, token_id, ((role, owner),))
+
+
+def _placeholder(
+    source: str, token_id: int, seen: Sequence[tuple[str, str]]
+) -> PlaceholderTokenIdWarning:
+    roles = _and(dict.fromkeys(role for role, _ in seen))
+    whose = ", ".join(dict.fromkeys(owner for _, owner in seen))
+    warning = PlaceholderTokenIdWarning(
+        f"`{source}` = {token_id} is also {'an' if roles[0] in 'aeiou' else 'a'} {roles} token id "
+        f"({whose}): the masked slots may read as that token.",
         field=source,
         code=codes.TOKEN_PLACEHOLDER,
         fix=f"set `{source}` to a dedicated mask token id, not a special token's",
     )
+    warning.token_id = token_id
+    warning.seen = tuple(seen)
+    return warning
+
+
+def _and(words: Iterable[str]) -> str:
+    items = list(words)
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def one_placeholder_warning(
+    warnings: Iterable[ParallelDraftingConfigWarning],
+) -> list[ParallelDraftingConfigWarning]:
+    """``warnings`` with the placeholder warnings of each token field said once, where the
+    first of them was, naming every source that holds the id (the config, the target, the
+    tokenizer): one finding for one fact."""
+    merged: list[ParallelDraftingConfigWarning] = []
+    seen: dict[tuple[str, int], tuple[int, tuple[tuple[str, str], ...]]] = {}
+    for warning in warnings:
+        field, token_id = warning.field, getattr(warning, "token_id", None)
+        if not isinstance(warning, PlaceholderTokenIdWarning) or field is None or token_id is None:
+            merged.append(warning)
+            continue
+        at, before = seen.get((field, token_id), (len(merged), ()))
+        both = tuple(dict.fromkeys((*before, *warning.seen)))
+        seen[field, token_id] = (at, both)
+        if at == len(merged):
+            merged.append(warning)
+        else:
+            merged[at] = _placeholder(field, token_id, both)
+    return merged
 
 
 def winner_of(fields: Sequence[FieldVerdict]) -> FieldVerdict | None:

@@ -11,12 +11,12 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Final, cast
 
+from drafting_config.draft.fields import placeholder_warning
 from drafting_config.files.tokenizer_files import TokenKind
 from drafting_config.rules.subject import Subject
 from drafting_config.values import codes
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
-    PlaceholderTokenIdWarning,
     TokenizerTokenIdWarning,
     describe_value,
 )
@@ -80,13 +80,8 @@ def check_token_in_tokenizer(subject: Subject, found: Findings) -> None:
         special = tokenizer.special_tokens.get(role)
         if special is not None and special.id == token_id:
             found.warn(
-                PlaceholderTokenIdWarning(
-                    f"`{field}` = {token_id} is the tokenizer's {role} token "
-                    f"({special.text!r}), so every masked slot reads as that special token "
-                    "and acceptance collapses.",
-                    field=field,
-                    code=codes.TOKEN_PLACEHOLDER,
-                    fix=f"set `{field}` to a dedicated mask token id, not a special token's",
+                placeholder_warning(
+                    str(field), token_id, role, special.id, whose="tokenizer's", text=special.text
                 )
             )
     mask = tokenizer.special_tokens.get("mask")

@@ -111,7 +111,17 @@ class ConflictingTokenIdWarning(ParallelDraftingConfigWarning):
 
 
 class PlaceholderTokenIdWarning(ParallelDraftingConfigWarning):
-    """The resolved token id equals the config's pad, bos or eos token id."""
+    """The resolved token id equals a pad, bos or eos token id (of the draft's config, the
+    target's or the tokenizer's).
+
+    Attributes:
+        token_id: the token id.
+        seen: each ``(role, whose)`` the id was found as (``("eos", "target")``), so that
+            the findings of one id from several sources can be said as one.
+    """
+
+    token_id: int | None = None
+    seen: tuple[tuple[str, str], ...] = ()
 
 
 class TargetLayersWarning(ParallelDraftingConfigWarning):

@@ -109,10 +109,36 @@ def printable(text: str) -> str:
     newline, a terminal escape, a NUL, a byte that is not UTF-8) written as the escape
     :func:`display_path` gives it; everything else, backslashes included, as it is.  For
     messages that quote a config's values, so that a value can neither forge another line
-    of output nor send a terminal escape.  Never raises."""
-    if text.isprintable():
-        return text  # the common case: nothing to escape
-    return "".join(char if char.isprintable() else _escape(char) for char in text)
+    of output nor send a terminal escape.  Never raises.
+
+    The line is also made inert for a CI runner (:func:`runner_inert`): it can start no
+    workflow command.
+    """
+    if not text.isprintable():
+        text = "".join(char if char.isprintable() else _escape(char) for char in text)
+    return runner_inert(text)
+
+
+RUNNER_COMMAND: Final = "##["
+"""What GitHub's Actions runner reads as a (legacy) workflow command anywhere in a line."""
+RUNNER_COMMAND_START: Final = "::"
+"""What it reads as a workflow command at a line's start, after leading white space."""
+
+
+def runner_inert(line: str) -> str:
+    r"""``line`` as no workflow command of GitHub's Actions runner: each ``##[`` written
+    ``\x23#[`` and a leading ``::`` (after white space) ``\x3a:``, escapes
+    :func:`parse_display_path` reads back as ``#`` and ``:``.  The runner parses every line a
+    step prints, on standard output and standard error alike (``::warning ...``,
+    ``##[stop-commands]...``), so a config value or a folder name printed as it is could
+    forge an annotation or silence the real ones.  Everything else is left as it is (a
+    ``--diff`` line keeps its tabs).  Never raises."""
+    if RUNNER_COMMAND in line:
+        line = line.replace(RUNNER_COMMAND, "\\x23#[")
+    if line.lstrip().startswith(RUNNER_COMMAND_START):
+        start = len(line) - len(line.lstrip())
+        line = f"{line[:start]}\\x3a{line[start + 1 :]}"
+    return line
 
 
 def _escape(char: str) -> str:

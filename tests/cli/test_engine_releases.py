@@ -124,9 +124,10 @@ def test_every_release_gives_one_line_per_release_and_a_summary_naming_each(
     vllm = releases_of("vllm")
     assert engine_lines(run.out) == vllm * 2
     serves = ", ".join(f"{name} serves 1" for name in vllm)
-    checked = "1 draft checked" if len(vllm) == 1 else "2 drafts checked"
     assert run.lines[-1] == (
-        f"{checked}: {serves}" if len(vllm) > 1 else f"2 checked with {vllm[0]}: 1 valid, 1 invalid"
+        f"2 checked: 1 valid, 1 invalid ({serves})"
+        if len(vllm) > 1
+        else f"2 checked with {vllm[0]}: 1 valid, 1 invalid"
     )
     assert run.status == EXIT_INVALID
 

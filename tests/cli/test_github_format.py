@@ -71,7 +71,7 @@ def test_a_note_every_verdict_shares_is_said_once_in_the_footer_with_its_count(
         f"note (2 drafts): {shared}",
         "note (2 drafts): weights not checked for SGLang: its loaders are not modelled",
         # SGLang serves BROKEN as STANDALONE, its pard_token unused (a warning)
-        "2 drafts checked: vllm 0.33.0 serves 1, sglang 0.5.23 serves 2",
+        ("2 checked: 1 valid, 1 invalid (vllm 0.33.0 serves 1, sglang 0.5.23 serves 2)"),
     ]
     assert sum(shared in line for line in run.lines) == 1
     alone = run_cli(capsys, "check", "--no-tokenizer", good)

@@ -189,7 +189,7 @@ def test_warnings_are_listed_and_do_not_fail_the_check(
         "  warning token-fields-disagree pard_token: `mask_token_id` = 5 and `pard_token` = 6 "
         "disagree"
     )
-    assert "equals the config's `pad_token_id`" in flat(run.out)
+    assert "is also a pad token id (config)" in flat(run.out)
     assert run.lines[-1] == "1 checked: 1 valid, 0 invalid"
 
 

@@ -5,6 +5,7 @@ line of the layout's making longer than :data:`~drafting_config.cli.render.MAX_L
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -228,7 +229,9 @@ def test_check_prints_one_block_per_draft_with_both_engines(
     ]
     # SGLang serves BROKEN as a STANDALONE draft model, which never reads its pard_token
     assert f"  {SGLANG}: serves as standalone (sequential)" in run.lines
-    assert run.lines[-1] == "2 drafts checked: vllm 0.33.0 serves 1, sglang 0.5.23 serves 2"
+    assert run.lines[-1] == (
+        "2 checked: 1 valid, 1 invalid (vllm 0.33.0 serves 1, sglang 0.5.23 serves 2)"
+    )
 
 
 def test_one_missing_draft_is_one_finding_for_both_engines(
@@ -242,7 +245,8 @@ def test_one_missing_draft_is_one_finding_for_both_engines(
         "  error file-unavailable: no such file or directory (not found locally).",
     ]
     assert run.lines[-1] == (
-        "2 drafts checked: vllm 0.33.0 serves 1, sglang 0.5.23 serves 1, 1 not checked"
+        "2 checked: 1 valid, 0 invalid, 1 not checked "
+        "(vllm 0.33.0 serves 1, sglang 0.5.23 serves 1)"
     )
 
 
@@ -321,7 +325,7 @@ def test_quiet_prints_only_drafts_with_a_warning_or_worse(
     headlines = [line for line in run.lines if not line.startswith((" ", "note ("))]
     assert headlines == [
         f"{BROKEN}: INVALID",
-        "2 drafts checked: vllm 0.33.0 serves 1, sglang 0.5.23 serves 2",
+        ("2 checked: 1 valid, 1 invalid (vllm 0.33.0 serves 1, sglang 0.5.23 serves 2)"),
     ]
 
 
@@ -335,3 +339,34 @@ def test_github_annotations_append_the_fix_to_the_message(
     run = run_cli(capsys, "check", "--format", "github", "--no-tokenizer", tmp_path)
     (line,) = [line for line in run.lines if "title=remote-code-drafter::" in line]
     assert line.endswith(f"{finding['message']} (fix: {finding['fix']})")
+
+
+def test_a_note_is_one_footer_line_whatever_the_number_of_engines(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--engine all`` once said the tokenizer note once per engine, in each engine's words."""
+    run = run_cli(capsys, "check", "--engine", "all", "--no-weights", DFLASH, DFLASH)
+    footer = [line for line in run.lines if line.startswith("note (")]
+    assert len(footer) == len(set(footer))
+    tokenizer = [line for line in footer if "tokenizer not checked" in line]
+    assert tokenizer == [
+        "note (2 drafts): tokenizer not checked: no tokenizer files beside the draft"
+    ]
+
+
+SUMMARY = (
+    r"\d+ checked( with [^:]+)?: \d+ valid, \d+ invalid(, \d+ not checked)?( \(.+ serves \d+\))?"
+)
+"""The run's last line, one wording whatever the engines."""
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "all"])
+def test_the_summary_has_one_wording_with_one_engine_or_several(
+    capsys: pytest.CaptureFixture[str], engine: str
+) -> None:
+    run = run_cli(capsys, "check", "--engine", engine, DFLASH, BROKEN, REPO / "no-such-draft")
+    assert re.fullmatch(SUMMARY, run.lines[-1]), run.lines[-1]
+    assert run.lines[-1].startswith("3 checked")
+    assert ", 1 not checked" in run.lines[-1]
+    several = engine == "all"
+    assert (" serves " in run.lines[-1]) is several

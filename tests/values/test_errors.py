@@ -271,8 +271,9 @@ def test_placeholder_warning_names_the_special_field(special: str, value: object
     assert config.token_id == 151643  # a warning, not an error
     (warning,) = record
     message = str(warning.message)
-    assert f"equals the config's `{special}`" in message
-    assert message.startswith("`pard_token` = 151643 equals")
+    role = special.removesuffix("_token_id")
+    assert message.startswith(f"`pard_token` = 151643 is also a{'n' * (role == 'eos')} {role} ")
+    assert "token id (config)" in message
     assert isinstance(warning.message, PlaceholderTokenIdWarning)
     assert warning.message.field == "pard_token"
     assert warning.message.fix == (

@@ -12,7 +12,13 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from drafting_config.values.errors import ParallelDraftingConfigError
-from drafting_config.values.paths import as_path, display_path, parse_display_path
+from drafting_config.values.paths import (
+    as_path,
+    display_path,
+    parse_display_path,
+    printable,
+    runner_inert,
+)
 
 UTF8_FILESYSTEM = sys.getfilesystemencoding() == "utf-8"
 
@@ -199,3 +205,24 @@ def test_a_bad_escape_is_quoted_for_ten_characters(text: str, message: str) -> N
     with pytest.raises(ValueError, match="is not an escape") as info:
         parse_display_path(text)
     assert str(info.value) == message
+
+
+@given(st.text())
+@example("##[stop-commands]pause")
+@example(" \t::warning title=x::y")
+@example("#\n##[x")
+def test_printed_text_starts_no_workflow_command_of_a_ci_runner(text: str) -> None:
+    """Issue 41 item 3: ``##[`` anywhere, ``::`` at a line's start, never survive."""
+    for line in (printable(text), runner_inert(text)):
+        assert "##[" not in line
+        assert not line.lstrip().startswith("::")
+    assert runner_inert(runner_inert(text)) == runner_inert(text)
+
+
+@given(st.binary())
+@example(b"::warning title=drafting-config::all drafts OK")
+@example(b"\\##[x")
+@example(b"\\x23#[")
+def test_a_displayed_path_made_inert_still_reads_back(raw: bytes) -> None:
+    shown = printable(display_path(raw))
+    assert parse_display_path(shown) == raw

@@ -501,7 +501,9 @@ def test_engine_all_gives_one_verdict_per_engine_and_fails_when_one_fails(
     text = capsys.readouterr().out
     assert text.startswith(f"{path}: INVALID\n  vllm 0.33.0: serves as dflash (parallel)")
     assert "\n  sglang 0.5.23: fails at " in text
-    assert text.endswith("1 draft checked: vllm 0.33.0 serves 1, sglang 0.5.23 serves 0\n")
+    assert text.endswith(
+        "1 checked: 0 valid, 1 invalid (vllm 0.33.0 serves 1, sglang 0.5.23 serves 0)\n"
+    )
 
 
 # --- mask_embedding.pt -----------------------------------------------------------------------

@@ -1061,7 +1061,7 @@ def test_sizes_and_placeholders_are_named_inside_transformer_layer_config() -> N
     config = dflash2_config()
     config["mask_token_id"] = config["transformer_layer_config"]["eos_token_id"]
     (warning,) = resolve(config).warnings
-    placeholder = "equals the config's `transformer_layer_config.eos_token_id`"
+    placeholder = "is also an eos token id (config `transformer_layer_config.eos_token_id`)"
     assert str(warning).startswith("`mask_token_id` = ")
     assert placeholder in str(warning)
     assert warning.field == "mask_token_id"

@@ -2,8 +2,10 @@
 
 This script runs *inside* one of the harness's virtual environments (a vLLM release, 0.33.0
 or 0.34.0, installed without its dependencies beside the CPU torch 2.13.0; see
-``environment.py``), one fresh process per run, because vLLM's global state (the current config, the model-parallel groups, the
-registry's caches) does not reset. It imports nothing of ``drafting_config``.
+``environment.py``), one fresh process per run, because vLLM's global state (the current
+config, the model-parallel groups, the registry's caches) does not reset. It imports nothing
+of ``drafting_config``.
+
 
     python stage_runner.py --draft DRAFT_DIR --target TARGET_DIR --method dflash \
         [--parallel-drafting] [--num-speculative-tokens K]
@@ -77,6 +79,9 @@ What this process patches, and why (none of it enters the package):
   ``vllm.model_executor.layers.fused_moe.experts.cpu_moe``) is the identity: the CPU
   platform's fused-MoE experts pre-pack their weights through ``torch.ops._C``, and
   ``vllm._C`` does not load against the CPU torch. A GPU machine never takes this path.
+  Likewise ``torch.ops._C.convert_weight_packed``, with which 0.34.0's CPU MLA attention
+  back-end (``vllm/v1/attention/backends/mla/amx_mla.py``: ``process_weights_after_loading``)
+  packs an MLA target's weights: a GPU machine picks another MLA back-end.
 * One-process ``torch.distributed`` group, gloo backend, ``file://`` rendezvous in a
   temporary folder (no network), and vLLM's model-parallel groups of size 1 on top of it,
   as vLLM's worker sets them up.
@@ -159,11 +164,13 @@ def release_of(version: str) -> tuple[int, ...]:
     """``vllm.__version__`` as numbers (``"0.34.0"`` -> ``(0, 34, 0)``; a local or
     pre-release suffix is dropped)."""
     numbers = []
-    for part in version.split("+")[0].split("."):
-        digits = "".join(char for char in part if char.isdigit())
-        if not digits or digits != part[: len(digits)]:
+    for part in version.partition("+")[0].split("."):
+        digits = part[: len(part) - len(part.lstrip("0123456789"))]
+        if not digits:
             break
         numbers.append(int(digits))
+        if digits != part:  # "1rc1": the pre-release ends the numbers
+            break
     return tuple(numbers)
 
 
@@ -185,6 +192,10 @@ def _patch_after_import() -> None:
         return weight
 
     ops.cpu_prepack_moe_weight = _identity
+    # 0.34.0's CPU MLA attention back-end (amx_mla.py) packs its weights the same way.
+    import torch
+
+    torch.ops._C.convert_weight_packed = lambda weight: weight
     try:
         from vllm.model_executor.layers.fused_moe.experts import cpu_moe
     except Exception:

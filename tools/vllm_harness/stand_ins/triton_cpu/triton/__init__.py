@@ -34,6 +34,7 @@ this folder's parent on ``PYTHONPATH`` for them); it is no part of ``drafting_co
 
 from __future__ import annotations
 
+import importlib
 import importlib.abc
 import importlib.machinery
 import inspect
@@ -209,7 +210,7 @@ def _torch_sees_no_triton() -> None:
 
         torch_triton.has_triton_package()
         import torch._inductor.runtime.triton_compat  # noqa: F401
-    except Exception:  # noqa: BLE001, S110 - torch without inductor: nothing to hide from
+    except Exception:  # torch without its inductor: nothing to hide from
         pass
     finally:
         if this is not None:
@@ -222,8 +223,5 @@ __getattr__ = _module_getattr("triton")
 
 # The submodules vLLM reaches as attributes (``triton.runtime.autotuner``) after
 # ``import triton`` alone.
-import triton.backends  # noqa: E402
-import triton.language  # noqa: E402
-import triton.runtime  # noqa: E402
-import triton.runtime.autotuner  # noqa: E402
-import triton.runtime.jit  # noqa: E402
+for _submodule in ("backends", "language", "runtime", "runtime.autotuner", "runtime.jit"):
+    importlib.import_module(f"{__name__}.{_submodule}")

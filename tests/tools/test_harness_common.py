@@ -378,6 +378,25 @@ def test_a_half_built_environment_is_built_again_torch_first_then_the_pins(
     assert python == folder / "bin" / "python"
 
 
+def test_wheels_on_disk_are_installed_beside_the_pins_and_asked_for_only_when_building(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, requirements: Path
+) -> None:
+    folder = tmp_path / "cache" / "venv-x"
+    wheel = tmp_path / "engine-1.0-py3-none-any.whl"
+    asked: list[bool] = []
+
+    def wheels() -> list[Path]:
+        asked.append(True)
+        return [wheel]
+
+    calls = _recording_subprocess(monkeypatch, 0)
+    environment.ensure_environment(folder, requirements, wheels=wheels)
+    installs = [call[call.index("install") + 1 :] for call in calls if "install" in call]
+    assert installs[1][-4:] == ["--no-deps", "-r", str(requirements), str(wheel)]
+    environment.ensure_environment(folder, requirements, wheels=wheels)
+    assert asked == [True]
+
+
 def test_pip_failing_is_harness_unavailable_with_pips_reason(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, requirements: Path
 ) -> None:
@@ -391,52 +410,55 @@ def test_pip_failing_is_harness_unavailable_with_pips_reason(
 # --- each harness's environment: its cache folder and its key --------------------------------
 
 ENGINE_ENVIRONMENTS = [
-    pytest.param((vllm_environment, "vllm-harness", None), id="vllm"),
-    pytest.param((sglang_environment, "sglang-harness", "sglang"), id="sglang"),
+    *(
+        pytest.param((vllm_environment, "vllm-harness", None, (release,)), id=f"vllm-{release}")
+        for release in vllm_environment.RELEASES
+    ),
+    pytest.param((sglang_environment, "sglang-harness", "sglang", ()), id="sglang"),
 ]
-"""Each harness's environment module, its default cache folder and its subfolder under the
-variable's folder."""
+"""Each harness's environment module, its default cache folder, its subfolder under the
+variable's folder and the arguments that name one of its environments (vLLM's release)."""
+
+EngineEnvironment = tuple[ModuleType, str, str | None, tuple[str, ...]]
 
 
 @pytest.fixture(params=ENGINE_ENVIRONMENTS)
-def engine_environment(request: pytest.FixtureRequest) -> tuple[ModuleType, str, str | None]:
-    engine: tuple[ModuleType, str, str | None] = request.param
+def engine_environment(request: pytest.FixtureRequest) -> EngineEnvironment:
+    engine: EngineEnvironment = request.param
     return engine
 
 
 def test_each_harness_caches_under_the_variable_else_its_own_folder_of_the_users_cache(
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-    engine_environment: tuple[ModuleType, str, str | None],
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, engine_environment: EngineEnvironment
 ) -> None:
-    module, default, subfolder = engine_environment
+    module, default, subfolder, args = engine_environment
     monkeypatch.setenv(environment.CACHE_ENV, str(tmp_path))
     expected = tmp_path / subfolder if subfolder else tmp_path
     assert module.cache_root() == expected
-    assert module.environment_dir().parent == expected
-    assert module.environment_dir().name == f"venv-{module.environment_key()}"
+    assert module.environment_dir(*args).parent == expected
+    assert module.environment_dir(*args).name == f"venv-{module.environment_key(*args)}"
     monkeypatch.delenv(environment.CACHE_ENV)
     assert module.cache_root() == Path(f"~/.cache/drafting-config/{default}").expanduser()
 
 
-def test_each_harness_keys_its_environment_on_its_own_pinned_requirements(
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-    engine_environment: tuple[ModuleType, str, str | None],
+def test_the_sglang_harness_keys_its_environment_on_its_own_pinned_requirements(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    module = engine_environment[0]
-    key = module.environment_key()
-    assert key == environment.environment_key(module.REQUIREMENTS)
-    assert module.REQUIREMENTS.parent == Path(str(module.__file__)).parent
+    # vLLM's, one per release: tests/tools/test_vllm_harness_tools.py.
+    key = sglang_environment.environment_key()
+    assert key == environment.environment_key(sglang_environment.REQUIREMENTS)
+    assert sglang_environment.REQUIREMENTS.parent == Path(sglang_environment.__file__).parent
     changed = tmp_path / "requirements.txt"
-    changed.write_bytes(module.REQUIREMENTS.read_bytes() + b"extra==1.0\n")
-    monkeypatch.setattr(module, "REQUIREMENTS", changed)
-    assert module.environment_key() != key
+    changed.write_bytes(sglang_environment.REQUIREMENTS.read_bytes() + b"extra==1.0\n")
+    monkeypatch.setattr(sglang_environment, "REQUIREMENTS", changed)
+    assert sglang_environment.environment_key() != key
 
 
-def test_the_two_harnesses_environments_are_keyed_apart() -> None:
-    assert vllm_environment.environment_key() != sglang_environment.environment_key()
-    assert vllm_environment.environment_dir() != sglang_environment.environment_dir()
+def test_the_harnesses_environments_are_keyed_apart() -> None:
+    keys = [sglang_environment.environment_key()] + [
+        vllm_environment.environment_key(release) for release in vllm_environment.RELEASES
+    ]
+    assert len(set(keys)) == len(keys)
 
 
 @dataclass(frozen=True)

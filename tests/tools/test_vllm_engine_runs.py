@@ -1,11 +1,12 @@
-"""The engine's readings (``engine_runs`` in ``tests/real_configs/vllm_readings.json``).
+"""The engine's readings (``engine_runs`` in ``tests/real_configs/vllm_readings.json``, one
+list per vLLM release).
 
-Each reading is what the released vLLM 0.33.0 did with a draft when the harness
-(``tools/vllm_harness``) ran it. These tests need no network and no vLLM: they hold the
-readings to the files they were taken on (a changed draft or target fails until the
-readings are regenerated with ``python -m tools.vllm_harness.readings``) and to the
-corpus (every draft, every mode it asks for). The live comparison is in
-``tests/tools/test_vllm_harness.py``.
+Each reading is what a released vLLM did with a draft when the harness
+(``tools/vllm_harness``) ran it. These tests need no network and no vLLM: they hold each
+release's readings to the files they were taken on (a changed draft or target fails until
+the readings are regenerated with ``python -m tools.vllm_harness.readings --release
+VERSION``), to the environment they were taken in, and to the corpus (every draft, every
+mode it asks for). The live comparison is in ``tests/tools/test_vllm_harness.py``.
 """
 
 from __future__ import annotations
@@ -16,26 +17,51 @@ from typing import Any
 import pytest
 
 from tools.vllm_harness.corpus import CASES, SYNTHESIZED, SYNTHESIZED_DIR
+from tools.vllm_harness.environment import RELEASES, environment_key
 from tools.vllm_harness.harness import STAGES
-from tools.vllm_harness.readings import READINGS_FILE, ROOT, artefact, live_sample, sha256_of
+from tools.vllm_harness.readings import (
+    READINGS_FILE,
+    ROOT,
+    artefact,
+    engine_runs,
+    live_sample,
+    sha256_of,
+)
 
-RUNS: list[dict[str, Any]] = json.loads(READINGS_FILE.read_text(encoding="utf-8"))["engine_runs"]
+ENGINE_RUNS = engine_runs()
+RELEASE_RUNS: list[tuple[str, dict[str, Any]]] = [
+    (release, run) for release, runs in ENGINE_RUNS.items() for run in runs
+]
 
 
-def _id(run: dict[str, Any]) -> str:
+def _id(item: tuple[str, dict[str, Any]]) -> str:
+    release, run = item
     mode = run["mode"]
-    return f"{run['name']}[{mode['method']}{'+parallel' if mode['parallel_drafting'] else ''}]"
+    parallel = "+parallel" if mode["parallel_drafting"] else ""
+    return f"{release}:{run['name']}[{mode['method']}{parallel}]"
 
 
-@pytest.mark.parametrize("run", RUNS, ids=_id)
-def test_a_reading_was_taken_on_the_files_as_they_are(run: dict[str, Any]) -> None:
+def test_every_release_the_harness_runs_has_readings_and_no_other() -> None:
+    assert list(ENGINE_RUNS) == list(RELEASES)
+    # Oldest first in the file too, so that regenerating one release moves no other.
+    document = json.loads(READINGS_FILE.read_text(encoding="utf-8"))
+    assert list(document["engine_runs"]) == list(RELEASES)
+
+
+@pytest.mark.parametrize("item", RELEASE_RUNS, ids=_id)
+def test_a_reading_was_taken_on_the_files_as_they_are(item: tuple[str, dict[str, Any]]) -> None:
+    release, run = item
     # Edit a draft or a target and this fails until the readings are taken again.
     assert sha256_of(ROOT / run["draft"]) == run["inputs"]["draft_sha256"], run["draft"]
     assert sha256_of(ROOT / run["target"]) == run["inputs"]["target_sha256"], run["target"]
-    assert run["inputs"]["vllm_version"] == "0.33.0"
+    assert run["inputs"]["vllm_version"] == release
+    # Change a release's pins and this fails until its readings are taken again.
+    assert run["inputs"]["environment"] == environment_key(release)
 
 
-def test_every_case_and_mode_has_exactly_one_reading() -> None:
+@pytest.mark.parametrize("release", RELEASES)
+def test_every_case_and_mode_has_exactly_one_reading(release: str) -> None:
+    runs = ENGINE_RUNS[release]
     expected = [
         (case.draft, case.target, mode.method, mode.parallel_drafting)
         for case in CASES
@@ -43,12 +69,14 @@ def test_every_case_and_mode_has_exactly_one_reading() -> None:
     ]
     recorded = [
         (run["draft"], run["target"], run["mode"]["method"], run["mode"]["parallel_drafting"])
-        for run in RUNS
+        for run in runs
     ]
     assert recorded == expected
 
 
-def test_every_corpus_draft_and_bundled_example_draft_is_run() -> None:
+@pytest.mark.parametrize("release", RELEASES)
+def test_every_corpus_draft_and_bundled_example_draft_is_run(release: str) -> None:
+    runs = ENGINE_RUNS[release]
     folder = ROOT / "tests/real_configs/drafts"
     drafts = {f"tests/real_configs/drafts/{path.name}" for path in folder.iterdir()}
     examples = {
@@ -56,19 +84,20 @@ def test_every_corpus_draft_and_bundled_example_draft_is_run() -> None:
         for path in (ROOT / "examples").rglob("config.json")
         if "target" not in path.parts
     }
-    assert {run["draft"] for run in RUNS} == drafts | examples
+    assert {run["draft"] for run in runs} == drafts | examples
 
 
 def test_synthesized_targets_are_marked_and_public_ones_are_not() -> None:
-    for run in RUNS:
+    for _, run in RELEASE_RUNS:
         public = run["target"].startswith("tests/real_configs/targets/")
         assert run["target_synthesized"] is not public, run["name"]
     synthesized = {path.stem for path in (ROOT / SYNTHESIZED_DIR).iterdir()}
     assert synthesized == set(SYNTHESIZED)
 
 
-@pytest.mark.parametrize("run", RUNS, ids=_id)
-def test_a_reading_says_where_the_engine_stopped_and_why(run: dict[str, Any]) -> None:
+@pytest.mark.parametrize("item", RELEASE_RUNS, ids=_id)
+def test_a_reading_says_where_the_engine_stopped_and_why(item: tuple[str, dict[str, Any]]) -> None:
+    run = item[1]
     passed = run["stages_passed"]
     assert passed == [stage for stage in STAGES if stage in passed] or run["runner"] == "older"
     if run["outcome"] == "passed":
@@ -90,8 +119,22 @@ def test_a_reading_says_where_the_engine_stopped_and_why(run: dict[str, Any]) ->
 
 
 def test_the_live_sample_takes_one_run_per_stage_and_outcome() -> None:
-    sample = live_sample(RUNS)
-    pairs = {(run["stage_reached"], run["outcome"]) for run in RUNS}
+    runs = ENGINE_RUNS[RELEASES[0]]
+    sample = live_sample(runs)
+    pairs = {(run["stage_reached"], run["outcome"]) for run in runs}
     assert {(run["stage_reached"], run["outcome"]) for run in sample} == pairs
     assert len(sample) == len(pairs)
     assert len(sample) <= 12
+
+
+@pytest.mark.parametrize("release", RELEASES[1:])
+def test_a_newer_releases_live_sample_is_a_few_runs_of_what_it_changed(release: str) -> None:
+    earlier = ENGINE_RUNS[RELEASES[RELEASES.index(release) - 1]]
+    sample = live_sample(ENGINE_RUNS[release], earlier=earlier)
+    before = {(run["draft"], str(run["mode"])): run for run in earlier}
+    for run in sample:
+        old = before[(run["draft"], str(run["mode"]))]
+        changed = (old["stage_reached"], old["outcome"]) != (run["stage_reached"], run["outcome"])
+        assert changed or run["outcome"] == "passed"
+    assert any(run["stage_reached"] == STAGES[-1] for run in sample)  # every stage runs
+    assert 2 <= len(sample) <= 5  # CI time: each release after the first adds a few runs

@@ -24,6 +24,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -86,9 +87,16 @@ def _pip(python: Path, *args: str, log: Path) -> None:
         )
 
 
-def ensure_environment(folder: Path, requirements: Path) -> Path:
+def ensure_environment(
+    folder: Path, requirements: Path, *, wheels: Callable[[], Sequence[Path]] | None = None
+) -> Path:
     """The ``python`` of the environment in ``folder``, built from ``requirements`` first if
-    it is not complete; :class:`HarnessUnavailable` with pip's reason if it cannot be."""
+    it is not complete; :class:`HarnessUnavailable` with pip's reason if it cannot be.
+
+    ``wheels``, called only when the environment is built, gives wheel files already on
+    disk (the engine's, from the wheel cache) that pip installs in place of downloading
+    the same pinned release again: each must be one of ``requirements``' pins, which pip
+    checks (a wheel of another version fails the build)."""
     python = folder / "bin" / "python"
     if (folder / _COMPLETE).is_file() and python.exists():
         return python
@@ -102,6 +110,7 @@ def ensure_environment(folder: Path, requirements: Path) -> Path:
         log.write_text("", encoding="utf-8")
         subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
         _pip(python, TORCH_SPEC, log=log)
-        _pip(python, "--no-deps", "-r", str(requirements), log=log)
+        local = [str(wheel) for wheel in wheels()] if wheels is not None else []
+        _pip(python, "--no-deps", "-r", str(requirements), *local, log=log)
         (folder / _COMPLETE).write_text(environment_key(requirements) + "\n", encoding="utf-8")
     return python

@@ -1,29 +1,35 @@
-"""The harness's virtual environment: vLLM 0.33.0 without its dependencies, beside CPU torch.
+"""The harness's virtual environments: one per vLLM release, installed without its
+dependencies beside CPU torch.
 
 vLLM's own pins clash with the project's development environment (it asks for a CUDA
 torch 2.14 and an older transformers), so the engine runs in a virtual environment of its
-own, built once and cached:
+own, one per release the harness runs (:data:`RELEASES`: one requirements file each,
+``requirements/VERSION.txt``), built once and cached:
 
 1. ``python -m venv``, then ``pip install torch==2.13.0`` first: the CPU build this
    project is tested with. vLLM is never installed *with* its dependencies, which would
    pull the CUDA stack.
-2. ``pip install --no-deps -r requirements.txt``: ``vllm==0.33.0``, ``xgrammar``,
+2. ``pip install --no-deps -r requirements/VERSION.txt``: ``vllm==VERSION``, ``xgrammar``,
    ``apache-tvm-ffi``, ``compressed-tensors`` and the pure-Python packages vLLM's imports
    reach (transformers 5.20.2, huggingface_hub, fastapi, openai, ...), each pinned to the
    exact version the readings were taken with. ``--no-deps`` makes the file the whole
-   closure: nothing else is resolved.
+   closure: nothing else is resolved. The vLLM wheel itself comes from the wheel cache
+   the engine-wheel tests fill (``tools/engine_wheels.py``: ``fetch_wheel``), downloaded
+   there first if it is not, so the release's wheel (336 MB for 0.33.0, 239 MB for 0.34.0)
+   is downloaded once for both.
 
-The environment lives in ``$DRAFTING_CONFIG_HARNESS_CACHE``, else
+Each environment lives in ``$DRAFTING_CONFIG_HARNESS_CACHE``, else
 ``~/.cache/drafting-config/vllm-harness``, in a folder named after a hash of what it is
-built from (the torch spec, ``requirements.txt``'s bytes and the Python version), so
-changing a pin builds a new one. A folder is complete once its ``complete`` marker is
-written; a half-built one (an interrupted build) is removed and built again. Two
-processes building at once take turns on a lock file. The first build downloads about
-600 MB (the vLLM wheel is 336 MB) and takes about five minutes here.
+built from (the torch spec, the requirements file's bytes and the Python version), so
+changing a pin builds a new one and each release has its own. A folder is complete once
+its ``complete`` marker is written; a half-built one (an interrupted build) is removed and
+built again. Two processes building at once take turns on a lock file. A first build
+takes two to five minutes here (about a minute when the wheel is cached).
 
-``ensure_environment()`` returns the environment's ``python``, building it if needed, and
-raises :class:`HarnessUnavailable` with pip's reason when the packages cannot be fetched.
-The key and the build are ``tools/harness_common/environment.py``'s, shared by both harnesses.
+``ensure_environment(release)`` returns the environment's ``python``, building it if
+needed, and raises :class:`HarnessUnavailable` with pip's reason when the packages cannot
+be fetched. The key and the build are ``tools/harness_common/environment.py``'s, shared by
+both harnesses.
 """
 
 from __future__ import annotations
@@ -31,22 +37,47 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
+from tools.engine_wheels import WheelSpec, WheelUnavailable, fetch_wheel
 from tools.harness_common import environment as _shared
 from tools.harness_common.environment import HarnessUnavailable
 
 __all__ = [
-    "REQUIREMENTS",
+    "RELEASES",
+    "REQUIREMENTS_DIR",
     "HarnessUnavailable",
     "cache_root",
     "ensure_environment",
     "environment_dir",
     "environment_key",
+    "requirements",
 ]
 
-REQUIREMENTS: Final = Path(__file__).with_name("requirements.txt")
-"""Every other package of the environment, pinned, installed with ``--no-deps``."""
+REQUIREMENTS_DIR: Final = Path(__file__).with_name("requirements")
+"""One file per release, ``VERSION.txt``: every other package of its environment, pinned,
+installed with ``--no-deps``."""
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+RELEASES: Final = tuple(
+    sorted((path.stem for path in REQUIREMENTS_DIR.glob("*.txt")), key=_version_key)
+)
+"""The vLLM releases the harness runs (one requirements file each), oldest first."""
 
 _DEFAULT_CACHE: Final = Path("~/.cache/drafting-config/vllm-harness")
+
+
+def requirements(release: str) -> Path:
+    """The pinned requirements of ``release``'s environment; ``ValueError`` for a release
+    the harness has no requirements for."""
+    if release not in RELEASES:
+        raise ValueError(
+            f"release: the vLLM harness has no environment for {release!r} "
+            f"(it runs {', '.join(RELEASES)}: {REQUIREMENTS_DIR.name}/VERSION.txt)"
+        )
+    return REQUIREMENTS_DIR / f"{release}.txt"
 
 
 def cache_root() -> Path:
@@ -54,16 +85,27 @@ def cache_root() -> Path:
     return _shared.cache_root(_DEFAULT_CACHE)
 
 
-def environment_key() -> str:
-    """A hash of everything the environment is built from (16 hex digits)."""
-    return _shared.environment_key(REQUIREMENTS)
+def environment_key(release: str) -> str:
+    """A hash of everything ``release``'s environment is built from (16 hex digits)."""
+    return _shared.environment_key(requirements(release))
 
 
-def environment_dir() -> Path:
-    """The folder of the environment for today's pins (it may not exist yet)."""
-    return cache_root() / f"venv-{environment_key()}"
+def environment_dir(release: str) -> Path:
+    """The folder of ``release``'s environment for today's pins (it may not exist yet)."""
+    return cache_root() / f"venv-{environment_key(release)}"
 
 
-def ensure_environment() -> Path:
-    """The ``python`` of the harness's environment, built first if it is not cached."""
-    return _shared.ensure_environment(environment_dir(), REQUIREMENTS)
+def _cached_wheel(release: str) -> list[Path]:
+    """The release's vLLM wheel from the wheel cache (fetched there if need be); none when
+    it cannot be had, and pip downloads it from its pin instead."""
+    try:
+        return [fetch_wheel(WheelSpec("vllm", release)).path]
+    except WheelUnavailable:
+        return []
+
+
+def ensure_environment(release: str) -> Path:
+    """The ``python`` of ``release``'s environment, built first if it is not cached."""
+    return _shared.ensure_environment(
+        environment_dir(release), requirements(release), wheels=lambda: _cached_wheel(release)
+    )

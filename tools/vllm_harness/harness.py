@@ -1,8 +1,8 @@
-"""Run vLLM 0.33.0's own load path on a (draft, target, mode): the engine as the oracle.
+"""Run a released vLLM's own load path on a (draft, target, mode): the engine as the oracle.
 
-``run(draft, target, mode)`` copies the two ``config.json`` files into folders of their
-own, starts ``stage_runner.py`` in a fresh process of the harness's environment
-(``environment.ensure_environment()``), and returns what it reports: the stages passed,
+``run(draft, target, mode, release=...)`` copies the two ``config.json`` files into folders
+of their own, starts ``stage_runner.py`` in a fresh process of that release's environment
+(``environment.ensure_environment(release)``), and returns what it reports: the stages passed,
 the stage that failed and the exception's type, first line and vLLM file. Every patch the
 stage runner makes to run on a CPU-only machine is listed in its docstring; none of it is
 part of ``drafting_config``. A run that takes longer than ``timeout`` seconds is killed and
@@ -25,22 +25,35 @@ from typing import Any, Final
 from tools.harness_common import process
 from tools.harness_common.serve import RESULT_PREFIX
 from tools.vllm_harness.corpus import Mode
-from tools.vllm_harness.environment import ensure_environment
+from tools.vllm_harness.environment import RELEASES, ensure_environment
 
 # The stage runner imports only the standard library at module level (vLLM inside run()).
 from tools.vllm_harness.stage_runner import STAGES
 
 __all__ = [
+    "DEFAULT_RELEASE",
     "DEFAULT_TIMEOUT",
     "RESULT_PREFIX",
     "STAGES",
     "STAGE_RUNNER",
+    "STAND_INS",
+    "TRITON_CPU",
+    "TRITON_CPU_FROM",
     "run",
     "run_many",
+    "stand_ins",
 ]
 
 STAGE_RUNNER: Final = Path(__file__).with_name("stage_runner.py")
 STAND_INS: Final = Path(__file__).with_name("stand_ins")
+"""The stand-ins every release's processes see (``torchvision``)."""
+TRITON_CPU: Final = STAND_INS / "triton_cpu"
+"""The CPU Triton's stand-in (``triton_cpu/triton/__init__.py`` says why)."""
+TRITON_CPU_FROM: Final = (0, 34, 0)
+"""The first release whose CPU platform refuses x86 without Triton
+(``vllm/platforms/cpu.py``: ``CpuPlatform.check_and_update_config``)."""
+DEFAULT_RELEASE: Final = RELEASES[-1]
+"""The release a run is of unless told: the newest the harness has an environment for."""
 DEFAULT_TIMEOUT: Final = 300.0
 _PREFIX: Final = "vllm-harness-"
 """The scratch folders' prefix (``process.scrub`` writes them ``<scratch>``)."""
@@ -62,7 +75,15 @@ def _command(python: Path, draft: Path, target: Path, mode: Mode) -> list[str]:
     return command
 
 
-def _environment(folder: Path, python: Path) -> dict[str, str]:
+def stand_ins(release: str) -> list[Path]:
+    """The folders put on ``PYTHONPATH`` for ``release``'s processes, in that order."""
+    folders = [STAND_INS]
+    if tuple(int(part) for part in release.split(".")) >= TRITON_CPU_FROM:
+        folders.insert(0, TRITON_CPU)
+    return folders
+
+
+def _environment(folder: Path, python: Path, release: str) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         HF_HUB_OFFLINE="1",
@@ -76,9 +97,9 @@ def _environment(folder: Path, python: Path) -> dict[str, str]:
         VLLM_CACHE_ROOT=str(python.parent.parent / "vllm-cache"),
         HF_HOME=str(folder / "hf-home"),
     )
-    # The torchvision stand-in (stand_ins/torchvision/__init__.py says why), for this
-    # process and the registry's inspection subprocesses alike.
-    env["PYTHONPATH"] = str(STAND_INS)
+    # The stand-ins (torchvision; the CPU Triton from 0.34.0: each one's docstring says
+    # why), for this process and the registry's inspection subprocesses alike.
+    env["PYTHONPATH"] = os.pathsep.join(str(path) for path in stand_ins(release))
     return env
 
 
@@ -93,12 +114,14 @@ def run(
     *,
     timeout: float = DEFAULT_TIMEOUT,
     python: Path | None = None,
+    release: str = DEFAULT_RELEASE,
 ) -> dict[str, Any]:
-    """The stage runner's report for ``draft`` and ``target`` (``config.json`` files)."""
-    interpreter = python if python is not None else ensure_environment()
+    """The stage runner's report for ``draft`` and ``target`` (``config.json`` files), run
+    by ``release`` (``python``: its environment's interpreter, built if not given)."""
+    interpreter = python if python is not None else ensure_environment(release)
     return process.run_once(
         lambda draft_dir, target_dir: _command(interpreter, draft_dir, target_dir, mode),
-        lambda folder: _environment(folder, interpreter),
+        lambda folder: _environment(folder, interpreter, release),
         draft,
         target,
         prefix=_PREFIX,
@@ -112,6 +135,7 @@ def run_many(
     *,
     timeout: float = DEFAULT_TIMEOUT,
     python: Path | None = None,
+    release: str = DEFAULT_RELEASE,
 ) -> Iterator[dict[str, Any]]:
     """:func:`run` for many (draft, target, mode) requests, yielding each report in turn.
 
@@ -120,10 +144,10 @@ def run_many(
     configured, without 25-60 s of imports each time. The live tests use :func:`run`, a
     process of its own per run, and so check that the two agree.
     """
-    interpreter = python if python is not None else ensure_environment()
+    interpreter = python if python is not None else ensure_environment(release)
     yield from process.run_served(
         [str(interpreter), str(STAGE_RUNNER), "--serve"],
-        lambda folder: _environment(folder, interpreter),
+        lambda folder: _environment(folder, interpreter, release),
         ((draft, target, _fields(mode)) for draft, target, mode in requests),
         prefix=_PREFIX,
         timeout=timeout,

@@ -1,20 +1,23 @@
 """Regenerate the engine's readings in ``tests/real_configs/vllm_readings.json``.
 
 The maintainers' command (from the repository's root, with the development environment
-active; the harness's own environment is built and cached on first use)::
+active; the harness's own environment for the release is built and cached on first use)::
 
-    python -m tools.vllm_harness.readings                 # every case, every mode
-    python -m tools.vllm_harness.readings --only NAME...  # some cases (names as listed)
-    python -m tools.vllm_harness.readings --synthesize    # rewrite the synthesized targets
-    python -m tools.vllm_harness.readings --list          # the cases and their modes
+    python -m tools.vllm_harness.readings                  # the newest release, every case
+    python -m tools.vllm_harness.readings --release 0.33.0 # another release the harness runs
+    python -m tools.vllm_harness.readings --only NAME...   # some cases (names as listed)
+    python -m tools.vllm_harness.readings --synthesize     # rewrite the synthesized targets
+    python -m tools.vllm_harness.readings --list           # the cases and their modes
 
 Runs go one at a time (each is a fresh process of 25-60 s, CPU-heavy); the file is written
 after every run, so an interrupted regeneration keeps what it has. The readings are the
-``engine_runs`` list of that file, one entry per (draft, mode), in the order of
-:data:`tools.vllm_harness.corpus.CASES`, each with the inputs it ran on: the paths and the
-sha256 of the draft's and the target's ``config.json`` bytes, the vLLM version and the
-harness environment's key (a hash of its pinned requirements). The hand-traced
-``readings`` list of the same file is left as it is.
+``engine_runs`` of that file, one list per vLLM release (keyed by its version: 0.33.0's
+kept beside 0.34.0's), one entry per (draft, mode), in the order of
+:data:`tools.vllm_harness.corpus.CASES`, each with the stage it reached and the inputs it
+ran on: the paths and the sha256 of the draft's and the target's ``config.json`` bytes,
+the vLLM version and the harness environment's key (a hash of its pinned requirements).
+Regenerating one release leaves the others' as they are, and the hand-traced
+``readings`` list of the same file too.
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ from typing import Any, Final
 from tools.harness_common import readings as _shared
 from tools.harness_common.readings import sha256_of
 from tools.vllm_harness.corpus import CASES, SYNTHESIZED, SYNTHESIZED_DIR, Case, Mode
-from tools.vllm_harness.environment import ensure_environment, environment_key
-from tools.vllm_harness.harness import STAGES, run_many
+from tools.vllm_harness.environment import RELEASES, ensure_environment, environment_key
+from tools.vllm_harness.harness import DEFAULT_RELEASE, STAGES, run_many
 
 __all__ = [
     "NOT_REACHED",
@@ -39,6 +42,7 @@ __all__ = [
     "ROOT",
     "artefact",
     "engine_run_entry",
+    "engine_runs",
     "live_sample",
     "main",
     "sha256_of",
@@ -53,8 +57,9 @@ NOT_REACHED: Final = ("weights", "tokenizer", "attention back-ends", "KV cache",
 """What the harness never runs; the checker's rules stay the judge there."""
 
 ENGINE_RUNS_ABOUT: Final = (
-    "engine_runs: what the released vLLM 0.33.0 itself does with each draft, run by "
-    "tools/vllm_harness (python -m tools.vllm_harness.readings regenerates them) on this "
+    "engine_runs: per vLLM release (keyed by its version), what the released vLLM itself "
+    "does with each draft, run by tools/vllm_harness (python -m tools.vllm_harness.readings "
+    "--release VERSION regenerates one release's) on this "
     "project's CPU-only machine, one fresh process per (draft, target, mode) (a child "
     "forked from a process that has imported vLLM and configured nothing): "
     "EngineArgs(...).create_engine_config() (stage config), the speculator's set-up "
@@ -65,7 +70,8 @@ ENGINE_RUNS_ABOUT: Final = (
     "exception: its type, first line, the next lines (detail) and the innermost frame that "
     "raised (where, relative to site-packages). artefact: why the failure is an artefact of "
     "this machine (a path only vLLM's CPU platform takes, a GPU kernel package), not a "
-    "reading of the draft; null for a reading. inputs: sha256 of the "
+    "reading of the draft (from 0.34.0 a kernel launched through the harness's CPU Triton "
+    "stand-in would be one); null for a reading. inputs: sha256 of the "
     "draft's and target's config.json bytes, the vLLM version and the harness "
     "environment's key. target_synthesized: the target is no public config (see "
     "tools/vllm_harness/corpus.py); a failure at target, tap or combine on it is not a "
@@ -94,6 +100,10 @@ def artefact(result: dict[str, Any]) -> str | None:
         return "a path only vLLM's CPU platform takes"
     if "torchvision stand-in" in message:
         return "the run needs torchvision, whose wheels do not load against the CPU torch"
+    if "'_OpNamespace' '_C' object has no attribute" in message:
+        return "a compiled operator of vLLM's (vllm._C), which does not load against the CPU torch"
+    if "triton stand-in" in message:
+        return "the run launches a Triton kernel, and this machine has only a stand-in"
     if exception.get("type") == "ModuleNotFoundError":
         module = message.removeprefix("No module named ").strip("'")
         if module.split(".")[0] in _GPU_ONLY_MODULES or module in _GPU_ONLY_MODULES:
@@ -112,8 +122,11 @@ _DETAILS: Final = (
 """What the stage runner reports beyond the outcome, copied into the reading as it is."""
 
 
-def engine_run_entry(case: Case, mode: Mode, result: dict[str, Any]) -> dict[str, Any]:
-    """One ``engine_runs`` entry: the case, its inputs and what the engine reported."""
+def engine_run_entry(
+    case: Case, mode: Mode, result: dict[str, Any], *, release: str = DEFAULT_RELEASE
+) -> dict[str, Any]:
+    """One ``engine_runs`` entry of ``release``: the case, its inputs and what the engine
+    reported."""
     return _shared.reading(
         case,
         {"mode": {"method": mode.method, "parallel_drafting": mode.parallel_drafting}},
@@ -122,8 +135,8 @@ def engine_run_entry(case: Case, mode: Mode, result: dict[str, Any]) -> dict[str
             ROOT,
             case.draft,
             case.target,
-            version=("vllm_version", result.get("vllm_version", "0.33.0")),
-            environment=environment_key(),
+            version=("vllm_version", result.get("vllm_version", release)),
+            environment=environment_key(release),
         ),
         stages=STAGES,
         details={key: result.get(key) for key in _DETAILS},
@@ -132,12 +145,34 @@ def engine_run_entry(case: Case, mode: Mode, result: dict[str, Any]) -> dict[str
     )
 
 
-def live_sample(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def _run_key(entry: dict[str, Any]) -> tuple[str, str, bool]:
+    mode = entry["mode"]
+    return (entry["draft"], mode["method"], bool(mode["parallel_drafting"]))
+
+
+def _outcome(entry: dict[str, Any]) -> tuple[str | None, str]:
+    return (entry["stage_reached"], entry["outcome"])
+
+
+def live_sample(
+    runs: Sequence[dict[str, Any]], *, earlier: Sequence[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """One reading per (stage reached, outcome) pair: what CI runs live.
 
     Of the readings with a pair, the first in the file's order whose target is public, else
-    the first: a run on a public target reads the draft alone.
+    the first: a run on a public target reads the draft alone. With ``earlier`` (an older
+    release's readings), only the readings that differ from that release's reading of the
+    same draft and mode are sampled, and the passing ones (so that every stage is run on
+    the newer release too): what the newer release changed, a few runs, where the older
+    release's own sample covers the rest.
     """
+    if earlier is not None:
+        before = {_run_key(entry): _outcome(entry) for entry in earlier}
+        runs = [
+            entry
+            for entry in runs
+            if entry["outcome"] == "passed" or before.get(_run_key(entry)) != _outcome(entry)
+        ]
     chosen: dict[tuple[str | None, str], dict[str, Any]] = {}
     for run_ in sorted(runs, key=lambda entry: bool(entry["target_synthesized"])):
         chosen.setdefault((run_["stage_reached"], run_["outcome"]), run_)
@@ -145,9 +180,12 @@ def live_sample(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(chosen.values(), key=lambda entry: order[id(entry)])
 
 
-def synthesize_targets(names: Iterable[str] | None = None) -> list[Path]:
-    """Write the synthesized target configs (all, or ``names``) with the harness's classes."""
-    python = ensure_environment()
+def synthesize_targets(
+    names: Iterable[str] | None = None, *, release: str = RELEASES[0]
+) -> list[Path]:
+    """Write the synthesized target configs (all, or ``names``) with the classes of
+    ``release``'s environment (its transformers)."""
+    python = ensure_environment(release)
     folder = ROOT / SYNTHESIZED_DIR
     folder.mkdir(parents=True, exist_ok=True)
     written = []
@@ -175,7 +213,7 @@ def refresh(document: dict[str, Any]) -> None:
     what it recorded, and the description, in place."""
     names = {case.draft: case.name for case in CASES}
     document["engine_runs_about"] = ENGINE_RUNS_ABOUT
-    for entry in document.get("engine_runs", []):
+    for entry in (run_ for runs in document.get("engine_runs", {}).values() for run_ in runs):
         entry["name"] = names.get(entry["draft"], entry["name"])
         if entry["outcome"] == "passed":
             passed = {"failed_stage": None, "stages_passed": entry["stages_passed"]}
@@ -188,13 +226,18 @@ def _load() -> dict[str, Any]:
     return document
 
 
+def engine_runs() -> dict[str, list[dict[str, Any]]]:
+    """The recorded readings, per vLLM release (its version), oldest release first."""
+    runs: dict[str, list[dict[str, Any]]] = _load()["engine_runs"]
+    return dict(sorted(runs.items(), key=lambda item: _version_key(item[0])))
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
 def _write(document: dict[str, Any]) -> None:
     _shared.write_document(READINGS_FILE, document)
-
-
-def _key(entry: dict[str, Any]) -> tuple[str, str, bool]:
-    mode = entry["mode"]
-    return (entry["draft"], mode["method"], bool(mode["parallel_drafting"]))
 
 
 def _ordered(entries: dict[tuple[str, str, bool], dict[str, Any]]) -> list[dict[str, Any]]:
@@ -206,19 +249,26 @@ def _ordered(entries: dict[tuple[str, str, bool], dict[str, Any]]) -> list[dict[
     return [entries[key] for key in sorted(known, key=order.__getitem__)]
 
 
-def record(cases: Sequence[Case], *, timeout: float) -> None:
-    """Run ``cases`` one at a time and write each reading as soon as it is taken."""
+def record(cases: Sequence[Case], *, timeout: float, release: str = DEFAULT_RELEASE) -> None:
+    """Run ``cases`` on ``release`` one at a time and write each reading as soon as it is
+    taken, beside the other releases' readings."""
     document = _load()
     document["engine_runs_about"] = ENGINE_RUNS_ABOUT
-    entries = {_key(entry): entry for entry in document.get("engine_runs", [])}
+    per_release: dict[str, list[dict[str, Any]]] = document.setdefault("engine_runs", {})
+    entries = {_run_key(entry): entry for entry in per_release.get(release, [])}
     todo = [(case, mode) for case in cases for mode in case.modes]
     results = run_many(
-        ((ROOT / case.draft, ROOT / case.target, mode) for case, mode in todo), timeout=timeout
+        ((ROOT / case.draft, ROOT / case.target, mode) for case, mode in todo),
+        timeout=timeout,
+        release=release,
     )
     for (case, mode), result in zip(todo, results, strict=False):
-        entry = engine_run_entry(case, mode, result)
-        entries[_key(entry)] = entry
-        document["engine_runs"] = _ordered(entries)
+        entry = engine_run_entry(case, mode, result, release=release)
+        entries[_run_key(entry)] = entry
+        per_release[release] = _ordered(entries)
+        document["engine_runs"] = dict(
+            sorted(per_release.items(), key=lambda item: _version_key(item[0]))
+        )
         _write(document)
         _shared.progress(f"{case.name} [{mode.name}]", entry)
 
@@ -232,6 +282,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--refresh", action="store_true", help="recompute the readings' derived fields only"
     )
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per run")
+    parser.add_argument(
+        "--release",
+        choices=RELEASES,
+        default=DEFAULT_RELEASE,
+        help=f"the vLLM release to run (default: the newest, {DEFAULT_RELEASE})",
+    )
     args = parser.parse_args(argv)
     if args.list:
         for case in CASES:
@@ -244,10 +300,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _write(document)
         return 0
     if args.synthesize:
-        for path in synthesize_targets():
+        for path in synthesize_targets(release=args.release):
             print(f"wrote {path.relative_to(ROOT)}")
         return 0
-    record(_shared.chosen(parser, CASES, args.only), timeout=args.timeout)
+    record(_shared.chosen(parser, CASES, args.only), timeout=args.timeout, release=args.release)
     return 0
 
 

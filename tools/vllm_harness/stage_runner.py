@@ -1,9 +1,11 @@
 """Run the released vLLM's own load path for one (draft, target, mode); print one JSON line.
 
-This script runs *inside* the harness's virtual environment (vLLM 0.33.0 installed without
-its dependencies beside the CPU torch 2.13.0; see ``environment.py``), one fresh process per
-run, because vLLM's global state (the current config, the model-parallel groups, the
-registry's caches) does not reset. It imports nothing of ``drafting_config``.
+This script runs *inside* one of the harness's virtual environments (a vLLM release, 0.33.0
+or 0.34.0, installed without its dependencies beside the CPU torch 2.13.0; see
+``environment.py``), one fresh process per run, because vLLM's global state (the current
+config, the model-parallel groups, the registry's caches) does not reset. It imports nothing
+of ``drafting_config``.
+
 
     python stage_runner.py --draft DRAFT_DIR --target TARGET_DIR --method dflash \
         [--parallel-drafting] [--num-speculative-tokens K]
@@ -21,17 +23,22 @@ raises:
     registry's ``inspect_model_cls``, the method's architecture renames),
     ``SpeculativeConfig``, ``VllmConfig``.
 ``speculator``
-    The speculator of the runner vLLM picks (``VllmConfig.use_v2_model_runner``): the newer
-    runner's ``vllm.v1.worker.gpu.spec_decode.init_speculator``, or the older runner's
-    proposer class, chosen as ``GPUModelRunner.__init__`` chooses it. The parallel-drafting
-    token id and the older runner's parallel-drafting parameters are read here.
+    The speculator of the runner vLLM picks: up to 0.33.0 ``VllmConfig.use_v2_model_runner``
+    picks the newer runner's ``vllm.v1.worker.gpu.spec_decode.init_speculator`` or the
+    older runner's proposer class, chosen as ``GPUModelRunner.__init__`` chooses it; from
+    0.34.0 there is one runner (the newer one; ``use_v2_model_runner`` is gone) and
+    ``init_speculator`` builds the speculator its ``speculator_config`` names. The
+    parallel-drafting token id and the older runner's parallel-drafting parameters are
+    read here.
 ``target``
     The target model built by the dummy loader on the meta device, under
     ``set_current_vllm_config``.
 ``tap``
     ``set_eagle3_aux_hidden_state_layers`` on the target (newer runner), or the older
     runner's ``GPUModelRunner._setup_eagle3_aux_hidden_state_outputs``, for the methods
-    that tap the target's hidden states (``requires_aux_hidden_states``). The older runner
+    that tap the target's hidden states (up to 0.33.0 ``eagle3_utils.requires_aux_hidden_states``;
+    from 0.34.0 ``SpeculativeConfig.uses_aux_hidden_states``, the speculator config's
+    answer, the same semantics, as ``GPUModelRunner.__init__`` reads it). The older runner
     builds the draft before it taps; the newer one taps first. Both orders are kept.
 ``draft``
     ``speculator.load_model(target_model)`` (newer runner) or ``proposer.load_model``
@@ -53,9 +60,18 @@ What this process patches, and why (none of it enters the package):
 
 * ``VLLM_TARGET_DEVICE=cpu`` in the environment before vLLM is imported: with no GPU no
   platform is found and ``DeviceConfig`` fails ("Device string must not be empty").
-* ``vllm.config.vllm.HAS_TRITON = True``: ``VllmConfig.use_v2_model_runner`` falls back to
-  the older runner when triton is absent (it is, on this machine), and a GPU machine has
-  it; with this the harness follows the runner a GPU machine picks.
+* Up to 0.33.0, ``vllm.config.vllm.HAS_TRITON = True``: ``VllmConfig.use_v2_model_runner``
+  falls back to the older runner when triton is absent (it is, on this machine), and a GPU
+  machine has it; with this the harness follows the runner a GPU machine picks.
+* From 0.34.0, ``triton`` is a stand-in (``stand_ins/triton_cpu/triton``, put on
+  ``PYTHONPATH`` by ``harness.py`` for those releases only): the CPU platform refuses x86
+  without Triton (``vllm/platforms/cpu.py``: ``check_and_update_config``, "vLLM on x86
+  CPUs requires Triton (triton-cpu)."), and no released Triton gives vLLM a usable backend
+  here. With it vLLM's own ``HAS_TRITON`` reads true in every module, as on a GPU machine;
+  its kernels are objects that raise when launched, and its ``runtime.autotuner`` classes
+  let vLLM's JIT warm-up (``jit_warmup_triton_helper.py``: ``_is_autotuned``) register
+  them. A run that launches a kernel fails with "triton stand-in: ..." and is marked an
+  artefact.
 * ``torch.accelerator.empty_cache`` and ``torch.accelerator.synchronize`` do nothing: the
   CPU torch raises "Cannot access accelerator device when none is available" from them,
   and the model loader calls them.
@@ -63,6 +79,9 @@ What this process patches, and why (none of it enters the package):
   ``vllm.model_executor.layers.fused_moe.experts.cpu_moe``) is the identity: the CPU
   platform's fused-MoE experts pre-pack their weights through ``torch.ops._C``, and
   ``vllm._C`` does not load against the CPU torch. A GPU machine never takes this path.
+  Likewise ``torch.ops._C.convert_weight_packed``, with which 0.34.0's CPU MLA attention
+  back-end (``vllm/v1/attention/backends/mla/amx_mla.py``: ``process_weights_after_loading``)
+  packs an MLA target's weights: a GPU machine picks another MLA back-end.
 * One-process ``torch.distributed`` group, gloo backend, ``file://`` rendezvous in a
   temporary folder (no network), and vLLM's model-parallel groups of size 1 on top of it,
   as vLLM's worker sets them up.
@@ -74,7 +93,7 @@ What this process patches, and why (none of it enters the package):
   environment: it holds what the registry learns by inspecting vLLM's own model classes
   in a subprocess, keyed on each class file's hash, so the inspection runs once a class.
 * ``torchvision`` is a stand-in (``stand_ins/torchvision``, put on ``PYTHONPATH`` by
-  ``harness.py``): its wheels do not load against the CPU torch, and transformers'
+  ``harness.py`` for every release): its wheels do not load against the CPU torch, and transformers'
   Qwen2-VL image processor, which vLLM's Qwen3-VL and Qwen3.5 files import, imports it at
   module level. Its names are placeholders that raise when called; no stage uses them.
 * The older runner's ``parallel_drafting_hidden_state_tensor`` is re-made on the meta
@@ -135,16 +154,48 @@ def _patch_before_import() -> None:
     torch.accelerator.synchronize = _nothing
 
 
+ONE_RUNNER_FROM = (0, 34, 0)
+"""The first release with one model runner: ``VllmConfig.use_v2_model_runner``, the older
+runner and ``eagle3_utils.requires_aux_hidden_states`` are gone (``vllm/config/vllm.py``,
+``vllm/v1/worker/gpu_model_runner.py``, deleted)."""
+
+
+def release_of(version: str) -> tuple[int, ...]:
+    """``vllm.__version__`` as numbers (``"0.34.0"`` -> ``(0, 34, 0)``; a local or
+    pre-release suffix is dropped)."""
+    numbers = []
+    for part in version.partition("+")[0].split("."):
+        digits = part[: len(part) - len(part.lstrip("0123456789"))]
+        if not digits:
+            break
+        numbers.append(int(digits))
+        if digits != part:  # "1rc1": the pre-release ends the numbers
+            break
+    return tuple(numbers)
+
+
+def _one_runner() -> bool:
+    import vllm
+
+    return release_of(vllm.__version__) >= ONE_RUNNER_FROM
+
+
 def _patch_after_import() -> None:
     import vllm._custom_ops as ops
-    import vllm.config.vllm as config_vllm
 
-    config_vllm.HAS_TRITON = True  # type: ignore[attr-defined]
+    if not _one_runner():
+        import vllm.config.vllm as config_vllm
+
+        config_vllm.HAS_TRITON = True  # type: ignore[attr-defined]
 
     def _identity(weight: Any, isa: str) -> Any:
         return weight
 
     ops.cpu_prepack_moe_weight = _identity
+    # 0.34.0's CPU MLA attention back-end (amx_mla.py) packs its weights the same way.
+    import torch
+
+    torch.ops._C.convert_weight_packed = lambda weight: weight
     try:
         from vllm.model_executor.layers.fused_moe.experts import cpu_moe
     except Exception:
@@ -228,6 +279,17 @@ def _meta_mask_buffer(speculator: Any) -> None:
         speculator.parallel_drafting_hidden_state_tensor = torch.empty_like(tensor, device="meta")
 
 
+def _taps(spec: Any, one_runner: bool) -> bool:
+    """Whether the newer runner taps the target's hidden states for ``spec``: from 0.34.0
+    ``SpeculativeConfig.uses_aux_hidden_states`` (read by ``GPUModelRunner.__init__``),
+    before it ``eagle3_utils.requires_aux_hidden_states``."""
+    if one_runner:
+        return bool(spec.uses_aux_hidden_states)
+    from vllm.v1.worker.gpu.spec_decode.eagle.eagle3_utils import requires_aux_hidden_states
+
+    return bool(requires_aux_hidden_states(spec))
+
+
 def _tapped_layers(model: Any) -> tuple[int, ...] | None:
     parent = model
     if hasattr(model, "get_language_model"):
@@ -305,7 +367,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
         vllm_config = engine_args.create_engine_config()
         passed("config")
 
-        newer = bool(vllm_config.use_v2_model_runner)
+        one_runner = _one_runner()
+        newer = one_runner or bool(vllm_config.use_v2_model_runner)
         result["runner"] = "newer" if newer else "older"
         vllm_config.load_config.device = "meta"
         device = torch.device("cpu")
@@ -317,12 +380,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
             if newer:
                 from vllm.v1.worker.gpu.spec_decode import init_speculator
                 from vllm.v1.worker.gpu.spec_decode.eagle.eagle3_utils import (
-                    requires_aux_hidden_states,
                     set_eagle3_aux_hidden_state_layers,
                 )
 
                 speculator = init_speculator(vllm_config, device, None)  # type: ignore[arg-type]
-                taps = requires_aux_hidden_states(spec)
+                taps = _taps(spec, one_runner)
             else:
                 speculator = _older_proposer(vllm_config, device)
                 taps = spec.use_dflash() or (

@@ -1,12 +1,12 @@
 """Write a synthesized target config: the family's config class with the draft's sizes.
 
-Runs inside the harness's environment (the transformers release vLLM 0.33.0 runs on, and
-vLLM's own config classes for the families transformers lacks). Reads one JSON recipe on
-stdin, ``{"model_type": ..., "architectures": [...], "fields": {...}}``, builds the
-family's config class with ``fields`` as keyword arguments (transformers'
-``CONFIG_MAPPING``, else vLLM's ``transformers_utils.config._CONFIG_REGISTRY``), and
-prints its full ``to_dict()`` as JSON (sorted keys, two-space indent). Only
-``config.json``-shaped data comes out; nothing of the class's code.
+Runs inside a release's harness environment (its transformers, 5.20.2 for 0.33.0 and 0.34.0
+alike, and vLLM's own config classes for the families transformers lacks). Reads one JSON
+recipe on stdin, ``{"model_type": ..., "architectures": [...], "fields": {...}}``, builds
+the family's config class with ``fields`` as keyword arguments (transformers'
+``CONFIG_MAPPING``, else vLLM's ``transformers_utils.config._CONFIG_REGISTRY``), and prints
+its full ``to_dict()`` as JSON (sorted keys, two-space indent). Only ``config.json``-shaped
+data comes out; nothing of the class's code.
 """
 
 from __future__ import annotations

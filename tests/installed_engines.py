@@ -1,6 +1,6 @@
 """An engine "installed" for a test: a fake ``.dist-info`` on ``sys.path``, which
-:func:`importlib.metadata.version` reads as it reads a real one (nothing of the engine is
-installed or imported)."""
+:func:`~drafting_config.engines.installed_version` reads as it reads a real one (nothing of
+the engine is installed or imported)."""
 
 from __future__ import annotations
 

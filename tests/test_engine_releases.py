@@ -25,6 +25,7 @@ from drafting_config.engines import (
     EngineName,
     EveryRelease,
     chosen_engines,
+    distribution_version,
     engine_rules,
 )
 from drafting_config.values import codes
@@ -206,3 +207,37 @@ def test_mypy_takes_every_release_where_several_verdicts_are_asked_for(
 ) -> None:
     errors, report = mypy_results[ENGINES_TYPED_CHECK]
     assert errors == expected_errors(ENGINES_TYPED), report
+
+
+def test_the_installed_version_is_what_importlib_metadata_reads_for_every_distribution(
+    install: Install,
+) -> None:
+    """The direct read of the metadata files agrees with the standard library's, over every
+    distribution of this environment (whatever spelling its folder has) and a fake one."""
+    from importlib import metadata
+
+    install("vllm", "99.0.0")
+    names = {dist.metadata["Name"] for dist in metadata.distributions()} | {"vllm"}
+    assert len(names) > 20
+    for name in sorted(names):
+        assert distribution_version(name) == metadata.version(name), name
+        for spelling in (name.upper(), name.replace("-", "_"), name.replace("_", "-")):
+            assert distribution_version(spelling) == metadata.version(name), spelling
+    assert distribution_version("no-such-distribution-anywhere") is None
+
+
+def test_start_up_does_not_import_importlib_metadata() -> None:
+    """Reading the installed release costs no import of :mod:`importlib.metadata` (and
+    :mod:`email` with it): a plain ``check`` pays for neither."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from drafting_config.command import main; "
+        "from drafting_config.engines import installed_version; installed_version('vllm'); "
+        "print(sorted(m for m in ('importlib.metadata', 'email') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"

@@ -17,9 +17,11 @@ running environment when the package ships it, else the newest shipped one
 
 from __future__ import annotations
 
+import os
+import re
+import sys
 from collections.abc import Iterable, Mapping
 from functools import cache
-from importlib import metadata
 from types import MappingProxyType
 from typing import Final, Literal, get_args
 
@@ -73,17 +75,60 @@ _DISTRIBUTIONS: Final[Mapping[EngineName, str]] = MappingProxyType(
 """The distribution each engine is installed as."""
 
 
+def distribution_version(name: str) -> str | None:
+    """The ``Version`` of the distribution ``name`` installed on ``sys.path``, read from its
+    metadata file, or ``None`` (not installed, or its metadata names no version).
+
+    The first ``NAME-*.dist-info/METADATA`` (or ``NAME-*.egg-info/PKG-INFO``) in ``sys.path``
+    order, where :func:`importlib.metadata.version` looks too (a test compares the two over
+    the installed distributions); read directly because importing :mod:`importlib.metadata`
+    (which imports :mod:`email`) would add about a tenth to every check's start-up.
+    """
+    wanted = _normalized(name)
+    for entry in sys.path:
+        try:
+            names = sorted(os.listdir(entry or "."))
+        except OSError:  # a missing folder, a zip file, a file
+            continue
+        for folder in names:
+            stem, _, kind = folder.rpartition(".")  # "vllm-0.34.0", "dist-info"
+            if kind in _METADATA_FILES and _normalized(stem.partition("-")[0]) == wanted:
+                return _metadata_version(os.path.join(entry or ".", folder, _METADATA_FILES[kind]))
+    return None
+
+
+_METADATA_FILES: Final = {"dist-info": "METADATA", "egg-info": "PKG-INFO"}
+"""The metadata folder kinds and the core-metadata file each holds."""
+
+
+def _normalized(name: str) -> str:
+    """A distribution's name as its metadata folder spells it, compared case-blind (PEP 503
+    runs of ``-``, ``_`` and ``.`` alike)."""
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def _metadata_version(path: str) -> str | None:
+    """The ``Version:`` header of a core-metadata file (its headers end at the first blank
+    line), or ``None`` when it has none or cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            for line in file:
+                if not line.strip():
+                    break
+                key, _, value = line.partition(":")
+                if key.strip().lower() == "version":
+                    return value.strip() or None
+    except OSError:
+        return None
+    return None
+
+
 @cache
 def installed_version(engine: EngineName) -> str | None:
     """The release of ``engine`` installed in the running environment, read from its
-    distribution's metadata (:func:`importlib.metadata.version`; the engine is never
-    imported), or ``None`` (not installed, or its metadata names no version).  Read once
-    per process."""
-    try:
-        version = metadata.version(_DISTRIBUTIONS[engine])
-    except (metadata.PackageNotFoundError, KeyError):  # KeyError: a newer Python, no Version
-        return None
-    return version or None  # a metadata naming no Version gives None, whatever typeshed says
+    distribution's metadata (:func:`distribution_version`; the engine is never imported),
+    or ``None`` (not installed, or its metadata names no version).  Read once per process."""
+    return distribution_version(_DISTRIBUTIONS[engine])
 
 
 def engine_rules(engine: Engine) -> tuple[EngineRules, ParallelDraftingConfigWarning | None]:

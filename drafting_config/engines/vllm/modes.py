@@ -20,7 +20,11 @@ import json
 from dataclasses import dataclass
 from typing import Final
 
-from drafting_config.draft.architectures import PEAGLE_CLASSES, architecture_names
+from drafting_config.draft.architectures import (
+    PEAGLE_CLASSES,
+    architecture_names,
+    eagle3_head_fields,
+)
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.engines.vllm.resolution import Resolution
 from drafting_config.engines.vllm.tables import vllm_tables
@@ -107,6 +111,22 @@ def _causal_lm(names: set[str]) -> bool:
     )
 
 
+def _eagle3_head(resolution: Resolution) -> bool:
+    """Whether a plain causal LM's config carries EAGLE-3 fields
+    (:data:`~drafting_config.draft.architectures.EAGLE3_HEAD_FIELDS`): an EAGLE-3 head
+    published under its base class (``LlamaForCausalLM``, one layer, ``draft_vocab_size``),
+    which users serve with ``method: eagle3``; ``EAGLEConfig`` then renames its class to
+    ``Eagle3{arch}`` (``transformers_utils/configs/eagle.py``), which must be registered
+    (``check_architecture_registered``: ``Eagle3LlamaForCausalLM`` is, ``Eagle3Qwen2ForCausalLM``
+    is not; the same rename refused an EAGLE head under ``Qwen2ForCausalLM`` in
+    vllm-project/vllm#24967).  A field that cannot be read counts as unset (the
+    architecture rules report it)."""
+    try:
+        return bool(eagle3_head_fields(resolution.draft.get))
+    except ParallelDraftingConfigError:
+        return False
+
+
 def served_mode(resolution: Resolution) -> ServedMode:
     """The mode vLLM serves the draft in (see the module's docstring)."""
     try:
@@ -133,6 +153,8 @@ def served_mode(resolution: Resolution) -> ServedMode:
         key = "ptd" if token_named else "eagle3"
     elif token_named or not _causal_lm(names):
         key = "pard"  # a token on a plain LM; or nothing vLLM would draft with at all
+    elif _eagle3_head(resolution):
+        key = "eagle3"  # an EAGLE-3 head under its base class: renamed Eagle3{arch}
     else:
         key = "draft-model"
     name, method = _MODES[key]

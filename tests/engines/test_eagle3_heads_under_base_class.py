@@ -100,3 +100,34 @@ def test_sglang_serves_the_head_once_it_names_its_eagle3_class() -> None:
     verdict = check(head, target=LLAMA31_8B, engine="sglang", check_tokenizer=False)
     assert verdict.errors == ()
     assert verdict.mode == "eagle3"
+
+
+UNLISTED = {k: v for k, v in EAGLE3_LLAMA31_8B.items() if k != "architectures"}
+
+
+@pytest.mark.parametrize("engine", VLLM_RELEASES)
+@pytest.mark.parametrize("listed", [{}, {"architectures": None}, {"architectures": []}])
+def test_vllm_refuses_an_eagle3_head_without_architectures_at_the_registry(
+    engine: Any, listed: dict[str, Any]
+) -> None:
+    # get_config fills the base class of the model type (LlamaModel), EAGLEConfig renames it
+    # Eagle3LlamaModel, which no registry table holds: not a missing token id.
+    verdict = check({**UNLISTED, **listed}, engine=engine, check_tokenizer=False)
+    (error,) = verdict.errors
+    assert (error.code, error.field) == (RENAMED_ARCHITECTURE_UNSUPPORTED, "architectures")
+    assert error.code is not None
+    assert error.code.step.value == "registry"
+    assert "MODEL_MAPPING_NAMES" in (error.evidence or "")
+
+
+def test_a_ptd_head_without_architectures_is_refused_at_the_registry_too() -> None:
+    head = {**UNLISTED, "ptd_token_id": 128002}
+    (error,) = check(head, check_tokenizer=False).errors
+    assert error.code is RENAMED_ARCHITECTURE_UNSUPPORTED
+    assert "Eagle3..." in str(error)
+
+
+def test_a_fragment_without_model_type_is_not_judged_for_its_architectures() -> None:
+    fragment = {"ptd_token_id": 5, "draft_vocab_size": 32000}
+    codes_found = {e.code for e in check(fragment, check_tokenizer=False).errors}
+    assert RENAMED_ARCHITECTURE_UNSUPPORTED not in codes_found

@@ -22,6 +22,7 @@ from drafting_config.draft.file import DraftFile
 from drafting_config.engines.interface import Reading, Reads, WeightsFacts
 from drafting_config.engines.vllm.draft_models import check_draft_model_vocab
 from drafting_config.engines.vllm.drafters import check_eagle3_width, check_projector_type
+from drafting_config.engines.vllm.eagle_heads import check_unlisted_eagle_head
 from drafting_config.engines.vllm.layers import check_layers
 from drafting_config.engines.vllm.load_path import (
     check_architecture_registered,
@@ -68,6 +69,7 @@ RULES: Final[tuple[VllmRule, ...]] = (
     check_config_parses,
     check_architectures_listed,
     check_architecture_registered,
+    check_unlisted_eagle_head,
     check_null_token_fields,
     check_sample_from_anchor,
     check_xpress,

@@ -127,6 +127,20 @@ def _eagle3_head(resolution: Resolution) -> bool:
         return False
 
 
+def _unlisted(resolution: Resolution) -> bool:
+    """Whether a Hugging Face config with a ``model_type`` lists no ``architectures`` (absent,
+    ``null`` or ``[]``): vLLM fills them from the model type (``get_config`` in
+    ``transformers_utils/config.py``), then renames them for the method.  A field that
+    cannot be read counts as listed (the architecture rules report it)."""
+    get = resolution.draft.get
+    try:
+        listed = get("architectures", None)
+        typed = isinstance(get("model_type", None), str)
+    except ParallelDraftingConfigError:
+        return False
+    return resolution.format == "hf" and typed and (listed is None or listed == [])
+
+
 def served_mode(resolution: Resolution) -> ServedMode:
     """The mode vLLM serves the draft in (see the module's docstring)."""
     try:
@@ -151,6 +165,8 @@ def served_mode(resolution: Resolution) -> ServedMode:
         key = kind
     elif kind == "eagle3":
         key = "ptd" if token_named else "eagle3"
+    elif not token_named and _unlisted(resolution) and _eagle3_head(resolution):
+        key = "eagle3"  # no architectures: vLLM fills and renames them (the registry refuses)
     elif token_named or not _causal_lm(names):
         key = "pard"  # a token on a plain LM; or nothing vLLM would draft with at all
     elif _eagle3_head(resolution):

@@ -51,6 +51,7 @@ COVERED: Final = frozenset(
         ".checkpoint",
         ".draft_models",
         ".drafters",
+        ".eagle_heads",
         ".layers",
         ".modes",
         ".names",
@@ -101,6 +102,10 @@ MADE: Final[dict[str, tuple[dict[str, Any], Model | None]]] = {
     ),
     "a speculators null mask_token_id": ({**SPECULATORS, "mask_token_id": None}, None),
     "a draft model of another vocabulary": (QWEN2_1_5B, QWEN2_32B),
+    "an EAGLE-3 head without architectures": (
+        {"model_type": "llama", "hidden_size": 4096, "draft_vocab_size": 32000},
+        None,
+    ),
 }
 """Drafts that break the rules no bundled or corpus draft breaks, each with its target."""
 

@@ -2,7 +2,8 @@
 users report a draft that fails, runs wrong or serves, each with its draft and target (as
 reported, or reconstructed from the fields the report names), and what the verdict of every
 shipped release of both engines must be by that release's code (``expect``: OK or INVALID
-per engine).  A case whose verdict the checker cannot reach says why (``exception``) and is
+per engine, and where it is INVALID the code of the error the report shows,
+``expect_code``).  A case whose verdict the checker cannot reach says why (``exception``) and is
 a strict expected failure, so that it fails the day the checker reaches it.
 """
 
@@ -40,6 +41,9 @@ def test_each_report_gets_its_verdict_on_every_shipped_release(
     verdict = check(case["draft"], target=case["target"], engine=release, check_tokenizer=False)
     engine = str(release).partition("==")[0]
     assert ("OK" if verdict.ok else "INVALID") == case["expect"][engine], verdict.errors
+    code = case.get("expect_code", {}).get(engine)
+    if code is not None:  # refused for the reason the report gives
+        assert code in {getattr(error.code, "name", None) for error in verdict.errors}
 
 
 def test_each_case_names_its_source_outcome_and_expectations() -> None:

@@ -10,6 +10,10 @@ the config has none, and leaves them empty for a model type it lacks; ``EAGLECon
 ``Eagle3...Model`` or ``Eagle...Model`` of a transformers base class (the one
 ``Eagle...Model`` vLLM registers, ``EagleDeepSeekMTPModel``, renames no transformers class),
 and an empty list names nothing: vLLM refuses the draft at start-up either way.
+
+Public report: vllm-project/vllm#30987, an EAGLE-3 head config without ``architectures``
+refused with "Model architectures ['EagleLlamaModel'] are not supported for now" (the PR
+that would have mapped it was closed unmerged).
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from drafting_config.engines.vllm.modes import served_mode
 from drafting_config.engines.vllm.resolution import VllmSubject
 from drafting_config.values import codes
 from drafting_config.values.errors import ParallelDraftingConfigError
+from drafting_config.values.fields import is_list
 from drafting_config.values.findings import Findings
 
 _RENAMED_METHODS: Final = {"eagle": "Eagle", "eagle3": "Eagle3"}
@@ -44,7 +45,8 @@ def check_unlisted_eagle_head(subject: VllmSubject, found: Findings) -> None:
         return
     model_type = subject.get("model_type", None)
     listed = subject.get("architectures", None)
-    if not isinstance(model_type, str) or model_type == "eagle" or listed not in (None, []):
+    empty = listed is None or (is_list(listed) and len(listed) == 0)
+    if not isinstance(model_type, str) or model_type == "eagle" or not empty:
         return
     method = served_mode(resolution).method
     prefix = _RENAMED_METHODS.get(method)

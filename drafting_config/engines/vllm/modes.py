@@ -9,7 +9,9 @@ are EAGLE-3 ones drafted in parallel).  A draft *asks* for parallel drafting whe
 any token-id field (even with a bad value), when its class exists only for parallel
 drafting (DFlash, DFlash2, DSpark, P-EAGLE) or when its speculators algorithm is parallel;
 otherwise it asks for the sequential mode of its class: EAGLE-3 for a class vLLM registers
-from an ``*_eagle3`` module, a plain draft model for a causal LM vLLM serves.  A config
+from an ``*_eagle3`` module or for a causal LM whose config carries EAGLE-3 fields (an
+EAGLE-3 head under its base class, or without ``architectures``), a plain draft model for
+any other causal LM vLLM serves.  A config
 that names neither asks for nothing vLLM drafts with: it is judged as parallel drafting,
 whose token it lacks.
 """
@@ -29,6 +31,7 @@ from drafting_config.draft.fields import FieldStatus
 from drafting_config.engines.vllm.resolution import Resolution
 from drafting_config.engines.vllm.tables import vllm_tables
 from drafting_config.values.errors import ParallelDraftingConfigError
+from drafting_config.values.fields import is_list
 
 DFLASH2_CLASSES: Final = frozenset({"DFlash2DraftModel", "DFlash2BeamDraftModel"})
 """The DFlash2 drafters of vLLM's ``_SPECULATIVE_DECODING_MODELS`` (served as ``dflash``)."""
@@ -138,7 +141,8 @@ def _unlisted(resolution: Resolution) -> bool:
         typed = isinstance(get("model_type", None), str)
     except ParallelDraftingConfigError:
         return False
-    return resolution.format == "hf" and typed and (listed is None or listed == [])
+    empty = listed is None or (is_list(listed) and len(listed) == 0)
+    return resolution.format == "hf" and typed and empty
 
 
 def served_mode(resolution: Resolution) -> ServedMode:

@@ -111,9 +111,11 @@ _MAX_SHOWN_LAYERS: Final = 8
 
 
 def _row_of(subject: VllmSubject) -> tuple[ArchitectureRow | None, str | None]:
-    """:func:`architecture_row` for the subject's draft, fed hidden states or not."""
+    """:func:`architecture_row` for the subject's draft, fed hidden states or not (a separate
+    draft model never is: its causal LM's row)."""
     resolution = subject.resolution
-    return architecture_row(subject.get, fed_hidden_states=resolution.takes_target_hidden_states)
+    fed = resolution.takes_target_hidden_states and not subject.separate_model
+    return architecture_row(subject.get, fed_hidden_states=fed)
 
 
 def check_checkpoint(subject: VllmSubject, found: Findings) -> None:

@@ -10,6 +10,8 @@ draft-model work benchmarks (vllm-project/vllm#24322); a Qwen2.5-family 1.5B dra
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,8 +23,13 @@ from drafting_config.engines import RELEASES
 from drafting_config.engines.vllm.draft_models import check_draft_model_vocab
 from drafting_config.engines.vllm.names import DROPS_HETEROGENEOUS_VOCAB, VERSIONS, since
 from drafting_config.engines.vllm.resolution import VllmSubject, resolve
-from drafting_config.values.codes import HIDDEN_SIZE_MISMATCH, VOCAB_DIFFERS_FROM_TARGET
-from drafting_config.values.findings import Findings
+from drafting_config.values.codes import (
+    HIDDEN_SIZE_MISMATCH,
+    VOCAB_DIFFERS_FROM_TARGET,
+    WEIGHTS_ARCHITECTURE_UNKNOWN,
+)
+from drafting_config.values.findings import Findings, Note
+from tests.checkpoint_factory import write_safetensors
 
 QWEN3_1_7B: dict[str, Any] = {
     "architectures": ["Qwen3ForCausalLM"],
@@ -132,3 +139,68 @@ def test_a_drafter_fed_the_target_still_compares_hidden_sizes() -> None:
 def test_the_draft_file_alone_still_says_a_plain_lm_takes_hidden_states() -> None:
     # the engine, not the file, knows the draft is served as a separate model
     assert read_draft(QWEN3_1_7B).takes_target_hidden_states
+
+
+def _small_lm(**changes: Any) -> dict[str, Any]:
+    return {
+        **QWEN3_1_7B,
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 1,
+        "num_key_value_heads": 1,
+        "head_dim": 64,
+        "vocab_size": 1000,
+        **changes,
+    }
+
+
+def _lm_tensors(prefix: str = "model.") -> dict[str, tuple[str, tuple[int, ...]]]:
+    hidden = 64
+    shapes: dict[str, tuple[str, tuple[int, ...]]] = {
+        f"{prefix}embed_tokens.weight": ("BF16", (1000, hidden)),
+        f"{prefix}norm.weight": ("BF16", (hidden,)),
+    }
+    layer = f"{prefix}layers.0."
+    for name in ("q_proj", "k_proj", "v_proj", "o_proj"):
+        shapes[f"{layer}self_attn.{name}.weight"] = ("BF16", (hidden, hidden))
+    for name in ("q_norm", "k_norm"):
+        shapes[f"{layer}self_attn.{name}.weight"] = ("BF16", (hidden,))
+    shapes[f"{layer}mlp.gate_proj.weight"] = ("BF16", (128, hidden))
+    shapes[f"{layer}mlp.up_proj.weight"] = ("BF16", (128, hidden))
+    shapes[f"{layer}mlp.down_proj.weight"] = ("BF16", (hidden, 128))
+    for name in ("input_layernorm", "post_attention_layernorm"):
+        shapes[f"{layer}{name}.weight"] = ("BF16", (hidden,))
+    return shapes
+
+
+def _draft_dir(tmp_path: Path, config: dict[str, Any], tensors: Any) -> Path:
+    folder = tmp_path / "draft"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(config))
+    write_safetensors(folder / "model.safetensors", tensors)
+    return folder
+
+
+def test_a_draft_models_checkpoint_is_checked_as_its_causal_lm(tmp_path: Path) -> None:
+    # Its own hidden states: the causal LM's loading rules, not "architecture unknown".
+    draft = _draft_dir(tmp_path, _small_lm(), _lm_tensors())
+    verdict = check(draft, target=QWEN3_32B | {"vocab_size": 1000}, check_tokenizer=False)
+    assert verdict.errors == ()
+    notes = {note.code for note in verdict.notes if isinstance(note, Note)}
+    assert WEIGHTS_ARCHITECTURE_UNKNOWN not in notes
+
+
+def test_an_eagle_head_checkpoint_under_a_plain_class_fails_as_a_draft_model(
+    tmp_path: Path,
+) -> None:
+    # An EAGLE-1 head published under its base class (vllm-project/vllm#24967): its config
+    # says nothing, its checkpoint holds fc.weight and unprefixed layers, which the causal
+    # LM served as draft_model cannot load.
+    tensors = _lm_tensors(prefix="")
+    del tensors["embed_tokens.weight"]
+    tensors["fc.weight"] = ("BF16", (64, 128))
+    draft = _draft_dir(tmp_path, _small_lm(), tensors)
+    verdict = check(draft, target=QWEN3_32B | {"vocab_size": 1000}, check_tokenizer=False)
+    assert not verdict.ok
+    assert {e.code.step.value for e in verdict.errors if e.code is not None} == {"weights"}

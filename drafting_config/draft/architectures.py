@@ -53,3 +53,26 @@ def dspark_projector(get: FieldGetter) -> bool:
     """
     projector = read_path(get, DSPARK_PROJECTOR_FIELD)
     return isinstance(projector, str) and projector == "dspark"
+
+
+EAGLE3_HEAD_FIELDS: Final = (
+    "draft_vocab_size",
+    "target_hidden_size",
+    "eagle_aux_hidden_state_layer_ids",
+    "eagle_config",
+)
+"""Fields only an EAGLE-3 head's config carries (its pruned vocabulary, the width of the
+target states it projects, the target layers it taps, its EAGLE section): a config naming a
+plain causal-LM class (``LlamaForCausalLM``) with any of them set is an EAGLE-3 head
+published under its base class, as the original EAGLE-3 releases are (their ``config.json``
+names ``LlamaForCausalLM``, one layer, and ``draft_vocab_size``)."""
+
+
+def eagle3_head_fields(get: FieldGetter) -> tuple[str, ...]:
+    """The fields of :data:`EAGLE3_HEAD_FIELDS` the draft's config sets (not ``null``), in
+    that order; empty for a plain causal LM.
+
+    Raises:
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    return tuple(name for name in EAGLE3_HEAD_FIELDS if get(name, None) is not None)

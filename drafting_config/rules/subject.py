@@ -44,6 +44,17 @@ class Subject:
     token_field: str | None = None
     """Where :attr:`token_id` came from: the draft's field, as its file names it, or
     ``"tokenizer"``."""
+    separate_model: bool = False
+    """Whether the engine serves the draft as a separate draft model (vLLM's ``draft_model``,
+    SGLang's ``STANDALONE``): a complete causal LM run on its own hidden states, never fed
+    the target's, whatever its file names."""
+
+    @property
+    def takes_target_hidden_states(self) -> bool:
+        """Whether the drafter is fed the target's hidden states: never for a separate draft
+        model (:attr:`separate_model`), else as the draft's file says
+        (:attr:`DraftFile.takes_target_hidden_states`)."""
+        return not self.separate_model and self.draft.takes_target_hidden_states
 
     @property
     def get(self) -> FieldGetter:

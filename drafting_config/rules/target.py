@@ -8,7 +8,10 @@ checks the draft's config against the target's:
 * the token id is below the target's vocabulary size;
 * ``draft_vocab_size`` is at most the target's vocabulary size;
 * for drafters fed hidden states, ``target_hidden_size`` (else the draft's
-  ``hidden_size``) equals the target's ``hidden_size``.
+  ``hidden_size``) equals the target's ``hidden_size``; a separate draft model
+  (:attr:`~drafting_config.rules.subject.Subject.separate_model`: vLLM's ``draft_model``,
+  SGLang's ``STANDALONE``) runs on its own hidden states and is compared on vocabularies
+  instead, by each engine's rule.
 
 :func:`check_target_placeholders` warns when the token id is one the target's
 config gives a role (pad, bos, eos).  The target layers a drafter taps are vLLM's
@@ -63,7 +66,7 @@ def check_target_sizes(subject: Subject, found: Findings) -> None:
                     f"{target.vocab_size}",
                 )
             )
-    if draft.takes_target_hidden_states and target.hidden_size is not None:
+    if subject.takes_target_hidden_states and target.hidden_size is not None:
         field = "target_hidden_size"
         value = read_path(subject.get, field)
         if value is None:

@@ -743,6 +743,12 @@ WEIGHTS_SIZE_MISMATCH: Final = declare(
     Step.WEIGHTS,
     "A tensor's size differs from the one the config gives.",
 )
+DRAFT_VOCAB_MAP_MISSING: Final = declare(
+    "draft-vocab-map-missing",
+    Step.WEIGHTS,
+    "A pruned draft vocabulary ships no d2t map: draft id i is taken as target id i.",
+    fix="ship the d2t tensor the trainer wrote beside the head's weights",
+)
 WEIGHTS_FC_MISSING: Final = declare(
     "weights-fc-missing",
     Step.WEIGHTS,

@@ -88,11 +88,23 @@ def test_a_token_id_at_the_targets_vocab_size_is_an_error_naming_the_field(
 
 
 def test_the_draft_may_have_a_larger_vocabulary_than_its_target_only_if_the_id_fits() -> None:
-    # A PARD drafter of Qwen2.5-0.5B (151936 rows) for Qwen2.5-7B (152064): fine both ways
-    # as long as the id indexes both tables.
-    draft = {"pard_token": 151665, "vocab_size": 151936}
+    # An EAGLE-3 head with parallel token drafting of 151936 rows for a target of 152064:
+    # fine both ways as long as the id indexes both tables.
+    draft = {"ptd_token_id": 151665, "vocab_size": 151936}
     assert_clean(check(draft, target={"vocab_size": 152064}))
-    assert error_fields(check(draft, target={"vocab_size": 151665})) == ["pard_token"]
+    assert error_fields(check(draft, target={"vocab_size": 151665})) == ["ptd_token_id"]
+
+
+def test_a_pard_draft_of_another_vocabulary_is_refused_by_vllm() -> None:
+    # A PARD drafter of Qwen2.5-0.5B (151936 rows) for Qwen2.5-7B (152064): vLLM serves PARD
+    # as method draft_model, whose vocabulary must equal the target's
+    # (SpeculativeConfig._verify_args -> verify_equal_vocab_size_if_draft_model).
+    draft = {"pard_token": 151665, "vocab_size": 151936}
+    assert error_fields(check(draft, target={"vocab_size": 152064})) == ["vocab_size"]
+    assert error_fields(check(draft, target={"vocab_size": 151665})) == [
+        "pard_token",
+        "vocab_size",
+    ]
 
 
 def test_the_vocab_rule_reads_the_winner_only() -> None:

@@ -8,7 +8,7 @@ import enum
 from dataclasses import dataclass
 from typing import Final
 
-from drafting_config.draft.architectures import PEAGLE_CLASSES
+from drafting_config.draft.architectures import PEAGLE_CLASSES, eagle3_head_fields
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.engines.sglang.names import (
     BUNDLED_DRAFT,
@@ -789,6 +789,8 @@ def sglang_algorithm(subject: Subject) -> Algorithm | None:
     if method == "dspark":
         return Algorithm.DSPARK
     if standalone_class(subject.get) is not None:
+        if eagle3_head_fields(subject.get):  # an EAGLE-3 head under its base class
+            return Algorithm.EAGLE3
         return Algorithm.STANDALONE
     return None
 
@@ -960,6 +962,9 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
             )
         )
         return
+    if draft_class(subject.get) is None and algorithm is Algorithm.EAGLE3:
+        found.error(_eagle3_under_base_class(subject))
+        return
     if draft_class(subject.get) is None and algorithm in _WORKER_NEEDS:
         listed = subject.get("architectures", None)
         worker, attribute, fix = _WORKER_NEEDS[algorithm]
@@ -977,6 +982,32 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
                 f"{worker}.__init__ raises AttributeError (no `{attribute}`)",
             )
         )
+
+
+def _eagle3_under_base_class(subject: Subject) -> ParallelDraftingConfigError:
+    """An EAGLE-3 head published under its base class (``LlamaForCausalLM`` with
+    ``draft_vocab_size``...: :func:`~drafting_config.draft.architectures.eagle3_head_fields`),
+    served with ``--speculative-algorithm EAGLE3``: SGLang loads ``architectures[0]``, the
+    plain class (``srt/models/registry.py: ModelRegistry.resolve_model_cls``), and
+    ``EAGLEWorkerV2.init_lm_head`` (``srt/speculative/eagle_worker_v2.py``) calls the draft
+    model's ``set_embed`` and reads its ``hot_token_id``, which only its EAGLE-3 classes
+    have (``srt/models/llama_eagle3.py``): AttributeError at start-up.  Public reports:
+    sgl-project/sglang#36528 (a plain ``Qwen2ForCausalLM`` under EAGLE3 fails on
+    ``set_embed``, a plain ``LlamaForCausalLM`` on ``hot_token_id``); the original EAGLE-3
+    heads name ``LlamaForCausalLM`` (NickL77/BaldEagle#6)."""
+    listed = subject.get("architectures", None)
+    first = eagle3_head_fields(subject.get)[0]
+    return ParallelDraftingConfigError(
+        f"`architectures` = {bounded_repr(listed)} is no EAGLE-3 class, yet `{first}` marks an "
+        "EAGLE-3 head: SGLang's EAGLE3 worker fails.",
+        field="architectures",
+        code=codes.ARCHITECTURE_NOT_DRAFTER,
+        fix='set `architectures` to ["LlamaForCausalLMEagle3"] when the checkpoint is an '
+        "EAGLE-3 head's",
+        evidence="srt/models/registry.py: ModelRegistry.resolve_model_cls loads "
+        "architectures[0]; srt/speculative/eagle_worker_v2.py: EAGLEWorkerV2.init_lm_head "
+        "calls set_embed and reads hot_token_id, which a plain class lacks (AttributeError)",
+    )
 
 
 _SPECULATORS: Final = "speculators format"

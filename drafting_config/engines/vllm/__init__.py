@@ -20,7 +20,9 @@ from typing import Final, get_args
 
 from drafting_config.draft.file import DraftFile
 from drafting_config.engines.interface import Reading, Reads, WeightsFacts
+from drafting_config.engines.vllm.draft_models import check_draft_model_vocab
 from drafting_config.engines.vllm.drafters import check_eagle3_width, check_projector_type
+from drafting_config.engines.vllm.eagle_heads import check_unlisted_eagle_head
 from drafting_config.engines.vllm.layers import check_layers
 from drafting_config.engines.vllm.load_path import (
     check_architecture_registered,
@@ -67,6 +69,7 @@ RULES: Final[tuple[VllmRule, ...]] = (
     check_config_parses,
     check_architectures_listed,
     check_architecture_registered,
+    check_unlisted_eagle_head,
     check_null_token_fields,
     check_sample_from_anchor,
     check_xpress,
@@ -74,6 +77,7 @@ RULES: Final[tuple[VllmRule, ...]] = (
     check_speculators_layer_config,
     check_projector_type,
     check_target_sizes,
+    check_draft_model_vocab,
     check_target_placeholders,
     check_target_tapped,
     check_served_context,
@@ -112,6 +116,8 @@ def judge(
     if not mode.asks_parallel:
         resolution = _judged_sequentially(resolution, mode, found, require_parallel)
     vllm_subject = VllmSubject.of(resolution, facts, version)
+    if mode.name == "draft-model":  # its own hidden states, never the target's
+        vllm_subject = replace(vllm_subject, separate_model=True)
     if facts is not None and facts.vocab_size is facts.hidden_size is facts.num_layers is None:
         found.note(
             "target compared on nothing: it gives no vocab_size, hidden_size or "

@@ -111,9 +111,11 @@ _MAX_SHOWN_LAYERS: Final = 8
 
 
 def _row_of(subject: VllmSubject) -> tuple[ArchitectureRow | None, str | None]:
-    """:func:`architecture_row` for the subject's draft, fed hidden states or not."""
+    """:func:`architecture_row` for the subject's draft, fed hidden states or not (a separate
+    draft model never is: its causal LM's row)."""
     resolution = subject.resolution
-    return architecture_row(subject.get, fed_hidden_states=resolution.takes_target_hidden_states)
+    fed = resolution.takes_target_hidden_states and not subject.separate_model
+    return architecture_row(subject.get, fed_hidden_states=fed)
 
 
 def check_checkpoint(subject: VllmSubject, found: Findings) -> None:
@@ -220,6 +222,9 @@ def _check_tensors(subject: VllmSubject, checkpoint: CheckpointHeaders, found: F
     if row.draft_vocabulary:
         with found.collect():
             found.errors += _d2t_errors(subject, tensors.get("d2t"))
+    if row.fc_width is FcWidth.EAGLE3 and "d2t" not in tensors:
+        with found.collect():
+            found.errors += _d2t_missing_errors(subject)
     with found.collect():
         found.errors += _mask_hidden_errors(row, subject, tensors, packed is not None)
 
@@ -713,6 +718,38 @@ def _d2t_errors(
             "re-export d2t",
             evidence=f"load_weights of llama_eagle3.py and qwen3_dflash.py: d2t fills "
             f"draft_id_to_target_id; {_SHAPE_CHECK}",
+        )
+    ]
+
+
+def _d2t_missing_errors(subject: VllmSubject) -> list[ParallelDraftingConfigError]:
+    """An EAGLE-3 head whose ``draft_vocab_size`` is below the target's vocabulary (the
+    head's own ``vocab_size`` without a target) and whose checkpoint has no ``d2t``: vLLM's
+    ``Eagle3LlamaForCausalLM.__init__`` (``model_executor/models/llama_eagle3.py``) builds
+    ``draft_id_to_target_id`` as zeros whenever ``draft_vocab_size`` differs from the
+    target's vocabulary, ``load_weights`` fills it only from ``d2t``, and ``compute_logits``
+    scatters draft id ``i`` to target id ``i + draft_id_to_target_id[i]``: without the map,
+    to target id ``i``, wrong for every pruned vocabulary whose kept tokens are not the
+    first ids (EAGLE-3 trainers keep the most frequent tokens: SafeAILab/EAGLE#222 asks how
+    d2t is built, the official heads ship it)."""
+    draft_vocab = _size(subject, "draft_vocab_size")
+    target = subject.target
+    vocab = target.vocab_size if target is not None else None
+    if vocab is None:
+        vocab = subject.resolution.vocab_size
+    if draft_vocab is None or vocab is None or draft_vocab >= vocab:
+        return []
+    field = subject.file_field("draft_vocab_size")
+    return [
+        ParallelDraftingConfigError(
+            f"`{field}` = {draft_vocab} prunes a vocabulary of {vocab}, yet no d2t map ships: "
+            "vLLM maps draft id i to target id i.",
+            field=field,
+            code=codes.DRAFT_VOCAB_MAP_MISSING,
+            fix="ship the d2t tensor the trainer wrote beside the head's weights",
+            evidence="vllm/model_executor/models/llama_eagle3.py: Eagle3LlamaForCausalLM."
+            "__init__ (draft_id_to_target_id zeros), load_weights (filled from d2t only), "
+            "compute_logits",
         )
     ]
 

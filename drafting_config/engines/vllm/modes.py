@@ -9,7 +9,9 @@ are EAGLE-3 ones drafted in parallel).  A draft *asks* for parallel drafting whe
 any token-id field (even with a bad value), when its class exists only for parallel
 drafting (DFlash, DFlash2, DSpark, P-EAGLE) or when its speculators algorithm is parallel;
 otherwise it asks for the sequential mode of its class: EAGLE-3 for a class vLLM registers
-from an ``*_eagle3`` module, a plain draft model for a causal LM vLLM serves.  A config
+from an ``*_eagle3`` module or for a causal LM whose config carries EAGLE-3 fields (an
+EAGLE-3 head under its base class, or without ``architectures``), a plain draft model for
+any other causal LM vLLM serves.  A config
 that names neither asks for nothing vLLM drafts with: it is judged as parallel drafting,
 whose token it lacks.
 """
@@ -20,11 +22,16 @@ import json
 from dataclasses import dataclass
 from typing import Final
 
-from drafting_config.draft.architectures import PEAGLE_CLASSES, architecture_names
+from drafting_config.draft.architectures import (
+    PEAGLE_CLASSES,
+    architecture_names,
+    eagle3_head_fields,
+)
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.engines.vllm.resolution import Resolution
 from drafting_config.engines.vllm.tables import vllm_tables
 from drafting_config.values.errors import ParallelDraftingConfigError
+from drafting_config.values.fields import is_list
 
 DFLASH2_CLASSES: Final = frozenset({"DFlash2DraftModel", "DFlash2BeamDraftModel"})
 """The DFlash2 drafters of vLLM's ``_SPECULATIVE_DECODING_MODELS`` (served as ``dflash``)."""
@@ -107,6 +114,37 @@ def _causal_lm(names: set[str]) -> bool:
     )
 
 
+def _eagle3_head(resolution: Resolution) -> bool:
+    """Whether a plain causal LM's config carries EAGLE-3 fields
+    (:data:`~drafting_config.draft.architectures.EAGLE3_HEAD_FIELDS`): an EAGLE-3 head
+    published under its base class (``LlamaForCausalLM``, one layer, ``draft_vocab_size``),
+    which users serve with ``method: eagle3``; ``EAGLEConfig`` then renames its class to
+    ``Eagle3{arch}`` (``transformers_utils/configs/eagle.py``), which must be registered
+    (``check_architecture_registered``: ``Eagle3LlamaForCausalLM`` is, ``Eagle3Qwen2ForCausalLM``
+    is not; the same rename refused an EAGLE head under ``Qwen2ForCausalLM`` in
+    vllm-project/vllm#24967).  A field that cannot be read counts as unset (the
+    architecture rules report it)."""
+    try:
+        return bool(eagle3_head_fields(resolution.draft.get))
+    except ParallelDraftingConfigError:
+        return False
+
+
+def _unlisted(resolution: Resolution) -> bool:
+    """Whether a Hugging Face config with a ``model_type`` lists no ``architectures`` (absent,
+    ``null`` or ``[]``): vLLM fills them from the model type (``get_config`` in
+    ``transformers_utils/config.py``), then renames them for the method.  A field that
+    cannot be read counts as listed (the architecture rules report it)."""
+    get = resolution.draft.get
+    try:
+        listed = get("architectures", None)
+        typed = isinstance(get("model_type", None), str)
+    except ParallelDraftingConfigError:
+        return False
+    empty = listed is None or (is_list(listed) and len(listed) == 0)
+    return resolution.format == "hf" and typed and empty
+
+
 def served_mode(resolution: Resolution) -> ServedMode:
     """The mode vLLM serves the draft in (see the module's docstring)."""
     try:
@@ -131,8 +169,12 @@ def served_mode(resolution: Resolution) -> ServedMode:
         key = kind
     elif kind == "eagle3":
         key = "ptd" if token_named else "eagle3"
+    elif not token_named and _unlisted(resolution) and _eagle3_head(resolution):
+        key = "eagle3"  # no architectures: vLLM fills and renames them (the registry refuses)
     elif token_named or not _causal_lm(names):
         key = "pard"  # a token on a plain LM; or nothing vLLM would draft with at all
+    elif _eagle3_head(resolution):
+        key = "eagle3"  # an EAGLE-3 head under its base class: renamed Eagle3{arch}
     else:
         key = "draft-model"
     name, method = _MODES[key]

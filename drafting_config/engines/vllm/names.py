@@ -48,6 +48,15 @@ EAGLE-3 draft with ``eagle_config.use_aux_hidden_state`` false (``requires_aux_h
 in ``v1/worker/gpu/spec_decode/eagle/eagle3_utils.py``); 0.32.0's ``model_runner.py`` taps for
 every ``eagle3`` draft (``method in ("eagle3", "dflash", "dspark", ...)``)."""
 
+DROPS_HETEROGENEOUS_VOCAB: Final = "0.34.0"
+"""The first release without ``SpeculativeConfig.use_heterogeneous_vocab``
+(``config/speculative.py``): a separate draft model (``draft_model``) whose vocabulary
+differs from the target's is refused at the config stage in every release
+(``_verify_args`` -> ``verify_equal_vocab_size_if_draft_model``), and before this release
+``"use_heterogeneous_vocab": true`` lets it through (greedy drafting on the older runner,
+``v1/spec_decode/draft_model.py``); from it on nothing does (the check is gated on the
+speculator's ``draft_has_own_vocab``, ``v1/worker/gpu/spec_decode/standalone_ar/config.py``)."""
+
 
 # --- names ------------------------------------------------------------------------------------
 

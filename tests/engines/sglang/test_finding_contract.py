@@ -111,6 +111,7 @@ def _rule_drafts() -> list[tuple[dict[str, Any], dict[str, Any]]]:
         {**base, "architectures": ["DFlash2DraftModel"]},
         {**base, "model_type": "dspark", "auto_map": {"AutoConfig": "c.C"}},
         {"architectures": ["LlamaForCausalLMEagle3"], "eagle_aux_hidden_state_layer_ids": [2]},
+        {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "draft_vocab_size": 32000},
     ]
     dspark = {
         **base,

@@ -35,6 +35,7 @@ from drafting_config.files.safetensors_headers import (
     TensorHeader,
     WeightsFileError,
 )
+from drafting_config.values.codes import DRAFT_VOCAB_MAP_MISSING
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.fields import field_getter
 from drafting_config.values.findings import Findings
@@ -1358,3 +1359,21 @@ def test_every_row_lists_why_each_untensored_parameter_gets_none() -> None:
         for name, why in row.no_tensor:
             assert name, row.name
             assert ".py" in why or "not declared" in why, (row.name, name)
+
+
+def test_a_pruned_eagle3_vocabulary_without_its_d2t_map_is_an_error() -> None:
+    # draft_vocab_size 500 of a 1000-token vocabulary: without d2t vLLM keeps
+    # draft_id_to_target_id at zeros and maps draft id i to target id i (llama_eagle3.py).
+    (error,) = run(EAGLE3, _without(eagle3_tensors(), "d2t")).errors
+    assert (error.code, error.field) == (DRAFT_VOCAB_MAP_MISSING, "draft_vocab_size")
+    assert "`draft_vocab_size` = 500 prunes a vocabulary of 1000" in str(error)
+    assert "compute_logits" in (error.evidence or "")
+    assert run(EAGLE3, eagle3_tensors()).errors == ()  # the map shipped
+
+
+def test_a_full_eagle3_vocabulary_needs_no_d2t_map() -> None:
+    config = {**EAGLE3, "draft_vocab_size": VOCAB}
+    tensors = _without(eagle3_tensors(), "d2t") | {"lm_head.weight": (VOCAB, HIDDEN)}
+    assert run(config, tensors).errors == ()
+    unset = {k: v for k, v in EAGLE3.items() if k != "draft_vocab_size"}
+    assert run(unset, tensors).errors == ()

@@ -29,6 +29,7 @@ from drafting_config import check
 from drafting_config.values.codes import CODES
 from drafting_config.values.errors import _FindingFields
 from tests.conftest import EXAMPLES
+from tests.engines.vllm.test_draft_models import QWEN2_1_5B, QWEN2_32B
 from tests.engines.vllm.test_drafters import EAGLE3
 from tests.engines.vllm.test_drafters import QWEN3_8B as QWEN3_8B_FILE
 from tests.engines.vllm.test_layers import (
@@ -48,7 +49,9 @@ COVERED: Final = frozenset(
         "",
         ".architectures",
         ".checkpoint",
+        ".draft_models",
         ".drafters",
+        ".eagle_heads",
         ".layers",
         ".modes",
         ".names",
@@ -98,6 +101,11 @@ MADE: Final[dict[str, tuple[dict[str, Any], Model | None]]] = {
         QWEN3_8B_FILE,
     ),
     "a speculators null mask_token_id": ({**SPECULATORS, "mask_token_id": None}, None),
+    "a draft model of another vocabulary": (QWEN2_1_5B, QWEN2_32B),
+    "an EAGLE-3 head without architectures": (
+        {"model_type": "llama", "hidden_size": 4096, "draft_vocab_size": 32000},
+        None,
+    ),
 }
 """Drafts that break the rules no bundled or corpus draft breaks, each with its target."""
 

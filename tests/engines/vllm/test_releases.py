@@ -18,18 +18,19 @@ release") has a draft/target pair here whose verdicts differ on the two releases
 from __future__ import annotations
 
 from collections.abc import Iterator
-from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from drafting_config import Verdict, check
-from drafting_config.engines import RELEASES, engine_rules, installed_version
+from drafting_config.engines import ENGINES, RELEASES, engine_rules
 from drafting_config.engines.transformers import transformers_tables
 from drafting_config.engines.vllm.names import VERSIONS
 from drafting_config.values import codes
 from tests.conftest import QWEN3_8B_DFLASH_DRAFT, only_error
 from tests.engines.vllm.test_load_path import DFLASH, DSPARK, LONG_TARGET, QWEN3_8B_TARGET
+from tests.installed_engines import Install, fake_installs
 
 
 def verdicts(draft: dict[str, Any], **options: Any) -> tuple[Verdict, Verdict]:
@@ -139,28 +140,18 @@ def test_a_model_type_new_in_transformers_5_20_0_is_an_error_on_0_32_0_only() ->
 
 
 @pytest.fixture
-def installed(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
-    """The engines' distributions "installed", as ``importlib.metadata`` reports them."""
-    found: dict[str, str] = {}
-
-    def version(distribution: str) -> str:
-        if distribution not in found:
-            raise metadata.PackageNotFoundError(distribution)
-        return found[distribution]
-
-    monkeypatch.setattr(metadata, "version", version)
-    installed_version.cache_clear()
-    yield found
-    installed_version.cache_clear()
+def install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Install]:
+    yield from fake_installs(monkeypatch, tmp_path)
 
 
-def test_a_bare_name_means_the_installed_release_if_shipped(installed: dict[str, str]) -> None:
-    assert engine_rules("vllm")[0].ENGINE == "vllm 0.33.0"  # none installed: the newest
-    installed["vllm"] = "0.32.0"
-    installed_version.cache_clear()
-    assert engine_rules("vllm") == (RELEASES["vllm==0.32.0"], None)
+def test_a_bare_name_means_the_installed_release_if_shipped(install: Install) -> None:
+    first, *_, last = [name for name in RELEASES if name.startswith("vllm==")]
+    oldest, newest = first.removeprefix("vllm=="), last.removeprefix("vllm==")
+    assert engine_rules("vllm")[0] is ENGINES["vllm"]  # none installed: the newest
+    install("vllm", oldest)
+    assert engine_rules("vllm") == (RELEASES[first], None)
     verdict = check(QWEN3_8B_DFLASH_DRAFT, check_tokenizer=False)
-    assert verdict.engine == "vllm 0.32.0"
+    assert verdict.engine == f"vllm {oldest}"
     assert not any("installed" in note for note in verdict.notes)
-    assert check(QWEN3_8B_DFLASH_DRAFT, engine="vllm==0.33.0").engine == "vllm 0.33.0"
-    assert engine_rules("sglang")[0].ENGINE == "sglang 0.5.23"
+    assert check(QWEN3_8B_DFLASH_DRAFT, engine=last).engine == f"vllm {newest}"
+    assert engine_rules("sglang")[0] is ENGINES["sglang"]

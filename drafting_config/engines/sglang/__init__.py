@@ -43,6 +43,11 @@ from drafting_config.engines.sglang.names import ENGINE as ENGINE
 from drafting_config.engines.sglang.names import SERVE_OPTION as SERVE_OPTION
 from drafting_config.engines.sglang.names import VERSION as VERSION
 from drafting_config.engines.sglang.names import Algorithm, SglangRefuses
+from drafting_config.engines.sglang.running import (
+    check_sglang_assumed_defaults,
+    check_sglang_guessed_layers,
+    check_sglang_rope,
+)
 from drafting_config.engines.sglang.token import (
     check_sglang_mask_embedding,
     check_sglang_placeholders,
@@ -105,6 +110,8 @@ def judge(
         subject = replace(subject, token_id=token_id, token_field=source)
     with found.collect():
         for rule in (check_sglang_placeholders, check_target_placeholders, check_sglang_layers):
+            rule(subject, found)
+        for rule in (check_sglang_guessed_layers, check_sglang_rope, check_sglang_assumed_defaults):
             rule(subject, found)
         layers = _layers_reading(subject)
     if subject.tokenizer is not None and token_id is not None:

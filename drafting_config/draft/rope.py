@@ -19,15 +19,15 @@ from typing import Final
 
 from drafting_config.values.fields import FieldGetter
 
-__all__ = ["Rope", "read_rope", "rope_difference", "target_rope"]
-
 THETA_FIELDS: Final = ("rope_theta", "rotary_emb_base")
 """Where a config records the RoPE base, in the order engines look (``rotary_emb_base`` is
 an older custom name both engines still read)."""
 
-IGNORED_KEYS: Final = frozenset({"mrope_section", "mrope_interleaved", "rope_theta", "type"})
+IGNORED_KEYS: Final = frozenset(
+    {"mrope_section", "mrope_interleaved", "rope_theta", "rope_type", "type"}
+)
 """Keys that do not change a text-only drafter's rotations, or that are compared apart
-(``rope_theta``) or are another spelling (``type``)."""
+(``rope_theta``, ``rope_type``) or are another spelling (``type``)."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,10 @@ def rope_difference(draft: Rope | None, target: Rope | None) -> bool:
 def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float range: no base or factor any engine takes
+        return None
     return number if math.isfinite(number) else None
 
 

@@ -38,12 +38,6 @@ from drafting_config.values.fields import MISSING, FieldGetter, read_path
 from drafting_config.values.findings import Findings
 from drafting_config.values.integers import exact_int
 
-__all__ = [
-    "check_sglang_assumed_defaults",
-    "check_sglang_guessed_layers",
-    "check_sglang_rope",
-]
-
 _EAGLE3_DEFAULTS: Final = (
     "srt/models/qwen3.py: Qwen3ForCausalLM.set_eagle3_layers_to_capture takes [2, L // 2, "
     "L - 3] when eagle_config names no layers "

@@ -39,14 +39,6 @@ from drafting_config.values.fields import MISSING, read_path
 from drafting_config.values.findings import Findings
 from drafting_config.values.integers import exact_int
 
-__all__ = [
-    "GUESSED_LAYERS_EVIDENCE",
-    "check_assumed_causality",
-    "check_assumed_sample_from_anchor",
-    "check_guessed_layers",
-    "check_rope_against_target",
-]
-
 GUESSED_LAYERS_EVIDENCE: Final = (
     "vllm/model_executor/models/interfaces.py: "
     "SupportsEagle3.get_eagle3_default_aux_hidden_state_layers returns (2, L // 2, L - 3) "
@@ -75,8 +67,9 @@ def check_guessed_layers(subject: VllmSubject, found: Findings) -> None:
       (``llama_eagle3.py: LlamaModel.__init__``), is not the number of guessed layers;
     * ``eagle_config.eagle_aux_hidden_state_layer_ids``, which the newer runner does not
       read, names other layers;
-    * a DFlash or DSpark drafter: their trainers (z-lab's, SpecForge's) and SGLang derive
-      layers spread evenly from 1 to ``L - 3``, not vLLM's three.
+    * a drafter of a DFlash or DSpark class (:data:`~.names.DFLASH_FC_ARCHITECTURES`): their
+      trainers (z-lab's, SpecForge's) and SGLang derive layers spread evenly from 1 to
+      ``L - 3``, not vLLM's three (a config naming no class is not judged so).
 
     Nothing where the layers are named, the target is not tapped, the target's depth is
     unknown, or :func:`~.layers.default_layers_finding` already reports the guess as failing.
@@ -121,7 +114,7 @@ def check_guessed_layers(subject: VllmSubject, found: Findings) -> None:
 
 def _disagreement(subject: VllmSubject, guessed: list[int]) -> str | None:
     """What in the files points at other layers than vLLM's guess, as a clause; ``None``."""
-    get, method = subject.get, subject.resolution.algorithm
+    get = subject.get
     declared = exact_int(get("num_aux_hidden_states", None))
     if declared is not None and declared != len(guessed):
         return f"`num_aux_hidden_states` = {declared} sizes fc for another count"
@@ -131,7 +124,7 @@ def _disagreement(subject: VllmSubject, guessed: list[int]) -> str | None:
         known = [i for i in ids if i is not None]
         if len(known) != len(ids) or sorted(set(known)) != guessed:
             return f"`{EAGLE_CONFIG_EAGLE_LAYER_IDS}` = {describe_value(listed)} names others"
-    if _dflash_model(subject) or method in FC_METHODS:
+    if _dflash_model(subject):
         return "DFlash trainers and SGLang spread layers evenly from 1 to L - 3 instead"
     return None
 

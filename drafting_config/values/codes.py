@@ -826,6 +826,13 @@ WEIGHTS_LM_HEAD_TIED_BY_DEFAULT: Final = declare(
     Step.WEIGHTS,
     "The checkpoint has no lm_head and the config does not say whether it is tied.",
 )
+WEIGHTS_D2T_MISSING: Final = declare(
+    "weights-d2t-missing",
+    Step.WEIGHTS,
+    "An EAGLE-3 head with a reduced vocabulary ships no d2t: the engine takes the draft's "
+    "token ids for the target's.",
+    fix="ship the d2t tensor the head was trained with",
+)
 
 # tokenizer
 TOKENIZER_NOT_FOUND: Final = declare(

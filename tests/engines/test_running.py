@@ -9,21 +9,26 @@ release differs, the expectation is derived from its gate in ``engines/vllm/name
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from drafting_config import Verdict, check
-from drafting_config.engines import RELEASES
+from drafting_config.engines import RELEASES, Engine
 from drafting_config.engines.vllm.names import HONOURS_USE_AUX_HIDDEN_STATE, since
 from drafting_config.values.codes import (
     CAUSALITY_ASSUMED,
     LAYERS_GUESSED,
     ROPE_DIFFERS_FROM_TARGET,
     SAMPLE_FROM_ANCHOR_ASSUMED,
+    WEIGHTS_D2T_MISSING,
+    WEIGHTS_LM_HEAD_MISSING,
+    WEIGHTS_NOT_MODELLED,
     Code,
     Step,
 )
+from tests.checkpoint_factory import write_safetensors
 from tests.conftest import EXAMPLES, QWEN3_8B_DFLASH_DRAFT, REPO, run_cli
 
 CORPUS = REPO / "tests" / "real_configs"
@@ -39,9 +44,9 @@ DSPARK: dict[str, Any] = {
     "markov_head_type": "vanilla",  # which SGLang requires beside markov_rank
 }
 
-ALL = list(RELEASES)
-VLLM = [release for release in RELEASES if release.startswith("vllm==")]
-SGLANG = [release for release in RELEASES if not release.startswith("vllm==")]
+ALL: list[Engine] = list(RELEASES)
+VLLM = [release for release in ALL if release.startswith("vllm==")]
+SGLANG = [release for release in ALL if not release.startswith("vllm==")]
 LLAMA3_SCALING = {
     "rope_type": "llama3",
     "factor": 8.0,
@@ -71,7 +76,7 @@ def _none(verdict: Verdict, code: Code) -> None:
     assert not any(_findings(verdict, code).values()), _findings(verdict, code)
 
 
-def _version(release: str) -> str:
+def _version(release: Engine) -> str:
     return release.partition("==")[2]
 
 
@@ -80,7 +85,7 @@ def _version(release: str) -> str:
 
 @pytest.mark.parametrize("release", ALL)
 def test_an_eagle3_head_naming_no_layers_gets_a_note_naming_the_guess_and_depth(
-    release: str,
+    release: Engine,
 ) -> None:
     note = _only(check(EAGLE3, target=QWEN3_8B, engine=release), LAYERS_GUESSED, "notes")
     assert "[2, 18, 33]" in note
@@ -95,7 +100,7 @@ def test_an_eagle3_head_naming_no_layers_gets_a_note_naming_the_guess_and_depth(
 
 
 @pytest.mark.parametrize("release", ALL)
-def test_named_layers_are_no_guess(release: str) -> None:
+def test_named_layers_are_no_guess(release: Engine) -> None:
     named = {
         **EAGLE3,
         "eagle_aux_hidden_state_layer_ids": [2, 18, 33],
@@ -105,12 +110,12 @@ def test_named_layers_are_no_guess(release: str) -> None:
 
 
 @pytest.mark.parametrize("release", ALL)
-def test_no_target_depth_no_guess_is_named(release: str) -> None:
+def test_no_target_depth_no_guess_is_named(release: Engine) -> None:
     _none(check(EAGLE3, engine=release), LAYERS_GUESSED)
 
 
 @pytest.mark.parametrize("release", ALL)
-def test_a_width_that_counts_other_layers_than_the_guess_is_a_warning(release: str) -> None:
+def test_a_width_that_counts_other_layers_than_the_guess_is_a_warning(release: Engine) -> None:
     four = {**EAGLE3, "num_aux_hidden_states": 4}
     warning = _only(check(four, target=QWEN3_8B, engine=release), LAYERS_GUESSED, "warnings")
     assert "`num_aux_hidden_states` = 4" in str(warning)
@@ -119,7 +124,7 @@ def test_a_width_that_counts_other_layers_than_the_guess_is_a_warning(release: s
 
 @pytest.mark.parametrize("release", VLLM)
 def test_an_eagle_config_list_vllm_does_not_read_that_names_other_layers_is_a_warning(
-    release: str,
+    release: Engine,
 ) -> None:
     listed = {**EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 17, 32]}}
     warning = _only(check(listed, target=QWEN3_8B, engine=release), LAYERS_GUESSED, "warnings")
@@ -130,7 +135,7 @@ def test_an_eagle_config_list_vllm_does_not_read_that_names_other_layers_is_a_wa
 
 @pytest.mark.parametrize("release", VLLM)
 def test_an_untapped_eagle3_head_guesses_nothing_from_the_release_that_honours_it(
-    release: str,
+    release: Engine,
 ) -> None:
     untapped = {**EAGLE3, "eagle_config": {"use_aux_hidden_state": False}}
     verdict = check(untapped, target=QWEN3_8B, engine=release)
@@ -150,7 +155,7 @@ DFLASH_UNNAMED = {
 
 @pytest.mark.parametrize("release", VLLM)
 def test_vllm_guessing_for_a_dflash_drafter_unlike_its_trainers_is_a_warning(
-    release: str,
+    release: Engine,
 ) -> None:
     verdict = check(DFLASH_UNNAMED, target=QWEN3_8B, engine=release)
     warning = _only(verdict, LAYERS_GUESSED, "warnings")
@@ -159,7 +164,7 @@ def test_vllm_guessing_for_a_dflash_drafter_unlike_its_trainers_is_a_warning(
 
 
 @pytest.mark.parametrize("release", SGLANG)
-def test_sglang_derives_a_dflash_drafters_layers_and_says_so(release: str) -> None:
+def test_sglang_derives_a_dflash_drafters_layers_and_says_so(release: Engine) -> None:
     note = _only(check(DFLASH_UNNAMED, target=QWEN3_8B, engine=release), LAYERS_GUESSED, "notes")
     assert "[2, 18, 34]" in note  # build_target_layer_ids(36, 3) = 1, 17, 33, captured + 1
     assert note.field == "dflash_config.target_layer_ids"
@@ -178,7 +183,7 @@ LLAMA_TARGET = {
 
 
 @pytest.mark.parametrize("release", ALL)
-def test_a_head_that_lost_the_targets_llama3_scaling_is_a_warning(release: str) -> None:
+def test_a_head_that_lost_the_targets_llama3_scaling_is_a_warning(release: Engine) -> None:
     converted = {**EAGLE3, "rope_theta": 500000.0, "rope_scaling": None}
     verdict = check(converted, target=LLAMA_TARGET, engine=release)
     warning = _only(verdict, ROPE_DIFFERS_FROM_TARGET, "warnings")
@@ -189,7 +194,7 @@ def test_a_head_that_lost_the_targets_llama3_scaling_is_a_warning(release: str) 
 
 
 @pytest.mark.parametrize("release", ALL)
-def test_the_same_rope_spelled_another_way_is_no_warning(release: str) -> None:
+def test_the_same_rope_spelled_another_way_is_no_warning(release: Engine) -> None:
     v5 = {
         **EAGLE3,
         "rope_scaling": None,
@@ -202,7 +207,7 @@ def test_the_same_rope_spelled_another_way_is_no_warning(release: str) -> None:
 
 
 @pytest.mark.parametrize("release", ALL)
-def test_another_theta_is_a_warning_and_the_targets_own_is_none(release: str) -> None:
+def test_another_theta_is_a_warning_and_the_targets_own_is_none(release: Engine) -> None:
     _none(check(EAGLE3, target=QWEN3_8B, engine=release), ROPE_DIFFERS_FROM_TARGET)
     other = {**EAGLE3, "rope_theta": 10000}
     warning = _only(
@@ -217,7 +222,7 @@ def test_another_theta_is_a_warning_and_the_targets_own_is_none(release: str) ->
 
 
 @pytest.mark.parametrize("release", ALL)
-def test_a_dspark_draft_that_does_not_record_its_anchor_layout_gets_a_note(release: str) -> None:
+def test_a_dspark_draft_that_does_not_record_its_anchor_layout_gets_a_note(release: Engine) -> None:
     note = _only(
         check(DSPARK, target=QWEN3_8B, engine=release), SAMPLE_FROM_ANCHOR_ASSUMED, "notes"
     )
@@ -231,7 +236,7 @@ def test_a_dspark_draft_that_does_not_record_its_anchor_layout_gets_a_note(relea
 
 
 @pytest.mark.parametrize("release", ALL)
-def test_a_dflash_draft_that_records_no_causality_gets_a_note(release: str) -> None:
+def test_a_dflash_draft_that_records_no_causality_gets_a_note(release: Engine) -> None:
     note = _only(check(QWEN3_8B_DFLASH_DRAFT, engine=release), CAUSALITY_ASSUMED, "notes")
     assert "non-causal" in note
     assert "dflash.py" in (note.evidence or "")
@@ -240,7 +245,7 @@ def test_a_dflash_draft_that_records_no_causality_gets_a_note(release: str) -> N
 
 
 @pytest.mark.parametrize("release", VLLM)
-def test_vllm_reads_the_dflash_causal_stamp(release: str) -> None:
+def test_vllm_reads_the_dflash_causal_stamp(release: Engine) -> None:
     stamped = {
         **QWEN3_8B_DFLASH_DRAFT,
         "dflash_config": {**QWEN3_8B_DFLASH_DRAFT["dflash_config"], "causal": True},
@@ -250,7 +255,7 @@ def test_vllm_reads_the_dflash_causal_stamp(release: str) -> None:
 
 @pytest.mark.parametrize("release", SGLANG)
 def test_sglang_ignores_the_dflash_causal_stamp_and_is_causal_without_layer_types(
-    release: str,
+    release: Engine,
 ) -> None:
     stamped = {
         **QWEN3_8B_DFLASH_DRAFT,
@@ -271,7 +276,7 @@ def test_the_assumed_defaults_are_said_once_in_a_sweeps_footer(
     drafts = [EXAMPLES / "dspark-qwen3-8b", EXAMPLES / "dspark-noise-qwen3-8b"]
     run = run_cli(capsys, "check", "--engine", "all", "--no-tokenizer", *drafts)
     anchor = [line for line in run.lines if "`sample_from_anchor` is not recorded" in line]
-    causal = [line for line in run.lines if "No attention causality is recorded" in line]
+    causal = [line for line in run.lines if "No causality is recorded" in line]
     assert anchor == [line for line in anchor if line.startswith("note (2 drafts): ")]
     assert causal == [line for line in causal if line.startswith("note (2 drafts): ")]
     assert len(anchor) == len(causal) == 1
@@ -301,7 +306,7 @@ def test_the_published_corpus_gets_no_new_error_or_warning_from_these_rules() ->
 
 @pytest.mark.parametrize("release", SGLANG)
 def test_a_fill_in_layout_recorded_only_where_sglang_does_not_read_it_is_a_warning(
-    release: str,
+    release: Engine,
 ) -> None:
     nested = {**DSPARK, "dflash_config": {"sample_from_anchor": False}}
     warning = _only(
@@ -310,3 +315,86 @@ def test_a_fill_in_layout_recorded_only_where_sglang_does_not_read_it_is_a_warni
     assert warning.field == "dflash_config.sample_from_anchor"
     both = {**nested, "sample_from_anchor": False}
     _none(check(both, target=QWEN3_8B, engine=release), SAMPLE_FROM_ANCHOR_ASSUMED)
+
+
+# --- 4. SGLang's EAGLE-3 weights --------------------------------------------------------------
+
+SMALL_HEAD = {
+    **EAGLE3,
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "head_dim": 16,
+    "vocab_size": 1000,
+    "draft_vocab_size": 100,
+}
+
+
+def _head(tmp_path: Path, config: dict[str, Any], *names: str) -> Path:
+    """A draft directory: ``config`` and a checkpoint holding the EAGLE-3 tensors ``names``."""
+    shapes = {
+        "fc.weight": (64, 3 * 64),
+        "midlayer.self_attn.q_proj.weight": (64, 128),
+        "norm.weight": (64,),
+        "lm_head.weight": (100, 64),
+        "d2t": (100,),
+        "t2d": (1000,),
+    }
+    directory = tmp_path / "head"
+    directory.mkdir()
+    (directory / "config.json").write_text(json.dumps(config))
+    kept = {name: ("I64" if name in ("d2t",) else "BF16", shapes[name]) for name in names}
+    write_safetensors(directory / "model.safetensors", kept)
+    return directory
+
+
+BODY = ("fc.weight", "midlayer.self_attn.q_proj.weight", "norm.weight")
+
+
+@pytest.mark.parametrize("release", SGLANG)
+def test_an_eagle3_head_with_a_draft_vocabulary_and_no_lm_head_is_an_error(
+    release: Engine, tmp_path: Path
+) -> None:
+    verdict = check(
+        _head(tmp_path, SMALL_HEAD, *BODY, "d2t"), engine=release, check_tokenizer=False
+    )
+    error = _only(verdict, WEIGHTS_LM_HEAD_MISSING, "errors")
+    assert error.field == "draft_vocab_size"
+    assert "llama_eagle3.py" in (error.evidence or "")
+    assert not [n for n in verdict.notes if getattr(n, "code", None) is WEIGHTS_NOT_MODELLED]
+
+
+@pytest.mark.parametrize("release", SGLANG)
+def test_an_eagle3_head_borrowing_the_targets_lm_head_needs_none(
+    release: Engine, tmp_path: Path
+) -> None:
+    borrowed = {key: value for key, value in SMALL_HEAD.items() if key != "draft_vocab_size"}
+    verdict = check(_head(tmp_path, borrowed, *BODY), engine=release, check_tokenizer=False)
+    _none(verdict, WEIGHTS_LM_HEAD_MISSING)
+    _none(verdict, WEIGHTS_D2T_MISSING)
+
+
+@pytest.mark.parametrize("release", SGLANG)
+def test_a_reduced_vocabulary_without_d2t_is_a_warning(release: Engine, tmp_path: Path) -> None:
+    without = check(
+        _head(tmp_path, SMALL_HEAD, *BODY, "lm_head.weight"), engine=release, check_tokenizer=False
+    )
+    warning = _only(without, WEIGHTS_D2T_MISSING, "warnings")
+    assert warning.field == "draft_vocab_size"
+
+
+@pytest.mark.parametrize("release", SGLANG)
+def test_a_whole_eagle3_checkpoint_is_clean_and_dflash_keeps_the_not_modelled_note(
+    release: Engine, tmp_path: Path
+) -> None:
+    whole = _head(tmp_path, SMALL_HEAD, *BODY, "lm_head.weight", "d2t", "t2d")
+    verdict = check(whole, engine=release, check_tokenizer=False)
+    for code in (WEIGHTS_LM_HEAD_MISSING, WEIGHTS_D2T_MISSING, WEIGHTS_NOT_MODELLED):
+        _none(verdict, code)
+    dflash = tmp_path / "dflash"
+    dflash.mkdir()
+    (dflash / "config.json").write_text(json.dumps(QWEN3_8B_DFLASH_DRAFT))
+    write_safetensors(dflash / "model.safetensors", {"fc.weight": ("BF16", (8, 8))})
+    notes = check(dflash, engine=release, check_tokenizer=False).notes
+    assert WEIGHTS_NOT_MODELLED in [getattr(note, "code", None) for note in notes]

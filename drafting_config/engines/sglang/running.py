@@ -26,6 +26,7 @@ from drafting_config.engines.sglang.layers import (
     target_depth,
 )
 from drafting_config.engines.sglang.names import Algorithm, SglangRefuses
+from drafting_config.rules.assumed import ANCHOR_NOTE, CAUSALITY_NOTE
 from drafting_config.rules.subject import Subject
 from drafting_config.values import codes
 from drafting_config.values.errors import (
@@ -160,8 +161,7 @@ def check_sglang_rope(subject: Subject, found: Findings) -> None:
         return
     found.warn(
         ParallelDraftingConfigWarning(
-            f"The draft's RoPE is {draft.shown()}, the target's {theirs.shown()}: the draft "
-            "rotates positions unlike its target.",
+            f"The draft's RoPE ({draft.shown()}) is not its target's ({theirs.shown()}).",
             field=_rope_field(subject.get, draft.rope_type != theirs.rope_type),
             code=codes.ROPE_DIFFERS_FROM_TARGET,
             fix="copy the target's `rope_scaling` (or `rope_parameters`) and `rope_theta` "
@@ -230,11 +230,9 @@ def _anchor_findings(get: FieldGetter, found: Findings) -> None:
     nested = read_path(get, "dflash_config.sample_from_anchor", MISSING, only_dicts=True)
     if nested is MISSING:
         found.note(
-            "`sample_from_anchor` is not recorded: the engine assumes true, the anchor-first "
-            "DSpark layout, whichever layout the draft was trained in.",
+            ANCHOR_NOTE,
             code=codes.SAMPLE_FROM_ANCHOR_ASSUMED,
             field="sample_from_anchor",
-            fix="set `sample_from_anchor` to the layout the draft was trained in",
             evidence=_ANCHOR_EVIDENCE,
         )
     elif nested is False:
@@ -256,11 +254,9 @@ def _causal_findings(get: FieldGetter, found: Findings) -> None:
     layer_types = get("layer_types", None)
     if is_causal is None and stamp is None:
         found.note(
-            "No attention causality is recorded: the engine runs the drafter non-causal, "
-            "causal only on sliding-window layers.",
+            CAUSALITY_NOTE,
             code=codes.CAUSALITY_ASSUMED,
             field="is_causal",
-            fix="set `is_causal` (with `layer_types`) to the attention the draft was trained with",
             evidence=_CAUSAL_EVIDENCE,
         )
         return

@@ -28,6 +28,7 @@ from drafting_config.engines.vllm.runners import (
     is_set,
     runner_of,
 )
+from drafting_config.rules.assumed import ANCHOR_NOTE, CAUSALITY_NOTE
 from drafting_config.values import codes
 from drafting_config.values.errors import (
     ParallelDraftingConfigWarning,
@@ -171,8 +172,7 @@ def check_rope_against_target(subject: VllmSubject, found: Findings) -> None:
     )
     found.warn(
         ParallelDraftingConfigWarning(
-            f"The draft's RoPE is {draft.shown()}, the target's {theirs.shown()}: the draft "
-            "rotates positions unlike its target.",
+            f"The draft's RoPE ({draft.shown()}) is not its target's ({theirs.shown()}).",
             field=field,
             code=codes.ROPE_DIFFERS_FROM_TARGET,
             fix="copy the target's `rope_scaling` (or `rope_parameters`) and `rope_theta` "
@@ -204,11 +204,9 @@ def check_assumed_sample_from_anchor(subject: VllmSubject, found: Findings) -> N
     if read_path(get, "dflash_config.sample_from_anchor", MISSING, only_dicts=True) is not MISSING:
         return  # judged by check_sample_from_anchor
     found.note(
-        "`sample_from_anchor` is not recorded: the engine assumes true, the anchor-first "
-        "DSpark layout, whichever layout the draft was trained in.",
+        ANCHOR_NOTE,
         code=codes.SAMPLE_FROM_ANCHOR_ASSUMED,
         field=SAMPLE_FROM_ANCHOR_FIELD,
-        fix="set `sample_from_anchor` to the layout the draft was trained in",
         evidence="vllm/v1/worker/gpu/spec_decode/dspark/speculator.py: DSparkSpeculator.__init__ "
         'reads getattr(hf_config, "sample_from_anchor", True); vllm/config/vllm.py: '
         "num_lookahead_tokens",
@@ -234,11 +232,9 @@ def check_assumed_causality(subject: VllmSubject, found: Findings) -> None:
     if read_path(get, "dflash_config.causal", None, only_dicts=True) is not None:
         return
     found.note(
-        "No attention causality is recorded: the engine runs the drafter non-causal, causal "
-        "only on sliding-window layers.",
+        CAUSALITY_NOTE,
         code=codes.CAUSALITY_ASSUMED,
         field="dflash_config.causal",
-        fix="set `dflash_config.causal` to the attention the draft was trained with",
         evidence="vllm/model_executor/models/qwen3_dflash.py: _dflash_layer_causal reads "
         "is_causal, then dflash_config.causal, else layer_types; vllm-project/vllm#43445",
     )

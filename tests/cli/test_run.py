@@ -264,6 +264,7 @@ def test_the_passing_pair(drafting_config: Cli) -> None:
         DFLASH_SERVE,
         "    token: unused",
         f"    target: {PASSING_TARGET}",
+        *CAUSAL,
         "1 checked: 1 valid, 0 invalid",
     ]
     assert PASSING_PAIR.relative_to(REPO) == Path(PASSING_DRAFT).parent
@@ -282,6 +283,7 @@ def test_the_failing_pair_fails_on_layers_and_on_the_vocabulary(drafting_config:
         "  error layer-id-out-of-range dflash_config.target_layer_ids",
         "  warning num-target-layers-unexplained num_target_layers",
         "  warning rope-differs-from-target rope_scaling",  # a Qwen3 drafter, a Llama-3.1 target
+        "  note causality-assumed dflash_config.causal",
         "  note tokenizer-not-found",
         "1 checked",
     ]
@@ -493,7 +495,8 @@ def test_json_token_facts(drafting_config: Cli, tmp_path: Path) -> None:
 def test_json_with_a_target_names_it(drafting_config: Cli) -> None:
     run = drafting_config("check", "--json", PASSING_DRAFT, "--target", PASSING_TARGET)
     (item,) = run.json
-    assert (item["ok"], item["target"], item["notes"]) == (True, PASSING_TARGET, [])
+    assert (item["ok"], item["target"]) == (True, PASSING_TARGET)
+    assert item["notes"] == [CAUSAL[0].partition(": ")[2]]
     assert item["token"] == {"id": 151669, "kind": "unused", "text": None}
 
 
@@ -653,7 +656,7 @@ def test_explain_takes_the_target_and_tokenizer_options(drafting_config: Cli) ->
         "neither"
     ) in text
     run = drafting_config("explain", PASSING_DRAFT, "--no-tokenizer")
-    assert run.lines[-1] == NO_TARGET
+    assert run.lines[-2:] == [NO_TARGET, *CAUSAL]
     assert "    token: unused" not in run.lines
 
 
@@ -959,7 +962,7 @@ def test_control_characters_in_target_tokenizer_and_verifier_paths_are_escaped(
     target = write_config(tmp_path / FORGERY, {"vocab_size": 151936})
     run = drafting_config("check", PASSING_DRAFT, "--target", target, "--tokenizer", qwen)
     assert run.status == 0
-    assert len(run.lines) == 6
+    assert len(run.lines) == 6 + len(CAUSAL)
     assert run.lines[4] == f"    target: {tmp_path}/" + FORGERY.replace("\n", "\\n")
     # an ordinary token's warning names the tokenizer directory, escaped
     draft = write_config(tmp_path / "draft", {"pard_token": 7})

@@ -48,6 +48,10 @@ QWEN3_8B = {"vocab_size": 151936, "hidden_size": 4096, "num_hidden_layers": 36}
 LLAMA3_8B = {"vocab_size": 128256, "hidden_size": 4096, "num_hidden_layers": 32}
 VERIFIER = "Qwen/Qwen3-8B"
 NO_TARGET = "target not checked: no target given"
+CAUSALITY_NOTE = (
+    "No causality is recorded: the engine runs the drafter non-causal, causal only on "
+    "sliding-window layers."
+)
 NO_TOKENIZER_DIRECTORY = "tokenizer not checked: a config object has no directory to look in"
 
 
@@ -93,6 +97,7 @@ def test_a_valid_draft_path_gets_a_verdict_echoing_the_path_as_given(
         assert verdict.warnings == ()
         assert verdict.notes == (
             NO_TARGET,
+            CAUSALITY_NOTE,
             "tokenizer not checked: no tokenizer files beside the draft",
         )
         assert verdict.target is None
@@ -328,7 +333,7 @@ def test_a_cached_draft_repo_id_is_read_with_the_tokenizer_of_its_snapshot(
     assert verdict.path == "z-lab/Qwen3-4B-DFlash-b16"
     assert verdict.ok
     assert verdict.token == TokenFacts(151669, TokenKind.UNUSED, None)
-    assert verdict.notes == (NO_TARGET,)
+    assert verdict.notes == (NO_TARGET, CAUSALITY_NOTE)
 
 
 def test_revisions_pick_the_snapshot(cache: Path) -> None:

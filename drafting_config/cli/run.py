@@ -57,7 +57,13 @@ from drafting_config.engines import (
     engine_rules,
 )
 from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
-from drafting_config.values.codes import TARGET_NOT_GIVEN, TOKENIZER_NOT_FOUND, WEIGHTS_NOT_MODELLED
+from drafting_config.values.codes import (
+    CAUSALITY_ASSUMED,
+    SAMPLE_FROM_ANCHOR_ASSUMED,
+    TARGET_NOT_GIVEN,
+    TOKENIZER_NOT_FOUND,
+    WEIGHTS_NOT_MODELLED,
+)
 from drafting_config.values.errors import exception_text
 from drafting_config.values.paths import output_errors, printable, runner_inert
 from drafting_config.values.sources import PRIORITY_ORDER
@@ -130,10 +136,19 @@ def _shown_waiting(verdicts: Iterator[Verdict]) -> Iterator[Verdict]:
         yield verdict
 
 
-FOOTER_CODES: Final = frozenset({TARGET_NOT_GIVEN, TOKENIZER_NOT_FOUND, WEIGHTS_NOT_MODELLED})
+FOOTER_CODES: Final = frozenset(
+    {
+        TARGET_NOT_GIVEN,
+        TOKENIZER_NOT_FOUND,
+        WEIGHTS_NOT_MODELLED,
+        SAMPLE_FROM_ANCHOR_ASSUMED,
+        CAUSALITY_ASSUMED,
+    }
+)
 """The notes about what a run did not check rather than about a draft ("target not checked:
-no target given"): in a run of several drafts, the text output says each once, in its
-footer, with how many drafts hold it."""
+no target given"), and those saying what an engine default decides where the file records
+nothing, whose text is the same for every draft: in a run of several drafts, the text
+output says each once, in its footer, with how many drafts hold it."""
 
 
 def _footer_notes(verdicts: Sequence[Verdict], footer: dict[str, int]) -> list[Verdict]:

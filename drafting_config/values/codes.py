@@ -493,6 +493,13 @@ LAYER_NOT_READ: Final = declare(
     Step.LAYERS,
     "A layer field of the draft is not read by the engine for this draft.",
 )
+LAYERS_GUESSED: Final = declare(
+    "layers-guessed",
+    Step.LAYERS,
+    "The draft names no target layers, so the engine taps layers it guesses from the "
+    "target's depth: a note, or a warning where something in the files points elsewhere.",
+    fix="name the tapped layers the draft was trained on",
+)
 
 # target
 TARGET_NOT_GIVEN: Final = declare(
@@ -538,6 +545,13 @@ HIDDEN_SIZE_MISMATCH: Final = declare(
     Step.TARGET,
     "The draft's hidden_size differs from the target's, which feeds it.",
     fix="check that the target is the one the draft was trained on",
+)
+ROPE_DIFFERS_FROM_TARGET: Final = declare(
+    "rope-differs-from-target",
+    Step.TARGET,
+    "A draft that runs at its target's positions records another RoPE (type, scaling or "
+    "theta) than the target's.",
+    fix="copy the target's RoPE settings into the draft's config",
 )
 
 # tap
@@ -623,6 +637,20 @@ K3_LAYER_FIELDS_INVALID: Final = declare(
     "k3-layer-fields-invalid",
     Step.CONSTRUCTION,
     "A K3 DSpark draft's `target_layer_ids` and `num_target_layers` do not agree.",
+)
+SAMPLE_FROM_ANCHOR_ASSUMED: Final = declare(
+    "sample-from-anchor-assumed",
+    Step.CONSTRUCTION,
+    "A DSpark draft does not record `sample_from_anchor`: the engine assumes true, the "
+    "anchor-first layout, whichever layout the draft was trained in.",
+    fix="set `sample_from_anchor` to the layout the draft was trained in",
+)
+CAUSALITY_ASSUMED: Final = declare(
+    "causality-assumed",
+    Step.CONSTRUCTION,
+    "A DFlash-style draft records no attention causality: the engine runs it non-causal "
+    "(causal only on sliding-window layers), whichever way it was trained.",
+    fix="record the attention the draft was trained with",
 )
 
 # width
@@ -803,6 +831,13 @@ WEIGHTS_LM_HEAD_TIED_BY_DEFAULT: Final = declare(
     "weights-lm-head-tied-by-default",
     Step.WEIGHTS,
     "The checkpoint has no lm_head and the config does not say whether it is tied.",
+)
+WEIGHTS_D2T_MISSING: Final = declare(
+    "weights-d2t-missing",
+    Step.WEIGHTS,
+    "An EAGLE-3 head with a reduced vocabulary ships no d2t: the engine takes the draft's "
+    "token ids for the target's.",
+    fix="ship the d2t tensor the head was trained with",
 )
 
 # tokenizer

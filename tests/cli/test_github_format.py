@@ -67,8 +67,11 @@ def test_a_note_every_verdict_shares_is_said_once_in_the_footer_with_its_count(
     good = REPO / "examples/dflash-qwen3-4b"
     run = run_cli(capsys, "check", "--engine", "all", "--no-tokenizer", good, BROKEN)
     shared = "target not checked: no target given"
-    assert run.lines[-3:] == [
+    assert run.lines[-4:] == [
         f"note (2 drafts): {shared}",
+        # the DFlash draft's (issue 39): a note of the footer's codes, with its count
+        "note (1 draft): No causality is recorded: the engine runs the drafter non-causal, "
+        "causal only on sliding-window layers.",
         "note (2 drafts): weights not checked for SGLang: its loaders are not modelled",
         # SGLang serves BROKEN as STANDALONE, its pard_token unused (a warning)
         ("2 checked: 1 valid, 1 invalid (vllm 0.33.0 serves 1, sglang 0.5.23 serves 2)"),

@@ -27,6 +27,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, NoReturn
+from unittest.mock import ANY
 
 import pytest
 
@@ -36,6 +37,7 @@ from drafting_config.cli.render import verdict_json
 from drafting_config.cli.run import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, main
 from drafting_config.files.json_files import ConfigFileError
 from drafting_config.files.repo_ids import MissingExtraError, RepoNotCachedError
+from drafting_config.values.codes import CAUSALITY_ASSUMED, LAYERS_GUESSED
 from drafting_config.values.fields import MISSING
 from drafting_config.values.paths import parse_display_path
 from tests.bad_files import BAD_FILES, UNREADABLE
@@ -80,6 +82,11 @@ NO_TARGET = "  note target-not-given: target not checked: no target given"
 NO_TOKENIZER = (
     "  note tokenizer-not-found: tokenizer not checked: no tokenizer files beside the draft"
 )
+CAUSAL = [
+    "  note causality-assumed dflash_config.causal: No causality is recorded: the engine runs the "
+    "drafter non-causal, causal only on sliding-window layers."
+]
+"""The note every DFlash draft that records no causality gets (issue 39)."""
 DFLASH_SERVE = """    serve with: --speculative-config '{"method": "dflash"}'"""
 PARD_SERVE = (
     "    serve with: --speculative-config "
@@ -150,6 +157,7 @@ def test_a_valid_draft_is_one_ok_line_with_its_notes(drafting_config: Cli) -> No
         DFLASH_SERVED,
         DFLASH_SERVE,
         NO_TARGET,
+        *CAUSAL,
         NO_TOKENIZER,
         "1 checked: 1 valid, 0 invalid",
     ]
@@ -256,6 +264,7 @@ def test_the_passing_pair(drafting_config: Cli) -> None:
         DFLASH_SERVE,
         "    token: unused",
         f"    target: {PASSING_TARGET}",
+        *CAUSAL,
         "1 checked: 1 valid, 0 invalid",
     ]
     assert PASSING_PAIR.relative_to(REPO) == Path(PASSING_DRAFT).parent
@@ -273,6 +282,8 @@ def test_the_failing_pair_fails_on_layers_and_on_the_vocabulary(drafting_config:
         "  error token-outside-target-vocab dflash_config.mask_token_id",
         "  error layer-id-out-of-range dflash_config.target_layer_ids",
         "  warning num-target-layers-unexplained num_target_layers",
+        "  warning rope-differs-from-target rope_scaling",  # a Qwen3 drafter, a Llama-3.1 target
+        "  note causality-assumed dflash_config.causal",
         "  note tokenizer-not-found",
         "1 checked",
     ]
@@ -355,6 +366,7 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
         "warnings": [],
         "notes": [
             "target not checked: no target given",
+            CAUSAL[0].partition(": ")[2],
             "tokenizer not checked: no tokenizer files beside the draft",
         ],
         "errors": [],
@@ -366,17 +378,26 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
                 "step": step,
                 "severity": "note",
                 "engine": "vllm 0.33.0",
-                "field": None,
+                "field": field,
                 "message": message,
-                "fix": None,
-                "evidence": None,
+                "fix": fix,
+                "evidence": ANY if code == "causality-assumed" else None,
             }
-            for code, step, message in (
-                ("target-not-given", "target", "target not checked: no target given"),
+            for code, step, field, message, fix in (
+                ("target-not-given", "target", None, "target not checked: no target given", None),
+                (
+                    "causality-assumed",
+                    "construction",
+                    "dflash_config.causal",
+                    CAUSAL[0].partition(": ")[2],
+                    None,
+                ),
                 (
                     "tokenizer-not-found",
                     "tokenizer",
+                    None,
                     "tokenizer not checked: no tokenizer files beside the draft",
+                    None,
                 ),
             )
         ],
@@ -474,7 +495,8 @@ def test_json_token_facts(drafting_config: Cli, tmp_path: Path) -> None:
 def test_json_with_a_target_names_it(drafting_config: Cli) -> None:
     run = drafting_config("check", "--json", PASSING_DRAFT, "--target", PASSING_TARGET)
     (item,) = run.json
-    assert (item["ok"], item["target"], item["notes"]) == (True, PASSING_TARGET, [])
+    assert (item["ok"], item["target"]) == (True, PASSING_TARGET)
+    assert item["notes"] == [CAUSAL[0].partition(": ")[2]]
     assert item["token"] == {"id": 151669, "kind": "unused", "text": None}
 
 
@@ -539,7 +561,8 @@ def test_explain_shows_each_field_then_the_verdict(drafting_config: Cli, tmp_pat
         "  warning token-fields-disagree ptd_token_id: `dspark_noise_token_id` = 151669 and "
         "`ptd_token_id` = 151670 disagree"
     )
-    assert verdict[-2:] == [NO_TARGET, NO_TOKENIZER]
+    assert verdict[-1] == NO_TOKENIZER
+    assert NO_TARGET in verdict
 
 
 def test_explain_json_is_the_verdict_plus_the_fields(drafting_config: Cli, tmp_path: Path) -> None:
@@ -633,7 +656,7 @@ def test_explain_takes_the_target_and_tokenizer_options(drafting_config: Cli) ->
         "neither"
     ) in text
     run = drafting_config("explain", PASSING_DRAFT, "--no-tokenizer")
-    assert run.lines[-1] == NO_TARGET
+    assert run.lines[-2:] == [NO_TARGET, *CAUSAL]
     assert "    token: unused" not in run.lines
 
 
@@ -939,7 +962,7 @@ def test_control_characters_in_target_tokenizer_and_verifier_paths_are_escaped(
     target = write_config(tmp_path / FORGERY, {"vocab_size": 151936})
     run = drafting_config("check", PASSING_DRAFT, "--target", target, "--tokenizer", qwen)
     assert run.status == 0
-    assert len(run.lines) == 6
+    assert len(run.lines) == 6 + len(CAUSAL)
     assert run.lines[4] == f"    target: {tmp_path}/" + FORGERY.replace("\n", "\\n")
     # an ordinary token's warning names the tokenizer directory, escaped
     draft = write_config(tmp_path / "draft", {"pard_token": 7})
@@ -1499,7 +1522,8 @@ def test_a_config_object_against_a_config_object_target_notes_the_tokenizer() ->
     assert [n for n in verdict.notes if n.startswith("tokenizer not checked: ")] == [
         "tokenizer not checked: a config object has no directory to look in"
     ]
-    assert check(draft, target=target, check_tokenizer=False).notes == ()
+    notes = check(draft, target=target, check_tokenizer=False).notes
+    assert [getattr(note, "code", None) for note in notes] == [LAYERS_GUESSED, CAUSALITY_ASSUMED]
 
 
 # ------------------------------------------------ 3: every verdict pickles, through spawn

@@ -43,6 +43,11 @@ from drafting_config.engines.sglang.names import ENGINE as ENGINE
 from drafting_config.engines.sglang.names import SERVE_OPTION as SERVE_OPTION
 from drafting_config.engines.sglang.names import VERSION as VERSION
 from drafting_config.engines.sglang.names import Algorithm, SglangRefuses
+from drafting_config.engines.sglang.running import (
+    check_sglang_assumed_defaults,
+    check_sglang_guessed_layers,
+    check_sglang_rope,
+)
 from drafting_config.engines.sglang.token import (
     check_sglang_mask_embedding,
     check_sglang_placeholders,
@@ -50,6 +55,7 @@ from drafting_config.engines.sglang.token import (
     sglang_token,
     sglang_token_fields,
 )
+from drafting_config.engines.sglang.weights import check_sglang_eagle3_weights, models_weights
 from drafting_config.rules.subject import Subject
 from drafting_config.rules.target import check_target_placeholders
 from drafting_config.rules.tokenizer import check_token_in_tokenizer
@@ -106,6 +112,8 @@ def judge(
     with found.collect():
         for rule in (check_sglang_placeholders, check_target_placeholders, check_sglang_layers):
             rule(subject, found)
+        for rule in (check_sglang_guessed_layers, check_sglang_rope, check_sglang_assumed_defaults):
+            rule(subject, found)
         layers = _layers_reading(subject)
     if subject.tokenizer is not None and token_id is not None:
         with found.collect():  # SGLang's own rules judge the mask token's text (.token)
@@ -113,10 +121,7 @@ def judge(
         facts = subject.tokenizer.describe(token_id)
     directory = reads.weights_directory()
     if directory is not None:
-        found.note(
-            "weights not checked for SGLang: its loaders are not modelled",
-            code=codes.WEIGHTS_NOT_MODELLED,
-        )
+        _weights_findings(subject, algorithm, found, reads)
         embedding = reads.mask_embedding(directory)
         with found.collect():
             check_sglang_mask_embedding(replace(subject, mask_embedding=embedding), found)
@@ -141,6 +146,32 @@ def judge(
         serve_with=None if algorithm is None else algorithm.value,
         token_fields=token_fields,
     )
+
+
+def _weights_findings(
+    subject: Subject, algorithm: Algorithm | None, found: Findings, reads: Reads
+) -> None:
+    """The checkpoint's rules where :mod:`.weights` models the draft's EAGLE-3 class (from
+    the safetensors headers); elsewhere a note that SGLang's loaders are not modelled."""
+    if algorithm is Algorithm.EAGLE3 and _weights_modelled(subject):
+        with found.collect():
+            files = reads.checkpoint(found)
+            if files is not None and files.headers is not None:
+                check_sglang_eagle3_weights(subject, files.headers, found)
+        return
+    found.note(
+        "weights not checked for SGLang: its loaders are not modelled",
+        code=codes.WEIGHTS_NOT_MODELLED,
+    )
+
+
+def _weights_modelled(subject: Subject) -> bool:
+    """Whether the draft's EAGLE-3 class is one :mod:`.weights` models (``False`` where its
+    ``architectures`` cannot be read: the rules above record that)."""
+    try:
+        return models_weights(subject.get)
+    except ParallelDraftingConfigError:
+        return False
 
 
 def _layers_reading(subject: Subject) -> tuple[tuple[int, ...] | None, str | None]:

@@ -56,6 +56,12 @@ from drafting_config.engines.vllm.resolution import (
     resolution_of,
     served_as,
 )
+from drafting_config.engines.vllm.running import (
+    check_assumed_causality,
+    check_assumed_sample_from_anchor,
+    check_guessed_layers,
+    check_rope_against_target,
+)
 from drafting_config.files.tokenizer_files import TOKENIZER_JSON_NAME, TokenFacts
 from drafting_config.rules.subject import Subject
 from drafting_config.rules.target import check_target_placeholders, check_target_sizes
@@ -83,6 +89,10 @@ RULES: Final[tuple[VllmRule, ...]] = (
     check_served_context,
     check_layers,
     check_eagle3_width,
+    check_guessed_layers,
+    check_rope_against_target,
+    check_assumed_sample_from_anchor,
+    check_assumed_causality,
 )
 """The rules of the draft against its target, in the order their findings are listed; the
 first field that cannot be read at all stops them (it is the draft's error)."""

@@ -682,4 +682,6 @@ def test_a_list_read_by_no_runner_says_vllm_taps_the_defaults() -> None:
     assert verdict.notes == (
         "`target_layer_ids` is not read by vLLM for this draft, which taps the target model's "
         "default layers.",
+        "No target layers are named, so the engine taps its guess [2, 18, 33] (capture "
+        "indices), from the target's depth 36.",
     )

@@ -28,7 +28,6 @@ from typing import Final, NoReturn, TextIO, cast
 
 from drafting_config import __version__
 from drafting_config.cli.exit_status import EXIT_STATUS_HELP
-from drafting_config.cli.fixing import fix_paths
 from drafting_config.cli.output_schema import OUTPUT_SCHEMA
 from drafting_config.cli.render import (
     HEADLINE_WORDS,
@@ -281,6 +280,8 @@ def _fix_first(args: argparse.Namespace, out: TextIO) -> None:
     """``--fix`` and ``--diff``: apply (or show) the certain fixes before the check, which
     then checks every draft again: its exit status is the re-check's."""
     if args.fix or args.diff:
+        from drafting_config.cli.fixing import fix_paths  # noqa: PLC0415 (a plain check never pays for it)
+
         fix_paths(
             args.paths,
             lambda path: _check_all([path], args),

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from drafting_config import ParallelDraftingConfigError, ParallelDraftingConfigWarning
-from drafting_config.cli.fixing import planned_edits
+from drafting_config.cli.fixing import draft_plan
 from drafting_config.cli.run import EXIT_INVALID, EXIT_OK
 from drafting_config.values import codes
 from drafting_config.values.edits import ConfigEdit
@@ -57,7 +57,10 @@ def test_fix_deletes_a_null_field_says_so_and_the_recheck_decides_the_status(
     assert _check(capsys, path).status == EXIT_INVALID
     run = _check(capsys, "--fix", path)
     assert run.status == EXIT_OK, run.out
-    assert f"{path}: fixed token-field-null: deleted `dflash_config.mask_token_id`" in run.lines
+    assert (
+        f"{path}: fixed token-field-null: deleted `dflash_config.mask_token_id` (line 11)"
+        in run.lines
+    )
     assert any(line.startswith(f"{path}: OK") for line in run.lines)
     fixed = json.loads(path.read_text(encoding="utf-8"))
     assert fixed == {**NULL_ABOVE, "dflash_config": {"target_layer_ids": [1, 2]}}
@@ -71,8 +74,8 @@ def test_fix_wraps_a_string_architectures_in_a_list(
     run = _check(capsys, "--fix", tmp_path / "draft")  # a model directory names its config
     assert run.status == EXIT_OK, run.out
     assert (
-        f'{path}: fixed architectures-string: set `architectures` to ["LlamaForCausalLM"]'
-        in run.lines
+        f'{path}: fixed architectures-string: set `architectures` to ["LlamaForCausalLM"] '
+        "(line 2)" in run.lines
     )
     assert json.loads(path.read_text(encoding="utf-8"))["architectures"] == ["LlamaForCausalLM"]
     # a second run finds nothing to fix and leaves the file's bytes alone
@@ -173,7 +176,7 @@ def test_fix_never_writes_the_paths_read_from_standard_input(
     assert run.status == EXIT_INVALID
 
 
-def test_an_edit_two_engines_plan_is_applied_once_and_a_conflicting_one_is_left_out() -> None:
+def test_an_edit_two_engines_plan_is_applied_once_and_edits_that_disagree_are_all_left_out() -> None:
     same = ConfigEdit.set("markov_rank", 256)
     verdicts = [
         Verdict(
@@ -186,6 +189,17 @@ def test_an_edit_two_engines_plan_is_applied_once_and_a_conflicting_one_is_left_
             None,
             (ParallelDraftingConfigError("b", code=codes.CONSTRUCTOR_FIELD_MISSING, edit=same),),
         ),
+        Verdict(None, None, (ParallelDraftingConfigError("e", edit=ConfigEdit.delete("other")),)),
+    ]
+    plan = draft_plan(verdicts)
+    assert [(item.code, item.edit) for item in plan.edits] == [
+        ("markov-rank-nested-only", same),
+        ("fix", ConfigEdit.delete("other")),
+    ]
+    assert plan.conflicts == ()
+    assert plan.fixes(verdicts[1].errors[0])
+    disagreeing = [
+        *verdicts,
         Verdict(
             None,
             None,
@@ -195,11 +209,14 @@ def test_an_edit_two_engines_plan_is_applied_once_and_a_conflicting_one_is_left_
         Verdict(
             None, None, (ParallelDraftingConfigError("d", edit=ConfigEdit.delete("markov_rank.x")),)
         ),
+        # `true` is not `1`: two values, so they disagree
+        Verdict(None, None, (ParallelDraftingConfigError("f", edit=ConfigEdit.set("flag", 1)),)),
+        Verdict(None, None, (ParallelDraftingConfigError("g", edit=ConfigEdit.set("flag", True)),)),
     ]
-    planned, conflicts = planned_edits(verdicts)
-    assert [(item.code, item.edit) for item in planned] == [("markov-rank-nested-only", same)]
-    assert len(conflicts) == 2
-    assert (
-        conflicts[0]
-        == "not applied fix: set `markov_rank` to 8: it conflicts with set `markov_rank` to 256"
-    )
+    plan = draft_plan(disagreeing)
+    assert [item.edit for item in plan.edits] == [ConfigEdit.delete("other")]
+    assert [[str(item.edit) for item in group] for group in plan.conflicts] == [
+        ["set `markov_rank` to 256", "set `markov_rank` to 8", "deleted `markov_rank.x`"],
+        ["set `flag` to 1", "set `flag` to true"],
+    ]
+    assert not plan.fixes(verdicts[0].errors[0])

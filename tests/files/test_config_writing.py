@@ -15,10 +15,12 @@ from hypothesis import strategies as st
 from drafting_config.files.config_writing import (
     FixRefusedError,
     detect_layout,
+    fix_text,
     fixed_text,
     writable_config,
     write_atomically,
 )
+from drafting_config.files.json_files import MAX_CONFIG_BYTES
 from drafting_config.values.edits import ConfigEdit, EditError, EditKind, JsonValue
 
 _SCALARS = (
@@ -115,11 +117,101 @@ def test_the_file_keeps_its_layout(text: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ['{"a": 1, "a": 2}', "[1]", "{not json", '{"a": {"b": 1, "b": 1}}']
+    "text", ['{"z": 1, "z": 2}', "[1]", "{not json", '{"z": {"b": 1, "b": 1}}', '{"z": }']
 )
-def test_a_file_that_cannot_be_rewritten_faithfully_is_refused(text: str) -> None:
+def test_a_file_that_cannot_be_edited_faithfully_is_refused(text: str) -> None:
     with pytest.raises(EditError):
-        fixed_text(text, [ConfigEdit.set("z", 1)])
+        fixed_text(text, [ConfigEdit.set("z.b", 1)])
+
+
+def test_a_key_repeated_off_the_edits_path_is_kept_as_written() -> None:
+    text = '{"a": {"b": 1, "b": 2}, "z": null}'
+    assert fixed_text(text, [ConfigEdit.delete("z")]) == '{"a": {"b": 1, "b": 2}}'
+
+
+# A file as people write them: inline arrays, exponents, trailing zeros, escapes, two
+# trailing newlines; none of it is JSON's canonical form, and a re-dump changed all of it.
+_HAND_WRITTEN = (
+    "{\n"
+    '    "architectures": "LlamaForCausalLM",\n'
+    '    "eos_token_id": [128001, 128008, 128009],\n'
+    '    "huge": 1E400,\n'
+    '    "rms_norm_eps": 1e-5,\n'
+    '    "scale": 1.50,\n'
+    '    "url": "https:\\/\\/example.org",\n'
+    '    "letter": "\\u0041",\n'
+    '    "dflash_config": {"mask_token_id": null, "target_layer_ids": [1, 2]}\n'
+    "}\n\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("edit", "replaced", "by", "lines"),
+    [
+        (
+            ConfigEdit.set("architectures", ["LlamaForCausalLM"]),
+            '"LlamaForCausalLM"',
+            '[\n        "LlamaForCausalLM"\n    ]',
+            "line 2",
+        ),
+        (
+            ConfigEdit.delete("dflash_config.mask_token_id"),
+            '"mask_token_id": null, ',
+            "",
+            "line 9",
+        ),
+        (
+            ConfigEdit.set("dflash_config.markov_rank", 256),
+            "[1, 2]}",
+            '[1, 2], "markov_rank": 256}',
+            "after line 9",
+        ),
+    ],
+)
+def test_an_edit_replaces_only_its_members_span(
+    edit: ConfigEdit, replaced: str, by: str, lines: str
+) -> None:
+    fixed, changes = fix_text(_HAND_WRITTEN, [edit])
+    assert fixed == _HAND_WRITTEN.replace(replaced, by, 1)
+    assert [(change.edit, change.lines) for change in changes] == [(edit, lines)]
+
+
+def test_the_last_member_deleted_takes_its_separator_and_a_key_added_to_an_empty_object() -> None:
+    text = '{\n  "a": 1,\n  "b": null\n}\n'
+    assert fixed_text(text, [ConfigEdit.delete("b")]) == '{\n  "a": 1\n}\n'
+    assert fixed_text('{\n  "a": {}\n}', [ConfigEdit.set("a.b", [1])]) == (
+        '{\n  "a": {\n    "b": [\n      1\n    ]\n  }\n}'
+    )
+    assert fixed_text('{"a":{}}', [ConfigEdit.set("a.b", 1)]) == '{"a":{"b":1}}'
+    assert fixed_text('{"a": null}', [ConfigEdit.delete("a")]) == "{}"
+
+
+def test_a_lone_surrogate_escape_and_non_ascii_text_are_kept_and_written_as_utf8() -> None:
+    text = '{"architectures": "X\\ud800", "name": "é"}\n'
+    fixed = fixed_text(text, [ConfigEdit.set("architectures", ["X\ud800"])])
+    assert fixed == '{"architectures": ["X\\ud800"], "name": "é"}\n'
+    fixed.encode("utf-8")  # raises for a raw lone surrogate
+
+
+def test_a_result_over_the_size_limit_is_refused() -> None:
+    text = '{"a": "x", "pad": "' + "y" * (MAX_CONFIG_BYTES - 40) + '"}'
+    assert len(text) < MAX_CONFIG_BYTES
+    with pytest.raises(EditError, match="over the 1,048,576 bytes"):
+        fixed_text(text, [ConfigEdit.set("a", ["x" * 50])])
+
+
+@settings(max_examples=100)
+@given(_OBJECTS, _LAYOUTS, st.text(min_size=1, max_size=8), _JSON)
+def test_the_text_around_an_edited_member_is_unchanged(
+    document: dict[str, object], layout: dict[str, object], key: str, value: JsonValue
+) -> None:
+    text = _written(document, layout)
+    fixed = fixed_text(text, [ConfigEdit((key,), EditKind.SET, value)])
+    if key in document:
+        # the key itself and all before it, and the end of the file, are as they were
+        head = text[: text.index(json.dumps(key, ensure_ascii=bool(layout["ensure_ascii"])) + ":")]
+        assert fixed.startswith(head)
+    assert fixed.endswith("}" + str(layout["trailing"]))
 
 
 # --- which paths --fix may write -----------------------------------------------------------

@@ -88,12 +88,12 @@ def test_fix_wraps_a_string_architectures_in_a_list(
 def test_the_exit_status_is_the_rechecks_when_errors_remain(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = {**ARCHITECTURES_STRING, "pard_token": "5"}  # and a token id no fix can guess
+    config = {**ARCHITECTURES_STRING, "pard_token": "0x5"}  # and a token id no fix can guess
     path = _write(tmp_path / "config.json", config)
     run = _check(capsys, "--fix", path)
     assert f"{path}: fixed architectures-string" in run.out
     assert run.status == EXIT_INVALID
-    assert json.loads(path.read_text(encoding="utf-8"))["pard_token"] == "5"
+    assert json.loads(path.read_text(encoding="utf-8"))["pard_token"] == "0x5"
 
 
 def test_diff_prints_the_change_without_writing(
@@ -176,7 +176,9 @@ def test_fix_never_writes_the_paths_read_from_standard_input(
     assert run.status == EXIT_INVALID
 
 
-def test_an_edit_two_engines_plan_is_applied_once_and_edits_that_disagree_are_all_left_out() -> None:
+def test_an_edit_two_engines_plan_is_applied_once_and_edits_that_disagree_are_all_left_out() -> (
+    None
+):
     same = ConfigEdit.set("markov_rank", 256)
     verdicts = [
         Verdict(

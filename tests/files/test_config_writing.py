@@ -3,9 +3,14 @@ bytes when nothing changes, and the paths --fix must never write."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import signal
 import stat
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -295,3 +300,115 @@ def test_a_write_is_atomic_and_keeps_the_mode(tmp_path: Path) -> None:
     assert path.read_bytes() == '{"é": 1}\n'.encode()
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
     assert [p.name for p in tmp_path.iterdir()] == ["config.json"]  # no temporary file left
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
+def test_a_write_as_root_keeps_the_owner_and_group_and_drops_setuid(tmp_path: Path) -> None:
+    path = _config(tmp_path)
+    os.chown(path, 12345, 23456)
+    path.chmod(0o6600)
+    write_atomically(path, "{}\n")
+    info = path.stat()
+    assert (info.st_uid, info.st_gid) == (12345, 23456)
+    assert stat.S_IMODE(info.st_mode) == 0o600
+
+
+def test_an_owner_that_cannot_be_kept_refuses_the_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _config(tmp_path)
+    before = path.read_bytes()
+    real_stat = os.stat
+
+    def other_owner(target: object, *args: object, **kwargs: object) -> os.stat_result:
+        info = real_stat(target, *args, **kwargs)  # type: ignore[arg-type]
+        if target == path:  # the original is someone else's
+            values = list(info)
+            values[stat.ST_UID] = info.st_uid + 1
+            return os.stat_result(values)
+        return info
+
+    def refuse(*_: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "stat", other_owner)
+    monkeypatch.setattr(os, "fchown", refuse)
+    with pytest.raises(FixRefusedError, match="owner and group"):
+        write_atomically(path, '{"a": 1}\n')
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["config.json"]
+
+
+@pytest.mark.skipif(not hasattr(os, "link"), reason="no hard links")
+def test_a_file_with_several_hard_links_is_refused(tmp_path: Path) -> None:
+    path = _config(tmp_path / "draft")
+    os.link(path, tmp_path / "other.json")
+    with pytest.raises(FixRefusedError, match="2 hard links"):
+        writable_config(os.fspath(path), cache_root=tmp_path / "cache")
+    with pytest.raises(FixRefusedError, match="hard links"):
+        write_atomically(path, '{"a": 1}\n')
+    assert (tmp_path / "other.json").read_text(encoding="utf-8") == "{}\n"
+
+
+def test_a_file_changed_before_the_rename_is_left_as_it_now_is(tmp_path: Path) -> None:
+    path = _config(tmp_path)
+    path.write_text('{"saved": "meanwhile"}\n', encoding="utf-8")
+    with pytest.raises(FixRefusedError, match="changed since it was checked"):
+        write_atomically(path, '{"a": 1}\n', expected=b"{}\n")
+    assert path.read_text(encoding="utf-8") == '{"saved": "meanwhile"}\n'
+    assert [p.name for p in tmp_path.iterdir()] == ["config.json"]
+
+
+@pytest.mark.parametrize(
+    ("where", "error"),
+    [
+        ("fsync", OSError(errno.ENOSPC, "No space left on device")),  # a full filesystem
+        ("mkstemp", OSError(errno.EROFS, "Read-only file system")),  # a read-only one
+    ],
+)
+def test_a_full_or_read_only_filesystem_leaves_the_original_intact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, error: OSError
+) -> None:
+    path = _config(tmp_path)
+    before = path.read_bytes()
+
+    def fail(*_: object, **__: object) -> None:
+        raise error
+
+    monkeypatch.setattr(os if where == "fsync" else tempfile, where, fail)
+    with pytest.raises(OSError, match=str(error.strerror)):
+        write_atomically(path, '{"a": 1}\n')
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["config.json"]
+
+
+_KILLED_WRITER = """
+import os, sys, time
+from pathlib import Path
+from drafting_config.files import config_writing
+
+def replace_slowly(source, target):
+    print("written", flush=True)
+    time.sleep(60)
+
+os.replace = replace_slowly
+config_writing.write_atomically(Path(sys.argv[1]), '{"a": "' + "x" * 100000 + '"}')
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="no SIGKILL")
+def test_a_write_killed_midway_leaves_the_original_whole(tmp_path: Path) -> None:
+    path = _config(tmp_path)
+    before = path.read_bytes()
+    with subprocess.Popen(
+        [sys.executable, "-c", _KILLED_WRITER, os.fspath(path)],
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as child:
+        try:
+            assert child.stdout is not None
+            assert child.stdout.readline() == "written\n"  # the new text is on disk, unrenamed
+        finally:
+            child.send_signal(signal.SIGKILL)
+            child.wait(timeout=30)
+    assert path.read_bytes() == before

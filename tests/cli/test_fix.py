@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from drafting_config import ParallelDraftingConfigError, ParallelDraftingConfigWarning
-from drafting_config.cli.fixing import draft_plan
+from drafting_config.cli import fixing
+from drafting_config.cli.fixing import draft_plan, fix_paths
 from drafting_config.cli.run import EXIT_INVALID, EXIT_OK
 from drafting_config.values import codes
 from drafting_config.values.edits import ConfigEdit
@@ -37,6 +38,17 @@ ARCHITECTURES_STRING = {
     "pard_token": 5,
     "vocab_size": 100,
     "hidden_size": 8,
+}
+
+
+# A DSpark draft both engines serve
+DSPARK = {
+    **json.loads(
+        (
+            Path(__file__).resolve().parents[2] / "examples" / "dspark-qwen3-8b" / "config.json"
+        ).read_text(encoding="utf-8")
+    ),
+    "markov_head_type": "vanilla",
 }
 
 
@@ -222,3 +234,143 @@ def test_an_edit_two_engines_plan_is_applied_once_and_edits_that_disagree_are_al
         ["set `flag` to 1", "set `flag` to true"],
     ]
     assert not plan.fixes(verdicts[0].errors[0])
+
+
+# --- issue 41: a file that cannot be fixed is one line, never the end of the run -------------
+
+
+def test_a_lone_surrogate_escape_beside_non_ascii_text_is_fixed_and_the_run_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the whole file was re-dumped with the surrogate raw, and writing it raised
+    first = tmp_path / "a" / "config.json"
+    first.parent.mkdir()
+    first.write_text(
+        '{"architectures": "LlamaForCausalLM", "model_type": "llama", "pard_token": 5, '
+        '"vocab_size": 100, "hidden_size": 8, "name": "\\ud800 é"}\n',
+        encoding="utf-8",
+    )
+    second = _write(tmp_path / "b" / "config.json", ARCHITECTURES_STRING)
+    run = _check(capsys, "--fix", first, second)
+    assert run.status == EXIT_OK, run.out
+    assert f"{first}: fixed architectures-string" in run.out
+    assert f"{second}: fixed architectures-string" in run.out
+    assert '"name": "\\ud800 é"}' in first.read_text(encoding="utf-8")
+    assert run.lines[-1].startswith("2 checked")
+
+
+def test_an_unexpected_failure_names_its_file_and_the_others_are_fixed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = _write(tmp_path / "a" / "config.json", NULL_ABOVE)
+    fine = _write(tmp_path / "b" / "config.json", NULL_ABOVE)
+    real = fixing.write_atomically
+
+    def fail_first(path: Path, text: str, **kwargs: bytes | None) -> None:
+        if path == broken:
+            raise RuntimeError("a defect")
+        real(path, text, **kwargs)
+
+    monkeypatch.setattr(fixing, "write_atomically", fail_first)
+    run = _check(capsys, "--fix", broken, fine)
+    assert f"{broken}: not fixed: internal error: RuntimeError: a defect" in run.lines
+    assert f"{fine}: fixed token-field-null" in run.out
+    assert run.status == EXIT_INVALID  # the re-check of the file left as it was
+    assert run.lines[-1] == "2 checked: 1 valid, 1 invalid"
+
+
+def test_a_file_saved_after_the_check_is_not_written_over(tmp_path: Path) -> None:
+    path = _write(tmp_path / "config.json", NULL_ABOVE)
+    saved = json.dumps({**NULL_ABOVE, "dflash_config": {"mask_token_id": 7}}, indent=2)
+    error = ParallelDraftingConfigError(
+        "null", code=codes.TOKEN_FIELD_NULL, edit=ConfigEdit.delete("dflash_config.mask_token_id")
+    )
+
+    def check_then_save(argument: str) -> list[Verdict]:
+        path.write_text(saved, encoding="utf-8")  # the user saves while the check runs
+        return [Verdict(argument, None, (error,))]
+
+    out = io.StringIO()
+    fix_paths([os.fspath(path)], check_then_save, write=True, diff=False, out=out)
+    assert out.getvalue() == f"{path}: not fixed: changed since it was checked\n"
+    assert path.read_text(encoding="utf-8") == saved
+
+
+def test_edits_that_disagree_are_none_applied_and_both_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = {key: value for key, value in DSPARK.items() if key != "markov_rank"}
+    config["dflash_config"] = {"markov_rank": 256}
+    config["dspark_config"] = {"markov_rank": 128}
+    path = _write(tmp_path / "config.json", config)
+    before = path.read_bytes()
+    run = _check(capsys, "--engine", "all", "--fix", path)
+    assert path.read_bytes() == before
+    assert run.status == EXIT_INVALID
+    [line] = [line for line in run.lines if line.startswith(f"{path}: not fixed: ")]
+    assert "the fixes disagree: set `markov_rank` to 256" in line
+    assert "set `markov_rank` to 128" in line
+
+
+def test_a_fix_that_uncovers_the_next_is_followed_in_the_same_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # vLLM stops at the first null token field: each delete uncovers the next one
+    config = {key: value for key, value in NULL_ABOVE.items() if key != "mask_token_id"}
+    config.update(dspark_noise_token_id=None, pard_token=None, ptd_token_id=5)
+    path = _write(tmp_path / "config.json", config)
+    before = path.read_text(encoding="utf-8")
+    shown = _check(capsys, "--diff", path)
+    assert path.read_text(encoding="utf-8") == before
+    removed = [line for line in shown.lines if line.startswith("-  ")]
+    assert len(removed) == 3, shown.out
+    run = _check(capsys, "--fix", path)
+    assert len([line for line in run.lines if ": fixed token-field-null" in line]) == 3
+    assert "error token-field-null" not in run.out
+    after = path.read_text(encoding="utf-8")
+    # --diff showed exactly what --fix wrote
+    assert [f"-{line}" for line in before.splitlines() if line not in after.splitlines()] == [
+        line.rstrip("\n") for line in removed
+    ]
+
+
+@pytest.mark.parametrize("option", ["--fix", "--diff"])
+def test_nothing_to_fix_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str
+) -> None:
+    path = _write(tmp_path / "config.json", ARCHITECTURES_STRING)
+    _check(capsys, "--fix", path)
+    run = _check(capsys, option, path)
+    assert run.lines[0] == "nothing to fix"
+    assert run.status == EXIT_OK
+
+
+def test_a_quoted_token_id_is_unquoted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = {**ARCHITECTURES_STRING, "architectures": ["LlamaForCausalLM"], "pard_token": "5"}
+    path = _write(tmp_path / "config.json", config)
+    run = _check(capsys, "--fix", path)
+    assert f"{path}: fixed token-not-int: set `pard_token` to 5 (line 6)" in run.lines
+    assert json.loads(path.read_text(encoding="utf-8"))["pard_token"] == 5
+    assert run.status == EXIT_OK, run.out
+
+
+def test_a_bom_crlf_tab_file_comes_back_byte_exact_but_the_fixed_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = json.dumps(NULL_ABOVE, indent="\t").replace("\n", "\r\n")
+    path = tmp_path / "config.json"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode() + b"\r\n")
+    _check(capsys, "--fix", path)
+    expected = text.replace('\r\n\t\t"mask_token_id": null,', "")
+    assert path.read_bytes() == b"\xef\xbb\xbf" + expected.encode() + b"\r\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "link"), reason="no hard links")
+def test_a_hard_linked_file_is_not_split(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path / "config.json", NULL_ABOVE)
+    os.link(path, tmp_path / "other.json")
+    run = _check(capsys, "--fix", path)
+    assert f"{path}: not fixed: the file has 2 hard links" in run.out
+    assert os.path.samefile(path, tmp_path / "other.json")

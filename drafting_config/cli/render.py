@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Final
 from drafting_config.cli.output_schema import SCHEMA_VERSION
 from drafting_config.cli.terminal import PIPE_WIDTH, Style
 from drafting_config.files.json_files import ConfigFileError
+from drafting_config.values.edits import EditPlan, plan_edits
 from drafting_config.values.errors import describe_value
 from drafting_config.values.fields import MISSING
 from drafting_config.values.paths import (
@@ -34,7 +35,19 @@ if TYPE_CHECKING:
     from drafting_config.engines.interface import WeightsFacts
 
 
-def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]:
+def edit_plan(verdicts: Sequence[Verdict]) -> EditPlan:
+    """What ``--fix`` does with one draft's verdicts (every engine's): which findings it
+    mends (:meth:`~drafting_config.values.edits.EditPlan.fixes`)."""
+    return plan_edits(
+        finding
+        for verdict in verdicts
+        for finding in (*verdict.errors, *verdict.warnings, *verdict.notes)
+    )
+
+
+def verdict_json(
+    verdict: Verdict, *, strict: bool = False, plan: EditPlan | None = None
+) -> dict[str, object]:
     """The ``--json`` object of one verdict (documented in docs/cli.md).
 
     ``ok`` is whether the draft passed, as the exit status counts it: with
@@ -84,13 +97,17 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
         "errors": errors,
         "error": None if first is None else first["message"],
         "error_field": None if first is None else first["field"],
-        "findings": finding_rows(verdict),
+        "findings": finding_rows(verdict, plan),
     }
 
 
-def finding_rows(verdict: Verdict) -> list[dict[str, object]]:
+def finding_rows(verdict: Verdict, plan: EditPlan | None = None) -> list[dict[str, object]]:
     """Every finding of a verdict as data: its code, step, severity, field, message, fix and
-    evidence (``None`` where not known), errors first, then warnings, then notes."""
+    evidence (``None`` where not known), and whether ``--fix`` mends it (``fixable``, by
+    ``plan``, the draft's :func:`edit_plan`; by default the verdict's own), errors first,
+    then warnings, then notes."""
+    if plan is None:
+        plan = edit_plan([verdict])
     rows: list[dict[str, object]] = []
     for severity, findings in (
         ("error", verdict.errors),
@@ -110,6 +127,7 @@ def finding_rows(verdict: Verdict) -> list[dict[str, object]]:
                     "message": message,
                     "fix": getattr(finding, "fix", None),
                     "evidence": getattr(finding, "evidence", None),
+                    "fixable": plan.fixes(finding),
                 }
             )
     return rows

@@ -32,8 +32,10 @@ from drafting_config.cli.output_schema import OUTPUT_SCHEMA
 from drafting_config.cli.render import (
     HEADLINE_WORDS,
     block_lines,
+    edit_plan,
     explain_lines,
     field_rows,
+    finding_rows,
     footer_line,
     github_lines,
     headline_word,
@@ -63,6 +65,7 @@ from drafting_config.values.codes import (
     TOKENIZER_NOT_FOUND,
     WEIGHTS_NOT_MODELLED,
 )
+from drafting_config.values.edits import EditPlan
 from drafting_config.values.errors import exception_text
 from drafting_config.values.paths import output_errors, printable, runner_inert
 from drafting_config.values.sources import PRIORITY_ORDER
@@ -241,7 +244,10 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     # one string: when the reader leaves during one large write (`... | head`), the kernel
     # reports it partly done and CPython's buffered writer drops the rest without a
     # BrokenPipeError, so the run would exit 0, not 141.
+    fixable = 0
     for verdicts in _by_draft(_check_all(paths, args), len(engines)):
+        plan = edit_plan(verdicts)
+        fixable += _fixable_count(verdicts, plan)
         for verdict in verdicts:
             result = outcome(verdict, args.strict)
             outcomes[result] += 1
@@ -250,7 +256,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         drafts[word if word in drafts else HEADLINE_WORDS["invalid"]] += 1  # --strict: failed
         if args.json:
             for verdict in verdicts:
-                item = json_text(verdict_json(verdict, strict=args.strict))
+                item = json_text(verdict_json(verdict, strict=args.strict, plan=plan))
                 out.write(("[" if total == 0 else ", ") + item)
                 total += 1
             continue
@@ -269,11 +275,27 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     else:
         for note, count in footer.items():  # once, in the run's footer, with the count
             out.write(footer_line(note, count, style) + "\n")
-        out.write(_summary(engines, served, drafts) + "\n")
+        summary = _summary(engines, served, drafts)
+        out.write(summary + (f", {fixable} fixable with --fix" if fixable else "") + "\n")
     if not paths:  # `find ... | drafting-config check -` that found nothing: no CI pass
         print("drafting-config: no paths to check: standard input held none", file=sys.stderr)
         return EXIT_UNCHECKED
     return _status(outcomes["invalid"], outcomes["unchecked"])
+
+
+def _fixable_count(verdicts: Sequence[Verdict], plan: EditPlan) -> int:
+    """How many of a draft's findings ``--fix`` mends, each counted once as the text shows
+    it (one finding that two engines report alike is one)."""
+    if not plan.edits:
+        return 0
+    return len(
+        {
+            (row["severity"], row["code"], row["field"], row["message"])
+            for verdict in verdicts
+            for row in finding_rows(verdict, plan)
+            if row["fixable"]
+        }
+    )
 
 
 def _fix_first(args: argparse.Namespace, out: TextIO) -> None:

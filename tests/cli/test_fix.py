@@ -13,6 +13,7 @@ import pytest
 
 from drafting_config import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.cli import fixing
+from drafting_config.files import config_writing
 from drafting_config.cli.fixing import draft_plan, fix_paths
 from drafting_config.cli.run import EXIT_INVALID, EXIT_OK
 from drafting_config.values import codes
@@ -264,7 +265,7 @@ def test_an_unexpected_failure_names_its_file_and_the_others_are_fixed(
 ) -> None:
     broken = _write(tmp_path / "a" / "config.json", NULL_ABOVE)
     fine = _write(tmp_path / "b" / "config.json", NULL_ABOVE)
-    real = fixing.write_atomically
+    real = config_writing.write_atomically
 
     def fail_first(path: Path, text: str, **kwargs: bytes | None) -> None:
         if path == broken:
@@ -276,7 +277,7 @@ def test_an_unexpected_failure_names_its_file_and_the_others_are_fixed(
     assert f"{broken}: not fixed: internal error: RuntimeError: a defect" in run.lines
     assert f"{fine}: fixed token-field-null" in run.out
     assert run.status == EXIT_INVALID  # the re-check of the file left as it was
-    assert run.lines[-1] == "2 checked: 1 valid, 1 invalid"
+    assert run.lines[-1] == "2 checked: 1 valid, 1 invalid, 1 fixable with --fix"
 
 
 def test_a_file_saved_after_the_check_is_not_written_over(tmp_path: Path) -> None:
@@ -374,3 +375,16 @@ def test_a_hard_linked_file_is_not_split(
     run = _check(capsys, "--fix", path)
     assert f"{path}: not fixed: the file has 2 hard links" in run.out
     assert os.path.samefile(path, tmp_path / "other.json")
+
+
+def test_the_summary_counts_the_findings_fix_mends(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    nulls = _write(tmp_path / "a" / "config.json", NULL_ABOVE)
+    clean = _write(tmp_path / "b" / "config.json", {**ARCHITECTURES_STRING, "architectures": ["X"]})
+    assert _check(capsys, nulls, clean).lines[-1].endswith(", 1 fixable with --fix")
+    config = {key: value for key, value in DSPARK.items() if key != "markov_rank"}
+    config.update(dflash_config={"markov_rank": 256}, dspark_config={"markov_rank": 128})
+    conflicting = _write(tmp_path / "c" / "config.json", config)
+    run = _check(capsys, "--engine", "all", conflicting)
+    assert "fixable" not in run.lines[-1]  # --fix applies neither of two edits that disagree

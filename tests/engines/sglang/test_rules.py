@@ -31,7 +31,7 @@ from drafting_config.values.codes import (
     TOKEN_UNUSED,
     Step,
 )
-from drafting_config.values.edits import ConfigEdit
+from drafting_config.values.edits import ConfigEdit, JsonValue
 from drafting_config.verdicts import Verdict
 from tests.conftest import QWEN3_8B_DFLASH_DRAFT
 from tests.tokenizer_factory import Added, write_tokenizer
@@ -203,7 +203,7 @@ def test_markov_rank_only_nested_is_an_error_and_a_nested_gated_head_a_warning()
     ("rank", "edited"), [(256, True), (True, False), ("256", False), (256.0, False)]
 )
 def test_the_nested_markov_rank_is_copied_only_as_the_integer_the_file_holds(
-    rank: object, edited: bool
+    rank: JsonValue, edited: bool
 ) -> None:
     nested = draft(DSPARK)
     del nested["markov_rank"]

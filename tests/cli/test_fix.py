@@ -13,9 +13,9 @@ import pytest
 
 from drafting_config import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.cli import fixing
-from drafting_config.files import config_writing
 from drafting_config.cli.fixing import draft_plan, fix_paths
 from drafting_config.cli.run import EXIT_INVALID, EXIT_OK
+from drafting_config.files import config_writing
 from drafting_config.values import codes
 from drafting_config.values.edits import ConfigEdit
 from drafting_config.verdicts import Verdict

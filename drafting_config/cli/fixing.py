@@ -47,7 +47,7 @@ from drafting_config.values.errors import exception_text
 from drafting_config.values.paths import display_path, printable
 from drafting_config.verdicts import Verdict
 
-__all__ = ["NOTHING_TO_FIX", "draft_plan", "fix_paths"]
+__all__ = ["fix_paths"]
 
 STDIN_ARGUMENT: Final = "-"
 

@@ -276,7 +276,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         for note, count in footer.items():  # once, in the run's footer, with the count
             out.write(footer_line(note, count, style) + "\n")
         summary = _summary(engines, served, drafts)
-        out.write(summary + (f", {fixable} fixable with --fix" if fixable else "") + "\n")
+        out.write(summary + _fixable_tail(fixable, args.format) + "\n")
     if not paths:  # `find ... | drafting-config check -` that found nothing: no CI pass
         print("drafting-config: no paths to check: standard input held none", file=sys.stderr)
         return EXIT_UNCHECKED
@@ -296,6 +296,11 @@ def _fixable_count(verdicts: Sequence[Verdict], plan: EditPlan) -> int:
             if row["fixable"]
         }
     )
+
+
+def _fixable_tail(fixable: int, output_format: str) -> str:
+    """The text summary's count of the findings ``--fix`` mends (ruff's "N fixable")."""
+    return f", {fixable} fixable with --fix" if fixable and output_format == "text" else ""
 
 
 def _fix_first(args: argparse.Namespace, out: TextIO) -> None:

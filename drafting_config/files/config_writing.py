@@ -42,14 +42,7 @@ from drafting_config.files.json_spans import (
 from drafting_config.files.repo_ids import looks_like_repo_id
 from drafting_config.values.edits import ConfigEdit, EditError, EditKind, apply_edits
 
-__all__ = [
-    "FixRefusedError",
-    "TextChange",
-    "fix_text",
-    "fixed_text",
-    "writable_config",
-    "write_atomically",
-]
+__all__ = ["fix_text", "writable_config", "write_atomically"]
 
 _UTF8_BOM: Final = "\ufeff"
 

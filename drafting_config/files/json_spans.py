@@ -16,8 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["JsonMember", "JsonObject", "JsonSpanError", "field_position", "member_path", "position"]
-
 _WHITESPACE: Final = " \t\n\r"
 """What JSON (and :mod:`json`) skips between tokens."""
 

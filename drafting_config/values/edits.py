@@ -22,15 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, TypeAlias, TypeGuard
 
-__all__ = [
-    "ConfigEdit",
-    "EditPlan",
-    "PlannedEdit",
-    "apply_edits",
-    "plan_edits",
-    "quoted_integer",
-    "same_edit",
-]
+__all__ = ["ConfigEdit", "apply_edits"]
 
 _DECIMAL_INTEGER: Final = re.compile("0|[1-9][0-9]*")
 """A JSON integer's digits: ASCII digits, no sign, no leading zero, no white space."""

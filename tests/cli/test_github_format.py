@@ -58,7 +58,7 @@ def test_quiet_prints_only_drafts_with_an_error_or_warning(
     headlines = [line for line in run.lines if not line.startswith(" ")]
     assert headlines[0] == f"{BROKEN}: INVALID"
     assert not any(line.startswith(str(good)) for line in run.lines)
-    assert headlines[-1] == "2 checked: 1 valid, 1 invalid"
+    assert headlines[-1] == "2 checked: 1 valid, 1 invalid, 1 fixable with --fix"
 
 
 def test_a_note_every_verdict_shares_is_said_once_in_the_footer_with_its_count(
@@ -74,7 +74,8 @@ def test_a_note_every_verdict_shares_is_said_once_in_the_footer_with_its_count(
         "causal only on sliding-window layers.",
         "note (2 drafts): weights not checked for SGLang: its loaders are not modelled",
         # SGLang serves BROKEN as STANDALONE, its pard_token unused (a warning)
-        ("2 checked: 1 valid, 1 invalid (vllm 0.33.0 serves 1, sglang 0.5.23 serves 2)"),
+        "2 checked: 1 valid, 1 invalid (vllm 0.33.0 serves 1, sglang 0.5.23 serves 2), "
+        "1 fixable with --fix",
     ]
     assert sum(shared in line for line in run.lines) == 1
     alone = run_cli(capsys, "check", "--no-tokenizer", good)

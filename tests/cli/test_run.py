@@ -229,7 +229,7 @@ def test_one_bad_path_among_good_ones_fails_the_run_but_all_are_reported(
     headlines = [line for line in run.lines if not line.startswith((" ", "note ("))]
     assert [h.split(": ")[1] for h in headlines[:-1]] == ["OK", "INVALID", "OK"]
     assert "note (3 drafts): target not checked: no target given" in run.lines
-    assert headlines[-1] == "3 checked: 2 valid, 1 invalid"
+    assert headlines[-1] == "3 checked: 2 valid, 1 invalid, 1 fixable with --fix"
 
 
 def test_an_invalid_draft_lists_every_error_after_the_first(
@@ -249,7 +249,7 @@ def test_an_invalid_draft_lists_every_error_after_the_first(
     assert errors[1].startswith(
         "  error layer-ids-unordered target_layer_ids: `target_layer_ids` item 1 = 1 follows 2"
     )
-    assert run.lines[-2:] == [NO_TARGET, "1 checked: 0 valid, 1 invalid"]
+    assert run.lines[-2:] == [NO_TARGET, "1 checked: 0 valid, 1 invalid, 1 fixable with --fix"]
 
 
 # -- the bundled draft/target pairs -----------------------------------------------------------
@@ -382,6 +382,7 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
                 "message": message,
                 "fix": fix,
                 "evidence": ANY if code == "causality-assumed" else None,
+                "fixable": False,
             }
             for code, step, field, message, fix in (
                 ("target-not-given", "target", None, "target not checked: no target given", None),

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Final
 
 from drafting_config.cli.output_schema import SCHEMA_VERSION
 from drafting_config.cli.terminal import PIPE_WIDTH, Style
-from drafting_config.files.json_files import ConfigFileError
+from drafting_config.files.json_files import MAX_CONFIG_BYTES, ConfigFileError
+from drafting_config.files.json_spans import field_position
 from drafting_config.values.edits import EditPlan, plan_edits
 from drafting_config.values.errors import describe_value
 from drafting_config.values.fields import MISSING
@@ -455,27 +456,55 @@ def footer_line(note: str, drafts: int, style: Style | None = None) -> str:
 def github_lines(verdict: Verdict, strict: bool) -> list[str]:
     """GitHub Actions workflow commands for a verdict's errors and warnings (``--format
     github``): ``::error file=DRAFT,title=CODE::message``, one per finding, so that a CI
-    shows each on the draft's file.  Properties and messages are escaped as the runner
-    reads them (``%``, ``\\r``, ``\\n``; in properties ``:`` and ``,`` too), and any other
-    unprintable character as :func:`printable` writes it, so no config value can forge a
-    workflow command."""
+    shows each on the draft's file, and on the line and column of its field where the
+    file holds it (``,line=L,col=C``, from the JSON's own positions:
+    :func:`~drafting_config.files.json_spans.field_position`).  Properties and messages
+    are escaped as the runner reads them (``%``, ``\\r``, ``\\n``; in properties ``:`` and
+    ``,`` too), and any other unprintable character as :func:`printable` writes it, so no
+    config value can forge a workflow command."""
     path = verdict.path if verdict.path is not None else "<config>"
-    if verdict.path is not None and os.path.isdir(parse_display_path(verdict.path)):
+    config = None if verdict.path is None else os.fsdecode(parse_display_path(verdict.path))
+    if config is not None and os.path.isdir(config):
         path = f"{path}/config.json"
+        config = os.path.join(config, "config.json")
+    text = None
+    if config is not None and any(f.field for f in (*verdict.errors, *verdict.warnings)):
+        text = _config_text(config)
     prefix = f"[{verdict.engine}] "
     lines = []
     for error in verdict.errors:
         word = "could not check" if error.unavailable else "error"
         message = prefix + _with_fix(_message(error, verdict), error.fix)
-        lines.append(_workflow_command("error", path, _code(error) or word, message))
+        where = _position(text, error.field)
+        lines.append(_workflow_command("error", path, _code(error) or word, message, where))
     level = "error" if strict and verdict.ok else "warning"
     lines += [
         _workflow_command(
-            level, path, _code(warning) or "warning", prefix + _with_fix(str(warning), warning.fix)
+            level,
+            path,
+            _code(warning) or "warning",
+            prefix + _with_fix(str(warning), warning.fix),
+            _position(text, warning.field),
         )
         for warning in verdict.warnings
     ]
     return lines
+
+
+def _config_text(path: str) -> str | None:
+    """The text of the draft's config file for annotations' positions, or ``None`` when it
+    cannot be read as UTF-8 within the config size limit."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read(MAX_CONFIG_BYTES + 1)
+        return data.decode("utf-8") if len(data) <= MAX_CONFIG_BYTES else None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _position(text: str | None, field: str | None) -> tuple[int, int] | None:
+    """The line and column of ``field``'s key in ``text``, where it holds the field."""
+    return None if text is None or not field else field_position(text, field)
 
 
 def _with_fix(message: str, fix: str | None) -> str:
@@ -483,8 +512,12 @@ def _with_fix(message: str, fix: str | None) -> str:
     return message if fix is None else f"{message} (fix: {fix})"
 
 
-def _workflow_command(level: str, file: str, title: str, message: str) -> str:
+def _workflow_command(
+    level: str, file: str, title: str, message: str, where: tuple[int, int] | None = None
+) -> str:
     properties = f"file={escape_property(file)},title={escape_property(title)}"
+    if where is not None:
+        properties += f",line={where[0]},col={where[1]}"
     return f"::{level} {properties}::{escape_data(message)}"
 
 

@@ -38,6 +38,7 @@ from drafting_config.files.json_spans import (
     JsonSpanError,
     member_path,
     position,
+    root_object,
 )
 from drafting_config.files.repo_ids import looks_like_repo_id
 from drafting_config.values.edits import ConfigEdit, EditError, EditKind, apply_edits
@@ -48,9 +49,6 @@ _UTF8_BOM: Final = "\ufeff"
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
-_SEPARATORS: Final = ((",", ": "), (",", ":"), (", ", ": "), (", ", ":"))
-"""The item and key separators tried, ``json.dumps``'s with an indent first."""
-
 
 class FixRefusedError(Exception):
     """``--fix`` will not write this path; the message says why, in one clause."""
@@ -58,54 +56,36 @@ class FixRefusedError(Exception):
 
 @dataclass(frozen=True)
 class JsonLayout:
-    """How a JSON file is written, as far as :func:`json.dumps` can reproduce it."""
+    """How a JSON file is written, as far as a value written into it should follow."""
 
     indent: int | str | None = 2
     """Spaces per level (or the indent string, a tab); ``None`` for one line."""
     separators: tuple[str, str] = (",", ": ")
+    """The item and key separators, as :func:`json.dumps` takes them."""
     ensure_ascii: bool = False
     """Write non-ASCII as ``\\u`` escapes: only when the file had no non-ASCII character."""
     newline: str = "\n"
     """The line ending (``"\\r\\n"`` for a file written on Windows)."""
-    trailing_newline: bool = True
-    bom: bool = False
-    """The file starts with a UTF-8 byte-order mark."""
-
-    def dump(self, document: object) -> str:
-        """``document`` as text in this layout."""
-        text = json.dumps(
-            document,
-            indent=self.indent,
-            separators=self.separators,
-            ensure_ascii=self.ensure_ascii,
-        )
-        if self.newline != "\n":
-            text = text.replace("\n", self.newline)  # JSON strings hold no raw newline
-        end = self.newline if self.trailing_newline else ""
-        return (_UTF8_BOM if self.bom else "") + text + end
 
 
 def detect_layout(text: str) -> JsonLayout:
-    """The layout of ``text``, a JSON document: the first that reproduces it exactly, else
-    its indent as detected with ``json.dumps``'s separators."""
-    bom = text.startswith(_UTF8_BOM)
+    """The layout of ``text``, a JSON document, read from the text itself (never a re-dump,
+    which a large file would pay for): the indent of its first indented line, the
+    separators of its root object's first members, its line ending, and whether it is
+    ASCII."""
     body = text.removeprefix(_UTF8_BOM)
     newline = "\r\n" if "\r\n" in body else "\n"
-    stripped = body.rstrip()
-    trailing = body[len(stripped) :]
-    trailing_newline = trailing.startswith((newline, "\n"))
-    ensure_ascii = body.isascii()
-    indent = _indent(stripped)
-    base = JsonLayout(indent, (",", ": "), ensure_ascii, newline, trailing_newline, bom)
+    indent = _indent(body.rstrip())
+    item, key = ",", ": "
     try:
-        document = json.loads(body)
-    except ValueError:
-        return base
-    for separators, escaped in itertools.product(_SEPARATORS, dict.fromkeys((ensure_ascii, False))):
-        candidate = JsonLayout(indent, separators, escaped, newline, trailing_newline, bom)
-        if candidate.dump(document) == text:
-            return candidate
-    return base
+        members = root_object(text).members
+    except JsonSpanError:
+        members = ()
+    if members:
+        key = ":" + (" " if text[members[0].key_end : members[0].value_start].endswith(" ") else "")
+    if len(members) > 1 and indent is None:
+        item = "," + (" " if text[members[0].end : members[1].start].endswith(" ") else "")
+    return JsonLayout(indent, (item, key), body.isascii(), newline)
 
 
 def _indent(text: str) -> int | str | None:

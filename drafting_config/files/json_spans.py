@@ -75,9 +75,8 @@ def member_path(text: str, path: Sequence[str]) -> list[tuple[JsonObject, JsonMe
         JsonSpanError: the root is not an object, the text on the path is not JSON, or a key
             on the path appears twice in its object.
     """
-    start = _skip(text, 1 if text.startswith("\ufeff") else 0)
     result: list[tuple[JsonObject, JsonMember | None]] = []
-    current = _object(text, start)
+    current = root_object(text)
     for depth, key in enumerate(path):
         member = current.member(key)
         result.append((current, member))
@@ -87,6 +86,15 @@ def member_path(text: str, path: Sequence[str]) -> list[tuple[JsonObject, JsonMe
             break
         current = _object(text, member.value_start)
     return result
+
+
+def root_object(text: str) -> JsonObject:
+    """The object at the root of ``text`` (which may start with a byte-order mark).
+
+    Raises:
+        JsonSpanError: the root is not an object, or its members are not JSON.
+    """
+    return _object(text, _skip(text, 1 if text.startswith("\ufeff") else 0))
 
 
 def position(text: str, index: int) -> tuple[int, int]:

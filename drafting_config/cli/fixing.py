@@ -168,7 +168,10 @@ def _fixpoint(
     current = text
     for round_number in range(MAX_ROUNDS):
         if round_number:
-            plan = draft_plan(_verdicts_of_text(path, argument, current, verdicts_of))
+            try:
+                plan = draft_plan(_verdicts_of_text(path, argument, current, verdicts_of))
+            except OSError:  # no copy to check (no symbolic links here): the next run goes on
+                break
             conflicts += plan.conflicts
         todo = [p for p in plan.edits if not any(same_edit(p.edit, e) for e in done)]
         if not todo:

@@ -388,3 +388,17 @@ def test_the_summary_counts_the_findings_fix_mends(
     conflicting = _write(tmp_path / "c" / "config.json", config)
     run = _check(capsys, "--engine", "all", conflicting)
     assert "fixable" not in run.lines[-1]  # --fix applies neither of two edits that disagree
+
+
+def test_without_a_copy_to_check_again_the_first_fixes_are_still_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_links(*_: object) -> None:
+        raise OSError(1, "symbolic links are not permitted")
+
+    monkeypatch.setattr(os, "symlink", no_links)
+    path = _write(tmp_path / "config.json", NULL_ABOVE)
+    (tmp_path / "tokenizer.json").write_text("{}", encoding="utf-8")
+    run = _check(capsys, "--fix", path)
+    assert f"{path}: fixed token-field-null" in run.out
+    assert run.status == EXIT_OK

@@ -99,7 +99,7 @@ def fix_paths(
             lines = _fix_one(argument, verdicts_of, write=write, diff=diff)
         except Exception as error:  # a defect of ours: this file is not fixed, the run goes on
             problem = f"internal error: {exception_text(error, kind=True)}"
-            lines = [f"{display_path(argument)}: not fixed: {problem}\n"]
+            lines = [_line(display_path(argument), f"not fixed: {problem}")]
         out.writelines(lines)
         said = said or bool(lines)
     if not said:

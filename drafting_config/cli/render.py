@@ -457,7 +457,7 @@ def github_lines(verdict: Verdict, strict: bool) -> list[str]:
     """GitHub Actions workflow commands for a verdict's errors and warnings (``--format
     github``): ``::error file=DRAFT,title=CODE::message``, one per finding, so that a CI
     shows each on the draft's file, and on the line and column of its field where the
-    file holds it (``,line=L,col=C``, from the JSON's own positions:
+    file holds it (``file=DRAFT,line=L,col=C,title=...``, from the JSON's own positions:
     :func:`~drafting_config.files.json_spans.field_position`).  Properties and messages
     are escaped as the runner reads them (``%``, ``\\r``, ``\\n``; in properties ``:`` and
     ``,`` too), and any other unprintable character as :func:`printable` writes it, so no
@@ -515,9 +515,8 @@ def _with_fix(message: str, fix: str | None) -> str:
 def _workflow_command(
     level: str, file: str, title: str, message: str, where: tuple[int, int] | None = None
 ) -> str:
-    properties = f"file={escape_property(file)},title={escape_property(title)}"
-    if where is not None:
-        properties += f",line={where[0]},col={where[1]}"
+    place = "" if where is None else f",line={where[0]},col={where[1]}"
+    properties = f"file={escape_property(file)}{place},title={escape_property(title)}"
     return f"::{level} {properties}::{escape_data(message)}"
 
 

@@ -37,10 +37,10 @@ def test_a_config_value_cannot_forge_a_workflow_command(
         properties = line.split("::")[1]
         # file=...,title=...,line=...,col=...: the path's comma is escaped
         names = [part.split("=")[0] for part in properties.split(",")]
-        assert names in (["error file", "title"], ["error file", "title", "line", "col"])
+        assert names in (["error file", "title"], ["error file", "line", "col", "title"])
     assert not any(line.startswith("::error file=x") for line in run.lines)
     assert len(run.lines) == len(commands) + 1  # one line per command, then the summary
-    assert "title=token-not-int,line=1," in commands[0]
+    assert ",line=1,col=50,title=token-not-int::" in commands[0]
 
 
 def test_github_annotations_name_the_config_file_of_a_draft_directory(
@@ -49,7 +49,7 @@ def test_github_annotations_name_the_config_file_of_a_draft_directory(
     run = run_cli(capsys, "check", "--format", "github", "--no-tokenizer", BROKEN)
     file = escape_property(f"{BROKEN}/config.json")
     assert run.lines[0].startswith(
-        f"::error file={file},title=token-not-int,line=6,col=3::[vllm 0.33.0] "
+        f"::error file={file},line=6,col=3,title=token-not-int::[vllm 0.33.0] "
     )
     assert run.lines[-1] == "1 checked: 0 valid, 1 invalid"
 
@@ -99,8 +99,10 @@ def test_an_annotation_is_on_the_line_and_column_of_its_field(
     )
     run = run_cli(capsys, "check", "--format", "github", "--no-tokenizer", "--no-weights", path)
     [line] = [line for line in run.lines if "title=token-field-null" in line]
-    assert line.startswith(f"::error file={escape_property(str(path))},title=token-field-null,")
-    assert ",line=5,col=30::" in line  # the nested key, after a tab and an inline array
+    # the nested key, after a tab and an inline array
+    assert line.startswith(
+        f"::error file={escape_property(str(path))},line=5,col=30,title=token-field-null::"
+    )
     # a finding whose field the file does not hold sits on the file
     path.write_text('{"architectures": ["DFlashDraftModel"]}', encoding="utf-8")
     run = run_cli(capsys, "check", "--format", "github", "--no-tokenizer", "--no-weights", path)

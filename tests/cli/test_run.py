@@ -242,7 +242,7 @@ def test_an_invalid_draft_lists_every_error_after_the_first(
     assert run.status == 1
     assert run.lines[:2] == [f"{path}: INVALID", "  vllm 0.33.0: fails at token"]
     assert run.lines[2].startswith(
-        "  error token-not-int mask_token_id: `mask_token_id` must be an integer token id"
+        "  error token-not-int [*] mask_token_id: `mask_token_id` must be an integer token id"
     )
     errors = [line for line in run.lines if line.startswith("  error ")]
     assert len(errors) == 2
@@ -604,7 +604,9 @@ def test_explain_an_invalid_config(drafting_config: Cli, tmp_path: Path) -> None
         "  draft: hidden_size 896, vocab_size 151936",
         "  vllm 0.33.0: fails at token",
     ]
-    assert "  error token-not-int pard_token: `pard_token` must be an integer token id" in run.out
+    assert (
+        "  error token-not-int [*] pard_token: `pard_token` must be an integer token id" in run.out
+    )
     document = drafting_config("explain", "--json", INVALID_EXAMPLES[0]).json
     (row,) = [f for f in document["fields"] if f["status"] == "invalid"]
     assert row["value"] == "151665"

@@ -358,6 +358,7 @@ def test_a_note_is_one_footer_line_whatever_the_number_of_engines(
 
 SUMMARY = (
     r"\d+ checked( with [^:]+)?: \d+ valid, \d+ invalid(, \d+ not checked)?( \(.+ serves \d+\))?"
+    r"(, \d+ fixable with --fix)?"
 )
 """The run's last line, one wording whatever the engines."""
 

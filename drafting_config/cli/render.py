@@ -200,9 +200,10 @@ class _Shown:
     fixable: bool = dataclass_field(default=False, compare=False)
 
 
-def _shown_findings(verdict: Verdict) -> list[_Shown]:
-    """A verdict's findings, errors first, then warnings, then notes."""
-    rows = finding_rows(verdict)
+def _shown_findings(verdict: Verdict, plan: EditPlan | None = None) -> list[_Shown]:
+    """A verdict's findings, errors first, then warnings, then notes; fixable by ``plan``
+    (the draft's, so that edits two engines disagree on are marked on neither)."""
+    rows = finding_rows(verdict, plan)
     findings = (*verdict.errors, *verdict.warnings, *verdict.notes)  # the rows' order
     return [
         _Shown(
@@ -274,8 +275,9 @@ def block_lines(
         lines.append(f"{_INDENT}draft: {details}")
     engines = [verdict.engine for verdict in verdicts]
     reported: dict[_Shown, list[str]] = {}
+    plan = edit_plan(verdicts)
     for verdict in verdicts:
-        for shown in dict.fromkeys(_shown_findings(verdict)):
+        for shown in dict.fromkeys(_shown_findings(verdict, plan)):
             reported.setdefault(shown, []).append(verdict.engine)
     options = serve_options or {}
     for verdict in verdicts:

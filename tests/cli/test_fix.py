@@ -402,3 +402,16 @@ def test_without_a_copy_to_check_again_the_first_fixes_are_still_written(
     run = _check(capsys, "--fix", path)
     assert f"{path}: fixed token-field-null" in run.out
     assert run.status == EXIT_OK
+
+
+def test_edits_two_engines_disagree_on_are_marked_fixable_on_neither(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = {key: value for key, value in DSPARK.items() if key != "markov_rank"}
+    config.update(dflash_config={"markov_rank": 256}, dspark_config={"markov_rank": 128})
+    path = _write(tmp_path / "config.json", config)
+    alone = _check(capsys, "--engine", "vllm", path)
+    assert any("constructor-field-missing [*]" in line for line in alone.lines)
+    both = _check(capsys, "--engine", "all", path)
+    assert "constructor-field-missing markov_rank" in both.out
+    assert "[*]" not in both.out

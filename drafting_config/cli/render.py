@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Final
 from drafting_config.cli.output_schema import SCHEMA_VERSION
 from drafting_config.cli.terminal import PIPE_WIDTH, Style
 from drafting_config.files.json_files import MAX_CONFIG_BYTES, ConfigFileError
-from drafting_config.files.json_spans import field_position
 from drafting_config.values.edits import EditPlan, plan_edits
 from drafting_config.values.errors import describe_value
 from drafting_config.values.fields import MISSING
@@ -506,7 +505,11 @@ def _config_text(path: str) -> str | None:
 
 def _position(text: str | None, field: str | None) -> tuple[int, int] | None:
     """The line and column of ``field``'s key in ``text``, where it holds the field."""
-    return None if text is None or not field else field_position(text, field)
+    if text is None or not field:
+        return None
+    from drafting_config.files.json_spans import field_position  # noqa: PLC0415 (github only)
+
+    return field_position(text, field)
 
 
 def _with_fix(message: str, fix: str | None) -> str:

@@ -133,19 +133,20 @@ ROWS: Final = [
         },
         EDIT,
     ),
-    # --- fixes that stay advice: the fixed config is the one the fix describes ---
+    # a token id written as a string of decimal digits: the one change of type
     Row(
         "token-not-int",
         "vllm",
         _dflash(mask_token_id=str(TOKEN), target_layer_ids=LAYERS),
-        DFLASH,
+        EDIT,
     ),
     Row(
         "token-not-int",
         "sglang",
         _dflash(mask_token_id=str(TOKEN), target_layer_ids=LAYERS),
-        DFLASH,
+        EDIT,
     ),
+    # --- fixes that stay advice: the fixed config is the one the fix describes ---
     Row(
         "token-out-of-range", "vllm", _dflash(mask_token_id=200000, target_layer_ids=LAYERS), DFLASH
     ),

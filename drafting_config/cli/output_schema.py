@@ -28,7 +28,17 @@ _MESSAGE: Final = {
 }
 _FINDING: Final = {
     "type": "object",
-    "required": ["code", "step", "severity", "engine", "field", "message", "fix", "evidence"],
+    "required": [
+        "code",
+        "step",
+        "severity",
+        "engine",
+        "field",
+        "message",
+        "fix",
+        "evidence",
+        "fixable",
+    ],
     "additionalProperties": False,
     "properties": {
         "code": _STRING_OR_NULL,
@@ -39,6 +49,11 @@ _FINDING: Final = {
         "message": {"type": "string"},
         "fix": _STRING_OR_NULL,
         "evidence": _STRING_OR_NULL,
+        "fixable": {
+            "description": "whether check --fix mends the finding: it carries a certain edit "
+            "of the config that no other edit planned for the draft disagrees with",
+            "type": "boolean",
+        },
     },
 }
 _VERDICT_PROPERTIES: Final[dict[str, object]] = {

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Final
 
 from drafting_config.cli.output_schema import SCHEMA_VERSION
 from drafting_config.cli.terminal import PIPE_WIDTH, Style
-from drafting_config.files.json_files import ConfigFileError
+from drafting_config.files.json_files import MAX_CONFIG_BYTES, ConfigFileError
+from drafting_config.values.edits import EditPlan, plan_edits
 from drafting_config.values.errors import describe_value
 from drafting_config.values.fields import MISSING
 from drafting_config.values.paths import (
@@ -34,7 +35,19 @@ if TYPE_CHECKING:
     from drafting_config.engines.interface import WeightsFacts
 
 
-def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]:
+def edit_plan(verdicts: Sequence[Verdict]) -> EditPlan:
+    """What ``--fix`` does with one draft's verdicts (every engine's): which findings it
+    mends (:meth:`~drafting_config.values.edits.EditPlan.fixes`)."""
+    return plan_edits(
+        finding
+        for verdict in verdicts
+        for finding in (*verdict.errors, *verdict.warnings, *verdict.notes)
+    )
+
+
+def verdict_json(
+    verdict: Verdict, *, strict: bool = False, plan: EditPlan | None = None
+) -> dict[str, object]:
     """The ``--json`` object of one verdict (documented in docs/cli.md).
 
     ``ok`` is whether the draft passed, as the exit status counts it: with
@@ -84,13 +97,17 @@ def verdict_json(verdict: Verdict, *, strict: bool = False) -> dict[str, object]
         "errors": errors,
         "error": None if first is None else first["message"],
         "error_field": None if first is None else first["field"],
-        "findings": finding_rows(verdict),
+        "findings": finding_rows(verdict, plan),
     }
 
 
-def finding_rows(verdict: Verdict) -> list[dict[str, object]]:
+def finding_rows(verdict: Verdict, plan: EditPlan | None = None) -> list[dict[str, object]]:
     """Every finding of a verdict as data: its code, step, severity, field, message, fix and
-    evidence (``None`` where not known), errors first, then warnings, then notes."""
+    evidence (``None`` where not known), and whether ``--fix`` mends it (``fixable``, by
+    ``plan``, the draft's :func:`edit_plan`; by default the verdict's own), errors first,
+    then warnings, then notes."""
+    if plan is None:
+        plan = edit_plan([verdict])
     rows: list[dict[str, object]] = []
     for severity, findings in (
         ("error", verdict.errors),
@@ -110,6 +127,7 @@ def finding_rows(verdict: Verdict) -> list[dict[str, object]]:
                     "message": message,
                     "fix": getattr(finding, "fix", None),
                     "evidence": getattr(finding, "evidence", None),
+                    "fixable": plan.fixes(finding),
                 }
             )
     return rows
@@ -181,9 +199,10 @@ class _Shown:
     fixable: bool = dataclass_field(default=False, compare=False)
 
 
-def _shown_findings(verdict: Verdict) -> list[_Shown]:
-    """A verdict's findings, errors first, then warnings, then notes."""
-    rows = finding_rows(verdict)
+def _shown_findings(verdict: Verdict, plan: EditPlan | None = None) -> list[_Shown]:
+    """A verdict's findings, errors first, then warnings, then notes; fixable by ``plan``
+    (the draft's, so that edits two engines disagree on are marked on neither)."""
+    rows = finding_rows(verdict, plan)
     findings = (*verdict.errors, *verdict.warnings, *verdict.notes)  # the rows' order
     return [
         _Shown(
@@ -255,8 +274,9 @@ def block_lines(
         lines.append(f"{_INDENT}draft: {details}")
     engines = [verdict.engine for verdict in verdicts]
     reported: dict[_Shown, list[str]] = {}
+    plan = edit_plan(verdicts)
     for verdict in verdicts:
-        for shown in dict.fromkeys(_shown_findings(verdict)):
+        for shown in dict.fromkeys(_shown_findings(verdict, plan)):
             reported.setdefault(shown, []).append(verdict.engine)
     options = serve_options or {}
     for verdict in verdicts:
@@ -437,27 +457,59 @@ def footer_line(note: str, drafts: int, style: Style | None = None) -> str:
 def github_lines(verdict: Verdict, strict: bool) -> list[str]:
     """GitHub Actions workflow commands for a verdict's errors and warnings (``--format
     github``): ``::error file=DRAFT,title=CODE::message``, one per finding, so that a CI
-    shows each on the draft's file.  Properties and messages are escaped as the runner
-    reads them (``%``, ``\\r``, ``\\n``; in properties ``:`` and ``,`` too), and any other
-    unprintable character as :func:`printable` writes it, so no config value can forge a
-    workflow command."""
+    shows each on the draft's file, and on the line and column of its field where the
+    file holds it (``file=DRAFT,line=L,col=C,title=...``, from the JSON's own positions:
+    :func:`~drafting_config.files.json_spans.field_position`).  Properties and messages
+    are escaped as the runner reads them (``%``, ``\\r``, ``\\n``; in properties ``:`` and
+    ``,`` too), and any other unprintable character as :func:`printable` writes it, so no
+    config value can forge a workflow command."""
     path = verdict.path if verdict.path is not None else "<config>"
-    if verdict.path is not None and os.path.isdir(parse_display_path(verdict.path)):
+    config = None if verdict.path is None else os.fsdecode(parse_display_path(verdict.path))
+    if config is not None and os.path.isdir(config):
         path = f"{path}/config.json"
+        config = os.path.join(config, "config.json")
+    text = None
+    if config is not None and any(f.field for f in (*verdict.errors, *verdict.warnings)):
+        text = _config_text(config)
     prefix = f"[{verdict.engine}] "
     lines = []
     for error in verdict.errors:
         word = "could not check" if error.unavailable else "error"
         message = prefix + _with_fix(_message(error, verdict), error.fix)
-        lines.append(_workflow_command("error", path, _code(error) or word, message))
+        where = _position(text, error.field)
+        lines.append(_workflow_command("error", path, _code(error) or word, message, where))
     level = "error" if strict and verdict.ok else "warning"
     lines += [
         _workflow_command(
-            level, path, _code(warning) or "warning", prefix + _with_fix(str(warning), warning.fix)
+            level,
+            path,
+            _code(warning) or "warning",
+            prefix + _with_fix(str(warning), warning.fix),
+            _position(text, warning.field),
         )
         for warning in verdict.warnings
     ]
     return lines
+
+
+def _config_text(path: str) -> str | None:
+    """The text of the draft's config file for annotations' positions, or ``None`` when it
+    cannot be read as UTF-8 within the config size limit."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read(MAX_CONFIG_BYTES + 1)
+        return data.decode("utf-8") if len(data) <= MAX_CONFIG_BYTES else None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _position(text: str | None, field: str | None) -> tuple[int, int] | None:
+    """The line and column of ``field``'s key in ``text``, where it holds the field."""
+    if text is None or not field:
+        return None
+    from drafting_config.files.json_spans import field_position  # noqa: PLC0415 (github only)
+
+    return field_position(text, field)
 
 
 def _with_fix(message: str, fix: str | None) -> str:
@@ -465,8 +517,11 @@ def _with_fix(message: str, fix: str | None) -> str:
     return message if fix is None else f"{message} (fix: {fix})"
 
 
-def _workflow_command(level: str, file: str, title: str, message: str) -> str:
-    properties = f"file={escape_property(file)},title={escape_property(title)}"
+def _workflow_command(
+    level: str, file: str, title: str, message: str, where: tuple[int, int] | None = None
+) -> str:
+    place = "" if where is None else f",line={where[0]},col={where[1]}"
+    properties = f"file={escape_property(file)}{place},title={escape_property(title)}"
     return f"::{level} {properties}::{escape_data(message)}"
 
 

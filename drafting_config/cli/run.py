@@ -28,13 +28,14 @@ from typing import Final, NoReturn, TextIO, cast
 
 from drafting_config import __version__
 from drafting_config.cli.exit_status import EXIT_STATUS_HELP
-from drafting_config.cli.fixing import fix_paths
 from drafting_config.cli.output_schema import OUTPUT_SCHEMA
 from drafting_config.cli.render import (
     HEADLINE_WORDS,
     block_lines,
+    edit_plan,
     explain_lines,
     field_rows,
+    finding_rows,
     footer_line,
     github_lines,
     headline_word,
@@ -64,6 +65,7 @@ from drafting_config.values.codes import (
     TOKENIZER_NOT_FOUND,
     WEIGHTS_NOT_MODELLED,
 )
+from drafting_config.values.edits import EditPlan
 from drafting_config.values.errors import exception_text
 from drafting_config.values.paths import output_errors, printable, runner_inert
 from drafting_config.values.sources import PRIORITY_ORDER
@@ -242,7 +244,10 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     # one string: when the reader leaves during one large write (`... | head`), the kernel
     # reports it partly done and CPython's buffered writer drops the rest without a
     # BrokenPipeError, so the run would exit 0, not 141.
+    fixable = 0
     for verdicts in _by_draft(_check_all(paths, args), len(engines)):
+        plan = edit_plan(verdicts)
+        fixable += _fixable_count(verdicts, plan)
         for verdict in verdicts:
             result = outcome(verdict, args.strict)
             outcomes[result] += 1
@@ -251,7 +256,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         drafts[word if word in drafts else HEADLINE_WORDS["invalid"]] += 1  # --strict: failed
         if args.json:
             for verdict in verdicts:
-                item = json_text(verdict_json(verdict, strict=args.strict))
+                item = json_text(verdict_json(verdict, strict=args.strict, plan=plan))
                 out.write(("[" if total == 0 else ", ") + item)
                 total += 1
             continue
@@ -270,17 +275,40 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     else:
         for note, count in footer.items():  # once, in the run's footer, with the count
             out.write(footer_line(note, count, style) + "\n")
-        out.write(_summary(engines, served, drafts) + "\n")
+        summary = _summary(engines, served, drafts)
+        out.write(summary + _fixable_tail(fixable, args.format) + "\n")
     if not paths:  # `find ... | drafting-config check -` that found nothing: no CI pass
         print("drafting-config: no paths to check: standard input held none", file=sys.stderr)
         return EXIT_UNCHECKED
     return _status(outcomes["invalid"], outcomes["unchecked"])
 
 
+def _fixable_count(verdicts: Sequence[Verdict], plan: EditPlan) -> int:
+    """How many of a draft's findings ``--fix`` mends, each counted once as the text shows
+    it (one finding that two engines report alike is one)."""
+    if not plan.edits:
+        return 0
+    return len(
+        {
+            (row["severity"], row["code"], row["field"], row["message"])
+            for verdict in verdicts
+            for row in finding_rows(verdict, plan)
+            if row["fixable"]
+        }
+    )
+
+
+def _fixable_tail(fixable: int, output_format: str) -> str:
+    """The text summary's count of the findings ``--fix`` mends (ruff's "N fixable")."""
+    return f", {fixable} fixable with --fix" if fixable and output_format == "text" else ""
+
+
 def _fix_first(args: argparse.Namespace, out: TextIO) -> None:
     """``--fix`` and ``--diff``: apply (or show) the certain fixes before the check, which
     then checks every draft again: its exit status is the re-check's."""
     if args.fix or args.diff:
+        from drafting_config.cli.fixing import fix_paths  # noqa: PLC0415 (a plain check never pays for it)
+
         fix_paths(
             args.paths,
             lambda path: _check_all([path], args),

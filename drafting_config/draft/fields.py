@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from drafting_config.values import codes
+from drafting_config.values.edits import ConfigEdit, quoted_integer
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -86,12 +87,14 @@ def token_id_error(
     """
     token_id = exact_int(value)
     if token_id is None:
+        quoted = quoted_integer(value)  # "151669": the one change of type an edit makes
         return ParallelDraftingConfigError(
             f"`{field}` must be an integer token id, got {describe_value(value)}; "
             f"expected {_expected_range(vocab_size)}.",
             field=field,
             code=codes.TOKEN_NOT_INT,
             fix=_token_fix(field, value),
+            edit=ConfigEdit.set(field, quoted) if quoted is not None else None,
         )
     if not 0 <= token_id < (INT32_LIMIT if vocab_size is None else vocab_size):
         shown = describe_value(token_id).removesuffix(" (int)")

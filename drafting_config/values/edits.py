@@ -4,20 +4,28 @@ carried by a finding next to its prose ``fix`` (``finding.edit``), and applied b
 
 Only certain fixes get an edit: those that use values already in the file (copy a nested
 ``markov_rank`` to the top level, delete a ``null`` field the engine reads, wrap a string
-``architectures`` in a list).  Every other fix stays advice.  The rule that finds the fault
-builds its edit (one rule, one home); :func:`apply_edits` applies edits to a parsed JSON
-object, and :mod:`drafting_config.files.config_writing` writes the file back.
+``architectures`` in a list).  Every other fix stays advice.  An edit never changes a
+value's type, with one exception (:func:`quoted_integer`): a token id written as a JSON
+string of decimal digits becomes that integer where the engine needs an integer token id.
+The rule that finds the fault builds its edit (one rule, one home); :func:`plan_edits`
+decides which edits of a draft's findings ``--fix`` applies (each once, none of those that
+disagree), :func:`apply_edits` applies edits to a parsed JSON object, and
+:mod:`drafting_config.files.config_writing` writes them into the file's text.
 """
 
 from __future__ import annotations
 
 import enum
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TypeAlias, TypeGuard
+from typing import Final, TypeAlias, TypeGuard
 
 __all__ = ["ConfigEdit", "apply_edits"]
+
+_DECIMAL_INTEGER: Final = re.compile("0|[1-9][0-9]*")
+"""A JSON integer's digits: ASCII digits, no sign, no leading zero, no white space."""
 
 JsonValue: TypeAlias = "bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None"
 """A value JSON can hold, as :func:`json.loads` gives it."""
@@ -80,6 +88,90 @@ def is_json_value(value: object) -> TypeGuard[JsonValue]:
     if type(value) is dict:
         return all(type(key) is str and is_json_value(item) for key, item in value.items())
     return False
+
+
+def quoted_integer(value: object) -> int | None:
+    """The integer a JSON string holds when it is exactly a decimal integer (ASCII digits,
+    no sign, no leading zero, no white space: ``"151669"``), else ``None`` (``"0x10"``,
+    ``" 5"``, ``"+5"``, ``"05"``, a non-ASCII digit, and anything not a string).
+
+    This is the one exception to "an edit never changes a value's type": a rule that needs
+    an integer token id may set the field to this integer."""
+    if type(value) is not str or _DECIMAL_INTEGER.fullmatch(value) is None:
+        return None
+    return int(value)
+
+
+def same_edit(first: ConfigEdit, second: ConfigEdit) -> bool:
+    """Whether two edits make the same change, values compared as JSON writes them (so
+    that ``1``, ``1.0`` and ``true`` are three values, not one)."""
+    return (
+        first.path == second.path
+        and first.kind is second.kind
+        and _json(first.value) == _json(second.value)
+    )
+
+
+def _overlaps(first: ConfigEdit, second: ConfigEdit) -> bool:
+    """Whether one edit's path is the other's or lies inside it."""
+    shorter = min(len(first.path), len(second.path))
+    return first.path[:shorter] == second.path[:shorter]
+
+
+@dataclass(frozen=True)
+class PlannedEdit:
+    """An edit a finding carries, with the code of the first finding that carried it."""
+
+    code: str
+    edit: ConfigEdit
+
+
+@dataclass(frozen=True)
+class EditPlan:
+    """What ``--fix`` does with a draft's findings: the edits it applies, and those it
+    leaves because they disagree."""
+
+    edits: tuple[PlannedEdit, ...] = ()
+    """The edits applied, each once, in the order found."""
+    conflicts: tuple[tuple[PlannedEdit, ...], ...] = ()
+    """Groups of edits that disagree (another value for one key, or a change inside a key
+    another deletes or sets): none of a group is applied."""
+
+    def fixes(self, finding: object) -> bool:
+        """Whether ``--fix`` mends ``finding``: it carries an edit the plan applies."""
+        edit = getattr(finding, "edit", None)
+        return isinstance(edit, ConfigEdit) and any(same_edit(edit, p.edit) for p in self.edits)
+
+
+def plan_edits(findings: Iterable[object]) -> EditPlan:
+    """The plan for the findings of one draft (every engine's verdict of it): each distinct
+    edit once; where edits of one key (or of a key and a key inside it) disagree, none of
+    them."""
+    distinct: list[PlannedEdit] = []
+    for finding in findings:
+        edit = getattr(finding, "edit", None)
+        if isinstance(edit, ConfigEdit) and not any(same_edit(p.edit, edit) for p in distinct):
+            distinct.append(PlannedEdit(str(getattr(finding, "code", None) or "fix"), edit))
+    groups: list[list[PlannedEdit]] = []
+    for planned in distinct:
+        touching = [
+            group for group in groups if any(_overlaps(p.edit, planned.edit) for p in group)
+        ]
+        merged = [planned]
+        for group in touching:
+            groups.remove(group)
+            merged = group + merged
+        groups.append(merged)
+    order = {id(planned): index for index, planned in enumerate(distinct)}
+    applied = tuple(group[0] for group in groups if len(group) == 1)
+    return EditPlan(
+        edits=tuple(sorted(applied, key=lambda planned: order[id(planned)])),
+        conflicts=tuple(
+            tuple(sorted(group, key=lambda planned: order[id(planned)]))
+            for group in groups
+            if len(group) > 1
+        ),
+    )
 
 
 def apply_edits(document: Mapping[str, object], edits: Iterable[ConfigEdit]) -> dict[str, object]:

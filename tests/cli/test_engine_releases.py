@@ -125,9 +125,9 @@ def test_every_release_gives_one_line_per_release_and_a_summary_naming_each(
     assert engine_lines(run.out) == vllm * 2
     serves = ", ".join(f"{name} serves 1" for name in vllm)
     assert run.lines[-1] == (
-        f"2 checked: 1 valid, 1 invalid ({serves})"
+        f"2 checked: 1 valid, 1 invalid ({serves}), 1 fixable with --fix"
         if len(vllm) > 1
-        else f"2 checked with {vllm[0]}: 1 valid, 1 invalid"
+        else f"2 checked with {vllm[0]}: 1 valid, 1 invalid, 1 fixable with --fix"
     )
     assert run.status == EXIT_INVALID
 
@@ -138,7 +138,7 @@ def test_a_finding_every_release_reports_alike_is_printed_once_untagged(
     run = run_cli(capsys, "check", "--no-tokenizer", "--engine", "vllm==*", BROKEN)
     errors = [line for line in run.lines if line.lstrip().startswith("error ")]
     assert errors == [
-        line for line in errors if line.startswith("  error token-not-int pard_token: ")
+        line for line in errors if line.startswith("  error token-not-int [*] pard_token: ")
     ]
     assert len(errors) == 1
 

@@ -35,10 +35,12 @@ def test_a_config_value_cannot_forge_a_workflow_command(
     for line in commands:
         assert line.startswith("::error file=")
         properties = line.split("::")[1]
-        assert properties.count(",") == 1  # file=...,title=...: the path's comma is escaped
+        # file=...,title=...,line=...,col=...: the path's comma is escaped
+        names = [part.split("=")[0] for part in properties.split(",")]
+        assert names in (["error file", "title"], ["error file", "line", "col", "title"])
     assert not any(line.startswith("::error file=x") for line in run.lines)
     assert len(run.lines) == len(commands) + 1  # one line per command, then the summary
-    assert "title=token-not-int::" in commands[0]
+    assert ",line=1,col=50,title=token-not-int::" in commands[0]
 
 
 def test_github_annotations_name_the_config_file_of_a_draft_directory(
@@ -46,7 +48,9 @@ def test_github_annotations_name_the_config_file_of_a_draft_directory(
 ) -> None:
     run = run_cli(capsys, "check", "--format", "github", "--no-tokenizer", BROKEN)
     file = escape_property(f"{BROKEN}/config.json")
-    assert run.lines[0].startswith(f"::error file={file},title=token-not-int::[vllm 0.33.0] ")
+    assert run.lines[0].startswith(
+        f"::error file={file},line=6,col=3,title=token-not-int::[vllm 0.33.0] "
+    )
     assert run.lines[-1] == "1 checked: 0 valid, 1 invalid"
 
 
@@ -58,7 +62,7 @@ def test_quiet_prints_only_drafts_with_an_error_or_warning(
     headlines = [line for line in run.lines if not line.startswith(" ")]
     assert headlines[0] == f"{BROKEN}: INVALID"
     assert not any(line.startswith(str(good)) for line in run.lines)
-    assert headlines[-1] == "2 checked: 1 valid, 1 invalid"
+    assert headlines[-1] == "2 checked: 1 valid, 1 invalid, 1 fixable with --fix"
 
 
 def test_a_note_every_verdict_shares_is_said_once_in_the_footer_with_its_count(
@@ -74,8 +78,32 @@ def test_a_note_every_verdict_shares_is_said_once_in_the_footer_with_its_count(
         "causal only on sliding-window layers.",
         "note (2 drafts): weights not checked for SGLang: its loaders are not modelled",
         # SGLang serves BROKEN as STANDALONE, its pard_token unused (a warning)
-        ("2 checked: 1 valid, 1 invalid (vllm 0.33.0 serves 1, sglang 0.5.23 serves 2)"),
+        "2 checked: 1 valid, 1 invalid (vllm 0.33.0 serves 1, sglang 0.5.23 serves 2), "
+        "1 fixable with --fix",
     ]
     assert sum(shared in line for line in run.lines) == 1
     alone = run_cli(capsys, "check", "--no-tokenizer", good)
     assert f"  note target-not-given: {shared}" in alone.lines  # one draft: its note stays
+
+
+def test_an_annotation_is_on_the_line_and_column_of_its_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(
+        '{\n  "architectures": ["DFlashDraftModel"], "model_type": "qwen3",\n'
+        '  "vocab_size": 1000, "hidden_size": 64, "num_hidden_layers": 1,\n'
+        '  "dflash_config": {\n\t"target_layer_ids": [1, 2], "mask_token_id": null\n  },\n'
+        '  "mask_token_id": 5\n}\n',
+        encoding="utf-8",
+    )
+    run = run_cli(capsys, "check", "--format", "github", "--no-tokenizer", "--no-weights", path)
+    [line] = [line for line in run.lines if "title=token-field-null" in line]
+    # the nested key, after a tab and an inline array
+    assert line.startswith(
+        f"::error file={escape_property(str(path))},line=5,col=30,title=token-field-null::"
+    )
+    # a finding whose field the file does not hold sits on the file
+    path.write_text('{"architectures": ["DFlashDraftModel"]}', encoding="utf-8")
+    run = run_cli(capsys, "check", "--format", "github", "--no-tokenizer", "--no-weights", path)
+    assert all(",line=" not in line for line in run.lines if "title=token-missing" in line)

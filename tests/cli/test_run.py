@@ -229,7 +229,7 @@ def test_one_bad_path_among_good_ones_fails_the_run_but_all_are_reported(
     headlines = [line for line in run.lines if not line.startswith((" ", "note ("))]
     assert [h.split(": ")[1] for h in headlines[:-1]] == ["OK", "INVALID", "OK"]
     assert "note (3 drafts): target not checked: no target given" in run.lines
-    assert headlines[-1] == "3 checked: 2 valid, 1 invalid"
+    assert headlines[-1] == "3 checked: 2 valid, 1 invalid, 1 fixable with --fix"
 
 
 def test_an_invalid_draft_lists_every_error_after_the_first(
@@ -242,14 +242,14 @@ def test_an_invalid_draft_lists_every_error_after_the_first(
     assert run.status == 1
     assert run.lines[:2] == [f"{path}: INVALID", "  vllm 0.33.0: fails at token"]
     assert run.lines[2].startswith(
-        "  error token-not-int mask_token_id: `mask_token_id` must be an integer token id"
+        "  error token-not-int [*] mask_token_id: `mask_token_id` must be an integer token id"
     )
     errors = [line for line in run.lines if line.startswith("  error ")]
     assert len(errors) == 2
     assert errors[1].startswith(
         "  error layer-ids-unordered target_layer_ids: `target_layer_ids` item 1 = 1 follows 2"
     )
-    assert run.lines[-2:] == [NO_TARGET, "1 checked: 0 valid, 1 invalid"]
+    assert run.lines[-2:] == [NO_TARGET, "1 checked: 0 valid, 1 invalid, 1 fixable with --fix"]
 
 
 # -- the bundled draft/target pairs -----------------------------------------------------------
@@ -382,6 +382,7 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
                 "message": message,
                 "fix": fix,
                 "evidence": ANY if code == "causality-assumed" else None,
+                "fixable": False,
             }
             for code, step, field, message, fix in (
                 ("target-not-given", "target", None, "target not checked: no target given", None),
@@ -603,7 +604,9 @@ def test_explain_an_invalid_config(drafting_config: Cli, tmp_path: Path) -> None
         "  draft: hidden_size 896, vocab_size 151936",
         "  vllm 0.33.0: fails at token",
     ]
-    assert "  error token-not-int pard_token: `pard_token` must be an integer token id" in run.out
+    assert (
+        "  error token-not-int [*] pard_token: `pard_token` must be an integer token id" in run.out
+    )
     document = drafting_config("explain", "--json", INVALID_EXAMPLES[0]).json
     (row,) = [f for f in document["fields"] if f["status"] == "invalid"]
     assert row["value"] == "151665"

@@ -91,7 +91,10 @@ def test_colour_marks_the_headline_severity_and_code_and_nothing_else() -> None:
     coloured = block_lines(verdicts, False, style=Style(colour=True))
     assert [ANSI.sub("", line) for line in coloured] == plain
     assert "\x1b[1;31mINVALID\x1b[0m" in coloured[0]
-    assert "\x1b[1;31merror\x1b[0m \x1b[1mtoken-not-int\x1b[0m pard_token: " in "\n".join(coloured)
+    # `[*]`: --fix unquotes the token id
+    assert "\x1b[1;31merror\x1b[0m \x1b[1mtoken-not-int\x1b[0m [*] pard_token: " in "\n".join(
+        coloured
+    )
     assert "\x1b[1;36mnote\x1b[0m \x1b[1mtarget-not-given\x1b[0m: " in "\n".join(coloured)
 
 

@@ -230,7 +230,8 @@ def test_check_prints_one_block_per_draft_with_both_engines(
     # SGLang serves BROKEN as a STANDALONE draft model, which never reads its pard_token
     assert f"  {SGLANG}: serves as standalone (sequential)" in run.lines
     assert run.lines[-1] == (
-        "2 checked: 1 valid, 1 invalid (vllm 0.33.0 serves 1, sglang 0.5.23 serves 2)"
+        "2 checked: 1 valid, 1 invalid (vllm 0.33.0 serves 1, sglang 0.5.23 serves 2), "
+        "1 fixable with --fix"
     )
 
 
@@ -325,7 +326,8 @@ def test_quiet_prints_only_drafts_with_a_warning_or_worse(
     headlines = [line for line in run.lines if not line.startswith((" ", "note ("))]
     assert headlines == [
         f"{BROKEN}: INVALID",
-        ("2 checked: 1 valid, 1 invalid (vllm 0.33.0 serves 1, sglang 0.5.23 serves 2)"),
+        "2 checked: 1 valid, 1 invalid (vllm 0.33.0 serves 1, sglang 0.5.23 serves 2), "
+        "1 fixable with --fix",
     ]
 
 
@@ -356,6 +358,7 @@ def test_a_note_is_one_footer_line_whatever_the_number_of_engines(
 
 SUMMARY = (
     r"\d+ checked( with [^:]+)?: \d+ valid, \d+ invalid(, \d+ not checked)?( \(.+ serves \d+\))?"
+    r"(, \d+ fixable with --fix)?"
 )
 """The run's last line, one wording whatever the engines."""
 

@@ -3,9 +3,14 @@ bytes when nothing changes, and the paths --fix must never write."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import signal
 import stat
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,10 +20,12 @@ from hypothesis import strategies as st
 from drafting_config.files.config_writing import (
     FixRefusedError,
     detect_layout,
+    fix_text,
     fixed_text,
     writable_config,
     write_atomically,
 )
+from drafting_config.files.json_files import MAX_CONFIG_BYTES
 from drafting_config.values.edits import ConfigEdit, EditError, EditKind, JsonValue
 
 _SCALARS = (
@@ -60,8 +67,11 @@ def test_no_edit_leaves_the_text_identical(
 ) -> None:
     text = _written(document, layout)
     assert fixed_text(text, []) is text
-    # and the layout detected reproduces the file exactly: a rewrite touches only the edit
-    assert detect_layout(text).dump(json.loads(text)) == text
+    # and the layout detected is the one the file was written in
+    detected = detect_layout(text)
+    assert detected.indent == (layout["indent"] if "\n" in text.rstrip() else None)
+    if layout["indent"] is None and len(document) > 1:
+        assert detected.separators == (", ", ": ")
 
 
 @settings(max_examples=100)
@@ -115,11 +125,101 @@ def test_the_file_keeps_its_layout(text: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ['{"a": 1, "a": 2}', "[1]", "{not json", '{"a": {"b": 1, "b": 1}}']
+    "text", ['{"z": 1, "z": 2}', "[1]", "{not json", '{"z": {"b": 1, "b": 1}}', '{"z": }']
 )
-def test_a_file_that_cannot_be_rewritten_faithfully_is_refused(text: str) -> None:
+def test_a_file_that_cannot_be_edited_faithfully_is_refused(text: str) -> None:
     with pytest.raises(EditError):
-        fixed_text(text, [ConfigEdit.set("z", 1)])
+        fixed_text(text, [ConfigEdit.set("z.b", 1)])
+
+
+def test_a_key_repeated_off_the_edits_path_is_kept_as_written() -> None:
+    text = '{"a": {"b": 1, "b": 2}, "z": null}'
+    assert fixed_text(text, [ConfigEdit.delete("z")]) == '{"a": {"b": 1, "b": 2}}'
+
+
+# A file as people write them: inline arrays, exponents, trailing zeros, escapes, two
+# trailing newlines; none of it is JSON's canonical form, and a re-dump changed all of it.
+_HAND_WRITTEN = (
+    "{\n"
+    '    "architectures": "LlamaForCausalLM",\n'
+    '    "eos_token_id": [128001, 128008, 128009],\n'
+    '    "huge": 1E400,\n'
+    '    "rms_norm_eps": 1e-5,\n'
+    '    "scale": 1.50,\n'
+    '    "url": "https:\\/\\/example.org",\n'
+    '    "letter": "\\u0041",\n'
+    '    "dflash_config": {"mask_token_id": null, "target_layer_ids": [1, 2]}\n'
+    "}\n\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("edit", "replaced", "by", "lines"),
+    [
+        (
+            ConfigEdit.set("architectures", ["LlamaForCausalLM"]),
+            '"LlamaForCausalLM"',
+            '[\n        "LlamaForCausalLM"\n    ]',
+            "line 2",
+        ),
+        (
+            ConfigEdit.delete("dflash_config.mask_token_id"),
+            '"mask_token_id": null, ',
+            "",
+            "line 9",
+        ),
+        (
+            ConfigEdit.set("dflash_config.markov_rank", 256),
+            "[1, 2]}",
+            '[1, 2], "markov_rank": 256}',
+            "after line 9",
+        ),
+    ],
+)
+def test_an_edit_replaces_only_its_members_span(
+    edit: ConfigEdit, replaced: str, by: str, lines: str
+) -> None:
+    fixed, changes = fix_text(_HAND_WRITTEN, [edit])
+    assert fixed == _HAND_WRITTEN.replace(replaced, by, 1)
+    assert [(change.edit, change.lines) for change in changes] == [(edit, lines)]
+
+
+def test_the_last_member_deleted_takes_its_separator_and_a_key_added_to_an_empty_object() -> None:
+    text = '{\n  "a": 1,\n  "b": null\n}\n'
+    assert fixed_text(text, [ConfigEdit.delete("b")]) == '{\n  "a": 1\n}\n'
+    assert fixed_text('{\n  "a": {}\n}', [ConfigEdit.set("a.b", [1])]) == (
+        '{\n  "a": {\n    "b": [\n      1\n    ]\n  }\n}'
+    )
+    assert fixed_text('{"a":{}}', [ConfigEdit.set("a.b", 1)]) == '{"a":{"b":1}}'
+    assert fixed_text('{"a": null}', [ConfigEdit.delete("a")]) == "{}"
+
+
+def test_a_lone_surrogate_escape_and_non_ascii_text_are_kept_and_written_as_utf8() -> None:
+    text = '{"architectures": "X\\ud800", "name": "é"}\n'
+    fixed = fixed_text(text, [ConfigEdit.set("architectures", ["X\ud800"])])
+    assert fixed == '{"architectures": ["X\\ud800"], "name": "é"}\n'
+    fixed.encode("utf-8")  # raises for a raw lone surrogate
+
+
+def test_a_result_over_the_size_limit_is_refused() -> None:
+    text = '{"a": "x", "pad": "' + "y" * (MAX_CONFIG_BYTES - 40) + '"}'
+    assert len(text) < MAX_CONFIG_BYTES
+    with pytest.raises(EditError, match="over the 1,048,576 bytes"):
+        fixed_text(text, [ConfigEdit.set("a", ["x" * 50])])
+
+
+@settings(max_examples=100)
+@given(_OBJECTS, _LAYOUTS, st.text(min_size=1, max_size=8), _JSON)
+def test_the_text_around_an_edited_member_is_unchanged(
+    document: dict[str, object], layout: dict[str, object], key: str, value: JsonValue
+) -> None:
+    text = _written(document, layout)
+    fixed = fixed_text(text, [ConfigEdit((key,), EditKind.SET, value)])
+    if key in document:
+        # the key itself and all before it, and the end of the file, are as they were
+        head = text[: text.index(json.dumps(key, ensure_ascii=bool(layout["ensure_ascii"])) + ":")]
+        assert fixed.startswith(head)
+    assert fixed.endswith("}" + str(layout["trailing"]))
 
 
 # --- which paths --fix may write -----------------------------------------------------------
@@ -203,3 +303,115 @@ def test_a_write_is_atomic_and_keeps_the_mode(tmp_path: Path) -> None:
     assert path.read_bytes() == '{"é": 1}\n'.encode()
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
     assert [p.name for p in tmp_path.iterdir()] == ["config.json"]  # no temporary file left
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
+def test_a_write_as_root_keeps_the_owner_and_group_and_drops_setuid(tmp_path: Path) -> None:
+    path = _config(tmp_path)
+    os.chown(path, 12345, 23456)
+    path.chmod(0o6600)
+    write_atomically(path, "{}\n")
+    info = path.stat()
+    assert (info.st_uid, info.st_gid) == (12345, 23456)
+    assert stat.S_IMODE(info.st_mode) == 0o600
+
+
+def test_an_owner_that_cannot_be_kept_refuses_the_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _config(tmp_path)
+    before = path.read_bytes()
+    real_stat = os.stat
+
+    def other_owner(target: object, *args: object, **kwargs: object) -> os.stat_result:
+        info = real_stat(target, *args, **kwargs)  # type: ignore[arg-type]
+        if target == path:  # the original is someone else's
+            values = list(info)
+            values[stat.ST_UID] = info.st_uid + 1
+            return os.stat_result(values)
+        return info
+
+    def refuse(*_: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "stat", other_owner)
+    monkeypatch.setattr(os, "fchown", refuse)
+    with pytest.raises(FixRefusedError, match="owner and group"):
+        write_atomically(path, '{"a": 1}\n')
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["config.json"]
+
+
+@pytest.mark.skipif(not hasattr(os, "link"), reason="no hard links")
+def test_a_file_with_several_hard_links_is_refused(tmp_path: Path) -> None:
+    path = _config(tmp_path / "draft")
+    os.link(path, tmp_path / "other.json")
+    with pytest.raises(FixRefusedError, match="2 hard links"):
+        writable_config(os.fspath(path), cache_root=tmp_path / "cache")
+    with pytest.raises(FixRefusedError, match="hard links"):
+        write_atomically(path, '{"a": 1}\n')
+    assert (tmp_path / "other.json").read_text(encoding="utf-8") == "{}\n"
+
+
+def test_a_file_changed_before_the_rename_is_left_as_it_now_is(tmp_path: Path) -> None:
+    path = _config(tmp_path)
+    path.write_text('{"saved": "meanwhile"}\n', encoding="utf-8")
+    with pytest.raises(FixRefusedError, match="changed since it was checked"):
+        write_atomically(path, '{"a": 1}\n', expected=b"{}\n")
+    assert path.read_text(encoding="utf-8") == '{"saved": "meanwhile"}\n'
+    assert [p.name for p in tmp_path.iterdir()] == ["config.json"]
+
+
+@pytest.mark.parametrize(
+    ("where", "error"),
+    [
+        ("fsync", OSError(errno.ENOSPC, "No space left on device")),  # a full filesystem
+        ("mkstemp", OSError(errno.EROFS, "Read-only file system")),  # a read-only one
+    ],
+)
+def test_a_full_or_read_only_filesystem_leaves_the_original_intact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, error: OSError
+) -> None:
+    path = _config(tmp_path)
+    before = path.read_bytes()
+
+    def fail(*_: object, **__: object) -> None:
+        raise error
+
+    monkeypatch.setattr(os if where == "fsync" else tempfile, where, fail)
+    with pytest.raises(OSError, match=str(error.strerror)):
+        write_atomically(path, '{"a": 1}\n')
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["config.json"]
+
+
+_KILLED_WRITER = """
+import os, sys, time
+from pathlib import Path
+from drafting_config.files import config_writing
+
+def replace_slowly(source, target):
+    print("written", flush=True)
+    time.sleep(60)
+
+os.replace = replace_slowly
+config_writing.write_atomically(Path(sys.argv[1]), '{"a": "' + "x" * 100000 + '"}')
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="no SIGKILL")
+def test_a_write_killed_midway_leaves_the_original_whole(tmp_path: Path) -> None:
+    path = _config(tmp_path)
+    before = path.read_bytes()
+    with subprocess.Popen(
+        [sys.executable, "-c", _KILLED_WRITER, os.fspath(path)],
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as child:
+        try:
+            assert child.stdout is not None
+            assert child.stdout.readline() == "written\n"  # the new text is on disk, unrenamed
+        finally:
+            child.send_signal(signal.SIGKILL)
+            child.wait(timeout=30)
+    assert path.read_bytes() == before

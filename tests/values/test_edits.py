@@ -15,6 +15,7 @@ from drafting_config.values.edits import (
     EditKind,
     apply_edits,
     is_json_value,
+    quoted_integer,
 )
 from drafting_config.values.findings import Findings, Note
 
@@ -96,3 +97,28 @@ def test_every_finding_kind_carries_its_edit_and_pickles_with_it() -> None:
 )
 def test_only_json_values_go_into_edits(value: object, expected: bool) -> None:
     assert is_json_value(value) is expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("151669", 151669),
+        ("0", 0),
+        ("05", None),  # a leading zero
+        ("+5", None),
+        ("-5", None),
+        (" 5", None),
+        ("5\n", None),
+        ("0x10", None),
+        ("1e3", None),
+        ("５", None),  # a digit, but not an ASCII one  # noqa: RUF001
+        ("", None),
+        (5, None),
+        (True, None),
+        (256.0, None),
+    ],
+)
+def test_only_a_string_of_decimal_digits_is_a_quoted_integer(
+    value: object, expected: int | None
+) -> None:
+    assert quoted_integer(value) == expected

@@ -29,7 +29,7 @@ from drafting_config.engines.sglang.tables import (
 from drafting_config.rules.subject import Subject
 from drafting_config.values import codes
 from drafting_config.values.codes import Code
-from drafting_config.values.edits import ConfigEdit
+from drafting_config.values.edits import ConfigEdit, quoted_integer
 from drafting_config.values.errors import (
     ParallelDraftingConfigError,
     ParallelDraftingConfigWarning,
@@ -307,6 +307,7 @@ def _refuse(
     *,
     code: Code,
     fix: str | None = None,
+    edit: ConfigEdit | None = None,
 ) -> SglangRefuses:
     """SGLang's parse refusing ``field``: ``must`` says what the value should be, ``reader``
     is the evidence (:data:`_DFLASH_PARSE`, :data:`_DSPARK_PARSE`)."""
@@ -316,6 +317,7 @@ def _refuse(
         code=code,
         fix=fix,
         evidence=reader,
+        edit=edit,
     )
 
 
@@ -411,12 +413,14 @@ def parse_dflash_draft_config(get: FieldGetter) -> DFlashDraft:  # noqa: PLR0912
     if raw is not None:
         assert id_field is not None
         if not isinstance(raw, int) or isinstance(raw, bool):  # numbers.Integral, not bool
+            quoted = quoted_integer(raw)  # "151669": the one change of type an edit makes
             raise _refuse(
                 id_field,
                 raw,
                 "must be an integer (not a bool, string or float)",
                 code=codes.TOKEN_NOT_INT,
                 fix=f"set `{id_field}` to the mask token's id as a JSON integer",
+                edit=ConfigEdit.set(id_field, quoted) if quoted is not None else None,
             )
         if raw < 0:
             raise _refuse(
@@ -1199,6 +1203,9 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
     elif draft_class(get) != BUNDLED_DRAFT:
         top = get("markov_rank", None)
         top_rank = _python_int(top)
+        # the edit copies the value as the file holds it, and only an integer (never `true`,
+        # `"256"` or `256.0` made one): else the fix stays advice
+        nested = read_path(get, dspark.markov_rank_field or "markov_rank", only_dicts=True)
         if top is None:
             found.error(
                 ParallelDraftingConfigError(
@@ -1207,7 +1214,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                     "start-up.",
                     field="markov_rank",
                     code=codes.MARKOV_RANK_NESTED_ONLY,
-                    edit=ConfigEdit.set("markov_rank", dspark.markov_rank),
+                    edit=ConfigEdit.set("markov_rank", nested) if type(nested) is int else None,
                     fix=f"copy `{dspark.markov_rank_field}` to the top-level `markov_rank`",
                     evidence=f"{_BUILD_MARKOV_HEAD} raises ValueError",
                 )

@@ -31,6 +31,7 @@ from drafting_config.values.codes import (
     TOKEN_UNUSED,
     Step,
 )
+from drafting_config.values.edits import ConfigEdit, JsonValue
 from drafting_config.verdicts import Verdict
 from tests.conftest import QWEN3_8B_DFLASH_DRAFT
 from tests.tokenizer_factory import Added, write_tokenizer
@@ -196,6 +197,20 @@ def test_markov_rank_only_nested_is_an_error_and_a_nested_gated_head_a_warning()
     missing = draft(DSPARK)
     del missing["markov_head_type"]
     assert "markov_head_type" in messages(sglang(missing))
+
+
+@pytest.mark.parametrize(
+    ("rank", "edited"), [(256, True), (True, False), ("256", False), (256.0, False)]
+)
+def test_the_nested_markov_rank_is_copied_only_as_the_integer_the_file_holds(
+    rank: JsonValue, edited: bool
+) -> None:
+    nested = draft(DSPARK)
+    del nested["markov_rank"]
+    nested["dflash_config"].update(markov_rank=rank)
+    [error] = [e for e in sglang(nested).errors if e.code is MARKOV_RANK_NESTED_ONLY]
+    assert error.edit == (ConfigEdit.set("markov_rank", rank) if edited else None)
+    assert error.fix == "copy `dflash_config.markov_rank` to the top-level `markov_rank`"
 
 
 # --- methods and formats SGLang lacks ---------------------------------------------------------

@@ -16,19 +16,25 @@ lists every disagreement, each with the stage the harness cannot reach.
 from __future__ import annotations
 
 import json
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import pytest
 
 from drafting_config import Verdict, check
 from drafting_config.draft.file import read_draft
 from drafting_config.engines.vllm.modes import served_mode
+from drafting_config.engines.vllm.names import Release
 from drafting_config.engines.vllm.resolution import resolution_of
 from drafting_config.files.json_files import load_config_json
 from drafting_config.values.codes import Step
 from tools.vllm_harness.readings import READINGS_FILE, ROOT
 
 RUNS: list[dict[str, Any]] = json.loads(READINGS_FILE.read_text(encoding="utf-8"))["engine_runs"]
+READ_ON: Final = cast(
+    Release,
+    "vllm==" + str(json.loads(READINGS_FILE.read_text(encoding="utf-8"))["vllm_version"]),
+)
+"""The release the runs were taken on, which the verdicts compared with them speak for."""
 
 STAGE_STEPS: Final[dict[str, frozenset[Step]]] = {
     "config": frozenset({Step.PARSE, Step.REGISTRY}),
@@ -64,7 +70,7 @@ def _id(run: dict[str, Any]) -> str:
 
 def _asks_parallel(run: dict[str, Any]) -> bool:
     draft = read_draft(load_config_json(ROOT / run["draft"]))
-    return served_mode(resolution_of(draft)).asks_parallel
+    return served_mode(resolution_of(draft), READ_ON.removeprefix("vllm==")).asks_parallel
 
 
 def judged(run: dict[str, Any]) -> Verdict | None:
@@ -74,7 +80,10 @@ def judged(run: dict[str, Any]) -> Verdict | None:
     if optional and not parallel and _asks_parallel(run):
         return None  # the draft asks for parallel drafting; this run is another drafter
     return check(
-        ROOT / run["draft"], target=ROOT / run["target"], require_parallel=optional and parallel
+        ROOT / run["draft"],
+        target=ROOT / run["target"],
+        require_parallel=optional and parallel,
+        engine=READ_ON,
     )
 
 

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from importlib import metadata
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from drafting_config import Verdict, check
 from drafting_config.engines import RELEASES, engine_rules, installed_version
 from drafting_config.engines.transformers import transformers_tables
-from drafting_config.engines.vllm.names import VERSIONS
+from drafting_config.engines.vllm.names import ENGINE, VERSIONS, Release
 from drafting_config.values import codes
 from tests.conftest import QWEN3_8B_DFLASH_DRAFT, only_error
 from tests.engines.vllm.test_load_path import DFLASH, DSPARK, LONG_TARGET, QWEN3_8B_TARGET
@@ -42,9 +42,16 @@ def verdicts(draft: dict[str, Any], **options: Any) -> tuple[Verdict, Verdict]:
 def test_each_release_is_named_in_its_verdict() -> None:
     older, newer = verdicts(QWEN3_8B_DFLASH_DRAFT)
     assert (older.engine, newer.engine) == ("vllm 0.32.0", "vllm 0.33.0")
-    assert check(QWEN3_8B_DFLASH_DRAFT, check_tokenizer=False).engine == "vllm 0.33.0"
-    assert VERSIONS == ("0.32.0", "0.33.0")
-    assert set(RELEASES) == {"vllm==0.32.0", "vllm==0.33.0", "sglang==0.5.23"}
+    assert check(QWEN3_8B_DFLASH_DRAFT, check_tokenizer=False).engine == ENGINE
+    assert f"vllm {VERSIONS[-1]}" == ENGINE
+    assert VERSIONS == ("0.32.0", "0.33.0", "0.34.0")
+    assert {name for name in RELEASES if name.startswith("vllm==")} == {
+        f"vllm=={version}" for version in VERSIONS
+    }
+    for version in VERSIONS:
+        assert check(QWEN3_8B_DFLASH_DRAFT, engine=cast(Release, f"vllm=={version}")).engine == (
+            f"vllm {version}"
+        )
 
 
 def test_a_release_the_package_does_not_ship_is_refused() -> None:
@@ -155,7 +162,7 @@ def installed(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
 
 
 def test_a_bare_name_means_the_installed_release_if_shipped(installed: dict[str, str]) -> None:
-    assert engine_rules("vllm")[0].ENGINE == "vllm 0.33.0"  # none installed: the newest
+    assert engine_rules("vllm")[0].ENGINE == ENGINE  # none installed: the newest
     installed["vllm"] = "0.32.0"
     installed_version.cache_clear()
     assert engine_rules("vllm") == (RELEASES["vllm==0.32.0"], None)
@@ -163,17 +170,21 @@ def test_a_bare_name_means_the_installed_release_if_shipped(installed: dict[str,
     assert verdict.engine == "vllm 0.32.0"
     assert not any("installed" in note for note in verdict.notes)
     assert check(QWEN3_8B_DFLASH_DRAFT, engine="vllm==0.33.0").engine == "vllm 0.33.0"
+    installed["vllm"] = "0.33.0"  # an older shipped release than the newest: its own rules
+    installed_version.cache_clear()
+    assert check(QWEN3_8B_DFLASH_DRAFT, check_tokenizer=False).engine == "vllm 0.33.0"
     assert engine_rules("sglang")[0].ENGINE == "sglang 0.5.23"
 
 
 def test_an_installed_release_not_shipped_gives_the_newest_with_a_note(
     installed: dict[str, str],
 ) -> None:
-    installed["vllm"] = "0.34.1"
+    installed["vllm"] = "0.99.1"
     installed_version.cache_clear()
     verdict = check(QWEN3_8B_DFLASH_DRAFT, check_tokenizer=False)
-    assert verdict.engine == "vllm 0.33.0"
+    assert verdict.engine == ENGINE
+    shipped = ", ".join(f"vllm {version}" for version in VERSIONS)
     assert (
-        "vllm 0.34.1 is installed, but the checker knows only vllm 0.32.0, vllm 0.33.0: "
-        "the verdict speaks for the newest, vllm 0.33.0"
+        f"vllm 0.99.1 is installed, but the checker knows only {shipped}: "
+        f"the verdict speaks for the newest, {ENGINE}"
     ) in verdict.notes

@@ -979,7 +979,7 @@ def check_peagle(subject: VllmSubject, found: Findings) -> None:
             ParallelDraftingConfigError(
                 "The draft is a P-EAGLE speculators file, a parallel EAGLE-3 mode vLLM no "
                 "longer has, so it refuses the draft at start-up.",
-                field=resolution.file_field("speculators_model_type"),
+                field="speculators_model_type",
                 code=codes.METHOD_UNSUPPORTED,
                 fix=fix,
                 evidence="vllm/transformers_utils/configs/speculators/algos.py: update_peagle "

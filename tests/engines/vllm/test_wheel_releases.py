@@ -2,8 +2,8 @@
 it (issue 36, point 6), taken from the released wheels (``engine_wheels``).
 
 * ``get_parallel_drafting_token_id`` (``vllm/v1/worker/gpu/spec_decode/utils.py``) is in every
-  shipped release, byte-identical: :func:`drafting_config.runtime.vllm.get_parallel_drafting_token_id`
-  mirrors each.
+  shipped release, byte-identical: the drop-in of
+  :mod:`drafting_config.runtime.vllm` mirrors each.
 * The older runner's ``SpecDecodeBaseProposer._init_parallel_drafting_params``
   (``vllm/v1/spec_decode/llm_base_proposer.py``) exists up to the release before
   :data:`~drafting_config.engines.vllm.names.ONE_MODEL_RUNNER`, which deletes that runner:
@@ -72,9 +72,9 @@ def test_the_drop_ins_do_what_each_release_s_own_functions_do(
     for present in COMBINATIONS:
         config = as_namespace(config_data(present))
         if not any(present):
-            with pytest.raises(ValueError):
+            with pytest.raises(ValueError, match="mask_token_id"):
                 theirs(config)
-            with pytest.raises(ValueError):
+            with pytest.raises(ValueError, match="mask_token_id"):
                 vllm.get_parallel_drafting_token_id(config)
             continue
         assert vllm.get_parallel_drafting_token_id(config) == theirs(config), present

@@ -871,7 +871,7 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
         evidence = (
             "vllm/transformers_utils/configs/eagle.py: EAGLEConfig.__init__"
             if method in EAGLE_CONFIG_METHODS
-            else "vllm/config/speculative.py: SpeculativeConfig.__post_init__"
+            else _DSPARK_REWRITE[since(version, CHECKS_DECLARED_SPECULATOR)]
         )
     if outcome is Resolved.UNSUPPORTED:
         found.error(
@@ -892,8 +892,9 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
 
 _DSPARK_REWRITE: Final = {
     False: "vllm/config/speculative.py: SpeculativeConfig.__post_init__",
-    True: "vllm/v1/worker/gpu/spec_decode/dspark/config.py: DSparkSpeculatorConfig, when the "
-    "draft's class declares no speculator",
+    True: "vllm/v1/worker/gpu/spec_decode/dspark/config.py: "
+    "DSparkSpeculatorConfig.adapt_draft_model_config, when the draft's class declares no "
+    "speculator",
 }
 """Where each release replaces a DSpark draft's class with DeepSeek-V4's bundled one: before
 :data:`~.names.CHECKS_DECLARED_SPECULATOR` by an architecture list, from it when the class
@@ -1217,8 +1218,13 @@ def check_xpress(subject: VllmSubject, found: Findings) -> None:
             field="xpress_topc",
             code=codes.XPRESS_TOPC_OUT_OF_RANGE,
             fix=f"set `xpress_topc` between 0 (off) and {vocab}, such as 512",
-            evidence="vllm/config/speculative.py: SpeculativeConfig.__post_init__ raises "
-            'ValueError "xpress_topc must be between 0 and the draft vocabulary size"',
+            evidence=(
+                "vllm/v1/worker/gpu/spec_decode/xpress/config.py: "
+                "XPressSpeculatorConfig.apply_options"
+                if since(subject.version, CHECKS_DECLARED_SPECULATOR)
+                else "vllm/config/speculative.py: SpeculativeConfig.__post_init__"
+            )
+            + ' raises ValueError "xpress_topc must be between 0 and the draft vocabulary size"',
         )
     )
 

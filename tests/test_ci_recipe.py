@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 import pytest
 import yaml
 
+from drafting_config.engines.vllm.names import ENGINE as VLLM
 from tests.conftest import EXAMPLES, REPO
 from tests.package_index import PIP_PATIENCE, unavailable
 
@@ -123,13 +124,13 @@ def test_the_check_step_fails_on_a_bad_draft_and_annotates_its_file(tmp_path: Pa
     )
     run = run_step("Check every config.json", repo, with_this_checker())
     assert run.status == 1, run.output
-    assert "2 drafts checked: vllm 0.33.0 serves 1, sglang 0.5.23 serves 1" in run.output
+    assert f"2 drafts checked: {VLLM} serves 1, sglang 0.5.23 serves 1" in run.output
     assert [(a.level, a.file, a.code) for a in run.annotations] == [
         ("error", "drafts/broken/config.json", "token-not-int"),
         ("error", "drafts/broken/config.json", "token-not-int"),
     ]
     assert [a.message.split("] ")[0] for a in run.annotations] == [
-        "[vllm 0.33.0",
+        f"[{VLLM}",
         "[sglang 0.5.23",
     ]
     assert all("`dflash_config.mask_token_id`" in a.message for a in run.annotations)
@@ -142,7 +143,7 @@ def test_the_check_step_passes_a_repository_of_good_drafts_without_annotations(
     run = run_step("Check every config.json", repo, with_this_checker())
     assert run.status == 0, run.output
     assert run.annotations == []
-    assert "2 drafts checked: vllm 0.33.0 serves 2, sglang 0.5.23 serves 2" in run.output
+    assert f"2 drafts checked: {VLLM} serves 2, sglang 0.5.23 serves 2" in run.output
 
 
 def test_strict_warnings_are_annotated_too(tmp_path: Path) -> None:

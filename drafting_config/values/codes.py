@@ -344,6 +344,15 @@ METHOD_UNSUPPORTED: Final = declare(
     Step.REGISTRY,
     "The engine has no method that serves this draft.",
 )
+PARALLEL_SWITCH_REFUSED: Final = declare(
+    "parallel-switch-refused",
+    Step.PARSE,
+    "The draft is judged with parallel drafting required, but the engine refuses the "
+    "parallel-drafting switch for its method and serves it only sequentially.",
+    fix="serve it with an engine release that drafts the method in parallel, or train a "
+    "DFlash or DSpark drafter",
+    evidence="vllm/config/speculative.py: SpeculativeConfig._verify_args",
+)
 METHOD_NOT_DECLARED: Final = declare(
     "method-not-declared",
     Step.REGISTRY,

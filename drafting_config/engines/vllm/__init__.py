@@ -52,6 +52,7 @@ from drafting_config.engines.vllm.names import (
     Release,
     engine_name,
     last_before,
+    since,
 )
 from drafting_config.engines.vllm.names import SERVE_OPTION as SERVE_OPTION
 from drafting_config.engines.vllm.names import VERSION as VERSION
@@ -127,7 +128,7 @@ def judge(
         mode = replace(asked, parallel=False)  # no token to leave unused: judged as asked
     token_unused = mode.name != asked.name
     if not mode.asks_parallel:
-        resolution = _judged_sequentially(resolution, mode, found, require_parallel)
+        resolution = _judged_sequentially(resolution, mode, found, require_parallel, version)
     elif token_unused:
         resolution = _token_unused(resolution, mode, found, require_parallel)
     vllm_subject = VllmSubject.of(resolution, facts, version)
@@ -170,6 +171,7 @@ def _judged_sequentially(
     mode: ServedMode,
     found: Findings,
     require_parallel: bool,
+    version: str,
 ) -> Resolution:
     """A draft that names no token field and no parallel-only class, as vLLM serves it: in
     the sequential mode of its class, where no token id is read, so the resolver's "names no
@@ -177,7 +179,11 @@ def _judged_sequentially(
     code ``sequential-not-parallel``), and an EAGLE-3 class is read as method ``eagle3``.
     A speculators ``eagle3`` file is served as sequential EAGLE-3 (``update_eagle3`` in
     ``vllm/transformers_utils/configs/speculators/algos.py`` reads no token id): its
-    refusal as not parallel drafting (``speculators-not-parallel``) is that missing id."""
+    refusal as not parallel drafting (``speculators-not-parallel``) is that missing id.
+    From :data:`~.names.REFUSES_PARALLEL_SWITCH` on no switch drafts such a draft in
+    parallel: the note's fix and the ``require_parallel`` error say so
+    (:func:`_switch_refused`)."""
+    refused = since(version, REFUSES_PARALLEL_SWITCH)
     missing = {id(error) for error in resolution.draft.errors} - {
         id(error) for error in resolution.draft.errors_beside_token()
     }
@@ -187,20 +193,26 @@ def _judged_sequentially(
     if require_parallel:
         for index, error in enumerate(found.errors):
             if id(error) in missing:
-                found.errors[index] = ParallelDraftingConfigError(
-                    sequential_refused(mode),
-                    field=error.field,
-                    code=codes.SEQUENTIAL_NOT_PARALLEL,
-                    fix=parallel_fix(mode),
-                    evidence=PARALLEL_SWITCH_EVIDENCE,
+                found.errors[index] = (
+                    _switch_refused(mode, error.field)
+                    if refused
+                    else ParallelDraftingConfigError(
+                        sequential_refused(mode),
+                        field=error.field,
+                        code=codes.SEQUENTIAL_NOT_PARALLEL,
+                        fix=parallel_fix(mode),
+                        evidence=PARALLEL_SWITCH_EVIDENCE,
+                    )
                 )
         return resolution
     found.errors[:] = [error for error in found.errors if id(error) not in missing]
     found.note(
         sequential_note(mode),
         code=codes.SERVED_SEQUENTIALLY,
-        fix=parallel_fix(mode),
-        evidence=PARALLEL_SWITCH_EVIDENCE,
+        fix=_OLDER_FIX.format(last=last_before(REFUSES_PARALLEL_SWITCH))
+        if refused
+        else parallel_fix(mode),
+        evidence=_VERIFY_ARGS if refused else PARALLEL_SWITCH_EVIDENCE,
     )
     if mode.method == "eagle3" and resolution.algorithm is None:
         return served_as(resolution, "eagle3")
@@ -231,21 +243,9 @@ def _token_unused(
     field = None if named is None else resolution.file_field(named.source.value)
     served = "EAGLE-3" if mode.method == "eagle3" else "a draft model"
     last = last_before(REFUSES_PARALLEL_SWITCH)
-    evidence = (
-        "vllm/config/speculative.py: SpeculativeConfig._verify_args raises ValueError "
-        '"parallel_drafting is only supported by the dflash and dspark methods"'
-    )
+    evidence = _VERIFY_ARGS
     if require_parallel:
-        found.error(
-            ParallelDraftingConfigError(
-                f"vLLM serves this draft sequentially, as {served}, having no parallel mode for "
-                "it, which --require-parallel refuses.",
-                field=field,
-                code=codes.SEQUENTIAL_NOT_PARALLEL,
-                fix=f"serve it with vLLM {last} or older, or train a DFlash or DSpark drafter",
-                evidence=evidence,
-            )
-        )
+        found.error(_switch_refused(mode, field))
     else:
         found.warn(
             ParallelDraftingConfigWarning(
@@ -260,6 +260,30 @@ def _token_unused(
     if mode.method == "eagle3":
         return served_as(resolution, "eagle3")
     return resolution  # PARD: a draft model, fed no hidden states
+
+
+_VERIFY_ARGS: Final = (
+    "vllm/config/speculative.py: SpeculativeConfig._verify_args raises ValueError "
+    '"parallel_drafting is only supported by the dflash and dspark methods"'
+)
+"""Where vLLM from :data:`~.names.REFUSES_PARALLEL_SWITCH` on refuses the switch."""
+
+_OLDER_FIX: Final = "serve it with vLLM {last} or older, or train a DFlash or DSpark drafter"
+
+
+def _switch_refused(mode: ServedMode, field: str | None) -> ParallelDraftingConfigError:
+    """The ``require_parallel`` error on a release that refuses ``"parallel_drafting": true``
+    for the draft's method (``eagle3``, ``draft_model``): the config stage fails
+    (``parallel-switch-refused``), where the older releases read the token."""
+    served = "EAGLE-3" if mode.method == "eagle3" else "a draft model"
+    return ParallelDraftingConfigError(
+        f'vLLM refuses "parallel_drafting": true for {served}, so it serves this draft only '
+        "sequentially, which --require-parallel refuses.",
+        field=field,
+        code=codes.PARALLEL_SWITCH_REFUSED,
+        fix=_OLDER_FIX.format(last=last_before(REFUSES_PARALLEL_SWITCH)),
+        evidence=_VERIFY_ARGS,
+    )
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import pytest
 
 from drafting_config import check
 from drafting_config.values.codes import (
+    PARALLEL_SWITCH_REFUSED,
     SEQUENTIAL_NOT_PARALLEL,
     SERVED_SEQUENTIALLY,
     TOKEN_UNUSED,
@@ -37,7 +38,7 @@ QWEN3_LM: dict[str, Any] = {
 
 def test_a_sequential_eagle3_draft_is_ok_with_a_note_naming_the_parallel_switch() -> None:
     # vLLM 0.33.0 builds it and passes every stage (engine_runs, method eagle3).
-    verdict = check(EAGLE3_FIXTURE, target=QWEN3_8B)
+    verdict = check(EAGLE3_FIXTURE, target=QWEN3_8B, engine=PARALLEL_SWITCH)
     assert verdict.errors == ()
     assert (verdict.mode, verdict.parallel) == ("eagle3", False)
     assert json.loads(verdict.serve_with or "") == {"method": "eagle3"}
@@ -49,15 +50,23 @@ def test_a_sequential_eagle3_draft_is_ok_with_a_note_naming_the_parallel_switch(
     # read as vLLM's eagle3 method: the EAGLE-3 runner's layers, the target's defaults here
     assert verdict.resolution is not None
     assert verdict.resolution.algorithm is None  # the library's reading stays the draft's own
+    # a release with no parallel EAGLE-3 says so, and names no switch it refuses
+    (note,) = [n for n in check(EAGLE3_FIXTURE, target=QWEN3_8B).notes if "sequentially" in n]
+    assert isinstance(note, Note)
+    assert note.fix == "serve it with vLLM 0.33.0 or older, or train a DFlash or DSpark drafter"
 
 
 def test_require_parallel_makes_a_sequential_draft_an_error_of_the_token_step() -> None:
     # With "parallel_drafting": true, vLLM's speculator raises "For parallel drafting, the
     # draft model config must have ..." (engine_runs, eagle3 +parallel).
-    verdict = check(EAGLE3_FIXTURE, target=QWEN3_8B, require_parallel=True)
+    verdict = check(EAGLE3_FIXTURE, target=QWEN3_8B, require_parallel=True, engine=PARALLEL_SWITCH)
     (error,) = verdict.errors
     assert error.code is SEQUENTIAL_NOT_PARALLEL
     assert error.step is Step.TOKEN
+    # 0.34.0 refuses the switch itself, at the config stage (engine_runs, eagle3 +parallel)
+    (refused,) = check(EAGLE3_FIXTURE, target=QWEN3_8B, require_parallel=True).errors
+    assert refused.code is PARALLEL_SWITCH_REFUSED
+    assert refused.step is Step.PARSE
     assert "--require-parallel" in str(error)
     assert "`ptd_token_id`" in (error.fix or "")
     assert (verdict.mode, verdict.parallel, verdict.serve_with) == (None, None, None)
@@ -72,7 +81,7 @@ def test_a_sequential_eagle3_draft_is_judged_along_its_whole_load_path() -> None
 
 
 def test_a_plain_causal_lm_is_a_sequential_draft_model() -> None:
-    verdict = check(QWEN3_LM)
+    verdict = check(QWEN3_LM, engine=PARALLEL_SWITCH)
     assert verdict.errors == ()
     assert (verdict.mode, verdict.parallel) == ("draft-model", False)
     assert json.loads(verdict.serve_with or "") == {"method": "draft_model"}

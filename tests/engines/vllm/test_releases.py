@@ -239,7 +239,7 @@ def test_f_ptd_and_pard_drafts_serve_sequentially_from_0_34_0(
     required = last_two(EXAMPLES / example, require_parallel=True)
     assert required[0].ok
     error = only_error(required[1])
-    assert (error.code, error.field) == (codes.SEQUENTIAL_NOT_PARALLEL, field)
+    assert (error.code, error.field) == (codes.PARALLEL_SWITCH_REFUSED, field)
 
 
 def test_f_an_unused_token_is_not_judged() -> None:

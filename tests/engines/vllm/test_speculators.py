@@ -29,7 +29,7 @@ from drafting_config.values.codes import Step
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value
 from drafting_config.values.fields import field_getter
 from tests.conftest import EXAMPLES, VALID_EXAMPLES, load_json
-from tests.engines.vllm import PEAGLE
+from tests.engines.vllm import PARALLEL_SWITCH, PEAGLE
 from tests.foreign import Unusable, int_enum
 
 Config = dict[str, Any]
@@ -958,10 +958,14 @@ def test_a_speculators_eagle3_file_is_served_as_sequential_eagle3() -> None:
         '{"method": "eagle3"}',
     )
     assert codes.SERVED_SEQUENTIALLY in {getattr(note, "code", None) for note in verdict.notes}
-    required = check(eagle3_config(), check_tokenizer=False, require_parallel=True)
+    required = check(
+        eagle3_config(), check_tokenizer=False, require_parallel=True, engine=PARALLEL_SWITCH
+    )
     (error,) = required.errors
     assert (error.code, error.field) == (codes.SEQUENTIAL_NOT_PARALLEL, SPECULATORS_TYPE_FIELD)
     assert error.step is Step.TOKEN  # the real engine: no token field, at the speculator
+    (error,) = check(eagle3_config(), check_tokenizer=False, require_parallel=True).errors
+    assert (error.code, error.step) == (codes.PARALLEL_SWITCH_REFUSED, Step.PARSE)  # 0.34.0
 
 
 def test_a_broken_speculators_eagle3_file_stays_invalid_when_served_sequentially() -> None:

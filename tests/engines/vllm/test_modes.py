@@ -51,9 +51,9 @@ def test_a_sequential_eagle3_draft_is_ok_with_a_note_naming_the_parallel_switch(
     assert verdict.resolution is not None
     assert verdict.resolution.algorithm is None  # the library's reading stays the draft's own
     # a release with no parallel EAGLE-3 says so, and names no switch it refuses
-    (note,) = [n for n in check(EAGLE3_FIXTURE, target=QWEN3_8B).notes if "sequentially" in n]
-    assert isinstance(note, Note)
-    assert note.fix == "serve it with vLLM 0.33.0 or older, or train a DFlash or DSpark drafter"
+    (later,) = [n for n in check(EAGLE3_FIXTURE, target=QWEN3_8B).notes if "sequentially" in n]
+    assert isinstance(later, Note)
+    assert later.fix == "serve it with vLLM 0.33.0 or older, or train a DFlash or DSpark drafter"
 
 
 def test_require_parallel_makes_a_sequential_draft_an_error_of_the_token_step() -> None:

@@ -88,9 +88,9 @@ def _id(item: tuple[str, dict[str, Any]]) -> str:
     return f"{release}:{run['name']}[{mode['method']}{parallel}]"
 
 
-def _asks_parallel(run: dict[str, Any]) -> bool:
+def _asks_parallel(release: str, run: dict[str, Any]) -> bool:
     draft = read_draft(load_config_json(ROOT / run["draft"]))
-    return served_mode(resolution_of(draft)).asks_parallel
+    return served_mode(resolution_of(draft), release).asks_parallel
 
 
 def judged(release: str, run: dict[str, Any]) -> Verdict | None:
@@ -103,7 +103,7 @@ def judged(release: str, run: dict[str, Any]) -> Verdict | None:
         engine=COMPARED[release],
         require_parallel=optional and parallel,
     )
-    if optional and not parallel and _asks_parallel(run) and verdict.parallel is not False:
+    if optional and not parallel and _asks_parallel(release, run) and verdict.parallel is not False:
         return None  # the release drafts it in parallel: this run is another drafter
     return verdict
 

@@ -32,6 +32,7 @@ from drafting_config.values.errors import ParallelDraftingConfigError, _FindingF
 from drafting_config.values.findings import Note
 from tests.bad_files import BAD_FILES
 from tests.conftest import EXAMPLES, REPO, load_json
+from tests.engines.vllm import PARALLEL_SWITCH
 from tests.test_hostile_numbers import DRAFT_FIELDS, TARGET_FIELDS
 
 PACKAGE = REPO / "drafting_config"
@@ -202,7 +203,9 @@ def test_a_malformed_json_file_says_where_to_fix_it(origins: _Origins, tmp_path:
 
 def test_the_recorder_tells_core_findings_from_an_engines(origins: _Origins) -> None:
     """Without this the contract tests could pass by recognising no finding at all."""
-    verdict = check({"pard_token": "7", "architectures": ["NoSuchDraftModel"]}, engine="vllm")
+    verdict = check(
+        {"pard_token": "7", "architectures": ["NoSuchDraftModel"]}, engine=PARALLEL_SWITCH
+    )  # a release that reads the PARD token
     kinds = {str(f.code): origins.is_core(f) for f in verdict.errors}
     assert kinds["token-not-int"] is True
     assert False in kinds.values(), f"an engine's finding counted as the core's: {kinds}"

@@ -15,12 +15,13 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, cast
 
 import pytest
 
 import drafting_config
 from drafting_config import ParallelDraftingConfig
+from drafting_config.engines.vllm.names import Release
 from drafting_config.files.json_files import load_config_json
 from drafting_config.runtime.vllm import get_parallel_drafting_token_id
 
@@ -35,6 +36,12 @@ def _readings() -> list[dict[str, Any]]:
 
 
 READINGS = _readings()
+
+READ_ON: Final = cast(
+    Release,
+    "vllm==" + str(json.loads(READINGS_FILE.read_text(encoding="utf-8"))["vllm_version"]),
+)
+"""The release the readings were taken on, which the verdicts compared with them speak for."""
 
 
 def _id(reading: dict[str, Any]) -> str:
@@ -71,7 +78,9 @@ def test_the_corpus_spans_at_least_four_publishers() -> None:
 def test_check_resolves_the_token_id_vllm_resolves(reading: dict[str, Any]) -> None:
     target = reading["target"]
     verdict = drafting_config.check(
-        CORPUS / reading["file"], target=None if target is None else CORPUS / target
+        CORPUS / reading["file"],
+        target=None if target is None else CORPUS / target,
+        engine=READ_ON,
     )
     # vLLM resolves an id, or raises (ValueError; TypeError on a present null); check()
     # gives the same id, or none.
@@ -125,7 +134,9 @@ def test_the_token_entry_points_resolve_the_token_id_vllm_resolves(
 def test_check_resolves_the_tapped_layers_the_serving_runner_returns(
     reading: dict[str, Any],
 ) -> None:
-    verdict = drafting_config.check(CORPUS / reading["file"], target=_target(reading))
+    verdict = drafting_config.check(
+        CORPUS / reading["file"], target=_target(reading), engine=READ_ON
+    )
     assert verdict.resolution is not None
     assert verdict.resolution.aux_layer_ids == _expected_layers(reading)
     assert verdict.resolution.aux_layer_source == reading["aux_layer_source"]
@@ -146,7 +157,9 @@ def test_check_reports_exactly_the_recorded_errors(reading: dict[str, Any]) -> N
     # On a broken draft, the recorded errors and only them: every step of vLLM's load path
     # that certainly fails on the load path, in the order check() lists them, each as its
     # code and field (the facts; the wording of a message may change without a reading).
-    verdict = drafting_config.check(CORPUS / reading["file"], target=_target(reading))
+    verdict = drafting_config.check(
+        CORPUS / reading["file"], target=_target(reading), engine=READ_ON
+    )
     assert [f"{error.code} {error.field}" for error in verdict.errors] == reading["check_errors"]
 
 
@@ -162,7 +175,9 @@ def test_no_error_is_recorded_for_a_draft_vllm_loads_for_parallel_drafting() -> 
 def test_check_gives_the_recorded_warnings(reading: dict[str, Any]) -> None:
     # Among them, a target placeholder on a published file: TorchSpec's Qwen3-8B DFlash mask id
     # is the target's bos_token_id, which only the target config reveals.
-    verdict = drafting_config.check(CORPUS / reading["file"], target=_target(reading))
+    verdict = drafting_config.check(
+        CORPUS / reading["file"], target=_target(reading), engine=READ_ON
+    )
     assert [type(warning).__name__ for warning in verdict.warnings] == reading["check_warnings"]
 
 
@@ -172,7 +187,9 @@ def test_the_method_read_from_the_config_never_contradicts_the_reading(
 ) -> None:
     # From the token field, else vLLM's guess from `architectures` (z-lab's MuseGlimmer
     # assistant: dflash); None where vLLM needs the model's name or the user's method.
-    verdict = drafting_config.check(CORPUS / reading["file"], target=_target(reading))
+    verdict = drafting_config.check(
+        CORPUS / reading["file"], target=_target(reading), engine=READ_ON
+    )
     assert verdict.resolution is not None
     assert verdict.resolution.algorithm in (reading["method"], None)
 

@@ -37,10 +37,15 @@ from drafting_config.files.repo_ids import (
 from drafting_config.files.tokenizer_files import TokenFacts, TokenKind
 from drafting_config.values.codes import TOKEN_PLACEHOLDER
 from tests.conftest import EXAMPLES, REPO, load_json
+from tests.engines.vllm import tokens_read  # noqa: F401 (a fixture)
 from tests.fake_cache import use_cache, write_cached_repo
 from tests.fake_hub import MAIN_COMMIT, FakeHub, draft_repo, serve
 from tests.foreign import int_enum
 from tests.tokenizer_factory import QWEN3_ADDED, write_qwen3_like
+
+pytestmark = pytest.mark.usefixtures("tokens_read")
+"""The token rules of PTD and PARD drafts, judged on the newest vLLM release that reads their
+token (later releases serve such drafts sequentially, the token unused)."""
 
 DFLASH_4B = EXAMPLES / "dflash-qwen3-4b"
 SPECULATORS = load_json(EXAMPLES / "speculators-dflash-qwen3-8b" / "config.json")

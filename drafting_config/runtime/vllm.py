@@ -1,8 +1,13 @@
-"""Drop-ins for vLLM's two model runners, typed structurally: vLLM need not be installed.
+"""Drop-ins for vLLM's model runners, typed structurally: vLLM need not be installed.
 
-Newer runner: replace its ``get_parallel_drafting_token_id`` with this module's.
-Older runner: make ``_init_parallel_drafting_params`` call
-:func:`init_parallel_drafting_params` with the proposer.
+Newer runner (Model Runner V2, every shipped release, 0.32.0 to 0.34.0, whose
+``get_parallel_drafting_token_id`` in ``vllm/v1/worker/gpu/spec_decode/utils.py`` is
+byte-identical): replace its ``get_parallel_drafting_token_id`` with this module's.
+Older runner (up to 0.33.0; 0.34.0 deletes it, ``vllm/v1/spec_decode/llm_base_proposer.py``
+included): make ``_init_parallel_drafting_params`` call
+:func:`init_parallel_drafting_params` with the proposer.  The ``engine_wheels`` tests
+(``tests/engines/vllm/test_wheel_releases.py``) run both against each shipped release's own
+functions, those that exist in it.
 
 ``torch`` is imported only when :func:`init_parallel_drafting_params` allocates
 a hidden-state tensor, i.e. when the proposer passes hidden states to its model.
@@ -103,7 +108,8 @@ class ParallelDraftingProposerLike(Protocol):
 def init_parallel_drafting_params(
     proposer: ParallelDraftingProposerLike | TokenOnlyProposerLike,
 ) -> None:
-    """The body of vLLM's ``_init_parallel_drafting_params``, typed and validated.
+    """The body of vLLM's ``_init_parallel_drafting_params`` (the older runner's, in vLLM
+    0.32.0 and 0.33.0), typed and validated.
 
     Reads ``proposer.draft_model_config.hf_config`` and
     ``proposer.pass_hidden_states_to_model``, resolves the token id and sets

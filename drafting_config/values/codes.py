@@ -351,6 +351,25 @@ METHOD_UNSUPPORTED: Final = declare(
     Step.REGISTRY,
     "The engine has no method that serves this draft.",
 )
+PARALLEL_SWITCH_REFUSED: Final = declare(
+    "parallel-switch-refused",
+    Step.PARSE,
+    "The draft is judged with parallel drafting required, but the engine refuses the "
+    "parallel-drafting switch for its method and serves it only sequentially.",
+    fix="serve it with an engine release that drafts the method in parallel, or train a "
+    "DFlash or DSpark drafter",
+    evidence="vllm/config/speculative.py: SpeculativeConfig._verify_args",
+)
+METHOD_NOT_DECLARED: Final = declare(
+    "method-not-declared",
+    Step.REGISTRY,
+    "The draft's class declares a speculator of another method than the one it is served "
+    "with, and the engine refuses the pair.",
+    fix="name a class the engine registers for the method, or serve the draft with the "
+    "method its class declares",
+    evidence="vllm/v1/worker/gpu/spec_decode/speculator_config.py: "
+    "_resolve_checkpoint_config_class",
+)
 SPECULATORS_CLASS_UNSUPPORTED: Final = declare(
     "speculators-class-unsupported",
     Step.REGISTRY,

@@ -18,6 +18,7 @@ from drafting_config.engines.sglang.config import (
     parse_dflash_draft_config,
     parse_dspark_draft_config,
 )
+from drafting_config.engines.vllm.names import ENGINE as VLLM
 from tests.conftest import REPO, Run, run_cli
 from tests.tokenizer_factory import write_qwen3_like
 
@@ -65,7 +66,7 @@ def test_explain_takes_several_drafts_one_block_each(capsys: pytest.CaptureFixtu
         f"{DFLASH}: OK",
         f"{DSPARK}: OK",
     ]
-    assert [row[0] for row in rows(run, "vllm 0.33.0")] == [f.value for f in PRIORITY_ORDER]
+    assert [row[0] for row in rows(run, f"{VLLM}")] == [f.value for f in PRIORITY_ORDER]
 
 
 def test_explain_for_sglang_shows_its_dflash_order_then_the_tokenizer(
@@ -82,7 +83,7 @@ def test_explain_for_sglang_shows_its_dflash_order_then_the_tokenizer(
         [DFLASH_TOKEN_ORDER[1], "7", "not read"],
         ["tokenizer '<|MASK|>'", "326", "added"],
     ]
-    vllm = rows(run, "vllm 0.33.0")
+    vllm = rows(run, f"{VLLM}")
     assert [row[0] for row in vllm] == [f.value for f in PRIORITY_ORDER]
     assert vllm[:2] == [
         ["dflash_config.mask_token_id", "null", "null"],
@@ -127,9 +128,9 @@ def test_explain_json_gives_each_engines_fields(
     ]
     several = run_cli(capsys, "explain", "--json", "--engine", "all", path, DFLASH).json
     assert [(item["path"], item["engine"]) for item in several] == [
-        (str(path), "vllm 0.33.0"),
+        (str(path), f"{VLLM}"),
         (str(path), "sglang 0.5.23"),
-        (str(DFLASH), "vllm 0.33.0"),
+        (str(DFLASH), f"{VLLM}"),
         (str(DFLASH), "sglang 0.5.23"),
     ]
     assert [f["field"] for f in several[0]["fields"]] == [f.value for f in PRIORITY_ORDER]

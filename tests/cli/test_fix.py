@@ -20,7 +20,12 @@ from drafting_config.values import codes
 from drafting_config.values.edits import ConfigEdit
 from drafting_config.verdicts import Verdict
 from tests.conftest import Run, run_cli
+from tests.engines.vllm import tokens_read  # noqa: F401 (a fixture)
 from tests.fake_cache import use_cache, write_cached_repo
+
+pytestmark = pytest.mark.usefixtures("tokens_read")
+"""The token rules of PTD and PARD drafts, judged on the newest vLLM release that reads their
+token (later releases serve such drafts sequentially, the token unused)."""
 
 # vLLM reads `dflash_config.mask_token_id: null` before the top-level id and fails
 NULL_ABOVE = {

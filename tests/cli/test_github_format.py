@@ -10,6 +10,12 @@ import pytest
 
 from drafting_config.cli.render import escape_data, escape_property
 from tests.conftest import REPO, run_cli
+from tests.engines.vllm import TOKENS_READ_ENGINE as VLLM
+from tests.engines.vllm import tokens_read  # noqa: F401 (a fixture)
+
+pytestmark = pytest.mark.usefixtures("tokens_read")
+"""The token rules of PTD and PARD drafts, judged on the newest vLLM release that reads their
+token (later releases serve such drafts sequentially, the token unused)."""
 
 BROKEN = REPO / "examples/invalid/pard-token-as-string"
 FORGED = "\n::error file=x::forged"
@@ -49,7 +55,7 @@ def test_github_annotations_name_the_config_file_of_a_draft_directory(
     run = run_cli(capsys, "check", "--format", "github", "--no-tokenizer", BROKEN)
     file = escape_property(f"{BROKEN}/config.json")
     assert run.lines[0].startswith(
-        f"::error file={file},line=6,col=3,title=token-not-int::[vllm 0.33.0] "
+        f"::error file={file},line=6,col=3,title=token-not-int::[{VLLM}] "
     )
     assert run.lines[-1] == "1 checked: 0 valid, 1 invalid"
 
@@ -78,7 +84,7 @@ def test_a_note_every_verdict_shares_is_said_once_in_the_footer_with_its_count(
         "causal only on sliding-window layers.",
         "note (2 drafts): weights not checked for SGLang: its loaders are not modelled",
         # SGLang serves BROKEN as STANDALONE, its pard_token unused (a warning)
-        "2 checked: 1 valid, 1 invalid (vllm 0.33.0 serves 1, sglang 0.5.23 serves 2), "
+        f"2 checked: 1 valid, 1 invalid ({VLLM} serves 1, sglang 0.5.23 serves 2), "
         "1 fixable with --fix",
     ]
     assert sum(shared in line for line in run.lines) == 1

@@ -42,9 +42,15 @@ from drafting_config.values.fields import MISSING
 from drafting_config.values.paths import parse_display_path
 from tests.bad_files import BAD_FILES, UNREADABLE
 from tests.conftest import INVALID_EXAMPLES, REPO, VALID_EXAMPLES, Run, run_cli
+from tests.engines.vllm import TOKENS_READ_ENGINE as VLLM
+from tests.engines.vllm import tokens_read  # noqa: F401 (a fixture)
 from tests.example_pairs import FAILING_PAIR, PASSING_PAIR
 from tests.fake_cache import use_cache, write_cached_repo
 from tests.tokenizer_factory import write_llama3_like, write_qwen3_like
+
+pytestmark = pytest.mark.usefixtures("tokens_read")
+"""The token rules of PTD and PARD drafts, judged on the newest vLLM release that reads their
+token (later releases serve such drafts sequentially, the token unused)."""
 
 SCRIPT = Path(sys.executable).with_name("drafting-config")
 
@@ -93,7 +99,7 @@ PARD_SERVE = (
     """'{"method": "draft_model", "parallel_drafting": true}'"""
 )
 DFLASH_SERVED = (
-    "  vllm 0.33.0: serves as dflash (parallel), token id 151669 from `dflash_config.mask_token_id`"
+    f"  {VLLM}: serves as dflash (parallel), token id 151669 from `dflash_config.mask_token_id`"
 )
 DFLASH = "examples/dflash-qwen3-4b"
 DFLASH_OK = f"{DFLASH}: OK"
@@ -171,7 +177,7 @@ def test_every_valid_example_passes_with_its_documented_headline(drafting_config
     headlines = [line for line in run.lines if not line.startswith((" ", "note ("))]
     assert headlines[-1] == f"{len(paths)} checked: {len(paths)} valid, 0 invalid"
     assert headlines[:-1] == [f"{path}: OK" for path in paths]
-    engine_lines = [line for line in run.lines if line.startswith("  vllm 0.33.0: ")]
+    engine_lines = [line for line in run.lines if line.startswith(f"  {VLLM}: ")]
     for line, path in zip(engine_lines, VALID_EXAMPLES, strict=True):
         expected = ParallelDraftingConfig.from_pretrained(path)
         assert line.endswith(f", token id {expected.token_id} from `{expected.source.value}`")
@@ -187,7 +193,7 @@ def test_warnings_are_listed_and_do_not_fail_the_check(
     assert run.status == 0
     assert run.lines[:4] == [
         f"{path}: OK",
-        "  vllm 0.33.0: serves as pard (parallel), token id 5 from `mask_token_id`",
+        f"  {VLLM}: serves as pard (parallel), token id 5 from `mask_token_id`",
         PARD_SERVE,
         "    shadowed: `pard_token` = 6",
     ]
@@ -213,11 +219,11 @@ def test_every_bad_file_gets_exit_1_or_2_and_a_one_line_reason(
     assert finding[0].startswith("  error file-")  # one reason, whatever its width
     if case in UNREADABLE:  # the check could not be made
         assert run.status == 2
-        assert (headline, engine) == (f"{path}: NOT CHECKED", "  vllm 0.33.0: could not check")
+        assert (headline, engine) == (f"{path}: NOT CHECKED", f"  {VLLM}: could not check")
         assert summary == "1 checked: 0 valid, 0 invalid, 1 not checked"
     else:
         assert run.status == 1
-        assert (headline, engine) == (f"{path}: INVALID", "  vllm 0.33.0: fails at parse")
+        assert (headline, engine) == (f"{path}: INVALID", f"  {VLLM}: fails at parse")
         assert summary == "1 checked: 0 valid, 1 invalid"
 
 
@@ -240,7 +246,7 @@ def test_an_invalid_draft_lists_every_error_after_the_first(
     )
     run = drafting_config("check", path)
     assert run.status == 1
-    assert run.lines[:2] == [f"{path}: INVALID", "  vllm 0.33.0: fails at token"]
+    assert run.lines[:2] == [f"{path}: INVALID", f"  {VLLM}: fails at token"]
     assert run.lines[2].startswith(
         "  error token-not-int [*] mask_token_id: `mask_token_id` must be an integer token id"
     )
@@ -275,7 +281,7 @@ def test_the_failing_pair_fails_on_layers_and_on_the_vocabulary(drafting_config:
     assert run.status == 1
     assert run.lines[:3] == [
         f"{FAILING_DRAFT}: INVALID",
-        "  vllm 0.33.0: fails at token",
+        f"  {VLLM}: fails at token",
         f"    target: {FAILING_TARGET}",
     ]
     assert [line.split(":")[0] for line in run.lines[3:] if not line.startswith("    ")] == [
@@ -345,7 +351,7 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
     assert run.json[0] == {
         "schema_version": 1,
         "path": given[0],
-        "engine": "vllm 0.33.0",
+        "engine": f"{VLLM}",
         "ok": True,
         "outcome": "ok",
         "token_id": 151669,
@@ -377,7 +383,7 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
                 "code": code,
                 "step": step,
                 "severity": "note",
-                "engine": "vllm 0.33.0",
+                "engine": f"{VLLM}",
                 "field": field,
                 "message": message,
                 "fix": fix,
@@ -542,7 +548,7 @@ def test_explain_shows_each_field_then_the_verdict(drafting_config: Cli, tmp_pat
     assert run.status == 0
     assert run.lines[:2] == [
         f"{path}: OK",
-        "  vllm 0.33.0: serves as dspark (parallel), token id 151669 from `dspark_noise_token_id`",
+        f"  {VLLM}: serves as dspark (parallel), token id 151669 from `dspark_noise_token_id`",
     ]
     rows = [line.split() for line in run.lines[2 : 3 + len(PRIORITY_ORDER)]]
     assert rows == [
@@ -602,7 +608,7 @@ def test_explain_an_invalid_config(drafting_config: Cli, tmp_path: Path) -> None
     assert run.lines[:3] == [
         f"{INVALID_EXAMPLES[0]}: INVALID",
         "  draft: hidden_size 896, vocab_size 151936",
-        "  vllm 0.33.0: fails at token",
+        f"  {VLLM}: fails at token",
     ]
     assert (
         "  error token-not-int [*] pard_token: `pard_token` must be an integer token id" in run.out
@@ -619,7 +625,7 @@ def test_explain_marks_a_token_outside_the_vocabulary_invalid(
     path = write_config(tmp_path, {"pard_token": 200, "ptd_token_id": 7, "vocab_size": 100})
     run = drafting_config("explain", path)
     assert run.status == 1
-    assert run.lines[1:3] == ["  draft: vocab_size 100", "  vllm 0.33.0: fails at token"]
+    assert run.lines[1:3] == ["  draft: vocab_size 100", f"  {VLLM}: fails at token"]
     rows = [line.split() for line in run.lines[4 : 4 + len(PRIORITY_ORDER)]]
     assert rows[3] == ["4", "pard_token", "200", "invalid"]
     assert rows[4] == ["5", "ptd_token_id", "7", "valid"]  # unused: a higher field is invalid
@@ -636,7 +642,7 @@ def test_explain_an_unreadable_file(drafting_config: Cli, tmp_path: Path) -> Non
     assert run.status == 2
     assert run.lines == [
         f"{path}: NOT CHECKED",
-        "  vllm 0.33.0: could not check",
+        f"  {VLLM}: could not check",
         "  error file-unavailable: no such file or directory (not found locally).",
         "    fix: check the path, or pass a repo id (ORG/NAME) with --download",
     ]
@@ -673,7 +679,7 @@ def test_strict_turns_warnings_into_a_failure(drafting_config: Cli, tmp_path: Pa
     assert run.status == 1
     assert run.lines[:2] == [
         f"{warned}: FAILED (--strict: warnings)",
-        "  vllm 0.33.0: serves as pard (parallel), token id 5 from `mask_token_id`",
+        f"  {VLLM}: serves as pard (parallel), token id 5 from `mask_token_id`",
     ]
     assert DFLASH_OK in run.lines
     assert run.lines[-1] == "2 checked: 1 valid, 1 invalid"
@@ -698,7 +704,7 @@ def test_strict_fails_an_ordinary_token_and_explain_says_so(
     assert run.status == 1
     assert run.lines[:2] == [
         f"{draft}: FAILED (--strict: warnings)",
-        "  vllm 0.33.0: serves as pard (parallel), token id 7 from `pard_token`",
+        f"  {VLLM}: serves as pard (parallel), token id 7 from `pard_token`",
     ]
     assert (
         drafting_config("explain", "--json", "--strict", draft, "--tokenizer", qwen).json["ok"]
@@ -715,7 +721,7 @@ def test_target_tokenizer_and_no_tokenizer(drafting_config: Cli, tmp_path: Path)
     target = write_config(tmp_path / "target", {"vocab_size": 256, "num_hidden_layers": 16})
     run = drafting_config("check", draft, "--target", target, "--tokenizer", llama)
     assert run.status == 0
-    served = "  vllm 0.33.0: serves as pard (parallel), token id 220 from `pard_token`"
+    served = f"  {VLLM}: serves as pard (parallel), token id 220 from `pard_token`"
     assert run.lines == [
         f"{draft}: OK",
         served,
@@ -784,7 +790,7 @@ def test_a_repo_id_not_cached_fails_with_exit_2_naming_download(
 ) -> None:
     run = drafting_config("check", "org/absent")
     assert run.status == 2
-    assert run.lines[:2] == ["org/absent: NOT CHECKED", "  vllm 0.33.0: could not check"]
+    assert run.lines[:2] == ["org/absent: NOT CHECKED", f"  {VLLM}: could not check"]
     assert run.lines[2:4] == [
         f"  error repo-not-cached: not found locally nor in the local Hugging Face cache ({cache})",
         "    fix: pass --download (download=True in Python) to fetch its config and tokenizer "
@@ -929,7 +935,7 @@ def test_a_path_that_is_not_utf8_gets_its_verdict_escaped(
     run = drafting_config("check", os.fsdecode(name))  # as argv arrives
     assert run.lines[:2] == [
         f"{shown}: OK",
-        "  vllm 0.33.0: serves as pard (parallel), token id 3 from `pard_token`",
+        f"  {VLLM}: serves as pard (parallel), token id 3 from `pard_token`",
     ]
     feed_stdin(monkeypatch, name + b"\n" + os.fsencode(tmp_path) + b"/gone\xff.json\n")
     run = drafting_config("check", "--json", "-")
@@ -939,7 +945,7 @@ def test_a_path_that_is_not_utf8_gets_its_verdict_escaped(
     assert drafting_config("explain", os.fsdecode(name)).lines[0] == f"{shown}: OK"
 
 
-FORGERY = "evil\nfake.json: OK\n  vllm 0.33.0: serves as pard\n1 checked: 1 valid, 0 invalid"
+FORGERY = f"evil\nfake.json: OK\n  {VLLM}: serves as pard\n1 checked: 1 valid, 0 invalid"
 
 
 def test_a_directory_name_cannot_forge_an_ok_line_or_a_summary(
@@ -949,7 +955,7 @@ def test_a_directory_name_cannot_forge_an_ok_line_or_a_summary(
     shown = f"{tmp_path}/" + FORGERY.replace("\n", "\\n")
     run = drafting_config("check", draft)
     assert run.status == 1
-    assert run.lines[:2] == [f"{shown}: INVALID", "  vllm 0.33.0: fails at token"]
+    assert run.lines[:2] == [f"{shown}: INVALID", f"  {VLLM}: fails at token"]
     assert run.lines[2].startswith("  error token-not-int pard_token: ")
     assert run.lines[-2:] == [NO_TARGET, "1 checked: 0 valid, 1 invalid"]
     assert len(flat(run.out).splitlines()) == 6  # headline, engine, error, fix, note, summary
@@ -1573,7 +1579,10 @@ def check_one(draft: object, options: dict[str, Any]) -> Verdict:
 
 
 @pytest.mark.slow
-def test_every_kind_of_verdict_survives_a_spawn_process_pool(tmp_path: Path) -> None:
+def test_every_kind_of_verdict_survives_a_spawn_process_pool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.undo()  # the spawned worker judges for the default release: so does this side
     cases = every_kind_of_draft(tmp_path)
     here = [check(draft, **options) for draft, options in cases]
     assert any(v.resolution and v.resolution.speculators for v in here)

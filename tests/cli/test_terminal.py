@@ -30,6 +30,7 @@ from drafting_config.cli.terminal import MIN_WIDTH, PIPE_WIDTH, Style, style_for
 from drafting_config.values.codes import CODES
 from drafting_config.verdicts import Verdict, check
 from tests.conftest import REPO, run_cli
+from tests.engines.vllm import PARALLEL_SWITCH, tokens_read  # noqa: F401 (a fixture)
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 INVALID = REPO / "examples/invalid/pard-token-as-string"
@@ -85,6 +86,7 @@ def test_a_pipe_without_columns_gets_the_transcripts_width() -> None:
     assert style_for(io.StringIO()).width == PIPE_WIDTH
 
 
+@pytest.mark.usefixtures("tokens_read")  # the bundled invalid draft: its token read, refused
 def test_colour_marks_the_headline_severity_and_code_and_nothing_else() -> None:
     verdicts = [check(INVALID, check_tokenizer=False, check_weights=False)]
     plain = block_lines(verdicts, False)
@@ -181,11 +183,12 @@ def test_a_terminal_gets_colour_and_its_width(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_no_color_on_a_terminal_and_the_pipe_unchanged(tmp_path: Path) -> None:
-    printed = _under_a_pty(["check", str(INVALID)], 100, {"NO_COLOR": "1"})
+    read = ["--engine", PARALLEL_SWITCH]  # a release that reads the bundled invalid draft's token
+    printed = _under_a_pty(["check", *read, str(INVALID)], 100, {"NO_COLOR": "1"})
     assert "INVALID" in printed
     assert not ANSI.search(printed)
     piped = subprocess.run(
-        [sys.executable, "-m", "drafting_config", "check", str(INVALID)],
+        [sys.executable, "-m", "drafting_config", "check", *read, str(INVALID)],
         capture_output=True,
         text=True,
         check=False,
@@ -310,6 +313,7 @@ def test_the_strict_headline_is_coloured_whole(
     assert run.lines[0] == (f"\x1b[1m{path}\x1b[0m: \x1b[1;31m{STRICT_FAILED}\x1b[0m")
 
 
+@pytest.mark.usefixtures("tokens_read")  # the bundled invalid draft: its token read, refused
 @pytest.mark.parametrize("download", [True, False])
 def test_a_slow_download_shows_the_spinner_on_a_terminal(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], download: bool

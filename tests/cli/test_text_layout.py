@@ -19,8 +19,16 @@ from drafting_config.values.codes import CODES
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.values.findings import Note
 from tests.conftest import REPO, run_cli
+from tests.engines.vllm import (
+    TOKENS_READ_ENGINE,
+    tokens_read,  # noqa: F401 (a fixture)
+)
 
-VLLM = "vllm 0.33.0"
+pytestmark = pytest.mark.usefixtures("tokens_read")
+"""The token rules of PTD and PARD drafts, judged on the newest vLLM release that reads their
+token (later releases serve such drafts sequentially, the token unused)."""
+
+VLLM = TOKENS_READ_ENGINE
 SGLANG = "sglang 0.5.23"
 DFLASH = REPO / "examples/dflash-qwen3-4b"
 BROKEN = REPO / "examples/invalid/pard-token-as-string"
@@ -170,7 +178,7 @@ def test_a_finding_some_of_several_engines_report_names_them() -> None:
         strict=False,
     )
     assert (
-        "  error token-not-int pard_token [vllm 0.33.0, vllm 0.32.0]: `pard_token` = '7' is a "
+        f"  error token-not-int pard_token [{VLLM}, vllm 0.32.0]: `pard_token` = '7' is a "
         "string, so vLLM refuses the draft at start-up."
     ) in lines
 
@@ -230,7 +238,7 @@ def test_check_prints_one_block_per_draft_with_both_engines(
     # SGLang serves BROKEN as a STANDALONE draft model, which never reads its pard_token
     assert f"  {SGLANG}: serves as standalone (sequential)" in run.lines
     assert run.lines[-1] == (
-        "2 checked: 1 valid, 1 invalid (vllm 0.33.0 serves 1, sglang 0.5.23 serves 2), "
+        f"2 checked: 1 valid, 1 invalid ({VLLM} serves 1, sglang 0.5.23 serves 2), "
         "1 fixable with --fix"
     )
 
@@ -246,8 +254,7 @@ def test_one_missing_draft_is_one_finding_for_both_engines(
         "  error file-unavailable: no such file or directory (not found locally).",
     ]
     assert run.lines[-1] == (
-        "2 checked: 1 valid, 0 invalid, 1 not checked "
-        "(vllm 0.33.0 serves 1, sglang 0.5.23 serves 1)"
+        f"2 checked: 1 valid, 0 invalid, 1 not checked ({VLLM} serves 1, sglang 0.5.23 serves 1)"
     )
 
 
@@ -326,7 +333,7 @@ def test_quiet_prints_only_drafts_with_a_warning_or_worse(
     headlines = [line for line in run.lines if not line.startswith((" ", "note ("))]
     assert headlines == [
         f"{BROKEN}: INVALID",
-        "2 checked: 1 valid, 1 invalid (vllm 0.33.0 serves 1, sglang 0.5.23 serves 2), "
+        f"2 checked: 1 valid, 1 invalid ({VLLM} serves 1, sglang 0.5.23 serves 2), "
         "1 fixable with --fix",
     ]
 

@@ -20,10 +20,15 @@ from drafting_config.values.errors import (
     PlaceholderTokenIdWarning,
 )
 from tests.conftest import EXAMPLES, assert_clean, error_fields, load_json, only_error
+from tests.engines.vllm import tokens_read  # noqa: F401 (a fixture)
 from tests.foreign import int_enum
 from tests.tokenizer_factory import (
     ConfigStyle,
 )
+
+pytestmark = pytest.mark.usefixtures("tokens_read")
+"""The token rules of PTD and PARD drafts, judged on the newest vLLM release that reads their
+token (later releases serve such drafts sequentially, the token unused)."""
 
 STYLES: tuple[ConfigStyle, ...] = ("v5", "v4", "legacy", "map-only")
 

@@ -23,6 +23,7 @@ from drafting_config.values.errors import (
 )
 from drafting_config.values.findings import Findings
 from tests.conftest import EXAMPLES, assert_clean, error_fields, load_json, only_error
+from tests.engines.vllm import tokens_read  # noqa: F401 (a fixture)
 from tests.tokenizer_factory import (
     QWEN3_ADDED,
     Added,
@@ -33,6 +34,10 @@ from tests.tokenizer_factory import (
     write_qwen3_like,
     write_tokenizer,
 )
+
+pytestmark = pytest.mark.usefixtures("tokens_read")
+"""The token rules of PTD and PARD drafts, judged on the newest vLLM release that reads their
+token (later releases serve such drafts sequentially, the token unused)."""
 
 STYLES: tuple[ConfigStyle, ...] = ("v5", "v4", "legacy", "map-only")
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from drafting_config.engines.vllm.names import VERSIONS
 from tools import engine_tables
 from tools.engine_wheels import WheelSpec, WheelUnavailable
 from tools.vllm_tables import requirement_of
@@ -69,7 +70,7 @@ def test_the_command_writes_the_package_s_files_in_each_engine_s_folder() -> Non
     for engine, version in [("vllm", "0.32.0"), ("vllm", "0.33.0"), ("sglang", "0.5.23")]:
         assert (engine_tables.PACKAGE_DATA / engine_tables.data_file(engine, version)).is_file()
     assert (engine_tables.PACKAGE_DATA / engine_tables.TRANSFORMERS_FILE).is_file()
-    assert engine_tables.shipped_versions("vllm") == ["0.32.0", "0.33.0"]
+    assert engine_tables.shipped_versions("vllm") == list(VERSIONS)
     assert engine_tables.shipped_versions("sglang") == ["0.5.23"]
 
 

@@ -1,4 +1,4 @@
-"""vLLM 0.32.0 and 0.33.0, one package: its names (:mod:`.names`), tables (:mod:`.tables`),
+"""vLLM 0.32.0, 0.33.0 and 0.34.0, one package: its names (:mod:`.names`), tables (:mod:`.tables`),
 runners and
 layer chains (:mod:`.runners`), the speculators translation (:mod:`.speculators`), the token
 chain (:mod:`.resolution`), the checkpoint table (:mod:`.architectures`), the load path
@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Final, get_args
 
+from drafting_config.draft.fields import FieldStatus
 from drafting_config.draft.file import DraftFile
 from drafting_config.engines.interface import Reading, Reads, WeightsFacts
 from drafting_config.engines.vllm.draft_models import check_draft_model_vocab
@@ -29,7 +30,9 @@ from drafting_config.engines.vllm.load_path import (
     check_architectures_listed,
     check_config_parses,
     check_construction,
+    check_declared_speculator,
     check_null_token_fields,
+    check_peagle,
     check_sample_from_anchor,
     check_served_context,
     check_speculators_layer_config,
@@ -39,15 +42,22 @@ from drafting_config.engines.vllm.load_path import (
 from drafting_config.engines.vllm.modes import (
     PARALLEL_SWITCH_EVIDENCE,
     ServedMode,
+    on_release,
     parallel_fix,
     sequential_note,
     sequential_refused,
     served_mode,
 )
 from drafting_config.engines.vllm.names import ENGINE as ENGINE
+from drafting_config.engines.vllm.names import (
+    REFUSES_PARALLEL_SWITCH,
+    Release,
+    engine_name,
+    last_before,
+    since,
+)
 from drafting_config.engines.vllm.names import SERVE_OPTION as SERVE_OPTION
 from drafting_config.engines.vllm.names import VERSION as VERSION
-from drafting_config.engines.vllm.names import Release, engine_name
 from drafting_config.engines.vllm.resolution import (
     Resolution,
     VllmRule,
@@ -67,15 +77,19 @@ from drafting_config.rules.subject import Subject
 from drafting_config.rules.target import check_target_placeholders, check_target_sizes
 from drafting_config.rules.tokenizer import check_tokenizer
 from drafting_config.values import codes
-from drafting_config.values.errors import ParallelDraftingConfigError
+from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.values.findings import Findings
 from drafting_config.values.paths import display_path
+
+_UNSET: Final = frozenset({FieldStatus.ABSENT, FieldStatus.NULL})
 
 RULES: Final[tuple[VllmRule, ...]] = (
     check_config_parses,
     check_architectures_listed,
     check_architecture_registered,
     check_unlisted_eagle_head,
+    check_peagle,
+    check_declared_speculator,
     check_null_token_fields,
     check_sample_from_anchor,
     check_xpress,
@@ -122,12 +136,20 @@ def judge(
     mode vLLM serves it in (:func:`~drafting_config.engines.vllm.modes.served_mode`), unless
     ``require_parallel``."""
     resolution, facts = resolution_of(subject.draft), subject.target
-    mode = served_mode(resolution)
+    asked = served_mode(resolution, version)
+    mode = on_release(asked, version)
+    if mode.name != asked.name and not any(f.status not in _UNSET for f in resolution.fields):
+        mode = replace(asked, parallel=False)  # no token to leave unused: judged as asked
+    token_unused = mode.name != asked.name
     if not mode.asks_parallel:
-        resolution = _judged_sequentially(resolution, mode, found, require_parallel)
+        resolution = _judged_sequentially(resolution, mode, found, require_parallel, version)
+    elif token_unused:
+        resolution = _token_unused(resolution, mode, found, require_parallel)
     vllm_subject = VllmSubject.of(resolution, facts, version)
     if mode.name == "draft-model":  # its own hidden states, never the target's
         vllm_subject = replace(vllm_subject, separate_model=True)
+    if token_unused:
+        vllm_subject = replace(vllm_subject, token_id=None, token_field=None, token_unused=True)
     if facts is not None and facts.vocab_size is facts.hidden_size is facts.num_layers is None:
         found.note(
             "target compared on nothing: it gives no vocab_size, hidden_size or "
@@ -141,10 +163,10 @@ def judge(
             for rule in RULES:
                 rule(vllm_subject, found)
             aux = aux_layers(vllm_subject)  # the layers as vLLM resolves them knowing the target
-        if resolution.winner is not None:
+        if resolution.winner is not None and not token_unused:
             token = _tokenizer_facts(vllm_subject, found, reads)
         weights = _weights_facts(vllm_subject, found, reads)
-    winner = resolution.winner
+    winner = None if token_unused else resolution.winner
     return Reading(
         algorithm=resolution.algorithm,
         token_id=None if winner is None else winner.token_id,
@@ -165,6 +187,7 @@ def _judged_sequentially(
     mode: ServedMode,
     found: Findings,
     require_parallel: bool,
+    version: str,
 ) -> Resolution:
     """A draft that names no token field and no parallel-only class, as vLLM serves it: in
     the sequential mode of its class, where no token id is read, so the resolver's "names no
@@ -172,7 +195,11 @@ def _judged_sequentially(
     code ``sequential-not-parallel``), and an EAGLE-3 class is read as method ``eagle3``.
     A speculators ``eagle3`` file is served as sequential EAGLE-3 (``update_eagle3`` in
     ``vllm/transformers_utils/configs/speculators/algos.py`` reads no token id): its
-    refusal as not parallel drafting (``speculators-not-parallel``) is that missing id."""
+    refusal as not parallel drafting (``speculators-not-parallel``) is that missing id.
+    From :data:`~.names.REFUSES_PARALLEL_SWITCH` on no switch drafts such a draft in
+    parallel: the note's fix and the ``require_parallel`` error say so
+    (:func:`_switch_refused`)."""
+    refused = since(version, REFUSES_PARALLEL_SWITCH)
     missing = {id(error) for error in resolution.draft.errors} - {
         id(error) for error in resolution.draft.errors_beside_token()
     }
@@ -182,24 +209,97 @@ def _judged_sequentially(
     if require_parallel:
         for index, error in enumerate(found.errors):
             if id(error) in missing:
-                found.errors[index] = ParallelDraftingConfigError(
-                    sequential_refused(mode),
-                    field=error.field,
-                    code=codes.SEQUENTIAL_NOT_PARALLEL,
-                    fix=parallel_fix(mode),
-                    evidence=PARALLEL_SWITCH_EVIDENCE,
+                found.errors[index] = (
+                    _switch_refused(mode, error.field)
+                    if refused
+                    else ParallelDraftingConfigError(
+                        sequential_refused(mode),
+                        field=error.field,
+                        code=codes.SEQUENTIAL_NOT_PARALLEL,
+                        fix=parallel_fix(mode),
+                        evidence=PARALLEL_SWITCH_EVIDENCE,
+                    )
                 )
         return resolution
     found.errors[:] = [error for error in found.errors if id(error) not in missing]
     found.note(
         sequential_note(mode),
         code=codes.SERVED_SEQUENTIALLY,
-        fix=parallel_fix(mode),
-        evidence=PARALLEL_SWITCH_EVIDENCE,
+        fix=_OLDER_FIX.format(last=last_before(REFUSES_PARALLEL_SWITCH))
+        if refused
+        else parallel_fix(mode),
+        evidence=_VERIFY_ARGS if refused else PARALLEL_SWITCH_EVIDENCE,
     )
     if mode.method == "eagle3" and resolution.algorithm is None:
         return served_as(resolution, "eagle3")
     return resolution
+
+
+def _token_unused(
+    resolution: Resolution, mode: ServedMode, found: Findings, require_parallel: bool
+) -> Resolution:
+    """A PTD or PARD draft on a release that refuses ``"parallel_drafting": true`` for its
+    method (:data:`~.names.REFUSES_PARALLEL_SWITCH`; ``SpeculativeConfig._verify_args`` in
+    ``vllm/config/speculative.py``): vLLM serves the draft in the sequential mode of its
+    class, as EAGLE-3 or as a draft model, and reads no token id, so the token's own errors
+    and warnings go and its field gets a warning (``token-unused``) naming the last release
+    that drafts it in parallel; with ``require_parallel``, an error
+    (``sequential-not-parallel``).  A PTD draft is read as method ``eagle3`` (the newer
+    runner's layers); a PARD one keeps its method, a draft model fed no hidden states."""
+    draft = resolution.draft
+    token_errors = {id(error) for error in draft.errors} - {
+        id(error) for error in draft.errors_beside_token()
+    }
+    token_fields = {draft.file_field(verdict.source.value) for verdict in resolution.fields}
+    found.errors[:] = [error for error in found.errors if id(error) not in token_errors]
+    found.warnings[:] = [warning for warning in found.warnings if warning.field not in token_fields]
+    named = resolution.winner or next(
+        (verdict for verdict in resolution.fields if verdict.status not in _UNSET), None
+    )
+    field = None if named is None else resolution.file_field(named.source.value)
+    served = "EAGLE-3" if mode.method == "eagle3" else "a draft model"
+    last = last_before(REFUSES_PARALLEL_SWITCH)
+    evidence = _VERIFY_ARGS
+    if require_parallel:
+        found.error(_switch_refused(mode, field))
+    else:
+        found.warn(
+            ParallelDraftingConfigWarning(
+                f"`{field}` is unused: vLLM serves this draft sequentially, as {served}, having "
+                "no parallel mode for it.",
+                field=field,
+                code=codes.TOKEN_UNUSED,
+                fix=f"serve it with vLLM {last} or older to draft it in parallel",
+                evidence=evidence,
+            )
+        )
+    if mode.method == "eagle3":
+        return served_as(resolution, "eagle3")
+    return resolution  # PARD: a draft model, fed no hidden states
+
+
+_VERIFY_ARGS: Final = (
+    "vllm/config/speculative.py: SpeculativeConfig._verify_args raises ValueError "
+    '"parallel_drafting is only supported by the dflash and dspark methods"'
+)
+"""Where vLLM from :data:`~.names.REFUSES_PARALLEL_SWITCH` on refuses the switch."""
+
+_OLDER_FIX: Final = "serve it with vLLM {last} or older, or train a DFlash or DSpark drafter"
+
+
+def _switch_refused(mode: ServedMode, field: str | None) -> ParallelDraftingConfigError:
+    """The ``require_parallel`` error on a release that refuses ``"parallel_drafting": true``
+    for the draft's method (``eagle3``, ``draft_model``): the config stage fails
+    (``parallel-switch-refused``), where the older releases read the token."""
+    served = "EAGLE-3" if mode.method == "eagle3" else "a draft model"
+    return ParallelDraftingConfigError(
+        f'vLLM refuses "parallel_drafting": true for {served}, so it serves this draft only '
+        "sequentially, which --require-parallel refuses.",
+        field=field,
+        code=codes.PARALLEL_SWITCH_REFUSED,
+        fix=_OLDER_FIX.format(last=last_before(REFUSES_PARALLEL_SWITCH)),
+        evidence=_VERIFY_ARGS,
+    )
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ vLLM DFlash class has."""
 
 
 def _sized_class(subject: VllmSubject) -> bool:
-    rows = vllm_tables().registry["_SPECULATIVE_DECODING_MODELS"]
+    rows = vllm_tables(subject.version).registry["_SPECULATIVE_DECODING_MODELS"]
     return any(
         rows[name][0] in EAGLE3_SIZED_MODULES
         for name in serving_architectures(subject)

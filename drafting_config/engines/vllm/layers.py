@@ -95,14 +95,14 @@ def check_layers(subject: VllmSubject, found: Findings) -> None:
     taps = tapped_knowing_target(subject)
     if taps is None:
         return
-    runner = runner_of(resolution.algorithm)
+    runner = runner_of(resolution.algorithm, subject.version)
     assert runner is not None  # taps were read for it
     errors: list[ParallelDraftingConfigError] = []
     warnings: list[ParallelDraftingConfigWarning] = []
     errors += serving_list_errors(taps, runner, resolution, target)
     warnings += serving_list_warnings(taps, resolution)
     read, runners = [taps], [runner]
-    if runs_on_either_runner(resolution.algorithm, get):
+    if runs_on_either_runner(resolution.algorithm, get, subject.version):
         older = older_runner_layers(get)
         read.append(older)
         runners.append(Runner.OLDER)

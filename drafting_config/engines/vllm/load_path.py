@@ -18,6 +18,7 @@ from drafting_config.draft.architectures import (
     DSPARK_DRAFT,
     GEMMA4_DSPARK,
     MUSE_SPARK_DSPARK,
+    PEAGLE_CLASSES,
     QWEN3_DSPARK,
     QWEN3_OMNI_DSPARK,
 )
@@ -25,14 +26,19 @@ from drafting_config.draft.fields import FieldStatus
 from drafting_config.draft.target import TargetFacts
 from drafting_config.engines.vllm.modes import served_mode
 from drafting_config.engines.vllm.names import (
+    CHECKS_DECLARED_SPECULATOR,
+    DECLARED_METHODS,
     DEEPSEEK_V41,
     DFLASH2_DRAFT,
     DFLASH_MODEL_ARCHITECTURES,
     HONOURS_USE_AUX_HIDDEN_STATE,
     LILICORR_DRAFT,
     LOWERS_MAX_MODEL_LEN,
+    ONE_MODEL_RUNNER,
+    REFUSES_PEAGLE,
     VERSION,
     XPRESS_ARCHITECTURES,
+    last_before,
     since,
 )
 from drafting_config.engines.vllm.resolution import VllmSubject
@@ -542,7 +548,7 @@ def _renaming_method(subject: VllmSubject) -> str:
     (:func:`~.modes.served_mode`): a P-EAGLE or DFlash class that names no token id is
     still served, and renamed, as ``eagle3`` or ``dflash``."""
     method = _vllm_method(subject)
-    return method if method is not None else served_mode(subject.resolution).method
+    return method if method is not None else served_mode(subject.resolution, subject.version).method
 
 
 def _target_model_type(subject: VllmSubject) -> object:
@@ -822,6 +828,8 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
     names = _architecture_names(get)
     if not names:
         return  # vLLM fills them from transformers' MODEL_MAPPING_NAMES, or fails later
+    if _refused_peagle(subject):
+        return  # check_peagle's error
     speculators = subject.resolution.speculators is not None
     has_auto_model = not speculators and any(
         key.startswith("AutoModel") for key in _auto_map_keys(get)
@@ -835,6 +843,7 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
         and not speculators
         and dspark_architectures(names, get("model_type", None)) is None
         and not _is_deepseek_v4(subject)
+        and _declared_method(subject) is None
     ):
         found.warn(
             ParallelDraftingConfigWarning(
@@ -846,7 +855,7 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
                 fix="name the draft's DSpark class: "
                 + ", ".join(sorted(DSPARK_ARCHITECTURES))
                 + ", or DSparkDraftModel with model_type 'qwen3'",
-                evidence="vllm/config/speculative.py: SpeculativeConfig.__post_init__",
+                evidence=_DSPARK_REWRITE[since(version, CHECKS_DECLARED_SPECULATOR)],
             )
         )
     if renamed == names and not speculators:
@@ -862,7 +871,7 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
         evidence = (
             "vllm/transformers_utils/configs/eagle.py: EAGLEConfig.__init__"
             if method in EAGLE_CONFIG_METHODS
-            else "vllm/config/speculative.py: SpeculativeConfig.__post_init__"
+            else _DSPARK_REWRITE[since(version, CHECKS_DECLARED_SPECULATOR)]
         )
     if outcome is Resolved.UNSUPPORTED:
         found.error(
@@ -879,6 +888,119 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
         )
     else:
         found.warn(_fallback_warning(renamed, outcome, names))
+
+
+_DSPARK_REWRITE: Final = {
+    False: "vllm/config/speculative.py: SpeculativeConfig.__post_init__",
+    True: "vllm/v1/worker/gpu/spec_decode/dspark/config.py: "
+    "DSparkSpeculatorConfig.adapt_draft_model_config, when the draft's class declares no "
+    "speculator",
+}
+"""Where each release replaces a DSpark draft's class with DeepSeek-V4's bundled one: before
+:data:`~.names.CHECKS_DECLARED_SPECULATOR` by an architecture list, from it when the class
+declares no speculator (``speculator_config_class is None``)."""
+
+
+def _declared_method(subject: VllmSubject) -> str | None:
+    """The ``base_method`` of the speculator the draft's class declares on the subject's
+    release (:data:`~.names.DECLARED_METHODS`; ``ModelConfig.speculator_config_class`` in
+    ``vllm/config/model.py``, of the class the registry resolves the draft's architectures
+    to, after ``hf_config_override``'s rename of a ``qwen3`` ``DSparkDraftModel``), or
+    ``None``: no such class, or a release before :data:`~.names.CHECKS_DECLARED_SPECULATOR`."""
+    if not since(subject.version, CHECKS_DECLARED_SPECULATOR):
+        return None
+    get = subject.get
+    names = _architecture_names(get)
+    kept = dspark_architectures(names, get("model_type", None))
+    if DSPARK_DRAFT in names and kept is not None:
+        names = kept  # hf_config_override: DSparkDraftModel of a qwen3 draft
+    rows = vllm_tables(subject.version).registry["_SPECULATIVE_DECODING_MODELS"]
+    for name in names:
+        if name in rows:
+            return DECLARED_METHODS.get(rows[name][1])
+    return None
+
+
+def check_declared_speculator(subject: VllmSubject, found: Findings) -> None:
+    """From vLLM :data:`~.names.CHECKS_DECLARED_SPECULATOR` on, the method the draft is served
+    with must be the one its class declares: ``_resolve_checkpoint_config_class``
+    (``vllm/v1/worker/gpu/spec_decode/speculator_config.py``) raises ``ValueError``
+    ("speculative_config requested method=..., but the draft model ... is a ... checkpoint")
+    when ``speculator_config_class.base_method`` differs, before any rewrite (a
+    ``DFlashDraftModel`` with ``dflash_config.projector_type: "dspark"``, served as DSpark,
+    is refused; 0.33.0 replaced its class instead).  Speculators files are left out: their
+    class is the one vLLM's updater writes for their method."""
+    if subject.resolution.speculators is not None:
+        return
+    declared = _declared_method(subject)
+    method = _renaming_method(subject)
+    if declared is None or declared == method:
+        return
+    names = list(_architecture_names(subject.get))
+    found.error(
+        ParallelDraftingConfigError(
+            f"`architectures` = {names!r} declares a {declared} speculator, but the draft is "
+            f"served as {method}, which vLLM refuses at start-up.",
+            field="architectures",
+            code=codes.METHOD_NOT_DECLARED,
+            fix=f"name a class vLLM registers for {method} drafts{_class_example(method)}, or "
+            f"serve the draft as {declared}",
+            evidence="vllm/v1/worker/gpu/spec_decode/speculator_config.py: "
+            "_resolve_checkpoint_config_class raises ValueError (speculator_config_class)",
+        )
+    )
+
+
+def _refused_peagle(subject: VllmSubject) -> bool:
+    """Whether the draft is P-EAGLE on a release that refuses it (:func:`check_peagle`)."""
+    if not since(subject.version, REFUSES_PEAGLE):
+        return False
+    resolution = subject.resolution
+    if resolution.speculators is not None:
+        return resolution.algorithm == "peagle"
+    return bool(set(_architecture_names(subject.get)) & PEAGLE_CLASSES)
+
+
+def check_peagle(subject: VllmSubject, found: Findings) -> None:
+    """From vLLM :data:`~.names.REFUSES_PEAGLE` on, P-EAGLE is refused: a speculators
+    ``peagle`` file by ``update_peagle``
+    (``vllm/transformers_utils/configs/speculators/algos.py``: "P-EAGLE (parallel drafting
+    EAGLE-3) is not supported."), a P-EAGLE class (``PEagleDraftModel``,
+    ``PeagleLlamaForCausalLM``, ``PeagleQwen3ForCausalLM``) by the registry
+    (``vllm/model_executor/models/registry.py`` no longer holds them) and by
+    ``SpeculativeConfig._verify_args`` (``vllm/config/speculative.py``: no
+    ``parallel_drafting`` for ``eagle3``)."""
+    if not _refused_peagle(subject):
+        return
+    resolution = subject.resolution
+    last = last_before(REFUSES_PEAGLE)
+    fix = f"serve it with vLLM {last} or older, or train a DFlash or DSpark drafter"
+    if resolution.speculators is not None:
+        found.error(
+            ParallelDraftingConfigError(
+                "The draft is a P-EAGLE speculators file, a parallel EAGLE-3 mode vLLM no "
+                "longer has, so it refuses the draft at start-up.",
+                field="speculators_model_type",
+                code=codes.METHOD_UNSUPPORTED,
+                fix=fix,
+                evidence="vllm/transformers_utils/configs/speculators/algos.py: update_peagle "
+                'raises ValueError "P-EAGLE (parallel drafting EAGLE-3) is not supported."',
+            )
+        )
+        return
+    names = [name for name in _architecture_names(subject.get) if name in PEAGLE_CLASSES]
+    found.error(
+        ParallelDraftingConfigError(
+            f"`architectures` = {names!r} is a P-EAGLE class, a parallel EAGLE-3 mode vLLM no "
+            "longer has, so it refuses the draft at start-up.",
+            field="architectures",
+            code=codes.METHOD_UNSUPPORTED,
+            fix=fix,
+            evidence="vllm/model_executor/models/registry.py: no P-EAGLE class is registered; "
+            "vllm/config/speculative.py: SpeculativeConfig._verify_args refuses "
+            "parallel_drafting for eagle3",
+        )
+    )
 
 
 def serving_architectures(subject: VllmSubject) -> tuple[str, ...]:
@@ -998,7 +1120,8 @@ def check_sample_from_anchor(subject: VllmSubject, found: Findings) -> None:
     (``vllm/v1/worker/gpu/spec_decode/dflash/speculator.py``) raises ``ValueError``
     ("sample_from_anchor=True is not supported for DFlash"), and DSpark's speculator calls
     it first.  The newer runner is vLLM 0.33's default, and DSpark's only one; the older
-    runner's DFlash proposer ignores the field (a note says so).
+    runner's DFlash proposer ignores the field (a note says so).  From
+    :data:`~.names.ONE_MODEL_RUNNER` on the newer runner is the only one: no note.
     """
     method = _vllm_method(subject)
     if method not in ("dflash", "dspark"):
@@ -1010,10 +1133,14 @@ def check_sample_from_anchor(subject: VllmSubject, found: Findings) -> None:
     runner = (
         "its default runner and DSpark's only one" if method == "dspark" else "its default runner"
     )
+    refuses = (
+        "vLLM refuses at start-up"
+        if since(subject.version, ONE_MODEL_RUNNER)
+        else f"vLLM's newer model runner, {runner}, refuses at start-up"
+    )
     found.error(
         ParallelDraftingConfigError(
-            f"`{name}` = {describe_value(value)}, which vLLM's newer model runner, "
-            f"{runner}, refuses at start-up.",
+            f"`{name}` = {describe_value(value)}, which {refuses}.",
             field=name,
             code=codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED,
             fix=f"delete `{name}` or set it to false",
@@ -1023,7 +1150,7 @@ def check_sample_from_anchor(subject: VllmSubject, found: Findings) -> None:
             + ' raises ValueError "sample_from_anchor=True is not supported for DFlash"',
         )
     )
-    if method == "dflash":
+    if method == "dflash" and not since(subject.version, ONE_MODEL_RUNNER):
         found.note(
             f"`{name}`: vLLM's older model runner (VLLM_USE_V2_MODEL_RUNNER=0) ignores it.",
             code=codes.SAMPLE_FROM_ANCHOR_IGNORED,
@@ -1091,8 +1218,13 @@ def check_xpress(subject: VllmSubject, found: Findings) -> None:
             field="xpress_topc",
             code=codes.XPRESS_TOPC_OUT_OF_RANGE,
             fix=f"set `xpress_topc` between 0 (off) and {vocab}, such as 512",
-            evidence="vllm/config/speculative.py: SpeculativeConfig.__post_init__ raises "
-            'ValueError "xpress_topc must be between 0 and the draft vocabulary size"',
+            evidence=(
+                "vllm/v1/worker/gpu/spec_decode/xpress/config.py: "
+                "XPressSpeculatorConfig.apply_options"
+                if since(subject.version, CHECKS_DECLARED_SPECULATOR)
+                else "vllm/config/speculative.py: SpeculativeConfig.__post_init__"
+            )
+            + ' raises ValueError "xpress_topc must be between 0 and the draft vocabulary size"',
         )
     )
 
@@ -1158,13 +1290,15 @@ def check_null_token_fields(subject: VllmSubject, found: Findings) -> None:
     (``vllm/v1/worker/gpu/spec_decode/utils.py``) tests ``"mask_token_id" in
     dflash_config`` and ``hasattr`` for the other fields, then calls ``int(None)``:
     ``TypeError``; the older runner's ``_init_parallel_drafting_params``
-    (``vllm/v1/spec_decode/llm_base_proposer.py``) stores ``None`` as the token id.  Only
+    (``vllm/v1/spec_decode/llm_base_proposer.py``, up to 0.33.0) stores ``None`` as the
+    token id.  Only
     a top-level ``mask_token_id: null`` is skipped by both.  The library's own entry points
     (``ParallelDraftingConfig``, the drop-ins) treat every ``null`` as unset, by design;
     this rule is for ``check()`` verdicts only.
     """
-    if subject.resolution.speculators is not None:
+    if subject.resolution.speculators is not None or subject.token_unused:
         return
+    one_runner = since(subject.version, ONE_MODEL_RUNNER)
     for verdict in subject.resolution.fields:
         if verdict.status is FieldStatus.WINNER:
             return
@@ -1174,15 +1308,24 @@ def check_null_token_fields(subject: VllmSubject, found: Findings) -> None:
         found.error(
             ParallelDraftingConfigError(
                 f"`{name}` is present and null, and vLLM reads it before any field below it: "
-                "its newer model runner fails on it, its older one drafts with None as the "
-                "token id.",
+                + (
+                    "it fails on it."
+                    if one_runner
+                    else "its newer model runner fails on it, its older one drafts with None "
+                    "as the token id."
+                ),
                 field=name,
                 code=codes.TOKEN_FIELD_NULL,
                 edit=ConfigEdit.delete(name),
                 fix=f"delete the `{name}` key (only a top-level `mask_token_id: null` is skipped)",
                 evidence="vllm/v1/worker/gpu/spec_decode/utils.py: "
-                "get_parallel_drafting_token_id raises TypeError (int(None)); "
-                "vllm/v1/spec_decode/llm_base_proposer.py: _init_parallel_drafting_params",
+                "get_parallel_drafting_token_id raises TypeError (int(None))"
+                + (
+                    ""
+                    if one_runner
+                    else "; vllm/v1/spec_decode/llm_base_proposer.py: "
+                    "_init_parallel_drafting_params"
+                ),
             )
         )
         return
@@ -1216,9 +1359,10 @@ def check_served_context(subject: VllmSubject, found: Findings) -> None:
     if draft_len is None or draft_len >= target_len:
         return
     kinds = sorted({str(entry["rope_type"]) for entry in rope_parameters(get)})
+    who = "vLLM" if since(subject.version, ONE_MODEL_RUNNER) else "vLLM's newer model runner"
     found.warn(
         ParallelDraftingConfigWarning(
-            f"vLLM's newer model runner lowers the server's max_model_len from the target's "
+            f"{who} lowers the server's max_model_len from the target's "
             f"{target_len} to the draft's {draft_len}, as the draft's RoPE type "
             f"({', '.join(kinds)}) cannot stretch its rotary cache to the target's length.",
             code=codes.MAX_MODEL_LEN_LOWERED,

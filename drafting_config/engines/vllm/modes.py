@@ -1,4 +1,4 @@
-"""The mode vLLM 0.33.0 serves a draft in, and its ``--speculative-config`` switch.
+"""The mode vLLM serves a draft in, and its ``--speculative-config`` switch.
 
 vLLM drafts DFlash and DSpark in parallel always (``SpeculativeConfig.__post_init__`` in
 ``vllm/config/speculative.py``: ``if self.method in ("dflash", "dspark"):
@@ -14,12 +14,17 @@ EAGLE-3 head under its base class, or without ``architectures``), a plain draft 
 any other causal LM vLLM serves.  A config
 that names neither asks for nothing vLLM drafts with: it is judged as parallel drafting,
 whose token it lacks.
+
+From vLLM :data:`~.names.REFUSES_PARALLEL_SWITCH` (0.34.0) on, ``SpeculativeConfig._verify_args``
+refuses ``"parallel_drafting": true`` for every method but ``dflash`` and ``dspark``: a PTD or
+PARD draft is served in the sequential mode of its class, its token unused, and P-EAGLE is
+refused (:func:`on_release`).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from drafting_config.draft.architectures import (
@@ -28,6 +33,7 @@ from drafting_config.draft.architectures import (
     eagle3_head_fields,
 )
 from drafting_config.draft.fields import FieldStatus
+from drafting_config.engines.vllm.names import REFUSES_PARALLEL_SWITCH, VERSION, since
 from drafting_config.engines.vllm.resolution import Resolution
 from drafting_config.engines.vllm.tables import vllm_tables
 from drafting_config.values.errors import ParallelDraftingConfigError
@@ -83,7 +89,7 @@ _MODES: Final = {
 }
 
 
-def _kind_of_class(names: set[str]) -> str | None:
+def _kind_of_class(names: set[str], version: str) -> str | None:
     """The method a draft's registered class exists for: ``peagle``, ``dflash2``,
     ``dflash``, ``dspark`` or ``eagle3``, by the module vLLM registers it from
     (``_SPECULATIVE_DECODING_MODELS``, ``vllm/model_executor/models/registry.py``)."""
@@ -91,7 +97,7 @@ def _kind_of_class(names: set[str]) -> str | None:
         return "peagle"
     if names & DFLASH2_CLASSES:
         return "dflash2"
-    rows = vllm_tables().registry["_SPECULATIVE_DECODING_MODELS"]
+    rows = vllm_tables(version).registry["_SPECULATIVE_DECODING_MODELS"]
     modules = {rows[name][0].rpartition(".")[2] for name in names if name in rows}
     if any("dflash" in module for module in modules):
         return "dflash"
@@ -102,11 +108,11 @@ def _kind_of_class(names: set[str]) -> str | None:
     return None
 
 
-def _causal_lm(names: set[str]) -> bool:
+def _causal_lm(names: set[str], version: str) -> bool:
     """Whether ``architectures`` name a causal LM vLLM serves as a plain draft model
     (``draft_model``): a name of its ``_TEXT_GENERATION_MODELS``, or a ``...ForCausalLM``
     class transformers exports (the Transformers backend)."""
-    tables = vllm_tables()
+    tables = vllm_tables(version)
     text_models = tables.registry["_TEXT_GENERATION_MODELS"]
     return any(
         name in text_models or (name.endswith("ForCausalLM") and name in tables.model_classes)
@@ -145,14 +151,15 @@ def _unlisted(resolution: Resolution) -> bool:
     return resolution.format == "hf" and typed and empty
 
 
-def served_mode(resolution: Resolution) -> ServedMode:
-    """The mode vLLM serves the draft in (see the module's docstring)."""
+def served_mode(resolution: Resolution, version: str = VERSION) -> ServedMode:
+    """The mode the draft asks for, by vLLM ``version``'s registry (see the module's
+    docstring); :func:`on_release` says how that release serves it."""
     try:
         names = architecture_names(resolution.draft.get)
     except ParallelDraftingConfigError:  # reported by the architecture rules
         names = set()
     token_named = any(f.status not in _UNSET for f in resolution.fields)
-    kind = _kind_of_class(names)
+    kind = _kind_of_class(names, version)
     algorithm = resolution.algorithm
     if resolution.speculators is None and resolution.format == "speculators":
         # refused before its token id was read: an eagle3 file asks for EAGLE-3
@@ -171,7 +178,7 @@ def served_mode(resolution: Resolution) -> ServedMode:
         key = "ptd" if token_named else "eagle3"
     elif not token_named and _unlisted(resolution) and _eagle3_head(resolution):
         key = "eagle3"  # no architectures: vLLM fills and renames them (the registry refuses)
-    elif token_named or not _causal_lm(names):
+    elif token_named or not _causal_lm(names, version):
         key = "pard"  # a token on a plain LM; or nothing vLLM would draft with at all
     elif _eagle3_head(resolution):
         key = "eagle3"  # an EAGLE-3 head under its base class: renamed Eagle3{arch}
@@ -180,6 +187,22 @@ def served_mode(resolution: Resolution) -> ServedMode:
     name, method = _MODES[key]
     parallel = key not in ("eagle3", "draft-model")
     return ServedMode(name, method, parallel, asks_parallel=parallel)
+
+
+def on_release(mode: ServedMode, version: str) -> ServedMode:
+    """``mode`` as vLLM ``version`` serves it: from :data:`~.names.REFUSES_PARALLEL_SWITCH` on,
+    a mode that needs ``"parallel_drafting": true`` (PTD, PARD, P-EAGLE) drafts sequentially,
+    as EAGLE-3 or as a draft model (``SpeculativeConfig._verify_args`` in
+    ``vllm/config/speculative.py`` refuses the switch for any method but ``dflash`` and
+    ``dspark``), still asking for parallel drafting; its ``serve_with`` carries no switch.
+    P-EAGLE keeps its name, without the switch: that release refuses it
+    (``load_path.check_peagle``)."""
+    if not mode.needs_switch or not since(version, REFUSES_PARALLEL_SWITCH):
+        return mode
+    if mode.name == "peagle":
+        return replace(mode, parallel=False)
+    name = "eagle3" if mode.method == "eagle3" else "draft-model"
+    return ServedMode(name, mode.method, parallel=False, asks_parallel=True)
 
 
 PARALLEL_SWITCH_EVIDENCE: Final = "vllm/config/speculative.py: SpeculativeConfig.parallel_drafting"

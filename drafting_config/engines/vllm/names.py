@@ -4,12 +4,13 @@ architectures and model types its code names, and the releases from which a rule
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Final, Literal, get_args
 
 from drafting_config.draft.architectures import DSPARK_DRAFT, QWEN3_DSPARK, QWEN3_OMNI_DSPARK
 from drafting_config.engines.transformers import version_key
 
-Release = Literal["vllm==0.32.0", "vllm==0.33.0"]
+Release = Literal["vllm==0.32.0", "vllm==0.33.0", "vllm==0.34.0"]
 """Each vLLM release this package reads, as ``engine=`` names it, oldest first: one tables
 file each (``vllm-VERSION.json``, :mod:`.tables`).  A ``Literal``, so that mypy rejects a
 release the package does not ship; adding a release adds its string here."""
@@ -37,6 +38,13 @@ def since(version: str, first: str) -> bool:
     return version_key(version) >= version_key(first)
 
 
+def last_before(first: str) -> str:
+    """The newest shipped release before ``first``: the last one a rule gated on ``first``
+    does not hold for (``"0.33.0"`` for ``"0.34.0"``), as a fix names it."""
+    earlier: list[str] = [version for version in VERSIONS if not since(version, first)]
+    return earlier[-1]
+
+
 LOWERS_MAX_MODEL_LEN: Final = "0.33.0"
 """The first release that lowers the served ``max_model_len`` to a draft whose RoPE types are
 not all cache-only (``VllmConfig._limit_max_model_len_to_draft``, ``config/vllm.py``;
@@ -56,6 +64,62 @@ differs from the target's is refused at the config stage in every release
 ``"use_heterogeneous_vocab": true`` lets it through (greedy drafting on the older runner,
 ``v1/spec_decode/draft_model.py``); from it on nothing does (the check is gated on the
 speculator's ``draft_has_own_vocab``, ``v1/worker/gpu/spec_decode/standalone_ar/config.py``)."""
+ONE_MODEL_RUNNER: Final = "0.34.0"
+"""The first release with one GPU model runner (Model Runner V2, ``vllm/v1/worker/gpu/``):
+0.34.0 deletes the older one (``vllm/v1/worker/gpu_model_runner.py``, most of
+``vllm/v1/spec_decode/``, ``VllmConfig.use_v2_model_runner`` in ``config/vllm.py``), so no
+draft is served by a second runner reading its own layer chain."""
+
+REFUSES_PARALLEL_SWITCH: Final = "0.34.0"
+"""The first release that refuses ``"parallel_drafting": true`` for every method but
+``dflash`` and ``dspark`` (``SpeculativeConfig._verify_args`` in ``vllm/config/speculative.py``
+raises ``ValueError``; the field is "Deprecated and has no effect"): PTD and PARD drafts are
+served sequentially, as EAGLE-3 or as a draft model, their token unused."""
+
+REFUSES_PEAGLE: Final = "0.34.0"
+"""The first release that refuses P-EAGLE: ``update_peagle``
+(``vllm/transformers_utils/configs/speculators/algos.py``) raises "P-EAGLE (parallel drafting
+EAGLE-3) is not supported.", and ``registry.py`` no longer registers ``PEagleDraftModel``,
+``PeagleLlamaForCausalLM`` or ``PeagleQwen3ForCausalLM``."""
+
+CHECKS_DECLARED_SPECULATOR: Final = "0.34.0"
+"""The first release that checks the requested ``method`` against the speculator the draft's
+class declares (``speculator_config_class``; ``_resolve_checkpoint_config_class`` in
+``vllm/v1/worker/gpu/spec_decode/speculator_config.py`` raises ``ValueError`` "requested
+method=..., but the draft model ... is a ... checkpoint")."""
+
+DECLARED_METHODS: Final = MappingProxyType(
+    {
+        **dict.fromkeys(
+            (
+                "DFlashQwen3ForCausalLM",  # qwen3_dflash.py
+                "DFlash2Qwen3ForCausalLM",  # qwen3_dflash2.py (DFlash2SpeculatorConfig)
+                "RicursiveDFlash2ForCausalLM",  # ricursive_dflash2.py, inherited
+                "DFlash2BeamForCausalLM",  # vllm/models/beam/*/dflash2.py
+                "LiLiCorrForCausalLM",  # lilicorr.py (LiLiCorrSpeculatorConfig)
+                "Qwen3XPressForCausalLM",  # qwen3_xpress.py (XPressSpeculatorConfig)
+                "DFlashLagunaForCausalLM",  # laguna_dflash.py
+            ),
+            "dflash",
+        ),
+        **dict.fromkeys(
+            (
+                "Qwen3DSparkForCausalLM",  # qwen3_dspark.py
+                "Gemma4DSparkForCausalLM",  # gemma4_dspark.py, inherited
+                "MuseSparkDSparkForCausalLM",  # vllm/models/muse_spark/common/dspark.py
+                "MiniMaxM3DSparkForCausalLM",  # vllm/models/minimax_m3/common/dspark.py
+                "K3DSparkForCausalLM",  # vllm/models/kimi_k3/nvidia/dspark_mla.py
+                "MistralLarge4DSparkForCausalLM",  # vllm/models/mistral/mistral_large4/*
+            ),
+            "dspark",
+        ),
+    }
+)
+"""vLLM 0.34.0's drafter classes (the class of a ``_SPECULATIVE_DECODING_MODELS`` row) that
+declare a speculator, to its ``base_method`` (``DFlashSpeculatorConfig`` and its subclasses
+``DFlash2``, ``LiLiCorr`` and ``XPress``: ``"dflash"``; ``DSparkSpeculatorConfig``:
+``"dspark"``; ``v1/worker/gpu/spec_decode/*/config.py``), own or inherited.  The EAGLE-3
+classes and DeepSeek-V4's ``DSparkDeepseekV4ForCausalLM`` declare none."""
 
 
 # --- names ------------------------------------------------------------------------------------

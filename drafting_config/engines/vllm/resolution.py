@@ -329,6 +329,9 @@ class VllmSubject(Subject):
     """What :func:`resolve` made of the draft's config."""
     version: str = field(default=VERSION, kw_only=True)
     """The vLLM release the rules judge for (one of :data:`~.names.VERSIONS`)."""
+    token_unused: bool = field(default=False, kw_only=True)
+    """Whether the release serves the draft sequentially although it names a token field, so
+    that no token id is read (PTD and PARD from :data:`~.names.REFUSES_PARALLEL_SWITCH` on)."""
 
     @property
     def vllm(self) -> str:
@@ -353,8 +356,10 @@ class VllmSubject(Subject):
 
 
 def tapped_knowing_target(subject: VllmSubject) -> TappedLayers | None:
-    """What the chain of the runner serving the draft reads, knowing the target: the
-    resolver's reading (:attr:`Resolution.tapped`), except that a ``deepseek_v41`` target's
+    """What the chain of the runner serving the draft on the subject's release reads,
+    knowing the target: the resolver's reading (:attr:`Resolution.tapped`), except where the
+    release serves the method with another runner (P-EAGLE from
+    :data:`~.names.ONE_MODEL_RUNNER` on), and except that a ``deepseek_v41`` target's
     ``dspark_target_layer_ids`` are used as given (vLLM gives the draft the target's
     ``model_type``, ``config/speculative.py``); ``None`` for a drafter fed no hidden states
     (PARD).
@@ -363,12 +368,12 @@ def tapped_knowing_target(subject: VllmSubject) -> TappedLayers | None:
         ParallelDraftingConfigError: a field of the draft cannot be read at all.
     """
     resolution, target = subject.resolution, subject.target
-    runner = runner_of(resolution.algorithm)
+    runner = runner_of(resolution.algorithm, subject.version)
     if runner is None:  # PARD: a complete LM, fed no hidden states
         return None
     model_type = DEEPSEEK_V41 if target is not None and target.model_type == DEEPSEEK_V41 else None
-    taps = resolution.tapped  # the resolver's run, unless the target changes the input
-    if taps is None or model_type is not None:
+    taps = resolution.tapped  # the resolver's run, unless the target or the release changes it
+    if taps is None or model_type is not None or runner is not runner_of(resolution.algorithm):
         taps = tapped_layers(subject.get, runner, model_type=model_type)
     return taps
 

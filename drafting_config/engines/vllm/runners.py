@@ -38,6 +38,8 @@ from drafting_config.engines.vllm.names import (
     CANDIDATE_HEAD_ARCHITECTURES,
     DEEPSEEK_V41,
     MUSE_GLIMMER,
+    ONE_MODEL_RUNNER,
+    since,
 )
 from drafting_config.values.errors import describe_value
 from drafting_config.values.fields import MISSING, FieldGetter, is_kind, is_list, read_path
@@ -85,7 +87,7 @@ def serving_method(get: FieldGetter, method: str | None) -> str | None:
 
 
 class Runner(str, enum.Enum):
-    """One of vLLM 0.33's two GPU model runners."""
+    """One of the GPU model runners of vLLM 0.32 and 0.33 (0.34 keeps the newer only)."""
 
     NEWER = "newer"
     """Model Runner V2 (``vllm/v1/worker/gpu/``), vLLM's default where it supports the
@@ -104,31 +106,38 @@ RUNNER_EVIDENCE: Final = {
 """The function of each runner that reads the tapped layers, as a finding's evidence."""
 
 
-def runner_of(method: str | None) -> Runner | None:
-    """The runner serving ``method`` (the resolver's ``algorithm``), ``None`` for PARD, whose
-    drafter takes no hidden states.
+def runner_of(method: str | None, version: str | None = None) -> Runner | None:
+    """The runner serving ``method`` (the resolver's ``algorithm``) on vLLM ``version``,
+    ``None`` for PARD, whose drafter takes no hidden states.
 
-    From ``vllm/config/vllm.py`` (``_get_v2_model_runner_unsupported_features``,
+    From ``vllm/config/vllm.py`` of the releases with two runners
+    (``_get_v2_model_runner_unsupported_features``,
     ``_get_v1_model_runner_unsupported_features``): the newer runner lacks "parallel
     drafting for EAGLE speculative decoding" (PTD, P-EAGLE) and the older one "dspark
     speculative decoding"; DFlash2's candidate heads exist only in the newer one.  Any
-    other method (``None`` included) is served by the newer runner, vLLM's default.
+    other method (``None`` included) is served by the newer runner, vLLM's default.  From
+    :data:`~.names.ONE_MODEL_RUNNER` on, the newer runner is the only one; ``version``
+    ``None`` means the releases with parallel drafting for EAGLE-3 (up to 0.33.0), as
+    :func:`~drafting_config.resolve` reads a draft.
     """
     if method == "pard":
         return None
-    if method in ("ptd", "peagle"):
+    if method in ("ptd", "peagle") and (version is None or not since(version, ONE_MODEL_RUNNER)):
         return Runner.OLDER
     return Runner.NEWER
 
 
-def runs_on_either_runner(method: str | None, get: FieldGetter) -> bool:
-    """Whether vLLM may serve the draft with either runner (``VLLM_USE_V2_MODEL_RUNNER=0``,
-    or a feature the newer one lacks, selects the older), so both chains matter: DFlash,
-    unless the draft is one the older runner refuses (:func:`newer_runner_only`).
+def runs_on_either_runner(method: str | None, get: FieldGetter, version: str) -> bool:
+    """Whether vLLM ``version`` may serve the draft with either runner
+    (``VLLM_USE_V2_MODEL_RUNNER=0``, or a feature the newer one lacks, selects the older),
+    so both chains matter: DFlash, unless the draft is one the older runner refuses
+    (:func:`newer_runner_only`), on a release before :data:`~.names.ONE_MODEL_RUNNER`.
 
     Raises:
         ParallelDraftingConfigError: a field cannot be read at all (a property that raises).
     """
+    if since(version, ONE_MODEL_RUNNER):
+        return False
     return method == "dflash" and not newer_runner_only(get)
 
 

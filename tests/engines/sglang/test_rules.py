@@ -16,8 +16,10 @@ from hypothesis import strategies as st
 
 import drafting_config
 from drafting_config.command import main
+from drafting_config.engines import ENGINES, RELEASES
 from drafting_config.engines.sglang.layers import build_target_layer_ids
 from drafting_config.engines.sglang.tables import TARGET_CLASSES, Hook, LastLayer, model_types
+from drafting_config.engines.vllm.names import ENGINE as VLLM
 from drafting_config.values import codes
 from drafting_config.values.codes import (
     ARCHITECTURE_NOT_DRAFTER,
@@ -76,7 +78,7 @@ def messages(verdict: Verdict) -> str:
 
 
 def test_the_engine_is_named_on_each_verdict_and_vllm_is_the_default() -> None:
-    assert drafting_config.check(DFLASH).engine == "vllm 0.33.0"
+    assert drafting_config.check(DFLASH).engine == f"{VLLM}"
     assert drafting_config.check(DFLASH).algorithm == "dflash"
     verdict = sglang(DFLASH)
     assert (verdict.engine, verdict.algorithm, verdict.ok) == ("sglang 0.5.23", "DFLASH", True)
@@ -88,7 +90,7 @@ def test_an_unknown_engine_is_the_callers_mistake() -> None:
     with pytest.raises(
         ValueError,
         match=re.escape(
-            "engine must be 'vllm', 'sglang', 'vllm==0.32.0', 'vllm==0.33.0', 'sglang==0.5.23'"
+            "engine must be " + ", ".join(repr(name) for name in (*ENGINES, *RELEASES))
         ),
     ):
         drafting_config.check(DFLASH, engine="tgi")  # type: ignore[arg-type]
@@ -505,7 +507,7 @@ def test_engine_all_gives_one_verdict_per_engine_and_fails_when_one_fails(
     status = main(["check", "--engine", "all", str(path), "--target", str(target), "--json"])
     document = json.loads(capsys.readouterr().out)
     assert [(item["engine"], item["ok"]) for item in document] == [
-        ("vllm 0.33.0", True),
+        (f"{VLLM}", True),
         ("sglang 0.5.23", False),
     ]
     assert status == 1
@@ -514,10 +516,10 @@ def test_engine_all_gives_one_verdict_per_engine_and_fails_when_one_fails(
     assert text.endswith("1 checked: 1 valid, 0 invalid\n")
     main(["check", "--engine", "all", str(path), "--target", str(target)])
     text = capsys.readouterr().out
-    assert text.startswith(f"{path}: INVALID\n  vllm 0.33.0: serves as dflash (parallel)")
+    assert text.startswith(f"{path}: INVALID\n  {VLLM}: serves as dflash (parallel)")
     assert "\n  sglang 0.5.23: fails at " in text
     assert text.endswith(
-        "1 checked: 0 valid, 1 invalid (vllm 0.33.0 serves 1, sglang 0.5.23 serves 0)\n"
+        f"1 checked: 0 valid, 1 invalid ({VLLM} serves 1, sglang 0.5.23 serves 0)\n"
     )
 
 

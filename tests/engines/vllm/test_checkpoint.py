@@ -49,6 +49,7 @@ from tests.checkpoint_factory import (
     write_sharded,
 )
 from tests.conftest import EXAMPLES, load_json, only_error
+from tests.engines.vllm import PARALLEL_SWITCH
 from tests.fake_cache import use_cache, write_cached_repo
 from tests.fake_hub import MAIN_COMMIT, FakeHub, FakeRepo, serve
 
@@ -152,14 +153,15 @@ def run(
     aux: tuple[int, ...] | None = None,
     aux_source: str | None = None,
 ) -> Found:
-    """The checkpoint rule over ``shapes``, for ``config`` as resolved; ``aux`` and
+    """The checkpoint rule over ``shapes``, for ``config`` as resolved (on the newest release
+    that drafts PTD and PARD drafts in parallel, reading their token); ``aux`` and
     ``aux_source`` stand for the layers vLLM's runner taps, when given."""
     tensors = {n: TensorHeader("BF16", tuple(s), "model.safetensors") for n, s in shapes.items()}
     resolution = resolve(dict(config))
     if aux is not None:
         resolution = replace(resolution, tapped=TappedLayers(aux, aux_source))
     subject = replace(
-        VllmSubject.of(resolution),
+        VllmSubject.of(resolution, version=PARALLEL_SWITCH.removeprefix("vllm==")),
         checkpoint=CheckpointHeaders(("model.safetensors",), tensors, 100),
     )
     found = Findings()

@@ -30,6 +30,7 @@ from drafting_config.values.codes import (
 )
 from drafting_config.values.findings import Findings, Note
 from tests.checkpoint_factory import write_safetensors
+from tests.engines.vllm import PARALLEL_SWITCH
 
 QWEN3_1_7B: dict[str, Any] = {
     "architectures": ["Qwen3ForCausalLM"],
@@ -119,7 +120,7 @@ def test_the_rule_refuses_unequal_vocabularies_on_each_release_including_0_34_0(
 
 def test_a_pard_draft_is_a_draft_model_judged_on_its_vocabulary() -> None:
     # method draft_model with parallel_drafting: the same config-stage check
-    assert check(PARD_QWEN2, check_tokenizer=False).mode == "pard"
+    assert check(PARD_QWEN2, engine=PARALLEL_SWITCH, check_tokenizer=False).mode == "pard"
     verdict = check(PARD_QWEN2, target=QWEN2_32B, check_tokenizer=False)
     assert [e.code for e in verdict.errors] == [VOCAB_DIFFERS_FROM_TARGET]
 

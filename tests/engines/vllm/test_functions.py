@@ -46,6 +46,7 @@ from drafting_config.values.errors import TargetLayersWarning
 from drafting_config.values.fields import field_getter
 from drafting_config.values.integers import exact_int
 from tests.conftest import REPO
+from tests.engines.vllm import TWO_RUNNERS
 from tests.foreign import Unusable
 
 # --- vLLM 0.33.0, re-expressed --------------------------------------------------------------------
@@ -551,7 +552,7 @@ def test_the_model_name_is_not_guessed_from(tmp_path: Path) -> None:
 def test_the_muse_glimmer_draft_gets_the_two_runner_warning() -> None:
     """vLLM serves it as DFlash (by its architecture), on either runner; the newer runner
     reads its top-level ``target_layer_ids``, the older one reads no field of it."""
-    verdict = check(MUSE_GLIMMER)
+    verdict = check(MUSE_GLIMMER, engine=TWO_RUNNERS)
     assert verdict.errors == ()
     assert verdict.resolution is not None
     assert verdict.resolution.algorithm == "dflash"
@@ -560,6 +561,8 @@ def test_the_muse_glimmer_draft_gets_the_two_runner_warning() -> None:
         "vLLM's newer runner taps [2, 14, 26, 38, 50] from `target_layer_ids` and its older "
         "one, which may serve it too, the target's defaults."
     ]
+    # the default release has one runner: no warning
+    assert [w for w in check(MUSE_GLIMMER).warnings if isinstance(w, TargetLayersWarning)] == []
 
 
 def _muse_glimmer_rewrite(config: dict[str, Any]) -> dict[str, Any]:

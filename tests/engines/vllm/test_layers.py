@@ -30,6 +30,7 @@ from drafting_config.engines.vllm.runners import default_layers
 from drafting_config.integrations import vllm
 from drafting_config.values.errors import TargetLayersWarning
 from tests.conftest import EXAMPLES, assert_clean, load_json, only_error
+from tests.engines.vllm import PARALLEL_SWITCH, PEAGLE, TWO_RUNNERS, tokens_read  # noqa: F401
 from tests.foreign import Unusable, int_enum
 
 QWEN3_4B = {"vocab_size": 151936, "hidden_size": 2560, "num_hidden_layers": 36}
@@ -211,14 +212,23 @@ def test_only_the_list_the_runner_reads_is_judged_and_the_others_get_a_note() ->
 
 def test_the_serving_list_of_a_ptd_draft_is_checked_on_the_older_runner() -> None:
     config = {"ptd_token_id": 5, "eagle_aux_hidden_state_layer_ids": [2, 18, 40]}
-    error = only_error(check(config, target=QWEN3_4B, check_tokenizer=False))
+    error = only_error(
+        check(config, target=QWEN3_4B, engine=PARALLEL_SWITCH, check_tokenizer=False)
+    )
     assert error.field == "eagle_aux_hidden_state_layer_ids"
     assert "in the older model runner" in (error.evidence or "")
+    # the default release serves it as sequential EAGLE-3, on its one runner
+    error = only_error(check(config, target=QWEN3_4B, check_tokenizer=False))
+    assert error.field == "eagle_aux_hidden_state_layer_ids"
+    assert "older" not in (error.evidence or "")
 
 
 def test_a_pard_draft_taps_no_layers() -> None:
     config = {"pard_token": 5, "target_layer_ids": ["x"], "num_target_layers": "many"}
-    assert_clean(check(config, target=QWEN3_4B, check_tokenizer=False))
+    assert_clean(check(config, target=QWEN3_4B, engine=PARALLEL_SWITCH, check_tokenizer=False))
+    verdict = check(config, target=QWEN3_4B, check_tokenizer=False)  # a draft model, no taps
+    assert verdict.errors == ()
+    assert [w.field for w in verdict.warnings] == ["pard_token"]
 
 
 # --- DFlash on either runner ----------------------------------------------------------------------
@@ -226,7 +236,7 @@ def test_a_pard_draft_taps_no_layers() -> None:
 
 def test_a_dflash_draft_whose_runners_disagree_gets_a_warning_naming_both() -> None:
     config = {"dflash_config": {"mask_token_id": 151669}, "target_layer_ids": [1, 9, 17]}
-    verdict = check(config, target=QWEN3_4B)
+    verdict = check(config, target=QWEN3_4B, engine=TWO_RUNNERS)
     assert verdict.errors == ()
     assert layer_warnings(verdict) == [
         "vLLM's newer runner taps [2, 10, 18] from `target_layer_ids` and its older one, which "
@@ -237,12 +247,14 @@ def test_a_dflash_draft_whose_runners_disagree_gets_a_warning_naming_both() -> N
     assert "VLLM_USE_V2_MODEL_RUNNER=0" in (warning.evidence or "")
     # the fix: a field both runners read first
     fixed = {**config, "eagle_aux_hidden_state_layer_ids": [2, 10, 18]}
-    assert layer_warnings(check(fixed, target=QWEN3_4B)) == []
+    assert layer_warnings(check(fixed, target=QWEN3_4B, engine=TWO_RUNNERS)) == []
     agreeing = {"dflash_config": {"mask_token_id": 151669, "target_layer_ids": [1, 9, 17]}}
-    assert layer_warnings(check(agreeing, target=QWEN3_4B)) == []
+    assert layer_warnings(check(agreeing, target=QWEN3_4B, engine=TWO_RUNNERS)) == []
     # A candidate-head DFlash draft runs on the newer runner only.
     candidate = {**config, "architectures": ["DFlash2DraftModel"]}
-    assert layer_warnings(check(candidate, target=QWEN3_4B)) == []
+    assert layer_warnings(check(candidate, target=QWEN3_4B, engine=TWO_RUNNERS)) == []
+    # the default release has one runner
+    assert layer_warnings(check(config, target=QWEN3_4B)) == []
 
 
 def test_a_dspark_draft_runs_on_the_newer_runner_only() -> None:
@@ -480,6 +492,7 @@ def test_k3_dspark_requires_num_target_layers_to_count_its_layer_ids() -> None:
 # --- DeepSeek-V4.1: dspark_target_layer_ids as given ----------------------------------------------
 
 
+@pytest.mark.usefixtures("tokens_read")  # a generic token on no class: PARD, read up to then
 def test_dspark_target_layer_ids_are_capture_indices_for_a_deepseek_v41_target() -> None:
     config = {"mask_token_id": 5, "dspark_target_layer_ids": [1, 61]}
     v41 = {"model_type": "deepseek_v41", "num_hidden_layers": 61}
@@ -517,8 +530,8 @@ def test_a_speculators_peagle_drafter_has_its_eagle_layer_ids_checked() -> None:
         "eagle_aux_hidden_state_layer_ids": [2, 18, 33],
     }
     del config["aux_hidden_state_layer_ids"]
-    assert check(config, target=QWEN3_8B).errors == ()
-    error = only_error(check(config, target={**QWEN3_8B, "num_hidden_layers": 32}))
+    assert check(config, target=QWEN3_8B, engine=PEAGLE).errors == ()
+    error = only_error(check(config, target={**QWEN3_8B, "num_hidden_layers": 32}, engine=PEAGLE))
     assert error.field == "eagle_aux_hidden_state_layer_ids"
 
 
@@ -592,7 +605,7 @@ def test_a_dflash_draft_mixing_sliding_and_full_layers_runs_on_the_newer_runner_
         "target_layer_ids": [1, 9, 17],
         "layer_types": layer_types,
     }
-    assert bool(layer_warnings(check(config, target=QWEN3_4B))) is warned
+    assert bool(layer_warnings(check(config, target=QWEN3_4B, engine=TWO_RUNNERS))) is warned
 
 
 # --- labels (point 6) -----------------------------------------------------------------------------
@@ -613,7 +626,7 @@ def test_a_dflash_layout_with_a_dspark_projector_is_dspark(
     }
     model = ParallelDraftingConfig.from_hf_config(config)
     assert model.algorithm == algorithm
-    warned = layer_warnings(check(config, target=QWEN3_4B))
+    warned = layer_warnings(check(config, target=QWEN3_4B, engine=TWO_RUNNERS))
     assert bool(warned) is (algorithm == "dflash")  # the older runner reads no top-level list
 
 
@@ -677,7 +690,7 @@ def test_the_omni_validator_reads_a_draft_of_the_omni_dspark_architecture() -> N
 
 def test_a_list_read_by_no_runner_says_vllm_taps_the_defaults() -> None:
     config = {"ptd_token_id": 5, "target_layer_ids": [1, 9]}
-    verdict = check(config, target=QWEN3_4B, check_tokenizer=False)
+    verdict = check(config, target=QWEN3_4B, engine=PARALLEL_SWITCH, check_tokenizer=False)
     assert verdict.errors == ()
     assert verdict.notes == (
         "`target_layer_ids` is not read by vLLM for this draft, which taps the target model's "

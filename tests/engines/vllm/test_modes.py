@@ -12,8 +12,15 @@ from typing import Any
 import pytest
 
 from drafting_config import check
-from drafting_config.values.codes import SEQUENTIAL_NOT_PARALLEL, SERVED_SEQUENTIALLY, Step
+from drafting_config.values.codes import (
+    PARALLEL_SWITCH_REFUSED,
+    SEQUENTIAL_NOT_PARALLEL,
+    SERVED_SEQUENTIALLY,
+    TOKEN_UNUSED,
+    Step,
+)
 from drafting_config.values.findings import Note
+from tests.engines.vllm import PARALLEL_SWITCH, PEAGLE
 from tests.engines.vllm.test_layers import QWEN3_8B as QWEN3_8B_TARGET
 from tests.engines.vllm.test_layers import SPECULATORS
 
@@ -31,7 +38,7 @@ QWEN3_LM: dict[str, Any] = {
 
 def test_a_sequential_eagle3_draft_is_ok_with_a_note_naming_the_parallel_switch() -> None:
     # vLLM 0.33.0 builds it and passes every stage (engine_runs, method eagle3).
-    verdict = check(EAGLE3_FIXTURE, target=QWEN3_8B)
+    verdict = check(EAGLE3_FIXTURE, target=QWEN3_8B, engine=PARALLEL_SWITCH)
     assert verdict.errors == ()
     assert (verdict.mode, verdict.parallel) == ("eagle3", False)
     assert json.loads(verdict.serve_with or "") == {"method": "eagle3"}
@@ -43,15 +50,23 @@ def test_a_sequential_eagle3_draft_is_ok_with_a_note_naming_the_parallel_switch(
     # read as vLLM's eagle3 method: the EAGLE-3 runner's layers, the target's defaults here
     assert verdict.resolution is not None
     assert verdict.resolution.algorithm is None  # the library's reading stays the draft's own
+    # a release with no parallel EAGLE-3 says so, and names no switch it refuses
+    (later,) = [n for n in check(EAGLE3_FIXTURE, target=QWEN3_8B).notes if "sequentially" in n]
+    assert isinstance(later, Note)
+    assert later.fix == "serve it with vLLM 0.33.0 or older, or train a DFlash or DSpark drafter"
 
 
 def test_require_parallel_makes_a_sequential_draft_an_error_of_the_token_step() -> None:
     # With "parallel_drafting": true, vLLM's speculator raises "For parallel drafting, the
     # draft model config must have ..." (engine_runs, eagle3 +parallel).
-    verdict = check(EAGLE3_FIXTURE, target=QWEN3_8B, require_parallel=True)
+    verdict = check(EAGLE3_FIXTURE, target=QWEN3_8B, require_parallel=True, engine=PARALLEL_SWITCH)
     (error,) = verdict.errors
     assert error.code is SEQUENTIAL_NOT_PARALLEL
     assert error.step is Step.TOKEN
+    # 0.34.0 refuses the switch itself, at the config stage (engine_runs, eagle3 +parallel)
+    (refused,) = check(EAGLE3_FIXTURE, target=QWEN3_8B, require_parallel=True).errors
+    assert refused.code is PARALLEL_SWITCH_REFUSED
+    assert refused.step is Step.PARSE
     assert "--require-parallel" in str(error)
     assert "`ptd_token_id`" in (error.fix or "")
     assert (verdict.mode, verdict.parallel, verdict.serve_with) == (None, None, None)
@@ -66,7 +81,7 @@ def test_a_sequential_eagle3_draft_is_judged_along_its_whole_load_path() -> None
 
 
 def test_a_plain_causal_lm_is_a_sequential_draft_model() -> None:
-    verdict = check(QWEN3_LM)
+    verdict = check(QWEN3_LM, engine=PARALLEL_SWITCH)
     assert verdict.errors == ()
     assert (verdict.mode, verdict.parallel) == ("draft-model", False)
     assert json.loads(verdict.serve_with or "") == {"method": "draft_model"}
@@ -85,9 +100,14 @@ def test_a_config_naming_nothing_vllm_drafts_with_still_lacks_its_token(
 def test_a_bad_token_field_stays_an_error_in_the_parallel_mode_it_asks_for() -> None:
     # vLLM would serve it sequentially (engine_runs: draft_model passes), but the author
     # asked for PARD and would silently get another drafter.
-    verdict = check(ROOT / "examples" / "invalid" / "pard-token-as-string")
+    verdict = check(ROOT / "examples" / "invalid" / "pard-token-as-string", engine=PARALLEL_SWITCH)
     assert [e.field for e in verdict.errors][:1] == ["pard_token"]
     assert verdict.mode is None
+    # a release with no PARD reads no token: a draft model, the token unused (a warning)
+    verdict = check(ROOT / "examples" / "invalid" / "pard-token-as-string")
+    assert verdict.errors == ()
+    assert [(w.code, w.field) for w in verdict.warnings] == [(TOKEN_UNUSED, "pard_token")]
+    assert (verdict.mode, verdict.parallel) == ("draft-model", False)
 
 
 @pytest.mark.parametrize(
@@ -106,10 +126,29 @@ def test_a_bad_token_field_stays_an_error_in_the_parallel_mode_it_asks_for() -> 
 def test_each_parallel_example_says_how_vllm_serves_it(
     example: str, mode: str, serve_with: dict[str, object]
 ) -> None:
-    verdict = check(ROOT / "examples" / example)
+    verdict = check(ROOT / "examples" / example, engine=PARALLEL_SWITCH)
     assert verdict.ok, verdict.errors
     assert (verdict.mode, verdict.parallel) == (mode, True)
     assert json.loads(verdict.serve_with or "") == serve_with
+
+
+@pytest.mark.parametrize(
+    ("example", "mode", "method"),
+    [
+        ("pard-llama3-1b", "draft-model", "draft_model"),
+        ("ptd-eagle3-llama3-8b", "eagle3", "eagle3"),
+    ],
+)
+def test_the_default_release_serves_ptd_and_pard_sequentially(
+    example: str, mode: str, method: str
+) -> None:
+    # vLLM 0.34.0 refuses "parallel_drafting": true but for dflash and dspark
+    # (SpeculativeConfig._verify_args): never a serve command it refuses
+    verdict = check(ROOT / "examples" / example)
+    assert verdict.ok, verdict.errors
+    assert (verdict.mode, verdict.parallel) == (mode, False)
+    assert json.loads(verdict.serve_with or "") == {"method": method}
+    assert [w.code for w in verdict.warnings] == [TOKEN_UNUSED]
 
 
 def test_dflash2_and_peagle_classes_are_their_own_modes() -> None:
@@ -124,7 +163,7 @@ def test_dflash2_and_peagle_classes_are_their_own_modes() -> None:
         "eagle_aux_hidden_state_layer_ids": [2, 18, 33],
     }
     del peagle["aux_hidden_state_layer_ids"]
-    verdict = check(peagle, target=QWEN3_8B_TARGET)
+    verdict = check(peagle, target=QWEN3_8B_TARGET, engine=PEAGLE)
     assert verdict.ok, verdict.errors
     assert (verdict.mode, verdict.parallel) == ("peagle", True)
     assert json.loads(verdict.serve_with or "") == {"method": "eagle3", "parallel_drafting": True}

@@ -1,4 +1,5 @@
-"""vLLM 0.32.0 beside 0.33.0: ``engine="vllm==0.32.0"`` gives 0.32.0's verdicts.
+"""vLLM 0.32.0 beside 0.33.0, and 0.33.0 beside 0.34.0: ``engine="vllm==VERSION"`` gives that
+release's verdicts (F-J, for 0.34.0, at the end).
 
 Every rule that differs between the two releases (docs/contributing.md, "Adding an engine
 release") has a draft/target pair here whose verdicts differ on the two releases:
@@ -17,20 +18,23 @@ release") has a draft/target pair here whose verdicts differ on the two releases
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, cast
 
 import pytest
 
 from drafting_config import Verdict, check
 from drafting_config.engines import ENGINES, RELEASES, engine_rules
 from drafting_config.engines.transformers import transformers_tables
-from drafting_config.engines.vllm.names import VERSIONS
+from drafting_config.engines.vllm.names import ENGINE, VERSIONS, Release
 from drafting_config.values import codes
-from tests.conftest import QWEN3_8B_DFLASH_DRAFT, only_error
+from tests.conftest import EXAMPLES, QWEN3_8B_DFLASH_DRAFT, load_json, only_error
+from tests.engines.vllm.test_layers import SPECULATORS
 from tests.engines.vllm.test_load_path import DFLASH, DSPARK, LONG_TARGET, QWEN3_8B_TARGET
 from tests.installed_engines import Install, fake_installs
+from tests.test_real_configs import CORPUS
 
 
 def verdicts(draft: dict[str, Any], **options: Any) -> tuple[Verdict, Verdict]:
@@ -43,9 +47,16 @@ def verdicts(draft: dict[str, Any], **options: Any) -> tuple[Verdict, Verdict]:
 def test_each_release_is_named_in_its_verdict() -> None:
     older, newer = verdicts(QWEN3_8B_DFLASH_DRAFT)
     assert (older.engine, newer.engine) == ("vllm 0.32.0", "vllm 0.33.0")
-    assert check(QWEN3_8B_DFLASH_DRAFT, check_tokenizer=False).engine == "vllm 0.33.0"
-    assert VERSIONS == ("0.32.0", "0.33.0")
-    assert set(RELEASES) == {"vllm==0.32.0", "vllm==0.33.0", "sglang==0.5.23"}
+    assert check(QWEN3_8B_DFLASH_DRAFT, check_tokenizer=False).engine == ENGINE
+    assert f"vllm {VERSIONS[-1]}" == ENGINE
+    assert VERSIONS == ("0.32.0", "0.33.0", "0.34.0")
+    assert {name for name in RELEASES if name.startswith("vllm==")} == {
+        f"vllm=={version}" for version in VERSIONS
+    }
+    for version in VERSIONS:
+        assert check(QWEN3_8B_DFLASH_DRAFT, engine=cast(Release, f"vllm=={version}")).engine == (
+            f"vllm {version}"
+        )
 
 
 def test_a_release_the_package_does_not_ship_is_refused() -> None:
@@ -155,3 +166,130 @@ def test_a_bare_name_means_the_installed_release_if_shipped(install: Install) ->
     assert not any("installed" in note for note in verdict.notes)
     assert check(QWEN3_8B_DFLASH_DRAFT, engine=last).engine == f"vllm {newest}"
     assert engine_rules("sglang")[0] is ENGINES["sglang"]
+
+
+# --- vLLM 0.34.0 beside 0.33.0 ----------------------------------------------------------------
+#
+# F (gate REFUSES_PARALLEL_SWITCH): PTD and PARD are served sequentially, their token unused.
+# G (gate REFUSES_PEAGLE): P-EAGLE is refused.
+# H (gate ONE_MODEL_RUNNER): one runner, so no runner disagreement and no older-runner note.
+# I (gate CHECKS_DECLARED_SPECULATOR): the method must be the one the draft's class declares.
+# J (data): Gemma, OLMoE, StableLM and Aria targets tapped through the Transformers backend;
+#   DFlash2RicursiveDraftModel registered; transformers up to 5.22.x.
+
+ENGINE_0_34: Final = "vllm==0.34.0"
+
+
+def last_two(draft: Any, **options: Any) -> tuple[Verdict, Verdict]:
+    """The draft's verdicts on vLLM 0.33.0 and 0.34.0."""
+    older = check(draft, engine="vllm==0.33.0", check_tokenizer=False, **options)
+    newer = check(draft, engine=ENGINE_0_34, check_tokenizer=False, **options)
+    return older, newer
+
+
+@pytest.mark.parametrize(
+    ("example", "field", "mode", "method"),
+    [
+        ("ptd-eagle3-llama3-8b", "ptd_token_id", "eagle3", "eagle3"),
+        ("pard-llama3-1b", "pard_token", "draft-model", "draft_model"),
+    ],
+)
+def test_f_ptd_and_pard_drafts_serve_sequentially_from_0_34_0(
+    example: str, field: str, mode: str, method: str
+) -> None:
+    older, newer = last_two(EXAMPLES / example)
+    assert older.ok
+    assert newer.ok
+    assert json.loads(older.serve_with or "") == {"method": method, "parallel_drafting": True}
+    assert older.parallel is True
+    assert older.warnings == ()
+    assert (newer.mode, newer.parallel) == (mode, False)
+    assert json.loads(newer.serve_with or "") == {"method": method}  # never the refused switch
+    (warning,) = newer.warnings
+    assert (warning.code, warning.field) == (codes.TOKEN_UNUSED, field)
+    assert warning.fix == "serve it with vLLM 0.33.0 or older to draft it in parallel"
+    assert "vllm/config/speculative.py: SpeculativeConfig._verify_args" in (warning.evidence or "")
+    assert newer.token_id is None  # vLLM reads no token
+    required = last_two(EXAMPLES / example, require_parallel=True)
+    assert required[0].ok
+    error = only_error(required[1])
+    assert (error.code, error.field) == (codes.PARALLEL_SWITCH_REFUSED, field)
+
+
+def test_f_an_unused_token_is_not_judged() -> None:
+    lm = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "pard_token": "7"}
+    older, newer = last_two(lm)
+    assert only_error(older).field == "pard_token"
+    assert newer.errors == ()
+    assert [w.code for w in newer.warnings] == [codes.TOKEN_UNUSED]
+
+
+def test_g_p_eagle_is_refused_from_0_34_0() -> None:
+    peagle = CORPUS / "drafts" / "specforge--qwen3-8b-peagle.json"
+    older, newer = last_two(peagle)
+    assert [e.code for e in older.errors][1:] == [codes.RENAMED_ARCHITECTURE_UNSUPPORTED]
+    (error,) = [e for e in newer.errors if e.field == "architectures"]
+    assert error.code is codes.METHOD_UNSUPPORTED
+    assert "P-EAGLE" in str(error)
+    assert error.fix == "serve it with vLLM 0.33.0 or older, or train a DFlash or DSpark drafter"
+    assert "registry.py" in (error.evidence or "")
+    speculators = {**SPECULATORS, "speculators_model_type": "peagle"}
+    speculators["eagle_aux_hidden_state_layer_ids"] = speculators.pop("aux_hidden_state_layer_ids")
+    older, newer = last_two(speculators)
+    assert older.errors == ()
+    error = only_error(newer)
+    assert (error.code, error.field) == (codes.METHOD_UNSUPPORTED, "speculators_model_type")
+    assert "update_peagle" in (error.evidence or "")
+
+
+def test_h_one_runner_from_0_34_0() -> None:
+    assistant = CORPUS / "drafts" / "z-lab--assistant-config.json"
+    older, newer = last_two(assistant)
+    assert [w.code for w in older.warnings] == [codes.RUNNERS_DISAGREE_ON_LAYERS]
+    assert newer.warnings == ()
+    assert newer.errors == ()
+    anchored = {**DFLASH, "dflash_config": {**DFLASH["dflash_config"], "sample_from_anchor": True}}
+    older, newer = last_two(anchored)
+    assert only_error(older).code is only_error(newer).code is codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED
+    assert any("older model runner" in note for note in older.notes)
+    assert not any("runner" in note for note in newer.notes)
+    for verdict in last_two(anchored)[1:]:  # no 0.34.0 finding names the deleted runner
+        for finding in (*verdict.errors, *verdict.warnings):
+            assert "older" not in str(finding)
+            assert "gpu_model_runner" not in (finding.evidence or "")
+            assert "v1/spec_decode/" not in (finding.evidence or "")
+
+
+def test_i_a_method_the_class_does_not_declare_is_refused_from_0_34_0() -> None:
+    config = load_json(EXAMPLES / "dflash-qwen3-4b" / "config.json")
+    config["dflash_config"] = {**config["dflash_config"], "projector_type": "dspark"}
+    older, newer = last_two(config)
+    assert older.errors == ()
+    assert [w.code for w in older.warnings] == [codes.DSPARK_ARCHITECTURE_REPLACED]
+    error = only_error(newer)
+    assert (error.code, error.field) == (codes.METHOD_NOT_DECLARED, "architectures")
+    assert "_resolve_checkpoint_config_class" in (error.evidence or "")
+    assert check(EXAMPLES / "dflash-qwen3-4b", engine=ENGINE_0_34).errors == ()  # as declared
+
+
+@pytest.mark.parametrize(
+    "architecture",
+    ["GemmaForCausalLM", "OlmoeForCausalLM", "StableLmForCausalLM", "AriaForConditionalGeneration"],
+)
+def test_j_targets_tapped_through_the_transformers_backend_from_0_34_0(architecture: str) -> None:
+    target = {**QWEN3_8B_TARGET, "architectures": [architecture]}
+    older, newer = last_two(DFLASH, target=target)
+    assert only_error(older).code is codes.TARGET_NOT_TAPPABLE
+    assert newer.errors == ()
+
+
+def test_j_the_registry_and_the_transformers_range_of_0_34_0() -> None:
+    ricursive = {**DFLASH, "architectures": ["DFlash2RicursiveDraftModel"]}
+    older, newer = last_two(ricursive)
+    assert any(e.code is codes.ARCHITECTURE_UNSUPPORTED for e in older.errors)
+    assert not any(e.code is codes.ARCHITECTURE_UNSUPPORTED for e in newer.errors)
+    tables = transformers_tables()
+    new = sorted(t for t, first in tables.model_types.items() if first == "5.22.0")[0]
+    older, newer = last_two({**DFLASH, "model_type": new})
+    assert only_error(older).field == "model_type"
+    assert newer.errors == ()

@@ -29,6 +29,7 @@ from drafting_config.values.codes import Step
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value
 from drafting_config.values.fields import field_getter
 from tests.conftest import EXAMPLES, VALID_EXAMPLES, load_json
+from tests.engines.vllm import PARALLEL_SWITCH, PEAGLE
 from tests.foreign import Unusable, int_enum
 
 Config = dict[str, Any]
@@ -957,10 +958,14 @@ def test_a_speculators_eagle3_file_is_served_as_sequential_eagle3() -> None:
         '{"method": "eagle3"}',
     )
     assert codes.SERVED_SEQUENTIALLY in {getattr(note, "code", None) for note in verdict.notes}
-    required = check(eagle3_config(), check_tokenizer=False, require_parallel=True)
+    required = check(
+        eagle3_config(), check_tokenizer=False, require_parallel=True, engine=PARALLEL_SWITCH
+    )
     (error,) = required.errors
     assert (error.code, error.field) == (codes.SEQUENTIAL_NOT_PARALLEL, SPECULATORS_TYPE_FIELD)
     assert error.step is Step.TOKEN  # the real engine: no token field, at the speculator
+    (error,) = check(eagle3_config(), check_tokenizer=False, require_parallel=True).errors
+    assert (error.code, error.step) == (codes.PARALLEL_SWITCH_REFUSED, Step.PARSE)  # 0.34.0
 
 
 def test_a_broken_speculators_eagle3_file_stays_invalid_when_served_sequentially() -> None:
@@ -1015,7 +1020,8 @@ def test_a_layer_config_field_the_class_reads_must_be_set(
     config = eagle3_config() if algorithm == "eagle3" else CONFIGS[algorithm]()
     config["sample_from_anchor"] = False
     del config["transformer_layer_config"][field]
-    errors = check(config, check_tokenizer=False).errors
+    engine = PEAGLE if algorithm == "peagle" else "vllm"  # later releases refuse P-EAGLE
+    errors = check(config, engine=engine, check_tokenizer=False).errors
     missing = [e for e in errors if e.code is codes.CONSTRUCTOR_FIELD_MISSING]
     assert bool(missing) is refused, [str(e) for e in errors]
     if refused:
@@ -1025,7 +1031,9 @@ def test_a_layer_config_field_the_class_reads_must_be_set(
         assert error.evidence is not None
         assert f"has no attribute '{field}'" in error.evidence
     config["transformer_layer_config"][field] = None  # present: not this rule's
-    assert not [e for e in check(config).errors if e.code is codes.CONSTRUCTOR_FIELD_MISSING]
+    assert not [
+        e for e in check(config, engine=engine).errors if e.code is codes.CONSTRUCTOR_FIELD_MISSING
+    ]
 
 
 # --- errors name the file's fields, not the translated ones ---------------------------------------

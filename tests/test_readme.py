@@ -152,9 +152,7 @@ def test_there_are_transcripts_to_check() -> None:
 
 
 def test_the_readme_is_a_landing_page() -> None:
-    # 150 until issue 39, whose findings add a note to each DFlash transcript, a warning to the
-    # failing pair's and two footer lines to the examples' sweep
-    assert len(README.read_text(encoding="utf-8").splitlines()) <= 160
+    assert len(README.read_text(encoding="utf-8").splitlines()) <= 150
 
 
 def test_every_link_from_the_readme_to_the_docs_leads_to_a_page() -> None:

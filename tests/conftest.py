@@ -23,6 +23,7 @@ from tools.engine_wheels import (
     fetch_wheel,
     transformers_spec,
 )
+from tools.transcripts import TERMINAL_VARIABLES
 
 pytest_plugins = ["tests.slowest"]
 
@@ -37,13 +38,9 @@ settings.register_profile("mutmut", parent=settings.get_profile("ci"), max_examp
 settings.load_profile("mutmut" if "MUTANT_UNDER_TEST" in os.environ else "ci")
 
 
-TERMINAL_VARIABLES = ("COLUMNS", "FORCE_COLOR", "NO_COLOR")
-"""What the text output's width and colour read from the environment: no test inherits
-them from the shell that runs the suite."""
-
-
 @pytest.fixture(autouse=True)
 def _no_terminal_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    # What the text output's width and colour read: no test inherits them from the shell
     for name in TERMINAL_VARIABLES:
         monkeypatch.delenv(name, raising=False)
 

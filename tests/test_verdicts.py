@@ -54,7 +54,7 @@ LLAMA3_8B = {"vocab_size": 128256, "hidden_size": 4096, "num_hidden_layers": 32}
 VERIFIER = "Qwen/Qwen3-8B"
 NO_TARGET = "target not checked: no target given"
 CAUSALITY_NOTE = (
-    "No causality is recorded: the engine runs the drafter non-causal, causal only on "
+    "no causality is recorded: the engine runs the drafter non-causal, causal only on "
     "sliding-window layers."
 )
 NO_TOKENIZER_DIRECTORY = "tokenizer not checked: a config object has no directory to look in"

@@ -17,6 +17,7 @@ Each command runs through the shell from the repository root, as the test runs i
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -42,10 +43,17 @@ def documents(repo: Path = REPO) -> list[Path]:
     return [repo / "README.md", *sorted((repo / "docs").rglob("*.md"))]
 
 
+TERMINAL_VARIABLES = ("COLUMNS", "FORCE_COLOR", "NO_COLOR")
+"""What the text output's width and colour read from the environment: unset for the
+transcripts, which show output in a pipe at its default width, without colour."""
+
+
 def shell(command: str, repo: Path = REPO) -> str:
-    """What ``command`` prints on standard output, run by the shell from ``repo``."""
+    """What ``command`` prints on standard output, run by the shell from ``repo`` without
+    :data:`TERMINAL_VARIABLES`, as ``tests/test_readme.py`` runs it."""
+    env = {name: value for name, value in os.environ.items() if name not in TERMINAL_VARIABLES}
     result = subprocess.run(
-        command, shell=True, cwd=repo, capture_output=True, text=True, check=False
+        command, shell=True, cwd=repo, capture_output=True, text=True, check=False, env=env
     )
     return result.stdout
 

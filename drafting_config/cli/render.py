@@ -202,8 +202,6 @@ class _Shown:
 def _shown_findings(verdict: Verdict, plan: EditPlan | None = None) -> list[_Shown]:
     """A verdict's findings, errors first, then warnings, then notes; fixable by ``plan``
     (the draft's, so that edits two engines disagree on are marked on neither)."""
-    rows = finding_rows(verdict, plan)
-    findings = (*verdict.errors, *verdict.warnings, *verdict.notes)  # the rows' order
     return [
         _Shown(
             str(row["severity"]),
@@ -212,18 +210,10 @@ def _shown_findings(verdict: Verdict, plan: EditPlan | None = None) -> list[_Sho
             str(row["message"]),
             None if row["fix"] is None else str(row["fix"]),
             None if row["evidence"] is None else str(row["evidence"]),
-            _fixable(row, finding),
+            bool(row["fixable"]),
         )
-        for row, finding in zip(rows, findings, strict=True)
+        for row in finding_rows(verdict, plan)
     ]
-
-
-def _fixable(row: Mapping[str, object], finding: object) -> bool:
-    """Whether ``--fix`` would mend a finding: its row's ``fixable`` where the row says,
-    else whether it carries a certain edit."""
-    if "fixable" in row:
-        return bool(row["fixable"])
-    return getattr(finding, "edit", None) is not None
 
 
 def headline_word(verdicts: Sequence[Verdict], strict: bool) -> str:

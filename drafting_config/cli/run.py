@@ -60,6 +60,7 @@ from drafting_config.engines import (
 from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
 from drafting_config.values.codes import (
     CAUSALITY_ASSUMED,
+    CODES,
     SAMPLE_FROM_ANCHOR_ASSUMED,
     TARGET_NOT_GIVEN,
     TOKENIZER_NOT_FOUND,
@@ -401,8 +402,6 @@ def _code_for_path(paths: Sequence[str]) -> None:
     Raises:
         _UsageError: one is.
     """
-    from drafting_config.values.codes import CODES  # noqa: PLC0415
-
     for path in paths:
         if path in CODES and not os.path.exists(path):
             raise _UsageError(

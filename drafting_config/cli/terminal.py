@@ -12,7 +12,8 @@ the docs' transcripts) is wrapped at :data:`PIPE_WIDTH`.
 A wait longer than a second (``--download``) shows a spinner on standard error, on a
 terminal only (:func:`waiting`).
 
-Nothing here is imported but ``os``: no ``curses``, no thread until a spinner is needed.
+Nothing is imported for the terminal beyond ``os``: no ``curses``, and ``threading`` only
+once a spinner is needed.
 """
 
 from __future__ import annotations

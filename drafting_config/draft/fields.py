@@ -159,15 +159,14 @@ def placeholder_warning(
     source: str,
     token_id: int,
     field: str,
-    value: object,
     *,
     whose: str = "config's",
     text: str | None = None,
 ) -> PlaceholderTokenIdWarning:
     """The warning for a token id equal to a special-token field of the draft's config (or,
     with ``whose="target's"``, of the target's; with ``whose="tokenizer's"``, ``field`` is the
-    tokenizer's role, ``"eos"``, and ``text`` its token's text).  ``value`` is the field's
-    value: an id or a list of ids.
+    tokenizer's role, ``"eos"``, and ``text`` its token's text).  The words are the same
+    whether the field holds the id or a list holding it.
 
     A warning, not an error: a draft trained with that id as its mask runs as trained; one
     that was not fills its masked slots with a token the model gives a meaning, which may
@@ -175,7 +174,6 @@ def placeholder_warning(
     mask degraded acceptance).  :func:`one_placeholder_warning` says the warnings of one id
     from several sources as one."""
     role = field.rpartition(".")[2].removesuffix("_token_id").removesuffix("_token")
-    del value  # an id, or a list holding it: the words are the same
     owner = whose.removesuffix("'s")
     if "." in field:  # a nested field: say which
         owner += f" `{field}`"

@@ -389,7 +389,7 @@ def _placeholder_warnings(
 ) -> list[ParallelDraftingConfigWarning]:
     """A warning for each special-token field (top level, else text_config) equal to the id."""
     return [
-        placeholder_warning(in_file(source.value), token_id, in_file(field), value)
+        placeholder_warning(in_file(source.value), token_id, in_file(field))
         for field, value in special_token_fields(read)
         if names_token_id(value, token_id)
     ]

@@ -158,7 +158,7 @@ def engine_rules(engine: Engine) -> tuple[EngineRules, ParallelDraftingConfigWar
             fix=f"install a release the checker ships ({' or '.join(shipped(bare))}), or a "
             f"drafting-config that ships {bare} {public}",
             evidence=f"the installed {_DISTRIBUTIONS[bare]} distribution's metadata "
-            "(importlib.metadata.version)",
+            "(the Version of its METADATA, as importlib.metadata.version reads it)",
         )
     raise ValueError(f"engine: {engine!r} is no engine")
 

@@ -12,7 +12,7 @@ ANCHOR_NOTE: Final = (
 """``sample-from-anchor-assumed``: a DSpark draft's layout, decided by the engine."""
 
 CAUSALITY_NOTE: Final = (
-    "No causality is recorded: the engine runs the drafter non-causal, causal only on "
+    "no causality is recorded: the engine runs the drafter non-causal, causal only on "
     "sliding-window layers."
 )
 """``causality-assumed``: a DFlash-style drafter's attention, decided by the engine."""

@@ -98,7 +98,7 @@ def check_target_placeholders(subject: Subject, found: Findings) -> None:
         return
     for field, value in subject.target.special_tokens:
         if names_token_id(value, token_id):
-            found.warn(placeholder_warning(source, token_id, field, value, whose="target's"))
+            found.warn(placeholder_warning(source, token_id, field, whose="target's"))
 
 
 def _size_or_error(found: Findings, field: str, value: object) -> int | None:

@@ -81,7 +81,7 @@ def check_token_in_tokenizer(subject: Subject, found: Findings) -> None:
         if special is not None and special.id == token_id:
             found.warn(
                 placeholder_warning(
-                    str(field), token_id, role, special.id, whose="tokenizer's", text=special.text
+                    str(field), token_id, role, whose="tokenizer's", text=special.text
                 )
             )
     mask = tokenizer.special_tokens.get("mask")

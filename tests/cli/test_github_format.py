@@ -80,7 +80,7 @@ def test_a_note_every_verdict_shares_is_said_once_in_the_footer_with_its_count(
     assert run.lines[-4:] == [
         f"note (2 drafts): {shared}",
         # the DFlash draft's (issue 39): a note of the footer's codes, with its count
-        "note (1 draft): No causality is recorded: the engine runs the drafter non-causal, "
+        "note (1 draft): no causality is recorded: the engine runs the drafter non-causal, "
         "causal only on sliding-window layers.",
         "note (2 drafts): weights not checked for SGLang: its loaders are not modelled",
         # SGLang serves BROKEN as STANDALONE, its pard_token unused (a warning)

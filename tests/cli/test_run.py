@@ -89,7 +89,7 @@ NO_TOKENIZER = (
     "  note tokenizer-not-found: tokenizer not checked: no tokenizer files beside the draft"
 )
 CAUSAL = [
-    "  note causality-assumed dflash_config.causal: No causality is recorded: the engine runs the "
+    "  note causality-assumed dflash_config.causal: no causality is recorded: the engine runs the "
     "drafter non-causal, causal only on sliding-window layers."
 ]
 """The note every DFlash draft that records no causality gets (issue 39)."""

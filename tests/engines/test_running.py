@@ -276,7 +276,7 @@ def test_the_assumed_defaults_are_said_once_in_a_sweeps_footer(
     drafts = [EXAMPLES / "dspark-qwen3-8b", EXAMPLES / "dspark-noise-qwen3-8b"]
     run = run_cli(capsys, "check", "--engine", "all", "--no-tokenizer", *drafts)
     anchor = [line for line in run.lines if "`sample_from_anchor` is not recorded" in line]
-    causal = [line for line in run.lines if "No causality is recorded" in line]
+    causal = [line for line in run.lines if "no causality is recorded" in line]
     assert anchor == [line for line in anchor if line.startswith("note (2 drafts): ")]
     assert causal == [line for line in causal if line.startswith("note (2 drafts): ")]
     assert len(anchor) == len(causal) == 1

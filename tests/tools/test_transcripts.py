@@ -87,3 +87,12 @@ def test_check_names_a_stale_document_and_writes_nothing(
     assert readme.read_text(encoding="utf-8") == DOCUMENT
     assert transcripts.main([]) == 0
     assert transcripts.main(["--check"]) == 0
+
+
+def test_the_commands_run_without_the_terminal_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a shell that exports COLUMNS (or FORCE_COLOR) must not rewrite the transcripts at its
+    # width (or in colour): the test runs them without these
+    for name in transcripts.TERMINAL_VARIABLES:
+        monkeypatch.setenv(name, "90")
+    printed = transcripts.shell('echo "[$COLUMNS$FORCE_COLOR$NO_COLOR]"')
+    assert printed == "[]\n"

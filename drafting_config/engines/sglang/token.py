@@ -239,7 +239,7 @@ def check_sglang_placeholders(subject: Subject, found: Findings) -> None:
     for field in ("pad_token_id", "bos_token_id", "eos_token_id"):
         value = subject.get(field, None)
         if value is not None and names_token_id(value, token_id):
-            found.warn(placeholder_warning(source, token_id, field, value))
+            found.warn(placeholder_warning(source, token_id, field))
 
 
 # --- mask_embedding.pt (srt/speculative/dflash_worker_v2.py) ------------------------------------

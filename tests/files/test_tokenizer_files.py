@@ -930,7 +930,8 @@ def test_added_tokens_decoder_fills_in_for_a_tokenizer_json_without_added_tokens
     assert _facts(files, 84) == TokenFacts(84, TokenKind.ADDED, "[MASK]")
     _assert_agrees_with_transformers(tmp_path)
     # check() sees the eos token at 82: a draft whose mask id is 82 gets the warning.
-    verdict = check({"pard_token": 82, "vocab_size": 100}, tokenizer=tmp_path)
+    dflash = {"architectures": ["DFlashDraftModel"], "model_type": "qwen3", "vocab_size": 100}
+    verdict = check({**dflash, "dflash_config": {"mask_token_id": 82}}, tokenizer=tmp_path)
     assert any("eos" in str(warning) for warning in verdict.warnings), verdict.warnings
 
 

@@ -28,6 +28,8 @@ from typing import Any
 import pytest
 import yaml
 
+import drafting_config
+from drafting_config.engines import DEFAULT_ENGINE, ENGINE_NAMES
 from tests.conftest import EXAMPLES, REPO
 from tests.package_index import PIP_PATIENCE, unavailable
 
@@ -194,6 +196,31 @@ def test_the_documented_rev_is_a_commit_of_this_repository() -> None:
     assert HOOK_ID in [hook["id"] for hook in hooks]
 
 
+RENDERERS = ("drafting_config/cli/render.py",)
+"""The modules that write the text output the published hook prints."""
+
+
+def test_the_documented_rev_prints_what_the_pages_show() -> None:
+    """The documented ``rev`` is at or after the last commit that changed the text output's
+    renderer, so the published hook prints the format every page shows."""
+    skip_without_history()
+    last_change = git(REPO, "log", "-1", "--format=%H", "--", *RENDERERS).strip()
+    assert last_change, RENDERERS
+    git(REPO, "merge-base", "--is-ancestor", last_change, documented_rev())
+
+
+def test_the_documented_rev_is_the_release_the_package_says_it_is() -> None:
+    """The version moves with the output: the documented ``rev`` holds this version (the
+    comment beside it names it), and the CHANGELOG has a section for it."""
+    skip_without_history()
+    version = drafting_config.__version__
+    at_rev = git(REPO, "show", f"{documented_rev()}:drafting_config/__init__.py")
+    assert f'__version__ = "{version}"' in at_rev
+    assert PAGE.read_text(encoding="utf-8").count(f"# release {version}: a commit of main") == 2
+    changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert re.search(rf"^## \[{re.escape(version)}\] - \d{{4}}-\d{{2}}-\d{{2}}$", changelog, re.M)
+
+
 # --- the local hook: no environment to build ---------------------------------------------------
 
 
@@ -261,10 +288,12 @@ def test_the_documented_remote_hook_at_the_documented_rev_checks_as_the_page_say
     status, output = made.run()
     assert status == 1, output
     assert "Failed" in output
-    engines = [" [vllm 0.33.0]", " [sglang 0.5.23]"] if documented else [""]
+    assert "models/bad/config.json: INVALID\n" in output
+    assert "  error token-not-int pard_token: `pard_token` must be an integer" in output
+    assert "models/good/config.json: OK\n" in output
+    engines = ENGINE_NAMES.values() if documented else [ENGINE_NAMES[DEFAULT_ENGINE]]
     for engine in engines:
-        assert f"models/bad/config.json{engine}: INVALID: " in output
-        assert f"models/good/config.json{engine}: OK: token id 151669" in output
+        assert f"\n  {engine}: serves as dflash (parallel), token id 151669" in output
     assert "generation_config.json" not in output
 
 

@@ -41,7 +41,13 @@ from drafting_config.cli.render import (
     outcome,
     verdict_json,
 )
-from drafting_config.cli.settings import SettingsError, read_settings, unknown_codes
+from drafting_config.cli.settings import (
+    SettingsError,
+    error_codes,
+    error_codes_text,
+    read_settings,
+    unknown_codes,
+)
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.engines import DEFAULT_ENGINE, ENGINES, RELEASES, Engine, engine_rules
 from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
@@ -606,6 +612,9 @@ def _apply_settings(args: argparse.Namespace) -> None:
         raise _UsageError(
             f"--ignore: unknown code {', '.join(bad)} (the codes are listed in docs/codes.md)"
         )
+    errors = error_codes(given)
+    if errors:
+        raise _UsageError(f"--ignore names {error_codes_text(errors)}")
     args.ignore = (*settings.ignore, *given)
 
 

@@ -182,7 +182,18 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _one_format(args: argparse.Namespace) -> None:
+    """``--json`` beside ``--format github``: a usage error, never one format dropped.
+
+    Raises:
+        _UsageError: the two ask for different output formats.
+    """
+    if args.json and args.format not in {"text", "json"}:
+        raise _UsageError(f"--json and --format {args.format} ask for two output formats")
+
+
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
+    _one_format(args)
     _apply_settings(args)
     args.json = args.json or args.format == "json"
     paths = _expand_stdin(args.paths, nul=args.null)
@@ -389,6 +400,13 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
         help="fail (exit 1) on any warning too, for CI",
     )
     parser.add_argument(
+        "--no-strict",
+        dest="strict",
+        action="store_false",
+        default=None,
+        help="do not fail on warnings, whatever [tool.drafting-config] says",
+    )
+    parser.add_argument(
         "--ignore",
         action="append",
         default=None,
@@ -484,6 +502,13 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="judge each draft as served with parallel drafting on: a draft the engine "
         "would serve sequentially (a sequential EAGLE-3 draft, a plain draft model) fails",
+    )
+    check_parser.add_argument(
+        "--no-require-parallel",
+        dest="require_parallel",
+        action="store_false",
+        default=None,
+        help="judge each draft as served, whatever [tool.drafting-config] says",
     )
     check_parser.add_argument(
         "--format",

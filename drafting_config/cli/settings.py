@@ -17,6 +17,7 @@ or from ``--config FILE``; flags on the command line win over the table.  The ke
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from typing import Final
 
 from drafting_config.engines import ENGINES, RELEASES
 from drafting_config.values.codes import CODES
+from drafting_config.values.paths import display_path
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -150,25 +152,63 @@ def read_settings(config: str | None) -> Settings:
     if config is not None:
         path = Path(config)
     else:
-        found = find_pyproject(Path(os.getcwd()))
+        try:
+            here = os.getcwd()
+        except OSError as error:  # the working directory was deleted
+            raise SettingsError(
+                f"cannot read the current directory (deleted?): {error.strerror}"
+            ) from None
+        found = find_pyproject(Path(here))
         if found is None:
             return Settings()
         path = found
+    shown = display_path(str(path))
     try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise SettingsError(f"cannot read {path}: {error}") from None
+        document = tomllib.loads(_read_text(path, shown))
     except tomllib.TOMLDecodeError as error:
-        raise SettingsError(f"{path} is not valid TOML: {error}") from None
+        raise SettingsError(f"{shown} is not valid TOML: {error}") from None
     tool = document.get("tool", {})
     table = tool.get(TABLE) if isinstance(tool, dict) else None
     if table is None:
         if config is not None:
-            raise SettingsError(f"{path} has no [tool.{TABLE}] table")
+            raise SettingsError(f"{shown} has no [tool.{TABLE}] table")
         return Settings()
     if not isinstance(table, dict):
-        raise SettingsError(f"{path}: [tool.{TABLE}] must be a table")
-    return _settings(table, str(path))
+        raise SettingsError(f"{shown}: [tool.{TABLE}] must be a table")
+    return _settings(table, shown)
+
+
+MAX_SETTINGS_BYTES: Final = 1 << 20
+"""The largest settings file read (1 MiB): a ``pyproject.toml`` is a few KB."""
+
+
+def _read_text(path: Path, shown: str) -> str:
+    """The text of the settings file ``path`` (``shown`` in messages): a regular file of at
+    most :data:`MAX_SETTINGS_BYTES`, in UTF-8.  Opened without blocking and tested before
+    it is read, so that ``/dev/zero`` or a FIFO is refused rather than read without end.
+
+    Raises:
+        SettingsError: it cannot be opened, is not a regular file, is larger, or is not
+            UTF-8.
+    """
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as error:
+        raise SettingsError(f"cannot read {shown}: {error.strerror}") from None
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise SettingsError(f"cannot read {shown}: not a regular file")
+    with os.fdopen(descriptor, "rb") as file:
+        try:
+            data = file.read(MAX_SETTINGS_BYTES + 1)
+        except OSError as error:
+            raise SettingsError(f"cannot read {shown}: {error.strerror}") from None
+    if len(data) > MAX_SETTINGS_BYTES:
+        raise SettingsError(f"cannot read {shown}: larger than {MAX_SETTINGS_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise SettingsError(f"cannot read {shown}: not UTF-8 ({error.reason})") from None
 
 
 def _settings(table: Mapping[str, object], source: str) -> Settings:

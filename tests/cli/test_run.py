@@ -2012,3 +2012,14 @@ def test_a_drafts_verdicts_are_written_before_the_next_draft_is_read(
         main(["check", "--engine", "all", "--no-tokenizer", *output, *drafts])
         assert events[0] == "read"
         assert events.index("write") < events.index("read", 1)  # written before the next read
+
+
+def test_json_and_format_github_together_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Once, one of the two formats was dropped in silence.
+    run = run_cli(capsys, "check", "--json", "--format", "github", VALID_EXAMPLES[0])
+    assert run.status == EXIT_USAGE
+    assert "--json and --format github ask for two output formats" in run.err
+    assert run.out == ""
+    assert run_cli(capsys, "check", "--json", "--format", "json", VALID_EXAMPLES[0]).status == 0

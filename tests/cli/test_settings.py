@@ -4,6 +4,7 @@ for, and what its ``ignore`` takes."""
 from __future__ import annotations
 
 import ast
+import os
 from pathlib import Path
 
 import pytest
@@ -11,13 +12,15 @@ import pytest
 from drafting_config.cli.run import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from drafting_config.cli.settings import (
     IGNORABLE,
+    MAX_SETTINGS_BYTES,
     SettingsError,
     error_codes,
     find_pyproject,
     read_settings,
 )
 from drafting_config.values import codes
-from tests.conftest import REPO, run_cli
+from drafting_config.values.paths import display_path
+from tests.conftest import EXAMPLES, REPO, run_cli
 
 PACKAGE = REPO / "drafting_config"
 PLACEHOLDER = REPO / "tests/real_configs/drafts/specforge--longcat-flash-dflash.json"
@@ -112,3 +115,79 @@ def test_an_error_code_given_by_config_file_is_refused(tmp_path: Path) -> None:
     other.write_text('[tool.drafting-config]\nignore = ["token-not-int"]\n', encoding="utf-8")
     with pytest.raises(SettingsError, match="error code token-not-int"):
         read_settings(str(other))
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "folder"])
+def test_config_that_is_not_a_regular_file_is_refused_unread(kind: str, tmp_path: Path) -> None:
+    # `--config /dev/zero` once read without end; a FIFO hung the run.
+    if kind == "device":
+        path = Path("/dev/zero")
+        if not path.exists():
+            pytest.skip("no /dev/zero here")
+    elif kind == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs here")
+        path = tmp_path / "settings.toml"
+        os.mkfifo(path)
+    else:
+        path = tmp_path
+    with pytest.raises(SettingsError, match="not a regular file"):
+        read_settings(str(path))
+
+
+def test_a_settings_file_over_the_limit_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "big.toml"
+    path.write_text(STRICT + "#" * MAX_SETTINGS_BYTES + "\n", encoding="utf-8")
+    with pytest.raises(SettingsError, match="larger than"):
+        read_settings(str(path))
+
+
+def test_a_deleted_working_directory_is_said_so_not_an_output_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    run = run_cli(capsys, "check", "--no-tokenizer", PLACEHOLDER)
+    assert run.status == EXIT_USAGE
+    assert "cannot read the current directory" in run.err
+    assert "cannot write the output" not in run.err
+
+
+def test_a_settings_path_is_printed_escaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "a\x1b[31mred\nline"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("[tool.drafting-config]\ncolour = 1\n", "utf-8")
+    monkeypatch.chdir(folder)
+    run = run_cli(capsys, "check", "--no-tokenizer", PLACEHOLDER)
+    assert run.status == EXIT_USAGE
+    assert "unknown keys colour" in run.err
+    assert "\x1b" not in run.err
+    assert len(run.err.strip().splitlines()) == 1
+    assert display_path(str(folder / "pyproject.toml")) in run.err
+
+
+@pytest.mark.parametrize(
+    ("table", "flag", "draft"),
+    [
+        ("strict = true", "--no-strict", PLACEHOLDER),
+        ("require-parallel = true", "--no-require-parallel", EXAMPLES / "pard-llama3-1b"),
+    ],
+)
+def test_a_flag_turns_off_what_the_table_turns_on(
+    table: str,
+    flag: str,
+    draft: Path,
+    *,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(f"[tool.drafting-config]\n{table}\n", "utf-8")
+    monkeypatch.chdir(tmp_path)
+    args = ("check", "--no-tokenizer", "--no-weights", "--engine", "sglang")
+    assert run_cli(capsys, *args, draft).status == EXIT_INVALID
+    assert run_cli(capsys, *args, flag, draft).status == EXIT_OK

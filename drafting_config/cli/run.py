@@ -166,20 +166,22 @@ def _status(invalid: int, unchecked: int) -> int:
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for the ``with`` block.
+    """Keep the cyclic garbage collector off the objects that exist when the command starts
+    (the imported modules, their tables) for the ``with`` block, and on everything else.
 
-    A sweep builds many objects and few cycles, and its verdicts live until they are
-    printed: collections would traverse them again and again and find almost nothing.
-    The pause is global to the process, so only the command line, which owns its
-    process, uses it; library calls leave the caller's collector alone.
+    A sweep streams its verdicts, so the cycles each draft leaves (a caught error's
+    traceback and frames) are garbage once its verdict is written: the collector must run,
+    or memory grows with the number of drafts (5 to 8 KB a draft once). Frozen
+    (:func:`gc.freeze`), the start-up objects are never traversed again, and each
+    collection costs what the drafts in flight hold. The freeze is global to the process,
+    so only the command line, which owns its process, uses it; library calls leave the
+    caller's collector alone.
     """
-    paused = gc.isenabled()
-    gc.disable()
+    gc.freeze()
     try:
         yield
     finally:
-        if paused:
-            gc.enable()
+        gc.unfreeze()
 
 
 def _one_format(args: argparse.Namespace) -> None:
@@ -586,7 +588,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # that parse_display_path reads back, never an error.
         out.reconfigure(errors=output_errors())
     try:
-        with _collector_paused():  # the verdicts live until they are printed: nothing to collect
+        with _collector_paused():  # the start-up objects: never traversed again
             if args.command == "check":
                 status = _run_check(args, out)
             elif args.command == "explain":

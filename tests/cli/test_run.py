@@ -10,6 +10,7 @@ pipes and standard streams, and strict stdio encodings.
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import importlib.abc
 import io
@@ -2023,3 +2024,26 @@ def test_json_and_format_github_together_is_a_usage_error(
     assert "--json and --format github ask for two output formats" in run.err
     assert run.out == ""
     assert run_cli(capsys, "check", "--json", "--format", "json", VALID_EXAMPLES[0]).status == 0
+
+
+def test_a_sweep_runs_with_the_collector_on_and_the_start_up_objects_frozen(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # With the collector off for the whole run, the cycles each draft leaves (a caught
+    # error's traceback) piled up: 5 to 8 KB a draft (benchmarks/bench_sweep_memory.py).
+    seen: list[tuple[bool, int]] = []
+    real = cli.check_each
+
+    def check_each(*args: Any, **kwargs: Any) -> Iterator[Verdict]:
+        for verdict in real(*args, **kwargs):
+            seen.append((gc.isenabled(), gc.get_freeze_count()))
+            yield verdict
+
+    monkeypatch.setattr(cli, "check_each", check_each)
+    before = gc.get_freeze_count()
+    run = run_cli(capsys, "check", "--no-tokenizer", *INVALID_EXAMPLES[:2])
+    assert run.status == 1
+    assert seen
+    assert all(enabled and frozen > before for enabled, frozen in seen)
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == before

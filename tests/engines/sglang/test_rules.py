@@ -704,3 +704,17 @@ def test_a_speculators_file_without_model_type_is_refused_at_parse() -> None:
     )
     assert error.fix is not None
     assert "vLLM" in error.fix
+
+
+def test_a_nested_emb_dim_that_differs_from_the_top_level_one_is_refused() -> None:
+    config = draft(DFLASH, dflash_config=DOMINO_SECTION)
+    assert sglang({**config, "emb_dim": 128}).ok  # the same width twice
+    verdict = sglang({**config, "emb_dim": 64})
+    (error,) = verdict.errors
+    assert error.field == "dflash_config.emb_dim"
+    assert "differs from the top-level `emb_dim` = 64" in str(error)
+    assert error.code is codes.DOMINO_FIELDS_INVALID
+    # Only the top-level width: taken.
+    only_top = {**DOMINO_SECTION}
+    del only_top["emb_dim"]
+    assert sglang({**draft(DFLASH, dflash_config=only_top), "emb_dim": 64}).ok

@@ -1358,3 +1358,21 @@ def test_every_row_lists_why_each_untensored_parameter_gets_none() -> None:
         for name, why in row.no_tensor:
             assert name, row.name
             assert ".py" in why or "not declared" in why, (row.name, name)
+
+
+def test_a_layer_beyond_the_count_is_only_the_layer_count_error() -> None:
+    # Layer 2 of a 2-layer draft: vLLM builds no such layer, so neither its missing
+    # parameters nor its unknown tensors are judged, only the count.
+    tensors = pard_tensors(layers=3)
+    del tensors["model.layers.2.mlp.up_proj.weight"]
+    tensors["model.layers.2.mlp.extra_proj.weight"] = (HIDDEN, HIDDEN)
+    found = run(PARD, tensors)
+    (error,) = found.errors
+    assert error.field == "num_hidden_layers"
+    assert "The checkpoint holds 3 decoder layers (0, 1, 2)" in str(error)
+    assert not [note for note in found.notes if "layers.2" in note]
+    # The same tensors inside the count are judged: one missing, one unplaceable.
+    found = run({**PARD, "num_hidden_layers": 3}, tensors)
+    said = " ".join(map(str, found.errors))
+    assert "`model.layers.2.mlp.up_proj.weight`" in said
+    assert "model.layers.2.mlp.extra_proj.weight" in said

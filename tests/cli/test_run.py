@@ -39,6 +39,7 @@ from drafting_config.files.json_files import ConfigFileError
 from drafting_config.files.repo_ids import MissingExtraError, RepoNotCachedError
 from drafting_config.values.fields import MISSING
 from drafting_config.values.paths import parse_display_path
+from drafting_config.verdicts import check_each as check_each_verdicts
 from tests.bad_files import BAD_FILES, UNREADABLE
 from tests.conftest import INVALID_EXAMPLES, REPO, VALID_EXAMPLES, Run, run_cli
 from tests.example_pairs import FAILING_PAIR, PASSING_PAIR
@@ -2032,7 +2033,7 @@ def test_a_sweep_runs_with_the_collector_on_and_the_start_up_objects_frozen(
     # With the collector off for the whole run, the cycles each draft leaves (a caught
     # error's traceback) piled up: 5 to 8 KB a draft (benchmarks/bench_sweep_memory.py).
     seen: list[tuple[bool, int]] = []
-    real = cli.check_each
+    real = check_each_verdicts
 
     def check_each(*args: Any, **kwargs: Any) -> Iterator[Verdict]:
         for verdict in real(*args, **kwargs):

@@ -361,14 +361,12 @@ def test_a_null_noise_token_above_the_winner_is_read_as_null_not_skipped_unread(
     config = json.loads((EXAMPLES / "dspark-qwen3-8b" / "config.json").read_text())
     config["dspark_noise_token_id"] = None
     verdict = drafting_config.check(config, engine="sglang", check_tokenizer=False)
-    rows = [(row.field, row.status) for row in verdict.token_fields]
+    rows = [(row.field, row.status) for row in verdict.token_fields or ()]
     assert rows[0] == ("dspark_noise_token_id", "null")
     assert rows[-1] == ("mask_token_id", "winner")
     config["dspark_config"] = {"mask_token_id": 7}
-    rows = [
-        (row.field, row.status)
-        for row in drafting_config.check(config, engine="sglang").token_fields
-    ]
+    verdict = drafting_config.check(config, engine="sglang", check_tokenizer=False)
+    rows = [(row.field, row.status) for row in verdict.token_fields or ()]
     assert rows[0] == ("dspark_noise_token_id", "null")
     assert rows[1] == ("dspark_config.mask_token_id", "winner")
     assert rows[-1] == ("mask_token_id", "not read")

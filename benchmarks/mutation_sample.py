@@ -11,6 +11,9 @@ and afterwards counts what happened to the sample. From the repository root:
     OMP_NUM_THREADS=1 mutmut run --max-children 2 $(cat /tmp/sample.txt)
     python -m benchmarks.mutation_sample tally
 
+``--module drafting_config.cli.settings`` (repeatable), given to both ``names`` and
+``tally``, samples only those modules' mutants: a change's own modules.
+
 ``names`` sorts every mutant name and takes ``random.Random(SEED).sample(names, SIZE)``, so
 the same commit gives the same sample. ``tally`` reads the sample's results back from the
 ``.meta`` files and prints the counts, the survivors, and the score; mutants listed in
@@ -69,6 +72,13 @@ def all_mutants(root: Path) -> dict[str, int | None]:
     return codes
 
 
+def of_modules(name: str, modules: list[str]) -> bool:
+    """Whether the mutant ``name`` (``drafting_config.cli.run.x_main__mutmut_3``) is of one of
+    ``modules``."""
+    module = name.rpartition(".")[0]
+    return module in modules
+
+
 def sample(names: list[str], seed: int, size: int) -> list[str]:
     """``size`` names drawn with ``seed`` from the sorted ``names`` (all of them if fewer)."""
     ordered = sorted(names)
@@ -91,12 +101,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--size", type=int, default=SIZE)
     parser.add_argument("--root", type=Path, default=Path())
+    parser.add_argument(
+        "--module",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="sample only the mutants of this module (drafting_config.cli.settings; "
+        "repeatable): a change's own modules",
+    )
     args = parser.parse_args(argv)
 
     codes = all_mutants(args.root)
     if not codes:
         print("no mutants/ here: run `mutmut run` once first", file=sys.stderr)
         return 1
+    if args.module:
+        codes = {name: code for name, code in codes.items() if of_modules(name, args.module)}
     chosen = sample(list(codes), args.seed, args.size)
     if args.command == "names":
         print("\n".join(chosen))

@@ -33,16 +33,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
-__all__ = [
-    "IGNORABLE",
-    "Settings",
-    "SettingsError",
-    "error_codes",
-    "error_codes_text",
-    "find_pyproject",
-    "read_settings",
-    "unknown_codes",
-]
+__all__ = ["IGNORABLE", "Settings", "SettingsError", "find_pyproject", "read_settings"]
 
 TABLE: Final = "drafting-config"
 """The table's name under ``[tool]``."""

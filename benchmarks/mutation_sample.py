@@ -74,9 +74,12 @@ def all_mutants(root: Path) -> dict[str, int | None]:
 
 def of_modules(name: str, modules: list[str]) -> bool:
     """Whether the mutant ``name`` (``drafting_config.cli.run.x_main__mutmut_3``) is of one of
-    ``modules``."""
+    ``modules``: a module (``drafting_config.cli.run``), or a function as its mutants' names
+    start (``drafting_config.cli.run.x_main``, ``drafting_config.verdicts.xǁVerdictǁwithout``).
+    """
     module = name.rpartition(".")[0]
-    return module in modules
+    function = name.rpartition("__mutmut_")[0]
+    return module in modules or function in modules
 
 
 def sample(names: list[str], seed: int, size: int) -> list[str]:
@@ -106,8 +109,8 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="MODULE",
-        help="sample only the mutants of this module (drafting_config.cli.settings; "
-        "repeatable): a change's own modules",
+        help="sample only the mutants of this module (drafting_config.cli.settings) or "
+        "function (drafting_config.cli.run.x_main; repeatable): a change's own code",
     )
     args = parser.parse_args(argv)
 

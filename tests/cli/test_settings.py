@@ -191,3 +191,10 @@ def test_a_flag_turns_off_what_the_table_turns_on(
     args = ("check", "--no-tokenizer", "--no-weights", "--engine", "sglang")
     assert run_cli(capsys, *args, draft).status == EXIT_INVALID
     assert run_cli(capsys, *args, flag, draft).status == EXIT_OK
+
+
+def test_every_unknown_key_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "ci.toml"
+    path.write_text("[tool.drafting-config]\ncolour = 1\nwidth = 2\n", encoding="utf-8")
+    with pytest.raises(SettingsError, match="has unknown keys colour, width; it takes ignore"):
+        read_settings(str(path))

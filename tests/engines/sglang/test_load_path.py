@@ -246,6 +246,9 @@ def test_a_mask_embedding_must_be_one_row_of_hidden_size_values(
     if refused:
         assert sizes[0].field == "hidden_size"
         assert "[4096]" in str(sizes[0])
+        one_value = shape in {(), (1,)}  # fills the row with that value; else copy_ raises
+        assert ("silently fills" in str(sizes[0])) is one_value
+        assert ("raises RuntimeError" in str(sizes[0].evidence)) is not one_value
 
 
 # --- the finding contract, for the findings above ----------------------------------------------

@@ -35,6 +35,7 @@ from drafting_config.files.safetensors_headers import (
     TensorHeader,
     WeightsFileError,
 )
+from drafting_config.values import codes
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.fields import field_getter
 from drafting_config.values.findings import Findings
@@ -1376,3 +1377,29 @@ def test_a_layer_beyond_the_count_is_only_the_layer_count_error() -> None:
     said = " ".join(map(str, found.errors))
     assert "`model.layers.2.mlp.up_proj.weight`" in said
     assert "model.layers.2.mlp.extra_proj.weight" in said
+
+
+@pytest.mark.parametrize(("misplaced", "more"), [(1, ""), (3, " (and 2 more such tensors)")])
+def test_a_stale_index_is_one_note_counting_the_tensors_it_misplaces(
+    misplaced: int, more: str
+) -> None:
+    tensors = {
+        name: TensorHeader("BF16", shape, "model.safetensors")
+        for name, shape in pard_tensors().items()
+    }
+    stale = tuple(
+        (f"model.layers.9.extra_{index}.weight", "model-2.safetensors")
+        for index in range(misplaced)
+    )
+    subject = replace(
+        VllmSubject.of(resolve(dict(PARD))),
+        checkpoint=CheckpointHeaders(("model.safetensors",), tensors, 100, stale),
+    )
+    found = Findings()
+    check_checkpoint(subject, found)
+    (note,) = [
+        n for n in found.notes if getattr(n, "code", None) is codes.INDEX_NAMES_ABSENT_TENSOR
+    ]
+    assert "model.layers.9.extra_0.weight" in note
+    assert "model-2.safetensors" in note
+    assert note.endswith(f"{more}, a stale index that vLLM reads only to pick the shard files")

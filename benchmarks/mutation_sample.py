@@ -56,6 +56,10 @@ EQUIVALENT: dict[str, str] = {
     "drafting_config.files.tokenizer_files.x__unigram_pieces__mutmut_72": (
         "the message of an AssertionError on an unreachable line"
     ),
+    "drafting_config.cli.settings.x__read_text__mutmut_9": (
+        "getattr(os, 'O_NONBLOCK', 0) -> None: the default is read only where os has no "
+        "O_NONBLOCK (Windows), never on the POSIX systems the tests run on"
+    ),
     "drafting_config.files.tokenizer_files.xǁTokenizerFilesǁid_of__mutmut_22": (
         "zip(vocab, range(len(vocab)), strict=True) -> no strict: equal lengths by construction"
     ),

@@ -588,6 +588,11 @@ DOMINO_SECTION: dict[str, Any] = {
             "dflash_config.emb_dim",
             "`dflash_config.emb_dim` = None is required for Domino",
         ),
+        (
+            {"num_target_layers": 0},
+            "dflash_config.num_target_layers",
+            "`dflash_config.num_target_layers` = 0 (int) must be positive",
+        ),
     ],
 )
 def test_each_refusal_of_the_dflash_parse_names_its_field_value_and_reason(

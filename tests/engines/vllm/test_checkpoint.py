@@ -1403,3 +1403,13 @@ def test_a_stale_index_is_one_note_counting_the_tensors_it_misplaces(
     assert "model.layers.9.extra_0.weight" in note
     assert "model-2.safetensors" in note
     assert note.endswith(f"{more}, a stale index that vLLM reads only to pick the shard files")
+
+
+def test_missing_parameters_past_eight_are_counted_in_one_error() -> None:
+    # Two layers without their 7 linear weights: 14 missing, 8 named and one error for 6 more.
+    tensors = {k: v for k, v in pard_tensors().items() if not k.endswith("proj.weight")}
+    found = run(PARD, tensors)
+    missing = [str(e) for e in found.errors if "has no tensor for" in str(e)]
+    assert len(missing) == 9
+    assert missing[-1].startswith("The checkpoint has no tensor for 6 more parameters of")
+    assert missing[-1].endswith("class, so the draft runs on uninitialized memory.")

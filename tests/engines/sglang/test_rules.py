@@ -723,3 +723,11 @@ def test_a_nested_emb_dim_that_differs_from_the_top_level_one_is_refused() -> No
     only_top = {**DOMINO_SECTION}
     del only_top["emb_dim"]
     assert sglang({**draft(DFLASH, dflash_config=only_top), "emb_dim": 64}).ok
+
+
+def test_a_domino_draft_without_shift_label_is_refused_naming_the_nested_field() -> None:
+    section = {key: value for key, value in DOMINO_SECTION.items() if key != "shift_label"}
+    (error,) = sglang(draft(DFLASH, dflash_config=section)).errors
+    assert error.field == "dflash_config.shift_label"
+    assert "must be a bool for Domino" in str(error)
+    assert error.fix == "set `dflash_config.shift_label` to true or false"

@@ -11,6 +11,9 @@ and afterwards counts what happened to the sample. From the repository root:
     OMP_NUM_THREADS=1 mutmut run --max-children 2 $(cat /tmp/sample.txt)
     python -m benchmarks.mutation_sample tally
 
+``--module drafting_config.cli.settings`` (repeatable), given to both ``names`` and
+``tally``, samples only those modules' mutants: a change's own modules.
+
 ``names`` sorts every mutant name and takes ``random.Random(SEED).sample(names, SIZE)``, so
 the same commit gives the same sample. ``tally`` reads the sample's results back from the
 ``.meta`` files and prints the counts, the survivors, and the score; mutants listed in
@@ -53,6 +56,10 @@ EQUIVALENT: dict[str, str] = {
     "drafting_config.files.tokenizer_files.x__unigram_pieces__mutmut_72": (
         "the message of an AssertionError on an unreachable line"
     ),
+    "drafting_config.cli.settings.x__read_text__mutmut_9": (
+        "getattr(os, 'O_NONBLOCK', 0) -> None: the default is read only where os has no "
+        "O_NONBLOCK (Windows), never on the POSIX systems the tests run on"
+    ),
     "drafting_config.files.tokenizer_files.xǁTokenizerFilesǁid_of__mutmut_22": (
         "zip(vocab, range(len(vocab)), strict=True) -> no strict: equal lengths by construction"
     ),
@@ -67,6 +74,16 @@ def all_mutants(root: Path) -> dict[str, int | None]:
     for meta in sorted((root / "mutants").rglob("*.py.meta")):
         codes.update(json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"])
     return codes
+
+
+def of_modules(name: str, modules: list[str]) -> bool:
+    """Whether the mutant ``name`` (``drafting_config.cli.run.x_main__mutmut_3``) is of one of
+    ``modules``: a module (``drafting_config.cli.run``), or a function as its mutants' names
+    start (``drafting_config.cli.run.x_main``, ``drafting_config.verdicts.xǁVerdictǁwithout``).
+    """
+    module = name.rpartition(".")[0]
+    function = name.rpartition("__mutmut_")[0]
+    return module in modules or function in modules
 
 
 def sample(names: list[str], seed: int, size: int) -> list[str]:
@@ -91,12 +108,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--size", type=int, default=SIZE)
     parser.add_argument("--root", type=Path, default=Path())
+    parser.add_argument(
+        "--module",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="sample only the mutants of this module (drafting_config.cli.settings) or "
+        "function (drafting_config.cli.run.x_main; repeatable): a change's own code",
+    )
     args = parser.parse_args(argv)
 
     codes = all_mutants(args.root)
     if not codes:
         print("no mutants/ here: run `mutmut run` once first", file=sys.stderr)
         return 1
+    if args.module:
+        codes = {name: code for name, code in codes.items() if of_modules(name, args.module)}
     chosen = sample(list(codes), args.seed, args.size)
     if args.command == "names":
         print("\n".join(chosen))

@@ -21,6 +21,7 @@ from benchmarks import (
     bench_resolve,
     bench_sweep,
     bench_sweep_folder,
+    bench_sweep_memory,
     bench_weights,
 )
 
@@ -35,6 +36,7 @@ def main() -> int:
         *bench_cli.main(),
         *bench_sweep.main(),
         *bench_sweep_folder.main(),
+        *bench_sweep_memory.main(),
         *bench_engines_all.main(),
         *bench_import.main(),
         *bench_contract.main(),

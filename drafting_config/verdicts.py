@@ -186,8 +186,10 @@ class Verdict:
         return "invalid" if self.checked else "unchecked"
 
     def without(self, ignored: AbstractSet[str]) -> Verdict:
-        """This verdict without the findings whose code is in ``ignored`` (code names, as
-        ``--ignore`` takes them): an error, warning or note of an ignored code is dropped."""
+        """This verdict without the warnings and notes whose code is in ``ignored`` (code
+        names, as ``--ignore`` takes them). Errors are always kept, whatever their code: an
+        error means the engine certainly fails, and ignoring it cannot make the draft
+        pass."""
         if not ignored:
             return self
 
@@ -197,7 +199,6 @@ class Verdict:
 
         return replace(
             self,
-            errors=tuple(filter(kept, self.errors)),
             warnings=tuple(filter(kept, self.warnings)),
             notes=tuple(filter(kept, self.notes)),
         )

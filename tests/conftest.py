@@ -31,11 +31,27 @@ if TYPE_CHECKING:
     from tests.typing_checks import MypyResult
 
 settings.register_profile(
-    "ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "dev", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
-# Under `mutmut run` (see pyproject.toml) the suite runs once per mutant: fewer examples there.
+# In CI (`CI` set and not false, as GitHub Actions and `.ci/run` set it) the property tests
+# draw the same examples on every run, so that a rare counterexample found by chance can
+# never fail an unrelated submission; locally they draw new ones each run, to find them.
+settings.register_profile("ci", parent=settings.get_profile("dev"), derandomize=True)
+# Under `mutmut run` (see pyproject.toml) the suite runs once per mutant: fewer examples
+# there, the same ones for every mutant.
 settings.register_profile("mutmut", parent=settings.get_profile("ci"), max_examples=50)
-settings.load_profile("mutmut" if "MUTANT_UNDER_TEST" in os.environ else "ci")
+
+
+def hypothesis_profile(environment: Mapping[str, str]) -> str:
+    """The Hypothesis profile a run loads: ``mutmut`` under ``mutmut run``, ``ci`` where
+    ``CI`` is set to anything but empty, ``0`` or ``false``, else ``dev``."""
+    if "MUTANT_UNDER_TEST" in environment:
+        return "mutmut"
+    in_ci = environment.get("CI", "").strip().lower() not in {"", "0", "false"}
+    return "ci" if in_ci else "dev"
+
+
+settings.load_profile(hypothesis_profile(os.environ))
 
 
 @pytest.fixture(autouse=True)

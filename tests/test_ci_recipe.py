@@ -107,8 +107,29 @@ def model_repository(root: Path, files: dict[str, object]) -> Path:
     return root
 
 
-def with_this_checker() -> dict[str, str]:
-    return {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+def with_this_checker(runner_temp: Path) -> dict[str, str]:
+    """The check step's environment with this environment's checker where the install step
+    puts it (``$RUNNER_TEMP/drafting-config/bin``), and a ``PATH`` without it: the step calls
+    the checker by its full path."""
+    bin_dir = runner_temp / "drafting-config" / "bin"
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    for name, target in (("python", sys.executable), ("drafting-config", CHECKER)):
+        if not (bin_dir / name).exists():
+            (bin_dir / name).symlink_to(target)
+    return {"RUNNER_TEMP": str(runner_temp), "PATH": _without_this_environment()}
+
+
+CHECKER = Path(sys.executable).parent / "drafting-config"
+"""This environment's console script."""
+
+
+def _without_this_environment() -> str:
+    """``PATH`` without this environment's ``bin``, so that ``drafting-config`` is not found
+    on it."""
+    here = Path(sys.executable).parent
+    return os.pathsep.join(
+        entry for entry in os.environ["PATH"].split(os.pathsep) if entry and Path(entry) != here
+    )
 
 
 def test_the_check_step_fails_on_a_bad_draft_and_annotates_its_file(tmp_path: Path) -> None:
@@ -122,7 +143,7 @@ def test_the_check_step_fails_on_a_bad_draft_and_annotates_its_file(tmp_path: Pa
             "drafts/broken/tokenizer_config.json": BAD,
         },
     )
-    run = run_step("Check every config.json", repo, with_this_checker())
+    run = run_step("Check every config.json", repo, with_this_checker(tmp_path / "runner-temp"))
     assert run.status == 1, run.output
     assert (
         f"2 checked: 1 valid, 1 invalid ({VLLM} serves 1, sglang 0.5.23 serves 1)"
@@ -142,7 +163,7 @@ def test_the_check_step_passes_a_repository_of_good_drafts_without_annotations(
     tmp_path: Path,
 ) -> None:
     repo = model_repository(tmp_path / "models", {"a/config.json": GOOD, "b/c/config.json": GOOD})
-    run = run_step("Check every config.json", repo, with_this_checker())
+    run = run_step("Check every config.json", repo, with_this_checker(tmp_path / "runner-temp"))
     assert run.status == 0, run.output
     assert run.annotations == []
     assert (
@@ -156,7 +177,7 @@ def test_strict_warnings_are_annotated_too(tmp_path: Path) -> None:
     run = run_step(
         "Check every config.json",
         repo,
-        {**with_this_checker(), "ENGINE": "vllm", "ARGS": "--strict"},
+        {**with_this_checker(tmp_path / "runner-temp"), "ENGINE": "vllm", "ARGS": "--strict"},
     )
     assert run.status == 1, run.output
     assert [(a.level, a.file, a.code) for a in run.annotations] == [
@@ -179,14 +200,13 @@ def test_both_steps_install_the_checker_from_the_action_and_check(tmp_path: Path
     installed = run_step("Install drafting-config", repo, env)
     if installed.status != 0:
         unavailable("the action's install step (pydantic, hatchling)", installed.output)
-    (bin_dir,) = github_path.read_text().splitlines()
-    assert Path(bin_dir).is_relative_to(runner_temp)
-    plain_path = os.pathsep.join(
-        entry
-        for entry in os.environ["PATH"].split(os.pathsep)
-        if Path(entry) != Path(sys.executable).parent
+    # The job's PATH is left alone: the environment's python and pip shadow nothing.
+    assert not github_path.exists()
+    run = run_step(
+        "Check every config.json",
+        repo,
+        {"RUNNER_TEMP": str(runner_temp), "PATH": _without_this_environment()},
     )
-    run = run_step("Check every config.json", repo, {"PATH": f"{bin_dir}{os.pathsep}{plain_path}"})
     assert run.status == 1, run.output
     assert [a.file for a in run.annotations] == ["bad/config.json", "bad/config.json"]
 
@@ -216,3 +236,39 @@ def test_the_page_shows_the_action_as_it_is() -> None:
             check=True,
         ).stdout
         assert set(yaml.safe_load(shown_action)["inputs"]) >= set(uses["with"])
+
+
+def test_the_step_leaves_the_jobs_path_alone() -> None:
+    install = step("Install drafting-config")["run"]
+    assert "GITHUB_PATH" not in install
+    assert "GITHUB_PATH" not in step("Check every config.json")["run"]
+
+
+def test_args_are_split_as_a_shell_splits_them_never_glob_expanded(tmp_path: Path) -> None:
+    # `--no-tokenizer *` once added every entry of the repository's root to the paths
+    # checked; a quoted path with spaces is one argument.
+    repo = model_repository(tmp_path / "models", {"a/config.json": GOOD, "b/config.json": GOOD})
+    (repo / "stray file").write_text("not a draft")
+    target = tmp_path / "my target"
+    target.mkdir()
+    (target / "config.json").write_text(
+        (EXAMPLES / "pair-qwen3-4b" / "target" / "config.json").read_text()
+    )
+    env = with_this_checker(tmp_path / "runner-temp")
+    run = run_step("Check every config.json", repo, {**env, "ARGS": "--no-tokenizer *"})
+    assert run.status == 2, run.output  # `*` is a path that does not exist: not expanded
+    assert "2 drafts checked" not in run.output
+    args = f"--no-tokenizer --target '{target}'"
+    run = run_step("Check every config.json", repo, {**env, "ARGS": args})
+    assert run.status == 0, run.output  # the target read from a path holding a space
+    assert "2 drafts checked" in run.output
+    run = run_step("Check every config.json", repo, {**env, "ARGS": "--target 'unclosed"})
+    assert run.status == 2, run.output
+    assert "the action's args: No closing quotation" in run.output
+
+
+def test_a_repository_with_no_config_json_fails_the_step_saying_why(tmp_path: Path) -> None:
+    repo = model_repository(tmp_path / "models", {"README.json": {}})
+    run = run_step("Check every config.json", repo, with_this_checker(tmp_path / "runner-temp"))
+    assert run.status == 2, run.output  # as docs/ci.md says: nothing checked, nothing passed
+    assert "no paths to check: standard input held none" in run.output

@@ -9,6 +9,11 @@ unbounded growth; they measure no speed.  Three such inputs once hung or crashed
 checker: a 10**8-layer DFlash draft naming no layers (SGLang's derived list), a
 2 * 10**8-layer draft with a checkpoint (``set(range(num_hidden_layers))``) and a RoPE
 factor of 401 digits (``OverflowError``).
+
+Every field the rules of either engine read (found by recording the keys ``check()`` reads
+of the example drafts, not listed by hand) is fed an object, a list, null and a bool too:
+a DSpark draft whose ``model_type`` was ``{}`` once stopped a sweep with ``TypeError:
+unhashable type`` (vLLM's ``_is_deepseek_v4``).
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from drafting_config import check
+from drafting_config.engines import ENGINES
 from tests.conftest import EXAMPLES, REPO, load_json
 
 pytestmark = pytest.mark.slow
@@ -186,3 +193,85 @@ def test_a_hostile_layer_count_beside_a_checkpoint_gets_a_verdict(
     if engine == "vllm":  # its fc is sized for 3 taps of another width: never OK
         assert answer["errors"] >= 1
     assert set(answer) == {"ok", "errors"}
+
+
+class _Recording(dict[str, Any]):
+    """A parsed ``config.json`` that records the dotted name of every key read of it."""
+
+    def __init__(self, data: dict[str, Any], path: str, read: set[str]) -> None:
+        super().__init__(
+            {
+                key: _Recording(value, f"{path}{key}.", read) if type(value) is dict else value
+                for key, value in data.items()
+            }
+        )
+        self._path = path
+        self._read = read
+
+    def get(self, key: str, default: object = None) -> Any:
+        self._read.add(self._path + key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        self._read.add(self._path + key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self._read.add(f"{self._path}{key}")
+        return super().__contains__(key)
+
+
+ENGINES_CHECKED = ENGINES
+BASES = {path.parent.name: load_json(path) for path in sorted(EXAMPLES.glob("*/config.json"))}
+"""Every example draft: each field is fed a hostile value in each of them, so that the rules
+of each format (DFlash, DSpark, PARD, EAGLE-3, speculators) reach it."""
+
+
+def _fields_read() -> list[str]:
+    """Every key (dotted inside a section) the rules of either engine read of the example
+    drafts and the published ones of ``tests/real_configs``."""
+    drafts = [*BASES.values()]
+    drafts += [load_json(path) for path in sorted((REPO / "tests/real_configs/drafts").glob("*"))]
+    read: set[str] = set()
+    for engine in ENGINES_CHECKED:
+        for draft in drafts:
+            check(_Recording(draft, "", read), target=TARGET, check_tokenizer=False, engine=engine)
+    return sorted(read)
+
+
+FIELDS_READ = _fields_read()
+
+
+def test_the_fields_read_are_found() -> None:
+    # The recording sees the fields every format's rules read, top level and nested.
+    assert {"model_type", "architectures", "dflash_config.projector_type"} <= set(FIELDS_READ)
+    assert {"speculators_config.verifier.name_or_path", "mask_token"} <= set(FIELDS_READ)
+
+
+def _set(config: dict[str, Any], field: str, value: object) -> dict[str, Any]:
+    """``config`` with the dotted ``field`` set to ``value``, its sections made as needed."""
+    changed: dict[str, Any] = json.loads(json.dumps(config))
+    *sections, name = field.split(".")
+    section = changed
+    for part in sections:
+        if not isinstance(section.get(part), dict):
+            section[part] = {}
+        section = section[part]
+    section[name] = value
+    return changed
+
+
+@pytest.mark.parametrize("field", FIELDS_READ)
+def test_every_field_read_holding_an_object_list_null_or_bool_gets_a_verdict(
+    worker: subprocess.Popen[str], field: str
+) -> None:
+    hostile: tuple[object, ...] = ({}, [], None, True)
+    for value in hostile:
+        for draft in BASES.values():
+            for engine in ENGINES_CHECKED:
+                request: dict[str, object] = {
+                    "draft": _set(draft, field, value),
+                    "target": TARGET,
+                    "engine": engine,
+                }
+                assert set(ask(worker, request)) == {"ok", "errors"}

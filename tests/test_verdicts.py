@@ -807,3 +807,16 @@ def test_a_tokenizer_that_is_not_a_path_is_named_by_its_option() -> None:
     assert [[str(e) for e in v.errors] for v in verdicts] == [
         ["`tokenizer` must be a path (str, bytes or os.PathLike); got 7 (int)."]
     ] * 2
+
+
+def test_without_drops_warnings_and_notes_of_a_code_but_never_an_error() -> None:
+    verdict = check(EXAMPLES / "invalid" / "pard-token-as-string", check_tokenizer=False)
+    (error,) = verdict.errors
+    assert error.code is not None
+    notes = {str(code) for code in (getattr(note, "code", None) for note in verdict.notes) if code}
+    assert notes
+    kept = verdict.without({error.code.name, *notes})
+    assert kept.errors == verdict.errors  # the engine refuses the draft: it stays refused
+    assert not kept.ok
+    assert kept.outcome == "invalid"
+    assert not [note for note in kept.notes if getattr(note, "code", None)]

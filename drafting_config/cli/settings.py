@@ -1,10 +1,13 @@
 """The ``[tool.drafting-config]`` table: the defaults a repository gives ``check``.
 
-Read from the nearest ``pyproject.toml`` at or above the current directory (pre-commit and
-CI run from the repository root), or from ``--config FILE``; flags on the command line win
-over the table.  The keys:
+Read from the nearest ``pyproject.toml`` at or above the current directory, up to the
+repository root (the first folder holding ``.git``; with none, the current directory
+only: a ``pyproject.toml`` above the repository, whoever owns it, changes no verdict),
+or from ``--config FILE``; flags on the command line win over the table.  The keys:
 
-- ``ignore``: a list of finding codes (``drafting_config.values.codes.CODES``) to drop;
+- ``ignore``: a list of finding codes (``drafting_config.values.codes.CODES``) whose
+  warnings and notes to drop (:data:`IGNORABLE`; an error is never dropped, and a code
+  that is only ever an error is refused);
 - ``strict``: a bool, as ``--strict``;
 - ``engine``: ``"vllm"``, ``"sglang"``, a release such as ``"vllm==0.32.0"``, every shipped
   release of one (``"vllm==*"``), or ``"all"``, as one ``--engine``;
@@ -14,6 +17,7 @@ over the table.  The keys:
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,13 +26,14 @@ from typing import Final
 
 from drafting_config.engines import ENGINES, EVERY_RELEASE, RELEASES
 from drafting_config.values.codes import CODES
+from drafting_config.values.paths import display_path
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
-__all__ = ["Settings", "SettingsError", "find_pyproject", "read_settings", "unknown_codes"]
+__all__ = ["IGNORABLE", "Settings", "SettingsError", "find_pyproject", "read_settings"]
 
 TABLE: Final = "drafting-config"
 """The table's name under ``[tool]``."""
@@ -36,6 +41,70 @@ TABLE: Final = "drafting-config"
 ENGINE_VALUES: Final = (*ENGINES, *RELEASES, *EVERY_RELEASE, "all")
 """What ``engine`` takes: what ``--engine`` takes (:data:`drafting_config.engines.ENGINES`,
 :data:`~drafting_config.engines.RELEASES`, and ``all``)."""
+
+
+IGNORABLE: Final = frozenset(
+    (
+        "model-type-remote-code",
+        "model-type-too-new",
+        "download-skipped",
+        "architecture-fallback",
+        "dspark-architecture-replaced",
+        "token-fields-disagree",
+        "token-eagle-disagrees",
+        "token-placeholder",
+        "token-not-named",
+        "token-added-to-tokenizer",
+        "token-from-tokenizer",
+        "layer-ids-floats",
+        "layer-id-minus-one",
+        "runners-disagree-on-layers",
+        "num-target-layers-not-count",
+        "num-target-layers-not-depth",
+        "num-target-layers-unexplained",
+        "eagle-layer-ids-misplaced",
+        "layer-not-read",
+        "target-not-given",
+        "target-from-verifier",
+        "verifier-not-found",
+        "target-has-no-sizes",
+        "target-architecture-unregistered",
+        "size-from-config-default",
+        "markov-head-type-nested",
+        "sample-from-anchor-ignored",
+        "max-model-len-lowered",
+        "default-layers-mismatch",
+        "weights-not-found",
+        "weights-bin-only",
+        "weights-unreadable",
+        "weights-not-cached",
+        "weights-not-modelled",
+        "index-names-absent-tensor",
+        "weights-architecture-unknown",
+        "weights-quantized",
+        "weights-bias-ignored",
+        "mask-embedding-not-checked",
+        "weights-embedding-shared",
+        "weights-lm-head-tied-by-default",
+        "tokenizer-not-found",
+        "tokenizer-cannot-classify",
+        "token-is-ordinary",
+        "token-mask-elsewhere",
+        "served-sequentially",
+        "token-unused",
+        "projector-unimplemented",
+        "installed-release-unknown",
+        "layers-guessed",
+        "rope-differs-from-target",
+        "causality-assumed",
+        "sample-from-anchor-assumed",
+        "weights-d2t-missing",
+    )
+)
+"""The codes ``--ignore`` and ``ignore`` take: those some rule gives as a warning or a note
+(``tests/cli/test_settings.py`` reads every rule's source for them). An ignored code drops
+those only: an error means the engine certainly fails, and no option passes such a draft
+(:meth:`drafting_config.verdicts.Verdict.without`)."""
 
 
 class SettingsError(Exception):
@@ -55,8 +124,13 @@ class Settings:
 
 
 def find_pyproject(start: Path) -> Path | None:
-    """The nearest ``pyproject.toml`` at or above ``start``."""
-    for directory in (start, *start.parents):
+    """The nearest ``pyproject.toml`` at or above ``start`` and at or below the repository
+    root, the first folder holding ``.git`` at or above ``start``; outside a repository,
+    ``start``'s own only."""
+    folders = (start, *start.parents)
+    root = next((folder for folder in folders if (folder / ".git").exists()), None)
+    searched = folders[: folders.index(root) + 1] if root is not None else (start,)
+    for directory in searched:
         candidate = directory / "pyproject.toml"
         if candidate.is_file():
             return candidate
@@ -75,25 +149,63 @@ def read_settings(config: str | None) -> Settings:
     if config is not None:
         path = Path(config)
     else:
-        found = find_pyproject(Path(os.getcwd()))
+        try:
+            here = os.getcwd()
+        except OSError as error:  # the working directory was deleted
+            raise SettingsError(
+                f"cannot read the current directory (deleted?): {error.strerror}"
+            ) from None
+        found = find_pyproject(Path(here))
         if found is None:
             return Settings()
         path = found
+    shown = display_path(str(path))
     try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise SettingsError(f"cannot read {path}: {error}") from None
+        document = tomllib.loads(_read_text(path, shown))
     except tomllib.TOMLDecodeError as error:
-        raise SettingsError(f"{path} is not valid TOML: {error}") from None
+        raise SettingsError(f"{shown} is not valid TOML: {error}") from None
     tool = document.get("tool", {})
     table = tool.get(TABLE) if isinstance(tool, dict) else None
     if table is None:
         if config is not None:
-            raise SettingsError(f"{path} has no [tool.{TABLE}] table")
+            raise SettingsError(f"{shown} has no [tool.{TABLE}] table")
         return Settings()
     if not isinstance(table, dict):
-        raise SettingsError(f"{path}: [tool.{TABLE}] must be a table")
-    return _settings(table, str(path))
+        raise SettingsError(f"{shown}: [tool.{TABLE}] must be a table")
+    return _settings(table, shown)
+
+
+MAX_SETTINGS_BYTES: Final = 1 << 20
+"""The largest settings file read (1 MiB): a ``pyproject.toml`` is a few KB."""
+
+
+def _read_text(path: Path, shown: str) -> str:
+    """The text of the settings file ``path`` (``shown`` in messages): a regular file of at
+    most :data:`MAX_SETTINGS_BYTES`, in UTF-8.  Opened without blocking and tested before
+    it is read, so that ``/dev/zero`` or a FIFO is refused rather than read without end.
+
+    Raises:
+        SettingsError: it cannot be opened, is not a regular file, is larger, or is not
+            UTF-8.
+    """
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as error:
+        raise SettingsError(f"cannot read {shown}: {error.strerror}") from None
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise SettingsError(f"cannot read {shown}: not a regular file")
+    with os.fdopen(descriptor, "rb") as file:
+        try:
+            data = file.read(MAX_SETTINGS_BYTES + 1)
+        except OSError as error:
+            raise SettingsError(f"cannot read {shown}: {error.strerror}") from None
+    if len(data) > MAX_SETTINGS_BYTES:
+        raise SettingsError(f"cannot read {shown}: larger than {MAX_SETTINGS_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise SettingsError(f"cannot read {shown}: not UTF-8 ({error.reason})") from None
 
 
 def _settings(table: Mapping[str, object], source: str) -> Settings:
@@ -110,6 +222,9 @@ def _settings(table: Mapping[str, object], source: str) -> Settings:
     bad = unknown_codes(ignore)
     if bad:
         raise SettingsError(f"{where}: `ignore` names unknown codes: {', '.join(bad)}")
+    errors = error_codes(ignore)
+    if errors:
+        raise SettingsError(f"{where}: `ignore` names {error_codes_text(errors)}")
     flags: dict[str, bool | None] = {}
     for key in ("strict", "require-parallel"):
         value = table.get(key)
@@ -131,3 +246,18 @@ def _settings(table: Mapping[str, object], source: str) -> Settings:
 def unknown_codes(names: list[str] | tuple[str, ...]) -> list[str]:
     """The names that are no declared code, in the order given."""
     return [name for name in names if name not in CODES]
+
+
+def error_codes(names: list[str] | tuple[str, ...]) -> list[str]:
+    """The declared codes among ``names`` that are only ever an error (not in
+    :data:`IGNORABLE`), in the order given."""
+    return [name for name in names if name in CODES and name not in IGNORABLE]
+
+
+def error_codes_text(names: list[str]) -> str:
+    """What ``ignore`` or ``--ignore`` naming the error codes ``names`` is told."""
+    plural = "s" if len(names) > 1 else ""
+    return (
+        f"the error code{plural} {', '.join(names)}: an error means the engine refuses the "
+        "draft, and only warnings and notes can be ignored"
+    )

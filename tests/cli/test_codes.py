@@ -92,12 +92,24 @@ def test_ignore_of_an_unknown_code_is_a_usage_error(capsys: pytest.CaptureFixtur
     assert "unknown code no-such-code" in run.err
 
 
+def test_ignore_of_an_error_code_is_a_usage_error_naming_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # An error means the engine refuses the draft: once, `--ignore token-not-int` passed it.
+    draft = REPO / "examples/invalid/pard-token-as-string"
+    run = run_cli(capsys, "check", "--no-tokenizer", "--ignore", "token-not-int", draft)
+    assert run.status == EXIT_USAGE
+    assert "--ignore names the error code token-not-int" in run.err
+    assert run.out == ""
+
+
 def test_the_nearest_pyproject_table_is_read_and_flags_win(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[tool.drafting-config]\nstrict = true\nengine = "all"\n', encoding="utf-8"
     )
+    (tmp_path / ".git").mkdir()  # the repository's root: the search stops there
     below = tmp_path / "sub" / "dir"
     below.mkdir(parents=True)
     monkeypatch.chdir(below)

@@ -14,7 +14,7 @@ import pytest
 from drafting_config import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.cli import fixing
 from drafting_config.cli.fixing import draft_plan, fix_paths
-from drafting_config.cli.run import EXIT_INVALID, EXIT_OK
+from drafting_config.cli.run import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from drafting_config.files import config_writing
 from drafting_config.values import codes
 from drafting_config.values.edits import ConfigEdit
@@ -139,11 +139,24 @@ def test_with_json_the_fix_lines_go_to_standard_error(
 
 
 def test_an_ignored_code_is_not_fixed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    floats = {**NULL_ABOVE, "dflash_config": {"target_layer_ids": [1.0, 2.0]}}
+    path = _write(tmp_path / "config.json", floats)
+    before = path.read_bytes()
+    run = _check(capsys, "--fix", "--strict", "--ignore", "layer-ids-floats", path)
+    assert path.read_bytes() == before
+    assert run.status == EXIT_OK
+    assert _check(capsys, "--strict", path).status == EXIT_INVALID  # the warning, unignored
+
+
+def test_an_error_code_cannot_be_ignored_so_nothing_is_fixed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = _write(tmp_path / "config.json", NULL_ABOVE)
     before = path.read_bytes()
     run = _check(capsys, "--fix", "--ignore", "token-field-null", path)
     assert path.read_bytes() == before
-    assert run.status == EXIT_OK
+    assert run.status == EXIT_USAGE
+    assert "--ignore names the error code token-field-null" in run.err
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links")

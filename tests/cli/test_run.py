@@ -10,6 +10,7 @@ pipes and standard streams, and strict stdio encodings.
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import importlib.abc
 import io
@@ -40,6 +41,7 @@ from drafting_config.files.repo_ids import MissingExtraError, RepoNotCachedError
 from drafting_config.values.codes import CAUSALITY_ASSUMED, LAYERS_GUESSED
 from drafting_config.values.fields import MISSING
 from drafting_config.values.paths import parse_display_path
+from drafting_config.verdicts import check_each as check_each_verdicts
 from tests.bad_files import BAD_FILES, UNREADABLE
 from tests.conftest import INVALID_EXAMPLES, REPO, VALID_EXAMPLES, Run, run_cli
 from tests.engines.vllm import TOKENS_READ_ENGINE as VLLM
@@ -2048,3 +2050,37 @@ def test_a_drafts_verdicts_are_written_before_the_next_draft_is_read(
         main(["check", "--engine", "all", "--no-tokenizer", *output, *drafts])
         assert events[0] == "read"
         assert events.index("write") < events.index("read", 1)  # written before the next read
+
+
+def test_json_and_format_github_together_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Once, one of the two formats was dropped in silence.
+    run = run_cli(capsys, "check", "--json", "--format", "github", VALID_EXAMPLES[0])
+    assert run.status == EXIT_USAGE
+    assert "--json and --format github ask for two output formats" in run.err
+    assert run.out == ""
+    assert run_cli(capsys, "check", "--json", "--format", "json", VALID_EXAMPLES[0]).status == 0
+
+
+def test_a_sweep_runs_with_the_collector_on_and_the_start_up_objects_frozen(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # With the collector off for the whole run, the cycles each draft leaves (a caught
+    # error's traceback) piled up: 5 to 8 KB a draft (benchmarks/bench_sweep_memory.py).
+    seen: list[tuple[bool, int]] = []
+    real = check_each_verdicts
+
+    def check_each(*args: Any, **kwargs: Any) -> Iterator[Verdict]:
+        for verdict in real(*args, **kwargs):
+            seen.append((gc.isenabled(), gc.get_freeze_count()))
+            yield verdict
+
+    monkeypatch.setattr(cli, "check_each", check_each)
+    before = gc.get_freeze_count()
+    run = run_cli(capsys, "check", "--no-tokenizer", *INVALID_EXAMPLES[:2])
+    assert run.status == 1
+    assert seen
+    assert all(enabled and frozen > before for enabled, frozen in seen)
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == before

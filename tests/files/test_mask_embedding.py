@@ -107,3 +107,37 @@ def test_an_unreadable_file_says_so_as_for_shards(
     with pytest.raises(WeightsFileError) as caught:
         read_mask_embedding(str(path))
     assert caught.value.problem == "cannot open: Permission denied."
+
+
+def test_a_file_over_the_limit_on_disk_is_refused_unread(tmp_path: Path) -> None:
+    path = tmp_path / MASK_EMBEDDING_FILE
+    with path.open("wb") as file:
+        file.truncate(MAX_MASK_EMBEDDING_BYTES + 1)  # sparse: no byte written
+    with pytest.raises(WeightsFileError) as caught:
+        read_mask_embedding(str(path))
+    assert caught.value.problem.startswith(f"over {MAX_MASK_EMBEDDING_BYTES:,} bytes")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_is_refused_not_read(tmp_path: Path) -> None:
+    path = tmp_path / MASK_EMBEDDING_FILE
+    os.mkfifo(path)
+    with pytest.raises(WeightsFileError) as caught:
+        read_mask_embedding(str(path))
+    assert caught.value.problem == "not a regular file; expected a torch file."
+
+
+def test_a_broken_zip_archive_is_refused_saying_so(tmp_path: Path) -> None:
+    # An end-of-archive record (zipfile.is_zipfile says yes) over a directory that is not.
+    path = tmp_path / MASK_EMBEDDING_FILE
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("archive/data.pkl", b"x")
+    data = bytearray(buffer.getvalue())
+    directory = data.rfind(b"PK\x01\x02")
+    data[directory : directory + 4] = b"XXXX"
+    path.write_bytes(bytes(data))
+    assert zipfile.is_zipfile(path)
+    with pytest.raises(WeightsFileError) as caught:
+        read_mask_embedding(str(path))
+    assert caught.value.problem.startswith("not a readable torch archive (BadZipFile")

@@ -793,7 +793,8 @@ def _registered_as_given(
 
 def _is_deepseek_v4(subject: VllmSubject) -> bool:
     """Whether the draft is a DeepSeek-V4(.1) checkpoint (:data:`DEEPSEEK_V4_TYPES`)."""
-    return subject.get("model_type", None) in DEEPSEEK_V4_TYPES
+    model_type = subject.get("model_type", None)
+    return isinstance(model_type, str) and model_type in DEEPSEEK_V4_TYPES
 
 
 def check_architecture_registered(subject: VllmSubject, found: Findings) -> None:

@@ -18,7 +18,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from drafting_config.engines.sglang.config import (
@@ -34,6 +34,7 @@ from drafting_config.engines.sglang.layers import (
 from drafting_config.engines.sglang.names import SglangRefuses
 from drafting_config.engines.sglang.token import resolve_mask_token_id
 from drafting_config.files.tokenizer_files import load_tokenizer_files
+from drafting_config.values import codes
 from drafting_config.values.fields import field_getter
 from tests.tokenizer_factory import Added, write_tokenizer
 from tools.engine_wheels import SglangFunctions, Wheel, sglang_functions
@@ -115,9 +116,30 @@ def compare_layers(sglang: SglangFunctions, config: dict[str, Any], target: dict
         return ids
 
     mine = _mine(runtime)
+    if theirs[0] == "ok" and _captured(theirs[1].dflash_target_layer_ids) < len(
+        theirs[1].dflash_target_layer_ids
+    ):
+        # SGLang's list repeats an id (the draft derives more ids than the target has
+        # layers between 1 and L - 3): the function returns it, but the target captures
+        # each layer once, so the draft's fc gets fewer features than it is sized for and
+        # the first forward pass fails. The checker refuses the draft there.
+        assert mine[0] == "raises", (config, theirs, mine)
+        assert mine[1].code is codes.DERIVED_LAYERS_INVALID
+        return
     assert theirs[0] == mine[0], (config, theirs, mine)
     if theirs[0] == "ok":
         assert list(theirs[1].dflash_target_layer_ids) == list(mine[1])
+
+
+def _captured(layer_ids: Any) -> int:
+    """How many hidden states SGLang's target captures for ``layer_ids``: its target
+    classes' ``set_dflash_layers_to_capture`` (``srt/models/qwen3.py`` and the others) set
+    ``layers_to_capture = [id + 1 for id in layer_ids]``, and their ``forward`` captures
+    layer ``i`` when ``i in self.layers_to_capture``, once per layer whatever the repeats
+    (a model that packs its captures, ``AuxHiddenStatePacker``, raises "captured 1 of 2").
+    """
+    capture = [layer_id + 1 for layer_id in layer_ids]
+    return sum(1 for layer in range(max(capture, default=0) + 1) if layer in capture)
 
 
 @pytest.mark.parametrize("path", DRAFTS, ids=lambda path: path.stem)
@@ -183,6 +205,8 @@ def configs(draw: st.DrawFn) -> dict[str, Any]:
 
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(config=configs(), depth=st.integers(1, 40))
+# --hypothesis-seed=3 found it: two draft layers derived over layers 1 to 1 of a 4-layer target.
+@example(config={"num_hidden_layers": 2}, depth=4)
 def test_generated_configs_read_the_same(
     sglang: SglangFunctions, config: dict[str, Any], depth: int
 ) -> None:

@@ -246,6 +246,9 @@ def test_a_mask_embedding_must_be_one_row_of_hidden_size_values(
     if refused:
         assert sizes[0].field == "hidden_size"
         assert "[4096]" in str(sizes[0])
+        one_value = shape in {(), (1,)}  # fills the row with that value; else copy_ raises
+        assert ("silently fills" in str(sizes[0])) is one_value
+        assert ("raises RuntimeError" in str(sizes[0].evidence)) is not one_value
 
 
 # --- the finding contract, for the findings above ----------------------------------------------
@@ -353,3 +356,20 @@ def test_the_targets_num_loops_and_padded_vocab_size_never_fail_an_sglang_verdic
     verdict = sglang(DFLASH, target={**QWEN3_TARGET, **extra})
     assert verdict.ok, [str(e) for e in verdict.errors]
     assert verdict.aux_layer_ids == (2, 10, 18, 26, 34)
+
+
+def test_a_null_noise_token_above_the_winner_is_read_as_null_not_skipped_unread() -> None:
+    # parse_dspark_draft_config skips a null `dspark_noise_token_id` and reads on: it was
+    # read (null), unlike the fields below the winner.
+    config = json.loads((EXAMPLES / "dspark-qwen3-8b" / "config.json").read_text())
+    config["dspark_noise_token_id"] = None
+    verdict = drafting_config.check(config, engine="sglang", check_tokenizer=False)
+    rows = [(row.field, row.status) for row in verdict.token_fields or ()]
+    assert rows[0] == ("dspark_noise_token_id", "null")
+    assert rows[-1] == ("mask_token_id", "winner")
+    config["dspark_config"] = {"mask_token_id": 7}
+    verdict = drafting_config.check(config, engine="sglang", check_tokenizer=False)
+    rows = [(row.field, row.status) for row in verdict.token_fields or ()]
+    assert rows[0] == ("dspark_noise_token_id", "null")
+    assert rows[1] == ("dspark_config.mask_token_id", "winner")
+    assert rows[-1] == ("mask_token_id", "not read")

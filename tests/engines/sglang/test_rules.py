@@ -607,6 +607,11 @@ DOMINO_SECTION: dict[str, Any] = {
             "dflash_config.emb_dim",
             "`dflash_config.emb_dim` = None is required for Domino",
         ),
+        (
+            {"num_target_layers": 0},
+            "dflash_config.num_target_layers",
+            "`dflash_config.num_target_layers` = 0 (int) must be positive",
+        ),
     ],
 )
 def test_each_refusal_of_the_dflash_parse_names_its_field_value_and_reason(
@@ -723,3 +728,25 @@ def test_a_speculators_file_without_model_type_is_refused_at_parse() -> None:
     )
     assert error.fix is not None
     assert "vLLM" in error.fix
+
+
+def test_a_nested_emb_dim_that_differs_from_the_top_level_one_is_refused() -> None:
+    config = draft(DFLASH, dflash_config=DOMINO_SECTION)
+    assert sglang({**config, "emb_dim": 128}).ok  # the same width twice
+    verdict = sglang({**config, "emb_dim": 64})
+    (error,) = verdict.errors
+    assert error.field == "dflash_config.emb_dim"
+    assert "differs from the top-level `emb_dim` = 64" in str(error)
+    assert error.code is codes.DOMINO_FIELDS_INVALID
+    # Only the top-level width: taken.
+    only_top = {**DOMINO_SECTION}
+    del only_top["emb_dim"]
+    assert sglang({**draft(DFLASH, dflash_config=only_top), "emb_dim": 64}).ok
+
+
+def test_a_domino_draft_without_shift_label_is_refused_naming_the_nested_field() -> None:
+    section = {key: value for key, value in DOMINO_SECTION.items() if key != "shift_label"}
+    (error,) = sglang(draft(DFLASH, dflash_config=section)).errors
+    assert error.field == "dflash_config.shift_label"
+    assert "must be a bool for Domino" in str(error)
+    assert error.fix == "set `dflash_config.shift_label` to true or false"

@@ -35,6 +35,7 @@ from drafting_config.files.safetensors_headers import (
     TensorHeader,
     WeightsFileError,
 )
+from drafting_config.values import codes
 from drafting_config.values.codes import DRAFT_VOCAB_MAP_MISSING
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.fields import field_getter
@@ -1379,3 +1380,57 @@ def test_a_full_eagle3_vocabulary_needs_no_d2t_map() -> None:
     assert run(config, tensors).errors == ()
     unset = {k: v for k, v in EAGLE3.items() if k != "draft_vocab_size"}
     assert run(unset, tensors).errors == ()
+
+
+def test_a_layer_beyond_the_count_is_only_the_layer_count_error() -> None:
+    # Layer 2 of a 2-layer draft: vLLM builds no such layer, so neither its missing
+    # parameters nor its unknown tensors are judged, only the count.
+    tensors = pard_tensors(layers=3)
+    del tensors["model.layers.2.mlp.up_proj.weight"]
+    tensors["model.layers.2.mlp.extra_proj.weight"] = (HIDDEN, HIDDEN)
+    found = run(PARD, tensors)
+    (error,) = found.errors
+    assert error.field == "num_hidden_layers"
+    assert "The checkpoint holds 3 decoder layers (0, 1, 2)" in str(error)
+    assert not [note for note in found.notes if "layers.2" in note]
+    # The same tensors inside the count are judged: one missing, one unplaceable.
+    found = run({**PARD, "num_hidden_layers": 3}, tensors)
+    said = " ".join(map(str, found.errors))
+    assert "`model.layers.2.mlp.up_proj.weight`" in said
+    assert "model.layers.2.mlp.extra_proj.weight" in said
+
+
+@pytest.mark.parametrize(("misplaced", "more"), [(1, ""), (3, " (and 2 more such tensors)")])
+def test_a_stale_index_is_one_note_counting_the_tensors_it_misplaces(
+    misplaced: int, more: str
+) -> None:
+    tensors = {
+        name: TensorHeader("BF16", shape, "model.safetensors")
+        for name, shape in pard_tensors().items()
+    }
+    stale = tuple(
+        (f"model.layers.9.extra_{index}.weight", "model-2.safetensors")
+        for index in range(misplaced)
+    )
+    subject = replace(
+        VllmSubject.of(resolve(dict(PARD))),
+        checkpoint=CheckpointHeaders(("model.safetensors",), tensors, 100, stale),
+    )
+    found = Findings()
+    check_checkpoint(subject, found)
+    (note,) = [
+        n for n in found.notes if getattr(n, "code", None) is codes.INDEX_NAMES_ABSENT_TENSOR
+    ]
+    assert "model.layers.9.extra_0.weight" in note
+    assert "model-2.safetensors" in note
+    assert note.endswith(f"{more}, a stale index that vLLM reads only to pick the shard files")
+
+
+def test_missing_parameters_past_eight_are_counted_in_one_error() -> None:
+    # Two layers without their 7 linear weights: 14 missing, 8 named and one error for 6 more.
+    tensors = {k: v for k, v in pard_tensors().items() if not k.endswith("proj.weight")}
+    found = run(PARD, tensors)
+    missing = [str(e) for e in found.errors if "has no tensor for" in str(e)]
+    assert len(missing) == 9
+    assert missing[-1].startswith("The checkpoint has no tensor for 6 more parameters of")
+    assert missing[-1].endswith("class, so the draft runs on uninitialized memory.")

@@ -609,3 +609,17 @@ def test_the_xpress_rules_need_a_release_that_registers_xpress() -> None:
     older = check(draft, engine="vllm==0.32.0", check_tokenizer=False)
     assert not {"sample_from_anchor", "xpress_topc"} & set(_fields(older))
     assert any(e.code is codes.ARCHITECTURE_UNSUPPORTED for e in older.errors)  # unregistered
+
+
+@pytest.mark.parametrize("model_type", [{}, [], [1]])
+def test_a_dspark_draft_whose_model_type_is_not_hashable_is_refused_not_a_crash(
+    model_type: object,
+) -> None:
+    # _is_deepseek_v4 once tested `model_type in DEEPSEEK_V4_TYPES` on an unhashable value.
+    draft = {
+        "architectures": ["DSparkDraftModel"],
+        "model_type": model_type,
+        "dflash_config": {"mask_token_id": 248070, "projector_type": "dspark"},
+    }
+    verdict = check(draft, check_tokenizer=False)
+    assert codes.MODEL_TYPE_NOT_STRING in [error.code for error in verdict.errors]

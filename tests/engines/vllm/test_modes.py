@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from drafting_config import check
+from drafting_config.engines.vllm.tables import vllm_tables
 from drafting_config.values.codes import (
     PARALLEL_SWITCH_REFUSED,
     SEQUENTIAL_NOT_PARALLEL,
@@ -175,3 +176,21 @@ def test_the_targets_num_loops_and_padded_vocab_size_never_fail_a_vllm_verdict()
     for extra in ({"num_loops": 1.0}, {"padded_vocab_size": "152064"}, {"num_loops": -1}):
         verdict = check(EAGLE3_FIXTURE, target={**target, **extra})
         assert verdict.errors == (), extra
+
+
+@pytest.mark.parametrize(
+    "architecture",
+    [
+        "DeepseekForCausalLM",  # vLLM's own class; transformers exports none of that name
+        "ArceeForCausalLM",  # transformers' class, served by vLLM's Transformers backend
+        "ChatGLMModel",  # vLLM's own class, not named ...ForCausalLM
+    ],
+)
+def test_either_kind_of_causal_lm_is_a_draft_model(architecture: str) -> None:
+    tables = vllm_tables()
+    text_models = tables.registry["_TEXT_GENERATION_MODELS"]
+    in_vllm = architecture in text_models
+    in_transformers = architecture in tables.model_classes
+    assert in_vllm != in_transformers  # each case is only one of the two
+    verdict = check({**QWEN3_LM, "architectures": [architecture]}, check_tokenizer=False)
+    assert (verdict.mode, verdict.parallel) == ("draft-model", False)

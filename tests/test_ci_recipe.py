@@ -27,7 +27,7 @@ from tests.package_index import PIP_PATIENCE, unavailable
 pytestmark = pytest.mark.slow
 
 ACTION: dict[str, Any] = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
-COMMAND = re.compile(r"::(error|warning) file=([^,]*),title=([^:]*)::(.*)")
+COMMAND = re.compile(r"::(error|warning) file=([^,]*),(?:line=\d+,col=\d+,)?title=([^:]*)::(.*)")
 
 GOOD: dict[str, Any] = json.loads((EXAMPLES / "dflash-qwen3-4b" / "config.json").read_text())
 BAD: dict[str, Any] = {**GOOD, "dflash_config": {**GOOD["dflash_config"], "mask_token_id": "1"}}
@@ -172,7 +172,7 @@ def test_the_check_step_passes_a_repository_of_good_drafts_without_annotations(
 
 
 def test_strict_warnings_are_annotated_too(tmp_path: Path) -> None:
-    conflict = {"mask_token_id": 151669, "pard_token": 151670, "vocab_size": 151936}
+    conflict = {**GOOD, "mask_token_id": 151670}  # dflash_config's 151669 wins, every release
     repo = model_repository(tmp_path / "models", {"config.json": conflict})
     run = run_step(
         "Check every config.json",
@@ -257,11 +257,11 @@ def test_args_are_split_as_a_shell_splits_them_never_glob_expanded(tmp_path: Pat
     env = with_this_checker(tmp_path / "runner-temp")
     run = run_step("Check every config.json", repo, {**env, "ARGS": "--no-tokenizer *"})
     assert run.status == 2, run.output  # `*` is a path that does not exist: not expanded
-    assert "2 drafts checked" not in run.output
+    assert "2 checked" not in run.output
     args = f"--no-tokenizer --target '{target}'"
     run = run_step("Check every config.json", repo, {**env, "ARGS": args})
     assert run.status == 0, run.output  # the target read from a path holding a space
-    assert "2 drafts checked" in run.output
+    assert "2 checked: 2 valid" in run.output
     run = run_step("Check every config.json", repo, {**env, "ARGS": "--target 'unclosed"})
     assert run.status == 2, run.output
     assert "the action's args: No closing quotation" in run.output

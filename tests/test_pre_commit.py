@@ -49,8 +49,11 @@ FILL_IN = "FILL-IN-THIS-REPOSITORY-URL"
 
 GOOD: dict[str, Any] = json.loads((EXAMPLES / "dflash-qwen3-4b" / "config.json").read_text())
 """A bundled draft both engines serve."""
-BAD = {"pard_token": "128020", "vocab_size": 128256}  # a string is not a token id
-CONFLICT = {"mask_token_id": 151669, "pard_token": 151670, "vocab_size": 151936}
+BAD = {**GOOD, "dflash_config": {**GOOD["dflash_config"], "mask_token_id": "151669"}}
+"""A string is not a token id: every release reads it, and refuses it."""
+CONFLICT = {**GOOD, "mask_token_id": 151670}
+"""``dflash_config.mask_token_id`` (151669) wins over a disagreeing ``mask_token_id``: a warning."""
+BAD_LINE = "error token-not-int [*] dflash_config.mask_token_id: `dflash_config.mask_token_id` must"
 ONE_GOOD_ONE_BAD = {
     "models/good/config.json": GOOD,
     "models/bad/config.json": BAD,
@@ -232,7 +235,7 @@ def test_the_local_hook_fails_on_the_invalid_config_and_names_it(tmp_path: Path)
     assert "drafting-config check" in output
     assert "Failed" in output
     assert "models/bad/config.json: INVALID\n" in output
-    assert "  error token-not-int pard_token: `pard_token` must be an integer" in output
+    assert f"  {BAD_LINE}" in output
     assert "models/good/config.json: OK\n" in output
     assert "2 checked: 1 valid, 1 invalid" in output  # the other files were not passed
 
@@ -289,7 +292,7 @@ def test_the_documented_remote_hook_at_the_documented_rev_checks_as_the_page_say
     assert status == 1, output
     assert "Failed" in output
     assert "models/bad/config.json: INVALID\n" in output
-    assert "  error token-not-int pard_token: `pard_token` must be an integer" in output
+    assert f"  {BAD_LINE}" in output
     assert "models/good/config.json: OK\n" in output
     engines = ENGINE_NAMES.values() if documented else [ENGINE_NAMES[DEFAULT_ENGINE]]
     for engine in engines:
@@ -318,7 +321,7 @@ def test_the_hook_of_this_tree_is_strict_a_warning_fails(
     assert status == 1, output
     assert "Failed" in output
     assert "FAILED (--strict: warnings)" in output
-    assert "`mask_token_id` = 151669 and `pard_token` = 151670 disagree" in output
+    assert "`dflash_config.mask_token_id` = 151669 and `mask_token_id` = 151670 disagree" in output
 
 
 @pytest.mark.engine_wheels
@@ -333,5 +336,5 @@ def test_the_hook_of_this_tree_checks_many_configs_in_one_run(
     status, output = made.run()
     assert status == 1, output
     assert "bad/config.json: INVALID\n" in output
-    assert "  error token-not-int pard_token: `pard_token` must be an integer" in output
+    assert f"  {BAD_LINE}" in output
     assert re.findall(r"^\d+ checked.*$", output, re.M) == ["9 checked: 8 valid, 1 invalid"]

@@ -21,8 +21,10 @@ DATA_FILE: Final = "transformers-5.json"
 """The file's name, in this package."""
 
 
+@cache
 def version_key(version: str) -> tuple[int, ...]:
-    """A release number (``"5.19.0"``) as a tuple that orders releases."""
+    """A release number (``"5.19.0"``) as a tuple that orders releases (cached: every rule
+    gated by release asks it of the same few numbers, for every draft of a sweep)."""
     return tuple(int(part) for part in version.split("."))
 
 

@@ -14,6 +14,7 @@ import struct
 import subprocess
 import sys
 import termios
+import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +29,7 @@ from drafting_config.cli.render import FIXABLE_MARK, STRICT_FAILED, block_lines,
 from drafting_config.cli.run import EXIT_USAGE
 from drafting_config.cli.terminal import MIN_WIDTH, PIPE_WIDTH, Style, style_for, waiting
 from drafting_config.values.codes import CODES
+from drafting_config.values.paths import printable
 from drafting_config.verdicts import Verdict, check
 from tests.conftest import REPO, run_cli
 from tests.engines.vllm import PARALLEL_SWITCH, tokens_read  # noqa: F401 (a fixture)
@@ -333,3 +335,19 @@ def test_a_slow_download_shows_the_spinner_on_a_terminal(
     run = run_cli(capsys, *args)
     assert run.lines[0].endswith(": INVALID")
     assert ("waiting for the hub (--download)..." in shown.getvalue()) is download
+
+
+@given(text=st.text(max_size=120), indent=st.sampled_from(["", "  ", "      "]))
+def test_a_line_that_fits_is_what_textwrap_makes_of_it(text: str, indent: str) -> None:
+    """The short cut for a line that fits gives textwrap's own result, whatever the text
+    (spaces at its ends, tabs, control characters escaped or not)."""
+    expected = textwrap.wrap(
+        printable(text),
+        width=160,
+        initial_indent=indent,
+        subsequent_indent=indent + "    ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [indent]
+    if "`" not in text and len(expected) == 1:
+        assert wrapped(text, indent, 160) == expected

@@ -30,8 +30,12 @@ pytest_plugins = ["tests.slowest"]
 if TYPE_CHECKING:
     from tests.typing_checks import MypyResult
 
-settings.register_profile(
-    "dev", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+settings.register_profile(  # derandomize spelled: Hypothesis's own default turns it on in CI
+    "dev",
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=False,
 )
 # In CI (`CI` set and not false, as GitHub Actions and `.ci/run` set it) the property tests
 # draw the same examples on every run, so that a rare counterexample found by chance can

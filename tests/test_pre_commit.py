@@ -337,4 +337,6 @@ def test_the_hook_of_this_tree_checks_many_configs_in_one_run(
     assert status == 1, output
     assert "bad/config.json: INVALID\n" in output
     assert f"  {BAD_LINE}" in output
-    assert re.findall(r"^\d+ checked.*$", output, re.M) == ["9 checked: 8 valid, 1 invalid"]
+    assert re.findall(r"^\d+ checked.*$", output, re.M) == [
+        "9 checked: 8 valid, 1 invalid, 1 fixable with --fix"
+    ]

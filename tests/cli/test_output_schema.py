@@ -9,20 +9,10 @@ from pathlib import Path
 import pytest
 
 from drafting_config.cli.output_schema import OUTPUT_SCHEMA
+from tests.cli.test_fix import NULL_ABOVE  # vLLM fails on it; `--fix` deletes the null
 from tests.conftest import run_cli
 
 jsonschema = pytest.importorskip("jsonschema")
-
-# vLLM's newer runner fails on a null nested mask token id: `--fix` deletes it
-NULL_ABOVE = {
-    "architectures": ["DFlashDraftModel"],
-    "model_type": "qwen3",
-    "vocab_size": 1000,
-    "hidden_size": 64,
-    "num_hidden_layers": 1,
-    "mask_token_id": 5,
-    "dflash_config": {"mask_token_id": None, "target_layer_ids": [1, 2]},
-}
 
 
 def test_every_finding_says_whether_fix_mends_it(

@@ -241,3 +241,25 @@ def test_start_up_does_not_import_importlib_metadata() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_a_check_that_asks_for_vllm_only_never_loads_sglangs_rules() -> None:
+    """SGLang's rules load on the first SGLang verdict, not with the package: a plain
+    ``check`` pays nothing for an engine it was not asked about."""
+    import subprocess
+    import sys
+
+    draft = str(EXAMPLES / "dflash-qwen3-4b")
+    code = (
+        "import sys; from drafting_config.command import main; "
+        f"status = main(['check', {draft!r}, *sys.argv[1:]]); "
+        "print('drafting_config.engines.sglang.judging' in sys.modules, file=sys.stderr)"
+    )
+    for engine, loaded in (("vllm", "False"), ("all", "True")):
+        result = subprocess.run(
+            [sys.executable, "-c", code, "--engine", engine],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert result.stderr.strip().splitlines()[-1] == loaded, (engine, result.stderr)

@@ -1,21 +1,27 @@
 """The docs' code page and ``drafting-config rule``, both from
-:data:`drafting_config.values.codes.CODES`.
+:data:`drafting_config.engines.CODES`.
 
 ``docs/codes.md`` is :func:`code_page`'s output (``python -m drafting_config.cli.code_page
 > docs/codes.md`` writes it; a test holds the two equal), so a code is declared once, in
-:mod:`drafting_config.values.codes`, and the page follows; ``drafting-config rule CODE``
-prints the same row offline (:func:`rule_lines`).
+:mod:`drafting_config.values.codes` or in its engine's ``codes`` module, and the page
+follows; ``drafting-config rule CODE`` prints the same row offline (:func:`rule_lines`).
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
+from typing import Final
 
 from drafting_config.cli.render import MAX_LINE, wrapped
-from drafting_config.values.codes import CODES, Code, Step
+from drafting_config.engines import CODE_ENGINES, CODES
+from drafting_config.values.codes import Code, Step
 
 __all__ = ["code_page"]
+
+ANY: Final = "any"
+"""The engine column of a code the core declares: given by the checker's own rules, or by
+several engines' (:data:`drafting_config.engines.CODE_ENGINES` names the others' engine)."""
 
 
 def code_page() -> str:
@@ -23,7 +29,7 @@ def code_page() -> str:
     lines = [
         "# Finding codes",
         "",
-        "<!-- Generated from drafting_config/values/codes.py by "
+        "<!-- Generated from drafting_config/values/codes.py and each engine's codes.py by "
         "`python -m drafting_config.cli.code_page`; do not edit. -->",
         "",
         "Every error, warning and note of `drafting-config check` has one of these codes: one",
@@ -31,8 +37,9 @@ def code_page() -> str:
         "`--json` gives it in each finding's `code`; `--ignore CODE` and the `ignore` key of",
         "`[tool.drafting-config]` drop a code's findings (see [the command line](cli.md)).",
         "The codes are grouped by the step of the engine's load path the fact is about;",
-        "each row says what the code means, the engine or library code behind it, and how",
-        "to fix it (a finding's own `fix` and `evidence` are more specific; a dash: none",
+        "each row says what the code means, the engine whose rules alone give it (`any`: the",
+        "checker's own rules, or several engines'), the engine or library code behind it, and",
+        "how to fix it (a finding's own `fix` and `evidence` are more specific; a dash: none",
         "that the draft's author can change, or the fact is the checker's own).",
     ]
     for step in Step:
@@ -41,12 +48,12 @@ def code_page() -> str:
             continue
         lines += ["", f"## {step.value}", ""]
         lines += [
-            "| code | what it means | engine code | how to fix |",
-            "| --- | --- | --- | --- |",
+            "| code | what it means | engine | engine code | how to fix |",
+            "| --- | --- | --- | --- | --- |",
         ]
         lines += [
-            f"| `{code.name}` | {_cell(code.summary)} | {_cell(code.evidence)} | "
-            f"{_cell(code.fix)} |"
+            f"| `{code.name}` | {_cell(code.summary)} | {CODE_ENGINES.get(code.name, ANY)} | "
+            f"{_cell(code.evidence)} | {_cell(code.fix)} |"
             for code in codes
         ]
     return "\n".join(lines) + "\n"

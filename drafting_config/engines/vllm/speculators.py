@@ -28,7 +28,11 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Final, cast
 
-from drafting_config.draft.file import SPECULATORS_CONFIG_FIELD, SPECULATORS_TYPE_FIELD
+from drafting_config.draft.file import (
+    SPECULATORS_CONFIG_FIELD,
+    SPECULATORS_TYPE_FIELD,
+    SPECULATORS_VERIFIER_FIELD,
+)
 from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value, foreign_error
 from drafting_config.values.fields import MISSING, FieldGetter, field_getter, is_kind, is_list
@@ -48,7 +52,7 @@ AUX_LAYER_IDS_FIELD: Final = "aux_hidden_state_layer_ids"
 EAGLE_LAYER_IDS_FIELD: Final = "eagle_aux_hidden_state_layer_ids"
 """The HF field of the target layers whose hidden states vLLM's runner captures."""
 
-VERIFIER_FIELD: Final = "speculators_config.verifier.name_or_path"
+VERIFIER_FIELD: Final = SPECULATORS_VERIFIER_FIELD
 """The target model (a hub repo id or a local path), required by vLLM."""
 
 SPECULATIVE_TOKENS_FIELD: Final = "speculators_config.proposal_methods[0].speculative_tokens"

@@ -20,6 +20,8 @@ from types import ModuleType
 import pytest
 
 import drafting_config
+from drafting_config.cli.code_page import severities
+from drafting_config.cli.settings import IGNORABLE
 from drafting_config.engines import CODE_ENGINES, CODES, ENGINES
 from drafting_config.values import codes as core_codes
 from drafting_config.values.codes import Code
@@ -153,3 +155,21 @@ def test_no_module_reads_the_table_before_the_engines_fill_it() -> None:
                 if isinstance(base, ast.Name) and vars(module).get(base.id) is core_codes:
                     readers.append(name)
     assert not readers, "read drafting_config.engines.CODES"
+
+
+def test_each_constant_is_its_codes_name_and_each_code_has_its_severities() -> None:
+    # The code page reads a code's severities from the constants the rules name.
+    declared = [_declared(core_codes), *(_declared(_engine_codes(e)) for e in ENGINES)]
+    for module in (core_codes, *(_engine_codes(engine) for engine in ENGINES)):
+        for constant, value in vars(module).items():
+            if isinstance(value, Code):
+                assert constant.lower().replace("_", "-") == value.name
+    assert sum(len(codes) for codes in declared) == len(CODES)
+    given = severities()
+    assert set(given) == set(CODES), "a code no rule gives, or one the page cannot see"
+    assert given["token-not-int"] == ("error",)
+    assert given["token-placeholder"] == ("warning",)
+    assert given["target-not-given"] == ("note",)
+    assert given["file-unavailable"] == ("error",)  # an error class's code
+    # --ignore takes exactly the codes some rule gives as a warning or a note
+    assert {name for name, severity in given.items() if set(severity) - {"error"}} == IGNORABLE

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Final, Literal, Union
 
 from drafting_config.draft.fields import FieldVerdict, one_placeholder_warning
-from drafting_config.draft.file import DraftFile, read_draft
+from drafting_config.draft.file import DraftFile, read_draft, speculators_verifier
 from drafting_config.draft.target import TargetFacts, read_target
 from drafting_config.engines import (
     DEFAULT_ENGINE,
@@ -498,7 +498,7 @@ def _check(
         ]
     read = read_draft(located.config)
     resolution = resolution_of(read)
-    target = _target(resolution, options, shared)
+    target = _target(read, options, shared)
     return [
         _judge(rules, warning, located, read, resolution, target, options, shared)
         for rules, warning in chosen
@@ -728,12 +728,13 @@ class _Reads:
         return CheckpointFiles(checkpoint, shown, mask_embedding)
 
 
-def _target(resolution: Resolution, options: CheckOptions, shared: _SharedReads) -> _Target:
-    """The target given, else a speculators verifier, else none."""
+def _target(read: DraftFile, options: CheckOptions, shared: _SharedReads) -> _Target:
+    """The target given, else the speculators verifier the file names, else none: found
+    from the file as written, so that no engine's verdict depends on another's reading."""
     target = options.target
     if target is not None:
         return shared.target(None, lambda: _explicit_target(target, options))
-    verifier = None if resolution.speculators is None else resolution.speculators.verifier
+    verifier = speculators_verifier(read)
     if verifier is None:
         return _NO_TARGET
     return shared.target(verifier, lambda: _verifier_target(verifier, options))

@@ -24,9 +24,9 @@ from typing import Any, get_args
 import pytest
 
 from drafting_config import Verdict, check
-from drafting_config.cli.code_page import code_page
+from drafting_config.cli.code_page import ANY, code_page
 from drafting_config.draft.fields import missing_token_id_message
-from drafting_config.engines import EngineName
+from drafting_config.engines import CODE_ENGINES, EngineName
 from drafting_config.values.codes import CODES
 from drafting_config.values.errors import ParallelDraftingConfigError, _FindingFields
 from drafting_config.values.findings import Note
@@ -239,9 +239,11 @@ def test_the_code_page_shows_each_codes_meaning_engine_code_and_fix() -> None:
     """Issue 30 point 2: one table, a row per code, with what it means, the engine code
     behind it and how to fix it, each from ``declare(...)``."""
     page = code_page()
-    assert "| code | what it means | engine code | how to fix |" in page
+    assert "| code | severity | what it means | engine | engine code | how to fix |" in page
     for code in CODES.values():
-        row = f"| `{code.name}` | {code.summary} | {code.evidence or '-'} | {code.fix or '-'} |"
+        engine = CODE_ENGINES.get(code.name, ANY)  # the engine whose codes.py declares it
+        row = f"| {code.summary} | {engine} | {code.evidence or '-'} | {code.fix or '-'} |"
+        assert f"| `{code.name}` | " in page
         assert row in page
     declared = CODES["token-eagle-disagrees"]
     assert declared.evidence is not None

@@ -8,6 +8,7 @@ import pytest
 
 from drafting_config import check
 from drafting_config.engines import ENGINES
+from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.values import codes
 
 _DRAFT = {
@@ -43,7 +44,7 @@ def test_no_finding_says_null_is_unset_where_the_engine_reads_the_null(
 ) -> None:
     verdict = check(_config(_NULL_CASES[case]), engine=engine)  # type: ignore[arg-type]
     texts = [str(finding) for finding in (*verdict.errors, *verdict.warnings, *verdict.notes)]
-    reads_the_null = any(error.code is codes.TOKEN_FIELD_NULL for error in verdict.errors)
+    reads_the_null = any(error.code is vllm_codes.TOKEN_FIELD_NULL for error in verdict.errors)
     if reads_the_null:  # this engine reads the null: nothing may call it unset
         assert not any("counts as unset" in text or "as unset" in text for text in texts), texts
     if engine == "vllm":  # vLLM reads any present null but a top-level mask_token_id
@@ -58,5 +59,5 @@ def test_the_headline_of_a_draft_with_no_token_names_no_null_rule() -> None:
     headline = str(verdict.errors[0])
     assert verdict.errors[0].code is codes.TOKEN_MISSING
     assert "null" not in headline
-    null_error = next(e for e in verdict.errors if e.code is codes.TOKEN_FIELD_NULL)
+    null_error = next(e for e in verdict.errors if e.code is vllm_codes.TOKEN_FIELD_NULL)
     assert null_error.field == "dflash_config.mask_token_id"

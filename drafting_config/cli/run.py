@@ -53,6 +53,7 @@ from drafting_config.cli.settings import (
 from drafting_config.cli.terminal import COLOR_CHOICES, Style, style_for, waiting
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.engines import (
+    CODES,
     DEFAULT_ENGINE,
     ENGINE_NAMES,
     ENGINES,
@@ -66,7 +67,6 @@ from drafting_config.engines import (
 from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, validate_revision
 from drafting_config.values.codes import (
     CAUSALITY_ASSUMED,
-    CODES,
     SAMPLE_FROM_ANCHOR_ASSUMED,
     TARGET_NOT_GIVEN,
     TOKENIZER_NOT_FOUND,

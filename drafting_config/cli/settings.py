@@ -5,7 +5,7 @@ repository root (the first folder holding ``.git``; with none, the current direc
 only: a ``pyproject.toml`` above the repository, whoever owns it, changes no verdict),
 or from ``--config FILE``; flags on the command line win over the table.  The keys:
 
-- ``ignore``: a list of finding codes (``drafting_config.values.codes.CODES``) whose
+- ``ignore``: a list of finding codes (``drafting_config.engines.CODES``) whose
   warnings and notes to drop (:data:`IGNORABLE`; an error is never dropped, and a code
   that is only ever an error is refused);
 - ``strict``: a bool, as ``--strict``;
@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from drafting_config.engines import ENGINES, EVERY_RELEASE, RELEASES
-from drafting_config.values.codes import CODES
+from drafting_config.engines import CODES, ENGINES, EVERY_RELEASE, RELEASES
 from drafting_config.values.paths import display_path
 
 if sys.version_info >= (3, 11):

@@ -59,6 +59,9 @@ SPECULATORS_TYPE_FIELD: Final = "speculators_model_type"
 SPECULATORS_CONFIG_FIELD: Final = "speculators_config"
 """The section holding ``proposal_methods`` and the ``verifier``; vLLM detects the format by it."""
 
+SPECULATORS_VERIFIER_FIELD: Final = f"{SPECULATORS_CONFIG_FIELD}.verifier.name_or_path"
+"""Where a speculators file names its verifier: the target model, a repo id or a path."""
+
 FileField = Callable[[str], str]
 """Where a field of the config read sits in the draft's file."""
 
@@ -195,6 +198,23 @@ def is_speculators(get: FieldGetter) -> bool:
         get(SPECULATORS_TYPE_FIELD, None) is not None
         or get(SPECULATORS_CONFIG_FIELD, None) is not None
     ) and get("model_type", None) is None
+
+
+def speculators_verifier(draft: DraftFile) -> str | None:
+    """The verifier a speculators-format file names (:data:`SPECULATORS_VERIFIER_FIELD`, a
+    non-empty string), as written: the target its verdicts are checked against when none is
+    given, whatever any engine makes of the rest of the file.  ``None`` for a file of another
+    format, or a verifier absent, unreadable or no non-empty string (each engine's rules say
+    what they make of that).  Never raises."""
+    if draft.format != "speculators":
+        return None
+    section, _, key = SPECULATORS_VERIFIER_FIELD.rpartition(".")
+    try:
+        verifier = read_path(draft.get, section)
+        value = None if verifier is None else field_getter(verifier, section)(key, None)
+    except ParallelDraftingConfigError:
+        return None
+    return value if type(value) is str and value else None
 
 
 def read_draft(config: object, *, order: Sequence[TokenIdField] = PRIORITY_ORDER) -> DraftFile:

@@ -13,6 +13,11 @@ argument that could disagree with it.  A bare name means the release installed i
 running environment when the package ships it, else the newest shipped one
 (:func:`engine_rules`).  Where several verdicts per draft are asked for, ``"vllm==*"``
 (:data:`EveryRelease`) means every shipped release of the engine (:func:`chosen_engines`).
+
+The finding codes are declared in the core (:mod:`drafting_config.values.codes`: the core's
+codes and those both engines give) and in each engine's ``codes`` module (the codes only its
+rules give); importing this module imports every engine's, so :data:`CODES` read here is the
+whole table, and :data:`CODE_ENGINES` says which engine declares each engine's own code.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import re
 import sys
 from collections.abc import Iterable, Mapping
 from functools import cache
+from importlib import import_module
 from types import MappingProxyType
 from typing import Final, Literal, get_args
 
@@ -30,6 +36,7 @@ from drafting_config.engines.interface import EngineRules
 from drafting_config.engines.sglang.names import Release as SglangRelease
 from drafting_config.engines.vllm.names import Release as VllmRelease
 from drafting_config.values import codes
+from drafting_config.values.codes import Code
 from drafting_config.values.errors import ParallelDraftingConfigWarning, describe_value
 
 EngineName = Literal["vllm", "sglang"]
@@ -59,6 +66,22 @@ EVERY_RELEASE: Final[Mapping[EveryRelease, EngineName]] = MappingProxyType(
     {"vllm==*": "vllm", "sglang==*": "sglang"}
 )
 """Each engine's :data:`EveryRelease` name, in the order of :data:`ENGINES`."""
+
+CODES: Final[Mapping[str, Code]] = codes.CODES
+"""Every declared code, by name: the core's, then each engine's (imported above), in the
+order declared.  Read the table here, never before the engines are imported."""
+
+CODE_ENGINES: Final[Mapping[str, EngineName]] = MappingProxyType(
+    {
+        value.name: engine
+        for engine in ENGINES
+        for value in vars(import_module(f"{__name__}.{engine}.codes")).values()
+        if isinstance(value, Code)
+    }
+)
+"""The engine whose ``codes`` module declares each code only its rules give, by the code's
+name; a code not here is the core's (:mod:`drafting_config.values.codes`), given by the core
+or by several engines."""
 
 DEFAULT_ENGINE: Final[EngineName] = "vllm"
 """The engine a verdict speaks for unless told."""

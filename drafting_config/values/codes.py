@@ -11,8 +11,12 @@ reached in the same words.
 
 A code is one fact, whichever engine speaks and whichever file the fact was found in
 (mypy's ``errorcodes.py`` is the model): every code is declared once, with
-:func:`declare`, and :data:`CODES` is the one table the docs' code page and ``--ignore``
-read.
+:func:`declare`, into :data:`CODES`, the one table the docs' code page and ``--ignore``
+read.  This module declares the core's codes and those several engines give; a code only
+one engine's rules give is declared in that engine's ``codes`` module
+(``drafting_config/engines/vllm/codes.py``), which fills :data:`CODES` as the engine is
+imported: read the whole table as ``drafting_config.engines.CODES``, never here before the
+engines are imported.
 """
 
 from __future__ import annotations
@@ -106,7 +110,7 @@ def declare(
     return code
 
 
-# --- the codes, by step: every finding's code is declared here, once ---------------------------
+# --- the codes, by step: the core's and those of several engines (each engine's own: its codes.py)
 
 # parse
 FILE_UNAVAILABLE: Final = declare(
@@ -194,94 +198,11 @@ MODEL_TYPE_UNKNOWN: Final = declare(
     "`model_type` is unknown to the engine's transformers and `auto_map` names no "
     "AutoConfig: parsing the config fails.",
 )
-MODEL_TYPE_MISSING: Final = declare(
-    "model-type-missing",
-    Step.PARSE,
-    "The config has no `model_type`, so transformers' AutoConfig, through which the engine "
-    "loads it, cannot parse it.",
-    fix="serve a speculators-format file with vLLM, which parses it itself; otherwise set "
-    "`model_type` to the type of the draft's layers",
-)
 MODEL_TYPE_REMOTE_CODE: Final = declare(
     "model-type-remote-code",
     Step.PARSE,
     "`model_type` is parsed only through `auto_map.AutoConfig`'s remote code, with "
     "--trust-remote-code.",
-)
-MODEL_TYPE_TOO_NEW: Final = declare(
-    "model-type-too-new",
-    Step.PARSE,
-    "`model_type` is known only to transformers versions newer than some the engine accepts.",
-)
-SPECULATORS_TYPE_MISSING: Final = declare(
-    "speculators-type-missing",
-    Step.PARSE,
-    "A speculators-format draft does not name its algorithm in `speculators_model_type`.",
-)
-SPECULATORS_TYPE_UNKNOWN: Final = declare(
-    "speculators-type-unknown",
-    Step.PARSE,
-    "`speculators_model_type` is no speculators algorithm known here.",
-)
-SPECULATORS_NOT_PARALLEL: Final = declare(
-    "speculators-not-parallel",
-    Step.PARSE,
-    "The speculators algorithm is not parallel drafting: there is no mask token to check.",
-)
-SPECULATORS_METHODS_INVALID: Final = declare(
-    "speculators-methods-invalid",
-    Step.PARSE,
-    "`speculators_config.proposal_methods` is not a non-empty array of proposal methods.",
-)
-SPECULATORS_TOKENS_INVALID: Final = declare(
-    "speculators-tokens-invalid",
-    Step.PARSE,
-    "`speculative_tokens` is not a positive int below 2**31.",
-)
-SPECULATORS_VERIFIER_INVALID: Final = declare(
-    "speculators-verifier-invalid",
-    Step.PARSE,
-    "`speculators_config.verifier.name_or_path` is not a non-empty string.",
-)
-SPECULATORS_LAYER_CONFIG_MISSING: Final = declare(
-    "speculators-layer-config-missing",
-    Step.PARSE,
-    "`transformer_layer_config`, from which vLLM builds the draft's config, is missing.",
-)
-SPECULATORS_KEYS_NOT_STRINGS: Final = declare(
-    "speculators-keys-not-strings",
-    Step.PARSE,
-    "A speculators section has keys that are not strings.",
-)
-SPECULATORS_FIELD_MISSING: Final = declare(
-    "speculators-field-missing",
-    Step.PARSE,
-    "A field a speculators algorithm reads unconditionally is missing.",
-)
-SPECULATORS_SECTION_NOT_OBJECT: Final = declare(
-    "speculators-section-not-object",
-    Step.PARSE,
-    "A speculators section is not a JSON object.",
-)
-DRAFT_CONFIG_FIELD_INVALID: Final = declare(
-    "draft-config-field-invalid",
-    Step.PARSE,
-    "A field of the draft's DFlash or DSpark config is a value the engine's parse refuses.",
-)
-DOMINO_FIELDS_INVALID: Final = declare(
-    "domino-fields-invalid",
-    Step.PARSE,
-    "A Domino draft's fields are missing or not what the engine's parse accepts.",
-)
-MARKOV_HEAD_TYPE_MISSING: Final = declare(
-    "markov-head-type-missing",
-    Step.PARSE,
-    "A DSpark draft sets markov_rank but no markov_head_type.",
-)
-MARKOV_HEAD_TYPE_INVALID: Final = declare(
-    "markov-head-type-invalid",
-    Step.PARSE,
-    "markov_head_type is not one of the head types the engine builds.",
 )
 DOWNLOAD_SKIPPED: Final = declare(
     "download-skipped",
@@ -295,17 +216,6 @@ API_ARGUMENT_INVALID: Final = declare(
     "(a usage error).",
     fix="pass a value of the type the function documents",
 )
-XPRESS_TOPC_OUT_OF_RANGE: Final = declare(
-    "xpress-topc-out-of-range",
-    Step.PARSE,
-    "An XPress draft's `xpress_topc` is outside [0, its vocabulary].",
-)
-SPECULATORS_AUX_IDS_INVALID: Final = declare(
-    "speculators-aux-ids-invalid",
-    Step.PARSE,
-    "A speculators draft's `aux_hidden_state_layer_ids` is not an array of numbers: vLLM's "
-    "translation fails on it.",
-)
 INSTALLED_RELEASE_UNKNOWN: Final = declare(
     "installed-release-unknown",
     Step.PARSE,
@@ -315,65 +225,15 @@ INSTALLED_RELEASE_UNKNOWN: Final = declare(
 )
 
 # registry
-ARCHITECTURES_STRING: Final = declare(
-    "architectures-string",
-    Step.REGISTRY,
-    "`architectures` is a string, not a list: the engine looks up its characters and fails.",
-)
 ARCHITECTURE_UNSUPPORTED: Final = declare(
     "architecture-unsupported",
     Step.REGISTRY,
     "No name in `architectures` is a class the engine can serve as this draft.",
 )
-RENAMED_ARCHITECTURE_UNSUPPORTED: Final = declare(
-    "renamed-architecture-unsupported",
-    Step.REGISTRY,
-    "The class the engine renames the draft's architecture to is not registered.",
-)
-ARCHITECTURE_FALLBACK: Final = declare(
-    "architecture-fallback",
-    Step.REGISTRY,
-    "No name in `architectures` is registered: the engine resolves it only through a "
-    "generic fallback.",
-)
-ARCHITECTURE_NOT_DRAFTER: Final = declare(
-    "architecture-not-drafter",
-    Step.REGISTRY,
-    "The engine has no draft class among `architectures` and loads another class.",
-)
-DSPARK_ARCHITECTURE_REPLACED: Final = declare(
-    "dspark-architecture-replaced",
-    Step.REGISTRY,
-    "Served as DSpark, the draft names no DSpark class vLLM keeps: vLLM replaces it.",
-)
 METHOD_UNSUPPORTED: Final = declare(
     "method-unsupported",
     Step.REGISTRY,
     "The engine has no method that serves this draft.",
-)
-PARALLEL_SWITCH_REFUSED: Final = declare(
-    "parallel-switch-refused",
-    Step.PARSE,
-    "The draft is judged with parallel drafting required, but the engine refuses the "
-    "parallel-drafting switch for its method and serves it only sequentially.",
-    fix="serve it with an engine release that drafts the method in parallel, or train a "
-    "DFlash or DSpark drafter",
-    evidence="vllm/config/speculative.py: SpeculativeConfig._verify_args",
-)
-METHOD_NOT_DECLARED: Final = declare(
-    "method-not-declared",
-    Step.REGISTRY,
-    "The draft's class declares a speculator of another method than the one it is served "
-    "with, and the engine refuses the pair.",
-    fix="name a class the engine registers for the method, or serve the draft with the "
-    "method its class declares",
-    evidence="vllm/v1/worker/gpu/spec_decode/speculator_config.py: "
-    "_resolve_checkpoint_config_class",
-)
-SPECULATORS_CLASS_UNSUPPORTED: Final = declare(
-    "speculators-class-unsupported",
-    Step.REGISTRY,
-    "The speculators draft's class is not one vLLM's updater for its algorithm accepts.",
 )
 
 # token
@@ -381,11 +241,6 @@ TOKEN_MISSING: Final = declare(
     "token-missing",
     Step.TOKEN,
     "The draft names no parallel-drafting token id.",
-)
-SPECULATORS_TOKEN_MISSING: Final = declare(
-    "speculators-token-missing",
-    Step.TOKEN,
-    "A speculators parallel draft has no `mask_token_id`.",
 )
 TOKEN_NOT_INT: Final = declare(
     "token-not-int",
@@ -398,11 +253,6 @@ TOKEN_OUT_OF_RANGE: Final = declare(
     Step.TOKEN,
     "A token-id field is outside the draft's vocabulary (or negative).",
     fix="set the field to the mask token's id, below the draft's vocab_size",
-)
-TOKEN_FIELD_NULL: Final = declare(
-    "token-field-null",
-    Step.TOKEN,
-    "A token-id field above the one that should win is present and null: vLLM reads it and fails.",
 )
 TOKEN_FIELDS_DISAGREE: Final = declare(
     "token-fields-disagree",
@@ -430,21 +280,6 @@ TOKEN_OUTSIDE_TARGET_VOCAB: Final = declare(
     "The token id is outside the target's vocabulary.",
     fix="set the token field to a mask token id below the target's vocab_size",
 )
-TOKEN_NOT_NAMED: Final = declare(
-    "token-not-named",
-    Step.TOKEN,
-    "The draft names no mask token id: the engine takes one from the served tokenizer.",
-)
-TOKEN_ADDED_TO_TOKENIZER: Final = declare(
-    "token-added-to-tokenizer",
-    Step.TOKEN,
-    "The served tokenizer lacks the mask token: the engine adds it at a new id.",
-)
-TOKEN_FROM_TOKENIZER: Final = declare(
-    "token-from-tokenizer",
-    Step.TOKEN,
-    "The engine takes the token id from the tokenizer.",
-)
 
 # layers
 LAYER_IDS_INVALID: Final = declare(
@@ -452,65 +287,10 @@ LAYER_IDS_INVALID: Final = declare(
     Step.LAYERS,
     "The target layer ids are not a list of integers.",
 )
-LAYER_IDS_UNORDERED: Final = declare(
-    "layer-ids-unordered",
-    Step.LAYERS,
-    "The target layer ids are repeated or not increasing.",
-)
-LAYER_IDS_FLOATS: Final = declare(
-    "layer-ids-floats",
-    Step.LAYERS,
-    "The target layer ids hold whole-number floats.",
-)
-LAYER_ID_MINUS_ONE: Final = declare(
-    "layer-id-minus-one",
-    Step.LAYERS,
-    "A target layer id is -1: the tap reads the embeddings, not a layer's output.",
-)
 LAYER_ID_OUT_OF_RANGE: Final = declare(
     "layer-id-out-of-range",
     Step.LAYERS,
     "A target layer id is outside the target's layers.",
-)
-RUNNERS_DISAGREE_ON_LAYERS: Final = declare(
-    "runners-disagree-on-layers",
-    Step.LAYERS,
-    "vLLM's two model runners read different target layers for this draft.",
-)
-OMNI_LAYER_IDS_INVALID: Final = declare(
-    "omni-layer-ids-invalid",
-    Step.LAYERS,
-    "The target layer ids are unusable for a Qwen3-Omni target.",
-)
-NUM_TARGET_LAYERS_NOT_COUNT: Final = declare(
-    "num-target-layers-not-count",
-    Step.LAYERS,
-    "`num_target_layers` is not a count of layers.",
-)
-NUM_TARGET_LAYERS_NOT_DEPTH: Final = declare(
-    "num-target-layers-not-depth",
-    Step.LAYERS,
-    "`num_target_layers` differs from the target's depth.",
-)
-NUM_TARGET_LAYERS_UNEXPLAINED: Final = declare(
-    "num-target-layers-unexplained",
-    Step.LAYERS,
-    "`num_target_layers` is neither the target's depth nor the number of tapped layers.",
-)
-EAGLE_LAYER_IDS_MISPLACED: Final = declare(
-    "eagle-layer-ids-misplaced",
-    Step.LAYERS,
-    "EAGLE layer ids are set at the top level, where SGLang does not read them.",
-)
-DERIVED_LAYERS_INVALID: Final = declare(
-    "derived-layers-invalid",
-    Step.LAYERS,
-    "The draft names no target layers and the ones the engine derives are unusable.",
-)
-LAYER_NOT_READ: Final = declare(
-    "layer-not-read",
-    Step.LAYERS,
-    "A layer field of the draft is not read by the engine for this draft.",
 )
 LAYERS_GUESSED: Final = declare(
     "layers-guessed",
@@ -536,16 +316,6 @@ VERIFIER_NOT_FOUND: Final = declare(
     Step.TARGET,
     "The speculators verifier could not be found: the target is not checked.",
     fix="pass --target DIR, or --download",
-)
-TARGET_HAS_NO_SIZES: Final = declare(
-    "target-has-no-sizes",
-    Step.TARGET,
-    "The target gives no vocab_size, hidden_size or num_hidden_layers.",
-)
-TARGET_ARCHITECTURE_UNREGISTERED: Final = declare(
-    "target-architecture-unregistered",
-    Step.TARGET,
-    "The target's architectures are not in the engine's registry.",
 )
 VOCAB_LARGER_THAN_TARGET: Final = declare(
     "vocab-larger-than-target",
@@ -579,83 +349,12 @@ TARGET_NOT_TAPPABLE: Final = declare(
     Step.TAP,
     "The target's class cannot be tapped for the drafter's hidden states.",
 )
-TARGET_HOOK_BROKEN: Final = declare(
-    "target-hook-broken",
-    Step.TAP,
-    "The target's capture hook calls a method its language model lacks.",
-)
-LAST_LAYER_NEVER_CAPTURED: Final = declare(
-    "last-layer-never-captured",
-    Step.TAP,
-    "A tapped layer is the target's last: the capture hook never reaches it.",
-)
-LAST_LAYER_REFUSED: Final = declare(
-    "last-layer-refused",
-    Step.TAP,
-    "A tapped layer is the target's last: the capture hook refuses it.",
-)
 
 # construction
-CONSTRUCTOR_FIELD_MISSING: Final = declare(
-    "constructor-field-missing",
-    Step.CONSTRUCTION,
-    "A field the draft class's constructor reads is not set.",
-)
-SIZE_FROM_CONFIG_DEFAULT: Final = declare(
-    "size-from-config-default",
-    Step.CONSTRUCTION,
-    "A size the draft class reads is not set, so the default of the config class of its "
-    "`model_type` applies, which may not be the draft's.",
-)
-DFLASH_CONFIG_NULL: Final = declare(
-    "dflash-config-null",
-    Step.CONSTRUCTION,
-    "`dflash_config` is null: the draft class fails reading it.",
-)
 MARKOV_RANK_INVALID: Final = declare(
     "markov-rank-invalid",
     Step.CONSTRUCTION,
     "`markov_rank` is not an integer the Markov head can be built with.",
-)
-MARKOV_RANK_NESTED_ONLY: Final = declare(
-    "markov-rank-nested-only",
-    Step.CONSTRUCTION,
-    "`markov_rank` is set in a nested section only, where SGLang's DSpark model does not read it.",
-)
-MARKOV_HEAD_TYPE_NESTED: Final = declare(
-    "markov-head-type-nested",
-    Step.CONSTRUCTION,
-    "`markov_head_type` is set in a nested section only: SGLang builds a vanilla head.",
-)
-DFLASH2_SELECTOR_MISSING: Final = declare(
-    "dflash2-selector-missing",
-    Step.CONSTRUCTION,
-    "A DFlash2 draft lacks `dflash_config.selector_rank`.",
-)
-SAMPLE_FROM_ANCHOR_UNSUPPORTED: Final = declare(
-    "sample-from-anchor-unsupported",
-    Step.CONSTRUCTION,
-    "`sample_from_anchor` is true: vLLM's newer runner refuses it.",
-)
-SAMPLE_FROM_ANCHOR_IGNORED: Final = declare(
-    "sample-from-anchor-ignored",
-    Step.CONSTRUCTION,
-    "vLLM's older runner ignores `sample_from_anchor`.",
-)
-MAX_MODEL_LEN_LOWERED: Final = declare(
-    "max-model-len-lowered",
-    Step.CONSTRUCTION,
-    "vLLM lowers the server's max_model_len to the draft's.",
-)
-K3_NUM_TARGET_LAYERS_FLOAT: Final = declare(
-    "k3-num-target-layers-float",
-    Step.CONSTRUCTION,
-    "A K3 DSpark draft's `num_target_layers` is a float.",
-)
-K3_LAYER_FIELDS_INVALID: Final = declare(
-    "k3-layer-fields-invalid",
-    Step.CONSTRUCTION,
-    "A K3 DSpark draft's `target_layer_ids` and `num_target_layers` do not agree.",
 )
 SAMPLE_FROM_ANCHOR_ASSUMED: Final = declare(
     "sample-from-anchor-assumed",
@@ -673,11 +372,6 @@ CAUSALITY_ASSUMED: Final = declare(
 )
 
 # width
-DEFAULT_LAYERS_MISMATCH: Final = declare(
-    "default-layers-mismatch",
-    Step.WIDTH,
-    "The draft names no target layers, and the target's default taps do not fit its fc.",
-)
 TAPPED_WIDTH_MISMATCH: Final = declare(
     "tapped-width-mismatch",
     Step.WIDTH,
@@ -730,133 +424,20 @@ WEIGHTS_NOT_MODELLED: Final = declare(
     Step.WEIGHTS,
     "The engine's weight loaders are not modelled: weights are not checked for it.",
 )
-INDEX_NAMES_ABSENT_TENSOR: Final = declare(
-    "index-names-absent-tensor",
-    Step.WEIGHTS,
-    "The index places a tensor in a file whose header does not hold it.",
-)
-WEIGHTS_ARCHITECTURE_UNKNOWN: Final = declare(
-    "weights-architecture-unknown",
-    Step.WEIGHTS,
-    "The architecture's loading rules are not known here: weights not checked against the config.",
-)
-WEIGHTS_QUANTIZED: Final = declare(
-    "weights-quantized",
-    Step.WEIGHTS,
-    "The checkpoint is quantized: its shapes are packed and not checked.",
-)
-WEIGHTS_PARAMETER_MISSING: Final = declare(
-    "weights-parameter-missing",
-    Step.WEIGHTS,
-    "A parameter of the draft class gets no tensor from the checkpoint.",
-)
-WEIGHTS_BIAS_IGNORED: Final = declare(
-    "weights-bias-ignored",
-    Step.WEIGHTS,
-    "A .bias tensor has no parameter: the loader ignores it.",
-)
-WEIGHTS_TENSOR_UNEXPECTED: Final = declare(
-    "weights-tensor-unexpected",
-    Step.WEIGHTS,
-    "A tensor of the checkpoint has no parameter in the draft class: loading fails.",
-)
-WEIGHTS_LAYER_COUNT: Final = declare(
-    "weights-layer-count",
-    Step.WEIGHTS,
-    "The checkpoint's decoder layers do not fit the config's layer count.",
-)
-WEIGHTS_EMBEDDING_MISSING: Final = declare(
-    "weights-embedding-missing",
-    Step.WEIGHTS,
-    "The checkpoint has no embed_tokens: the draft's embedding stays uninitialized.",
-)
 WEIGHTS_LM_HEAD_MISSING: Final = declare(
     "weights-lm-head-missing",
     Step.WEIGHTS,
     "The checkpoint has no lm_head and embeddings are not tied.",
-)
-WEIGHTS_SHAPE_INVALID: Final = declare(
-    "weights-shape-invalid",
-    Step.WEIGHTS,
-    "A tensor does not have the shape the draft class builds.",
-)
-TOKEN_PAST_EMBEDDING_ROWS: Final = declare(
-    "token-past-embedding-rows",
-    Step.WEIGHTS,
-    "The token id is past the rows of the checkpoint's embedding.",
-)
-WEIGHTS_SIZE_MISMATCH: Final = declare(
-    "weights-size-mismatch",
-    Step.WEIGHTS,
-    "A tensor's size differs from the one the config gives.",
-)
-DRAFT_VOCAB_MAP_MISSING: Final = declare(
-    "draft-vocab-map-missing",
-    Step.WEIGHTS,
-    "A pruned draft vocabulary ships no d2t map: draft id i is taken as target id i.",
-    fix="ship the d2t tensor the trainer wrote beside the head's weights",
-)
-WEIGHTS_FC_MISSING: Final = declare(
-    "weights-fc-missing",
-    Step.WEIGHTS,
-    "The checkpoint has no fc.weight.",
-)
-FC_WEIGHT_WIDTH_MISMATCH: Final = declare(
-    "fc-weight-width-mismatch",
-    Step.WEIGHTS,
-    "fc.weight's input width differs from the tapped layers' width.",
-)
-MASK_HIDDEN_UNEXPECTED: Final = declare(
-    "mask-hidden-unexpected",
-    Step.WEIGHTS,
-    "The checkpoint holds mask_hidden, which vLLM's DFlash loader refuses.",
-)
-MASK_HIDDEN_MISSING: Final = declare(
-    "mask-hidden-missing",
-    Step.WEIGHTS,
-    "The checkpoint has no mask_hidden tensor, which the loader needs.",
-)
-MASK_HIDDEN_SIZE: Final = declare(
-    "mask-hidden-size",
-    Step.WEIGHTS,
-    "mask_hidden's size differs from what vLLM copies it into.",
 )
 MASK_EMBEDDING_NOT_CHECKED: Final = declare(
     "mask-embedding-not-checked",
     Step.WEIGHTS,
     "mask_embedding.pt could not be read here (torch missing, ...): it is not checked.",
 )
-MASK_EMBEDDING_TOKEN_MISMATCH: Final = declare(
-    "mask-embedding-token-mismatch",
-    Step.WEIGHTS,
-    "mask_embedding.pt is for another mask token id.",
-)
 MASK_EMBEDDING_SIZE: Final = declare(
     "mask-embedding-size",
     Step.WEIGHTS,
     "mask_embedding.pt's size differs from the draft's hidden_size.",
-)
-MASK_EMBEDDING_INVALID: Final = declare(
-    "mask-embedding-invalid",
-    Step.WEIGHTS,
-    "mask_embedding.pt is not what SGLang's DFlash worker loads.",
-)
-WEIGHTS_EMBEDDING_SHARED: Final = declare(
-    "weights-embedding-shared",
-    Step.WEIGHTS,
-    "The checkpoint has no embed_tokens: the engine shares the target's.",
-)
-WEIGHTS_LM_HEAD_TIED_BY_DEFAULT: Final = declare(
-    "weights-lm-head-tied-by-default",
-    Step.WEIGHTS,
-    "The checkpoint has no lm_head and the config does not say whether it is tied.",
-)
-WEIGHTS_D2T_MISSING: Final = declare(
-    "weights-d2t-missing",
-    Step.WEIGHTS,
-    "An EAGLE-3 head with a reduced vocabulary ships no d2t: the engine takes the draft's "
-    "token ids for the target's.",
-    fix="ship the d2t tensor the head was trained with",
 )
 
 # tokenizer
@@ -870,11 +451,6 @@ TOKENIZER_FILE_MALFORMED: Final = declare(
     Step.TOKENIZER,
     "A tokenizer file is malformed.",
     fix="fix the tokenizer file where the finding says",
-)
-TOKENIZER_CANNOT_CLASSIFY: Final = declare(
-    "tokenizer-cannot-classify",
-    Step.TOKENIZER,
-    "The tokenizer files found cannot say what the token id is.",
 )
 TOKEN_IS_ORDINARY: Final = declare(
     "token-is-ordinary",
@@ -906,12 +482,6 @@ MASK_TOKEN_TEXT_DISAGREES: Final = declare(
 
 # --- the mode a verdict judges, and the rules the real engine showed missing ------------------
 
-SERVED_SEQUENTIALLY: Final = declare(
-    "served-sequentially",
-    Step.TOKEN,
-    "The draft asks for no parallel drafting: the engine serves it sequentially (EAGLE-3, a "
-    "plain draft model), and the note names what turns parallel drafting on.",
-)
 SEQUENTIAL_NOT_PARALLEL: Final = declare(
     "sequential-not-parallel",
     Step.TOKEN,
@@ -923,34 +493,4 @@ TOKEN_UNUSED: Final = declare(
     Step.TOKEN,
     "The draft names a parallel-drafting token the engine never reads, because it has no "
     "parallel mode for the draft's method: the draft is served sequentially.",
-)
-REMOTE_CODE_DRAFTER: Final = declare(
-    "remote-code-drafter",
-    Step.REGISTRY,
-    "The draft's class is in no registry table and only `auto_map` remote code supplies it: "
-    "no path gives a drafter for a DFlash, DSpark or EAGLE-3 method.",
-)
-EAGLE3_WIDTH: Final = declare(
-    "eagle3-width",
-    Step.WIDTH,
-    "An EAGLE-3 draft's fc (and its pre-fc norm) is sized for another number of tapped "
-    "layers than the runner taps.",
-)
-PROJECTOR_UNIMPLEMENTED: Final = declare(
-    "projector-unimplemented",
-    Step.WEIGHTS,
-    "The draft's `dflash_config.projector_type` names a projector no DFlash or DSpark file "
-    "of the engine implements: its tensors have no parameter to load into.",
-)
-DFLASH_CLASS_DERIVES_LAYERS: Final = declare(
-    "dflash-class-derives-layers",
-    Step.CONSTRUCTION,
-    "SGLang's DFlash draft class derives its layers from its own depth when the draft names "
-    "neither layers nor num_target_layers, and a depth of 2 or 3 is refused.",
-)
-LAYERS_CAPTURED_IN_ORDER: Final = declare(
-    "layers-captured-in-order",
-    Step.LAYERS,
-    "The tapped layer ids repeat or decrease, but the target captures each layer once, in "
-    "layer order: fc gets fewer features than it is sized for, or features in another order.",
 )

@@ -15,8 +15,9 @@ from drafting_config import ParallelDraftingConfigError, ParallelDraftingConfigW
 from drafting_config.cli import fixing
 from drafting_config.cli.fixing import draft_plan, fix_paths
 from drafting_config.cli.run import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from drafting_config.engines.sglang import codes as sglang_codes
+from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.files import config_writing
-from drafting_config.values import codes
 from drafting_config.values.edits import ConfigEdit
 from drafting_config.verdicts import Verdict
 from tests.conftest import Run, run_cli
@@ -215,12 +216,20 @@ def test_an_edit_two_engines_plan_is_applied_once_and_edits_that_disagree_are_al
         Verdict(
             None,
             None,
-            (ParallelDraftingConfigError("a", code=codes.MARKOV_RANK_NESTED_ONLY, edit=same),),
+            (
+                ParallelDraftingConfigError(
+                    "a", code=sglang_codes.MARKOV_RANK_NESTED_ONLY, edit=same
+                ),
+            ),
         ),
         Verdict(
             None,
             None,
-            (ParallelDraftingConfigError("b", code=codes.CONSTRUCTOR_FIELD_MISSING, edit=same),),
+            (
+                ParallelDraftingConfigError(
+                    "b", code=vllm_codes.CONSTRUCTOR_FIELD_MISSING, edit=same
+                ),
+            ),
         ),
         Verdict(None, None, (ParallelDraftingConfigError("e", edit=ConfigEdit.delete("other")),)),
     ]
@@ -302,7 +311,9 @@ def test_a_file_saved_after_the_check_is_not_written_over(tmp_path: Path) -> Non
     path = _write(tmp_path / "config.json", NULL_ABOVE)
     saved = json.dumps({**NULL_ABOVE, "dflash_config": {"mask_token_id": 7}}, indent=2)
     error = ParallelDraftingConfigError(
-        "null", code=codes.TOKEN_FIELD_NULL, edit=ConfigEdit.delete("dflash_config.mask_token_id")
+        "null",
+        code=vllm_codes.TOKEN_FIELD_NULL,
+        edit=ConfigEdit.delete("dflash_config.mask_token_id"),
     )
 
     def check_then_save(argument: str) -> list[Verdict]:

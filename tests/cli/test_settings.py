@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import ast
 import os
+from importlib import import_module
 from pathlib import Path
 
 import pytest
 
+from drafting_config import engines
 from drafting_config.cli.run import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from drafting_config.cli.settings import (
     IGNORABLE,
@@ -18,6 +20,7 @@ from drafting_config.cli.settings import (
     find_pyproject,
     read_settings,
 )
+from drafting_config.engines import ENGINES
 from drafting_config.values import codes
 from drafting_config.values.paths import display_path
 from tests.conftest import EXAMPLES, REPO, run_cli
@@ -33,6 +36,12 @@ STRICT = "[tool.drafting-config]\nstrict = true\n"
 def _warning_and_note_codes() -> set[str]:
     """Every code the package's source gives a warning or a note: the ``code=`` of each
     call of a warning class, of ``found.warn``, ``found.note`` and ``Note``."""
+    declared = {  # each code by its constant's name, in the core and in each engine's codes
+        constant: value
+        for module in (codes, *(import_module(f"{engines.__name__}.{e}.codes") for e in ENGINES))
+        for constant, value in vars(module).items()
+        if isinstance(value, codes.Code)
+    }
     found = set()
     for path in PACKAGE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -47,8 +56,8 @@ def _warning_and_note_codes() -> set[str]:
                 value = keyword.value
                 constant = value.attr if isinstance(value, ast.Attribute) else None
                 constant = value.id if isinstance(value, ast.Name) else constant
-                code = getattr(codes, constant or "", None)
-                if keyword.arg == "code" and isinstance(code, codes.Code):
+                code = declared.get(constant or "")
+                if keyword.arg == "code" and code is not None:
                     found.add(code.name)
     return found
 
@@ -57,7 +66,7 @@ def test_ignorable_is_every_code_a_warning_or_note_is_given() -> None:
     found = _warning_and_note_codes()
     assert {"token-placeholder", "target-not-given", "token-mask-elsewhere"} <= found
     assert set(IGNORABLE) == found
-    assert set(IGNORABLE) <= set(codes.CODES)
+    assert set(IGNORABLE) <= set(engines.CODES)
 
 
 def test_an_error_code_in_the_table_is_a_usage_error_naming_it(

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from drafting_config import Verdict
 from drafting_config.cli.render import MAX_LINE, block_lines, footer_line
+from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.values import codes
 from drafting_config.values.codes import CODES
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
@@ -87,7 +88,7 @@ def test_the_headline_is_the_worst_outcome_over_the_engines() -> None:
     ("made", "line"),
     [
         (verdict(errors=(error(),)), "fails at token"),
-        (verdict(errors=(error(code=codes.FC_WEIGHT_WIDTH_MISMATCH),)), "fails at weights"),
+        (verdict(errors=(error(code=vllm_codes.FC_WEIGHT_WIDTH_MISMATCH),)), "fails at weights"),
         (verdict(errors=(error(code=None),)), "fails"),
         (verdict(errors=(error(unavailable=True),)), "could not check"),
         (
@@ -149,7 +150,7 @@ def test_a_finding_every_engine_reports_alike_is_printed_once_after_the_engine_l
 
 
 def test_a_finding_one_engine_reports_is_printed_under_that_engines_line() -> None:
-    only = error("SGLang refuses it.", code=codes.LAYER_IDS_UNORDERED, fix=None)
+    only = error("SGLang refuses it.", code=vllm_codes.LAYER_IDS_UNORDERED, fix=None)
     note = Note("target not checked: no target given", code=codes.TARGET_NOT_GIVEN)
     lines = block_lines(
         [verdict(errors=(error(),), notes=(note,)), verdict(SGLANG, errors=(only,), notes=(note,))],
@@ -168,7 +169,7 @@ def test_a_finding_one_engine_reports_is_printed_under_that_engines_line() -> No
 
 
 def test_a_finding_some_of_several_engines_report_names_them() -> None:
-    shared, other = error(), error("Another fact.", code=codes.LAYER_IDS_UNORDERED, fix=None)
+    shared, other = error(), error("Another fact.", code=vllm_codes.LAYER_IDS_UNORDERED, fix=None)
     lines = block_lines(
         [
             verdict(errors=(shared,)),

@@ -17,11 +17,9 @@ import pytest
 
 from drafting_config import check
 from drafting_config.draft.architectures import EAGLE3_HEAD_FIELDS, eagle3_head_fields
+from drafting_config.engines.sglang.codes import ARCHITECTURE_NOT_DRAFTER
+from drafting_config.engines.vllm.codes import RENAMED_ARCHITECTURE_UNSUPPORTED
 from drafting_config.engines.vllm.names import VERSIONS
-from drafting_config.values.codes import (
-    ARCHITECTURE_NOT_DRAFTER,
-    RENAMED_ARCHITECTURE_UNSUPPORTED,
-)
 
 VLLM_RELEASES = [f"vllm=={version}" for version in VERSIONS]
 

@@ -16,13 +16,13 @@ import pytest
 
 from drafting_config import Verdict, check
 from drafting_config.engines import RELEASES, Engine
+from drafting_config.engines.sglang.codes import WEIGHTS_D2T_MISSING
 from drafting_config.engines.vllm.names import HONOURS_USE_AUX_HIDDEN_STATE, since
 from drafting_config.values.codes import (
     CAUSALITY_ASSUMED,
     LAYERS_GUESSED,
     ROPE_DIFFERS_FROM_TARGET,
     SAMPLE_FROM_ANCHOR_ASSUMED,
-    WEIGHTS_D2T_MISSING,
     WEIGHTS_LM_HEAD_MISSING,
     WEIGHTS_NOT_MODELLED,
     Code,

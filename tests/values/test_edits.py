@@ -8,6 +8,7 @@ import pickle
 import pytest
 
 from drafting_config import ParallelDraftingConfigError, ParallelDraftingConfigWarning
+from drafting_config.engines.sglang import codes as sglang_codes
 from drafting_config.values import codes
 from drafting_config.values.edits import (
     ConfigEdit,
@@ -74,7 +75,9 @@ def test_a_malformed_field_is_refused(field: str) -> None:
 def test_every_finding_kind_carries_its_edit_and_pickles_with_it() -> None:
     edit = ConfigEdit.set("markov_rank", 8)
     found = Findings()
-    found.error(ParallelDraftingConfigError("e", code=codes.MARKOV_RANK_NESTED_ONLY, edit=edit))
+    found.error(
+        ParallelDraftingConfigError("e", code=sglang_codes.MARKOV_RANK_NESTED_ONLY, edit=edit)
+    )
     found.warn(ParallelDraftingConfigWarning("w", edit=edit))
     found.note("n", code=codes.TARGET_NOT_GIVEN, edit=edit)
     for finding in (*found.errors, *found.warnings, *found.notes):

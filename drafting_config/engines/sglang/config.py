@@ -10,6 +10,7 @@ from typing import Final
 
 from drafting_config.draft.architectures import PEAGLE_CLASSES, eagle3_head_fields
 from drafting_config.draft.fields import FieldStatus
+from drafting_config.engines.sglang import codes as sglang_codes
 from drafting_config.engines.sglang.names import (
     BUNDLED_DRAFT,
     BUNDLING_TARGET,
@@ -281,7 +282,7 @@ def optional_int(value: object, field: str, *, minimum: int | None, reader: str)
             f"`{field}` = {describe_value(value)} is not a number SGLang can read as an integer, "
             "so it refuses the draft at start-up.",
             field=field,
-            code=codes.DRAFT_CONFIG_FIELD_INVALID,
+            code=sglang_codes.DRAFT_CONFIG_FIELD_INVALID,
             fix=f"set `{field}` to an integer",
             evidence=reader,
         ) from None
@@ -290,7 +291,7 @@ def optional_int(value: object, field: str, *, minimum: int | None, reader: str)
         raise SglangRefuses(
             f"`{field}` = {describe_value(value)} must be {expected}: {_REFUSES}.",
             field=field,
-            code=codes.DRAFT_CONFIG_FIELD_INVALID,
+            code=sglang_codes.DRAFT_CONFIG_FIELD_INVALID,
             fix=f"set `{field}` to a positive integer"
             if minimum == 1
             else f"set `{field}` to an integer {expected}",
@@ -358,7 +359,7 @@ def parse_dflash_draft_config(get: FieldGetter) -> DFlashDraft:  # noqa: PLR0912
                 f"`dflash_config.{second}` = {bounded_repr(pairs[second])}: SGLang refuses one "
                 "set without the other at start-up.",
                 field=f"dflash_config.{first}",
-                code=codes.DRAFT_CONFIG_FIELD_INVALID,
+                code=sglang_codes.DRAFT_CONFIG_FIELD_INVALID,
                 fix=f"set both `dflash_config.{first}` and `dflash_config.{second}`, or neither",
                 evidence=_DFLASH_PARSE,
             )
@@ -463,7 +464,7 @@ def _dflash_floats(section: dict[object, object]) -> None:
                 field,
                 value,
                 "is not a number",
-                code=codes.DRAFT_CONFIG_FIELD_INVALID,
+                code=sglang_codes.DRAFT_CONFIG_FIELD_INVALID,
                 fix=f"set `{field}` to a number",
             ) from None
         if key == "output_multiplier" and number <= 0:
@@ -471,7 +472,7 @@ def _dflash_floats(section: dict[object, object]) -> None:
                 field,
                 value,
                 "must be positive",
-                code=codes.DRAFT_CONFIG_FIELD_INVALID,
+                code=sglang_codes.DRAFT_CONFIG_FIELD_INVALID,
                 fix=f"set `{field}` to a positive number",
             )
 
@@ -485,7 +486,7 @@ def _dflash_mimo_extras(section: dict[object, object]) -> None:
             "dflash_config.attention_sink_bias",
             sink,
             "must be a bool",
-            code=codes.DRAFT_CONFIG_FIELD_INVALID,
+            code=sglang_codes.DRAFT_CONFIG_FIELD_INVALID,
             fix="set `dflash_config.attention_sink_bias` to true or false",
         )
     scale = section.get("attention_value_scale")
@@ -494,7 +495,7 @@ def _dflash_mimo_extras(section: dict[object, object]) -> None:
             "dflash_config.attention_value_scale",
             scale,
             "must be a number or null (not a bool)",
-            code=codes.DRAFT_CONFIG_FIELD_INVALID,
+            code=sglang_codes.DRAFT_CONFIG_FIELD_INVALID,
             fix="set `dflash_config.attention_value_scale` to a number, or remove it",
         )
 
@@ -519,7 +520,7 @@ def _domino(section: dict[object, object], get: FieldGetter, block_size: int | N
             "dflash_config.emb_dim",
             nested,
             f"differs from the top-level `emb_dim` = {bounded_repr(top)}",
-            code=codes.DOMINO_FIELDS_INVALID,
+            code=sglang_codes.DOMINO_FIELDS_INVALID,
             fix="set `dflash_config.emb_dim` and `emb_dim` to the same width, or remove one",
         )
     if not isinstance(shift_label, bool):
@@ -527,7 +528,7 @@ def _domino(section: dict[object, object], get: FieldGetter, block_size: int | N
             shift_field or "dflash_config.shift_label",
             shift_label,
             "must be a bool for Domino",
-            code=codes.DOMINO_FIELDS_INVALID,
+            code=sglang_codes.DOMINO_FIELDS_INVALID,
             fix=f"set `{shift_field or 'dflash_config.shift_label'}` to true or false",
         )
     if prefix != 1:
@@ -535,7 +536,7 @@ def _domino(section: dict[object, object], get: FieldGetter, block_size: int | N
             "dflash_config.pure_draft_prefix_len",
             prefix,
             "must be 1 for Domino",
-            code=codes.DOMINO_FIELDS_INVALID,
+            code=sglang_codes.DOMINO_FIELDS_INVALID,
             fix="set `dflash_config.pure_draft_prefix_len` to 1",
         )
     if gru is None:
@@ -543,7 +544,7 @@ def _domino(section: dict[object, object], get: FieldGetter, block_size: int | N
             "dflash_config.gru_hidden_dim",
             None,
             "is required for Domino",
-            code=codes.DOMINO_FIELDS_INVALID,
+            code=sglang_codes.DOMINO_FIELDS_INVALID,
             fix="set `dflash_config.gru_hidden_dim` to the GRU width the draft was trained with",
         )
     if nested is None and top is None:
@@ -551,7 +552,7 @@ def _domino(section: dict[object, object], get: FieldGetter, block_size: int | N
             "dflash_config.emb_dim",
             None,
             "is required for Domino",
-            code=codes.DOMINO_FIELDS_INVALID,
+            code=sglang_codes.DOMINO_FIELDS_INVALID,
             fix="set `dflash_config.emb_dim` to the embedding width the draft was trained with",
         )
     if block_size is not None and block_size <= 1:
@@ -559,7 +560,7 @@ def _domino(section: dict[object, object], get: FieldGetter, block_size: int | N
             "block_size",
             block_size,
             "must be above 1 for Domino",
-            code=codes.DOMINO_FIELDS_INVALID,
+            code=sglang_codes.DOMINO_FIELDS_INVALID,
             fix="set `block_size` to the block size the draft was trained with",
         )
 
@@ -679,7 +680,7 @@ def parse_dspark_draft_config(get: FieldGetter) -> DSparkDraft:  # noqa: PLR0912
             f"`{rank_field or 'markov_rank'}` = {bounded_repr(rank)} is set but "
             f"`markov_head_type` is not, so {_REFUSES}.",
             field="markov_head_type",
-            code=codes.MARKOV_HEAD_TYPE_MISSING,
+            code=sglang_codes.MARKOV_HEAD_TYPE_MISSING,
             fix="set `markov_head_type` to the head the draft was trained with: "
             f"{_HEAD_TYPES_TEXT}",
             evidence=_DSPARK_PARSE,
@@ -693,7 +694,7 @@ def parse_dspark_draft_config(get: FieldGetter) -> DSparkDraft:  # noqa: PLR0912
                 head,
                 f"must be one of {', '.join(MARKOV_HEAD_TYPES)}",
                 _DSPARK_PARSE,
-                code=codes.MARKOV_HEAD_TYPE_INVALID,
+                code=sglang_codes.MARKOV_HEAD_TYPE_INVALID,
                 fix=f"set `{head_field or 'markov_head_type'}` to the head the draft was trained "
                 f"with: {_HEAD_TYPES_TEXT}",
             )
@@ -929,7 +930,7 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
                 "The speculators-format file has no `model_type`, so SGLang's config loader "
                 "refuses it at start-up.",
                 field="model_type",
-                code=codes.MODEL_TYPE_MISSING,
+                code=sglang_codes.MODEL_TYPE_MISSING,
                 fix="serve it with vLLM, which reads the speculators format, or export the "
                 "draft as a Hugging Face config of an SGLang draft class",
                 evidence="srt/utils/hf_transformers/config.py: HfModelConfigParser.parse calls "
@@ -977,7 +978,7 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
                 f"`architectures` = {bounded_repr(listed)} has no SGLang draft class, so SGLang's "
                 f"{algorithm.value} worker fails at start-up.",
                 field="architectures",
-                code=codes.ARCHITECTURE_NOT_DRAFTER,
+                code=sglang_codes.ARCHITECTURE_NOT_DRAFTER,
                 fix=f"set `architectures` to [{bounded_repr(fix)}] when the checkpoint's weights "
                 "are that class's",
                 evidence="srt/models/registry.py: resolve_model_cls loads another class, falling "
@@ -1005,7 +1006,7 @@ def _eagle3_under_base_class(subject: Subject) -> ParallelDraftingConfigError:
         f"`architectures` = {bounded_repr(listed)} is no EAGLE-3 class, yet `{first}` marks an "
         "EAGLE-3 head: SGLang's EAGLE3 worker fails.",
         field="architectures",
-        code=codes.ARCHITECTURE_NOT_DRAFTER,
+        code=sglang_codes.ARCHITECTURE_NOT_DRAFTER,
         fix='set `architectures` to ["LlamaForCausalLMEagle3"] when the checkpoint is an '
         "EAGLE-3 head's",
         evidence="srt/models/registry.py: ModelRegistry.resolve_model_cls loads "
@@ -1143,7 +1144,7 @@ def check_sglang_config(subject: Subject, found: Findings) -> None:
                 f"A {name} draft has no `dflash_config.selector_rank`, so SGLang refuses it at "
                 "start-up.",
                 field="dflash_config.selector_rank",
-                code=codes.DFLASH2_SELECTOR_MISSING,
+                code=sglang_codes.DFLASH2_SELECTOR_MISSING,
                 fix="set `dflash_config.selector_rank` and `dflash_config.selector_top_k` to the "
                 "candidate selector's sizes the draft was trained with",
                 evidence="srt/models/dflash.py: DFlash2DraftModel.__init__ raises ValueError",
@@ -1177,7 +1178,7 @@ def _default_size_findings(subject: Subject, found: Findings) -> None:
                     f"`{field}` is not set, so SGLang's draft class takes the default of the "
                     f"{bounded_repr(model_type)} config class, which may not be the draft's.",
                     field=field,
-                    code=codes.SIZE_FROM_CONFIG_DEFAULT,
+                    code=sglang_codes.SIZE_FROM_CONFIG_DEFAULT,
                     fix=f"set `{field}` to the draft model's {_SIZE_NAMES[field]}",
                     evidence="srt/models/dflash.py: DFlashDraftModel.__init__ reads it from the "
                     "config transformers' AutoConfig.from_pretrained builds",
@@ -1213,7 +1214,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                     "the top-level `markov_rank` is not, so SGLang's DSpark model fails at "
                     "start-up.",
                     field="markov_rank",
-                    code=codes.MARKOV_RANK_NESTED_ONLY,
+                    code=sglang_codes.MARKOV_RANK_NESTED_ONLY,
                     edit=ConfigEdit.set("markov_rank", nested) if type(nested) is int else None,
                     fix=f"copy `{dspark.markov_rank_field}` to the top-level `markov_rank`",
                     evidence=f"{_BUILD_MARKOV_HEAD} raises ValueError",
@@ -1242,7 +1243,7 @@ def _dspark_findings(subject: Subject, dspark: DSparkDraft, found: Findings) -> 
                     f"`{head_field}` = {bounded_repr(dspark.markov_head_type)} is set but the "
                     "top-level `markov_head_type` is not, so SGLang builds a vanilla head.",
                     field="markov_head_type",
-                    code=codes.MARKOV_HEAD_TYPE_NESTED,
+                    code=sglang_codes.MARKOV_HEAD_TYPE_NESTED,
                     edit=ConfigEdit.set("markov_head_type", dspark.markov_head_type),
                     fix=f"copy `{head_field}` to the top-level `markov_head_type`",
                     evidence=f"{_BUILD_MARKOV_HEAD} reads the top-level markov_head_type, "

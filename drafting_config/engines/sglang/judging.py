@@ -4,6 +4,7 @@ first use, so a check that asks only for vLLM never loads SGLang's rules."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Final
 
@@ -37,6 +38,25 @@ from drafting_config.rules.tokenizer import check_token_in_tokenizer
 from drafting_config.values import codes
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.values.findings import Findings
+
+RULES: Final[tuple[Callable[..., None], ...]] = (
+    check_sglang_method,
+    check_sglang_config,
+    check_sglang_token,
+    check_sglang_placeholders,
+    check_target_placeholders,
+    check_sglang_layers,
+    check_sglang_guessed_layers,
+    check_sglang_rope,
+    check_sglang_assumed_defaults,
+    check_token_in_tokenizer,
+    check_sglang_eagle3_weights,
+    check_sglang_mask_embedding,
+    check_sglang_standalone,
+)
+"""The rules :func:`judge` runs, in its order (a test holds the two equal), each where the
+load path meets it; the docs' rules table is generated from them
+(:mod:`drafting_config.cli.rules_page`)."""
 
 
 def resolver_findings(draft: DraftFile) -> Findings:

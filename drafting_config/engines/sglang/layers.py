@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from drafting_config.engines.sglang import codes as sglang_codes
 from drafting_config.engines.sglang.config import (
     DFlashDraft,
     SglangDraft,
@@ -62,7 +63,7 @@ def build_target_layer_ids(num_target_layers: int, num_draft_layers: int) -> tup
             f"SGLang derives the tapped layers from {bounded_repr(num_target_layers)} target "
             f"layers and {bounded_repr(num_draft_layers)} draft layers, and refuses a count "
             "below 1 at start-up.",
-            code=codes.DERIVED_LAYERS_INVALID,
+            code=sglang_codes.DERIVED_LAYERS_INVALID,
             fix=_NAME_THE_LAYERS,
             evidence=f"{_DFLASH_UTILS}: build_target_layer_ids raises ValueError",
         )
@@ -75,7 +76,7 @@ def build_target_layer_ids(num_target_layers: int, num_draft_layers: int) -> tup
             f"{bounded_repr(num_draft_layers)} from a target of {bounded_repr(num_target_layers)} "
             "layers: it needs 4.",
             field="dflash_config.target_layer_ids",
-            code=codes.DERIVED_LAYERS_INVALID,
+            code=sglang_codes.DERIVED_LAYERS_INVALID,
             fix=_NAME_THE_LAYERS,
             evidence=f"{_DFLASH_UTILS}: build_target_layer_ids raises ValueError",
         )
@@ -120,7 +121,7 @@ def resolve_target_layer_ids(
                 f"SGLang's ids over layers 1 to {bounded_repr(distinct)} of the target's "
                 f"{bounded_repr(target_num_layers)} repeat, failing the first forward pass.",
                 field="num_hidden_layers",
-                code=codes.DERIVED_LAYERS_INVALID,
+                code=sglang_codes.DERIVED_LAYERS_INVALID,
                 fix=_NAME_THE_LAYERS,
                 evidence=f"{_DFLASH_UTILS}: build_target_layer_ids; the target captures each "
                 "layer once, so fc gets fewer features than it is sized for",
@@ -409,7 +410,7 @@ def _class_derivation_findings(draft: DFlashDraft, found: Findings) -> None:
             "Neither layers nor `num_target_layers` is named: SGLang's draft class derives layers "
             f"from its own depth, {layers}, and refuses it at start-up.",
             field="num_target_layers",
-            code=codes.DFLASH_CLASS_DERIVES_LAYERS,
+            code=sglang_codes.DFLASH_CLASS_DERIVES_LAYERS,
             fix="set `dflash_config.target_layer_ids` to the layers the draft was trained on, "
             "or `num_target_layers` to the target's num_hidden_layers",
             evidence=f"{_DFLASH_CLASS} calls build_target_layer_ids({layers}, {layers}), "
@@ -494,7 +495,7 @@ def _capture_order_findings(layers: SglangLayers, found: Findings) -> None:
         ParallelDraftingConfigError(
             f"SGLang's tapped list {bounded_repr(list(ids))}{derived} {what}.",
             field=source if source is not None and not source.startswith("derived") else None,
-            code=codes.LAYERS_CAPTURED_IN_ORDER,
+            code=sglang_codes.LAYERS_CAPTURED_IN_ORDER,
             fix="name each target layer once, in increasing order, as the draft was trained",
             evidence="srt/models/qwen2.py and the other target models: the layer loop captures "
             "each layer once, `if i in self.layers_to_capture`",
@@ -566,7 +567,7 @@ def _last_layer_findings(subject: Subject, parsed: SglangDraft, found: Findings)
                 f"`{field}` names the last layer, {bounded_repr(last)}, which SGLang's {name} "
                 "never captures: the forward pass fails.",
                 field=field,
-                code=codes.LAST_LAYER_NEVER_CAPTURED,
+                code=sglang_codes.LAST_LAYER_NEVER_CAPTURED,
                 fix=_SERVE_WITH_VLLM,
                 evidence=f"srt/models/: {name} adds 1 and captures before layer "
                 f"{bounded_repr(last + 1)}, inside its layer loop only, which never reaches it",
@@ -578,7 +579,7 @@ def _last_layer_findings(subject: Subject, parsed: SglangDraft, found: Findings)
                 f"`{field}` names the target's last layer, {bounded_repr(last)}, which SGLang's "
                 f"{name} refuses at start-up.",
                 field=field,
-                code=codes.LAST_LAYER_REFUSED,
+                code=sglang_codes.LAST_LAYER_REFUSED,
                 fix=_SERVE_WITH_VLLM,
                 evidence=f"srt/models/: {name}.set_dflash_layers_to_capture raises "
                 f"{cls.last_layer.value}",
@@ -619,7 +620,7 @@ def _hook_findings(subject: Subject, algorithm: Algorithm, found: Findings) -> N
                 f"The target's class {name} has a broken DFlash hook in SGLang, which raises "
                 "AttributeError at start-up.",
                 field="target.architectures",
-                code=codes.TARGET_HOOK_BROKEN,
+                code=sglang_codes.TARGET_HOOK_BROKEN,
                 evidence=f"srt/models/: {name}.set_dflash_layers_to_capture calls a method its "
                 "language model lacks (AttributeError)",
             )
@@ -636,7 +637,7 @@ def _eagle3_findings(subject: Subject, found: Findings) -> None:
                 "`eagle_aux_hidden_state_layer_ids` is set at the top level, where SGLang does "
                 "not read it, so it taps the target's defaults.",
                 field="eagle_aux_hidden_state_layer_ids",
-                code=codes.EAGLE_LAYER_IDS_MISPLACED,
+                code=sglang_codes.EAGLE_LAYER_IDS_MISPLACED,
                 fix=f"copy the list into `{EAGLE_LAYER_IDS_FIELD}` (SGLang's target classes "
                 "add 1 to each id)",
                 evidence="srt/model_executor/model_runner_components/spec_aux_hidden_state.py: "

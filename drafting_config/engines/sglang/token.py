@@ -11,6 +11,7 @@ from typing import Final
 
 from drafting_config.draft.fields import names_token_id, placeholder_warning
 from drafting_config.engines.interface import TokenField
+from drafting_config.engines.sglang import codes as sglang_codes
 from drafting_config.engines.sglang.config import (
     DEFAULT_MASK_TOKEN,
     DFLASH_TOKEN_ORDER,
@@ -202,7 +203,7 @@ def check_sglang_token(subject: Subject, found: Findings) -> None:
                 f"No mask token id is named: SGLang takes {bounded_repr(token.text)} from the "
                 "served tokenizer at start-up, which was not read here.",
                 field="dflash_config.mask_token_id",
-                code=codes.TOKEN_NOT_NAMED,
+                code=sglang_codes.TOKEN_NOT_NAMED,
                 fix=f"{_NAME_THE_ID}, or pass --tokenizer to check the served one",
                 evidence=f"{_RESOLVE} adds the token when missing, and raises RuntimeError "
                 "only with --skip-tokenizer-init",
@@ -216,7 +217,7 @@ def check_sglang_token(subject: Subject, found: Findings) -> None:
                 f"{bounded_repr(token.text)}, so SGLang adds it as a special token at id "
                 f"{bounded_repr(token.token_id)}.",
                 field="dflash_config.mask_token_id",
-                code=codes.TOKEN_ADDED_TO_TOKENIZER,
+                code=sglang_codes.TOKEN_ADDED_TO_TOKENIZER,
                 fix=_NAME_THE_ID,
                 evidence=f"{_RESOLVE} adds the mask token to the served tokenizer",
             )
@@ -225,7 +226,7 @@ def check_sglang_token(subject: Subject, found: Findings) -> None:
         found.note(
             f"SGLang takes token id {bounded_repr(token.token_id)} ({bounded_repr(token.text)}) "
             "from the tokenizer",
-            code=codes.TOKEN_FROM_TOKENIZER,
+            code=sglang_codes.TOKEN_FROM_TOKENIZER,
             evidence=_RESOLVE,
         )
 
@@ -294,7 +295,7 @@ def check_sglang_mask_embedding(subject: Subject, found: Findings) -> None:
         found.error(
             ParallelDraftingConfigError(
                 f"{shown} {why}: SGLang's DFlash worker fails at start-up.",
-                code=codes.MASK_EMBEDDING_INVALID,
+                code=sglang_codes.MASK_EMBEDDING_INVALID,
                 fix=fix,
                 evidence=f"{_MERGE} reads saved['embedding'] and int(saved['mask_token_id'])",
             )
@@ -396,7 +397,7 @@ def _embedding_row_findings(subject: Subject, contents: MaskEmbedding, found: Fi
             ParallelDraftingConfigError(
                 "`mask_embedding.pt` sets per_position, one mask embedding per slot, which "
                 "SGLang does not implement: it refuses the draft at start-up.",
-                code=codes.MASK_EMBEDDING_INVALID,
+                code=sglang_codes.MASK_EMBEDDING_INVALID,
                 fix="export a single mask embedding (per_position false), or serve with vLLM",
                 evidence=f"{_MERGE} raises NotImplementedError",
             )
@@ -415,7 +416,7 @@ def _embedding_row_findings(subject: Subject, contents: MaskEmbedding, found: Fi
             ParallelDraftingConfigError(
                 "`mask_embedding.pt` holds an `embedding` that is no tensor, so SGLang fails "
                 "copying it into the target's embedding row at start-up.",
-                code=codes.MASK_EMBEDDING_INVALID,
+                code=sglang_codes.MASK_EMBEDDING_INVALID,
                 fix="save the embedding as a tensor of hidden_size values",
                 evidence=f"{_MERGE}: Tensor.copy_",
             )

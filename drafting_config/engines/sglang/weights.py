@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from drafting_config.engines.sglang import codes as sglang_codes
 from drafting_config.engines.sglang.config import draft_class
 from drafting_config.files.safetensors_headers import CheckpointHeaders
 from drafting_config.rules.subject import Subject
@@ -97,7 +98,7 @@ def check_sglang_eagle3_weights(
             f"`draft_vocab_size` = {draft_vocab} is below `vocab_size` = {vocab} but the "
             "checkpoint has no d2t, so SGLang takes draft ids for target ids.",
             field="draft_vocab_size",
-            code=codes.WEIGHTS_D2T_MISSING,
+            code=sglang_codes.WEIGHTS_D2T_MISSING,
             fix="ship the d2t tensor the head was trained with",
             evidence="srt/models/llama_eagle3.py: LlamaForCausalLMEagle3.load_weights sets "
             "hot_token_id from d2t only; srt/speculative/eagle_worker_v2.py: init_token_map "

@@ -21,6 +21,7 @@ from typing import Final, get_args
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.draft.file import DraftFile
 from drafting_config.engines.interface import Reading, Reads, WeightsFacts
+from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm.draft_models import check_draft_model_vocab
 from drafting_config.engines.vllm.drafters import check_eagle3_width, check_projector_type
 from drafting_config.engines.vllm.eagle_heads import check_unlisted_eagle_head
@@ -76,7 +77,7 @@ from drafting_config.files.tokenizer_files import TOKENIZER_JSON_NAME, TokenFact
 from drafting_config.rules.subject import Subject
 from drafting_config.rules.target import check_target_placeholders, check_target_sizes
 from drafting_config.rules.tokenizer import check_tokenizer
-from drafting_config.values import codes
+from drafting_config.values.codes import SEQUENTIAL_NOT_PARALLEL, TOKEN_UNUSED
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.values.findings import Findings
 from drafting_config.values.paths import display_path
@@ -154,7 +155,7 @@ def judge(
         found.note(
             "target compared on nothing: it gives no vocab_size, hidden_size or "
             "num_hidden_layers (nor in text_config)",
-            code=codes.TARGET_HAS_NO_SIZES,
+            code=vllm_codes.TARGET_HAS_NO_SIZES,
         )
     aux = resolution.aux_layer_ids, resolution.aux_layer_source
     token = weights = None
@@ -204,7 +205,9 @@ def _judged_sequentially(
         id(error) for error in resolution.draft.errors_beside_token()
     }
     missing |= {
-        id(error) for error in resolution.errors if error.code is codes.SPECULATORS_NOT_PARALLEL
+        id(error)
+        for error in resolution.errors
+        if error.code is vllm_codes.SPECULATORS_NOT_PARALLEL
     }
     if require_parallel:
         for index, error in enumerate(found.errors):
@@ -215,7 +218,7 @@ def _judged_sequentially(
                     else ParallelDraftingConfigError(
                         sequential_refused(mode),
                         field=error.field,
-                        code=codes.SEQUENTIAL_NOT_PARALLEL,
+                        code=SEQUENTIAL_NOT_PARALLEL,
                         fix=parallel_fix(mode),
                         evidence=PARALLEL_SWITCH_EVIDENCE,
                     )
@@ -224,7 +227,7 @@ def _judged_sequentially(
     found.errors[:] = [error for error in found.errors if id(error) not in missing]
     found.note(
         sequential_note(mode),
-        code=codes.SERVED_SEQUENTIALLY,
+        code=vllm_codes.SERVED_SEQUENTIALLY,
         fix=_OLDER_FIX.format(last=last_before(REFUSES_PARALLEL_SWITCH))
         if refused
         else parallel_fix(mode),
@@ -268,7 +271,7 @@ def _token_unused(
                 f"`{field}` is unused: vLLM serves this draft sequentially, as {served}, having "
                 "no parallel mode for it.",
                 field=field,
-                code=codes.TOKEN_UNUSED,
+                code=TOKEN_UNUSED,
                 fix=f"serve it with vLLM {last} or older to draft it in parallel",
                 evidence=evidence,
             )
@@ -296,7 +299,7 @@ def _switch_refused(mode: ServedMode, field: str | None) -> ParallelDraftingConf
         f'vLLM refuses "parallel_drafting": true for {served}, so it serves this draft only '
         "sequentially, which --require-parallel refuses.",
         field=field,
-        code=codes.PARALLEL_SWITCH_REFUSED,
+        code=vllm_codes.PARALLEL_SWITCH_REFUSED,
         fix=_OLDER_FIX.format(last=last_before(REFUSES_PARALLEL_SWITCH)),
         evidence=_VERIFY_ARGS,
     )
@@ -356,7 +359,7 @@ def _tokenizer_facts(subject: VllmSubject, found: Findings, reads: Reads) -> Tok
             f"tokenizer cannot classify token id {token_id}: the tokenizer files found "
             f"({display_path(files.directory)}: {', '.join(files.files)}) have no "
             f"{TOKENIZER_JSON_NAME} and do not list it as an added token",
-            code=codes.TOKENIZER_CANNOT_CLASSIFY,
+            code=vllm_codes.TOKENIZER_CANNOT_CLASSIFY,
         )
     return token
 

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from drafting_config.engines.interface import WeightsFacts
+from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm.architectures import (
     ARCHITECTURES,
     ArchitectureRow,
@@ -138,7 +139,7 @@ def check_checkpoint(subject: VllmSubject, found: Findings) -> None:
                 f"{display_path(shard)}, whose header does not hold it"
                 + (f" (and {more} more such tensors)" if more else "")
                 + ", a stale index that vLLM reads only to pick the shard files",
-                code=codes.INDEX_NAMES_ABSENT_TENSOR,
+                code=vllm_codes.INDEX_NAMES_ABSENT_TENSOR,
                 fix=f"regenerate {INDEX_FILE} from the shards",
                 evidence="vllm/model_executor/model_loader/weight_utils.py: "
                 "filter_duplicate_safetensors_files",
@@ -195,7 +196,7 @@ def _check_tensors(subject: VllmSubject, checkpoint: CheckpointHeaders, found: F
         found.note(
             f"weights not checked against the config: the architecture{shown} is not one "
             "whose loading rules are known here (" + ", ".join(r.name for r in ARCHITECTURES) + ")",
-            code=codes.WEIGHTS_ARCHITECTURE_UNKNOWN,
+            code=vllm_codes.WEIGHTS_ARCHITECTURE_UNKNOWN,
         )
         return
     mapped = _mapped_names(row, tensors)
@@ -204,7 +205,7 @@ def _check_tensors(subject: VllmSubject, checkpoint: CheckpointHeaders, found: F
         found.note(
             f"weight shapes not checked: the checkpoint is quantized ({packed}), so its "
             "shapes are packed; layer count and d2t checked",
-            code=codes.WEIGHTS_QUANTIZED,
+            code=vllm_codes.WEIGHTS_QUANTIZED,
         )
     with found.collect():
         found.errors += _layer_count_errors(subject, _layer_indices(mapped))
@@ -275,7 +276,7 @@ def _parameter_findings(
             ParallelDraftingConfigError(
                 f"The checkpoint has no tensor for `{name}`, which vLLM's {row.name} class "
                 "declares, so the draft runs on uninitialized memory.",
-                code=codes.WEIGHTS_PARAMETER_MISSING,
+                code=vllm_codes.WEIGHTS_PARAMETER_MISSING,
                 fix="export the checkpoint with this tensor",
                 evidence=evidence,
             )
@@ -286,7 +287,7 @@ def _parameter_findings(
                 f"The checkpoint has no tensor for {len(missing) - _MAX_MISSING} more "
                 f"parameters of vLLM's {row.name} class, so the draft runs on uninitialized "
                 "memory.",
-                code=codes.WEIGHTS_PARAMETER_MISSING,
+                code=vllm_codes.WEIGHTS_PARAMETER_MISSING,
                 fix="export the checkpoint with these tensors",
                 evidence=evidence,
             )
@@ -302,7 +303,7 @@ def _parameter_findings(
         if rest.endswith(".bias"):
             found.note(
                 f"tensor `{name}` has no parameter, and vLLM's loader ignores it as a .bias",
-                code=codes.WEIGHTS_BIAS_IGNORED,
+                code=vllm_codes.WEIGHTS_BIAS_IGNORED,
                 evidence="vllm/model_executor/models/utils.py: AutoWeightsLoader._load_module",
             )
             continue
@@ -310,7 +311,7 @@ def _parameter_findings(
             ParallelDraftingConfigError(
                 f"The checkpoint's tensor `{name}` has no parameter in vLLM's {row.name} "
                 "class, so loading the weights fails.",
-                code=codes.WEIGHTS_TENSOR_UNEXPECTED,
+                code=vllm_codes.WEIGHTS_TENSOR_UNEXPECTED,
                 fix="drop the tensor, or serve the draft with the architecture it was trained as",
                 evidence=_NO_PARAMETER,
             )
@@ -379,7 +380,7 @@ def _layer_count_errors(
             f"The checkpoint holds {held} but `{field}` = {count}, so the layers 0 to "
             f"{count - 1} vLLM builds do not fit the weights.",
             field=field,
-            code=codes.WEIGHTS_LAYER_COUNT,
+            code=vllm_codes.WEIGHTS_LAYER_COUNT,
             fix=f"set `{field}` to the checkpoint's layer count, or export the missing layers",
             evidence=f"{_NO_PARAMETER} for a layer beyond them; {_LOADER} leaves a missing "
             "one uninitialized",
@@ -402,7 +403,7 @@ def _embedding_errors(
             notes.append(
                 Note(
                     "the checkpoint has no embed_tokens, so vLLM shares the target's embedding",
-                    code=codes.WEIGHTS_EMBEDDING_SHARED,
+                    code=vllm_codes.WEIGHTS_EMBEDDING_SHARED,
                     evidence="vllm/v1/worker/gpu/spec_decode/eagle/utils.py: "
                     "maybe_share_target_embed",
                 )
@@ -413,7 +414,7 @@ def _embedding_errors(
                 "The checkpoint has no `model.embed_tokens.weight`, so vLLM leaves the "
                 "draft's embedding uninitialized.",
                 field=subject.file_field("vocab_size"),
-                code=codes.WEIGHTS_EMBEDDING_MISSING,
+                code=vllm_codes.WEIGHTS_EMBEDDING_MISSING,
                 fix="export the checkpoint with its embedding",
                 evidence=_LOADER,
             )
@@ -464,7 +465,7 @@ def _lm_head_errors(
             Note(
                 "the checkpoint has no lm_head.weight and the config does not set "
                 "tie_word_embeddings, fine only if the model class ties them by default",
-                code=codes.WEIGHTS_LM_HEAD_TIED_BY_DEFAULT,
+                code=vllm_codes.WEIGHTS_LM_HEAD_TIED_BY_DEFAULT,
                 fix="set `tie_word_embeddings` to say whether the head is the embedding",
                 evidence="vllm/model_executor/models/llama.py: LlamaForCausalLM.__init__",
             )
@@ -495,7 +496,7 @@ def _matrix_errors(
                 f"`{tensor}` has shape {shape_text(header.shape)}, not a [{rows[0]}, "
                 "hidden_size] matrix, so vLLM fails loading it.",
                 field=subject.file_field(rows[0]),
-                code=codes.WEIGHTS_SHAPE_INVALID,
+                code=vllm_codes.WEIGHTS_SHAPE_INVALID,
                 fix=f"export `{tensor}` as a [{rows[0]}, hidden_size] matrix",
                 evidence=f"{_VOCAB_LAYERS}; {_SHAPE_CHECK}",
             )
@@ -526,7 +527,7 @@ def _matrix_errors(
                 f"`{tensor}`, so vLLM fails embedding the masked slots with a device-side "
                 "assert.",
                 field=subject.token_field,
-                code=codes.TOKEN_PAST_EMBEDDING_ROWS,
+                code=vllm_codes.TOKEN_PAST_EMBEDDING_ROWS,
                 fix="set the token id to a row of the checkpoint's embedding",
                 evidence=_VOCAB_LAYERS,
             )
@@ -541,7 +542,7 @@ def _mismatch(
         f"`{tensor}` has {got} {what} but `{field}` = {expected}, so vLLM, sizing the tensor "
         "from the config, fails loading it.",
         field=field,
-        code=codes.WEIGHTS_SIZE_MISMATCH,
+        code=vllm_codes.WEIGHTS_SIZE_MISMATCH,
         fix=f"set `{field}` to {got} if the checkpoint is right, else re-export `{tensor}`",
         evidence=_SHAPE_CHECK,
     )
@@ -640,7 +641,7 @@ def _fc_errors(
                 f"The checkpoint has no `fc.weight`, so vLLM leaves the draft's fc, {width} "
                 f"= {how} wide, uninitialized.",
                 field=field,
-                code=codes.WEIGHTS_FC_MISSING,
+                code=vllm_codes.WEIGHTS_FC_MISSING,
                 fix="export the checkpoint with its `fc.weight`",
                 evidence=f"{sized_by}; {_LOADER}",
             )
@@ -652,7 +653,7 @@ def _fc_errors(
                 f"`fc.weight` has shape {shape_text(fc.shape)}, not a [hidden_size, {width}] "
                 "matrix, so vLLM fails loading it.",
                 field=field,
-                code=codes.WEIGHTS_SHAPE_INVALID,
+                code=vllm_codes.WEIGHTS_SHAPE_INVALID,
                 fix=f"export `fc.weight` as a [hidden_size, {width}] matrix",
                 evidence=f"{sized_by}; {_SHAPE_CHECK}",
             )
@@ -665,7 +666,7 @@ def _fc_errors(
                 f"`fc.weight` has input width {columns} but vLLM builds fc for {width} = "
                 f"{how}, so loading the weights fails.",
                 field=field,
-                code=codes.FC_WEIGHT_WIDTH_MISMATCH,
+                code=vllm_codes.FC_WEIGHT_WIDTH_MISMATCH,
                 fix="name the target layers the checkpoint was trained on, or export a "
                 "checkpoint trained on these",
                 evidence=f"{sized_by}; {_SHAPE_CHECK}",
@@ -713,7 +714,7 @@ def _d2t_errors(
             f"`d2t` has shape {shape_text(d2t.shape)} but `{subject.file_field(field)}` = "
             f"{expected}, so vLLM fails loading the draft-to-target map into [{expected}].",
             field=subject.file_field(field),
-            code=codes.WEIGHTS_SIZE_MISMATCH,
+            code=vllm_codes.WEIGHTS_SIZE_MISMATCH,
             fix=f"set `{subject.file_field(field)}` to the draft vocabulary d2t maps, or "
             "re-export d2t",
             evidence=f"load_weights of llama_eagle3.py and qwen3_dflash.py: d2t fills "
@@ -745,7 +746,7 @@ def _d2t_missing_errors(subject: VllmSubject) -> list[ParallelDraftingConfigErro
             f"`{field}` = {draft_vocab} prunes a vocabulary of {vocab}, yet no d2t map ships: "
             "vLLM maps draft id i to target id i.",
             field=field,
-            code=codes.DRAFT_VOCAB_MAP_MISSING,
+            code=vllm_codes.DRAFT_VOCAB_MAP_MISSING,
             fix="ship the d2t tensor the trainer wrote beside the head's weights",
             evidence="vllm/model_executor/models/llama_eagle3.py: Eagle3LlamaForCausalLM."
             "__init__ (draft_id_to_target_id zeros), load_weights (filled from d2t only), "
@@ -771,7 +772,7 @@ def _mask_hidden_errors(
                 f"The checkpoint holds {tensor_name_text(names[0])}, which vLLM's {row.name} "
                 "loader refuses, since DFlash embeds the masked slots through the mask token.",
                 field=architectures,
-                code=codes.MASK_HIDDEN_UNEXPECTED,
+                code=vllm_codes.MASK_HIDDEN_UNEXPECTED,
                 fix="drop the mask_hidden tensor from the checkpoint",
                 evidence="vllm/model_executor/models/qwen3_dflash.py: "
                 "DFlashQwen3ForCausalLM.load_weights asserts that no tensor is named mask_hidden",
@@ -785,7 +786,7 @@ def _mask_hidden_errors(
                 f"The checkpoint has no `mask_hidden` tensor, but `{subject.token_field}` makes "
                 f"the draft parallel, so vLLM's {row.name} loader fails.",
                 field=subject.token_field,
-                code=codes.MASK_HIDDEN_MISSING,
+                code=vllm_codes.MASK_HIDDEN_MISSING,
                 fix="export the checkpoint with the `mask_hidden` it was trained with",
                 evidence="vllm/model_executor/models/llama_eagle3.py: "
                 'Eagle3LlamaForCausalLM.load_weights raises "mask_hidden not found in weights '
@@ -805,7 +806,7 @@ def _mask_hidden_errors(
             f"{shape_text(tensor.shape)}) but vLLM copies it into a buffer of the fc input "
             f"width, {expected[0]} = {expected[2]}, and fails.",
             field=_fc_field(row, subject),
-            code=codes.MASK_HIDDEN_SIZE,
+            code=vllm_codes.MASK_HIDDEN_SIZE,
             fix=f"export mask_hidden with {expected[0]} values, the fc input width",
             evidence="vllm/model_executor/models/llama_eagle3.py: "
             "Eagle3LlamaForCausalLM.load_weights copies mask_hidden into a (1, fc input) buffer",
@@ -864,7 +865,7 @@ def mask_embedding_findings(subject: VllmSubject, found: Findings) -> None:
                 f"{shown} is for mask_token_id {describe_value(contents.stored_token_id)} but "
                 f"`{field}` = {describe_value(mask_id)}, so vLLM refuses the file.",
                 field=field,
-                code=codes.MASK_EMBEDDING_TOKEN_MISMATCH,
+                code=vllm_codes.MASK_EMBEDDING_TOKEN_MISMATCH,
                 fix=f"regenerate the file for the mask token id `{field}` names",
                 evidence=f"{_READ_MASK_EMBEDDING} raises ValueError",
             )

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Final
 
+from drafting_config.engines.vllm.codes import EAGLE3_WIDTH, PROJECTOR_UNIMPLEMENTED
 from drafting_config.engines.vllm.load_path import serving_architectures
 from drafting_config.engines.vllm.resolution import VllmSubject, tapped_knowing_target
 from drafting_config.engines.vllm.tables import vllm_tables
-from drafting_config.values.codes import EAGLE3_WIDTH, PROJECTOR_UNIMPLEMENTED
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.values.fields import is_list, read_path
 from drafting_config.values.findings import Findings

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import Final
 
+from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm.modes import served_mode
 from drafting_config.engines.vllm.resolution import VllmSubject
-from drafting_config.values import codes
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.fields import is_list
 from drafting_config.values.findings import Findings
@@ -57,7 +57,7 @@ def check_unlisted_eagle_head(subject: VllmSubject, found: Findings) -> None:
             f"`architectures` is missing, so vLLM fills in the base class of model type "
             f"{model_type!r} and renames it {prefix}..., a name its registry lacks.",
             field="architectures",
-            code=codes.RENAMED_ARCHITECTURE_UNSUPPORTED,
+            code=vllm_codes.RENAMED_ARCHITECTURE_UNSUPPORTED,
             fix="set `architectures` to the head's class, such as LlamaForCausalLMEagle3",
             evidence="vllm/transformers_utils/config.py: get_config fills architectures from "
             "MODEL_MAPPING_NAMES; vllm/transformers_utils/configs/eagle.py: EAGLEConfig.__init__ "

@@ -27,6 +27,7 @@ from typing import Final, cast
 
 from drafting_config.draft.architectures import QWEN3_OMNI_DSPARK
 from drafting_config.draft.target import TargetFacts
+from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm.load_path import strings
 from drafting_config.engines.vllm.names import (
     DFLASH_FC_ARCHITECTURES,
@@ -173,7 +174,7 @@ def serving_list_errors(
                     f"`{name}` item {index} = {current} follows {previous}, but vLLM taps layers "
                     "sorted and once each, not as the drafter was trained.",
                     field=name,
-                    code=codes.LAYER_IDS_UNORDERED,
+                    code=vllm_codes.LAYER_IDS_UNORDERED,
                     fix="list each target layer once, in increasing order",
                     evidence="vllm/model_executor/models/interfaces.py: "
                     f"EagleModelMixin._set_aux_hidden_state_layers; {reader}",
@@ -218,7 +219,7 @@ def serving_list_warnings(taps: TappedLayers, resolution: Resolution) -> list[Ta
                 f"`{name}` = {shown} holds whole-number floats, which vLLM keeps as floats and "
                 "taps as the same layers as the ints.",
                 field=name,
-                code=codes.LAYER_IDS_FLOATS,
+                code=vllm_codes.LAYER_IDS_FLOATS,
                 edit=ConfigEdit.set(name, [layer_id - taps.shift for layer_id in taps.ids]),
                 fix="write the layer ids as ints",
                 evidence="vllm/model_executor/models/interfaces.py: "
@@ -231,7 +232,7 @@ def serving_list_warnings(taps: TappedLayers, resolution: Resolution) -> list[Ta
                 f"`{name}` = {shown} holds -1, which vLLM taps as capture index 0, the "
                 "target's embeddings rather than a layer's output.",
                 field=name,
-                code=codes.LAYER_ID_MINUS_ONE,
+                code=vllm_codes.LAYER_ID_MINUS_ONE,
                 evidence=CAPTURE_EVIDENCE,
             )
         )
@@ -272,7 +273,7 @@ def _runners_disagree(
         f"vLLM's newer runner taps {_describe(newer, resolution)} and its older one, which may "
         f"serve it too, {_describe(older, resolution)}.",
         field=None if blamed is None else resolution.file_field(blamed),
-        code=codes.RUNNERS_DISAGREE_ON_LAYERS,
+        code=vllm_codes.RUNNERS_DISAGREE_ON_LAYERS,
         fix="name the layers in the top-level `eagle_aux_hidden_state_layer_ids`, as "
         "capture indices, which both runners read first",
         evidence="vllm/config/vllm.py: the older runner serves DFlash with "
@@ -315,7 +316,7 @@ def _unread_list_notes(
         notes.append(
             Note(
                 f"`{name}` is not read by vLLM for this draft, {whence}.",
-                code=codes.LAYER_NOT_READ,
+                code=vllm_codes.LAYER_NOT_READ,
                 field=name,
                 evidence="; ".join(RUNNER_EVIDENCE[runner] for runner in runners),
             )
@@ -357,7 +358,7 @@ def omni_dspark_errors(
                 f"`{name}` = {describe_value(value)} is not a non-empty list of layer ids, "
                 f"{refused}.",
                 field=name,
-                code=codes.OMNI_LAYER_IDS_INVALID,
+                code=vllm_codes.OMNI_LAYER_IDS_INVALID,
                 fix=fix,
                 evidence=evidence,
             )
@@ -379,7 +380,7 @@ def omni_dspark_errors(
         ParallelDraftingConfigError(
             f"`{name}` = {describe_value(value)} {problem}, {refused}.",
             field=name,
-            code=codes.OMNI_LAYER_IDS_INVALID,
+            code=vllm_codes.OMNI_LAYER_IDS_INVALID,
             fix=fix,
             evidence=evidence,
         )
@@ -429,7 +430,7 @@ def default_layers_finding(
             "No target layers are named, so vLLM taps 3 default layers of a target of 7 or more, "
             f"while fc is sized for `num_hidden_layers` = {draft_layers}.",
             field=to_set,
-            code=codes.DEFAULT_LAYERS_MISMATCH,
+            code=vllm_codes.DEFAULT_LAYERS_MISMATCH,
             fix=fix,
             evidence=evidence,
         )
@@ -442,7 +443,7 @@ def default_layers_finding(
         f"No target layers are named, so vLLM taps the defaults {list(defaults)} while fc is "
         f"sized for {draft_layers} layers, and fails at the first forward pass.",
         field=to_set,
-        code=codes.DEFAULT_LAYERS_MISMATCH,
+        code=vllm_codes.DEFAULT_LAYERS_MISMATCH,
         fix=fix,
         evidence=f'{evidence}; combine_hidden_states raises "DFlash drafter expects {expects} '
         f'concatenated aux hidden features but received {received}"',
@@ -519,7 +520,7 @@ def layer_count_findings(
                     f"`{name}` = {describe_value(value)} is not a count of layers, which vLLM "
                     "ignores but trainers and other engines read.",
                     field=name,
-                    code=codes.NUM_TARGET_LAYERS_NOT_COUNT,
+                    code=vllm_codes.NUM_TARGET_LAYERS_NOT_COUNT,
                     fix=f"set `{name}` to a positive int, or remove it",
                     evidence=NOT_READ_EVIDENCE,
                 )
@@ -542,7 +543,7 @@ def layer_count_findings(
                 f"`{name}` = {describe_value(value)} but the target has {depth} layers, so "
                 "the draft may be for another target, though vLLM ignores the field.",
                 field=name,
-                code=codes.NUM_TARGET_LAYERS_NOT_DEPTH,
+                code=vllm_codes.NUM_TARGET_LAYERS_NOT_DEPTH,
                 fix="pair the draft with the target it was trained for",
                 evidence=NOT_READ_EVIDENCE,
             )
@@ -564,7 +565,7 @@ def _count_fits_neither(
     return TargetLayersWarning(
         f"`{name}` = {count} is {fits}, which vLLM ignores but trainers and SGLang read.",
         field=name,
-        code=codes.NUM_TARGET_LAYERS_UNEXPLAINED,
+        code=vllm_codes.NUM_TARGET_LAYERS_UNEXPLAINED,
         fix=f"set `{name}` to the target's depth (z-lab's DFlash, SGLang) or the number of "
         "tapped layers (TorchSpec)",
         evidence=f"{NOT_READ_EVIDENCE}; z-lab's DFlash code and SGLang derive layer ids from "
@@ -587,7 +588,7 @@ def _k3_dspark_error(get: FieldGetter) -> ParallelDraftingConfigError | None:
             f"`num_target_layers` = {count!r} is a float, so vLLM's K3 DSpark model fails "
             "sizing its context projection at construction.",
             field="num_target_layers",
-            code=codes.K3_NUM_TARGET_LAYERS_FLOAT,
+            code=vllm_codes.K3_NUM_TARGET_LAYERS_FLOAT,
             edit=ConfigEdit.set("num_target_layers", len(ids)),
             fix=f"set `num_target_layers` to the int {len(ids)}",
             evidence="vllm/models/kimi_k3/nvidia/dspark_mla.py: K3DSparkModel.__init__ sizes "
@@ -599,7 +600,7 @@ def _k3_dspark_error(get: FieldGetter) -> ParallelDraftingConfigError | None:
         f"`num_target_layers` = {describe_value(count)} is not the length of `target_layer_ids`"
         f" = {describe_value(ids)}, so vLLM refuses the K3 DSpark draft.",
         field="num_target_layers",
-        code=codes.K3_LAYER_FIELDS_INVALID,
+        code=vllm_codes.K3_LAYER_FIELDS_INVALID,
         fix="set `target_layer_ids` to the tapped layers and `num_target_layers` to their count",
         evidence="vllm/transformers_utils/configs/k3_dspark.py: K3DSparkConfig.__init__ raises "
         "ValueError",

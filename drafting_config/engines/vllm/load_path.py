@@ -24,6 +24,7 @@ from drafting_config.draft.architectures import (
 )
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.draft.target import TargetFacts
+from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm.modes import served_mode
 from drafting_config.engines.vllm.names import (
     CHECKS_DECLARED_SPECULATOR,
@@ -342,7 +343,7 @@ def check_speculators_layer_config(subject: VllmSubject, found: Findings) -> Non
                     "config, which has no default for it, so building the draft raises "
                     "AttributeError.",
                     field=shown,
-                    code=codes.CONSTRUCTOR_FIELD_MISSING,
+                    code=vllm_codes.CONSTRUCTOR_FIELD_MISSING,
                     fix=f"set `{shown}` to the value the draft was trained with, such as "
                     f"{_LAYER_EXAMPLES[field]}",
                     evidence=f"vllm/model_executor/models/{module.rpartition('.')[2]}.py: "
@@ -637,7 +638,7 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
                 "only, so vLLM fails parsing the draft's config with an older transformers "
                 f"of the range it accepts ({vllm_tables(version).transformers_range}).",
                 field="model_type",
-                code=codes.MODEL_TYPE_TOO_NEW,
+                code=vllm_codes.MODEL_TYPE_TOO_NEW,
                 fix=f"install transformers {first} or later beside vLLM",
                 evidence=through,
             )
@@ -704,7 +705,7 @@ def _fallback_warning(
         f"{what} in no registry table of vLLM, which serves it {how}, as a generic "
         "TransformersForCausalLM.",
         field="architectures",
-        code=codes.ARCHITECTURE_FALLBACK,
+        code=vllm_codes.ARCHITECTURE_FALLBACK,
         evidence=_FALLBACK,
     )
 
@@ -738,7 +739,7 @@ def _remote_code_drafter(names: tuple[str, ...], method: str) -> ParallelDraftin
         f"`architectures` = {list(names)!r} is a class only `auto_map`'s remote code supplies, "
         f"and vLLM builds no {method} drafter from it, with or without --trust-remote-code.",
         field="architectures",
-        code=codes.REMOTE_CODE_DRAFTER,
+        code=vllm_codes.REMOTE_CODE_DRAFTER,
         fix=f"name a class vLLM registers for {method} drafts{_class_example(method)}, whose "
         "weights the checkpoint holds",
         evidence=f"{_UNSUPPORTED}; with remote code, {with_remote_code}",
@@ -757,7 +758,7 @@ def check_architectures_listed(subject: VllmSubject, found: Findings) -> None:
                 f"`architectures` = {describe_value(raw)} is a string, not a list, so vLLM "
                 "looks its characters up in the registry and refuses the draft at start-up.",
                 field="architectures",
-                code=codes.ARCHITECTURES_STRING,
+                code=vllm_codes.ARCHITECTURES_STRING,
                 edit=ConfigEdit.set("architectures", [raw]),
                 fix=f'make it a one-item list: `"architectures": ["{raw[:60]}"]`',
                 evidence="vllm/config/model.py: ModelConfig.__post_init__",
@@ -852,7 +853,7 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
                 f"vLLM keeps, so vLLM replaces it with DeepSeek-V4's bundled draft, "
                 f"{renamed[0]}.",
                 field="architectures",
-                code=codes.DSPARK_ARCHITECTURE_REPLACED,
+                code=vllm_codes.DSPARK_ARCHITECTURE_REPLACED,
                 fix="name the draft's DSpark class: "
                 + ", ".join(sorted(DSPARK_ARCHITECTURES))
                 + ", or DSparkDraftModel with model_type 'qwen3'",
@@ -880,7 +881,7 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
                 f"{what}, a name no table of its registry holds, so it refuses the draft at "
                 "start-up.",
                 field="architectures",
-                code=codes.RENAMED_ARCHITECTURE_UNSUPPORTED,
+                code=vllm_codes.RENAMED_ARCHITECTURE_UNSUPPORTED,
                 fix=f"name an architecture vLLM registers for {method} drafts"
                 f"{_class_example(method)}{_moved(renamed, version)}",
                 evidence=f"{evidence}; vllm/config/speculative.py: SpeculativeConfig.update_arch_"
@@ -943,7 +944,7 @@ def check_declared_speculator(subject: VllmSubject, found: Findings) -> None:
             f"`architectures` = {names!r} declares a {declared} speculator, but the draft is "
             f"served as {method}, which vLLM refuses at start-up.",
             field="architectures",
-            code=codes.METHOD_NOT_DECLARED,
+            code=vllm_codes.METHOD_NOT_DECLARED,
             fix=f"name a class vLLM registers for {method} drafts{_class_example(method)}, or "
             f"serve the draft as {declared}",
             evidence="vllm/v1/worker/gpu/spec_decode/speculator_config.py: "
@@ -1048,7 +1049,7 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
                 f"{' / '.join(sorted(row.architectures & serving))} reads it, so building "
                 f"the draft raises {row.failure}.",
                 field=field,
-                code=codes.CONSTRUCTOR_FIELD_MISSING,
+                code=vllm_codes.CONSTRUCTOR_FIELD_MISSING,
                 edit=ConfigEdit.set(field, nested)
                 if only_nested and is_json_value(nested)
                 else None,
@@ -1067,7 +1068,7 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
                         f"`{section}` is null, so vLLM's DFlash model reads None where it "
                         f"expects an object and building the draft raises {failure}.",
                         field=section,
-                        code=codes.DFLASH_CONFIG_NULL,
+                        code=vllm_codes.DFLASH_CONFIG_NULL,
                         edit=ConfigEdit.delete(section),
                         fix=f"delete the `{section}` key, or make it an object",
                         evidence="vllm/model_executor/models/qwen3_dflash.py: "
@@ -1143,7 +1144,7 @@ def check_sample_from_anchor(subject: VllmSubject, found: Findings) -> None:
         ParallelDraftingConfigError(
             f"`{name}` = {describe_value(value)}, which {refuses}.",
             field=name,
-            code=codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED,
+            code=vllm_codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED,
             fix=f"delete `{name}` or set it to false",
             evidence="vllm/v1/worker/gpu/spec_decode/dflash/speculator.py: "
             "DFlashSpeculator.__init__"
@@ -1154,7 +1155,7 @@ def check_sample_from_anchor(subject: VllmSubject, found: Findings) -> None:
     if method == "dflash" and not since(subject.version, ONE_MODEL_RUNNER):
         found.note(
             f"`{name}`: vLLM's older model runner (VLLM_USE_V2_MODEL_RUNNER=0) ignores it.",
-            code=codes.SAMPLE_FROM_ANCHOR_IGNORED,
+            code=vllm_codes.SAMPLE_FROM_ANCHOR_IGNORED,
             field=name,
             evidence="vllm/v1/spec_decode/dflash.py: DFlashProposer",
         )
@@ -1199,7 +1200,7 @@ def check_xpress(subject: VllmSubject, found: Findings) -> None:
                 f"speculator ({name}) refuses at start-up: it serves the refiner in the "
                 "fill-in layout.",
                 field="sample_from_anchor",
-                code=codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED,
+                code=vllm_codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED,
                 fix="delete `sample_from_anchor` or set it to false",
                 evidence="vllm/v1/worker/gpu/spec_decode/xpress/speculator.py: "
                 'XPressSpeculator.__init__ raises ValueError "sample_from_anchor=True is not '
@@ -1217,7 +1218,7 @@ def check_xpress(subject: VllmSubject, found: Findings) -> None:
             "vocabulary, so vLLM refuses it at start-up unless the server's "
             "--speculative-config sets its own.",
             field="xpress_topc",
-            code=codes.XPRESS_TOPC_OUT_OF_RANGE,
+            code=vllm_codes.XPRESS_TOPC_OUT_OF_RANGE,
             fix=f"set `xpress_topc` between 0 (off) and {vocab}, such as 512",
             evidence=(
                 "vllm/v1/worker/gpu/spec_decode/xpress/config.py: "
@@ -1263,7 +1264,7 @@ def check_target_tapped(subject: VllmSubject, found: Findings) -> None:
                 "Transformers backend (tappable for the drafter's hidden states); that it "
                 "serves this target is not checked.",
                 field="target.architectures",
-                code=codes.TARGET_ARCHITECTURE_UNREGISTERED,
+                code=vllm_codes.TARGET_ARCHITECTURE_UNREGISTERED,
                 evidence=_FALLBACK,
             )
         )
@@ -1316,7 +1317,7 @@ def check_null_token_fields(subject: VllmSubject, found: Findings) -> None:
                     "as the token id."
                 ),
                 field=name,
-                code=codes.TOKEN_FIELD_NULL,
+                code=vllm_codes.TOKEN_FIELD_NULL,
                 edit=ConfigEdit.delete(name),
                 fix=f"delete the `{name}` key (only a top-level `mask_token_id: null` is skipped)",
                 evidence="vllm/v1/worker/gpu/spec_decode/utils.py: "
@@ -1366,7 +1367,7 @@ def check_served_context(subject: VllmSubject, found: Findings) -> None:
             f"{who} lowers the server's max_model_len from the target's "
             f"{target_len} to the draft's {draft_len}, as the draft's RoPE type "
             f"({', '.join(kinds)}) cannot stretch its rotary cache to the target's length.",
-            code=codes.MAX_MODEL_LEN_LOWERED,
+            code=vllm_codes.MAX_MODEL_LEN_LOWERED,
             fix=f"serve with --max-model-len {draft_len} or less, or give the draft a longer "
             "max_position_embeddings if it was trained for one",
             evidence="vllm/config/vllm.py: _limit_max_model_len_to_draft; "

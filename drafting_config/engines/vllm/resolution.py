@@ -23,6 +23,7 @@ from drafting_config.draft.file import (
     read_fields,
 )
 from drafting_config.draft.target import TargetFacts
+from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm.names import DEEPSEEK_V41, ENGINE, VERSION
 from drafting_config.engines.vllm.runners import (
     TappedLayers,
@@ -32,7 +33,6 @@ from drafting_config.engines.vllm.runners import (
 )
 from drafting_config.engines.vllm.speculators import MASK_TOKEN_FIELD, SpeculatorsDraft, translate
 from drafting_config.rules.subject import Subject
-from drafting_config.values import codes
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.values.fields import FieldGetter, field_getter
 from drafting_config.values.findings import Findings
@@ -165,7 +165,7 @@ def resolve_file(draft: DraftFile, *, order: Sequence[TokenIdField] = PRIORITY_O
     try:
         speculators = translate(draft.get)
     except ParallelDraftingConfigError as error:
-        if error.code is not codes.SPECULATORS_NOT_PARALLEL:
+        if error.code is not vllm_codes.SPECULATORS_NOT_PARALLEL:
             return _refused(draft.get, (error,))
         # a sequential algorithm (eagle3): no token id, but vLLM serves it sequentially
         try:
@@ -273,7 +273,7 @@ def _missing_token_id(speculators: SpeculatorsDraft) -> ParallelDraftingConfigEr
         f"`{MASK_TOKEN_FIELD}` is missing or null, so vLLM finds no parallel-drafting token "
         f"id for this speculators {speculators.algorithm} draft and refuses it.",
         field=MASK_TOKEN_FIELD,
-        code=codes.SPECULATORS_TOKEN_MISSING,
+        code=vllm_codes.SPECULATORS_TOKEN_MISSING,
         fix=f"set `{MASK_TOKEN_FIELD}` to the mask token's id",
         evidence="vllm/transformers_utils/configs/speculators/algos.py: copies "
         f"`{MASK_TOKEN_FIELD}` to `{speculators.spec.mask_token_source.value}`",

@@ -28,8 +28,12 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Final, cast
 
-from drafting_config.draft.file import SPECULATORS_CONFIG_FIELD, SPECULATORS_TYPE_FIELD
-from drafting_config.values import codes
+from drafting_config.draft.file import (
+    SPECULATORS_CONFIG_FIELD,
+    SPECULATORS_TYPE_FIELD,
+    SPECULATORS_VERIFIER_FIELD,
+)
+from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value, foreign_error
 from drafting_config.values.fields import MISSING, FieldGetter, field_getter, is_kind, is_list
 from drafting_config.values.integers import INT32_LIMIT, exact_int
@@ -48,7 +52,7 @@ AUX_LAYER_IDS_FIELD: Final = "aux_hidden_state_layer_ids"
 EAGLE_LAYER_IDS_FIELD: Final = "eagle_aux_hidden_state_layer_ids"
 """The HF field of the target layers whose hidden states vLLM's runner captures."""
 
-VERIFIER_FIELD: Final = "speculators_config.verifier.name_or_path"
+VERIFIER_FIELD: Final = SPECULATORS_VERIFIER_FIELD
 """The target model (a hub repo id or a local path), required by vLLM."""
 
 SPECULATIVE_TOKENS_FIELD: Final = "speculators_config.proposal_methods[0].speculative_tokens"
@@ -323,7 +327,7 @@ def _algorithm(get: FieldGetter, *, parallel_only: bool) -> SpeculatorsAlgorithm
             f"`{SPECULATORS_TYPE_FIELD}` is {_absent(value)}, so vLLM cannot tell the "
             "speculators draft's algorithm and refuses the file at start-up.",
             field=SPECULATORS_TYPE_FIELD,
-            code=codes.SPECULATORS_TYPE_MISSING,
+            code=vllm_codes.SPECULATORS_TYPE_MISSING,
             fix=f"set `{SPECULATORS_TYPE_FIELD}` to the draft's algorithm: {parallel} "
             "(parallel drafting) or eagle3",
             evidence=f"{_BASE}: SpeculatorsConfig.extract_transformers_pre_trained_config "
@@ -338,7 +342,7 @@ def _algorithm(get: FieldGetter, *, parallel_only: bool) -> SpeculatorsAlgorithm
             f"vLLM translates, {parallel} (parallel drafting) or {others}, so it refuses the "
             "file at start-up.",
             field=SPECULATORS_TYPE_FIELD,
-            code=codes.SPECULATORS_TYPE_UNKNOWN,
+            code=vllm_codes.SPECULATORS_TYPE_UNKNOWN,
             fix=f"set `{SPECULATORS_TYPE_FIELD}` to the draft's algorithm",
             evidence=f"{_BASE}: SpeculatorsConfig.extract_transformers_pre_trained_config "
             "raises ValueError",
@@ -349,7 +353,7 @@ def _algorithm(get: FieldGetter, *, parallel_only: bool) -> SpeculatorsAlgorithm
             "so the draft has no parallel-drafting mask token, and vLLM drafts it "
             "sequentially.",
             field=SPECULATORS_TYPE_FIELD,
-            code=codes.SPECULATORS_NOT_PARALLEL,
+            code=vllm_codes.SPECULATORS_NOT_PARALLEL,
             evidence=f"{_ALGOS}: {row.updater} reads no mask token; parallel-drafting "
             f"algorithms: {parallel}",
         )
@@ -366,7 +370,7 @@ def _speculative_tokens(speculators_config: FieldGetter) -> int:
             f"`{methods_field}` = {describe_value(methods)} is not a non-empty JSON array of "
             "proposal methods, so vLLM refuses the file at start-up.",
             field=methods_field,
-            code=codes.SPECULATORS_METHODS_INVALID,
+            code=vllm_codes.SPECULATORS_METHODS_INVALID,
             fix=f'make `{methods_field}` an array such as `[{{"proposal_type": "greedy", '
             '"speculative_tokens": 3}]`',
             evidence=_VALIDATES,
@@ -386,7 +390,7 @@ def _speculative_tokens(speculators_config: FieldGetter) -> int:
             "below 2**31, so vLLM has no number of tokens to draft per step and refuses it at "
             "start-up.",
             field=SPECULATIVE_TOKENS_FIELD,
-            code=codes.SPECULATORS_TOKENS_INVALID,
+            code=vllm_codes.SPECULATORS_TOKENS_INVALID,
             fix=f"set `{SPECULATIVE_TOKENS_FIELD}` to the number of tokens drafted per step, "
             "such as 3",
             evidence=f"{_BASE}: SpeculatorsConfig.build_vllm_speculative_config; "
@@ -407,7 +411,7 @@ def _verifier(speculators_config: FieldGetter) -> str:
             f"`{VERIFIER_FIELD}` = {describe_value(value)} is not a non-empty string, so the "
             "speculators file names no target model for vLLM to verify with.",
             field=VERIFIER_FIELD,
-            code=codes.SPECULATORS_VERIFIER_INVALID,
+            code=vllm_codes.SPECULATORS_VERIFIER_INVALID,
             fix=f"set `{VERIFIER_FIELD}` to the target model's hub repo id or local path",
             evidence=_VALIDATES,
         )
@@ -423,7 +427,7 @@ def _transformer_layer_config(get: FieldGetter) -> dict[str, object]:
             f"`{field}` is missing, so vLLM has no config to build the draft from and "
             "refuses the file at start-up.",
             field=field,
-            code=codes.SPECULATORS_LAYER_CONFIG_MISSING,
+            code=vllm_codes.SPECULATORS_LAYER_CONFIG_MISSING,
             fix=f"add the draft's own Hugging Face config (model_type, hidden_size, "
             f"vocab_size, ...) as `{field}`",
             evidence=f'{_VALIDATES} "Must provide transformer_layer_config"',
@@ -440,7 +444,7 @@ def _transformer_layer_config(get: FieldGetter) -> dict[str, object]:
                 f"`{field}` has the key {describe_value(key)}, not a string, so it is no JSON "
                 "object vLLM can build the draft's config from.",
                 field=field,
-                code=codes.SPECULATORS_KEYS_NOT_STRINGS,
+                code=vllm_codes.SPECULATORS_KEYS_NOT_STRINGS,
                 fix=f"make every key of `{field}` a string",
                 evidence=f"{_BASE}: SpeculatorsConfig.__init__",
             )
@@ -475,7 +479,7 @@ def _written_architectures(
         f"{algorithm.name} class (it accepts only {listed}, {first!r} when the key is "
         "missing), so it refuses the file at start-up.",
         field=field,
-        code=codes.SPECULATORS_CLASS_UNSUPPORTED,
+        code=vllm_codes.SPECULATORS_CLASS_UNSUPPORTED,
         fix=f"set `{field}` to {listed}, the layers the draft was trained with",
         evidence=f'{_ALGOS}: {algorithm.updater} raises ValueError "Unsupported model_type"',
     )
@@ -507,7 +511,7 @@ def _required(get: FieldGetter, field: str, algorithm: SpeculatorsAlgorithm) -> 
             f"`{field}` is missing, and vLLM's translation of a speculators {algorithm.name} "
             "draft reads it unconditionally, so it fails at start-up.",
             field=field,
-            code=codes.SPECULATORS_FIELD_MISSING,
+            code=vllm_codes.SPECULATORS_FIELD_MISSING,
             fix=f"set `{field}`",
             evidence=f"{_ALGOS}: {algorithm.updater} raises KeyError",
         )
@@ -536,7 +540,7 @@ def _minus_one(value: object) -> list[object]:
             f"`{AUX_LAYER_IDS_FIELD}` is no JSON array of target layer ids (got "
             f"{describe_value(value)}), and vLLM computes id - 1 for each and fails on it.",
             field=AUX_LAYER_IDS_FIELD,
-            code=codes.SPECULATORS_AUX_IDS_INVALID,
+            code=vllm_codes.SPECULATORS_AUX_IDS_INVALID,
             fix=f"set `{AUX_LAYER_IDS_FIELD}` to the tapped layers' capture indices, such as "
             "[2, 18, 34]",
             evidence=f"{_ALGOS}: update_dflash and update_dspark raise TypeError",
@@ -548,7 +552,7 @@ def _minus_one(value: object) -> list[object]:
                 f"`{AUX_LAYER_IDS_FIELD}` item {index} is {describe_value(item)}, not a "
                 "layer id, and vLLM computes id - 1 for each and fails on it.",
                 field=AUX_LAYER_IDS_FIELD,
-                code=codes.SPECULATORS_AUX_IDS_INVALID,
+                code=vllm_codes.SPECULATORS_AUX_IDS_INVALID,
                 fix=f"make every item of `{AUX_LAYER_IDS_FIELD}` an integer capture index",
                 evidence=f"{_ALGOS}: update_dflash and update_dspark raise TypeError",
             )
@@ -617,7 +621,7 @@ def _missing(
     return ParallelDraftingConfigError(
         f"{what}, {reason}, so it refuses the file at start-up.",
         field=path,
-        code=codes.SPECULATORS_FIELD_MISSING,
+        code=vllm_codes.SPECULATORS_FIELD_MISSING,
         fix=f"add `{path}`",
         evidence=f"{_VALIDATES} (on its KeyError or IndexError)",
     )
@@ -628,7 +632,7 @@ def _not_an_object(path: str, value: object) -> ParallelDraftingConfigError:
         f"`{path}` = {describe_value(value)} is not a JSON object, so vLLM fails reading it "
         "as a dict at start-up.",
         field=path,
-        code=codes.SPECULATORS_SECTION_NOT_OBJECT,
+        code=vllm_codes.SPECULATORS_SECTION_NOT_OBJECT,
         fix=f"make `{path}` a JSON object",
         evidence=_VALIDATES,
     )

@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from drafting_config.engines.sglang import codes as sglang_codes
 from drafting_config.engines.sglang.config import (
     parse_dflash_draft_config,
     parse_dspark_draft_config,
@@ -34,7 +35,6 @@ from drafting_config.engines.sglang.layers import (
 from drafting_config.engines.sglang.names import SglangRefuses
 from drafting_config.engines.sglang.token import resolve_mask_token_id
 from drafting_config.files.tokenizer_files import load_tokenizer_files
-from drafting_config.values import codes
 from drafting_config.values.fields import field_getter
 from tests.tokenizer_factory import Added, write_tokenizer
 from tools.engine_wheels import SglangFunctions, Wheel, sglang_functions
@@ -124,7 +124,7 @@ def compare_layers(sglang: SglangFunctions, config: dict[str, Any], target: dict
         # each layer once, so the draft's fc gets fewer features than it is sized for and
         # the first forward pass fails. The checker refuses the draft there.
         assert mine[0] == "raises", (config, theirs, mine)
-        assert mine[1].code is codes.DERIVED_LAYERS_INVALID
+        assert mine[1].code is sglang_codes.DERIVED_LAYERS_INVALID
         return
     assert theirs[0] == mine[0], (config, theirs, mine)
     if theirs[0] == "ok":

@@ -17,15 +17,17 @@ from hypothesis import strategies as st
 import drafting_config
 from drafting_config.command import main
 from drafting_config.engines import ENGINES, RELEASES
-from drafting_config.engines.sglang.layers import build_target_layer_ids
-from drafting_config.engines.sglang.tables import TARGET_CLASSES, Hook, LastLayer, model_types
-from drafting_config.engines.vllm.names import ENGINE as VLLM
-from drafting_config.values import codes
-from drafting_config.values.codes import (
+from drafting_config.engines.sglang import codes as sglang_codes
+from drafting_config.engines.sglang.codes import (
     ARCHITECTURE_NOT_DRAFTER,
     DFLASH_CLASS_DERIVES_LAYERS,
     LAYERS_CAPTURED_IN_ORDER,
     MARKOV_RANK_NESTED_ONLY,
+)
+from drafting_config.engines.sglang.layers import build_target_layer_ids
+from drafting_config.engines.sglang.tables import TARGET_CLASSES, Hook, LastLayer, model_types
+from drafting_config.engines.vllm.names import ENGINE as VLLM
+from drafting_config.values.codes import (
     METHOD_UNSUPPORTED,
     MODEL_TYPE_UNKNOWN,
     SEQUENTIAL_NOT_PARALLEL,
@@ -722,7 +724,7 @@ def test_a_speculators_file_without_model_type_is_refused_at_parse() -> None:
         {"speculators_model_type": "dflash", "architectures": ["DFlashSpeculator"]}
     ).errors
     assert (error.code, error.field, error.step) == (
-        codes.MODEL_TYPE_MISSING,
+        sglang_codes.MODEL_TYPE_MISSING,
         "model_type",
         Step.PARSE,
     )
@@ -737,7 +739,7 @@ def test_a_nested_emb_dim_that_differs_from_the_top_level_one_is_refused() -> No
     (error,) = verdict.errors
     assert error.field == "dflash_config.emb_dim"
     assert "differs from the top-level `emb_dim` = 64" in str(error)
-    assert error.code is codes.DOMINO_FIELDS_INVALID
+    assert error.code is sglang_codes.DOMINO_FIELDS_INVALID
     # Only the top-level width: taken.
     only_top = {**DOMINO_SECTION}
     del only_top["emb_dim"]

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from drafting_config import check, check_many, resolve
 from drafting_config.cli.run import main
+from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm.architectures import (
     ARCHITECTURES,
     FcWidth,
@@ -26,6 +27,7 @@ from drafting_config.engines.vllm.architectures import (
     architecture_row,
 )
 from drafting_config.engines.vllm.checkpoint import WeightsFacts, check_checkpoint, weights_facts
+from drafting_config.engines.vllm.codes import DRAFT_VOCAB_MAP_MISSING
 from drafting_config.engines.vllm.resolution import VllmSubject
 from drafting_config.engines.vllm.runners import TappedLayers
 from drafting_config.engines.vllm.speculators import translate
@@ -35,8 +37,6 @@ from drafting_config.files.safetensors_headers import (
     TensorHeader,
     WeightsFileError,
 )
-from drafting_config.values import codes
-from drafting_config.values.codes import DRAFT_VOCAB_MAP_MISSING
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.fields import field_getter
 from drafting_config.values.findings import Findings
@@ -1419,7 +1419,7 @@ def test_a_stale_index_is_one_note_counting_the_tensors_it_misplaces(
     found = Findings()
     check_checkpoint(subject, found)
     (note,) = [
-        n for n in found.notes if getattr(n, "code", None) is codes.INDEX_NAMES_ABSENT_TENSOR
+        n for n in found.notes if getattr(n, "code", None) is vllm_codes.INDEX_NAMES_ABSENT_TENSOR
     ]
     assert "model.layers.9.extra_0.weight" in note
     assert "model-2.safetensors" in note

@@ -20,14 +20,11 @@ from drafting_config import check
 from drafting_config.draft.file import read_draft
 from drafting_config.draft.target import read_target
 from drafting_config.engines import RELEASES
+from drafting_config.engines.vllm.codes import WEIGHTS_ARCHITECTURE_UNKNOWN
 from drafting_config.engines.vllm.draft_models import check_draft_model_vocab
 from drafting_config.engines.vllm.names import DROPS_HETEROGENEOUS_VOCAB, VERSIONS, since
 from drafting_config.engines.vllm.resolution import VllmSubject, resolve
-from drafting_config.values.codes import (
-    HIDDEN_SIZE_MISMATCH,
-    VOCAB_DIFFERS_FROM_TARGET,
-    WEIGHTS_ARCHITECTURE_UNKNOWN,
-)
+from drafting_config.values.codes import HIDDEN_SIZE_MISMATCH, VOCAB_DIFFERS_FROM_TARGET
 from drafting_config.values.findings import Findings, Note
 from tests.checkpoint_factory import write_safetensors
 from tests.engines.vllm import PARALLEL_SWITCH

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from drafting_config import check
-from drafting_config.values.codes import EAGLE3_WIDTH, PROJECTOR_UNIMPLEMENTED, Step
+from drafting_config.engines.vllm.codes import EAGLE3_WIDTH, PROJECTOR_UNIMPLEMENTED
+from drafting_config.values.codes import Step
 from tests.conftest import QWEN3_8B_DFLASH_DRAFT
 
 ROOT = Path(__file__).resolve().parents[3]

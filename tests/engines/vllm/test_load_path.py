@@ -20,10 +20,12 @@ from drafting_config import (
     check,
     get_parallel_drafting_token_id,
 )
+from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm import load_path
+from drafting_config.engines.vllm.codes import REMOTE_CODE_DRAFTER
 from drafting_config.engines.vllm.tables import vllm_tables
 from drafting_config.values import codes
-from drafting_config.values.codes import REMOTE_CODE_DRAFTER, Step
+from drafting_config.values.codes import Step
 from tests.conftest import QWEN3_8B_DFLASH_DRAFT, only_error
 from tests.engines.vllm import PARALLEL_SWITCH, PEAGLE, TWO_RUNNERS
 from tests.test_real_configs import CORPUS
@@ -172,13 +174,16 @@ def test_an_architecture_only_remote_code_or_the_transformers_backend_serves_is_
     verdict = check({**DFLASH, "architectures": [exported]})
     assert verdict.errors == ()
     assert "Transformers backend" in load_warnings(verdict)[0]
-    assert {w.code for w in verdict.warnings} >= {codes.ARCHITECTURE_FALLBACK}
+    assert {w.code for w in verdict.warnings} >= {vllm_codes.ARCHITECTURE_FALLBACK}
 
 
 def test_a_name_vllm_renames_for_its_method_is_checked_again() -> None:
     # A DFlash draft named like a causal LM: EAGLEConfig makes it DFlashQwen3ForCausalLM.
     error = only_error(check({**DFLASH, "architectures": ["Qwen3ForCausalLM"]}))
-    assert (error.field, error.code) == ("architectures", codes.RENAMED_ARCHITECTURE_UNSUPPORTED)
+    assert (error.field, error.code) == (
+        "architectures",
+        vllm_codes.RENAMED_ARCHITECTURE_UNSUPPORTED,
+    )
     assert str(error) == (
         "vLLM renames `architectures` ['Qwen3ForCausalLM'] to ['DFlashQwen3ForCausalLM'] for "
         "dflash, a name no table of its registry holds, so it refuses the draft at start-up."
@@ -200,7 +205,7 @@ def test_a_class_naming_no_token_is_renamed_for_the_mode_it_is_served_in() -> No
     # engine: "Model architectures ['Eagle3PEagleDraftModel'] are not supported for now").
     peagle = {"architectures": ["PEagleDraftModel"], "model_type": "llama", "hidden_size": 64}
     errors = check(peagle, require_parallel=True, engine=PEAGLE).errors
-    renamed = [e for e in errors if e.code is codes.RENAMED_ARCHITECTURE_UNSUPPORTED]
+    renamed = [e for e in errors if e.code is vllm_codes.RENAMED_ARCHITECTURE_UNSUPPORTED]
     assert len(renamed) == 1
     assert "['Eagle3PEagleDraftModel']" in str(renamed[0])
     assert renamed[0].step is Step.REGISTRY
@@ -210,7 +215,7 @@ def test_a_dspark_list_vllm_does_not_keep_is_re_typed_with_a_warning() -> None:
     config = {**DSPARK, "model_type": "llama"}  # DSparkDraftModel of a non-qwen3 type
     verdict = check(config)
     assert verdict.errors == ()
-    (warning,) = [w for w in verdict.warnings if w.code is codes.DSPARK_ARCHITECTURE_REPLACED]
+    (warning,) = [w for w in verdict.warnings if w.code is vllm_codes.DSPARK_ARCHITECTURE_REPLACED]
     assert "replaces it with DeepSeek-V4's bundled draft, DSparkDraftModel" in str(warning)
     assert warning.field == "architectures"
 
@@ -233,7 +238,7 @@ def test_a_speculators_class_is_the_one_its_updater_writes_and_must_be_registere
 
     monkeypatch.setattr(load_path, "resolve_architecture", without_dflash)
     error = only_error(check(config, check_tokenizer=False))
-    assert error.code is codes.RENAMED_ARCHITECTURE_UNSUPPORTED
+    assert error.code is vllm_codes.RENAMED_ARCHITECTURE_UNSUPPORTED
     assert "speculators updater writes `architectures` = ['DFlashDraftModel']" in str(error)
 
 
@@ -256,8 +261,8 @@ def test_a_deepseek_v4_checkpoint_bundling_its_dspark_draft_is_served_as_dspark(
         assert verdict.ok, [str(e) for e in verdict.errors]
         assert (verdict.mode, verdict.serve_with) == ("dspark", '{"method": "dspark"}')
         assert not {w.code for w in verdict.warnings} & {
-            codes.DSPARK_ARCHITECTURE_REPLACED,
-            codes.ARCHITECTURE_FALLBACK,
+            vllm_codes.DSPARK_ARCHITECTURE_REPLACED,
+            vllm_codes.ARCHITECTURE_FALLBACK,
         }
 
 
@@ -301,7 +306,7 @@ def test_a_dflash2_draft_needs_its_candidate_head_keys() -> None:
 
 def test_a_null_section_the_dflash_model_updates_cannot_be_built() -> None:
     error = only_error(check({**DFLASH, "eagle_config": None}))
-    assert (error.field, error.code) == ("eagle_config", codes.DFLASH_CONFIG_NULL)
+    assert (error.field, error.code) == ("eagle_config", vllm_codes.DFLASH_CONFIG_NULL)
     assert "raises AttributeError" in str(error)
     assert error.evidence is not None
     assert "DFlashQwen3Model.__init__" in error.evidence
@@ -327,12 +332,12 @@ def test_sample_from_anchor_is_refused_by_the_newer_runner() -> None:
     verdict = check(config, engine=TWO_RUNNERS)
     error = only_error(verdict)
     assert error.field == "dflash_config.sample_from_anchor"
-    assert error.code is codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED
+    assert error.code is vllm_codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED
     assert error.evidence is not None
     assert "sample_from_anchor=True is not supported for DFlash" in error.evidence
     assert any("older model runner" in note for note in verdict.notes)
     verdict = check(config)  # one runner: the same error, no note on another runner
-    assert only_error(verdict).code is codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED
+    assert only_error(verdict).code is vllm_codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED
     assert "runner" not in str(only_error(verdict))
     assert not any("runner" in note for note in verdict.notes)
     dspark = {**DSPARK, "dflash_config": {**DSPARK["dflash_config"], "sample_from_anchor": 1}}
@@ -386,7 +391,7 @@ def test_a_present_null_above_the_winner_is_an_error_in_check_only() -> None:
     config["dflash_config"] = {**DFLASH["dflash_config"], "mask_token_id": None}
     error = only_error(check(config))
     assert error.field == "dflash_config.mask_token_id"
-    assert error.code is codes.TOKEN_FIELD_NULL
+    assert error.code is vllm_codes.TOKEN_FIELD_NULL
     assert error.evidence is not None
     assert "int(None)" in error.evidence
     assert error.fix is not None
@@ -545,7 +550,7 @@ def test_a_markov_rank_nn_embedding_takes_is_no_error(rank: object) -> None:
 
 def test_architectures_as_a_string_is_an_error_naming_the_list_to_write() -> None:
     error = only_error(check({**DFLASH, "architectures": "DFlashDraftModel"}))
-    assert (error.field, error.code) == ("architectures", codes.ARCHITECTURES_STRING)
+    assert (error.field, error.code) == ("architectures", vllm_codes.ARCHITECTURES_STRING)
     assert error.fix == 'make it a one-item list: `"architectures": ["DFlashDraftModel"]`'
 
 
@@ -578,7 +583,7 @@ def test_an_xpress_draft_with_a_top_level_sample_from_anchor_is_refused(architec
     draft = {**XPRESS, "architectures": [architecture], "sample_from_anchor": True}
     verdict = check(draft, check_tokenizer=False)
     assert _fields(verdict) == ["sample_from_anchor"]
-    assert verdict.errors[0].code is codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED
+    assert verdict.errors[0].code is vllm_codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED
     assert "XPressSpeculator.__init__" in (verdict.errors[0].evidence or "")
     assert "sample_from_anchor" not in _fields(check({**XPRESS}, check_tokenizer=False))
     off = {**XPRESS, "sample_from_anchor": False}
@@ -595,7 +600,7 @@ def test_an_xpress_topc_outside_the_draft_vocabulary_is_refused(topc: int, refus
     if refused:
         error = next(e for e in verdict.errors if e.field == "xpress_topc")
         assert f"outside [0, {XPRESS['vocab_size']}]" in str(error)
-        assert error.code is codes.XPRESS_TOPC_OUT_OF_RANGE
+        assert error.code is vllm_codes.XPRESS_TOPC_OUT_OF_RANGE
         assert "XPressSpeculatorConfig.apply_options" in (error.evidence or "")  # 0.34.0's
         older = check({**XPRESS, "xpress_topc": topc}, engine=TWO_RUNNERS, check_tokenizer=False)
         (error,) = [e for e in older.errors if e.field == "xpress_topc"]

@@ -12,14 +12,9 @@ from typing import Any
 import pytest
 
 from drafting_config import check
+from drafting_config.engines.vllm.codes import PARALLEL_SWITCH_REFUSED, SERVED_SEQUENTIALLY
 from drafting_config.engines.vllm.tables import vllm_tables
-from drafting_config.values.codes import (
-    PARALLEL_SWITCH_REFUSED,
-    SEQUENTIAL_NOT_PARALLEL,
-    SERVED_SEQUENTIALLY,
-    TOKEN_UNUSED,
-    Step,
-)
+from drafting_config.values.codes import SEQUENTIAL_NOT_PARALLEL, TOKEN_UNUSED, Step
 from drafting_config.values.findings import Note
 from tests.engines.vllm import PARALLEL_SWITCH, PEAGLE
 from tests.engines.vllm.test_layers import QWEN3_8B as QWEN3_8B_TARGET

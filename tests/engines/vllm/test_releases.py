@@ -28,6 +28,7 @@ import pytest
 from drafting_config import Verdict, check
 from drafting_config.engines import ENGINES, RELEASES, engine_rules
 from drafting_config.engines.transformers import transformers_tables
+from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm.names import ENGINE, VERSIONS, Release
 from drafting_config.values import codes
 from tests.conftest import EXAMPLES, QWEN3_8B_DFLASH_DRAFT, load_json, only_error
@@ -119,7 +120,7 @@ def test_0_32_0_taps_the_target_of_every_eagle3_draft() -> None:
 def test_the_draft_classes_new_in_0_33_0_are_unregistered_in_0_32_0(architecture: str) -> None:
     draft = {**DFLASH, "architectures": [architecture]}
     older, newer = verdicts(draft)
-    refused = (codes.ARCHITECTURE_UNSUPPORTED, codes.RENAMED_ARCHITECTURE_UNSUPPORTED)
+    refused = (codes.ARCHITECTURE_UNSUPPORTED, vllm_codes.RENAMED_ARCHITECTURE_UNSUPPORTED)
     assert any(e.code in refused and architecture in str(e) for e in older.errors), [
         str(e) for e in older.errors
     ]
@@ -213,7 +214,7 @@ def test_f_ptd_and_pard_drafts_serve_sequentially_from_0_34_0(
     required = last_two(EXAMPLES / example, require_parallel=True)
     assert required[0].ok
     error = only_error(required[1])
-    assert (error.code, error.field) == (codes.PARALLEL_SWITCH_REFUSED, field)
+    assert (error.code, error.field) == (vllm_codes.PARALLEL_SWITCH_REFUSED, field)
 
 
 def test_f_an_unused_token_is_not_judged() -> None:
@@ -227,7 +228,7 @@ def test_f_an_unused_token_is_not_judged() -> None:
 def test_g_p_eagle_is_refused_from_0_34_0() -> None:
     peagle = CORPUS / "drafts" / "specforge--qwen3-8b-peagle.json"
     older, newer = last_two(peagle)
-    assert [e.code for e in older.errors][1:] == [codes.RENAMED_ARCHITECTURE_UNSUPPORTED]
+    assert [e.code for e in older.errors][1:] == [vllm_codes.RENAMED_ARCHITECTURE_UNSUPPORTED]
     (error,) = [e for e in newer.errors if e.field == "architectures"]
     assert error.code is codes.METHOD_UNSUPPORTED
     assert "P-EAGLE" in str(error)
@@ -245,12 +246,16 @@ def test_g_p_eagle_is_refused_from_0_34_0() -> None:
 def test_h_one_runner_from_0_34_0() -> None:
     assistant = CORPUS / "drafts" / "z-lab--assistant-config.json"
     older, newer = last_two(assistant)
-    assert [w.code for w in older.warnings] == [codes.RUNNERS_DISAGREE_ON_LAYERS]
+    assert [w.code for w in older.warnings] == [vllm_codes.RUNNERS_DISAGREE_ON_LAYERS]
     assert newer.warnings == ()
     assert newer.errors == ()
     anchored = {**DFLASH, "dflash_config": {**DFLASH["dflash_config"], "sample_from_anchor": True}}
     older, newer = last_two(anchored)
-    assert only_error(older).code is only_error(newer).code is codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED
+    assert (
+        only_error(older).code
+        is only_error(newer).code
+        is vllm_codes.SAMPLE_FROM_ANCHOR_UNSUPPORTED
+    )
     assert any("older model runner" in note for note in older.notes)
     assert not any("runner" in note for note in newer.notes)
     for verdict in last_two(anchored)[1:]:  # no 0.34.0 finding names the deleted runner
@@ -265,9 +270,9 @@ def test_i_a_method_the_class_does_not_declare_is_refused_from_0_34_0() -> None:
     config["dflash_config"] = {**config["dflash_config"], "projector_type": "dspark"}
     older, newer = last_two(config)
     assert older.errors == ()
-    assert [w.code for w in older.warnings] == [codes.DSPARK_ARCHITECTURE_REPLACED]
+    assert [w.code for w in older.warnings] == [vllm_codes.DSPARK_ARCHITECTURE_REPLACED]
     error = only_error(newer)
-    assert (error.code, error.field) == (codes.METHOD_NOT_DECLARED, "architectures")
+    assert (error.code, error.field) == (vllm_codes.METHOD_NOT_DECLARED, "architectures")
     assert "_resolve_checkpoint_config_class" in (error.evidence or "")
     assert check(EXAMPLES / "dflash-qwen3-4b", engine=ENGINE_0_34).errors == ()  # as declared
 

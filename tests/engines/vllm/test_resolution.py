@@ -17,8 +17,8 @@ from drafting_config import (
     ParallelDraftingConfigError,
     check,
 )
+from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm.resolution import resolve
-from drafting_config.values import codes
 from drafting_config.values.codes import CODES
 from drafting_config.values.errors import (
     MAX_TYPE_NAME_CHARS,
@@ -247,7 +247,7 @@ def test_a_speculators_draft_with_a_null_mask_token_id_is_refused_with_a_fix() -
     # (speculators/algos.py); a null there leaves no parallel-drafting token id.
     config = load_json(EXAMPLES / "speculators-dflash-qwen3-8b" / "config.json")
     (error,) = check({**config, "mask_token_id": None}).errors
-    assert error.code is codes.SPECULATORS_TOKEN_MISSING
+    assert error.code is vllm_codes.SPECULATORS_TOKEN_MISSING
     assert error.field == "mask_token_id"
     assert str(error) == (
         "`mask_token_id` is missing or null, so vLLM finds no parallel-drafting token id for "

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from drafting_config import ParallelDraftingConfig, check, resolve
 from drafting_config.draft.file import SPECULATORS_TYPE_FIELD, is_speculators
+from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm.speculators import (
     AUX_LAYER_IDS_FIELD,
     PARALLEL_DRAFTING_ALGORITHMS,
@@ -635,7 +636,7 @@ def test_an_empty_string_or_object_of_aux_ids_is_no_layers(value: object) -> Non
         assert verdict.ok == as_empty_list.ok
         assert [str(e) for e in verdict.errors] == [str(e) for e in as_empty_list.errors]
         assert [str(w) for w in verdict.warnings] == [str(w) for w in as_empty_list.warnings]
-        assert any(w.code is codes.DEFAULT_LAYERS_MISMATCH for w in verdict.warnings), name
+        assert any(w.code is vllm_codes.DEFAULT_LAYERS_MISMATCH for w in verdict.warnings), name
 
 
 @pytest.mark.parametrize("value", [[0, 10], [], [10, 2], [2, True], [2, 2.5]])
@@ -957,7 +958,7 @@ def test_a_speculators_eagle3_file_is_served_as_sequential_eagle3() -> None:
         False,
         '{"method": "eagle3"}',
     )
-    assert codes.SERVED_SEQUENTIALLY in {getattr(note, "code", None) for note in verdict.notes}
+    assert vllm_codes.SERVED_SEQUENTIALLY in {getattr(note, "code", None) for note in verdict.notes}
     required = check(
         eagle3_config(), check_tokenizer=False, require_parallel=True, engine=PARALLEL_SWITCH
     )
@@ -965,7 +966,7 @@ def test_a_speculators_eagle3_file_is_served_as_sequential_eagle3() -> None:
     assert (error.code, error.field) == (codes.SEQUENTIAL_NOT_PARALLEL, SPECULATORS_TYPE_FIELD)
     assert error.step is Step.TOKEN  # the real engine: no token field, at the speculator
     (error,) = check(eagle3_config(), check_tokenizer=False, require_parallel=True).errors
-    assert (error.code, error.step) == (codes.PARALLEL_SWITCH_REFUSED, Step.PARSE)  # 0.34.0
+    assert (error.code, error.step) == (vllm_codes.PARALLEL_SWITCH_REFUSED, Step.PARSE)  # 0.34.0
 
 
 def test_a_broken_speculators_eagle3_file_stays_invalid_when_served_sequentially() -> None:
@@ -991,7 +992,7 @@ def test_the_eagle3_width_rule_runs_on_a_speculators_eagle3_file(
         config["transformer_layer_config"]["num_aux_hidden_states"] = declared
     for required in (False, True):
         verdict = check(config, check_tokenizer=False, require_parallel=required)
-        width = [e for e in verdict.errors if e.code is codes.EAGLE3_WIDTH]
+        width = [e for e in verdict.errors if e.code is vllm_codes.EAGLE3_WIDTH]
         assert bool(width) is refused
         if refused:
             assert width[0].field == "eagle_aux_hidden_state_layer_ids"
@@ -1022,7 +1023,7 @@ def test_a_layer_config_field_the_class_reads_must_be_set(
     del config["transformer_layer_config"][field]
     engine = PEAGLE if algorithm == "peagle" else "vllm"  # later releases refuse P-EAGLE
     errors = check(config, engine=engine, check_tokenizer=False).errors
-    missing = [e for e in errors if e.code is codes.CONSTRUCTOR_FIELD_MISSING]
+    missing = [e for e in errors if e.code is vllm_codes.CONSTRUCTOR_FIELD_MISSING]
     assert bool(missing) is refused, [str(e) for e in errors]
     if refused:
         (error,) = missing
@@ -1032,7 +1033,9 @@ def test_a_layer_config_field_the_class_reads_must_be_set(
         assert f"has no attribute '{field}'" in error.evidence
     config["transformer_layer_config"][field] = None  # present: not this rule's
     assert not [
-        e for e in check(config, engine=engine).errors if e.code is codes.CONSTRUCTOR_FIELD_MISSING
+        e
+        for e in check(config, engine=engine).errors
+        if e.code is vllm_codes.CONSTRUCTOR_FIELD_MISSING
     ]
 
 
@@ -1139,4 +1142,4 @@ def test_a_missing_speculators_config_says_what_vllm_reads_through_it() -> None:
         "so it refuses the file at start-up."
     )
     assert info.value.fix == "add `speculators_config`"
-    assert info.value.code is codes.SPECULATORS_FIELD_MISSING
+    assert info.value.code is vllm_codes.SPECULATORS_FIELD_MISSING

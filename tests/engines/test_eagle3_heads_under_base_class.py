@@ -10,7 +10,6 @@ refused); SGLang under EAGLE3 loads the plain class, whose missing ``set_embed``
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -22,6 +21,7 @@ from drafting_config.values.codes import (
     ARCHITECTURE_NOT_DRAFTER,
     RENAMED_ARCHITECTURE_UNSUPPORTED,
 )
+from tests.serve_commands import vllm_switch
 
 VLLM_RELEASES = [f"vllm=={version}" for version in VERSIONS]
 
@@ -60,7 +60,7 @@ def test_vllm_serves_an_eagle3_head_under_llama_for_causal_lm_as_eagle3(engine: 
     verdict = check(EAGLE3_LLAMA31_8B, target=LLAMA31_8B, engine=engine, check_tokenizer=False)
     assert verdict.errors == ()
     assert (verdict.mode, verdict.parallel) == ("eagle3", False)
-    assert json.loads(verdict.serve_with or "") == {"method": "eagle3"}
+    assert vllm_switch(verdict.serve_with) == {"method": "eagle3"}
 
 
 @pytest.mark.parametrize("field", EAGLE3_HEAD_FIELDS)

@@ -158,9 +158,14 @@ class Verdict:
     parallel: bool | None = None
     """Whether that mode drafts the masked slots in one pass; ``None`` when INVALID."""
     serve_with: str | None = None
-    """The engine's own switch for that mode: vLLM's ``--speculative-config`` JSON (with
-    ``"parallel_drafting": true`` where vLLM needs it), SGLang's ``--speculative-algorithm``
-    value; ``None`` when INVALID."""
+    """The whole command that serves the draft in that mode, one line quoted for a POSIX
+    shell: ``vllm serve TARGET --speculative-config JSON`` (the method, the draft as
+    ``model``, ``num_speculative_tokens``, and ``"parallel_drafting": true`` where vLLM
+    needs it) or ``python -m sglang.launch_server --model-path TARGET
+    --speculative-algorithm ALGORITHM --speculative-draft-model-path DRAFT``.  The draft
+    and target are named as given (``DRAFT`` for a config object, ``TARGET`` when none was
+    checked); where the files give no number of tokens, the JSON holds ``"N"`` and a note
+    says so.  ``None`` when INVALID."""
     token_fields: tuple[TokenField, ...] | None = None
     """Where the engine looks for the token id, in its own order, each field with its value
     and status, when that is not the library's priority table (SGLang's fields, then the

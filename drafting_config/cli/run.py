@@ -68,6 +68,7 @@ from drafting_config.values.codes import (
     CAUSALITY_ASSUMED,
     CODES,
     SAMPLE_FROM_ANCHOR_ASSUMED,
+    SPECULATIVE_TOKENS_UNKNOWN,
     TARGET_NOT_GIVEN,
     TOKENIZER_NOT_FOUND,
     WEIGHTS_NOT_MODELLED,
@@ -152,6 +153,7 @@ FOOTER_CODES: Final = frozenset(
         WEIGHTS_NOT_MODELLED,
         SAMPLE_FROM_ANCHOR_ASSUMED,
         CAUSALITY_ASSUMED,
+        SPECULATIVE_TOKENS_UNKNOWN,
     }
 )
 """The notes about what a run did not check rather than about a draft ("target not checked:

@@ -18,8 +18,6 @@ from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.fields import read_path
 from drafting_config.values.integers import exact_int
 
-__all__ = ["draft_speculative_tokens"]
-
 _BLOCK_FIELDS: Final = ("dflash_config.block_size", "block_size")
 """Where a DFlash draft names its trained block: the section first, as the DFlash readers
 look (a key in the section stops the search)."""

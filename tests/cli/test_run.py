@@ -119,8 +119,8 @@ def pard_serve(model: object, target: object = "TARGET") -> str:
 
 
 UNKNOWN_TOKENS = (
-    "number of tokens to draft not known: the files give no block_size, speculative_tokens "
-    "or n_predict; the serve command holds N for it"
+    "no block_size, speculative_tokens or n_predict says how many tokens to draft: the serve "
+    "command holds N"
 )
 """The note of a verdict whose serve command holds a placeholder for the number of tokens."""
 DFLASH_SERVED = (
@@ -374,7 +374,7 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
     for item in run.json:
         assert set(item) == JSON_KEYS
     assert run.json[0] == {
-        "schema_version": 1,
+        "schema_version": 2,
         "path": given[0],
         "engine": f"{VLLM}",
         "ok": True,

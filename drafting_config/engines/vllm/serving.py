@@ -81,9 +81,8 @@ def serve_command(
             else "config/speculative.py: SpeculativeConfig.__post_init__"
         )
         found.note(
-            "number of tokens to draft not known: the files give no block_size, "
-            "speculative_tokens or n_predict; the serve command holds "
-            f"{TOKENS_PLACEHOLDER} for it",
+            "no block_size, speculative_tokens or n_predict says how many tokens to draft: "
+            f"the serve command holds {TOKENS_PLACEHOLDER}",
             code=codes.SPECULATIVE_TOKENS_UNKNOWN,
             fix=f"replace {TOKENS_PLACEHOLDER} in the serve command with the number of tokens "
             "to draft a step",

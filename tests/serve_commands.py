@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from typing import Final
 
 from drafting_config.engines.sglang.names import SERVE_OPTION as SGLANG_OPTION
 from drafting_config.engines.vllm.names import SERVE_OPTION as VLLM_OPTION
@@ -36,3 +37,12 @@ def vllm_switch(command: str | None) -> dict[str, object]:
 def sglang_algorithm(command: str | None) -> str:
     """The ``--speculative-algorithm`` of an SGLang serve command."""
     return option_value(command, SGLANG_OPTION)
+
+
+UNKNOWN_TOKENS: Final = (
+    "no block_size, speculative_tokens or n_predict says how many tokens to draft: the serve "
+    "command holds N"
+)
+"""The note (``speculative-tokens-unknown``) of a vLLM verdict whose serve command holds the
+placeholder: a draft whose files name no number of tokens to draft (PARD, EAGLE-3, a DFlash
+draft without ``block_size``)."""

@@ -99,6 +99,23 @@ def test_a_config_json_file_is_served_from_its_folder_and_a_config_object_as_dra
     assert shlex.split(command or "")[2] == TARGET_PLACEHOLDER
 
 
+def test_a_file_not_named_config_json_or_an_escaped_name_is_served_as_draft(
+    tmp_path: Path,
+) -> None:
+    config = (ROOT / "examples" / "dflash-qwen3-4b" / "config.json").read_text(encoding="utf-8")
+    other = tmp_path / "draft.json"  # no engine loads a model from a lone file
+    other.write_text(config, encoding="utf-8")
+    odd = tmp_path / "line\nbreak"  # printed escaped, so the shell would get another path
+    odd.mkdir()
+    (odd / "config.json").write_text(config, encoding="utf-8")
+    spaced = tmp_path / "my draft's dir"
+    spaced.mkdir()
+    (spaced / "config.json").write_text(config, encoding="utf-8")
+    assert vllm_config(check(other).serve_with)["model"] == DRAFT_PLACEHOLDER
+    assert vllm_config(check(odd).serve_with)["model"] == DRAFT_PLACEHOLDER
+    assert vllm_config(check(spaced).serve_with)["model"] == str(spaced)
+
+
 def test_a_draft_saying_no_number_gets_the_placeholder_and_a_note() -> None:
     verdict = check(ROOT / "examples" / "ptd-eagle3-llama3-8b")
     assert vllm_config(verdict.serve_with)["num_speculative_tokens"] == TOKENS_PLACEHOLDER
@@ -170,6 +187,8 @@ def test_every_printed_command_passed_the_engines_config_stage(
     if _id(item) in REFUSED:
         assert reading["outcome"] != "passed", f"{_id(item)} passes now: remove it"
         return
+    if reading["artefact"] is not None:
+        pytest.skip(f"no reading: {reading['artefact']}")
     assert reading["outcome"] == "passed", reading["exception"]
     spec = reading["speculative"]
     if engine == "vllm":

@@ -124,8 +124,33 @@ def readings(engine: str, release: str, only: str | None = None) -> Iterator[dic
                 placeholder=result.get("placeholder", False),
                 speculative=_scrubbed(result.get("speculative"), prefix),
                 exception=result.get("exception"),
+                artefact=None if result["outcome"] == "passed" else artefact(engine, result),
             )
         yield reading
+
+
+_CPU_PLATFORM: Final = ("requires platform support",)
+"""What SGLang's resolution asserts of its platform, which the CPU platform the harness runs
+fails and a GPU passes: ``srt/arg_groups/mamba_hook.py: validate_mamba_extra_buffer``
+(``_platform_supports_mamba_cache_extra_buffer``: CUDA, MUSA, NPU, HIP, XPU) for a hybrid
+Mamba target (Qwen3.5)."""
+
+
+def artefact(engine: str, result: dict[str, Any]) -> str | None:
+    """Why a failed config stage is an artefact of this machine, not a refusal of the command:
+    each harness's own :func:`artefact` (``vllm_harness/readings.py``,
+    ``sglang_harness/readings.py``), and SGLang's platform assertions (:data:`_CPU_PLATFORM`).
+    ``None`` for a refusal."""
+    if engine == "vllm":
+        from tools.vllm_harness.readings import artefact as vllm_artefact
+
+        return vllm_artefact(result)
+    from tools.sglang_harness.readings import artefact as sglang_artefact
+
+    message = str((result.get("exception") or {}).get("message", ""))
+    if any(part in message for part in _CPU_PLATFORM):
+        return "a platform check only SGLang's CPU platform fails (a GPU platform passes it)"
+    return sglang_artefact(result)
 
 
 def _engine(engine: str, release: str) -> Engine:

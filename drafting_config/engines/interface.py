@@ -162,8 +162,8 @@ class EngineRules(Protocol):
 
     @property
     def SERVE_OPTION(self) -> str:
-        """The engine's command-line option that takes a verdict's ``serve_with``
-        (``"--speculative-config"``), for the text output."""
+        """The option of the engine's serve command (a verdict's ``serve_with``) that names
+        the speculative method (``"--speculative-config"``, ``"--speculative-algorithm"``)."""
 
     def resolver_findings(self, draft: DraftFile) -> Findings:
         """The errors and warnings of the draft's file, as this engine reads it, that speak

@@ -24,6 +24,12 @@ DSPARK outright, no reading of the draft), ``--skip-tokenizer-init`` (the folder
 ``config.json``), ``--load-format dummy``, ``--disable-cuda-graph``, ``--context-length
 1024``. Nothing of the speculative arguments is touched.
 
+What it replaces, and why: ``srt/arg_groups/mamba_hook.py:
+_platform_supports_mamba_cache_extra_buffer`` answers true, as it does on CUDA, MUSA, NPU,
+HIP and XPU: the resolution asserts it for a hybrid Mamba target (Qwen3.5), and the CPU
+platform ``SGLANG_USE_CPU_ENGINE`` selects (``stage_runner.py`` says why) has no Mamba cache
+snapshots, which no GPU server lacks.
+
 Output: one line on stdout, prefixed ``HARNESS-RESULT `` and followed by a JSON object::
 
     {"sglang_version": "0.5.23", "outcome": "passed", "exception": null,
@@ -63,6 +69,13 @@ CPU_FLAGS = (
 """What the config stage appends to the command (the module docstring says why)."""
 
 
+def _as_on_a_gpu() -> None:
+    """The platform answers a GPU platform gives (the module docstring says which, and why)."""
+    from sglang.srt.arg_groups import mamba_hook
+
+    mamba_hook._platform_supports_mamba_cache_extra_buffer = lambda: True
+
+
 def run(argv: list[str]) -> dict[str, Any]:
     """The server arguments ``argv`` resolves to, or the exception that stopped them."""
     _prepare()
@@ -70,6 +83,7 @@ def run(argv: list[str]) -> dict[str, Any]:
     from sglang.srt.runtime_context import get_spec
     from sglang.srt.server_args import prepare_server_args, set_global_server_args_for_scheduler
 
+    _as_on_a_gpu()
     result: dict[str, Any] = {
         "sglang_version": sglang.__version__,
         "outcome": "passed",

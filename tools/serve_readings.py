@@ -23,7 +23,7 @@ import json
 import re
 import shlex
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any, Final
 
@@ -85,17 +85,19 @@ def releases() -> dict[str, tuple[str, ...]]:
     return {"vllm": tuple(RELEASES), "sglang": (sglang,)}
 
 
-def _cases(only: str | None) -> list[tuple[str, str, str]]:
+def _cases(only: Collection[str] | None) -> list[tuple[str, str, str]]:
     from tools.vllm_harness.corpus import CASES
 
     return [
-        (case.name, case.draft, case.target) for case in CASES if only is None or case.name == only
+        (case.name, case.draft, case.target) for case in CASES if only is None or case.name in only
     ]
 
 
-def readings(engine: str, release: str, only: str | None = None) -> Iterator[dict[str, Any]]:
-    """Each case's reading for ``engine`` ``release``: the printed command and what the
-    config stage made of it."""
+def readings(
+    engine: str, release: str, only: Collection[str] | None = None
+) -> Iterator[dict[str, Any]]:
+    """Each case's reading for ``engine`` ``release`` (``only``: those cases, by name), in
+    one served process: the printed command and what the config stage made of it."""
     printed: list[tuple[dict[str, Any], process.Request | None]] = []
     for name, draft, target in _cases(only):
         verdict = check(ROOT / draft, target=ROOT / target, engine=_engine(engine, release))
@@ -191,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         for release in shipped:
             if args.release not in (None, release):
                 continue
-            runs = list(readings(engine, release, args.case))
+            runs = list(readings(engine, release, None if args.case is None else [args.case]))
             passed = sum(run.get("outcome") == "passed" for run in runs)
             commands = sum(run["command"] is not None for run in runs)
             print(f"{engine} {release}: {passed} of {commands} printed commands passed", flush=True)

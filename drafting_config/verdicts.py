@@ -38,8 +38,11 @@ from drafting_config.engines import (
     engine_rules,
 )
 from drafting_config.engines.interface import (
+    DRAFT_PLACEHOLDER,
+    TARGET_PLACEHOLDER,
     CheckpointFiles,
     EngineRules,
+    ServeNames,
     TokenField,
     WeightsFacts,
 )
@@ -155,9 +158,14 @@ class Verdict:
     parallel: bool | None = None
     """Whether that mode drafts the masked slots in one pass; ``None`` when INVALID."""
     serve_with: str | None = None
-    """The engine's own switch for that mode: vLLM's ``--speculative-config`` JSON (with
-    ``"parallel_drafting": true`` where vLLM needs it), SGLang's ``--speculative-algorithm``
-    value; ``None`` when INVALID."""
+    """The whole command that serves the draft in that mode, one line quoted for a POSIX
+    shell: ``vllm serve TARGET --speculative-config JSON`` (the method, the draft as
+    ``model``, ``num_speculative_tokens``, and ``"parallel_drafting": true`` where vLLM
+    needs it) or ``python -m sglang.launch_server --model-path TARGET
+    --speculative-algorithm ALGORITHM --speculative-draft-model-path DRAFT``.  The draft
+    and target are named as given (``DRAFT`` for a config object, ``TARGET`` when none was
+    checked); where the files give no number of tokens, the JSON holds ``"N"`` and a note
+    says so.  ``None`` when INVALID."""
     token_fields: tuple[TokenField, ...] | None = None
     """Where the engine looks for the token id, in its own order, each field with its value
     and status, when that is not the library's priority table (SGLang's fields, then the
@@ -414,6 +422,9 @@ class _Target:
     notes: tuple[str, ...] = ()
 
 
+_CONFIG_OBJECT: Final = "<config object>"
+"""How a verdict names a target given as a config object."""
+
 _NO_TARGET: Final = _Target(
     None, notes=(Note("target not checked: no target given", code=codes.TARGET_NOT_GIVEN),)
 )
@@ -565,6 +576,14 @@ class _Reads:
         self._target = target
         self._options = options
         self._shared = shared
+
+    def serve_names(self) -> ServeNames:
+        """The draft as given and the target checked, as a serve command names them
+        (:class:`~drafting_config.engines.interface.ServeNames`)."""
+        return ServeNames(
+            _serve_name(self._draft.shown, DRAFT_PLACEHOLDER),
+            _serve_name(self._target.name, TARGET_PLACEHOLDER),
+        )
 
     def served_tokenizer(self, found: Findings) -> TokenizerFiles | None:
         """The tokenizer the engine serves with: ``options.tokenizer`` (``--tokenizer``),
@@ -728,6 +747,20 @@ class _Reads:
         return CheckpointFiles(checkpoint, shown, mask_embedding)
 
 
+def _serve_name(shown: str | None, placeholder: str) -> str:
+    """A model as a serve command names it: the path or repo id as given (the folder of a
+    ``config.json`` file given, which is what an engine loads), else ``placeholder``: a
+    config object, another file (no engine loads a model from one), or a name
+    :func:`display_path` had to escape, with backslashes (the command would name another
+    path)."""
+    if shown is None or shown == _CONFIG_OBJECT or "\\" in shown:
+        return placeholder
+    if os.path.isfile(shown):
+        path = Path(shown)
+        return str(path.parent) if path.name == CONFIG_NAME else placeholder
+    return shown
+
+
 def _target(read: DraftFile, options: CheckOptions, shared: _SharedReads) -> _Target:
     """The target given, else the speculators verifier the file names, else none: found
     from the file as written, so that no engine's verdict depends on another's reading."""
@@ -744,13 +777,13 @@ def _explicit_target(target: ModelArgument, options: CheckOptions) -> _Target:
     try:
         located = _load(target, options.target_revision, options)
         return _Target(
-            located.shown or "<config object>",
+            located.shown or _CONFIG_OBJECT,
             read_target(located.config),
             located.at,
             notes=located.notes,
         )
     except ParallelDraftingConfigError as error:
-        return _Target(_shown(target) or "<config object>", errors=(error,))
+        return _Target(_shown(target) or _CONFIG_OBJECT, errors=(error,))
 
 
 def _verifier_target(verifier: str, options: CheckOptions) -> _Target:

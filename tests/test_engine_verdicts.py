@@ -21,7 +21,6 @@ every disagreement, each with the stage the harness cannot reach.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final
 
 import pytest
@@ -33,6 +32,7 @@ from drafting_config.engines.vllm.modes import served_mode
 from drafting_config.engines.vllm.resolution import resolution_of
 from drafting_config.files.json_files import load_config_json
 from drafting_config.values.codes import Step
+from tests.serve_commands import vllm_config
 from tools.vllm_harness.readings import ROOT, engine_runs
 
 ENGINE_RUNS: Final = engine_runs()
@@ -150,7 +150,7 @@ def error_steps(verdict: Verdict) -> set[Step]:
 
 
 def test_an_ok_verdict_names_the_mode_the_engine_ran() -> None:
-    # The serve_with of an OK verdict is the --speculative-config the harness ran.
+    # The serve command of an OK verdict gives the --speculative-config the harness ran.
     for item in RUNS:
         release, run = item
         if run["outcome"] != "passed" or run["artefact"] is not None:
@@ -158,7 +158,7 @@ def test_an_ok_verdict_names_the_mode_the_engine_ran() -> None:
         verdict = judged(release, run)
         if verdict is None or not verdict.ok:
             continue
-        config = json.loads(verdict.serve_with or "")
+        config = vllm_config(verdict.serve_with)
         assert config["method"] == run["mode"]["method"], _id(item)
         switch = config.get("parallel_drafting", False)
         assert switch is run["mode"]["parallel_drafting"] or config["method"] in (

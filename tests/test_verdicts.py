@@ -41,6 +41,7 @@ from tests.engines.vllm import tokens_read  # noqa: F401 (a fixture)
 from tests.fake_cache import use_cache, write_cached_repo
 from tests.fake_hub import MAIN_COMMIT, FakeHub, draft_repo, serve
 from tests.foreign import int_enum
+from tests.serve_commands import UNKNOWN_TOKENS
 from tests.tokenizer_factory import QWEN3_ADDED, write_qwen3_like
 
 pytestmark = pytest.mark.usefixtures("tokens_read")
@@ -115,7 +116,7 @@ def test_a_valid_draft_path_gets_a_verdict_echoing_the_path_as_given(
 def test_a_config_object_has_no_path() -> None:
     verdict = check({"pard_token": 3})
     assert (verdict.path, verdict.ok, verdict.token_id) == (None, True, 3)
-    assert verdict.notes == (NO_TARGET, NO_TOKENIZER_DIRECTORY)
+    assert verdict.notes == (NO_TARGET, NO_TOKENIZER_DIRECTORY, UNKNOWN_TOKENS)
 
 
 def test_an_unreadable_draft_is_a_verdict_with_no_resolution(tmp_path: Path) -> None:
@@ -489,9 +490,13 @@ def test_without_tokenizer_files_a_note_names_where_they_were_looked_for(
     verdict = check(draft, target=target)
     assert verdict.notes == (
         "tokenizer not checked: no tokenizer files beside the draft or the target",
+        UNKNOWN_TOKENS,
     )
     verdict = check({"pard_token": ID}, target=target)
-    assert verdict.notes == ("tokenizer not checked: no tokenizer files beside the target",)
+    assert verdict.notes == (
+        "tokenizer not checked: no tokenizer files beside the target",
+        UNKNOWN_TOKENS,
+    )
 
 
 def test_an_explicit_tokenizer_directory_must_hold_tokenizer_files(
@@ -537,7 +542,11 @@ def test_check_tokenizer_false_skips_the_tokenizer_entirely(
         check(draft, tokenizer=tmp_path / "absent", check_tokenizer=False),
     ):
         assert verdict.ok
-        assert (verdict.token, verdict.warnings, verdict.notes) == (None, (), (NO_TARGET,))
+        assert (verdict.token, verdict.warnings, verdict.notes) == (
+            None,
+            (),
+            (NO_TARGET, UNKNOWN_TOKENS),
+        )
 
 
 def test_a_speculators_draft_is_checked_against_the_tokenizer_beside_it(

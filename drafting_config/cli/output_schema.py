@@ -12,7 +12,7 @@ from typing import Final
 
 __all__ = ["OUTPUT_SCHEMA", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 """The version of the output's shape, each JSON object's ``schema_version``."""
 
 _STRING_OR_NULL: Final = {"type": ["string", "null"]}
@@ -87,8 +87,10 @@ _VERDICT_PROPERTIES: Final[dict[str, object]] = {
         "type": ["boolean", "null"],
     },
     "serve_with": {
-        "description": "the engine's own switch: vLLM's --speculative-config JSON, SGLang's "
-        "--speculative-algorithm value; null when not OK",
+        "description": "the whole command that serves the draft, one POSIX shell line: vllm "
+        "serve TARGET --speculative-config JSON (method, model, num_speculative_tokens), "
+        "python -m sglang.launch_server --model-path TARGET --speculative-algorithm ... "
+        "--speculative-draft-model-path DRAFT; null when not OK",
         "type": ["string", "null"],
     },
     "aux_layer_ids": {"type": ["array", "null"]},

@@ -10,9 +10,8 @@ import json
 import math
 import os
 import re
-import shlex
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import TYPE_CHECKING, Final
@@ -233,7 +232,6 @@ def block_lines(
     strict: bool,
     *,
     verbose: bool = False,
-    serve_options: Mapping[str, str] | None = None,
     token_fields: bool = False,
     style: Style | None = None,
 ) -> list[str]:
@@ -249,10 +247,9 @@ def block_lines(
     line (or, reported by some engines of several, after them, naming them); a finding
     ``--fix`` would mend has :data:`FIXABLE_MARK` after its code.  ``style`` gives the width
     findings are wrapped at and whether to colour the headline's word, each finding's
-    severity and code (default: no colour, :data:`MAX_LINE`).  ``serve_options`` names each
-    engine's option for ``serve_with`` (:attr:`EngineRules.SERVE_OPTION`); with
-    ``token_fields`` (``explain``), each engine line is followed by the token-id fields in
-    the order that engine reads them.
+    severity and code (default: no colour, :data:`MAX_LINE`).  With ``token_fields``
+    (``explain``), each engine line is followed by the token-id fields in the order that
+    engine reads them.
     """
     style = style or Style()
     width = style.width
@@ -268,13 +265,12 @@ def block_lines(
     for verdict in verdicts:
         for shown in dict.fromkeys(_shown_findings(verdict, plan)):
             reported.setdefault(shown, []).append(verdict.engine)
-    options = serve_options or {}
     for verdict in verdicts:
         lines.append(f"{_INDENT}{verdict.engine}: {_engine_state(verdict)}")
         facts = _INDENT * 2
         if token_fields:
             lines += [facts + row for row in token_field_lines(verdict)]
-        lines += [facts + line for line in _fact_lines(verdict, options.get(verdict.engine))]
+        lines += [facts + line for line in _fact_lines(verdict)]
         if len(verdicts) > 1:
             only = [s for s, by in reported.items() if by == [verdict.engine]]
             lines += _finding_lines(only, facts, verbose, width=width)
@@ -361,15 +357,12 @@ def _engine_state(verdict: Verdict) -> str:
     return f"{state}, {_token_part(verdict)}"
 
 
-def _fact_lines(verdict: Verdict, serve_option: str | None) -> list[str]:
-    """The facts of a verdict, one short line each: how to serve it, the shadowed token-id
-    fields, the token, the target and the weights read."""
+def _fact_lines(verdict: Verdict) -> list[str]:
+    """The facts of a verdict, one short line each: the command that serves it, the shadowed
+    token-id fields, the token, the target and the weights read."""
     lines = []
     if verdict.serve_with is not None:
-        switch = verdict.serve_with
-        if serve_option is not None:
-            switch = f"{serve_option} {shlex.quote(switch)}"
-        lines.append(f"serve with: {switch}")
+        lines.append(f"serve with: {verdict.serve_with}")
     if verdict.ok and verdict.shadowed:
         shadowed = ", ".join(f"`{f.source.value}` = {f.token_id}" for f in verdict.shadowed)
         lines.append(f"shadowed: {shadowed}")
@@ -660,7 +653,6 @@ def explain_lines(
     strict: bool,
     *,
     verbose: bool = False,
-    serve_options: Mapping[str, str] | None = None,
     style: Style | None = None,
 ) -> list[str]:
     """The text of ``explain`` for one draft: its block (:func:`block_lines`), each engine's
@@ -669,7 +661,6 @@ def explain_lines(
         verdicts,
         strict,
         verbose=verbose,
-        serve_options=serve_options,
         token_fields=True,
         style=style,
     )

@@ -68,6 +68,7 @@ from drafting_config.files.repo_ids import DEFAULT_REVISION, RepoIdError, valida
 from drafting_config.values.codes import (
     CAUSALITY_ASSUMED,
     SAMPLE_FROM_ANCHOR_ASSUMED,
+    SPECULATIVE_TOKENS_UNKNOWN,
     TARGET_NOT_GIVEN,
     TOKENIZER_NOT_FOUND,
     WEIGHTS_NOT_MODELLED,
@@ -152,6 +153,7 @@ FOOTER_CODES: Final = frozenset(
         WEIGHTS_NOT_MODELLED,
         SAMPLE_FROM_ANCHOR_ASSUMED,
         CAUSALITY_ASSUMED,
+        SPECULATIVE_TOKENS_UNKNOWN,
     }
 )
 """The notes about what a run did not check rather than about a draft ("target not checked:
@@ -188,14 +190,6 @@ def _by_draft(verdicts: Iterator[Verdict], engines: int) -> Iterator[list[Verdic
             draft = []
     if draft:
         yield draft
-
-
-def _serve_options(engines: Sequence[Engine]) -> dict[str, str]:
-    """Each engine's option for a verdict's ``serve_with``, by the name a verdict gives it."""
-    return {
-        rules.ENGINE: rules.SERVE_OPTION
-        for rules in (engine_rules(engine)[0] for engine in engines)
-    }
 
 
 def _tally(verdicts: Sequence[Verdict], strict: bool) -> tuple[int, int, int]:
@@ -253,7 +247,6 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     names = [engine_rules(engine)[0].ENGINE for engine in engines]
     several = len(paths) > 1
     quiet = getattr(args, "quiet", False)
-    options = _serve_options(engines)
     footer: dict[str, int] = {}
     style = _style(args, out)
     outcomes = {"ok": 0, "invalid": 0, "unchecked": 0}
@@ -286,9 +279,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             continue
         shown = _footer_notes(verdicts, footer) if several else verdicts
         if not (quiet and all(v.ok and not v.warnings for v in verdicts)):
-            lines = block_lines(
-                shown, args.strict, verbose=args.verbose, serve_options=options, style=style
-            )
+            lines = block_lines(shown, args.strict, verbose=args.verbose, style=style)
             out.write("".join(f"{line}\n" for line in lines))
     if args.json:
         out.write("]\n" if total else "[]\n")
@@ -387,7 +378,6 @@ def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
     array of them, one per draft and engine."""
     _apply_settings(args)
     engines = _engines(args)
-    options = _serve_options(engines)
     _code_for_path(args.paths)
     verdicts = list(_check_all(args.paths, args))
     if args.json:
@@ -402,7 +392,6 @@ def _run_explain(args: argparse.Namespace, out: TextIO) -> int:
                 draft,
                 args.strict,
                 verbose=args.verbose,
-                serve_options=options,
                 style=_style(args, out),
             )
             out.write("".join(f"{line}\n" for line in lines))

@@ -98,6 +98,7 @@ IGNORABLE: Final = frozenset(
         "causality-assumed",
         "sample-from-anchor-assumed",
         "weights-d2t-missing",
+        "speculative-tokens-unknown",
     )
 )
 """The codes ``--ignore`` and ``ignore`` take: those some rule gives as a warning or a note

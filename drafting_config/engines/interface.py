@@ -14,7 +14,7 @@ shape, and its name in :data:`drafting_config.engines.ENGINES`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Final, Protocol
 
 from drafting_config.draft.fields import FieldVerdict
 from drafting_config.draft.file import DraftFile
@@ -42,6 +42,25 @@ class WeightsFacts:
     """The input width of ``fc.weight``, when shipped and not packed."""
     layers: int | None
     """Distinct decoder-layer indices after the loader's renaming (``None`` without a row)."""
+
+
+DRAFT_PLACEHOLDER: Final = "DRAFT"
+"""What a serve command names the draft with when it was given as no path or repo id (a
+config object) or as one that cannot be printed."""
+
+TARGET_PLACEHOLDER: Final = "TARGET"
+"""What a serve command names the target with when none was checked (or its name cannot be
+printed)."""
+
+
+@dataclass(frozen=True)
+class ServeNames:
+    """The draft and the target a verdict's serve command names: the path or repo id given
+    (a ``config.json`` file's folder), else :data:`DRAFT_PLACEHOLDER` and
+    :data:`TARGET_PLACEHOLDER`."""
+
+    draft: str
+    target: str
 
 
 @dataclass(frozen=True)
@@ -88,8 +107,8 @@ class Reading:
     parallel: bool | None = None
     """Whether that mode drafts the masked slots in one pass."""
     serve_with: str | None = None
-    """The engine's own switch for that mode: vLLM's ``--speculative-config`` JSON, SGLang's
-    ``--speculative-algorithm`` value."""
+    """The whole command that serves the draft in that mode, one shell line (``vllm serve
+    TARGET --speculative-config JSON``, ``python -m sglang.launch_server ...``)."""
     token_fields: tuple[TokenField, ...] | None = None
     """Where the engine looks for the token id, in its order, when it is not the library's
     priority table (``None``: that table, :attr:`Resolution.fields`, as vLLM reads it)."""
@@ -130,6 +149,9 @@ class Reads(Protocol):
     def mask_embedding(self, directory: str) -> MaskEmbeddingFile | None:
         """The ``mask_embedding.pt`` in ``directory``, read, or ``None`` when there is none."""
 
+    def serve_names(self) -> ServeNames:
+        """The draft and target a serve command names (:class:`ServeNames`)."""
+
 
 class EngineRules(Protocol):
     """An engine's rules module, as the checker runs it."""
@@ -140,8 +162,8 @@ class EngineRules(Protocol):
 
     @property
     def SERVE_OPTION(self) -> str:
-        """The engine's command-line option that takes a verdict's ``serve_with``
-        (``"--speculative-config"``), for the text output."""
+        """The option of the engine's serve command (a verdict's ``serve_with``) that names
+        the speculative method (``"--speculative-config"``, ``"--speculative-algorithm"``)."""
 
     def resolver_findings(self, draft: DraftFile) -> Findings:
         """The errors and warnings of the draft's file, as this engine reads it, that speak

@@ -223,6 +223,15 @@ INSTALLED_RELEASE_UNKNOWN: Final = declare(
     "the verdict speaks for the newest shipped release, whose rules may differ from it.",
     fix="install a release the checker ships, or a drafting-config that ships yours",
 )
+SPECULATIVE_TOKENS_UNKNOWN: Final = declare(
+    "speculative-tokens-unknown",
+    Step.PARSE,
+    "The draft's files say no number of tokens to draft a step (no DFlash `block_size`, "
+    "speculators `speculative_tokens` or `n_predict`), which the engine needs: the serve "
+    "command holds a placeholder for it.",
+    fix="replace the placeholder in the serve command with the number of tokens to draft",
+    evidence="vllm/config/speculative.py: SpeculativeConfig._verify_args raises ValueError",
+)
 
 # registry
 ARCHITECTURE_UNSUPPORTED: Final = declare(

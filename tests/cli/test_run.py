@@ -19,6 +19,7 @@ import multiprocessing
 import os
 import pickle
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -38,7 +39,11 @@ from drafting_config.cli.render import verdict_json
 from drafting_config.cli.run import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, main
 from drafting_config.files.json_files import ConfigFileError
 from drafting_config.files.repo_ids import MissingExtraError, RepoNotCachedError
-from drafting_config.values.codes import CAUSALITY_ASSUMED, LAYERS_GUESSED
+from drafting_config.values.codes import (
+    CAUSALITY_ASSUMED,
+    LAYERS_GUESSED,
+    SPECULATIVE_TOKENS_UNKNOWN,
+)
 from drafting_config.values.fields import MISSING
 from drafting_config.values.paths import parse_display_path
 from drafting_config.verdicts import check_each as check_each_verdicts
@@ -95,11 +100,29 @@ CAUSAL = [
     "drafter non-causal, causal only on sliding-window layers."
 ]
 """The note every DFlash draft that records no causality gets (issue 39)."""
-DFLASH_SERVE = """    serve with: --speculative-config '{"method": "dflash"}'"""
-PARD_SERVE = (
-    "    serve with: --speculative-config "
-    """'{"method": "draft_model", "parallel_drafting": true}'"""
+
+
+def vllm_serve(model: object, target: object = "TARGET", **config: object) -> str:
+    """The ``serve with:`` line of a vLLM verdict: ``vllm serve`` on ``target`` with
+    ``--speculative-config`` of ``config`` (its method first) naming ``model``."""
+    method = config.pop("method", "dflash")
+    spec = {"method": method, "model": str(model), "num_speculative_tokens": 15, **config}
+    command = ["vllm", "serve", str(target), "--speculative-config", json.dumps(spec)]
+    return f"    serve with: {shlex.join(command)}"
+
+
+def pard_serve(model: object, target: object = "TARGET") -> str:
+    """The ``serve with:`` line of a PARD draft, which names no number of tokens."""
+    return vllm_serve(
+        model, target, method="draft_model", num_speculative_tokens="N", parallel_drafting=True
+    )
+
+
+UNKNOWN_TOKENS = (
+    "no block_size, speculative_tokens or n_predict says how many tokens to draft: the serve "
+    "command holds N"
 )
+"""The note of a verdict whose serve command holds a placeholder for the number of tokens."""
 DFLASH_SERVED = (
     f"  {VLLM}: serves as dflash (parallel), token id 151669 from `dflash_config.mask_token_id`"
 )
@@ -163,7 +186,7 @@ def test_a_valid_draft_is_one_ok_line_with_its_notes(drafting_config: Cli) -> No
     assert run.lines == [
         DFLASH_OK,
         DFLASH_SERVED,
-        DFLASH_SERVE,
+        vllm_serve(DFLASH),
         NO_TARGET,
         *CAUSAL,
         NO_TOKENIZER,
@@ -196,7 +219,7 @@ def test_warnings_are_listed_and_do_not_fail_the_check(
     assert run.lines[:4] == [
         f"{path}: OK",
         f"  {VLLM}: serves as pard (parallel), token id 5 from `mask_token_id`",
-        PARD_SERVE,
+        pard_serve(tmp_path),
         "    shadowed: `pard_token` = 6",
     ]
     warnings = [line for line in run.lines if line.startswith("  warning ")]
@@ -269,7 +292,7 @@ def test_the_passing_pair(drafting_config: Cli) -> None:
     assert run.lines == [
         f"{PASSING_DRAFT}: OK",
         DFLASH_SERVED,
-        DFLASH_SERVE,
+        vllm_serve(PASSING_DRAFT, PASSING_TARGET),
         "    token: unused",
         f"    target: {PASSING_TARGET}",
         *CAUSAL,
@@ -351,7 +374,7 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
     for item in run.json:
         assert set(item) == JSON_KEYS
     assert run.json[0] == {
-        "schema_version": 1,
+        "schema_version": 2,
         "path": given[0],
         "engine": f"{VLLM}",
         "ok": True,
@@ -365,7 +388,7 @@ def test_json_has_every_documented_key_and_echoes_paths_as_given(drafting_config
         "algorithm": "dflash",
         "mode": "dflash",
         "parallel": True,
-        "serve_with": '{"method": "dflash"}',
+        "serve_with": vllm_serve(given[0]).removeprefix("    serve with: "),
         "aux_layer_ids": [2, 10, 18, 26, 34],  # target_layer_ids [1, 9, 17, 25, 33] + 1
         "aux_layer_source": "dflash_config.target_layer_ids",
         "token": None,
@@ -496,7 +519,7 @@ def test_json_token_facts(drafting_config: Cli, tmp_path: Path) -> None:
         run = drafting_config("check", "--json", draft, "--tokenizer", tokenizer)
         (item,) = run.json
         assert item["token"] == token
-        assert item["notes"] == ["target not checked: no target given"]
+        assert item["notes"] == ["target not checked: no target given", UNKNOWN_TOKENS]
     # the ordinary token's warning quotes it
     assert repr(ordinary_text) in item["warnings"][0]
 
@@ -563,15 +586,16 @@ def test_explain_shows_each_field_then_the_verdict(drafting_config: Cli, tmp_pat
     ]
     verdict = run.lines[3 + len(PRIORITY_ORDER) :]
     assert verdict[:2] == [
-        """    serve with: --speculative-config '{"method": "dspark"}'""",
+        vllm_serve(tmp_path, method="dspark", num_speculative_tokens="N"),
         "    shadowed: `ptd_token_id` = 151670",
     ]
     assert verdict[2].startswith(
         "  warning token-fields-disagree ptd_token_id: `dspark_noise_token_id` = 151669 and "
         "`ptd_token_id` = 151670 disagree"
     )
-    assert verdict[-1] == NO_TOKENIZER
+    assert NO_TOKENIZER in verdict
     assert NO_TARGET in verdict
+    assert f"  note speculative-tokens-unknown: {UNKNOWN_TOKENS}" in flat(run.out).splitlines()
 
 
 def test_explain_json_is_the_verdict_plus_the_fields(drafting_config: Cli, tmp_path: Path) -> None:
@@ -724,21 +748,24 @@ def test_target_tokenizer_and_no_tokenizer(drafting_config: Cli, tmp_path: Path)
     run = drafting_config("check", draft, "--target", target, "--tokenizer", llama)
     assert run.status == 0
     served = f"  {VLLM}: serves as pard (parallel), token id 220 from `pard_token`"
-    assert run.lines == [
+    # A PARD draft names no number of tokens: the command holds N, and a note says so.
+    note = f"  note speculative-tokens-unknown: {UNKNOWN_TOKENS}"
+    assert flat(run.out).splitlines() == [
         f"{draft}: OK",
         served,
-        PARD_SERVE,
+        pard_serve(draft, target),
         "    token: special '<|reserved_special_token_12|>'",
         f"    target: {target}",
+        note,
+        "    fix: replace N in the serve command with the number of tokens to draft a step",
         "1 checked: 1 valid, 0 invalid",
     ]
     run = drafting_config("check", draft, "--target", target, "--no-tokenizer")
-    assert run.lines == [
+    assert flat(run.out).splitlines()[:4] == [
         f"{draft}: OK",
         served,
-        PARD_SERVE,
+        pard_serve(draft, target),
         f"    target: {target}",
-        "1 checked: 1 valid, 0 invalid",
     ]
     run = drafting_config(
         "check", draft, "--target", write_config(tmp_path / "small", {"vocab_size": 220})
@@ -1534,7 +1561,11 @@ def test_a_config_object_against_a_config_object_target_notes_the_tokenizer() ->
         "tokenizer not checked: a config object has no directory to look in"
     ]
     notes = check(draft, target=target, check_tokenizer=False).notes
-    assert [getattr(note, "code", None) for note in notes] == [LAYERS_GUESSED, CAUSALITY_ASSUMED]
+    assert [getattr(note, "code", None) for note in notes] == [
+        LAYERS_GUESSED,
+        CAUSALITY_ASSUMED,
+        SPECULATIVE_TOKENS_UNKNOWN,
+    ]
 
 
 # ------------------------------------------------ 3: every verdict pickles, through spawn

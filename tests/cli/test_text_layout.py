@@ -107,10 +107,10 @@ def test_the_engine_line_says_how_it_serves_or_the_step_it_fails_at(
     assert block_lines([made], strict=False)[1] == f"  {VLLM}: {line}"
 
 
-def test_serve_with_names_the_engines_option_quoted_for_a_shell() -> None:
-    made = verdict(mode="dflash", parallel=True, serve_with='{"method": "dflash"}')
-    lines = block_lines([made], strict=False, serve_options={VLLM: "--speculative-config"})
-    assert """    serve with: --speculative-config '{"method": "dflash"}'""" in lines
+def test_serve_with_is_the_verdicts_whole_command_as_it_is() -> None:
+    command = """vllm serve TARGET --speculative-config '{"method": "dflash"}'"""
+    made = verdict(mode="dflash", parallel=True, serve_with=command)
+    assert f"    serve with: {command}" in block_lines([made], strict=False)
 
 
 def test_a_finding_is_severity_code_field_message_with_its_fix_on_a_line_of_its_own() -> None:

@@ -10,7 +10,6 @@ refused); SGLang under EAGLE3 loads the plain class, whose missing ``set_embed``
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from drafting_config.draft.architectures import EAGLE3_HEAD_FIELDS, eagle3_head_
 from drafting_config.engines.sglang.codes import ARCHITECTURE_NOT_DRAFTER
 from drafting_config.engines.vllm.codes import RENAMED_ARCHITECTURE_UNSUPPORTED
 from drafting_config.engines.vllm.names import VERSIONS
+from tests.serve_commands import vllm_switch
 
 VLLM_RELEASES = [f"vllm=={version}" for version in VERSIONS]
 
@@ -58,7 +58,7 @@ def test_vllm_serves_an_eagle3_head_under_llama_for_causal_lm_as_eagle3(engine: 
     verdict = check(EAGLE3_LLAMA31_8B, target=LLAMA31_8B, engine=engine, check_tokenizer=False)
     assert verdict.errors == ()
     assert (verdict.mode, verdict.parallel) == ("eagle3", False)
-    assert json.loads(verdict.serve_with or "") == {"method": "eagle3"}
+    assert vllm_switch(verdict.serve_with) == {"method": "eagle3"}
 
 
 @pytest.mark.parametrize("field", EAGLE3_HEAD_FIELDS)

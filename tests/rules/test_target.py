@@ -22,6 +22,7 @@ from drafting_config.values.errors import (
 from tests.conftest import EXAMPLES, assert_clean, error_fields, load_json, only_error
 from tests.engines.vllm import tokens_read  # noqa: F401 (a fixture)
 from tests.foreign import int_enum
+from tests.serve_commands import UNKNOWN_TOKENS
 from tests.tokenizer_factory import (
     ConfigStyle,
 )
@@ -339,6 +340,7 @@ def test_a_target_without_sizes_is_noted_as_compared_on_nothing() -> None:
     assert verdict.notes == (
         "target compared on nothing: it gives no vocab_size, hidden_size or "
         "num_hidden_layers (nor in text_config)",
+        UNKNOWN_TOKENS,
     )
     sized = check({"pard_token": 5}, target=QWEN3_4B, check_tokenizer=False)
     assert not any("compared on nothing" in note for note in sized.notes)

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from tests.tools.conftest import FakePython
-from tools.harness_common import environment, process, readings
+from tools.harness_common import environment, launch, process, readings
 from tools.harness_common.serve import RESULT_PREFIX, exception_record
 from tools.sglang_harness import environment as sglang_environment
 from tools.vllm_harness import environment as vllm_environment
@@ -511,3 +511,21 @@ def test_a_reading_has_the_case_how_its_inputs_the_outcome_the_details_then_the_
     ]
     assert (entry["stage_reached"], entry["stages_passed"], entry["x"]) == ("b", ["b", "a"], 1)
     assert entry["not_reached"] == ["weights"]
+
+
+def test_a_printed_command_runs_on_the_scratch_folders_its_placeholder_replaced() -> None:
+    argv = ["vllm", "serve", "TARGET", "--speculative-config"]
+    argv.append(json.dumps({"method": "eagle3", "model": "DRAFT", "num_speculative_tokens": "N"}))
+    local, replaced = launch.local_argv(argv, ("DRAFT", "TARGET"), ("/s/draft", "/s/target"))
+    assert local[:3] == ["vllm", "serve", "/s/target"]
+    assert json.loads(local[4]) == {
+        "method": "eagle3",
+        "model": "/s/draft",
+        "num_speculative_tokens": launch.PLACEHOLDER_TOKENS,
+    }
+    assert replaced
+    sglang = ["--speculative-draft-model-path", "d", "--model-path", "t", "--x", "{not json"]
+    assert launch.local_argv(sglang, ("d", "t"), ("/d", "/t")) == (
+        ["--speculative-draft-model-path", "/d", "--model-path", "/t", "--x", "{not json"],
+        False,
+    )

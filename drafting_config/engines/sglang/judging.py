@@ -24,6 +24,7 @@ from drafting_config.engines.sglang.running import (
     check_sglang_guessed_layers,
     check_sglang_rope,
 )
+from drafting_config.engines.sglang.serving import serve_command
 from drafting_config.engines.sglang.token import (
     check_sglang_mask_embedding,
     check_sglang_placeholders,
@@ -138,7 +139,9 @@ def judge(
         algorithm_assumed=True,
         mode=None if algorithm is None else _MODES[algorithm],
         parallel=None if algorithm is None else algorithm not in _SEQUENTIAL,
-        serve_with=None if algorithm is None else algorithm.value,
+        serve_with=None
+        if algorithm is None or found.errors
+        else serve_command(algorithm, reads.serve_names()),
         token_fields=token_fields,
     )
 

@@ -34,8 +34,8 @@ ENGINE: Final = f"sglang {VERSION}"
 """How a verdict names the engine it speaks for."""
 
 SERVE_OPTION: Final = "--speculative-algorithm"
-"""The command-line option that takes a verdict's ``serve_with``
-(``srt/server_args.py: ServerArgs.speculative_algorithm``)."""
+"""The option of a verdict's serve command (``serve_with``) that names the algorithm
+(``srt/arg_groups/fields/spec.py: speculative_algorithm``)."""
 
 
 class SglangRefuses(ParallelDraftingConfigError):

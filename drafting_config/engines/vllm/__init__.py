@@ -73,6 +73,7 @@ from drafting_config.engines.vllm.running import (
     check_guessed_layers,
     check_rope_against_target,
 )
+from drafting_config.engines.vllm.serving import serve_command
 from drafting_config.files.tokenizer_files import TOKENIZER_JSON_NAME, TokenFacts
 from drafting_config.rules.subject import Subject
 from drafting_config.rules.target import check_target_placeholders, check_target_sizes
@@ -179,7 +180,9 @@ def judge(
         shadowed=resolution.shadowed,
         mode=mode.name,
         parallel=mode.parallel,
-        serve_with=mode.serve_with(None),
+        serve_with=None
+        if found.errors
+        else serve_command(mode, subject.draft, reads.serve_names(), found, version),
     )
 
 

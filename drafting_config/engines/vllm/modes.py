@@ -23,7 +23,6 @@ refused (:func:`on_release`).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -66,15 +65,6 @@ class ServedMode:
         """Whether ``"parallel_drafting": true`` must be set (vLLM sets it itself for
         ``dflash`` and ``dspark``)."""
         return self.parallel and self.method not in ("dflash", "dspark")
-
-    def serve_with(self, model: str | None) -> str:
-        """The ``--speculative-config`` JSON that serves the draft in this mode."""
-        config: dict[str, object] = {"method": self.method}
-        if model is not None:
-            config["model"] = model
-        if self.needs_switch:
-            config["parallel_drafting"] = True
-        return json.dumps(config)
 
 
 _MODES: Final = {

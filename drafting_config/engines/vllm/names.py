@@ -25,7 +25,8 @@ ENGINE: Final = f"vllm {VERSION}"
 """How a verdict names the newest release."""
 
 SERVE_OPTION: Final = "--speculative-config"
-"""The command-line option that takes a verdict's ``serve_with`` (the same in every release)."""
+"""The option of a verdict's serve command (``serve_with``) that takes the speculative
+configuration, as JSON (the same in every release)."""
 
 
 def engine_name(version: str) -> str:

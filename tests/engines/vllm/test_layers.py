@@ -32,6 +32,7 @@ from drafting_config.values.errors import TargetLayersWarning
 from tests.conftest import EXAMPLES, assert_clean, load_json, only_error
 from tests.engines.vllm import PARALLEL_SWITCH, PEAGLE, TWO_RUNNERS, tokens_read  # noqa: F401
 from tests.foreign import Unusable, int_enum
+from tests.serve_commands import UNKNOWN_TOKENS
 
 QWEN3_4B = {"vocab_size": 151936, "hidden_size": 2560, "num_hidden_layers": 36}
 QWEN3_8B = {"vocab_size": 151936, "hidden_size": 4096, "num_hidden_layers": 36}
@@ -200,6 +201,7 @@ def test_only_the_list_the_runner_reads_is_judged_and_the_others_get_a_note() ->
     assert verdict.notes == (
         "`target_layer_ids` is not read by vLLM for this draft, which taps "
         "`eagle_aux_hidden_state_layer_ids`.",
+        UNKNOWN_TOKENS,
     )
     newer = draft("dflash_config.target_layer_ids", [1, 9], target_layer_ids=[99, 1])
     verdict = check(newer, target=QWEN3_4B)
@@ -697,4 +699,5 @@ def test_a_list_read_by_no_runner_says_vllm_taps_the_defaults() -> None:
         "default layers.",
         "No target layers are named, so the engine taps its guess [2, 18, 33] (capture "
         "indices), from the target's depth 36.",
+        UNKNOWN_TOKENS,
     )

@@ -28,6 +28,7 @@ from drafting_config.values import codes
 from drafting_config.values.codes import Step
 from tests.conftest import QWEN3_8B_DFLASH_DRAFT, only_error
 from tests.engines.vllm import PARALLEL_SWITCH, PEAGLE, TWO_RUNNERS
+from tests.serve_commands import vllm_switch
 from tests.test_real_configs import CORPUS
 
 QWEN3_8B_TARGET = {
@@ -259,7 +260,7 @@ def test_a_deepseek_v4_checkpoint_bundling_its_dspark_draft_is_served_as_dspark(
     for target in (None, bundle):
         verdict = check(bundle, target=target, check_tokenizer=False)
         assert verdict.ok, [str(e) for e in verdict.errors]
-        assert (verdict.mode, verdict.serve_with) == ("dspark", '{"method": "dspark"}')
+        assert (verdict.mode, vllm_switch(verdict.serve_with)) == ("dspark", {"method": "dspark"})
         assert not {w.code for w in verdict.warnings} & {
             vllm_codes.DSPARK_ARCHITECTURE_REPLACED,
             vllm_codes.ARCHITECTURE_FALLBACK,

@@ -19,6 +19,7 @@ from drafting_config.values.findings import Note
 from tests.engines.vllm import PARALLEL_SWITCH, PEAGLE
 from tests.engines.vllm.test_layers import QWEN3_8B as QWEN3_8B_TARGET
 from tests.engines.vllm.test_layers import SPECULATORS
+from tests.serve_commands import vllm_switch
 
 ROOT = Path(__file__).resolve().parents[3]
 CORPUS = ROOT / "tests" / "real_configs"
@@ -37,7 +38,7 @@ def test_a_sequential_eagle3_draft_is_ok_with_a_note_naming_the_parallel_switch(
     verdict = check(EAGLE3_FIXTURE, target=QWEN3_8B, engine=PARALLEL_SWITCH)
     assert verdict.errors == ()
     assert (verdict.mode, verdict.parallel) == ("eagle3", False)
-    assert json.loads(verdict.serve_with or "") == {"method": "eagle3"}
+    assert vllm_switch(verdict.serve_with) == {"method": "eagle3"}
     (note,) = [n for n in verdict.notes if isinstance(n, Note) and n.code is SERVED_SEQUENTIALLY]
     assert "sequentially, as EAGLE-3 (method 'eagle3')" in note
     assert '"parallel_drafting": true' in (note.fix or "")
@@ -80,7 +81,7 @@ def test_a_plain_causal_lm_is_a_sequential_draft_model() -> None:
     verdict = check(QWEN3_LM, engine=PARALLEL_SWITCH)
     assert verdict.errors == ()
     assert (verdict.mode, verdict.parallel) == ("draft-model", False)
-    assert json.loads(verdict.serve_with or "") == {"method": "draft_model"}
+    assert vllm_switch(verdict.serve_with) == {"method": "draft_model"}
     assert any(isinstance(n, Note) and "`pard_token`" in (n.fix or "") for n in verdict.notes)
 
 
@@ -125,7 +126,7 @@ def test_each_parallel_example_says_how_vllm_serves_it(
     verdict = check(ROOT / "examples" / example, engine=PARALLEL_SWITCH)
     assert verdict.ok, verdict.errors
     assert (verdict.mode, verdict.parallel) == (mode, True)
-    assert json.loads(verdict.serve_with or "") == serve_with
+    assert vllm_switch(verdict.serve_with) == serve_with
 
 
 @pytest.mark.parametrize(
@@ -143,14 +144,14 @@ def test_the_default_release_serves_ptd_and_pard_sequentially(
     verdict = check(ROOT / "examples" / example)
     assert verdict.ok, verdict.errors
     assert (verdict.mode, verdict.parallel) == (mode, False)
-    assert json.loads(verdict.serve_with or "") == {"method": method}
+    assert vllm_switch(verdict.serve_with) == {"method": method}
     assert [w.code for w in verdict.warnings] == [TOKEN_UNUSED]
 
 
 def test_dflash2_and_peagle_classes_are_their_own_modes() -> None:
     dflash2 = check(CORPUS / "drafts" / "z-lab--dflash2-config.json")
     assert dflash2.mode == "dflash2"
-    assert json.loads(dflash2.serve_with or "") == {"method": "dflash"}
+    assert vllm_switch(dflash2.serve_with) == {"method": "dflash"}
     # Only the speculators format's P-EAGLE is served (an HF-format PEagleDraftModel is
     # renamed to the unregistered Eagle3PEagleDraftModel: engine_runs, a config failure).
     peagle = {
@@ -162,7 +163,7 @@ def test_dflash2_and_peagle_classes_are_their_own_modes() -> None:
     verdict = check(peagle, target=QWEN3_8B_TARGET, engine=PEAGLE)
     assert verdict.ok, verdict.errors
     assert (verdict.mode, verdict.parallel) == ("peagle", True)
-    assert json.loads(verdict.serve_with or "") == {"method": "eagle3", "parallel_drafting": True}
+    assert vllm_switch(verdict.serve_with) == {"method": "eagle3", "parallel_drafting": True}
 
 
 def test_the_targets_num_loops_and_padded_vocab_size_never_fail_a_vllm_verdict() -> None:

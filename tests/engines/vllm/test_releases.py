@@ -18,7 +18,6 @@ release") has a draft/target pair here whose verdicts differ on the two releases
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final, cast
@@ -35,6 +34,7 @@ from tests.conftest import EXAMPLES, QWEN3_8B_DFLASH_DRAFT, load_json, only_erro
 from tests.engines.vllm.test_layers import SPECULATORS
 from tests.engines.vllm.test_load_path import DFLASH, DSPARK, LONG_TARGET, QWEN3_8B_TARGET
 from tests.installed_engines import Install, fake_installs
+from tests.serve_commands import vllm_switch
 from tests.test_real_configs import CORPUS
 
 
@@ -201,11 +201,11 @@ def test_f_ptd_and_pard_drafts_serve_sequentially_from_0_34_0(
     older, newer = last_two(EXAMPLES / example)
     assert older.ok
     assert newer.ok
-    assert json.loads(older.serve_with or "") == {"method": method, "parallel_drafting": True}
+    assert vllm_switch(older.serve_with) == {"method": method, "parallel_drafting": True}
     assert older.parallel is True
     assert older.warnings == ()
     assert (newer.mode, newer.parallel) == (mode, False)
-    assert json.loads(newer.serve_with or "") == {"method": method}  # never the refused switch
+    assert vllm_switch(newer.serve_with) == {"method": method}  # never the refused switch
     (warning,) = newer.warnings
     assert (warning.code, warning.field) == (codes.TOKEN_UNUSED, field)
     assert warning.fix == "serve it with vLLM 0.33.0 or older to draft it in parallel"

@@ -1,0 +1,98 @@
+"""The command that serves a draft with vLLM, whole: ``vllm serve TARGET --speculative-config
+JSON``, the JSON naming the method, the draft (``model``) and ``num_speculative_tokens``.
+
+vLLM needs all three.  Without ``num_speculative_tokens`` it refuses at start-up unless the
+draft's config has ``n_predict`` ("num_speculative_tokens must be provided with speculative
+model unless the draft model config contains an n_predict parameter",
+``vllm/config/speculative.py: SpeculativeConfig._verify_args``), except for DSpark, whose
+block size it takes (:func:`speculative_tokens`); without ``model`` it refuses a number
+("num_speculative_tokens was provided but without speculative model", 0.33.0
+``SpeculativeConfig.__post_init__``; 0.34.0 ``v1/worker/gpu/spec_decode/speculator_config.py:
+DraftModelSpeculatorConfig``), except for DSpark, which then loads the draft from the
+target's checkpoint: the command names the draft given, so that vLLM loads it.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Final
+
+from drafting_config.draft.file import DraftFile
+from drafting_config.draft.speculative_tokens import draft_speculative_tokens
+from drafting_config.engines.interface import ServeNames
+from drafting_config.engines.vllm.modes import ServedMode
+from drafting_config.engines.vllm.names import SERVE_OPTION, since
+from drafting_config.values import codes
+from drafting_config.values.errors import ParallelDraftingConfigError
+from drafting_config.values.fields import read_path
+from drafting_config.values.findings import Findings
+from drafting_config.values.integers import exact_int
+
+SERVE_COMMAND: Final = ("vllm", "serve")
+"""The command that starts vLLM's OpenAI-compatible server on a model (the same in every
+release: ``vllm/entrypoints/cli/serve.py``)."""
+
+TOKENS_PLACEHOLDER: Final = "N"
+"""What ``num_speculative_tokens`` holds where nothing the draft says gives the number: a
+JSON string, so that the line stays JSON and vLLM refuses it until it is replaced."""
+
+DSPARK_BLOCK_FIELDS: Final = ("block_size", "dspark_block_size")
+"""Where vLLM takes a DSpark draft's ``num_speculative_tokens`` from when none is given, in
+its order (``SpeculativeConfig.__post_init__`` up to 0.33.0; from 0.34.0
+``v1/worker/gpu/spec_decode/dspark/config.py``:
+``DSparkSpeculatorConfig.resolve_num_speculative_tokens``)."""
+
+_SPECULATOR_CONFIGS: Final = "0.34.0"
+"""The first release whose DSpark default lives in its speculator config class."""
+
+
+def speculative_tokens(mode: ServedMode, draft: DraftFile) -> int | None:
+    """The ``num_speculative_tokens`` the draft's files give: the draft's own number
+    (:func:`~drafting_config.draft.speculative_tokens.draft_speculative_tokens`), else, for
+    ``dspark``, its block size, as vLLM defaults it (:data:`DSPARK_BLOCK_FIELDS`), else
+    ``None``."""
+    tokens = draft_speculative_tokens(draft)
+    if tokens is not None or mode.method != "dspark":
+        return tokens
+    for field in DSPARK_BLOCK_FIELDS:
+        try:
+            number = exact_int(read_path(draft.get, field))
+        except ParallelDraftingConfigError:  # unreadable: no number (the rules report it)
+            number = None
+        if number is not None:
+            return number if number > 0 else None
+    return None
+
+
+def serve_command(
+    mode: ServedMode, draft: DraftFile, names: ServeNames, found: Findings, version: str
+) -> str:
+    """The shell line that serves ``draft`` on vLLM ``version`` in ``mode``, quoted for a
+    POSIX shell; where the files give no ``num_speculative_tokens``, a placeholder
+    (:data:`TOKENS_PLACEHOLDER`) and a note that says so (``speculative-tokens-unknown``)."""
+    tokens: int | str | None = speculative_tokens(mode, draft)
+    if tokens is None:
+        tokens = TOKENS_PLACEHOLDER
+        where = (
+            "v1/worker/gpu/spec_decode/speculator_config.py: "
+            "SpeculatorConfig.resolve_num_speculative_tokens"
+            if since(version, _SPECULATOR_CONFIGS)
+            else "config/speculative.py: SpeculativeConfig.__post_init__"
+        )
+        found.note(
+            "no block_size, speculative_tokens or n_predict says how many tokens to draft: "
+            f"the serve command holds {TOKENS_PLACEHOLDER}",
+            code=codes.SPECULATIVE_TOKENS_UNKNOWN,
+            fix=f"replace {TOKENS_PLACEHOLDER} in the serve command with the number of tokens "
+            "to draft a step",
+            evidence=f"vllm/{where}; vllm/config/speculative.py: SpeculativeConfig._verify_args",
+        )
+    config: dict[str, object] = {
+        "method": mode.method,
+        "model": names.draft,
+        "num_speculative_tokens": tokens,
+    }
+    if mode.needs_switch:
+        config["parallel_drafting"] = True
+    return shlex.join([*SERVE_COMMAND, names.target, SERVE_OPTION, json.dumps(config)])

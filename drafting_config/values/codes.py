@@ -858,6 +858,13 @@ WEIGHTS_D2T_MISSING: Final = declare(
     "token ids for the target's.",
     fix="ship the d2t tensor the head was trained with",
 )
+WEIGHTS_LM_HEAD_SHARED_DRAFT_VOCAB: Final = declare(
+    "weights-lm-head-shared-draft-vocab",
+    Step.WEIGHTS,
+    "An EAGLE-3 head with its own vocabulary ships no lm_head: the engine reads the "
+    "target's first rows as the draft's tokens.",
+    fix="ship the lm_head.weight the head was trained with",
+)
 
 # tokenizer
 TOKENIZER_NOT_FOUND: Final = declare(

@@ -18,7 +18,7 @@ from tools.harness_common.checkpoint import (
     shrink,
     write_checkpoint,
 )
-from tools.vllm_harness.stage_runner import STAGES, _weights_state
+from tools.vllm_harness.stage_runner import _UNWRITTEN, STAGES, _unwritten, _weights_state
 
 _POWERS = st.integers(min_value=0, max_value=8).map(lambda n: 2**n)
 _ODD = st.sampled_from([1, 3, 5, 7, 19, 35])
@@ -109,3 +109,14 @@ def test_the_stage_runner_reads_where_the_draft_s_head_and_embedding_come_from()
         "embedding": None,
         "d2t_shape": None,
     }
+
+
+def test_the_stage_runner_lists_the_parameters_the_checkpoint_left_unwritten() -> None:
+    import torch
+
+    module = torch.nn.Module()
+    module.written = torch.nn.Parameter(torch.zeros(2))
+    module.partly = torch.nn.Parameter(torch.tensor([0.0, float("nan")]))
+    module.mapping = torch.nn.Parameter(torch.full((3,), _UNWRITTEN), requires_grad=False)
+    module.zero_map = torch.nn.Parameter(torch.zeros(3, dtype=torch.long), requires_grad=False)
+    assert _unwritten(module) == ["partly", "mapping"]

@@ -728,7 +728,7 @@ WEIGHTS_NOT_CACHED: Final = declare(
 WEIGHTS_NOT_MODELLED: Final = declare(
     "weights-not-modelled",
     Step.WEIGHTS,
-    "The engine's weight loaders are not modelled: weights are not checked for it.",
+    "The engine's loader for the draft's class is not modelled: weights are not checked for it.",
 )
 INDEX_NAMES_ABSENT_TENSOR: Final = declare(
     "index-names-absent-tensor",

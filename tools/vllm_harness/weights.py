@@ -274,6 +274,20 @@ CASES: Final[tuple[WeightCase, ...]] = (
         layout=causal_lm_tensors,
     ),
     WeightCase(
+        "specforge--qwen3-8b-dflash",
+        "tests/real_configs/drafts/specforge--qwen3-8b-dflash.json",
+        "tests/real_configs/targets/qwen3-8b.json",
+        _DFLASH,
+        layout=dflash_tensors,
+    ),
+    WeightCase(
+        "sglang--qwen3-8b-eagle3-ascend-fixture",
+        "tests/real_configs/drafts/sglang--qwen3-8b-eagle3-ascend-fixture.json",
+        "tests/real_configs/targets/qwen3-8b-sglang-fixture.json",
+        _EAGLE3,
+        layout=eagle3_tensors,
+    ),
+    WeightCase(
         "pard-llama3-1b-no-embedding",
         "examples/pard-llama3-1b/config.json",
         _LLAMA3_8B,

@@ -40,6 +40,10 @@ NOT_MODELLED_WRONG: Final[dict[str, str]] = {
     "dflash-qwen3-4b-no-fc": (
         "SGLang's DFlash draft keeps fc.weight unwritten; not modelled for DFlash"
     ),
+    "torchspec--qwen3_8b_dflash+fc-for-3-taps": (
+        "SGLang's DFlash loader refuses an fc.weight 3 taps wide where the draft names no "
+        "layers and SGLang builds fc for its 5 ('DFLASH fc.weight shape mismatch')"
+    ),
     "pard-llama3-1b-no-embedding": (
         "SGLang's standalone Llama draft keeps embed_tokens unwritten; not modelled for STANDALONE"
     ),

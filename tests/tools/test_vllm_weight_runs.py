@@ -188,8 +188,10 @@ def test_the_checkers_weights_step_agrees_with_what_the_engine_did(
         assert bool(errors) is not engine_says_wrong(run), f"{_id(item)} agrees now"
         return
     assert bool(errors) is engine_says_wrong(run), (run["exception"], run["loaded"], errors)
-    # No error at another step: the case's scaled files are right but for the fault.
-    assert [str(e) for e in verdict.errors if e.step != Step.WEIGHTS] == []
+    # No error at another step the weights run passes: the case's scaled files are right
+    # but for the fault (the width of the tapped layers is the combine stage's, after).
+    other = {error.step for error in verdict.errors if error.step != Step.WEIGHTS}
+    assert other <= {Step.WIDTH}, [str(e) for e in verdict.errors]
 
 
 def test_the_comparison_covers_both_outcomes_on_every_release_compared() -> None:

@@ -92,10 +92,13 @@ def _attention_and_mlp(
 
 
 def dflash_tensors(draft: dict[str, Any], target: dict[str, Any]) -> Shapes:
-    """A z-lab DFlash checkpoint: ``layers.N.*``, ``fc`` as wide as the tapped layers,
+    """A z-lab DFlash checkpoint: ``layers.N.*``, ``fc`` as wide as the tapped layers (as
+    many as the draft's layers where it names none),
     ``hidden_norm``, ``norm``; no embedding, no head (the target's are shared)."""
     hidden = int(draft["hidden_size"])
-    taps = len(draft["dflash_config"]["target_layer_ids"])
+    named = (draft.get("dflash_config") or {}).get("target_layer_ids")
+    # A draft naming no layers: as many as its own layers, the trainers' default.
+    taps = len(named) if named else int(draft["num_hidden_layers"])
     tensors: Shapes = {"fc.weight": (_BF16, (hidden, taps * int(target["hidden_size"])))}
     for layer in range(int(draft["num_hidden_layers"])):
         tensors |= _attention_and_mlp(f"layers.{layer}.", draft, qk_norm=True)
@@ -279,6 +282,23 @@ CASES: Final[tuple[WeightCase, ...]] = (
         "tests/real_configs/targets/qwen3-8b.json",
         _DFLASH,
         layout=dflash_tensors,
+    ),
+    WeightCase(
+        "torchspec--qwen3_8b_dflash",
+        "tests/real_configs/drafts/torchspec--qwen3_8b_dflash.json",
+        "tests/real_configs/targets/qwen3-8b.json",
+        _DFLASH,
+        layout=dflash_tensors,
+        fault="none: names no tapped layers; fc trained for as many as its 5 layers",
+    ),
+    WeightCase(
+        "torchspec--qwen3_8b_dflash+fc-for-3-taps",
+        "tests/real_configs/drafts/torchspec--qwen3_8b_dflash.json",
+        "tests/real_configs/targets/qwen3-8b.json",
+        _DFLASH,
+        layout=dflash_tensors,
+        narrow=(("fc.weight", 3),),
+        fault="names no tapped layers; fc trained for 3 taps, not the engine's guess",
     ),
     WeightCase(
         "sglang--qwen3-8b-eagle3-ascend-fixture",

@@ -69,11 +69,12 @@ EXCEPTIONS: Final[dict[str, str]] = {
     ),
     "0.33.0:examples/invalid/qwen3-dflash-fc-width[dflash]": (
         "weights, not reached (the dummy loader): the checkpoint's fc.weight is 80 wide "
-        "where vLLM builds fc for 48"
+        "where vLLM builds fc for 48; the weights stage fails there "
+        "(vllm_weight_runs.json: qwen3-dflash-fc-width)"
     ),
     "0.34.0:examples/invalid/qwen3-dflash-fc-width[dflash]": (
         "weights, not reached (the dummy loader), as on 0.33.0: fc.weight is 80 wide where "
-        "vLLM builds fc for 48"
+        "vLLM builds fc for 48; the weights stage fails there"
     ),
 }
 """Every run where the verdict and the engine disagree, with why: the stage the harness

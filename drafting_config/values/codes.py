@@ -431,7 +431,7 @@ WEIGHTS_NOT_CACHED: Final = declare(
 WEIGHTS_NOT_MODELLED: Final = declare(
     "weights-not-modelled",
     Step.WEIGHTS,
-    "The engine's weight loaders are not modelled: weights are not checked for it.",
+    "The engine's loader for the draft's class is not modelled: weights are not checked for it.",
 )
 WEIGHTS_LM_HEAD_MISSING: Final = declare(
     "weights-lm-head-missing",

@@ -82,7 +82,8 @@ def test_a_note_every_verdict_shares_is_said_once_in_the_footer_with_its_count(
         # the DFlash draft's (issue 39): a note of the footer's codes, with its count
         "note (1 draft): no causality is recorded: the engine runs the drafter non-causal, "
         "causal only on sliding-window layers.",
-        "note (2 drafts): weights not checked for SGLang: its loaders are not modelled",
+        "note (2 drafts): weights not checked for SGLang: only its EAGLE-3 heads' loaders are "
+        "modelled",
         # SGLang serves BROKEN as STANDALONE, its pard_token unused (a warning)
         f"2 checked: 1 valid, 1 invalid ({VLLM} serves 1, sglang 0.5.23 serves 2), "
         "1 fixable with --fix",

@@ -9,7 +9,12 @@ CPU-only machine); ``harness.run`` starts it and returns its report; ``corpus`` 
 drafts run against which targets under which algorithm; ``readings`` regenerates
 ``tests/real_configs/sglang_engine_runs.json`` (``python -m tools.sglang_harness.readings``).
 
-Where it stops: nothing past the draft's construction on the meta device runs (the draft
-worker's mask token and tokenizer, weights, attention back-ends, KV cache, a forward pass);
-the checker's rules stay the judge there.
+``weights`` runs the weights stage (``--weights``: a scaled draft built on the CPU and
+loaded from a checkpoint by SGLang's own loader) on the vLLM harness's weights cases and
+writes ``tests/real_configs/sglang_weight_runs.json`` (``python -m tools.sglang_harness.weights``).
+
+Where it stops: nothing past the draft's construction on the meta device runs, but for that
+weights stage (the draft worker's mask token and tokenizer, its sharing of the target's
+embedding and head, attention back-ends, KV cache, a forward pass); the checker's rules stay
+the judge there.
 """

@@ -57,6 +57,21 @@ the draft's, and stops at the first that raises (``srt/`` stands for ``sglang/sr
     The draft's class built on the meta device by ``_initialize_model``, as the draft
     worker's ``ModelRunner`` builds it.
 
+``weights`` (with ``--weights FILE`` only)
+    The draft loaded from a checkpoint by SGLang's own loader: the safetensors file is
+    linked into the draft's folder as ``model.safetensors``, and
+    ``DefaultModelLoader(LoadConfig(load_format="safetensors")).load_model`` builds the
+    draft on the CPU (``_initialize_model``) and runs ``load_weights_and_postprocess``:
+    the class's own ``load_weights`` (its renames, the names it skips, each parameter's
+    ``weight_loader``), then ``process_weights_after_loading``. Before loading, every
+    parameter is filled with NaN (an integer one with ``_UNWRITTEN``); the run reads back
+    those that still hold it (``not_from_checkpoint``: the checkpoint did not write them),
+    ``load_lm_head_from_target`` (whether the draft worker will replace its ``lm_head``
+    with the target's) and the shape of ``hot_token_id`` (the draft-to-target map
+    ``load_weights`` makes from ``d2t``). The draft worker's own sharing of the target's
+    embedding and head is not run. The folders hold a scaled-down draft and target
+    (``tools/harness_common/checkpoint.py``), so the draft fits this machine.
+
 **Where it stops.** Not reached: the draft worker's own set-up
 (``DFlashWorkerV2._resolve_mask_token_id`` and the served tokenizer, the embedding and
 ``lm_head`` the draft shares with the target), weight loading, the attention back-ends, the
@@ -145,6 +160,8 @@ from tools.harness_common.serve import exception_record, report, serve
 
 STAGES = ("config", "registry", "pipeline", "target", "capture", "draft")
 """The stages, in the order the harness runs them."""
+WEIGHT_STAGES = (*STAGES, "weights")
+"""The stages with ``--weights FILE``: the draft loaded from its checkpoint after."""
 ALGORITHMS = ("DFLASH", "DSPARK", "EAGLE3", "STANDALONE")
 """The ``--speculative-algorithm`` values the harness runs."""
 DEVICES = ("cuda", "cpu")
@@ -232,6 +249,43 @@ _SKIPPED = "Ignore import error when loading "
 _SKIPPED_BY_REGISTRY = _Skipped()
 
 
+_UNWRITTEN = -7
+"""What an integer parameter holds before the checkpoint is loaded (floats hold NaN)."""
+
+
+def _load_weights(draft_config: Any) -> dict[str, Any]:
+    """The draft built on the CPU and loaded from its folder's checkpoint by SGLang's own
+    ``DefaultModelLoader``; what it holds after (see ``weights`` in the docstring)."""
+    import torch
+    from sglang.srt.configs.device_config import DeviceConfig
+    from sglang.srt.configs.load_config import LoadConfig
+    from sglang.srt.model_loader.loader import DefaultModelLoader
+
+    original = DefaultModelLoader.load_weights_and_postprocess
+
+    def fill_then_load(model: Any, weights: Any, target_device: Any) -> None:
+        with torch.no_grad():
+            for parameter in model.parameters():
+                parameter.fill_(float("nan") if parameter.is_floating_point() else _UNWRITTEN)
+        original(model, weights, target_device)
+
+    DefaultModelLoader.load_weights_and_postprocess = staticmethod(fill_then_load)  # type: ignore[method-assign]
+    loader = DefaultModelLoader(LoadConfig(load_format="safetensors"))
+    model = loader.load_model(model_config=draft_config, device_config=DeviceConfig("cpu"))
+    unwritten = []
+    with torch.no_grad():
+        for name, parameter in model.named_parameters():
+            left = parameter.isnan() if parameter.is_floating_point() else parameter == _UNWRITTEN
+            if bool(left.any()):
+                unwritten.append(name)
+    hot = getattr(model, "hot_token_id", None)
+    return {
+        "not_from_checkpoint": sorted(unwritten),
+        "load_lm_head_from_target": getattr(model, "load_lm_head_from_target", None),
+        "hot_token_id_shape": None if hot is None else list(hot.shape),
+    }
+
+
 def _prepare() -> None:
     """Import what every run needs, the registry's model files included (idempotent)."""
     registry_log = logging.getLogger("sglang.srt.models.registry")
@@ -270,6 +324,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
         "seconds": {"imports": round(time.monotonic() - started, 1)},
     }
     clock = [time.monotonic()]
+    weights = getattr(args, "weights", None)
+    if weights is not None:
+        result["weights"] = None
+        os.symlink(weights, Path(args.draft) / "model.safetensors")
 
     def passed(name: str) -> None:
         result["stages_passed"].append(name)
@@ -362,6 +420,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
             stage = "draft"
             _build(draft_config)
             passed("draft")
+
+            if weights is not None:
+                stage = "weights"
+                result["weights"] = _load_weights(draft_config)
+                passed("weights")
     except Exception as error:
         result["outcome"] = "failed"
         result["failed_stage"] = stage
@@ -388,6 +451,7 @@ def _run_request(request: dict[str, Any]) -> dict[str, Any]:
             target=request["target"],
             algorithm=request["algorithm"],
             device=request.get("device", "cuda"),
+            weights=request.get("weights"),
         )
     )
 
@@ -399,6 +463,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", help="folder holding the target's config.json")
     parser.add_argument("--algorithm", choices=ALGORITHMS)
     parser.add_argument("--device", default="cuda", choices=DEVICES)
+    parser.add_argument("--weights", help="a safetensors file: load it into the draft")
     args = parser.parse_args(argv)
     os.environ.setdefault("SGLANG_LOGGING_LEVEL", "error")
     if args.serve:

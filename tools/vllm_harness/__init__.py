@@ -7,6 +7,8 @@ inside it, one process per (draft, target, mode); ``harness.run`` starts it and 
 its report; ``corpus`` says which drafts run against which targets in which modes;
 ``readings`` regenerates one release's list in ``tests/real_configs/vllm_readings.json``'s
 ``engine_runs`` (``python -m tools.vllm_harness.readings --release VERSION``);
+``weights`` runs the weights stage on its cases (a scaled draft and checkpoint each) and
+writes ``tests/real_configs/vllm_weight_runs.json`` (``python -m tools.vllm_harness.weights``);
 ``stand_ins`` holds the modules that stand in for what cannot load here (``torchvision``;
 from 0.34.0 the CPU Triton, ``stand_ins/triton_cpu``).
 """

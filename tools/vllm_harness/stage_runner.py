@@ -8,7 +8,7 @@ of ``drafting_config``.
 
 
     python stage_runner.py --draft DRAFT_DIR --target TARGET_DIR --method dflash \
-        [--parallel-drafting] [--num-speculative-tokens K]
+        [--parallel-drafting] [--num-speculative-tokens K] [--weights FILE]
     python stage_runner.py --serve   # requests on stdin, one JSON object a line
 
 ``--serve`` imports vLLM once and forks a child per request (``tools/harness_common/serve.py``,
@@ -44,6 +44,25 @@ raises:
     ``speculator.load_model(target_model)`` (newer runner) or ``proposer.load_model``
     (older runner): the draft class built on the meta device, sharing the target's
     embedding and ``lm_head`` where vLLM shares them.
+``weights`` (with ``--weights FILE`` only)
+    The draft's checkpoint loaded by vLLM's own loader: the safetensors file is linked
+    into the draft's folder as ``model.safetensors`` and, once the target is built,
+    ``load_config`` becomes ``load_format="safetensors"`` on the CPU, so the speculator's
+    ``load_model`` builds the draft with ``DefaultModelLoader.load_model``:
+    ``initialize_model``, the model's own ``load_weights`` (its renames, its skipped
+    tensors, each parameter's ``weight_loader`` and its shape check), then the loader's
+    ``track_weights_loading`` ("Following weights were not initialized from
+    checkpoint"), then the speculator's own sharing of the target's embedding and
+    ``lm_head``. The ``draft`` stage passes when ``load_weights`` is entered (the draft
+    was built); ``weights`` when ``load_model`` returns. The run then reads back the
+    draft's parameters the checkpoint did not write (filled with NaN before loading,
+    still NaN once the speculator has shared what it shares: the draft runs on whatever
+    memory they were given), where its ``lm_head``
+    and embedding come from (``"draft"``, ``"target"``) and the shape of its
+    draft-to-target map (``draft_id_to_target_id``), and stops: ``combine`` is the
+    full-size run's. The folders hold a scaled-down draft and target
+    (``tools/harness_common/checkpoint.py``), so both are built on the CPU (the target by
+    the dummy loader: vLLM compares its embedding and ``lm_head`` with the draft's).
 ``combine``
     The draft's own ``combine_hidden_states`` on a meta tensor of shape
     ``(2, n_taps * target_hidden_size)``, where ``n_taps`` counts the tapped layer ids the
@@ -53,8 +72,8 @@ raises:
     list). Skipped (``combine`` not run) for methods that tap nothing or drafts that have
     no ``combine_hidden_states``.
 
-Not reached: weight loading (names, shapes), the attention back-ends' metadata, KV-cache
-sizing, CUDA graphs, a forward pass.
+Not reached without ``--weights``: weight loading (names, shapes). Never reached: the
+attention back-ends' metadata, KV-cache sizing, CUDA graphs, a forward pass.
 
 What this process patches, and why (none of it enters the package):
 
@@ -135,9 +154,10 @@ if not __package__:  # run as a script, in the engine's environment: see harness
 
 from tools.harness_common.serve import exception_record, report, serve
 
-STAGES = ("config", "speculator", "target", "tap", "draft", "combine")
+STAGES = ("config", "speculator", "target", "tap", "draft", "weights", "combine")
 """The stages in the order the newer runner takes them (the older one builds the draft
-before it taps the target)."""
+before it taps the target). ``weights`` runs only with ``--weights``, and ``combine`` only
+without it."""
 
 
 def _patch_before_import() -> None:
@@ -301,6 +321,72 @@ def _tapped_layers(model: Any) -> tuple[int, ...] | None:
     return None if layers is None else tuple(int(i) for i in layers)
 
 
+_UNWRITTEN = -7
+"""What an integer parameter holds before the checkpoint is loaded (floats hold NaN)."""
+
+
+def _watch_weights(entered: Any) -> None:
+    """Call ``entered()`` when vLLM's ``DefaultModelLoader.load_weights`` starts (the draft
+    is built, its weights are next) and, before it loads, fill every parameter of the
+    draft with NaN (an integer one with ``_UNWRITTEN``), so :func:`_unwritten` can tell
+    afterwards which ones the checkpoint did not write. The loader itself is unchanged."""
+    import torch
+    from vllm.model_executor.model_loader.default_loader import DefaultModelLoader
+
+    original = DefaultModelLoader.load_weights
+
+    def load_weights(self: Any, model: Any, model_config: Any) -> None:
+        entered()
+        with torch.no_grad():
+            for parameter in model.parameters():
+                parameter.fill_(float("nan") if parameter.is_floating_point() else _UNWRITTEN)
+        original(self, model, model_config)
+
+    DefaultModelLoader.load_weights = load_weights  # type: ignore[method-assign]
+
+
+def _unwritten(draft: Any) -> list[str]:
+    """The loaded draft's parameters, as the speculator left them (the target's embedding
+    and ``lm_head`` shared where vLLM shares them), that still hold what
+    :func:`_watch_weights` filled them with in some element: the checkpoint did not write
+    them, and the draft runs on the memory they were allocated with."""
+    import torch
+
+    names = []
+    with torch.no_grad():
+        for name, parameter in draft.named_parameters():
+            left = parameter.isnan() if parameter.is_floating_point() else parameter == _UNWRITTEN
+            if bool(left.any()):
+                names.append(name)
+    return names
+
+
+def _embedding(model: Any) -> Any:
+    holder = getattr(model, "model", model)
+    return getattr(holder, "embed_tokens", None)
+
+
+def _source(module: Any, target_module: Any) -> str | None:
+    """``"target"`` when the draft holds the target's own module, ``"draft"`` when it holds
+    one of its own, ``None`` when it holds none."""
+    if module is None:
+        return None
+    return "target" if module is target_module else "draft"
+
+
+def _weights_state(draft: Any, target: Any, unwritten: list[str]) -> dict[str, Any]:
+    """What the loaded draft holds that decides running right: where its ``lm_head`` and
+    embedding come from, its draft-to-target map's shape (``None``: it has none), and its
+    parameters the checkpoint did not write (``unwritten``: see :func:`_unwritten`)."""
+    mapping = getattr(draft, "draft_id_to_target_id", None)
+    return {
+        "not_from_checkpoint": sorted(unwritten),
+        "lm_head": _source(getattr(draft, "lm_head", None), getattr(target, "lm_head", None)),
+        "embedding": _source(_embedding(draft), _embedding(target)),
+        "d2t_shape": None if mapping is None else list(mapping.shape),
+    }
+
+
 def _prepare() -> None:
     """Patch and import what every run needs (idempotent)."""
     _patch_before_import()
@@ -309,7 +395,7 @@ def _prepare() -> None:
     _patch_after_import()
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stages, in order
+def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0912, PLR0915 - the stages, in order
     started = time.monotonic()
     _prepare()
     import torch
@@ -344,6 +430,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
         "combine_width": None,
         "seconds": {"imports": round(imported, 1)},
     }
+    weights = getattr(args, "weights", None)
+    if weights is not None:
+        result["weights"] = None
+        os.symlink(weights, Path(args.draft) / "model.safetensors")
     stage = "config"
     clock = [time.monotonic()]
 
@@ -370,7 +460,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
         one_runner = _one_runner()
         newer = one_runner or bool(vllm_config.use_v2_model_runner)
         result["runner"] = "newer" if newer else "older"
-        vllm_config.load_config.device = "meta"
+        # The target on the meta device, unless the draft loads weights: then its (scaled)
+        # target is built on the CPU, whose embedding and lm_head vLLM compares with the
+        # draft's to decide sharing (eagle/utils.py: _should_share, torch.equal).
+        vllm_config.load_config.device = "meta" if weights is None else "cpu"
         device = torch.device("cpu")
         spec = vllm_config.speculative_config
         with tempfile.TemporaryDirectory() as folder, set_current_vllm_config(vllm_config):
@@ -404,6 +497,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
             result["target_class"] = type(target).__name__
             passed("target")
 
+            if weights is not None:
+                # The draft from its checkpoint, on the CPU, by vLLM's own loader.
+                vllm_config.load_config.load_format = "safetensors"
+
+                def entered() -> None:
+                    nonlocal stage
+                    passed("draft")
+                    stage = "weights"
+
+                _watch_weights(entered)
+
             if newer:
                 stage = "tap"
                 if taps:
@@ -413,11 +517,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
                 stage = "draft"
                 if hasattr(speculator, "load_model"):
                     speculator.load_model(target)
-                passed("draft")
+                passed(stage)
             else:
                 stage = "draft"
                 speculator.load_model(target)
-                passed("draft")
+                passed(stage)
                 stage = "tap"
                 if taps:
                     _tap_older(target, vllm_config)
@@ -426,6 +530,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
 
             draft = getattr(speculator, "model", None)
             result["draft_class"] = None if draft is None else type(draft).__name__
+            if weights is not None:
+                result["weights"] = _weights_state(draft, target, _unwritten(draft))
+                return result
 
             stage = "combine"
             combine = getattr(draft, "combine_hidden_states", None)
@@ -467,6 +574,7 @@ def _run_request(request: dict[str, Any]) -> dict[str, Any]:
             method=request["method"],
             parallel_drafting=bool(request.get("parallel_drafting")),
             num_speculative_tokens=int(request.get("num_speculative_tokens", 4)),
+            weights=request.get("weights"),
         )
     )
 
@@ -479,6 +587,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--method", help="speculative_config.method")
     parser.add_argument("--parallel-drafting", action="store_true")
     parser.add_argument("--num-speculative-tokens", type=int, default=4)
+    parser.add_argument("--weights", help="a safetensors file: load it into the draft")
     args = parser.parse_args(argv)
     if args.serve:
         # vLLM imported once, before any run sets global state; a forked child per request.

@@ -150,7 +150,7 @@ def _weights_findings(
     subject: Subject, algorithm: Algorithm | None, found: Findings, reads: Reads
 ) -> None:
     """The checkpoint's rules where :mod:`.weights` models the draft's EAGLE-3 class (from
-    the safetensors headers); elsewhere a note that SGLang's loaders are not modelled."""
+    the safetensors headers); elsewhere a note that only those loaders are modelled."""
     if algorithm is Algorithm.EAGLE3 and _weights_modelled(subject):
         with found.collect():
             files = reads.checkpoint(found)
@@ -158,7 +158,7 @@ def _weights_findings(
                 check_sglang_eagle3_weights(subject, files.headers, found)
         return
     found.note(
-        "weights not checked for SGLang: its loaders are not modelled",
+        "weights not checked for SGLang: only its EAGLE-3 heads' loaders are modelled",
         code=codes.WEIGHTS_NOT_MODELLED,
     )
 

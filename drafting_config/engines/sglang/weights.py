@@ -15,7 +15,9 @@ and ``Eagle3DeepseekV2ForCausalLM`` (``srt/models/kimi_k25_eagle3.py``), which d
   without a word), and the draft's ids map to the target's only through a ``d2t`` tensor
   (``hot_token_id``; ``--speculative-token-map`` is ignored for EAGLE-3).
 
-Other classes keep the note that SGLang's loaders are not modelled.
+Other classes keep the note that only these loaders are modelled (``weights-not-modelled``);
+the harness's weights stage (``tests/real_configs/sglang_weight_runs.json``) shows SGLang
+loading the others.
 """
 
 from __future__ import annotations

@@ -86,6 +86,19 @@ _LOADER: Final = (
 )
 """Where vLLM loads the weights, and leaves what gets no tensor uninitialized."""
 
+DROPPED_ROTARY_TENSORS: Final = (
+    "rotary_pos_emb.inv_freq",
+    "rotary_emb.inv_freq",
+    "rotary_emb.cos_cached",
+    "rotary_emb.sin_cached",
+)
+"""The tensors vLLM's loader drops by name, in every shipped release
+(``vllm/model_executor/models/utils.py``:
+``AutoWeightsLoader.REMOVE_UNUSED_ROTARY_EMBEDS_MAPPER``, applied in
+``AutoWeightsLoader.load_weights``); any other tensor under ``rotary_emb.`` has no
+parameter to go to (the engine's weights stage reads it:
+``tests/real_configs/vllm_weight_runs.json``, ``dflash-qwen3-4b-extra-tensor``)."""
+
 _NO_PARAMETER: Final = (
     "vllm/model_executor/models/utils.py: AutoWeightsLoader._load_module raises ValueError "
     '"There is no module or parameter named"'
@@ -298,7 +311,7 @@ def _parameter_findings(
         if match is None or int(match.group(1)) >= count:
             continue
         rest = name[match.end() :]
-        if rest in known or "rotary_emb." in rest:
+        if rest in known or any(dropped in rest for dropped in DROPPED_ROTARY_TENSORS):
             continue
         if rest.endswith(".bias"):
             found.note(
@@ -436,7 +449,7 @@ def _lm_head_errors(
     unless its embedding is tied (``tie_word_embeddings``: the head is the embedding)."""
     if row.draft_vocabulary:
         if head is None:
-            return []  # the target's head is shared (process_eagle_weight)
+            return _shared_head_errors(row, subject)  # the target's head is shared
         draft_vocab = _size(subject, "draft_vocab_size")
         rows = (
             ("draft_vocab_size", draft_vocab)
@@ -478,6 +491,43 @@ def _lm_head_errors(
         subject,
         check_token=False,
     )
+
+
+def _shared_head_errors(
+    row: ArchitectureRow, subject: VllmSubject
+) -> list[ParallelDraftingConfigError]:
+    """An EAGLE-3 head without ``lm_head.weight`` whose ``draft_vocab_size`` is not the
+    target's vocabulary: ``Eagle3LlamaForCausalLM.load_weights``
+    (``model_executor/models/llama_eagle3.py``) sets ``has_own_lm_head`` only from an
+    ``lm_head`` tensor (``process_eagle_weight``), so the speculator shares the target's head;
+    ``compute_logits`` keeps ``LogitsProcessor``'s first ``draft_vocab_size`` columns
+    (``layers/logits_processor.py``: ``_get_logits``), the target's first tokens, and
+    scatters them through ``draft_id_to_target_id`` as if they were the pruned vocabulary.
+    The engine's weights stage reads it (``tests/real_configs/vllm_weight_runs.json``:
+    ``ptd-eagle3-llama3-8b-no-lm-head``: ``lm_head`` from the target, a 32000-entry map)."""
+    if row.fc_width is not FcWidth.EAGLE3:
+        return []
+    draft_vocab = _size(subject, "draft_vocab_size")
+    target = subject.target
+    vocab = target.vocab_size if target is not None else None
+    if vocab is None:
+        vocab = subject.resolution.vocab_size
+    if draft_vocab is None or vocab is None or draft_vocab == vocab:
+        return []
+    field = subject.file_field("draft_vocab_size")
+    return [
+        ParallelDraftingConfigError(
+            f"No `lm_head.weight` yet `{field}` = {draft_vocab} (target: {vocab}): vLLM uses "
+            f"the target's head, whose first {draft_vocab} rows are other tokens.",
+            field=field,
+            code=vllm_codes.WEIGHTS_LM_HEAD_SHARED_DRAFT_VOCAB,
+            fix="ship the head's own `lm_head.weight`, or drop `draft_vocab_size` if it was "
+            "trained on the target's vocabulary",
+            evidence="vllm/model_executor/models/llama_eagle3.py: Eagle3LlamaForCausalLM."
+            "load_weights (has_own_lm_head only from lm_head), compute_logits; "
+            "vllm/model_executor/layers/logits_processor.py: LogitsProcessor._get_logits",
+        )
+    ]
 
 
 def _matrix_errors(

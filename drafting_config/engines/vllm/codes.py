@@ -382,3 +382,10 @@ PROJECTOR_UNIMPLEMENTED: Final = declare(
     "The draft's `dflash_config.projector_type` names a projector no DFlash or DSpark file "
     "of the engine implements: its tensors have no parameter to load into.",
 )
+WEIGHTS_LM_HEAD_SHARED_DRAFT_VOCAB: Final = declare(
+    "weights-lm-head-shared-draft-vocab",
+    Step.WEIGHTS,
+    "An EAGLE-3 head with its own vocabulary ships no lm_head: the engine reads the "
+    "target's first rows as the draft's tokens.",
+    fix="ship the lm_head.weight the head was trained with",
+)

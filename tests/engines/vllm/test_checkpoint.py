@@ -26,7 +26,12 @@ from drafting_config.engines.vllm.architectures import (
     MaskHidden,
     architecture_row,
 )
-from drafting_config.engines.vllm.checkpoint import WeightsFacts, check_checkpoint, weights_facts
+from drafting_config.engines.vllm.checkpoint import (
+    DROPPED_ROTARY_TENSORS,
+    WeightsFacts,
+    check_checkpoint,
+    weights_facts,
+)
 from drafting_config.engines.vllm.codes import DRAFT_VOCAB_MAP_MISSING
 from drafting_config.engines.vllm.resolution import VllmSubject
 from drafting_config.engines.vllm.runners import TappedLayers
@@ -377,6 +382,24 @@ def test_lm_head_rows_follow_draft_vocab_size_else_vocab_size() -> None:
     tensors = eagle3_tensors() | {"lm_head.weight": (500, HIDDEN), "d2t": (VOCAB,)}
     field, message = field_and_message(run(config, tensors))
     assert field == "vocab_size"
+
+
+def test_an_eagle3_head_without_lm_head_is_an_error_only_with_its_own_vocabulary() -> None:
+    """vLLM shares the target's head and keeps its first draft_vocab_size columns, as the
+    engine's weights stage shows (vllm_weight_runs.json: ptd-eagle3-llama3-8b-no-lm-head)."""
+    no_head = _without(eagle3_tensors(), "lm_head.weight")
+    (error,) = run(EAGLE3, no_head).errors
+    assert error.code == vllm_codes.WEIGHTS_LM_HEAD_SHARED_DRAFT_VOCAB
+    assert error.field == "draft_vocab_size"
+    assert f"`draft_vocab_size` = 500 (target: {VOCAB})" in str(error)
+    assert "llama_eagle3.py" in (error.evidence or "")
+    # The target's vocabulary: the shared head is the right one.
+    same = {**EAGLE3, "draft_vocab_size": VOCAB}
+    assert run(same, no_head | {"d2t": (VOCAB,)}).errors == ()
+    unset = {k: v for k, v in EAGLE3.items() if k != "draft_vocab_size"}
+    assert run(unset, no_head | {"d2t": (VOCAB,)}).errors == ()
+    # A DFlash draft's missing head is shared as before.
+    assert run(DFLASH, dflash_tensors()).errors == ()
 
 
 def test_the_layer_count_must_match_num_hidden_layers() -> None:
@@ -1354,6 +1377,18 @@ def test_a_tensor_the_loader_cannot_place_is_an_error_and_a_bias_a_note() -> Non
     found = run(EAGLE3, eagle3_tensors() | {"midlayer.input_layernorm.bias": (HIDDEN,)})
     assert found.errors == ()
     assert any("ignores it as a .bias" in note for note in found.notes)
+
+
+@pytest.mark.parametrize("dropped", DROPPED_ROTARY_TENSORS)
+def test_only_the_rotary_tensors_the_loader_drops_by_name_are_no_error(dropped: str) -> None:
+    """AutoWeightsLoader drops four names; any other rotary_emb tensor has nowhere to go, as
+    the engine's weights stage shows (vllm_weight_runs.json: dflash-qwen3-4b-extra-tensor)."""
+    attention = "midlayer.self_attn." if dropped.startswith("rotary_emb") else "midlayer."
+    assert run(EAGLE3, eagle3_tensors() | {f"{attention}{dropped}": (8,)}).errors == ()
+    shapes = eagle3_tensors() | {"midlayer.self_attn.rotary_emb.extra.weight": (8,)}
+    (error,) = run(EAGLE3, shapes).errors
+    assert error.code == codes.WEIGHTS_TENSOR_UNEXPECTED
+    assert "`model.layers.0.self_attn.rotary_emb.extra.weight` has no parameter" in str(error)
 
 
 def test_every_row_lists_why_each_untensored_parameter_gets_none() -> None:

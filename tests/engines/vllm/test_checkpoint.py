@@ -1387,7 +1387,7 @@ def test_only_the_rotary_tensors_the_loader_drops_by_name_are_no_error(dropped: 
     assert run(EAGLE3, eagle3_tensors() | {f"{attention}{dropped}": (8,)}).errors == ()
     shapes = eagle3_tensors() | {"midlayer.self_attn.rotary_emb.extra.weight": (8,)}
     (error,) = run(EAGLE3, shapes).errors
-    assert error.code == codes.WEIGHTS_TENSOR_UNEXPECTED
+    assert error.code == vllm_codes.WEIGHTS_TENSOR_UNEXPECTED
     assert "`model.layers.0.self_attn.rotary_emb.extra.weight` has no parameter" in str(error)
 
 

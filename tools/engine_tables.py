@@ -6,20 +6,21 @@ From the repository root, with the development environment active::
     python -m tools.engine_tables sglang 0.5.23
 
 fetches the release's wheel with ``pip download --no-deps`` (through the wheel cache of
-:mod:`tools.engine_wheels`, ``$DRAFTING_CONFIG_WHEEL_CACHE``), reads its ``.py`` files
+:mod:`tools.wheels`, ``$DRAFTING_CONFIG_WHEEL_CACHE``), reads its ``.py`` files
 with :mod:`ast` (nothing of the engine is imported or installed) and writes the package's
 data files for that release (``--output DIR`` writes them under ``DIR`` instead, in the
 same relative places):
 
 * ``vllm``: ``drafting_config/engines/vllm/vllm-VERSION.json``
-  (:func:`tools.vllm_tables.tables`: the registry tables, ``SupportsEagle3``, the
+  (:func:`tools.engines.vllm.tables.tables`: the registry tables, ``SupportsEagle3``, the
   ``_CONFIG_REGISTRY`` model types, the speculators algorithms, the transformers range the
   wheel requires and its releases, as ``pip index versions transformers`` lists them), and
-  ``drafting_config/engines/transformers-5.json`` (:func:`tools.vllm_tables.transformers_tables`:
+  ``drafting_config/engines/transformers-5.json``
+  (:func:`tools.engines.vllm.tables.transformers_tables`:
   the model types and classes of every transformers release in the range of this release
   or of any other vLLM release the package ships, each of those wheels fetched too).
 * ``sglang``: ``drafting_config/engines/sglang/sglang-VERSION.json``
-  (:func:`tools.sglang_tables.tables`: the config registry and the other model types SGLang
+  (:func:`tools.engines.sglang.tables.tables`: the config registry and the other model types SGLang
   registers, and the transformers version its wheel pins), keeping the ``target_classes``
   of the shipped file (of that release, else of the newest one shipped): their capture
   hooks are checked against the wheel by the ``engine_wheels`` tests, and their
@@ -41,8 +42,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
-from tools import sglang_tables, vllm_tables
-from tools.engine_wheels import (
+from tools.engines.sglang import tables as sglang_tables
+from tools.engines.vllm import tables as vllm_tables
+from tools.wheels import (
     PIP_PATIENCE,
     WheelSpec,
     WheelUnavailable,

@@ -12,8 +12,8 @@ import pytest
 
 from drafting_config.engines.vllm.names import VERSIONS
 from tools import engine_tables
-from tools.engine_wheels import WheelSpec, WheelUnavailable
-from tools.vllm_tables import requirement_of
+from tools.engines.vllm.tables import requirement_of
+from tools.wheels import WheelSpec, WheelUnavailable
 
 
 def _wheel_requiring(folder: Path, *requires: str) -> Path:

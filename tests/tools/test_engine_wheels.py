@@ -1,4 +1,4 @@
-"""The helper that takes engine code from wheels (``tools/engine_wheels.py``), on its own:
+"""The helper that takes engine code from wheels (``tools/wheels.py``), on its own:
 extraction from sources written here, and fetching through pip from a local folder, from
 nowhere, or from a local server that never answers. No network: pip is pointed at a
 folder or at 127.0.0.1."""
@@ -20,8 +20,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from tools import engine_wheels
-from tools.engine_wheels import (
+from tools import wheels as engine_wheels
+from tools.wheels import (
     CACHE_ENV,
     MSGSPEC,
     REQUIRE_ENV,

@@ -1,4 +1,4 @@
-"""The plumbing both harnesses share (``tools/harness_common``), without an engine or a network.
+"""The plumbing both harnesses share (``tools/harness``), without an engine or a network.
 
 The stage runner is replaced by small scripts standing in for the harness environment's
 ``python``; what is tested is what the shared run and serve loops do with their reports,
@@ -25,10 +25,10 @@ from typing import Any
 import pytest
 
 from tests.tools.conftest import FakePython
-from tools.harness_common import environment, process, readings
-from tools.harness_common.serve import RESULT_PREFIX, exception_record
-from tools.sglang_harness import environment as sglang_environment
-from tools.vllm_harness import environment as vllm_environment
+from tools.engines.sglang.harness import environment as sglang_environment
+from tools.engines.vllm.harness import environment as vllm_environment
+from tools.harness import environment, process, readings
+from tools.harness.serve import RESULT_PREFIX, exception_record
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIX = "test-harness-"
@@ -171,7 +171,7 @@ def test_scrub_leaves_other_text_and_non_strings_alone() -> None:
 SERVER = textwrap.dedent(
     """
     import os, sys, time
-    from tools.harness_common.serve import serve
+    from tools.harness.serve import serve
 
     def run(request):
         print("the engine's noise", flush=True)  # to stderr: the pipe carries the result

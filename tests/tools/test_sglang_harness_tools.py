@@ -1,5 +1,5 @@
-"""The SGLang harness's own part of the plumbing (``tools/sglang_harness``), without SGLang or
-a network.
+"""The SGLang harness's own part of the plumbing (``tools/engines/sglang/harness``), without
+SGLang or a network.
 
 The stage runner is replaced by small scripts standing in for the harness environment's
 ``python``; what is tested is what SGLang's harness puts into the shared plumbing (its
@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from tests.tools.conftest import FakePython
-from tools.sglang_harness import environment
-from tools.sglang_harness.corpus import ALGORITHM_OF_METHOD, CASES, LIVE_SAMPLE
-from tools.sglang_harness.harness import (
+from tools.engines.sglang.harness import environment
+from tools.engines.sglang.harness.corpus import ALGORITHM_OF_METHOD, CASES, LIVE_SAMPLE
+from tools.engines.sglang.harness.harness import (
     ALGORITHMS,
     NICENESS,
     RESULT_PREFIX,
@@ -29,8 +29,8 @@ from tools.sglang_harness.harness import (
     run,
     run_many,
 )
-from tools.sglang_harness.readings import ROOT, artefact, stage_reached
-from tools.vllm_harness.corpus import CASES as VLLM_CASES
+from tools.engines.sglang.harness.readings import ROOT, artefact, stage_reached
+from tools.harness.corpus import CASES as VLLM_CASES
 
 REPORT = {
     "outcome": "failed",

@@ -1,4 +1,4 @@
-"""The vLLM harness's own part of the plumbing (``tools/vllm_harness``), without vLLM or a
+"""The vLLM harness's own part of the plumbing (``tools/engines/vllm/harness``), without vLLM or a
 network.
 
 The stage runner is replaced by small scripts standing in for the harness environment's
@@ -21,11 +21,8 @@ from pathlib import Path
 import pytest
 
 from tests.tools.conftest import FakePython
-from tools.engine_wheels import WheelUnavailable
-from tools.harness_common import environment as shared_environment
-from tools.vllm_harness import environment, readings
-from tools.vllm_harness.corpus import CASES, Mode
-from tools.vllm_harness.harness import (
+from tools.engines.vllm.harness import environment, readings
+from tools.engines.vllm.harness.harness import (
     DEFAULT_RELEASE,
     RESULT_PREFIX,
     STAND_INS,
@@ -34,8 +31,11 @@ from tools.vllm_harness.harness import (
     run_many,
     stand_ins,
 )
-from tools.vllm_harness.readings import ROOT, artefact, live_sample, stage_reached
-from tools.vllm_harness.stage_runner import ONE_RUNNER_FROM, release_of
+from tools.engines.vllm.harness.readings import ROOT, artefact, live_sample, stage_reached
+from tools.engines.vllm.harness.stage_runner import ONE_RUNNER_FROM, release_of
+from tools.harness import environment as shared_environment
+from tools.harness.corpus import CASES, Mode
+from tools.wheels import WheelUnavailable
 
 DFLASH = Mode("dflash")
 

@@ -1,4 +1,5 @@
-"""What the engine harnesses (``tools/vllm_harness``, ``tools/sglang_harness``) share.
+"""What the engine harnesses (``tools/engines/vllm/harness``, ``tools/engines/sglang/harness``)
+share.
 
 Each harness runs a released engine on a draft, in a virtual environment of its own, one
 fresh process per run. What differs is the engine: its pins, its stages, its command line,

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
-from tools.engine_wheels import locked
+from tools.wheels import locked
 
 __all__ = [
     "CACHE_ENV",

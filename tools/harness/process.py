@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from tools.harness_common.serve import RESULT_PREFIX
+from tools.harness.serve import RESULT_PREFIX
 
 __all__ = [
     "RESULT_PREFIX",

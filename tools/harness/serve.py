@@ -1,7 +1,7 @@
 """What both stage runners do inside the engine's environment: record an exception, report,
 and serve requests from stdin in forked children.
 
-Standard library only, and imported by the stage runners as ``tools.harness_common.serve``:
+Standard library only, and imported by the stage runners as ``tools.harness.serve``:
 a stage runner run as a script appends the repository's root to ``sys.path``, after the
 engine's site-packages, so nothing of the engine's is shadowed; nothing of
 ``drafting_config`` is imported.

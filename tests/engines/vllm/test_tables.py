@@ -5,9 +5,9 @@ wheels'.
 Each table of each shipped release is compared with what that release's wheel holds, read at
 test time: its registry tables and class bases, its ``_CONFIG_REGISTRY``, its speculators
 algorithms, and each transformers version of the range it accepts.  Where
-``tools/engine_wheels.py`` has its own reader (the registry tables, a class's ancestors,
+``tools/wheels.py`` has its own reader (the registry tables, a class's ancestors,
 transformers' model types), the table is compared with that reader's answer, a derivation
-independent of ``tools/vllm_tables.py``; then the files must be exactly what ``python -m
+independent of ``tools/engines/vllm/tables.py``; then the files must be exactly what ``python -m
 tools.engine_tables vllm VERSION`` writes from the wheels.
 """
 
@@ -29,9 +29,10 @@ from drafting_config.engines.vllm.load_path import (
 from drafting_config.engines.vllm.names import VERSION, VERSIONS
 from drafting_config.engines.vllm.speculators import SPECULATORS_ALGORITHMS
 from drafting_config.engines.vllm.tables import vllm_tables
-from tools import engine_tables, engine_wheels
-from tools import vllm_tables as generator
-from tools.engine_wheels import Wheel
+from tools import engine_tables
+from tools import wheels as engine_wheels
+from tools.engines.vllm import tables as generator
+from tools.wheels import Wheel
 
 pytestmark = pytest.mark.engine_wheels
 

@@ -1,6 +1,6 @@
 """An SGLang release's tables, derived from its wheel with :mod:`ast` (nothing is imported).
 
-A dev tool and a test helper, as ``tools/vllm_tables.py`` is for vLLM:
+A dev tool and a test helper, as ``tools/engines/vllm/tables.py`` is for vLLM:
 ``python -m tools.engine_tables sglang 0.5.23`` writes the package data file
 ``drafting_config/engines/sglang-0.5.23.json``; the ``engine_wheels`` tests derive the
 same tables from the downloaded wheel and compare them with the package's.
@@ -51,7 +51,7 @@ HOOKS: Final = (
 
 class SglangSource:
     """The wheel's ``.py`` files, each parsed once (whatever reads them: a zip path, or
-    a test's :class:`tools.engine_wheels.Wheel` through its ``members`` and ``tree``)."""
+    a test's :class:`tools.wheels.Wheel` through its ``members`` and ``tree``)."""
 
     def __init__(
         self,
@@ -425,7 +425,7 @@ def tables(source: SglangSource, version: str, transformers: str) -> dict[str, o
     return {
         "about": (
             f"SGLang {version}'s model types, derived from its wheel by `python -m "
-            f"tools.engine_tables sglang {version}` (see tools/sglang_tables.py; the "
+            f"tools.engine_tables sglang {version}` (see tools/engines/sglang/tables.py; the "
             "engine_wheels tests derive them again and compare). config_registry: the "
             "keys of _CONFIG_REGISTRY (sglang/srt/utils/hf_transformers/common.py); "
             "registered: the model types SGLang registers with AutoConfig / CONFIG_MAPPING "

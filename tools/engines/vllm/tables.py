@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-PACKAGE_DATA = Path(__file__).resolve().parents[1] / "drafting_config" / "engines"
+PACKAGE_DATA = Path(__file__).resolve().parents[3] / "drafting_config" / "engines"
 """Where the data file lives."""
 
 REGISTRY_FILE = "vllm/model_executor/models/registry.py"
@@ -476,8 +476,8 @@ def tables(vllm_wheel: Path, transformers_versions: Sequence[str]) -> dict[str, 
     out: dict[str, Any] = {
         "about": (
             f"vLLM {version}'s tables, derived from its wheel by `python -m tools.engine_tables "
-            f"vllm {version}` (see tools/vllm_tables.py); transformers' names per version are "
-            "in ../transformers-5.json."
+            f"vllm {version}` (see tools/engines/vllm/tables.py); transformers' names per "
+            "version are in ../transformers-5.json."
         ),
         "vllm": version,
     }
@@ -509,7 +509,7 @@ def transformers_tables(transformers_wheels: Iterable[Path]) -> dict[str, Any]:
         "about": (
             "transformers 5's model types (CONFIG_MAPPING_NAMES) and exported model classes, "
             "per version, derived from its wheels by `python -m tools.engine_tables vllm "
-            "VERSION` (see tools/vllm_tables.py): the releases of every shipped engine "
+            "VERSION` (see tools/engines/vllm/tables.py): the releases of every shipped engine "
             "release's range; every name the oldest version knows, and what each later "
             "version adds (none drops one)."
         ),

@@ -1,7 +1,7 @@
 """What the SGLang harness runs: each corpus draft and bundled example, its target and the
 ``--speculative-algorithm`` it is served with.
 
-The drafts and their targets are the vLLM harness's (:data:`tools.vllm_harness.corpus.CASES`:
+The drafts and their targets are the vLLM harness's (:data:`tools.harness.corpus.CASES`:
 a public target where one fits, else a synthesized one, marked ``target_synthesized``; a
 failure at the target or capture stage on a synthesized target is no reading of the draft).
 SGLang takes the algorithm from ``--speculative-algorithm`` alone and has no
@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from tools.vllm_harness.corpus import CASES as VLLM_CASES
+from tools.harness.corpus import CASES as VLLM_CASES
 
 __all__ = ["ALGORITHM_OF_METHOD", "CASES", "LIVE_SAMPLE", "Case"]
 

@@ -3,7 +3,8 @@ CPU torch.
 
 SGLang's own requirements ask for a CUDA torch 2.14.1, flashinfer, its CUDA kernel package
 (``sglang-kernel``) and about eighty more, so the engine runs in a virtual environment of
-its own, built once and cached, as the vLLM harness's is (``tools/vllm_harness/environment.py``):
+its own, built once and cached, as the vLLM harness's is
+(``tools/engines/vllm/harness/environment.py``):
 
 1. ``python -m venv``, then ``pip install torch==2.13.0`` first: the CPU build this project
    is tested with.
@@ -30,7 +31,7 @@ and takes about 3 CPU-minutes.
 
 ``ensure_environment()`` returns the environment's ``python``, building it if needed, and
 raises :class:`HarnessUnavailable` with pip's reason when the packages cannot be fetched.
-The key and the build are ``tools/harness_common/environment.py``'s, shared by both harnesses.
+The key and the build are ``tools/harness/environment.py``'s, shared by both harnesses.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from tools.harness_common import environment as _shared
-from tools.harness_common.environment import HarnessUnavailable
+from tools.harness import environment as _shared
+from tools.harness.environment import HarnessUnavailable
 
 __all__ = [
     "REQUIREMENTS",

@@ -12,7 +12,7 @@ code) with ``"outcome": "crashed"`` and the end of its output.
 
 The process has no network: ``HF_HUB_OFFLINE=1`` and ``TRANSFORMERS_OFFLINE=1``, and both
 folders hold only ``config.json``. The scratch folders, the timeouts, the crash reports and the
-server's request loop are ``tools/harness_common/process.py``'s, shared with the vLLM harness;
+server's request loop are ``tools/harness/process.py``'s, shared with the vLLM harness;
 the command, the request's fields and the environment variables are SGLang's, here.
 """
 
@@ -23,12 +23,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
-from tools.harness_common import process
-from tools.harness_common.serve import RESULT_PREFIX
-from tools.sglang_harness.environment import ensure_environment
+from tools.engines.sglang.harness.environment import ensure_environment
 
 # The stage runner imports only the standard library at module level (SGLang inside run()).
-from tools.sglang_harness.stage_runner import ALGORITHMS, DEVICES, STAGES
+from tools.engines.sglang.harness.stage_runner import ALGORITHMS, DEVICES, STAGES
+from tools.harness import process
+from tools.harness.serve import RESULT_PREFIX
 
 __all__ = [
     "ALGORITHMS",

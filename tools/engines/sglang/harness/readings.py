@@ -4,9 +4,9 @@
 The maintainers' command (from the repository's root, with the development environment
 active; the harness's own environment is built and cached on first use)::
 
-    python -m tools.sglang_harness.readings                 # every case
-    python -m tools.sglang_harness.readings --only NAME...  # some cases (names as listed)
-    python -m tools.sglang_harness.readings --list          # the cases and their algorithms
+    python -m tools.engines.sglang.harness.readings                 # every case
+    python -m tools.engines.sglang.harness.readings --only NAME...  # some cases (names as listed)
+    python -m tools.engines.sglang.harness.readings --list          # the cases and their algorithms
 
 Runs go one at a time, each a fresh process forked from one that has imported SGLang and
 configured nothing (``harness.run_many``; the imports, with the registry's import of every
@@ -25,11 +25,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from tools.harness_common import readings as _shared
-from tools.harness_common.readings import sha256_of
-from tools.sglang_harness.corpus import CASES, Case
-from tools.sglang_harness.environment import environment_key
-from tools.sglang_harness.harness import STAGES, run_many
+from tools.engines.sglang.harness.corpus import CASES, Case
+from tools.engines.sglang.harness.environment import environment_key
+from tools.engines.sglang.harness.harness import STAGES, run_many
+from tools.harness import readings as _shared
+from tools.harness.readings import sha256_of
 
 __all__ = [
     "NOT_REACHED",
@@ -42,7 +42,7 @@ __all__ = [
     "stage_reached",
 ]
 
-ROOT: Final = Path(__file__).resolve().parents[2]
+ROOT: Final = Path(__file__).resolve().parents[4]
 READINGS_FILE: Final = ROOT / "tests" / "real_configs" / "sglang_engine_runs.json"
 NOT_REACHED: Final = (
     "draft worker set-up (mask token id, served tokenizer, shared embedding and lm_head)",
@@ -56,7 +56,8 @@ NOT_REACHED: Final = (
 
 ABOUT: Final = (
     "What the released SGLang 0.5.23 itself does with each corpus draft, run by "
-    "tools/sglang_harness (python -m tools.sglang_harness.readings regenerates this file) on "
+    "tools/engines/sglang/harness (python -m tools.engines.sglang.harness.readings "
+    "regenerates this file) on "
     "this project's CPU-only machine, one fresh process per (draft, target, algorithm): "
     "ServerArgs and both ModelConfigs (stage config), get_model_architecture for the draft "
     "and the target (registry), the resolution pipeline with its speculative hook and "
@@ -75,7 +76,7 @@ ABOUT: Final = (
     "has, a stand-in called, a GPU kernel package), not a reading of the draft; null for a "
     "reading. inputs: sha256 of the draft's and target's config.json bytes, the SGLang "
     "version and the harness environment's key. target_synthesized: the target is no "
-    "public config (tools/vllm_harness/corpus.py); a failure at target or capture on it is "
+    "public config (tools/harness/corpus.py); a failure at target or capture on it is "
     "not a reading of the draft. not_reached: what the harness never runs."
 )
 
@@ -190,7 +191,7 @@ def record(cases: Sequence[Case], *, timeout: float) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.sglang_harness.readings")
+    parser = argparse.ArgumentParser(prog="python -m tools.engines.sglang.harness.readings")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these cases")
     parser.add_argument("--list", action="store_true", help="list the cases and algorithms")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per run")

@@ -12,7 +12,7 @@ parallel state, the model-parallel groups) does not reset. It imports nothing of
     python stage_runner.py --serve   # requests on stdin, one JSON object a line
 
 ``--serve`` imports SGLang (and its registry, which imports every model file) once and
-forks a child per request (``tools/harness_common/serve.py``, shared with the vLLM harness,
+forks a child per request (``tools/harness/serve.py``, shared with the vLLM harness,
 as are the exception's record and the report's line): each run still starts from a process
 in which SGLang has never been configured, without one to three minutes of imports each time.
 
@@ -139,9 +139,9 @@ from pathlib import Path
 from typing import Any
 
 if not __package__:  # run as a script, in the engine's environment: see harness_common/serve.py
-    sys.path.append(str(Path(__file__).resolve().parents[2]))
+    sys.path.append(str(Path(__file__).resolve().parents[4]))
 
-from tools.harness_common.serve import exception_record, report, serve
+from tools.harness.serve import exception_record, report, serve
 
 STAGES = ("config", "registry", "pipeline", "target", "capture", "draft")
 """The stages, in the order the harness runs them."""

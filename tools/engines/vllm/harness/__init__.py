@@ -6,7 +6,7 @@ release, ``requirements/VERSION.txt``); ``stage_runner`` is the script that runs
 inside it, one process per (draft, target, mode); ``harness.run`` starts it and returns
 its report; ``corpus`` says which drafts run against which targets in which modes;
 ``readings`` regenerates one release's list in ``tests/real_configs/vllm_readings.json``'s
-``engine_runs`` (``python -m tools.vllm_harness.readings --release VERSION``);
+``engine_runs`` (``python -m tools.engines.vllm.harness.readings --release VERSION``);
 ``stand_ins`` holds the modules that stand in for what cannot load here (``torchvision``;
 from 0.34.0 the CPU Triton, ``stand_ins/triton_cpu``).
 """

@@ -14,7 +14,7 @@ own, one per release the harness runs (:data:`RELEASES`: one requirements file e
    reach (transformers 5.20.2, huggingface_hub, fastapi, openai, ...), each pinned to the
    exact version the readings were taken with. ``--no-deps`` makes the file the whole
    closure: nothing else is resolved. The vLLM wheel itself comes from the wheel cache
-   the engine-wheel tests fill (``tools/engine_wheels.py``: ``fetch_wheel``), downloaded
+   the engine-wheel tests fill (``tools/wheels.py``: ``fetch_wheel``), downloaded
    there first if it is not, so the release's wheel (336 MB for 0.33.0, 239 MB for 0.34.0)
    is downloaded once for both.
 
@@ -28,7 +28,7 @@ takes two to five minutes here (about a minute when the wheel is cached).
 
 ``ensure_environment(release)`` returns the environment's ``python``, building it if
 needed, and raises :class:`HarnessUnavailable` with pip's reason when the packages cannot
-be fetched. The key and the build are ``tools/harness_common/environment.py``'s, shared by
+be fetched. The key and the build are ``tools/harness/environment.py``'s, shared by
 both harnesses.
 """
 
@@ -37,9 +37,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from tools.engine_wheels import WheelSpec, WheelUnavailable, fetch_wheel
-from tools.harness_common import environment as _shared
-from tools.harness_common.environment import HarnessUnavailable
+from tools.harness import environment as _shared
+from tools.harness.environment import HarnessUnavailable
+from tools.wheels import WheelSpec, WheelUnavailable, fetch_wheel
 
 __all__ = [
     "RELEASES",

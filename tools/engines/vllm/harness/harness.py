@@ -11,7 +11,7 @@ code) with ``"outcome": "crashed"`` and the end of its output.
 
 The process has no network: ``HF_HUB_OFFLINE=1`` and ``TRANSFORMERS_OFFLINE=1``, and both
 folders hold only ``config.json``. The scratch folders, the timeouts, the crash reports and the
-server's request loop are ``tools/harness_common/process.py``'s, shared with the SGLang
+server's request loop are ``tools/harness/process.py``'s, shared with the SGLang
 harness; the command, the request's fields and the environment variables are vLLM's, here.
 """
 
@@ -22,13 +22,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
-from tools.harness_common import process
-from tools.harness_common.serve import RESULT_PREFIX
-from tools.vllm_harness.corpus import Mode
-from tools.vllm_harness.environment import RELEASES, ensure_environment
+from tools.engines.vllm.harness.environment import RELEASES, ensure_environment
 
 # The stage runner imports only the standard library at module level (vLLM inside run()).
-from tools.vllm_harness.stage_runner import STAGES
+from tools.engines.vllm.harness.stage_runner import STAGES
+from tools.harness import process
+from tools.harness.corpus import Mode
+from tools.harness.serve import RESULT_PREFIX
 
 __all__ = [
     "DEFAULT_RELEASE",

@@ -3,17 +3,17 @@
 The maintainers' command (from the repository's root, with the development environment
 active; the harness's own environment for the release is built and cached on first use)::
 
-    python -m tools.vllm_harness.readings                  # the newest release, every case
-    python -m tools.vllm_harness.readings --release 0.33.0 # another release the harness runs
-    python -m tools.vllm_harness.readings --only NAME...   # some cases (names as listed)
-    python -m tools.vllm_harness.readings --synthesize     # rewrite the synthesized targets
-    python -m tools.vllm_harness.readings --list           # the cases and their modes
+    python -m tools.engines.vllm.harness.readings                  # the newest release, every case
+    python -m tools.engines.vllm.harness.readings --release 0.33.0 # another release it runs
+    python -m tools.engines.vllm.harness.readings --only NAME...   # some cases (names as listed)
+    python -m tools.engines.vllm.harness.readings --synthesize     # rewrite the synthesized targets
+    python -m tools.engines.vllm.harness.readings --list           # the cases and their modes
 
 Runs go one at a time (each is a fresh process of 25-60 s, CPU-heavy); the file is written
 after every run, so an interrupted regeneration keeps what it has. The readings are the
 ``engine_runs`` of that file, one list per vLLM release (keyed by its version: 0.33.0's
 kept beside 0.34.0's), one entry per (draft, mode), in the order of
-:data:`tools.vllm_harness.corpus.CASES`, each with the stage it reached and the inputs it
+:data:`tools.harness.corpus.CASES`, each with the stage it reached and the inputs it
 ran on: the paths and the sha256 of the draft's and the target's ``config.json`` bytes,
 the vLLM version and the harness environment's key (a hash of its pinned requirements).
 Regenerating one release leaves the others' as they are, and the hand-traced
@@ -30,11 +30,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from tools.harness_common import readings as _shared
-from tools.harness_common.readings import sha256_of
-from tools.vllm_harness.corpus import CASES, SYNTHESIZED, SYNTHESIZED_DIR, Case, Mode
-from tools.vllm_harness.environment import RELEASES, ensure_environment, environment_key
-from tools.vllm_harness.harness import DEFAULT_RELEASE, STAGES, run_many
+from tools.engines.vllm.harness.environment import RELEASES, ensure_environment, environment_key
+from tools.engines.vllm.harness.harness import DEFAULT_RELEASE, STAGES, run_many
+from tools.harness import readings as _shared
+from tools.harness.corpus import CASES, SYNTHESIZED, SYNTHESIZED_DIR, Case, Mode
+from tools.harness.readings import sha256_of
 
 __all__ = [
     "NOT_REACHED",
@@ -50,7 +50,7 @@ __all__ = [
     "synthesize_targets",
 ]
 
-ROOT: Final = Path(__file__).resolve().parents[2]
+ROOT: Final = Path(__file__).resolve().parents[4]
 READINGS_FILE: Final = ROOT / "tests" / "real_configs" / "vllm_readings.json"
 SYNTHESIZER: Final = Path(__file__).with_name("synthesize_target.py")
 NOT_REACHED: Final = ("weights", "tokenizer", "attention back-ends", "KV cache", "forward pass")
@@ -58,7 +58,8 @@ NOT_REACHED: Final = ("weights", "tokenizer", "attention back-ends", "KV cache",
 
 ENGINE_RUNS_ABOUT: Final = (
     "engine_runs: per vLLM release (keyed by its version), what the released vLLM itself "
-    "does with each draft, run by tools/vllm_harness (python -m tools.vllm_harness.readings "
+    "does with each draft, run by tools/engines/vllm/harness "
+    "(python -m tools.engines.vllm.harness.readings "
     "--release VERSION regenerates one release's) on this "
     "project's CPU-only machine, one fresh process per (draft, target, mode) (a child "
     "forked from a process that has imported vLLM and configured nothing): "
@@ -74,7 +75,7 @@ ENGINE_RUNS_ABOUT: Final = (
     "stand-in would be one); null for a reading. inputs: sha256 of the "
     "draft's and target's config.json bytes, the vLLM version and the harness "
     "environment's key. target_synthesized: the target is no public config (see "
-    "tools/vllm_harness/corpus.py); a failure at target, tap or combine on it is not a "
+    "tools/harness/corpus.py); a failure at target, tap or combine on it is not a "
     "reading of the draft. not_reached: what the harness never runs (weights, tokenizer, "
     "attention back-ends, KV cache, a forward pass)."
 )
@@ -274,7 +275,7 @@ def record(cases: Sequence[Case], *, timeout: float, release: str = DEFAULT_RELE
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.vllm_harness.readings")
+    parser = argparse.ArgumentParser(prog="python -m tools.engines.vllm.harness.readings")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these cases")
     parser.add_argument("--synthesize", action="store_true", help="rewrite synthesized targets")
     parser.add_argument("--list", action="store_true", help="list the cases and modes")

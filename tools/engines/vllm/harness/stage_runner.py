@@ -11,7 +11,7 @@ of ``drafting_config``.
         [--parallel-drafting] [--num-speculative-tokens K]
     python stage_runner.py --serve   # requests on stdin, one JSON object a line
 
-``--serve`` imports vLLM once and forks a child per request (``tools/harness_common/serve.py``,
+``--serve`` imports vLLM once and forks a child per request (``tools/harness/serve.py``,
 shared with the SGLang harness, as are the exception's record and the report's line): each
 run still starts from a process in which vLLM has never been configured.
 
@@ -131,9 +131,9 @@ from pathlib import Path
 from typing import Any
 
 if not __package__:  # run as a script, in the engine's environment: see harness_common/serve.py
-    sys.path.append(str(Path(__file__).resolve().parents[2]))
+    sys.path.append(str(Path(__file__).resolve().parents[4]))
 
-from tools.harness_common.serve import exception_record, report, serve
+from tools.harness.serve import exception_record, report, serve
 
 STAGES = ("config", "speculator", "target", "tap", "draft", "combine")
 """The stages in the order the newer runner takes them (the older one builds the draft

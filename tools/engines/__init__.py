@@ -1,0 +1,1 @@
+"""Each engine's maintainers' tools, one folder per engine."""

@@ -1,0 +1,1 @@
+"""SGLang's maintainers' tools: its tables and its harness."""

@@ -1,0 +1,1 @@
+"""vLLM's maintainers' tools: its tables and its harness."""

@@ -14,16 +14,11 @@ from hypothesis import HealthCheck, settings
 
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from tests.package_index import unavailable
+from tools.engines.sglang.functions import SGLANG
+from tools.engines.transformers import transformers_spec
+from tools.engines.vllm.functions import VLLM
 from tools.transcripts import TERMINAL_VARIABLES
-from tools.wheels import (
-    SGLANG,
-    VLLM,
-    Wheel,
-    WheelSpec,
-    WheelUnavailable,
-    fetch_wheel,
-    transformers_spec,
-)
+from tools.wheels import Wheel, WheelSpec, WheelUnavailable, fetch_wheel
 
 pytest_plugins = ["tests.slowest"]
 
@@ -254,7 +249,7 @@ def transformers_wheel() -> Callable[[str], Wheel]:
 @pytest.fixture(scope="session")
 def vllm_release_wheel() -> Callable[[str], Wheel]:
     """A function of a vLLM version giving its wheel (any release the package ships tables
-    for, not only :data:`~tools.wheels.VLLM`), or skipping the test."""
+    for, not only :data:`~tools.engines.vllm.functions.VLLM`), or skipping the test."""
     return _wheels_by_version(lambda version: WheelSpec("vllm", version))
 
 

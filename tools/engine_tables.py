@@ -12,7 +12,7 @@ data files for that release (``--output DIR`` writes them under ``DIR`` instead,
 same relative places):
 
 * ``vllm``: ``drafting_config/engines/vllm/vllm-VERSION.json``
-  (:func:`tools.engines.vllm.tables.tables`: the registry tables, ``SupportsEagle3``, the
+  (:func:`tools.engines.vllm.tables.documents`: the registry tables, ``SupportsEagle3``, the
   ``_CONFIG_REGISTRY`` model types, the speculators algorithms, the transformers range the
   wheel requires and its releases, as ``pip index versions transformers`` lists them), and
   ``drafting_config/engines/transformers-5.json``
@@ -33,23 +33,19 @@ with the shipped files, so a file written here is the one the tests expect.
 from __future__ import annotations
 
 import argparse
-import functools
-import json
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from tools.engines.sglang import tables as sglang_tables
-from tools.engines.vllm import tables as vllm_tables
+from drafting_config import engines as _engines
 from tools.wheels import (
     PIP_PATIENCE,
     WheelSpec,
     WheelUnavailable,
     fetch_wheel,
-    transformers_spec,
 )
 
 __all__ = [
@@ -57,11 +53,10 @@ __all__ = [
     "PACKAGE_DATA",
     "TRANSFORMERS_FILE",
     "data_file",
+    "in_range",
     "main",
     "released_versions",
-    "sglang_documents",
     "shipped_versions",
-    "vllm_documents",
     "write_tables",
 ]
 
@@ -71,7 +66,8 @@ PACKAGE_DATA: Final = Path(__file__).resolve().parents[1] / "drafting_config" / 
 TRANSFORMERS_FILE: Final = Path("transformers-5.json")
 """transformers' names per version, relative to :data:`PACKAGE_DATA`; read by both engines."""
 
-ENGINES: Final = ("vllm", "sglang")
+ENGINES: Final = tuple(_engines.ENGINES)
+"""The engines, as the package lists them (each has a row in :mod:`tools.engines`)."""
 
 
 def data_file(engine: str, version: str) -> Path:
@@ -108,7 +104,7 @@ def released_versions(distribution: str) -> list[str]:
     return [version.strip() for version in found.group(1).split(",")]
 
 
-def _in_range(versions: Sequence[str], specifier: str) -> list[str]:
+def in_range(versions: Sequence[str], specifier: str) -> list[str]:
     """The final releases of ``versions`` that ``specifier`` accepts, oldest first."""
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version
@@ -118,58 +114,6 @@ def _in_range(versions: Sequence[str], specifier: str) -> list[str]:
     return sorted(found, key=Version)
 
 
-def vllm_documents(
-    version: str,
-    fetch: Callable[[WheelSpec], Path],
-    list_versions: Callable[[str], list[str]] = released_versions,
-    root: Path = PACKAGE_DATA,
-) -> dict[Path, str]:
-    """vLLM ``version``'s data file and transformers' (paths relative to ``root``, the
-    package's data folder, whose other shipped vLLM files give the rest of transformers'
-    releases), as text."""
-    wheel = fetch(WheelSpec("vllm", version))
-    accepted = vllm_tables.requirement_of(wheel, "transformers")
-    in_range = _in_range(list_versions("transformers"), accepted)
-    if not in_range:
-        raise WheelUnavailable(f"no transformers release in vLLM {version}'s range {accepted}")
-    every = set(in_range)
-    for other in shipped_versions("vllm", root):
-        if other != version:
-            raw = json.loads((root / data_file("vllm", other)).read_text(encoding="utf-8"))
-            every.update(raw["transformers"]["versions"])
-    wheels = [fetch(transformers_spec(release)) for release in sorted(every, key=_key)]
-    return {
-        data_file("vllm", version): vllm_tables.dumps(vllm_tables.tables(wheel, in_range)),
-        TRANSFORMERS_FILE: _transformers_text(tuple(wheels)),
-    }
-
-
-@functools.cache
-def _transformers_text(wheels: tuple[Path, ...]) -> str:
-    """transformers' table of these wheels, as text: every shipped vLLM release reads the
-    same releases, so one process (the exact-bytes tests) builds it once."""
-    return vllm_tables.dumps(vllm_tables.transformers_tables(list(wheels)))
-
-
-def sglang_documents(
-    version: str, fetch: Callable[[WheelSpec], Path], root: Path = PACKAGE_DATA
-) -> dict[Path, str]:
-    """SGLang ``version``'s data file, as text, with the ``target_classes`` of the shipped
-    file of that release (else of the newest shipped one)."""
-    wheel = fetch(WheelSpec("sglang", version))
-    pinned = vllm_tables.requirement_of(wheel, "transformers")
-    if not pinned.startswith("=="):
-        raise WheelUnavailable(f"SGLang {version} requires transformers{pinned}, not one release")
-    source = sglang_tables.SglangSource.of_zip(wheel)
-    document = sglang_tables.tables(source, version, pinned.removeprefix("=="))
-    shipped = shipped_versions("sglang", root)
-    kept_from = version if version in shipped else (shipped[-1] if shipped else None)
-    if kept_from is not None:
-        kept = json.loads((root / data_file("sglang", kept_from)).read_text(encoding="utf-8"))
-        document["target_classes"] = kept["target_classes"]
-    return {data_file("sglang", version): json.dumps(document, indent=1) + "\n"}
-
-
 def _fetch(spec: WheelSpec) -> Path:
     return fetch_wheel(spec).path
 
@@ -177,12 +121,12 @@ def _fetch(spec: WheelSpec) -> Path:
 def write_tables(engine: str, version: str, output: Path | None = None) -> list[Path]:
     """Write ``engine`` ``version``'s data files under ``output`` (by default the package's
     data folder); returns the paths written."""
-    if engine == "vllm":
-        documents = vllm_documents(version, _fetch)
-    elif engine == "sglang":
-        documents = sglang_documents(version, _fetch)
-    else:
+    from tools.engines import engine_tools
+
+    rows = engine_tools()
+    if engine not in rows:
         raise ValueError(f"engine: {engine!r} is not one of {', '.join(ENGINES)}")
+    documents = rows[engine].documents(version, _fetch)
     root = PACKAGE_DATA if output is None else output
     written = []
     for relative, text in documents.items():

@@ -10,8 +10,9 @@ package's own rules.
 Fetching a wheel
 ================
 
-``fetch_wheel(spec) -> Wheel`` downloads ``spec`` (one of :data:`VLLM`,
-:data:`SGLANG`, ``transformers_spec(version)``) with ``python -m pip download
+``fetch_wheel(spec) -> Wheel`` downloads ``spec`` (a :class:`WheelSpec`: each engine's
+``tools/engines/ENGINE/functions.py`` names the release its tests read, and
+:func:`tools.engines.transformers.transformers_spec` transformers') with ``python -m pip download
 --no-deps --only-binary=:all: --python-version 3.11 --platform
 manylinux_2_34_x86_64`` (and the older manylinux platforms) ``NAME==VERSION`` into the
 cache, unless a wheel of that name and
@@ -62,46 +63,6 @@ Annotations are never evaluated (the code is compiled as under ``from __future__
 import annotations``). :data:`MSGSPEC` is a stand-in for ``msgspec`` whose ``Struct``
 builds instances from keyword or positional arguments, as ``msgspec.Struct.__init__``
 does (it validates nothing either).
-
-Engine helpers
-==============
-
-vLLM 0.33.0 (``vllm_wheel``):
-
-* ``vllm_token_id(wheel) -> VllmTokenId``: ``.newer(hf_config)`` is the newer runner's
-  ``get_parallel_drafting_token_id``; ``.older(hf_config)`` runs the older runner's
-  ``_init_parallel_drafting_params`` on a bare proposer (no hidden-state tensor) and
-  returns the raw value it stores.
-* ``vllm_taps(wheel) -> VllmTaps``: ``.newer(hf_config)`` / ``.older(hf_config)`` are the
-  two runners' tapped-layer functions, called on a speculative config holding
-  ``hf_config``.
-* ``vllm_speculators(wheel)``: vLLM's translation of a speculators-format
-  ``config.json`` (a dict) into the dict of the HF config it builds.
-* ``vllm_registry(wheel) -> dict[str, tuple[str, str]]``: every architecture vLLM's
-  registry serves (``_VLLM_MODELS``, the merge of every table in
-  ``vllm/model_executor/models/registry.py``), to (module, class);
-  ``vllm_registry_tables(wheel)`` gives each table by name.
-* ``vllm_class_ancestors(wheel, module, class_name) -> frozenset[str]``: the names of
-  every class a model class inherits from, followed across vLLM's modules.
-
-transformers (``transformers_wheel(version)``):
-
-* ``transformers_model_types(wheel) -> frozenset[str]``: the keys of
-  ``CONFIG_MAPPING_NAMES``.
-
-SGLang 0.5.23 (``sglang_wheel``), each runnable on a plain ``dict`` config or an
-attribute object:
-
-* ``sglang_functions(wheel) -> SglangFunctions`` with
-  ``.parse_dflash_draft_config(draft_hf_config=...)``,
-  ``.parse_dspark_draft_config(draft_hf_config=...)``,
-  ``.build_target_layer_ids(num_target_layers, num_draft_layers)``,
-  ``.dflash_aux_hidden_state(draft, target, algorithm="dflash")`` and
-  ``.eagle_aux_hidden_state(draft, target)``. The last two run
-  ``_resolve_dflash_aux_hidden_state`` / ``_resolve_eagle_aux_hidden_state`` on the
-  draft config and the target config (each a dict or an attribute object) and return
-  the ``SpecAuxHiddenStateConfig`` they fill in (``.dflash_target_layer_ids``,
-  ``.eagle_aux_hidden_state_layer_ids``, ...), before any target class's own shift.
 """
 
 from __future__ import annotations
@@ -118,25 +79,19 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
-from typing import Any, Final, cast
+from typing import Any, Final
 
 __all__ = [
     "CACHE_ENV",
     "MSGSPEC",
     "PIP_PATIENCE",
     "REQUIRE_ENV",
-    "SGLANG",
-    "VLLM",
     "MissingStandIn",
-    "SglangFunctions",
-    "VllmTaps",
-    "VllmTokenId",
     "Wheel",
     "WheelSpec",
     "WheelUnavailable",
@@ -144,15 +99,7 @@ __all__ = [
     "cache_dir",
     "extract",
     "fetch_wheel",
-    "sglang_functions",
-    "transformers_model_types",
-    "transformers_spec",
-    "vllm_class_ancestors",
-    "vllm_registry",
-    "vllm_registry_tables",
-    "vllm_speculators",
-    "vllm_taps",
-    "vllm_token_id",
+    "requirement_of",
 ]
 
 CACHE_ENV: Final = "DRAFTING_CONFIG_WHEEL_CACHE"
@@ -183,14 +130,6 @@ class WheelSpec:
     def file_prefix(self) -> str:
         """How the wheel's file name starts (the name normalized as wheel names are)."""
         return f"{self.name.replace('-', '_').lower()}-{self.version}-"
-
-
-VLLM: Final = WheelSpec("vllm", "0.33.0")
-SGLANG: Final = WheelSpec("sglang", "0.5.23")
-
-
-def transformers_spec(version: str) -> WheelSpec:
-    return WheelSpec("transformers", version)
 
 
 PIP_TARGET: Final = (
@@ -755,488 +694,27 @@ MSGSPEC: Final = SimpleNamespace(Struct=_Struct)
 """A stand-in for the ``msgspec`` module (its ``Struct`` only)."""
 
 
-# --- vLLM 0.33.0 -------------------------------------------------------------------------------
-
-VLLM_TOKEN_ID_FILE: Final = "vllm/v1/worker/gpu/spec_decode/utils.py"
-VLLM_PROPOSER_FILE: Final = "vllm/v1/spec_decode/llm_base_proposer.py"
-VLLM_NEWER_TAPS_FILE: Final = "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py"
-VLLM_OLDER_TAPS_FILE: Final = "vllm/v1/worker/gpu_model_runner.py"
-VLLM_SPECULATORS_DIR: Final = "vllm/transformers_utils/configs/speculators/"
-VLLM_REGISTRY_FILE: Final = "vllm/model_executor/models/registry.py"
-VLLM_MODELS_PACKAGE: Final = "vllm.model_executor.models"
+# --- metadata ----------------------------------------------------------------------------------
 
 
-class _Proposer:
-    """A bare proposer, as vLLM's own unit tests build one (``object.__new__``)."""
-
-
-@dataclass(frozen=True)
-class VllmTokenId:
-    """vLLM 0.33.0's two token-id functions, from the wheel."""
-
-    get_parallel_drafting_token_id: Callable[[object], int]
-    init_parallel_drafting_params: Callable[[object], None]
-
-    def newer(self, hf_config: object) -> int:
-        """The newer runner: ``get_parallel_drafting_token_id(hf_config)``."""
-        return self.get_parallel_drafting_token_id(hf_config)
-
-    def older(self, hf_config: object) -> object:
-        """The older runner: what ``_init_parallel_drafting_params`` stores (no hidden
-        states, so no tensor and no torch)."""
-        proposer: Any = object.__new__(_Proposer)
-        proposer.draft_model_config = SimpleNamespace(hf_config=hf_config)
-        proposer.pass_hidden_states_to_model = False
-        self.init_parallel_drafting_params(proposer)
-        return proposer.parallel_drafting_token_id
-
-
-def vllm_token_id(wheel: Wheel) -> VllmTokenId:
-    newer = wheel.extract(VLLM_TOKEN_ID_FILE, ["get_parallel_drafting_token_id"])
-    older = wheel.extract(
-        VLLM_PROPOSER_FILE, ["SpecDecodeBaseProposer._init_parallel_drafting_params"]
-    )
-    return VllmTokenId(
-        newer["get_parallel_drafting_token_id"],
-        older["SpecDecodeBaseProposer._init_parallel_drafting_params"],
-    )
-
-
-@dataclass(frozen=True)
-class VllmTaps:
-    """vLLM 0.33.0's two tapped-layer functions, from the wheel."""
-
-    get_eagle3_aux_layers_from_config: Callable[[object], tuple[int, ...] | None]
-    older_method: Callable[[object], tuple[int, ...] | None]
-
-    def newer(self, hf_config: object) -> tuple[int, ...] | None:
-        """The newer runner: ``get_eagle3_aux_layers_from_config(spec_config)``."""
-        spec_config = SimpleNamespace(draft_model_config=SimpleNamespace(hf_config=hf_config))
-        return self.get_eagle3_aux_layers_from_config(spec_config)
-
-    def older(self, hf_config: object) -> tuple[int, ...] | None:
-        """The older runner: ``GPUModelRunner._get_eagle3_aux_layers_from_config(self)``."""
-        spec_config = SimpleNamespace(draft_model_config=SimpleNamespace(hf_config=hf_config))
-        return self.older_method(SimpleNamespace(speculative_config=spec_config))
-
-
-def vllm_taps(wheel: Wheel) -> VllmTaps:
-    newer = wheel.extract(VLLM_NEWER_TAPS_FILE, ["get_eagle3_aux_layers_from_config"])
-    older = wheel.extract(
-        VLLM_OLDER_TAPS_FILE, ["GPUModelRunner._get_eagle3_aux_layers_from_config"]
-    )
-    return VllmTaps(
-        newer["get_eagle3_aux_layers_from_config"],
-        older["GPUModelRunner._get_eagle3_aux_layers_from_config"],
-    )
-
-
-def vllm_speculators(wheel: Wheel) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
-    """vLLM's reading of a speculators-format ``config.json`` (a dict): its
-    ``SpeculatorsConfig.extract_vllm_speculative_config`` (which validates the file and
-    raises where vLLM refuses it), then ``extract_transformers_pre_trained_config`` with the
-    algorithm updaters of ``algos.py``. Returns the dict vLLM builds the draft's HF config
-    from. The argument is deep-copied (vLLM edits it in place)."""
-    algos_file = VLLM_SPECULATORS_DIR + "algos.py"
-    updaters = [
-        node.name
-        for node in wheel.tree(algos_file).body
-        if isinstance(node, ast.FunctionDef) and node.name != "register_speculator"
-    ]
-    algos = wheel.extract(algos_file, ["SUPPORTED_SPECULATORS_TYPES", *updaters])
-    methods = [
-        "SpeculatorsConfig.validate_speculators_config",
-        "SpeculatorsConfig.build_vllm_speculative_config",
-        "SpeculatorsConfig.extract_vllm_speculative_config",
-        "SpeculatorsConfig.extract_transformers_pre_trained_config",
-    ]
-    cls = SimpleNamespace()  # the methods' ``cls``: each calls the others through it
-    base = wheel.extract(
-        VLLM_SPECULATORS_DIR + "base.py",
-        methods,
-        stand_ins={"SUPPORTED_SPECULATORS_TYPES": algos["SUPPORTED_SPECULATORS_TYPES"]},
-    )
-    for method in methods:
-        function = base[method]
-        name = method.rpartition(".")[2]
-        setattr(cls, name, lambda *args, _f=function, **kwargs: _f(cls, *args, **kwargs))
-
-    def translate(config: Mapping[str, Any]) -> dict[str, Any]:
-        cls.extract_vllm_speculative_config(copy.deepcopy(dict(config)))
-        result: dict[str, Any] = cls.extract_transformers_pre_trained_config(
-            copy.deepcopy(dict(config))
-        )
-        return result
-
-    return translate
-
-
-VLLM_REGISTRY_TABLE: Final = "_VLLM_MODELS"
-"""The table vLLM's registry serves from, composed of the others (``{**_TEXT_..., ...}``)."""
-
-
-def vllm_registry_tables(wheel: Wheel) -> dict[str, dict[str, tuple[str, str]]]:
-    """Each module-level table of ``vllm/model_executor/models/registry.py`` (a dict literal
-    of ``"Architecture": ("module", "Class")`` entries, or of ``**other_table`` splats,
-    merged in order as Python merges them), by its variable name."""
-    tables: dict[str, dict[str, tuple[str, str]]] = {}
-    for statement in wheel.tree(VLLM_REGISTRY_FILE).body:
-        if not (
-            isinstance(statement, ast.Assign)
-            and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name)
-            and isinstance(statement.value, ast.Dict)
-        ):
-            continue
-        table: dict[str, tuple[str, str]] = {}
-        for key, item in zip(statement.value.keys, statement.value.values, strict=True):
-            if key is None and isinstance(item, ast.Name) and item.id in tables:
-                table.update(tables[item.id])
-            elif isinstance(key, ast.Constant) and isinstance(key.value, str):
-                pair = _string_pair(item)
-                if pair is not None:
-                    table[key.value] = pair
-        if table:
-            tables[statement.targets[0].id] = table
-    return tables
-
-
-def _string_pair(node: ast.expr) -> tuple[str, str] | None:
-    if isinstance(node, ast.Tuple) and len(node.elts) == 2:
-        first, second = node.elts
-        if (
-            isinstance(first, ast.Constant)
-            and isinstance(first.value, str)
-            and isinstance(second, ast.Constant)
-            and isinstance(second.value, str)
-        ):
-            return first.value, second.value
-    return None
-
-
-def vllm_registry(wheel: Wheel) -> dict[str, tuple[str, str]]:
-    """Every architecture vLLM's model registry serves, to the module (under
-    ``vllm/model_executor/models/``) and class it maps to: the table ``_VLLM_MODELS``,
-    which merges every other table (text generation, pooling, multimodal, speculative
-    decoding, the Transformers backend), later tables winning as in vLLM. Without such a
-    table, the union of all tables in file order."""
-    tables = vllm_registry_tables(wheel)
-    if VLLM_REGISTRY_TABLE in tables:
-        return dict(tables[VLLM_REGISTRY_TABLE])
-    merged: dict[str, tuple[str, str]] = {}
-    for table in tables.values():
-        merged.update(table)
-    return merged
-
-
-def _module_file(module: str) -> str:
-    return module.replace(".", "/") + ".py"
-
-
-def vllm_class_ancestors(wheel: Wheel, module: str, class_name: str) -> frozenset[str]:
-    """The names of every class ``class_name`` of ``vllm/model_executor/models/<module>.py``
-    inherits from, directly or not, followed through the imports of each module it meets
-    (absolute or relative, within vLLM). A base defined outside vLLM (``nn.Module``) is
-    listed by its last name and not followed.
+def requirement_of(wheel: Path, distribution: str) -> str:
+    """The version specifier of ``distribution`` in the wheel's ``Requires-Dist`` lines,
+    lower bounds first (``>=5.16.1,<5.21.0``).
 
     Raises:
-        KeyError: the class is not defined in that module.
+        KeyError: the wheel does not require ``distribution``.
     """
-    ancestors: set[str] = set()
-    start = f"{VLLM_MODELS_PACKAGE}.{module}"
-    if _find_class(wheel, start, class_name) is None:
-        raise KeyError(f"no class {class_name} in {start}")
-    pending = [(start, class_name)]
-    seen: set[tuple[str, str]] = set()
-    while pending:
-        place = pending.pop()
-        if place in seen:
-            continue
-        seen.add(place)
-        found = _find_class(wheel, *place)
-        if found is None:
-            continue
-        node, where = found
-        for base in node.bases:
-            name = _base_name(base)
-            if name is None:
-                continue
-            ancestors.add(name)
-            pending.append((where, name))
-            origin = _imported_from(wheel, where, name)
-            if origin is not None:
-                pending.append(origin)
-    return frozenset(ancestors)
+    from packaging.requirements import Requirement
 
-
-def _base_name(base: ast.expr) -> str | None:
-    if isinstance(base, ast.Subscript):  # Generic[T], Foo[Config]
-        base = base.value
-    if isinstance(base, ast.Name):
-        return base.id
-    if isinstance(base, ast.Attribute):
-        return base.attr
-    return None
-
-
-def _find_class(wheel: Wheel, module: str, name: str) -> tuple[ast.ClassDef, str] | None:
-    member = _module_file(module)
-    if not wheel.has(member):
-        return None
-    for statement in wheel.tree(member).body:
-        if isinstance(statement, ast.ClassDef) and statement.name == name:
-            return statement, module
-    origin = _imported_from(wheel, module, name)
-    return None if origin is None else _find_class(wheel, *origin)
-
-
-def _imported_from(wheel: Wheel, module: str, name: str) -> tuple[str, str] | None:
-    """(module, original name) that ``module`` imports ``name`` from, within vLLM."""
-    return _vllm_imports(wheel, module).get(name)
-
-
-def _vllm_imports(wheel: Wheel, module: str) -> dict[str, tuple[str, str]]:
-    """Every name ``module`` imports from another vLLM module: (module, original name)."""
-    key = f"imports:{module}"
-    if key in wheel.memo:
-        return cast("dict[str, tuple[str, str]]", wheel.memo[key])
-    imports: dict[str, tuple[str, str]] = {}
-    member = _module_file(module)
-    package = module.rpartition(".")[0]
-    for node in ast.walk(wheel.tree(member)) if wheel.has(member) else ():
-        if not isinstance(node, ast.ImportFrom):
-            continue
-        if node.level:
-            parts = package.split(".")
-            base = ".".join(parts[: len(parts) - node.level + 1])
-            source = f"{base}.{node.module}" if node.module else base
-        else:
-            source = node.module or ""
-        if not source.startswith("vllm") or source == module:
-            continue
-        for alias in node.names:
-            imports.setdefault(alias.asname or alias.name, (source, alias.name))
-    wheel.memo[key] = imports
-    return imports
-
-
-# --- transformers ------------------------------------------------------------------------------
-
-TRANSFORMERS_AUTO_FILES: Final = (
-    "transformers/models/auto/auto_mappings.py",
-    "transformers/models/auto/configuration_auto.py",
-)
-"""Where ``CONFIG_MAPPING_NAMES`` is built: generated into ``auto_mappings.py`` (5.x), then
-extended in ``configuration_auto.py`` (where older releases define it whole)."""
-
-_MAPPING: Final = "CONFIG_MAPPING_NAMES"
-
-
-def _builds_mapping(statement: ast.stmt) -> bool:
-    """Whether a module-level statement assigns or edits ``CONFIG_MAPPING_NAMES``."""
-    if isinstance(statement, ast.Assign):
-        return any(
-            (isinstance(target, ast.Name) and target.id == _MAPPING)
-            or (
-                isinstance(target, ast.Subscript)
-                and isinstance(target.value, ast.Name)
-                and target.value.id == _MAPPING
-            )
-            for target in statement.targets
-        )
-    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-        function = statement.value.func
-        return (
-            isinstance(function, ast.Attribute)
-            and isinstance(function.value, ast.Name)
-            and function.value.id == _MAPPING
-        )
-    return isinstance(statement, ast.Delete) and any(
-        isinstance(target, ast.Subscript)
-        and isinstance(target.value, ast.Name)
-        and target.value.id == _MAPPING
-        for target in statement.targets
-    )
-
-
-def transformers_model_types(wheel: Wheel) -> frozenset[str]:
-    """The keys of transformers' ``CONFIG_MAPPING_NAMES`` (the ``model_type`` values
-    ``AutoConfig`` knows without remote code): every module-level statement of
-    :data:`TRANSFORMERS_AUTO_FILES` that builds or edits it, run in file order.
-
-    Raises:
-        KeyError: no such mapping in the wheel.
-    """
-    namespace: dict[str, Any] = {"OrderedDict": OrderedDict}
-    for member in TRANSFORMERS_AUTO_FILES:
-        if not wheel.has(member):
-            continue
-        statements = [s for s in wheel.tree(member).body if _builds_mapping(s)]
-        exec(compile(ast.Module(body=statements, type_ignores=[]), member, "exec"), namespace)
-    if _MAPPING not in namespace:
-        raise KeyError(f"no {_MAPPING} in {', '.join(TRANSFORMERS_AUTO_FILES)}")
-    return frozenset(str(key) for key in namespace[_MAPPING])
-
-
-# --- SGLang 0.5.23 -----------------------------------------------------------------------------
-
-SGLANG_DFLASH_FILE: Final = "sglang/srt/speculative/dflash_utils.py"
-SGLANG_DSPARK_FILE: Final = "sglang/srt/speculative/dspark_components/dspark_config.py"
-SGLANG_MODEL_CONFIG_FILE: Final = "sglang/srt/configs/model_config.py"
-SGLANG_AUX_FILE: Final = (
-    "sglang/srt/model_executor/model_runner_components/spec_aux_hidden_state.py"
-)
-
-
-@dataclass(frozen=True)
-class _Algorithm:
-    """A stand-in for SGLang's ``SpeculativeAlgorithm`` member."""
-
-    name: str
-
-    def is_dflash_family(self) -> bool:
-        return self.name in {"dflash", "dspark"}
-
-    def is_dspark(self) -> bool:
-        return self.name == "dspark"
-
-    def is_eagle(self) -> bool:  # EAGLE3 counts as EAGLE in SGLang's enum
-        return self.name in {"eagle", "eagle3"}
-
-    def is_eagle3(self) -> bool:
-        return self.name == "eagle3"
-
-    def is_standalone(self) -> bool:
-        return self.name == "standalone"
-
-    def is_none(self) -> bool:
-        return self.name == "none"
-
-
-@dataclass
-class _ModelConfig:
-    """A stand-in for SGLang's ``ModelConfig``: what the aux-hidden-state code reads."""
-
-    hf_config: object
-    num_nextn_predict_layers: int | None = None
-    num_hidden_layers: int = 1
-    num_attention_layers: int = 1
-    is_hybrid_swa: bool = False
-    is_deepseek_v4_arch: bool = False
-    swa_attention_layer_ids: list[int] = field(default_factory=list)
-
-    @property
-    def hf_text_config(self) -> object:
-        text = _attribute(self.hf_config, "text_config")
-        return self.hf_config if text is None else text
-
-
-def _attribute(config: object, name: str) -> object:
-    if isinstance(config, Mapping):
-        return config.get(name)
-    return getattr(config, name, None)
-
-
-def _as_attributes(config: object) -> object:
-    """A dict config as the attribute object SGLang's ``ModelConfig.hf_config`` is (its
-    nested sections stay dicts, as transformers leaves them)."""
-    if isinstance(config, Mapping):
-        return SimpleNamespace(**config)
-    return config
-
-
-@dataclass(frozen=True)
-class SglangFunctions:
-    """SGLang 0.5.23's config-reading functions, from the wheel."""
-
-    parse_dflash_draft_config: Callable[..., Any]
-    parse_dspark_draft_config: Callable[..., Any]
-    build_target_layer_ids: Callable[[int, int], list[int]]
-    resolve_dflash: Callable[..., None]
-    resolve_eagle: Callable[..., None]
-    aux_config_class: Callable[..., Any]
-    set_context: Callable[[object, object], None]
-
-    def dflash_aux_hidden_state(
-        self, draft: object, target: object, *, algorithm: str = "dflash"
-    ) -> Any:
-        """``_resolve_dflash_aux_hidden_state`` for ``draft`` served on ``target``."""
-        return self._run(self.resolve_dflash, draft, target, algorithm)
-
-    def eagle_aux_hidden_state(self, draft: object, target: object) -> Any:
-        """``_resolve_eagle_aux_hidden_state`` for an EAGLE-3 ``draft`` on ``target``."""
-        return self._run(self.resolve_eagle, draft, target, "eagle3")
-
-    def _run(
-        self, function: Callable[..., None], draft: object, target: object, algorithm: str
-    ) -> Any:
-        draft_config = _as_attributes(draft)
-        self.set_context(draft_config, _as_attributes(target))
-        config = self.aux_config_class(is_dspark=algorithm == "dspark")
-        function(
-            config=config,
-            server_args=SimpleNamespace(),
-            model_config=_ModelConfig(_as_attributes(target)),
-            spec_algorithm=_Algorithm(algorithm),
-            is_draft_worker=False,
-        )
-        return config
-
-
-def sglang_functions(wheel: Wheel) -> SglangFunctions:
-    dflash = wheel.extract(
-        SGLANG_DFLASH_FILE,
-        ["parse_dflash_draft_config", "build_target_layer_ids", "DEFAULT_DFLASH_MASK_TOKEN"],
-    )
-    dflash_module = SimpleNamespace(**dflash)
-    dspark = wheel.extract(
-        SGLANG_DSPARK_FILE,
-        ["parse_dspark_draft_config"],
-        modules={
-            "msgspec": MSGSPEC,
-            "sglang.srt.speculative.dflash_utils": dflash_module,
-        },
-    )
-    model_config = wheel.extract(SGLANG_MODEL_CONFIG_FILE, ["is_deepseek_v4"])
-    draft_holder: dict[str, object] = {}
-
-    def from_server_args(server_args: object, **kwargs: object) -> _ModelConfig:
-        draft = draft_holder["draft"]
-        layers = _attribute(draft, "num_hidden_layers")
-        return _ModelConfig(draft, num_hidden_layers=layers if isinstance(layers, int) else 1)
-
-    model_config_class = SimpleNamespace(from_server_args=from_server_args)
-    spec = SimpleNamespace(
-        speculative_draft_model_path="draft", speculative_draft_model_revision=None
-    )
-    aux = wheel.extract(
-        SGLANG_AUX_FILE,
-        [
-            "SpecAuxHiddenStateConfig",
-            "_resolve_dflash_aux_hidden_state",
-            "_resolve_eagle_aux_hidden_state",
-        ],
-        stand_ins={
-            "ModelConfig": model_config_class,
-            "get_spec": lambda: spec,
-            "is_deepseek_v4": model_config["is_deepseek_v4"],
-        },
-        modules={
-            "msgspec": MSGSPEC,
-            "sglang.srt.speculative.dflash_utils": dflash_module,
-            "sglang.srt.speculative.dspark_components.dspark_config": SimpleNamespace(**dspark),
-        },
-    )
-
-    def set_context(draft: object, target: object) -> None:
-        draft_holder["draft"] = draft
-
-    return SglangFunctions(
-        parse_dflash_draft_config=dflash["parse_dflash_draft_config"],
-        parse_dspark_draft_config=dspark["parse_dspark_draft_config"],
-        build_target_layer_ids=dflash["build_target_layer_ids"],
-        resolve_dflash=aux["_resolve_dflash_aux_hidden_state"],
-        resolve_eagle=aux["_resolve_eagle_aux_hidden_state"],
-        aux_config_class=aux["SpecAuxHiddenStateConfig"],
-        set_context=set_context,
-    )
+    with zipfile.ZipFile(wheel) as archive:
+        (metadata,) = (n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        text = archive.read(metadata).decode("utf-8")
+    for line in text.splitlines():
+        if line.startswith("Requires-Dist:"):
+            requirement = Requirement(line.partition(":")[2].strip())
+            if requirement.name == distribution and requirement.marker is None:
+                lower_first = sorted(
+                    requirement.specifier, key=lambda s: (s.operator[0] != ">", str(s))
+                )
+                return ",".join(str(s) for s in lower_first)
+    raise KeyError(f"{wheel.name} does not require {distribution}")

@@ -37,7 +37,8 @@ from drafting_config.files.tokenizer_files import load_tokenizer_files
 from drafting_config.values import codes
 from drafting_config.values.fields import field_getter
 from tests.tokenizer_factory import Added, write_tokenizer
-from tools.wheels import SglangFunctions, Wheel, sglang_functions
+from tools.engines.sglang.functions import SglangFunctions, sglang_functions
+from tools.wheels import Wheel
 
 pytestmark = pytest.mark.engine_wheels
 

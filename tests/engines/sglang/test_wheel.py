@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from tools.wheels import SglangFunctions, Wheel, sglang_functions
+from tools.engines.sglang.functions import SglangFunctions, sglang_functions
+from tools.wheels import Wheel
 
 pytestmark = pytest.mark.engine_wheels
 

@@ -31,8 +31,10 @@ from drafting_config.engines.vllm.speculators import SPECULATORS_ALGORITHMS
 from drafting_config.engines.vllm.tables import vllm_tables
 from tools import engine_tables
 from tools import wheels as engine_wheels
+from tools.engines import transformers
+from tools.engines.vllm import functions
 from tools.engines.vllm import tables as generator
-from tools.wheels import Wheel
+from tools.wheels import Wheel, requirement_of
 
 pytestmark = pytest.mark.engine_wheels
 
@@ -55,7 +57,7 @@ def test_every_registry_table_is_the_wheel_s(version: str, release_wheel: Wheel)
     for table, rows in shipped.registry.items():
         assert {name: tuple(row) for name, row in tables[table].items()} == rows, table
     # And by engine_wheels' own reader of the merged table ModelRegistry is built from.
-    served = engine_wheels.vllm_registry(release_wheel)
+    served = functions.vllm_registry(release_wheel)
     assert {name for rows in shipped.registry.values() for name in rows} == set(served)
     for name, row in served.items():
         assert shipped.registered(name) == tuple(row), name
@@ -81,11 +83,11 @@ def test_supports_eagle3_is_the_registered_classes_that_implement_it(
     assert shipped.supports_eagle3 == frozenset(generator.supports_eagle3(files, registered))
     # engine_wheels' simpler reader of the class bases (modules under models/ only, no
     # lazy packages or adapters) finds a subset, never a class the table leaves out.
-    for name, (module, class_name) in engine_wheels.vllm_registry(release_wheel).items():
+    for name, (module, class_name) in functions.vllm_registry(release_wheel).items():
         if module.startswith("vllm."):
             continue
         try:
-            ancestors = engine_wheels.vllm_class_ancestors(release_wheel, module, class_name)
+            ancestors = functions.vllm_class_ancestors(release_wheel, module, class_name)
         except KeyError:
             continue
         if "SupportsEagle3" in ancestors:
@@ -125,11 +127,11 @@ def test_transformers_model_types_are_each_version_s(
     version: str, release_wheel: Wheel, transformers_wheel: Callable[[str], Wheel]
 ) -> None:
     shipped = vllm_tables(version)
-    assert shipped.transformers_range == generator.requirement_of(
+    assert shipped.transformers_range == requirement_of(
         release_wheel.path, "transformers"
     )
     for release in shipped.transformers_versions:
-        known = engine_wheels.transformers_model_types(transformers_wheel(release))
+        known = transformers.transformers_model_types(transformers_wheel(release))
         listed = {t for t, first in shipped.model_types.items() if _at_or_before(first, release)}
         assert listed == set(known), release
 
@@ -160,7 +162,7 @@ def test_each_shipped_data_file_is_exactly_what_the_command_writes(
     shipped = engine_tables.PACKAGE_DATA / engine_tables.data_file("vllm", version)
     in_range = json.loads(shipped.read_text(encoding="utf-8"))["transformers"]["versions"]
     listed = ["5.15.0", *in_range, "5.99.0"]
-    written = engine_tables.vllm_documents(version, fetch, lambda _: listed)
+    written = generator.documents(version, fetch, lambda _: listed)
     assert set(written) == {
         engine_tables.data_file("vllm", version),
         engine_tables.TRANSFORMERS_FILE,

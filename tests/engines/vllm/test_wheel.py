@@ -49,14 +49,14 @@ from drafting_config.engines.vllm.resolution import Resolution, resolve
 from drafting_config.engines.vllm.speculators import translate
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.sources import PRIORITY_ORDER
-from tools.wheels import (
+from tools.engines.vllm.functions import (
     VllmTaps,
     VllmTokenId,
-    Wheel,
     vllm_speculators,
     vllm_taps,
     vllm_token_id,
 )
+from tools.wheels import Wheel
 
 pytestmark = pytest.mark.engine_wheels
 

@@ -8,14 +8,14 @@ from collections.abc import Callable
 import pytest
 
 from drafting_config.engines.vllm.architectures import ARCHITECTURES
-from tools.wheels import (
+from tools.engines.transformers import transformers_model_types
+from tools.engines.vllm.functions import (
     VLLM_REGISTRY_TABLE,
-    Wheel,
-    transformers_model_types,
     vllm_class_ancestors,
     vllm_registry,
     vllm_registry_tables,
 )
+from tools.wheels import Wheel
 
 pytestmark = pytest.mark.engine_wheels
 

@@ -22,17 +22,22 @@ same tables from the downloaded wheel and compare them with the package's.
 from __future__ import annotations
 
 import ast
+import json
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from tools import engine_tables
+from tools.wheels import WheelSpec, WheelUnavailable, requirement_of
+
 __all__ = [
     "HOOKS",
     "Hooks",
     "SglangSource",
     "config_registry",
+    "documents",
     "registered_model_types",
     "tables",
     "target_hooks",
@@ -444,3 +449,25 @@ def tables(source: SglangSource, version: str, transformers: str) -> dict[str, o
         "registered": registered_model_types(source),
         "classes": sorted(target_hooks(source)),
     }
+
+
+def documents(
+    version: str, fetch: Callable[[WheelSpec], Path], root: Path | None = None
+) -> dict[Path, str]:
+    """SGLang ``version``'s data file, as text, with the ``target_classes`` of the shipped
+    file of that release (else of the newest shipped one)."""
+    root = engine_tables.PACKAGE_DATA if root is None else root
+    wheel = fetch(WheelSpec("sglang", version))
+    pinned = requirement_of(wheel, "transformers")
+    if not pinned.startswith("=="):
+        raise WheelUnavailable(f"SGLang {version} requires transformers{pinned}, not one release")
+    source = SglangSource.of_zip(wheel)
+    document = tables(source, version, pinned.removeprefix("=="))
+    shipped = engine_tables.shipped_versions("sglang", root)
+    kept_from = version if version in shipped else (shipped[-1] if shipped else None)
+    if kept_from is not None:
+        kept = json.loads(
+            (root / engine_tables.data_file("sglang", kept_from)).read_text(encoding="utf-8")
+        )
+        document["target_classes"] = kept["target_classes"]
+    return {engine_tables.data_file("sglang", version): json.dumps(document, indent=1) + "\n"}

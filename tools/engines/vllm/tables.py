@@ -36,14 +36,19 @@ from __future__ import annotations
 
 import ast
 import collections
+import functools
 import itertools
 import json
 import re
 import zipfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from tools import engine_tables
+from tools.engines.transformers import transformers_spec
+from tools.wheels import WheelSpec, WheelUnavailable, requirement_of
 
 PACKAGE_DATA = Path(__file__).resolve().parents[3] / "drafting_config" / "engines"
 """Where the data file lives."""
@@ -68,29 +73,6 @@ ADAPTERS = frozenset({"as_seq_cls_model", "as_embedding_model", "as_reward_model
 def version_of(path: Path) -> str:
     """The version in a wheel's file name (``vllm-0.33.0-cp38-abi3-...whl``: ``0.33.0``)."""
     return path.name.split("-")[1]
-
-
-def requirement_of(wheel: Path, distribution: str) -> str:
-    """The version specifier of ``distribution`` in the wheel's ``Requires-Dist`` lines,
-    lower bounds first (``>=5.16.1,<5.21.0``).
-
-    Raises:
-        KeyError: the wheel does not require ``distribution``.
-    """
-    from packaging.requirements import Requirement
-
-    with zipfile.ZipFile(wheel) as archive:
-        (metadata,) = (n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
-        text = archive.read(metadata).decode("utf-8")
-    for line in text.splitlines():
-        if line.startswith("Requires-Dist:"):
-            requirement = Requirement(line.partition(":")[2].strip())
-            if requirement.name == distribution and requirement.marker is None:
-                lower_first = sorted(
-                    requirement.specifier, key=lambda s: (s.operator[0] != ">", str(s))
-                )
-                return ",".join(str(s) for s in lower_first)
-    raise KeyError(f"{wheel.name} does not require {distribution}")
 
 
 def read_zip(path: Path) -> dict[str, str]:
@@ -533,3 +515,40 @@ def dumps(document: dict[str, Any]) -> str:
         return json.dumps(value)
 
     return form(document, "") + "\n"
+
+
+def documents(
+    version: str,
+    fetch: Callable[[WheelSpec], Path],
+    list_versions: Callable[[str], list[str]] | None = None,
+    root: Path | None = None,
+) -> dict[Path, str]:
+    """vLLM ``version``'s data file and transformers' (paths relative to ``root``, the
+    package's data folder, whose other shipped vLLM files give the rest of transformers'
+    releases), as text."""
+    root = engine_tables.PACKAGE_DATA if root is None else root
+    list_versions = engine_tables.released_versions if list_versions is None else list_versions
+    wheel = fetch(WheelSpec("vllm", version))
+    accepted = requirement_of(wheel, "transformers")
+    in_range = engine_tables.in_range(list_versions("transformers"), accepted)
+    if not in_range:
+        raise WheelUnavailable(f"no transformers release in vLLM {version}'s range {accepted}")
+    every = set(in_range)
+    for other in engine_tables.shipped_versions("vllm", root):
+        if other != version:
+            raw = json.loads(
+                (root / engine_tables.data_file("vllm", other)).read_text(encoding="utf-8")
+            )
+            every.update(raw["transformers"]["versions"])
+    wheels = [fetch(transformers_spec(release)) for release in sorted(every, key=_version_key)]
+    return {
+        engine_tables.data_file("vllm", version): dumps(tables(wheel, in_range)),
+        engine_tables.TRANSFORMERS_FILE: _transformers_text(tuple(wheels)),
+    }
+
+
+@functools.cache
+def _transformers_text(wheels: tuple[Path, ...]) -> str:
+    """transformers' table of these wheels, as text: every shipped vLLM release reads the
+    same releases, so one process (the exact-bytes tests) builds it once."""
+    return dumps(transformers_tables(list(wheels)))

@@ -27,7 +27,9 @@ built from (the torch spec, ``requirements.txt``'s bytes and the Python version)
 changed pin builds a new one. A folder is complete once its ``complete`` marker is written;
 a half-built one is removed and built again; two processes building at once take turns on
 a lock file. The first build downloads about 380 MB (triton 286 MB, the SGLang wheel 39 MB)
-and takes about 3 CPU-minutes.
+and takes about 3 CPU-minutes. The SGLang wheel comes from the wheel cache the wheel
+tests fill (``tools/wheels.py``: ``fetch_wheel``), downloaded there first if it is not,
+so it is downloaded once for both, as vLLM's is.
 
 ``ensure_environment()`` returns the environment's ``python``, building it if needed, and
 raises :class:`HarnessUnavailable` with pip's reason when the packages cannot be fetched.
@@ -41,6 +43,7 @@ from typing import Final
 
 from tools.harness import environment as _shared
 from tools.harness.environment import HarnessUnavailable
+from tools.wheels import WheelSpec, WheelUnavailable, fetch_wheel
 
 __all__ = [
     "REQUIREMENTS",
@@ -49,6 +52,7 @@ __all__ = [
     "ensure_environment",
     "environment_dir",
     "environment_key",
+    "release",
 ]
 
 REQUIREMENTS: Final = Path(__file__).with_name("requirements.txt")
@@ -73,6 +77,24 @@ def environment_dir() -> Path:
     return cache_root() / f"venv-{environment_key()}"
 
 
+def release() -> str:
+    """The SGLang release the requirements pin (its ``sglang==VERSION`` line)."""
+    for line in REQUIREMENTS.read_text(encoding="utf-8").splitlines():
+        if line.startswith("sglang=="):
+            return line.removeprefix("sglang==").strip()
+    raise ValueError(f"{REQUIREMENTS}: no sglang==VERSION pin")
+
+
+def _cached_wheel() -> list[Path]:
+    """The release's SGLang wheel from the wheel cache the wheel tests fill (fetched there if
+    need be), so it is downloaded once for both; none when it cannot be had, and pip
+    downloads it from its pin instead."""
+    try:
+        return [fetch_wheel(WheelSpec("sglang", release())).path]
+    except WheelUnavailable:
+        return []
+
+
 def ensure_environment() -> Path:
     """The ``python`` of the harness's environment, built first if it is not cached."""
-    return _shared.ensure_environment(environment_dir(), REQUIREMENTS)
+    return _shared.ensure_environment(environment_dir(), REQUIREMENTS, wheels=_cached_wheel)

@@ -50,6 +50,7 @@ __all__ = [
     "environment_dir",
     "environment_key",
     "requirements",
+    "requirements_file",
 ]
 
 REQUIREMENTS_DIR: Final = Path(__file__).with_name("requirements")
@@ -69,6 +70,12 @@ RELEASES: Final = tuple(
 _DEFAULT_CACHE: Final = Path("~/.cache/drafting-config/vllm-harness")
 
 
+def requirements_file(release: str) -> Path:
+    """Where ``release``'s pinned requirements live (``requirements/VERSION.txt``), whether
+    or not the harness runs it yet (``python -m tools.refresh`` writes it)."""
+    return REQUIREMENTS_DIR / f"{release}.txt"
+
+
 def requirements(release: str) -> Path:
     """The pinned requirements of ``release``'s environment; ``ValueError`` for a release
     the harness has no requirements for."""
@@ -77,7 +84,7 @@ def requirements(release: str) -> Path:
             f"release: the vLLM harness has no environment for {release!r} "
             f"(it runs {', '.join(RELEASES)}: {REQUIREMENTS_DIR.name}/VERSION.txt)"
         )
-    return REQUIREMENTS_DIR / f"{release}.txt"
+    return requirements_file(release)
 
 
 def cache_root() -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from drafting_config.engines import ENGINES
+from drafting_config.engines import ENGINES, EngineName
 from tools import engine_tables
 from tools.engines import EngineTools, engine_tools
 
@@ -22,7 +22,7 @@ def test_every_engine_of_the_package_has_a_row_in_its_order() -> None:
 
 
 @pytest.mark.parametrize("engine", list(ENGINES))
-def test_the_harness_pins_the_newest_shipped_release_and_no_unknown_one(engine: str) -> None:
+def test_the_harness_pins_the_newest_shipped_release_and_no_unknown_one(engine: EngineName) -> None:
     row = engine_tools()[engine]
     newest = ENGINES[engine].ENGINE.partition(" ")[2]
     assert row.pinned(newest) == f"{row.distribution}=={newest}"

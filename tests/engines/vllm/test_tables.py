@@ -127,9 +127,7 @@ def test_transformers_model_types_are_each_version_s(
     version: str, release_wheel: Wheel, transformers_wheel: Callable[[str], Wheel]
 ) -> None:
     shipped = vllm_tables(version)
-    assert shipped.transformers_range == requirement_of(
-        release_wheel.path, "transformers"
-    )
+    assert shipped.transformers_range == requirement_of(release_wheel.path, "transformers")
     for release in shipped.transformers_versions:
         known = transformers.transformers_model_types(transformers_wheel(release))
         listed = {t for t, first in shipped.model_types.items() if _at_or_before(first, release)}

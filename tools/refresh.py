@@ -4,6 +4,7 @@ From the repository root, with the development environment active::
 
     python -m tools.refresh vllm 0.34.0
     python -m tools.refresh vllm 0.34.0 --no-readings   # every step but the harness's runs
+    python -m tools.refresh vllm 0.34.0 --only NAME...  # the harness on these cases only
 
 runs, in order, each step timed on standard error:
 
@@ -283,7 +284,7 @@ def write_pins(
             "another release; it runs one release: change its pin by hand"
         )
     wheel = (fetch or fetch_wheel_path)(row.distribution, version)
-    choices_file = target.parent / "pins.in"
+    choices_file = row.choices
     choices = (
         read_choices(choices_file.read_text(encoding="utf-8"), str(choices_file))
         if choices_file.is_file()
@@ -309,7 +310,12 @@ def fetch_wheel_path(distribution: str, version: str) -> Path:
 
 
 def refresh(
-    engine: str, version: str, *, readings: bool = True, timeout: float = 300.0
+    engine: str,
+    version: str,
+    *,
+    readings: bool = True,
+    timeout: float = 300.0,
+    only: Sequence[str] | None = None,
 ) -> dict[str, float]:
     """Run every step for ``engine`` ``version``; returns each step's seconds.
 
@@ -335,7 +341,7 @@ def refresh(
         )
     if readings:
         with _step("readings", timings):
-            row.record(version, timeout, None)
+            row.record(version, timeout, only)
     with _step("transcripts", timings):
         _run("tools.transcripts")
     with _step("compatibility", timings):
@@ -344,7 +350,7 @@ def refresh(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m tools.refresh ENGINE VERSION [--no-readings] [--timeout S]``."""
+    """``python -m tools.refresh ENGINE VERSION [--no-readings] [--timeout S] [--only NAME...]``."""
     from tools import engine_tables
 
     parser = argparse.ArgumentParser(prog="python -m tools.refresh", description=__doc__)
@@ -352,6 +358,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("version", help="the release, such as 0.34.0")
     parser.add_argument("--no-readings", action="store_true", help="skip the harness's runs")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per harness run")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these cases")
     arguments = parser.parse_args(argv)
     try:
         timings = refresh(
@@ -359,6 +366,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             arguments.version,
             readings=not arguments.no_readings,
             timeout=arguments.timeout,
+            only=arguments.only,
         )
     except (PinChoiceNeeded, WheelUnavailable, ValueError) as error:
         print(f"python -m tools.refresh: {error}", file=sys.stderr)

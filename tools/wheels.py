@@ -72,7 +72,9 @@ import ast
 import builtins
 import contextlib
 import copy
+import hashlib
 import itertools
+import json
 import os
 import shutil
 import subprocess
@@ -97,9 +99,11 @@ __all__ = [
     "WheelUnavailable",
     "archive_problem",
     "cache_dir",
+    "derived",
     "extract",
     "fetch_wheel",
     "requirement_of",
+    "sha256_of",
 ]
 
 CACHE_ENV: Final = "DRAFTING_CONFIG_WHEEL_CACHE"
@@ -718,3 +722,52 @@ def requirement_of(wheel: Path, distribution: str) -> str:
                 )
                 return ",".join(str(s) for s in lower_first)
     raise KeyError(f"{wheel.name} does not require {distribution}")
+
+
+# --- what is derived from a wheel, cached by its hash -------------------------------------------
+
+_SHA256: dict[tuple[str, int, int], str] = {}
+
+
+def sha256_of(path: Path) -> str:
+    """The sha256 of a file's bytes (hex), computed once per process for a file unchanged
+    since (same size and modification time)."""
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    if key not in _SHA256:
+        digest = hashlib.sha256()
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        _SHA256[key] = digest.hexdigest()
+    return _SHA256[key]
+
+
+def derived(
+    kind: str, inputs: Sequence[Path], code: Sequence[Path], compute: Callable[[], Any]
+) -> Any:
+    """What ``compute`` derives from the wheels ``inputs`` (a JSON value), from the cache
+    when it was derived before from the same bytes by the same ``code`` (the files that
+    derive it), else computed and stored.
+
+    The cache is ``derived/`` in the wheel cache (:func:`cache_dir`), one JSON file per
+    (``kind``, the inputs' sha256, the code's sha256): a new wheel or a changed deriving
+    file derives again; nothing is ever stale. Two processes may race: each writes a
+    private file and renames it into place.
+    """
+    digest = hashlib.sha256(kind.encode())
+    for path in (*inputs, *code):
+        digest.update(b"\0" + sha256_of(path).encode())
+    folder = cache_dir() / "derived"
+    stored = folder / f"{kind}-{digest.hexdigest()[:24]}.json"
+    if stored.is_file():
+        with contextlib.suppress(ValueError):
+            return json.loads(stored.read_text(encoding="utf-8"))
+    value = compute()
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(
+        "w", dir=folder, suffix=".part", delete=False, encoding="utf-8"
+    ) as handle:
+        json.dump(value, handle)
+    os.replace(handle.name, stored)
+    return value

@@ -39,6 +39,7 @@ def test_a_row_that_names_another_engine_is_refused(monkeypatch: pytest.MonkeyPa
         distribution=other,
         documents=lambda version, fetch: {},
         requirements=Path,
+        choices=Path("pins.in"),
         pinned=lambda release: None,
         record=lambda release, timeout, only: None,
         readings_file=Path("readings.json"),

@@ -92,8 +92,7 @@ def test_a_choices_line_of_another_shape_is_refused_by_its_line() -> None:
 
 def test_the_harnesses_own_choices_files_read() -> None:
     for row in engine_tools().values():
-        choices_file = row.requirements("0").parent / "pins.in"
-        choices = read_choices(choices_file.read_text(encoding="utf-8"), str(choices_file))
+        choices = read_choices(row.choices.read_text(encoding="utf-8"), str(row.choices))
         assert "torch" in choices.leave
 
 
@@ -125,6 +124,7 @@ def fake_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> EngineTools:
         engine_tools()["vllm"],
         requirements=lambda release: folder / f"{release}.txt",
         pinned=lambda release: f"vllm=={release}",
+        choices=folder / "pins.in",
     )
     monkeypatch.setattr(engines, "engine_tools", lambda: {"vllm": row})
     monkeypatch.setattr(refresh, "REPO", tmp_path)

@@ -275,10 +275,16 @@ def test_the_engines_wheel_comes_from_the_wheel_cache(
     monkeypatch.setattr(environment, "fetch_wheel", fetch)
     release = environment.RELEASES[-1]
     environment.ensure_environment(release)
-    assert fetched == [f"vllm=={release}"]
+    transformers = _pin(environment.requirements(release), "transformers")
+    assert fetched == [f"vllm=={release}", f"transformers=={transformers}"]
     assert built == [
-        (environment.environment_dir(release), environment.requirements(release), [wheel])
+        (environment.environment_dir(release), environment.requirements(release), [wheel] * 2)
     ]
+
+
+def _pin(requirements: Path, name: str) -> str:
+    (line,) = (x for x in requirements.read_text().splitlines() if x.startswith(f"{name}=="))
+    return line.partition("==")[2]
 
 
 def test_without_the_wheel_pip_fetches_the_pin_itself(monkeypatch: pytest.MonkeyPatch) -> None:

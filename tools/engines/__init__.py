@@ -37,6 +37,8 @@ class EngineTools:
     requirements: Callable[[str], Path]
     """Where the harness's pinned requirements of a release live (written by
     ``tools.refresh``; it need not exist yet)."""
+    choices: Path
+    """The harness's ``pins.in``: the pins a maintainer chose (``tools.refresh`` reads it)."""
     pinned: Callable[[str], str | None]
     """The engine's own pin among a release's requirements: ``None`` where the harness
     does not run that release."""

@@ -28,15 +28,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
-from tools.wheels import locked
+from tools.wheels import Wheel, WheelSpec, WheelUnavailable, locked
 
 __all__ = [
     "CACHE_ENV",
     "TORCH_SPEC",
     "HarnessUnavailable",
     "cache_root",
+    "cached_wheels",
     "ensure_environment",
     "environment_key",
+    "pinned_version",
 ]
 
 CACHE_ENV: Final = "DRAFTING_CONFIG_HARNESS_CACHE"
@@ -114,3 +116,32 @@ def ensure_environment(
         _pip(python, "--no-deps", "-r", str(requirements), *local, log=log)
         (folder / _COMPLETE).write_text(environment_key(requirements) + "\n", encoding="utf-8")
     return python
+
+
+def pinned_version(requirements: Path, distribution: str) -> str | None:
+    """The version ``requirements`` pins ``distribution`` to (``NAME==VERSION``), if any."""
+    wanted = distribution.replace("_", "-").lower()
+    for line in requirements.read_text(encoding="utf-8").splitlines():
+        name, _, version = line.partition("==")
+        if version and name.strip().replace("_", "-").lower() == wanted:
+            return version.strip()
+    return None
+
+
+def cached_wheels(
+    requirements: Path, distributions: Sequence[str], fetch: Callable[[WheelSpec], Wheel]
+) -> list[Path]:
+    """The wheels of ``distributions`` at their pins in ``requirements``, from the wheel cache
+    the wheel tests fill (``fetch``: :func:`tools.wheels.fetch_wheel`, downloading there first
+    if need be), so that each is downloaded once for the tests and the harnesses alike; one
+    that cannot be had is left to pip, which downloads its pin itself."""
+    found: list[Path] = []
+    for distribution in distributions:
+        version = pinned_version(requirements, distribution)
+        if version is None:
+            continue
+        try:
+            found.append(fetch(WheelSpec(distribution, version)).path)
+        except WheelUnavailable:
+            continue
+    return found

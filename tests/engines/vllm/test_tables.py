@@ -70,17 +70,18 @@ def test_the_refused_names_are_the_wheel_s(version: str, release_wheel: Wheel) -
     assert vllm_tables(version).out_of_tree == tables["_OOT_SUPPORTED_MODELS"]
 
 
-@pytest.mark.slow  # parses every module of vLLM: about 100 s a release
+@pytest.mark.slow  # parses every module of vLLM: about 100 s a wheel, then cached
 @each_release
 def test_supports_eagle3_is_the_registered_classes_that_implement_it(
     version: str, release_wheel: Wheel
 ) -> None:
     # vLLM taps a target only if isinstance(model, SupportsEagle3)
     # (model_executor/models/interfaces.py, supports_eagle3).
+    # The derivation parses every module of vLLM (about 100 s), once per wheel: the command
+    # and this test read it from the cache by the wheel's hash (generator.release_tables).
     shipped = vllm_tables(version)
-    files = generator.read_zip(release_wheel.path)
-    registered = {name: row for rows in shipped.registry.values() for name, row in rows.items()}
-    assert shipped.supports_eagle3 == frozenset(generator.supports_eagle3(files, registered))
+    derived = generator.release_tables(release_wheel.path)
+    assert shipped.supports_eagle3 == frozenset(derived["supports_eagle3"])
     # engine_wheels' simpler reader of the class bases (modules under models/ only, no
     # lazy packages or adapters) finds a subset, never a class the table leaves out.
     for name, (module, class_name) in functions.vllm_registry(release_wheel).items():

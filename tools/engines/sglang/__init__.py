@@ -44,6 +44,7 @@ TOOLS: Final = EngineTools(
     distribution="sglang",
     documents=tables.documents,
     requirements=_requirements,
+    choices=environment.REQUIREMENTS.parent / "pins.in",
     pinned=_pinned,
     record=_record,
     readings_file=Path(_readings.READINGS_FILE),

@@ -36,6 +36,7 @@ TOOLS: Final = EngineTools(
     distribution="vllm",
     documents=tables.documents,
     requirements=environment.requirements_file,
+    choices=environment.REQUIREMENTS_DIR.parent / "pins.in",
     pinned=_pinned,
     record=_record,
     readings_file=Path(_readings.READINGS_FILE),

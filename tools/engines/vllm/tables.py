@@ -48,7 +48,7 @@ from typing import Any
 
 from tools import engine_tables
 from tools.engines.transformers import transformers_spec
-from tools.wheels import WheelSpec, WheelUnavailable, requirement_of
+from tools.wheels import WheelSpec, WheelUnavailable, derived, requirement_of
 
 PACKAGE_DATA = Path(__file__).resolve().parents[3] / "drafting_config" / "engines"
 """Where the data file lives."""
@@ -449,11 +449,30 @@ def by_version(known: dict[str, set[str]]) -> dict[str, Any]:
     return {"every": sorted(known[versions[0]]), "added": added}
 
 
+def release_tables(vllm_wheel: Path) -> dict[str, Any]:
+    """What the release's file holds of its wheel's source: the registry, ``SupportsEagle3``
+    (every module of vLLM parsed: about 100 s), ``_CONFIG_REGISTRY`` and the speculators
+    algorithms; derived once per wheel and this file's code, then read from the cache
+    (:func:`tools.wheels.derived`), by the command and the tests alike."""
+
+    def derive() -> dict[str, Any]:
+        files = read_zip(vllm_wheel)
+        out = registry(files)
+        rows = out["registry"].values()
+        registered = {name: row for table in rows for name, row in table.items()}
+        out["supports_eagle3"] = supports_eagle3(files, registered)
+        out["config_registry"] = config_registry(files[CONFIG_FILE])
+        out["speculators_algorithms"] = speculators_algorithms(files[SPECULATORS_ALGOS_FILE])
+        return out
+
+    found: dict[str, Any] = derived("vllm-tables", [vllm_wheel], [Path(__file__)], derive)
+    return found
+
+
 def tables(vllm_wheel: Path, transformers_versions: Sequence[str]) -> dict[str, Any]:
     """Everything ``drafting_config/engines/vllm/vllm-VERSION.json`` holds, for the release
     of ``vllm_wheel``, whose accepted transformers range holds ``transformers_versions``
     (those releases' names are :func:`transformers_tables`', in a file of their own)."""
-    files = read_zip(vllm_wheel)
     version = version_of(vllm_wheel)
     out: dict[str, Any] = {
         "about": (
@@ -463,11 +482,7 @@ def tables(vllm_wheel: Path, transformers_versions: Sequence[str]) -> dict[str, 
         ),
         "vllm": version,
     }
-    out |= registry(files)
-    registered = {name: row for rows in out["registry"].values() for name, row in rows.items()}
-    out["supports_eagle3"] = supports_eagle3(files, registered)
-    out["config_registry"] = config_registry(files[CONFIG_FILE])
-    out["speculators_algorithms"] = speculators_algorithms(files[SPECULATORS_ALGOS_FILE])
+    out |= release_tables(vllm_wheel)
     out["transformers"] = {
         "range": requirement_of(vllm_wheel, "transformers"),
         "versions": sorted(transformers_versions, key=_version_key),
@@ -479,6 +494,18 @@ def _version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split("."))
 
 
+def _transformers_names_of(wheel: Path) -> dict[str, list[str]]:
+    """One transformers wheel's model types and model classes, derived once per wheel and
+    this file's code (:func:`tools.wheels.derived`)."""
+
+    def derive() -> dict[str, list[str]]:
+        types, classes = transformers_names(read_zip(wheel))
+        return {"types": sorted(types), "classes": sorted(classes)}
+
+    found: dict[str, list[str]] = derived("transformers-names", [wheel], [Path(__file__)], derive)
+    return found
+
+
 def transformers_tables(transformers_wheels: Iterable[Path]) -> dict[str, Any]:
     """Everything ``drafting_config/engines/transformers-5.json`` holds: each wheel's model
     types and exported model classes, as the first version to know each name."""
@@ -486,7 +513,8 @@ def transformers_tables(transformers_wheels: Iterable[Path]) -> dict[str, Any]:
     classes: dict[str, set[str]] = {}
     for wheel in transformers_wheels:
         known = version_of(wheel)
-        types[known], classes[known] = transformers_names(read_zip(wheel))
+        names = _transformers_names_of(wheel)
+        types[known], classes[known] = set(names["types"]), set(names["classes"])
     return {
         "about": (
             "transformers 5's model types (CONFIG_MAPPING_NAMES) and exported model classes, "

@@ -43,7 +43,7 @@ from typing import Final
 
 from tools.harness import environment as _shared
 from tools.harness.environment import HarnessUnavailable
-from tools.wheels import WheelSpec, WheelUnavailable, fetch_wheel
+from tools.wheels import fetch_wheel
 
 __all__ = [
     "REQUIREMENTS",
@@ -86,13 +86,10 @@ def release() -> str:
 
 
 def _cached_wheel() -> list[Path]:
-    """The release's SGLang wheel from the wheel cache the wheel tests fill (fetched there if
-    need be), so it is downloaded once for both; none when it cannot be had, and pip
-    downloads it from its pin instead."""
-    try:
-        return [fetch_wheel(WheelSpec("sglang", release())).path]
-    except WheelUnavailable:
-        return []
+    """The release's SGLang wheel and its pinned transformers wheel from the wheel cache the
+    wheel tests fill (fetched there if need be), so each is downloaded once for both; one
+    that cannot be had is left to pip, which downloads it from its pin instead."""
+    return _shared.cached_wheels(REQUIREMENTS, ("sglang", "transformers"), fetch_wheel)
 
 
 def ensure_environment() -> Path:

@@ -39,7 +39,7 @@ from typing import Final
 
 from tools.harness import environment as _shared
 from tools.harness.environment import HarnessUnavailable
-from tools.wheels import WheelSpec, WheelUnavailable, fetch_wheel
+from tools.wheels import fetch_wheel
 
 __all__ = [
     "RELEASES",
@@ -103,12 +103,10 @@ def environment_dir(release: str) -> Path:
 
 
 def _cached_wheel(release: str) -> list[Path]:
-    """The release's vLLM wheel from the wheel cache (fetched there if need be); none when
-    it cannot be had, and pip downloads it from its pin instead."""
-    try:
-        return [fetch_wheel(WheelSpec("vllm", release)).path]
-    except WheelUnavailable:
-        return []
+    """The release's vLLM wheel and its pinned transformers wheel from the wheel cache
+    (fetched there if need be); one that cannot be had is left to pip, which downloads it
+    from its pin instead."""
+    return _shared.cached_wheels(requirements(release), ("vllm", "transformers"), fetch_wheel)
 
 
 def ensure_environment(release: str) -> Path:

@@ -5,7 +5,7 @@ From the repository root, with the development environment active::
     python -m tools.engine_tables vllm 0.32.0
     python -m tools.engine_tables sglang 0.5.23
 
-fetches the release's wheel with ``pip download --no-deps`` (through the wheel cache of
+(the engines are those of :func:`tools.engines.engine_tools`, one row each) fetches the release's wheel with ``pip download --no-deps`` (through the wheel cache of
 :mod:`tools.wheels`, ``$DRAFTING_CONFIG_WHEEL_CACHE``), reads its ``.py`` files
 with :mod:`ast` (nothing of the engine is imported or installed) and writes the package's
 data files for that release (``--output DIR`` writes them under ``DIR`` instead, in the
@@ -20,8 +20,8 @@ same relative places):
   the model types and classes of every transformers release in the range of this release
   or of any other vLLM release the package ships, each of those wheels fetched too).
 * ``sglang``: ``drafting_config/engines/sglang/sglang-VERSION.json``
-  (:func:`tools.engines.sglang.tables.tables`: the config registry and the other model types SGLang
-  registers, and the transformers version its wheel pins), keeping the ``target_classes``
+  (:func:`tools.engines.sglang.tables.documents`: the config registry and the other model
+  types SGLang registers, and the transformers version its wheel pins), keeping the ``target_classes``
   of the shipped file (of that release, else of the newest one shipped): their capture
   hooks are checked against the wheel by the ``engine_wheels`` tests, and their
   ``last_layer`` column is read by hand.

@@ -5,7 +5,8 @@ From the repository root, with the development environment active::
     python -m tools.engine_tables vllm 0.32.0
     python -m tools.engine_tables sglang 0.5.23
 
-(the engines are those of :func:`tools.engines.engine_tools`, one row each) fetches the release's wheel with ``pip download --no-deps`` (through the wheel cache of
+(the engines are those of :func:`tools.engines.engine_tools`, one row each) fetches the
+release's wheel with ``pip download --no-deps`` (through the wheel cache of
 :mod:`tools.wheels`, ``$DRAFTING_CONFIG_WHEEL_CACHE``), reads its ``.py`` files
 with :mod:`ast` (nothing of the engine is imported or installed) and writes the package's
 data files for that release (``--output DIR`` writes them under ``DIR`` instead, in the
@@ -21,10 +22,10 @@ same relative places):
   or of any other vLLM release the package ships, each of those wheels fetched too).
 * ``sglang``: ``drafting_config/engines/sglang/sglang-VERSION.json``
   (:func:`tools.engines.sglang.tables.documents`: the config registry and the other model
-  types SGLang registers, and the transformers version its wheel pins), keeping the ``target_classes``
-  of the shipped file (of that release, else of the newest one shipped): their capture
-  hooks are checked against the wheel by the ``engine_wheels`` tests, and their
-  ``last_layer`` column is read by hand.
+  types SGLang registers, and the transformers version its wheel pins), keeping the
+  ``target_classes`` of the shipped file (of that release, else of the newest one
+  shipped): their capture hooks are checked against the wheel by the ``engine_wheels``
+  tests, and their ``last_layer`` column is read by hand.
 
 The ``engine_wheels`` tests derive the same tables from the same wheels and compare them
 with the shipped files, so a file written here is the one the tests expect.

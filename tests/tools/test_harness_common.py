@@ -171,11 +171,13 @@ def test_scrub_leaves_other_text_and_non_strings_alone() -> None:
 SERVER = textwrap.dedent(
     """
     import os, sys, time
-    from tools.harness.serve import serve
+    from tools.harness.serve import passed, serve
 
     def run(request):
         print("the engine's noise", flush=True)  # to stderr: the pipe carries the result
         if request["how"] == "sleep":
+            passed("config")
+            passed("speculator")
             time.sleep(30)
         if request["how"] == "die":
             os._exit(3)
@@ -215,6 +217,10 @@ def test_serve_runs_each_request_in_a_child_and_reports_timeouts_and_deaths() ->
         (3, "passed"),
     ]
     assert reports[1]["message"] == "no report within 0.5 s"
+    # How far a run that never reported went: the stages it noted passing.
+    assert reports[1]["stages_passed"] == ["config", "speculator"]
+    assert "stages_passed" not in reports[0]
+    assert reports[2]["stages_passed"] == []
     assert reports[2]["message"] == "the run died without a report"
     assert reports[0]["pid"] != reports[3]["pid"]  # a fresh child each
     assert completed.stderr.count("the engine's noise") == 4

@@ -9,15 +9,17 @@ engine's site-packages, so nothing of the engine's is shadowed; nothing of
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["RESULT_PREFIX", "exception_record", "report", "serve"]
+__all__ = ["RESULT_PREFIX", "exception_record", "passed", "report", "serve"]
 
 RESULT_PREFIX = "HARNESS-RESULT "
 """What starts the report's line on stdout."""
@@ -48,6 +50,26 @@ def report(result: dict[str, Any]) -> None:
     print(RESULT_PREFIX + json.dumps(result, sort_keys=True), flush=True)
 
 
+_progress: list[str] = []
+"""The file a served run notes each stage it passes in (set in the forked child), if any."""
+
+
+def passed(stage: str) -> None:
+    """Note that the run passed ``stage``: when the run is served and then stops without a
+    report (killed at its timeout, or dead), its report still says how far it went."""
+    if _progress:
+        with open(_progress[0], "a", encoding="utf-8") as noted:
+            noted.write(stage + "\n")
+
+
+def _passed_so_far(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as noted:
+            return [line.strip() for line in noted if line.strip()]
+    except OSError:
+        return []
+
+
 def serve(
     run: Callable[[dict[str, Any]], dict[str, Any]],
     unreported: Callable[[dict[str, Any], str, str], dict[str, Any]],
@@ -59,7 +81,8 @@ def serve(
     starts from the same freshly imported, never-configured process (the engine's state is
     set only in the child) without paying for the imports again. A child that runs past the
     request's ``timeout`` is killed and reported as ``unreported(request, "timeout", why)``;
-    one that dies without a report as ``unreported(request, "crashed", why)``.
+    one that dies without a report as ``unreported(request, "crashed", why)``, with the
+    stages it noted passing (:func:`passed`) as its ``stages_passed``.
     """
     import select
     import signal
@@ -70,8 +93,11 @@ def serve(
         request = json.loads(line)
         timeout = float(request.get("timeout", 300))
         read_end, write_end = os.pipe()
+        handle, noted = tempfile.mkstemp(prefix="harness-stages-", suffix=".txt")
+        os.close(handle)
         pid = os.fork()
         if pid == 0:  # the child: one run, then out without running the parent's exit code
+            _progress[:] = [noted]
             os.close(read_end)
             os.dup2(2, 1)  # the engine's prints go to stderr; the pipe carries the result
             with os.fdopen(write_end, "w") as pipe:
@@ -98,5 +124,9 @@ def serve(
             chunks.append(chunk)
         os.close(read_end)
         os.waitpid(pid, 0)
+        if result.get("outcome") in {"timeout", "crashed"} and not result.get("stages_passed"):
+            result["stages_passed"] = _passed_so_far(noted)
+        with contextlib.suppress(OSError):
+            os.remove(noted)
         print(RESULT_PREFIX + json.dumps(result, sort_keys=True), flush=True)
     return 0

@@ -142,6 +142,7 @@ if not __package__:  # run as a script, in the engine's environment: see harness
     sys.path.append(str(Path(__file__).resolve().parents[4]))
 
 from tools.harness.serve import exception_record, report, serve
+from tools.harness.serve import passed as serve_passed
 
 STAGES = ("config", "registry", "pipeline", "target", "capture", "draft")
 """The stages, in the order the harness runs them."""
@@ -273,6 +274,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
 
     def passed(name: str) -> None:
         result["stages_passed"].append(name)
+        serve_passed(name)  # how far a run went, should it never report
         now = time.monotonic()
         result["seconds"][name] = round(now - clock[0], 1)
         clock[0] = now

@@ -42,7 +42,6 @@ def test_a_row_that_names_another_engine_is_refused(monkeypatch: pytest.MonkeyPa
         choices=Path("pins.in"),
         pinned=lambda release: None,
         record=lambda release, timeout, only: None,
-        readings_file=Path("readings.json"),
     )
     monkeypatch.setitem(sys.modules, f"tools.engines.{engine}", stand_in)
     engine_tools.cache_clear()

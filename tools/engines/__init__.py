@@ -45,8 +45,6 @@ class EngineTools:
     record: Callable[[str, float, Sequence[str] | None], None]
     """Run the harness on a release (every case, or those named) and write its readings,
     each run as soon as it is taken (``release, timeout, only``)."""
-    readings_file: Path
-    """The file the readings are written to."""
 
 
 @cache

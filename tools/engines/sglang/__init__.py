@@ -13,9 +13,11 @@ from typing import Final
 from tools.engines import EngineTools
 from tools.engines.sglang import tables
 from tools.engines.sglang.harness import environment
-from tools.engines.sglang.harness import readings as _readings
 
 __all__ = ["TOOLS"]
+
+_ROOT: Final = Path(__file__).resolve().parents[3]
+"""The repository's root, where the harness's readings command runs."""
 
 
 def _pinned(release: str) -> str | None:
@@ -36,7 +38,7 @@ def _record(release: str, timeout: float, only: Sequence[str] | None) -> None:
         )
     command = [sys.executable, "-m", "tools.engines.sglang.harness.readings"]
     command += ["--timeout", str(timeout), *(["--only", *only] if only else [])]
-    subprocess.run(command, check=True, cwd=_readings.ROOT)
+    subprocess.run(command, check=True, cwd=_ROOT)
 
 
 TOOLS: Final = EngineTools(
@@ -47,6 +49,5 @@ TOOLS: Final = EngineTools(
     choices=environment.REQUIREMENTS.parent / "pins.in",
     pinned=_pinned,
     record=_record,
-    readings_file=Path(_readings.READINGS_FILE),
 )
 """SGLang's row."""

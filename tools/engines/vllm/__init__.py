@@ -13,9 +13,11 @@ from typing import Final
 from tools.engines import EngineTools
 from tools.engines.vllm import tables
 from tools.engines.vllm.harness import environment
-from tools.engines.vllm.harness import readings as _readings
 
 __all__ = ["TOOLS"]
+
+_ROOT: Final = Path(__file__).resolve().parents[3]
+"""The repository's root, where the harness's readings command runs."""
 
 
 def _pinned(release: str) -> str | None:
@@ -28,7 +30,7 @@ def _record(release: str, timeout: float, only: Sequence[str] | None) -> None:
     the release's file may have just been written."""
     command = [sys.executable, "-m", "tools.engines.vllm.harness.readings", "--release", release]
     command += ["--timeout", str(timeout), *(["--only", *only] if only else [])]
-    subprocess.run(command, check=True, cwd=_readings.ROOT)
+    subprocess.run(command, check=True, cwd=_ROOT)
 
 
 TOOLS: Final = EngineTools(
@@ -39,6 +41,5 @@ TOOLS: Final = EngineTools(
     choices=environment.REQUIREMENTS_DIR.parent / "pins.in",
     pinned=_pinned,
     record=_record,
-    readings_file=Path(_readings.READINGS_FILE),
 )
 """vLLM's row."""

@@ -14,16 +14,11 @@ from hypothesis import HealthCheck, settings
 
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from tests.package_index import unavailable
-from tools.engine_wheels import (
-    SGLANG,
-    VLLM,
-    Wheel,
-    WheelSpec,
-    WheelUnavailable,
-    fetch_wheel,
-    transformers_spec,
-)
+from tools.engines.sglang.functions import SGLANG
+from tools.engines.transformers import transformers_spec
+from tools.engines.vllm.functions import VLLM
 from tools.transcripts import TERMINAL_VARIABLES
+from tools.wheels import Wheel, WheelSpec, WheelUnavailable, fetch_wheel
 
 pytest_plugins = ["tests.slowest"]
 
@@ -184,7 +179,7 @@ def validate_output(text: str) -> None:
         jsonschema.Draft202012Validator(OUTPUT_SCHEMA).validate(json.loads(text))
 
 
-# --- what tests fetch from the package index (see tools/engine_wheels.py) ---------------------
+# --- what tests fetch from the package index (see tools/wheels.py) ---------------------
 
 INDEX_FIXTURES = frozenset(
     {"vllm_wheel", "vllm_release_wheel", "sglang_wheel", "transformers_wheel"}
@@ -254,7 +249,7 @@ def transformers_wheel() -> Callable[[str], Wheel]:
 @pytest.fixture(scope="session")
 def vllm_release_wheel() -> Callable[[str], Wheel]:
     """A function of a vLLM version giving its wheel (any release the package ships tables
-    for, not only :data:`~tools.engine_wheels.VLLM`), or skipping the test."""
+    for, not only :data:`~tools.engines.vllm.functions.VLLM`), or skipping the test."""
     return _wheels_by_version(lambda version: WheelSpec("vllm", version))
 
 

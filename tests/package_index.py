@@ -17,7 +17,7 @@ from typing import Final, NoReturn
 
 import pytest
 
-from tools.engine_wheels import PIP_PATIENCE, REQUIRE_ENV
+from tools.wheels import PIP_PATIENCE, REQUIRE_ENV
 
 __all__ = ["PIP_PATIENCE", "REQUIRE_ENV", "unavailable", "wheels_required"]
 

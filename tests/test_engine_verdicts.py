@@ -1,6 +1,6 @@
 """The checker's vLLM verdicts against the released vLLM's own runs (``engine_runs`` in
 ``tests/real_configs/vllm_readings.json``, one list per release, taken by
-``tools/vllm_harness``; the live share of CI re-runs a sample in
+``tools/engines/vllm/harness``; the live share of CI re-runs a sample in
 ``tests/tools/test_vllm_harness.py``).
 
 Each release that has readings *and* is shipped (:data:`COMPARED`, derived from
@@ -33,7 +33,7 @@ from drafting_config.engines.vllm.resolution import resolution_of
 from drafting_config.files.json_files import load_config_json
 from drafting_config.values.codes import Step
 from tests.serve_commands import vllm_config
-from tools.vllm_harness.readings import ROOT, engine_runs
+from tools.engines.vllm.harness.readings import ROOT, engine_runs
 
 ENGINE_RUNS: Final = engine_runs()
 """Every recorded reading, per vLLM release (its version)."""

@@ -27,7 +27,7 @@ from drafting_config.engines.vllm.serving import serve_command as vllm_command
 from drafting_config.values import codes
 from drafting_config.values.findings import Findings
 from tests.serve_commands import sglang_algorithm, vllm_config
-from tools.harness_common.launch import PLACEHOLDER_TOKENS
+from tools.harness.launch import PLACEHOLDER_TOKENS
 from tools.serve_readings import READINGS, ROOT, printed_names
 
 RECORDED: Final[dict[str, dict[str, list[dict[str, Any]]]]] = json.loads(

@@ -5,25 +5,27 @@ From the repository root, with the development environment active::
     python -m tools.engine_tables vllm 0.32.0
     python -m tools.engine_tables sglang 0.5.23
 
-fetches the release's wheel with ``pip download --no-deps`` (through the wheel cache of
-:mod:`tools.engine_wheels`, ``$DRAFTING_CONFIG_WHEEL_CACHE``), reads its ``.py`` files
+(the engines are those of :func:`tools.engines.engine_tools`, one row each) fetches the
+release's wheel with ``pip download --no-deps`` (through the wheel cache of
+:mod:`tools.wheels`, ``$DRAFTING_CONFIG_WHEEL_CACHE``), reads its ``.py`` files
 with :mod:`ast` (nothing of the engine is imported or installed) and writes the package's
 data files for that release (``--output DIR`` writes them under ``DIR`` instead, in the
 same relative places):
 
 * ``vllm``: ``drafting_config/engines/vllm/vllm-VERSION.json``
-  (:func:`tools.vllm_tables.tables`: the registry tables, ``SupportsEagle3``, the
+  (:func:`tools.engines.vllm.tables.documents`: the registry tables, ``SupportsEagle3``, the
   ``_CONFIG_REGISTRY`` model types, the speculators algorithms, the transformers range the
   wheel requires and its releases, as ``pip index versions transformers`` lists them), and
-  ``drafting_config/engines/transformers-5.json`` (:func:`tools.vllm_tables.transformers_tables`:
+  ``drafting_config/engines/transformers-5.json``
+  (:func:`tools.engines.vllm.tables.transformers_tables`:
   the model types and classes of every transformers release in the range of this release
   or of any other vLLM release the package ships, each of those wheels fetched too).
 * ``sglang``: ``drafting_config/engines/sglang/sglang-VERSION.json``
-  (:func:`tools.sglang_tables.tables`: the config registry and the other model types SGLang
-  registers, and the transformers version its wheel pins), keeping the ``target_classes``
-  of the shipped file (of that release, else of the newest one shipped): their capture
-  hooks are checked against the wheel by the ``engine_wheels`` tests, and their
-  ``last_layer`` column is read by hand.
+  (:func:`tools.engines.sglang.tables.documents`: the config registry and the other model
+  types SGLang registers, and the transformers version its wheel pins), keeping the
+  ``target_classes`` of the shipped file (of that release, else of the newest one
+  shipped): their capture hooks are checked against the wheel by the ``engine_wheels``
+  tests, and their ``last_layer`` column is read by hand.
 
 The ``engine_wheels`` tests derive the same tables from the same wheels and compare them
 with the shipped files, so a file written here is the one the tests expect.
@@ -32,22 +34,19 @@ with the shipped files, so a file written here is the one the tests expect.
 from __future__ import annotations
 
 import argparse
-import functools
-import json
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from tools import sglang_tables, vllm_tables
-from tools.engine_wheels import (
+from drafting_config import engines as _engines
+from tools.wheels import (
     PIP_PATIENCE,
     WheelSpec,
     WheelUnavailable,
     fetch_wheel,
-    transformers_spec,
 )
 
 __all__ = [
@@ -55,11 +54,10 @@ __all__ = [
     "PACKAGE_DATA",
     "TRANSFORMERS_FILE",
     "data_file",
+    "in_range",
     "main",
     "released_versions",
-    "sglang_documents",
     "shipped_versions",
-    "vllm_documents",
     "write_tables",
 ]
 
@@ -69,7 +67,8 @@ PACKAGE_DATA: Final = Path(__file__).resolve().parents[1] / "drafting_config" / 
 TRANSFORMERS_FILE: Final = Path("transformers-5.json")
 """transformers' names per version, relative to :data:`PACKAGE_DATA`; read by both engines."""
 
-ENGINES: Final = ("vllm", "sglang")
+ENGINES: Final = tuple(_engines.ENGINES)
+"""The engines, as the package lists them (each has a row in :mod:`tools.engines`)."""
 
 
 def data_file(engine: str, version: str) -> Path:
@@ -106,7 +105,7 @@ def released_versions(distribution: str) -> list[str]:
     return [version.strip() for version in found.group(1).split(",")]
 
 
-def _in_range(versions: Sequence[str], specifier: str) -> list[str]:
+def in_range(versions: Sequence[str], specifier: str) -> list[str]:
     """The final releases of ``versions`` that ``specifier`` accepts, oldest first."""
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version
@@ -116,58 +115,6 @@ def _in_range(versions: Sequence[str], specifier: str) -> list[str]:
     return sorted(found, key=Version)
 
 
-def vllm_documents(
-    version: str,
-    fetch: Callable[[WheelSpec], Path],
-    list_versions: Callable[[str], list[str]] = released_versions,
-    root: Path = PACKAGE_DATA,
-) -> dict[Path, str]:
-    """vLLM ``version``'s data file and transformers' (paths relative to ``root``, the
-    package's data folder, whose other shipped vLLM files give the rest of transformers'
-    releases), as text."""
-    wheel = fetch(WheelSpec("vllm", version))
-    accepted = vllm_tables.requirement_of(wheel, "transformers")
-    in_range = _in_range(list_versions("transformers"), accepted)
-    if not in_range:
-        raise WheelUnavailable(f"no transformers release in vLLM {version}'s range {accepted}")
-    every = set(in_range)
-    for other in shipped_versions("vllm", root):
-        if other != version:
-            raw = json.loads((root / data_file("vllm", other)).read_text(encoding="utf-8"))
-            every.update(raw["transformers"]["versions"])
-    wheels = [fetch(transformers_spec(release)) for release in sorted(every, key=_key)]
-    return {
-        data_file("vllm", version): vllm_tables.dumps(vllm_tables.tables(wheel, in_range)),
-        TRANSFORMERS_FILE: _transformers_text(tuple(wheels)),
-    }
-
-
-@functools.cache
-def _transformers_text(wheels: tuple[Path, ...]) -> str:
-    """transformers' table of these wheels, as text: every shipped vLLM release reads the
-    same releases, so one process (the exact-bytes tests) builds it once."""
-    return vllm_tables.dumps(vllm_tables.transformers_tables(list(wheels)))
-
-
-def sglang_documents(
-    version: str, fetch: Callable[[WheelSpec], Path], root: Path = PACKAGE_DATA
-) -> dict[Path, str]:
-    """SGLang ``version``'s data file, as text, with the ``target_classes`` of the shipped
-    file of that release (else of the newest shipped one)."""
-    wheel = fetch(WheelSpec("sglang", version))
-    pinned = vllm_tables.requirement_of(wheel, "transformers")
-    if not pinned.startswith("=="):
-        raise WheelUnavailable(f"SGLang {version} requires transformers{pinned}, not one release")
-    source = sglang_tables.SglangSource.of_zip(wheel)
-    document = sglang_tables.tables(source, version, pinned.removeprefix("=="))
-    shipped = shipped_versions("sglang", root)
-    kept_from = version if version in shipped else (shipped[-1] if shipped else None)
-    if kept_from is not None:
-        kept = json.loads((root / data_file("sglang", kept_from)).read_text(encoding="utf-8"))
-        document["target_classes"] = kept["target_classes"]
-    return {data_file("sglang", version): json.dumps(document, indent=1) + "\n"}
-
-
 def _fetch(spec: WheelSpec) -> Path:
     return fetch_wheel(spec).path
 
@@ -175,12 +122,12 @@ def _fetch(spec: WheelSpec) -> Path:
 def write_tables(engine: str, version: str, output: Path | None = None) -> list[Path]:
     """Write ``engine`` ``version``'s data files under ``output`` (by default the package's
     data folder); returns the paths written."""
-    if engine == "vllm":
-        documents = vllm_documents(version, _fetch)
-    elif engine == "sglang":
-        documents = sglang_documents(version, _fetch)
-    else:
+    from tools.engines import engine_tools
+
+    rows = engine_tools()
+    if engine not in rows:
         raise ValueError(f"engine: {engine!r} is not one of {', '.join(ENGINES)}")
+    documents = rows[engine].documents(version, _fetch)
     root = PACKAGE_DATA if output is None else output
     written = []
     for relative, text in documents.items():

@@ -3,7 +3,7 @@ each engine's own config stage, per release; record the readings.
 
     python -m tools.serve_readings [--engine vllm|sglang] [--release VERSION] [--case NAME]
 
-For each case of the harnesses' corpus (:data:`tools.vllm_harness.corpus.CASES`, every
+For each case of the harnesses' corpus (:data:`tools.harness.corpus.CASES`, every
 corpus draft and bundled example with its target) and each release the harness has an
 environment for, the checker's verdict of that release (``check(draft, target=target,
 engine=RELEASE)``) prints a serve command (``Verdict.serve_with``) where it passes the draft;
@@ -30,7 +30,7 @@ from typing import Any, Final
 from drafting_config import check
 from drafting_config.engines import RELEASES, Engine
 from drafting_config.engines.sglang.serving import DRAFT_OPTION, MODEL_OPTION
-from tools.harness_common import process
+from tools.harness import process
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 READINGS: Final = ROOT / "tests" / "real_configs" / "serve_readings.json"
@@ -47,8 +47,8 @@ def printed_names(engine: str, argv: list[str]) -> tuple[str, str]:
 
 
 def _vllm_server(release: str) -> tuple[list[str], Callable[[Path], dict[str, str]], str]:
-    from tools.vllm_harness import harness
-    from tools.vllm_harness.environment import ensure_environment
+    from tools.engines.vllm.harness import harness
+    from tools.engines.vllm.harness.environment import ensure_environment
 
     python = ensure_environment(release)
     stage = Path(harness.__file__).with_name("config_stage.py")
@@ -60,8 +60,8 @@ def _vllm_server(release: str) -> tuple[list[str], Callable[[Path], dict[str, st
 
 
 def _sglang_server(release: str) -> tuple[list[str], Callable[[Path], dict[str, str]], str]:
-    from tools.sglang_harness import harness
-    from tools.sglang_harness.environment import ensure_environment
+    from tools.engines.sglang.harness import harness
+    from tools.engines.sglang.harness.environment import ensure_environment
 
     python = ensure_environment()
     stage = Path(harness.__file__).with_name("config_stage.py")
@@ -74,8 +74,8 @@ def _sglang_server(release: str) -> tuple[list[str], Callable[[Path], dict[str, 
 
 def releases() -> dict[str, tuple[str, ...]]:
     """The releases each engine's harness has an environment for, oldest first."""
-    from tools.sglang_harness.environment import REQUIREMENTS
-    from tools.vllm_harness.environment import RELEASES
+    from tools.engines.sglang.harness.environment import REQUIREMENTS
+    from tools.engines.vllm.harness.environment import RELEASES
 
     sglang = next(
         line.partition("==")[2].strip()
@@ -86,7 +86,7 @@ def releases() -> dict[str, tuple[str, ...]]:
 
 
 def _cases(only: Collection[str] | None) -> list[tuple[str, str, str]]:
-    from tools.vllm_harness.corpus import CASES
+    from tools.harness.corpus import CASES
 
     return [
         (case.name, case.draft, case.target) for case in CASES if only is None or case.name in only
@@ -144,10 +144,10 @@ def artefact(engine: str, result: dict[str, Any]) -> str | None:
     ``sglang_harness/readings.py``), and SGLang's platform assertions (:data:`_CPU_PLATFORM`).
     ``None`` for a refusal."""
     if engine == "vllm":
-        from tools.vllm_harness.readings import artefact as vllm_artefact
+        from tools.engines.vllm.harness.readings import artefact as vllm_artefact
 
         return vllm_artefact(result)
-    from tools.sglang_harness.readings import artefact as sglang_artefact
+    from tools.engines.sglang.harness.readings import artefact as sglang_artefact
 
     message = str((result.get("exception") or {}).get("message", ""))
     if any(part in message for part in _CPU_PLATFORM):

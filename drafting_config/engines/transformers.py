@@ -2,7 +2,7 @@
 once, lazily; every engine that hands a draft's config to transformers reads it.
 
 The file is written from transformers' wheels by ``python -m tools.engine_tables vllm
-VERSION`` (``tools/vllm_tables.py``, a dev tool), for the releases of every shipped vLLM
+VERSION`` (``tools/engines/vllm/tables.py``, a dev tool), for the releases of every shipped vLLM
 release's range.  It holds, for each version it lists, the model types of ``CONFIG_MAPPING_NAMES``
 (``models/auto/configuration_auto.py``) and the model classes the package exports: every name
 the oldest version knows, and what each later version adds (no later version drops one).

@@ -6,7 +6,7 @@ reads what a finding is about, in the order the engine gets there: the config is
 its architecture looked up in the registry, the parallel-drafting token read, the tapped
 layers chosen, the target built, its layers tapped, the draft constructed, the tapped
 features fed to the draft's input (its width), the weights loaded; the tokenizer is read
-beside them.  The real-engine harness (``tools/vllm_harness``) reports the stage an engine
+beside them.  The real-engine harness (``tools/engines/vllm/harness``) reports the stage an engine
 reached in the same words.
 
 A code is one fact, whichever engine speaks and whichever file the fact was found in

@@ -1,6 +1,7 @@
 """The live share of the config-stage readings (``tests/real_configs/serve_readings.json``):
 a sample of printed serve commands run again through each engine's own config stage
-(``tools/vllm_harness/config_stage.py``, ``tools/sglang_harness/config_stage.py``), for the
+(``tools/engines/vllm/harness/config_stage.py``,
+``tools/engines/sglang/harness/config_stage.py``), for the
 newest release recorded, and compared with what was recorded (the fast comparison with the
 checker is ``tests/test_serve_commands.py``)."""
 
@@ -12,7 +13,7 @@ from typing import Any, Final
 import pytest
 
 from tests.package_index import unavailable
-from tools.harness_common.environment import HarnessUnavailable
+from tools.harness.environment import HarnessUnavailable
 from tools.serve_readings import READINGS, readings
 
 pytestmark = [pytest.mark.slow, pytest.mark.engine_wheels]

@@ -12,8 +12,9 @@ import pytest
 
 from drafting_config.engines.vllm.names import VERSIONS
 from tools import engine_tables
-from tools.engine_wheels import WheelSpec, WheelUnavailable
-from tools.vllm_tables import requirement_of
+from tools.engines.sglang import tables as sglang_tables
+from tools.engines.vllm import tables as vllm_tables
+from tools.wheels import WheelSpec, WheelUnavailable, requirement_of
 
 
 def _wheel_requiring(folder: Path, *requires: str) -> Path:
@@ -41,7 +42,7 @@ def test_the_transformers_range_is_read_from_the_wheel_lower_bound_first(tmp_pat
 
 def test_the_transformers_releases_are_those_in_the_range_oldest_first() -> None:
     listed = ["5.21.0", "5.20.2", "5.19.0", "5.16.1", "5.16.0", "5.20.0rc1", "4.57.6"]
-    assert engine_tables._in_range(listed, ">=5.16.1,<5.21.0") == [
+    assert engine_tables.in_range(listed, ">=5.16.1,<5.21.0") == [
         "5.16.1",
         "5.19.0",
         "5.20.2",
@@ -56,13 +57,13 @@ def test_a_range_no_release_satisfies_is_refused(tmp_path: Path) -> None:
         return wheel
 
     with pytest.raises(WheelUnavailable, match=r"no transformers release in vLLM 1\.0's range"):
-        engine_tables.vllm_documents("1.0", fetch, lambda _: ["5.19.0"])
+        vllm_tables.documents("1.0", fetch, lambda _: ["5.19.0"])
 
 
 def test_sglang_must_pin_one_transformers_release(tmp_path: Path) -> None:
     wheel = _wheel_requiring(tmp_path, "transformers>=5.19")
     with pytest.raises(WheelUnavailable, match="not one release"):
-        engine_tables.sglang_documents("1.0", lambda _: wheel)
+        sglang_tables.documents("1.0", lambda _: wheel)
 
 
 def test_the_command_writes_the_package_s_files_in_each_engine_s_folder() -> None:

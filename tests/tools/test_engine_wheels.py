@@ -1,4 +1,4 @@
-"""The helper that takes engine code from wheels (``tools/engine_wheels.py``), on its own:
+"""The helper that takes engine code from wheels (``tools/wheels.py``), on its own:
 extraction from sources written here, and fetching through pip from a local folder, from
 nowhere, or from a local server that never answers. No network: pip is pointed at a
 folder or at 127.0.0.1."""
@@ -20,8 +20,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from tools import engine_wheels
-from tools.engine_wheels import (
+from tools import wheels as engine_wheels
+from tools.wheels import (
     CACHE_ENV,
     MSGSPEC,
     REQUIRE_ENV,
@@ -425,3 +425,32 @@ def test_every_test_that_fetches_from_the_index_is_marked() -> None:
     # pytest's "no tests collected" (5): every test of those modules is deselected.
     assert result.returncode == 5, result.stdout + result.stderr
     assert "deselected" in result.stdout, result.stdout
+
+
+# --- what a wheel derives, cached by its hash ----------------------------------------------------
+
+
+def test_a_derivation_runs_once_per_wheel_and_code_then_comes_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tools.wheels import derived
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    wheel, code = tmp_path / "a.whl", tmp_path / "tables.py"
+    wheel.write_bytes(b"one")
+    code.write_text("# v1\n", encoding="utf-8")
+    runs: list[int] = []
+
+    def compute() -> dict[str, list[str]]:
+        runs.append(1)
+        return {"names": ["A", "B"], "count": [str(len(runs))]}
+
+    first = derived("kind", [wheel], [code], compute)
+    assert derived("kind", [wheel], [code], compute) == first
+    assert len(runs) == 1
+    code.write_text("# v2\n", encoding="utf-8")  # the deriving code changed: derive again
+    assert derived("kind", [wheel], [code], compute)["count"] == ["2"]
+    wheel.write_bytes(b"two, longer")  # another wheel: derive again
+    assert derived("kind", [wheel], [code], compute)["count"] == ["3"]
+    assert derived("other kind", [wheel], [code], compute)["count"] == ["4"]
+    assert len(list((tmp_path / "cache" / "derived").glob("*.json"))) == 4

@@ -1,5 +1,5 @@
 """The scaled-down drafts and checkpoints the harnesses' weights stage loads
-(``tools/harness_common/checkpoint.py``), and what the vLLM stage runner reads back."""
+(``tools/harness/checkpoint.py``), and what the vLLM stage runner reads back."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from safetensors import safe_open
 
-from tools.harness_common.checkpoint import (
+from tools.engines.vllm.harness.stage_runner import _UNWRITTEN, STAGES, _unwritten, _weights_state
+from tools.harness.checkpoint import (
     TARGET_WIDTH,
     read_header,
     scale_factor,
@@ -18,7 +19,6 @@ from tools.harness_common.checkpoint import (
     shrink,
     write_checkpoint,
 )
-from tools.vllm_harness.stage_runner import _UNWRITTEN, STAGES, _unwritten, _weights_state
 
 _POWERS = st.integers(min_value=0, max_value=8).map(lambda n: 2**n)
 _ODD = st.sampled_from([1, 3, 5, 7, 19, 35])

@@ -1,4 +1,4 @@
-"""The plumbing both harnesses share (``tools/harness_common``), without an engine or a network.
+"""The plumbing both harnesses share (``tools/harness``), without an engine or a network.
 
 The stage runner is replaced by small scripts standing in for the harness environment's
 ``python``; what is tested is what the shared run and serve loops do with their reports,
@@ -25,10 +25,10 @@ from typing import Any
 import pytest
 
 from tests.tools.conftest import FakePython
-from tools.harness_common import environment, launch, process, readings
-from tools.harness_common.serve import RESULT_PREFIX, exception_record
-from tools.sglang_harness import environment as sglang_environment
-from tools.vllm_harness import environment as vllm_environment
+from tools.engines.sglang.harness import environment as sglang_environment
+from tools.engines.vllm.harness import environment as vllm_environment
+from tools.harness import environment, launch, process, readings
+from tools.harness.serve import RESULT_PREFIX, exception_record
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIX = "test-harness-"
@@ -171,11 +171,13 @@ def test_scrub_leaves_other_text_and_non_strings_alone() -> None:
 SERVER = textwrap.dedent(
     """
     import os, sys, time
-    from tools.harness_common.serve import serve
+    from tools.harness.serve import passed, serve
 
     def run(request):
         print("the engine's noise", flush=True)  # to stderr: the pipe carries the result
         if request["how"] == "sleep":
+            passed("config")
+            passed("speculator")
             time.sleep(30)
         if request["how"] == "die":
             os._exit(3)
@@ -215,6 +217,10 @@ def test_serve_runs_each_request_in_a_child_and_reports_timeouts_and_deaths() ->
         (3, "passed"),
     ]
     assert reports[1]["message"] == "no report within 0.5 s"
+    # How far a run that never reported went: the stages it noted passing.
+    assert reports[1]["stages_passed"] == ["config", "speculator"]
+    assert "stages_passed" not in reports[0]
+    assert reports[2]["stages_passed"] == []
     assert reports[2]["message"] == "the run died without a report"
     assert reports[0]["pid"] != reports[3]["pid"]  # a fresh child each
     assert completed.stderr.count("the engine's noise") == 4

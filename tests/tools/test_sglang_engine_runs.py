@@ -1,10 +1,10 @@
 """The checker's SGLang verdicts against SGLang 0.5.23's own runs
-(``tests/real_configs/sglang_engine_runs.json``, taken by ``tools/sglang_harness``; the live
+(``tests/real_configs/sglang_engine_runs.json``, taken by ``tools/engines/sglang/harness``; the live
 share of CI re-runs a sample in ``tests/tools/test_sglang_harness.py``).
 
 These tests need no network and no SGLang. They hold the readings to the files they were
 taken on (a changed draft or target fails until the readings are regenerated with
-``python -m tools.sglang_harness.readings``) and compare each reading with the checker:
+``python -m tools.engines.sglang.harness.readings``) and compare each reading with the checker:
 the verdict (``check(draft, target=..., engine="sglang")``) is OK exactly when SGLang passed
 every stage, and where both fail, the step of the checker's first error is one the stage
 where SGLang stopped covers (:data:`STAGE_STEPS`), except where a synthesized target
@@ -23,9 +23,9 @@ import pytest
 
 from drafting_config import Verdict, check
 from drafting_config.values.codes import Step
-from tools.sglang_harness.corpus import CASES
-from tools.sglang_harness.harness import STAGES
-from tools.sglang_harness.readings import READINGS_FILE, ROOT, artefact, sha256_of
+from tools.engines.sglang.harness.corpus import CASES
+from tools.engines.sglang.harness.harness import STAGES
+from tools.engines.sglang.harness.readings import READINGS_FILE, ROOT, artefact, sha256_of
 
 RUNS: list[dict[str, Any]] = json.loads(READINGS_FILE.read_text(encoding="utf-8"))["engine_runs"]
 

@@ -1,13 +1,13 @@
 """SGLang 0.5.23, run live by the harness on a small fixed sample, against the checker's
 SGLang verdicts and the recorded readings.
 
-The harness (``tools/sglang_harness``) builds its virtual environment from the package
+The harness (``tools/engines/sglang/harness``) builds its virtual environment from the package
 index on first use and caches it (``~/.cache/drafting-config/sglang-harness``); without an
 index these tests skip, saying why, unless ``DRAFTING_CONFIG_REQUIRE_WHEELS=1`` makes that
-a failure. The sample (:data:`tools.sglang_harness.corpus.LIVE_SAMPLE`: a DFLASH, a DSPARK
+a failure. The sample (:data:`tools.engines.sglang.harness.corpus.LIVE_SAMPLE`: a DFLASH, a DSPARK
 and an EAGLE3 draft and one SGLang refuses) runs in one ``--serve`` process of the harness,
 which imports SGLang once and forks a fresh child per run; one run more goes through
-:func:`~tools.sglang_harness.harness.run`, a process of its own, so the two are shown to
+:func:`~tools.engines.sglang.harness.harness.run`, a process of its own, so the two are shown to
 agree.
 """
 
@@ -21,10 +21,10 @@ import pytest
 
 from tests.package_index import unavailable
 from tests.tools.test_sglang_engine_runs import assert_agrees, no_reading
-from tools.sglang_harness.corpus import CASES, LIVE_SAMPLE
-from tools.sglang_harness.environment import HarnessUnavailable, ensure_environment
-from tools.sglang_harness.harness import run, run_many
-from tools.sglang_harness.readings import READINGS_FILE, ROOT, engine_run_entry
+from tools.engines.sglang.harness.corpus import CASES, LIVE_SAMPLE
+from tools.engines.sglang.harness.environment import HarnessUnavailable, ensure_environment
+from tools.engines.sglang.harness.harness import run, run_many
+from tools.engines.sglang.harness.readings import READINGS_FILE, ROOT, engine_run_entry
 
 pytestmark = [pytest.mark.slow, pytest.mark.engine_wheels]
 

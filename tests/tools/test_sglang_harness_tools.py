@@ -1,5 +1,5 @@
-"""The SGLang harness's own part of the plumbing (``tools/sglang_harness``), without SGLang or
-a network.
+"""The SGLang harness's own part of the plumbing (``tools/engines/sglang/harness``), without
+SGLang or a network.
 
 The stage runner is replaced by small scripts standing in for the harness environment's
 ``python``; what is tested is what SGLang's harness puts into the shared plumbing (its
@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from tests.tools.conftest import FakePython
-from tools.sglang_harness import environment
-from tools.sglang_harness.corpus import ALGORITHM_OF_METHOD, CASES, LIVE_SAMPLE
-from tools.sglang_harness.harness import (
+from tools.engines.sglang.harness import environment
+from tools.engines.sglang.harness.corpus import ALGORITHM_OF_METHOD, CASES, LIVE_SAMPLE
+from tools.engines.sglang.harness.harness import (
     ALGORITHMS,
     NICENESS,
     RESULT_PREFIX,
@@ -29,8 +29,8 @@ from tools.sglang_harness.harness import (
     run,
     run_many,
 )
-from tools.sglang_harness.readings import ROOT, artefact, stage_reached
-from tools.vllm_harness.corpus import CASES as VLLM_CASES
+from tools.engines.sglang.harness.readings import ROOT, artefact, stage_reached
+from tools.harness.corpus import CASES as VLLM_CASES
 
 REPORT = {
     "outcome": "failed",
@@ -228,3 +228,41 @@ def test_the_requirements_pin_every_package_to_one_version_sglangs_where_it_pins
     # stand-ins' packages are never installed.
     assert not {"torch", "torchvision", "sgl_kernel", "sglang-kernel"} & set(names)
     assert {"sglang==0.5.23", "transformers==5.19.0", "tokenizers==0.23.2"} <= set(lines)
+
+
+def test_the_engines_and_transformers_wheels_come_from_the_wheel_cache(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # One download of each wheel for the wheel tests and the harness alike (issue 42).
+    from tools.harness import environment as shared_environment
+    from tools.wheels import WheelSpec, WheelUnavailable
+
+    built: list[list[Path]] = []
+
+    def ensure(folder: Path, requirements: Path, *, wheels: object) -> Path:
+        assert callable(wheels)
+        built.append(list(wheels()))
+        return folder / "bin" / "python"
+
+    fetched: list[str] = []
+
+    def fetch(spec: WheelSpec) -> object:
+        fetched.append(spec.requirement)
+        if spec.name == "transformers":
+            raise WheelUnavailable("no index")  # left to pip, which fetches its pin
+        return type("Wheel", (), {"path": tmp_path / f"{spec.name}.whl"})()
+
+    monkeypatch.setattr(shared_environment, "ensure_environment", ensure)
+    monkeypatch.setattr(environment, "fetch_wheel", fetch)
+    environment.ensure_environment()
+    pins = dict(
+        line.split("==")
+        for line in environment.REQUIREMENTS.read_text().splitlines()
+        if "==" in line
+    )
+    assert fetched == [
+        f"sglang=={environment.release()}",
+        f"transformers=={pins['transformers']}",
+    ]
+    assert pins["sglang"] == environment.release()
+    assert built == [[tmp_path / "sglang.whl"]]

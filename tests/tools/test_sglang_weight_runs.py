@@ -1,5 +1,6 @@
 """What SGLang did when it loaded each weights case's checkpoint (``weight_runs`` in
-``tests/real_configs/sglang_weight_runs.json``, taken by ``tools/sglang_harness/weights.py``),
+``tests/real_configs/sglang_weight_runs.json``, taken by
+``tools/engines/sglang/harness/weights.py``),
 against the checker's SGLang verdict on the same scaled files.
 
 Where the checker models the draft's class (``drafting_config.engines.sglang.weights``:
@@ -24,10 +25,10 @@ from drafting_config.values import codes
 from drafting_config.values.codes import Step
 from drafting_config.values.findings import Note
 from tests.package_index import unavailable
-from tools.sglang_harness.environment import HarnessUnavailable, environment_key
-from tools.sglang_harness.stage_runner import WEIGHT_STAGES
-from tools.sglang_harness.weights import ALGORITHM, CASES, run_many, weight_runs
-from tools.vllm_harness.weights import case_digest, lay_out
+from tools.engines.sglang.harness.environment import HarnessUnavailable, environment_key
+from tools.engines.sglang.harness.stage_runner import WEIGHT_STAGES
+from tools.engines.sglang.harness.weights import ALGORITHM, CASES, run_many, weight_runs
+from tools.harness.weight_cases import case_digest, lay_out
 
 RUNS: Final = weight_runs()
 BY_NAME: Final = {case.name: case for case in CASES}

@@ -2,9 +2,9 @@
 list per vLLM release).
 
 Each reading is what a released vLLM did with a draft when the harness
-(``tools/vllm_harness``) ran it. These tests need no network and no vLLM: they hold each
+(``tools/engines/vllm/harness``) ran it. These tests need no network and no vLLM: they hold each
 release's readings to the files they were taken on (a changed draft or target fails until
-the readings are regenerated with ``python -m tools.vllm_harness.readings --release
+the readings are regenerated with ``python -m tools.engines.vllm.harness.readings --release
 VERSION``), to the environment they were taken in, and to the corpus (every draft, every
 mode it asks for). The live comparison is in ``tests/tools/test_vllm_harness.py``.
 """
@@ -16,10 +16,9 @@ from typing import Any
 
 import pytest
 
-from tools.vllm_harness.corpus import CASES, SYNTHESIZED, SYNTHESIZED_DIR
-from tools.vllm_harness.environment import RELEASES, environment_key
-from tools.vllm_harness.harness import STAGES
-from tools.vllm_harness.readings import (
+from tools.engines.vllm.harness.environment import RELEASES, environment_key
+from tools.engines.vllm.harness.harness import STAGES
+from tools.engines.vllm.harness.readings import (
     READINGS_FILE,
     ROOT,
     artefact,
@@ -27,6 +26,7 @@ from tools.vllm_harness.readings import (
     live_sample,
     sha256_of,
 )
+from tools.harness.corpus import CASES, SYNTHESIZED, SYNTHESIZED_DIR
 
 ENGINE_RUNS = engine_runs()
 RELEASE_RUNS: list[tuple[str, dict[str, Any]]] = [

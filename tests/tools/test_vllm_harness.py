@@ -1,6 +1,6 @@
 """The released vLLM of each release the harness runs, live, against its recorded readings.
 
-The harness (``tools/vllm_harness``) builds each release's virtual environment from the
+The harness (``tools/engines/vllm/harness``) builds each release's virtual environment from the
 package index on first use (the vLLM wheel from the wheel cache the engine-wheel tests
 fill) and caches it (``~/.cache/drafting-config/vllm-harness``); without an index these
 tests skip, saying why, unless ``DRAFTING_CONFIG_REQUIRE_WHEELS=1`` makes that a failure.
@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 
 from tests.package_index import unavailable
-from tools.vllm_harness.corpus import Mode
-from tools.vllm_harness.environment import RELEASES, HarnessUnavailable, ensure_environment
-from tools.vllm_harness.harness import run
-from tools.vllm_harness.readings import ROOT, engine_runs, live_sample, stage_reached
+from tools.engines.vllm.harness.environment import RELEASES, HarnessUnavailable, ensure_environment
+from tools.engines.vllm.harness.harness import run
+from tools.engines.vllm.harness.readings import ROOT, engine_runs, live_sample, stage_reached
+from tools.harness.corpus import Mode
 
 pytestmark = [pytest.mark.slow, pytest.mark.engine_wheels]
 

@@ -1,4 +1,4 @@
-"""The vLLM harness's own part of the plumbing (``tools/vllm_harness``), without vLLM or a
+"""The vLLM harness's own part of the plumbing (``tools/engines/vllm/harness``), without vLLM or a
 network.
 
 The stage runner is replaced by small scripts standing in for the harness environment's
@@ -21,11 +21,8 @@ from pathlib import Path
 import pytest
 
 from tests.tools.conftest import FakePython
-from tools.engine_wheels import WheelUnavailable
-from tools.harness_common import environment as shared_environment
-from tools.vllm_harness import environment, readings
-from tools.vllm_harness.corpus import CASES, Mode
-from tools.vllm_harness.harness import (
+from tools.engines.vllm.harness import environment, readings
+from tools.engines.vllm.harness.harness import (
     DEFAULT_RELEASE,
     RESULT_PREFIX,
     STAND_INS,
@@ -34,8 +31,11 @@ from tools.vllm_harness.harness import (
     run_many,
     stand_ins,
 )
-from tools.vllm_harness.readings import ROOT, artefact, live_sample, stage_reached
-from tools.vllm_harness.stage_runner import ONE_RUNNER_FROM, release_of
+from tools.engines.vllm.harness.readings import ROOT, artefact, live_sample, stage_reached
+from tools.engines.vllm.harness.stage_runner import ONE_RUNNER_FROM, release_of
+from tools.harness import environment as shared_environment
+from tools.harness.corpus import CASES, Mode
+from tools.wheels import WheelUnavailable
 
 DFLASH = Mode("dflash")
 
@@ -275,10 +275,16 @@ def test_the_engines_wheel_comes_from_the_wheel_cache(
     monkeypatch.setattr(environment, "fetch_wheel", fetch)
     release = environment.RELEASES[-1]
     environment.ensure_environment(release)
-    assert fetched == [f"vllm=={release}"]
+    transformers = _pin(environment.requirements(release), "transformers")
+    assert fetched == [f"vllm=={release}", f"transformers=={transformers}"]
     assert built == [
-        (environment.environment_dir(release), environment.requirements(release), [wheel])
+        (environment.environment_dir(release), environment.requirements(release), [wheel] * 2)
     ]
+
+
+def _pin(requirements: Path, name: str) -> str:
+    (line,) = (x for x in requirements.read_text().splitlines() if x.startswith(f"{name}=="))
+    return line.partition("==")[2]
 
 
 def test_without_the_wheel_pip_fetches_the_pin_itself(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,10 +1,11 @@
 """What the released vLLM did when it loaded each weights case's checkpoint (``weight_runs``
-in ``tests/real_configs/vllm_weight_runs.json``, taken by ``tools/vllm_harness/weights.py``),
+in ``tests/real_configs/vllm_weight_runs.json``, taken by
+``tools/engines/vllm/harness/weights.py``),
 against the checker's ``weights`` step on the same scaled files.
 
 These tests need no vLLM and no network: they hold each release's readings to the cases
 (a changed case, config or checkpoint layout fails until they are taken again with
-``python -m tools.vllm_harness.weights --release VERSION``), and compare each reading with
+``python -m tools.engines.vllm.harness.weights --release VERSION``), and compare each reading with
 the verdict of that release, where the checker ships it: the checker has an error at the
 ``weights`` step exactly when vLLM failed loading the checkpoint or left a parameter of the
 draft unwritten by it (the draft then runs on whatever memory it was given). The live
@@ -27,11 +28,12 @@ from drafting_config.engines.vllm.resolution import resolution_of
 from drafting_config.files.json_files import load_config_json
 from drafting_config.values.codes import Step
 from tests.package_index import unavailable
-from tools.harness_common.checkpoint import read_header
-from tools.vllm_harness.environment import RELEASES, HarnessUnavailable, environment_key
-from tools.vllm_harness.harness import STAGES
-from tools.vllm_harness.readings import artefact, engine_runs
-from tools.vllm_harness.weights import CASES, case_digest, lay_out, run_many, weight_runs
+from tools.engines.vllm.harness.environment import RELEASES, HarnessUnavailable, environment_key
+from tools.engines.vllm.harness.harness import STAGES
+from tools.engines.vllm.harness.readings import artefact, engine_runs
+from tools.engines.vllm.harness.weights import run_many, weight_runs
+from tools.harness.checkpoint import read_header
+from tools.harness.weight_cases import CASES, case_digest, lay_out
 
 WEIGHT_RUNS: Final = weight_runs()
 ENGINE_RUNS: Final = engine_runs()

@@ -2,7 +2,7 @@
 read once: the model types its config loader parses, and every target class's capture hooks.
 
 A release's model types are derived from its wheel by ``python -m tools.engine_tables
-sglang VERSION`` (``tools/sglang_tables.py``, a dev tool; the ``engine_wheels`` tests derive
+sglang VERSION`` (``tools/engines/sglang/tables.py``, a dev tool; the ``engine_wheels`` tests derive
 them again and compare), which keeps the shipped file's target classes: their hooks are
 checked against the wheel by those tests; what id ``L - 1`` does in each class's
 forward loop is read by hand.  Layer ids are capture indices (see

@@ -2,7 +2,7 @@
 each read once, lazily, by :func:`vllm_tables`.
 
 A release's file is derived from vLLM's wheel by ``python -m tools.engine_tables vllm
-VERSION`` (``tools/vllm_tables.py``, a dev tool; the ``engine_wheels`` tests derive it
+VERSION`` (``tools/engines/vllm/tables.py``, a dev tool; the ``engine_wheels`` tests derive it
 again from the downloaded wheels and compare).  It holds:
 
 * every name of every table of ``vllm/model_executor/models/registry.py``

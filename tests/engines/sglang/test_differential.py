@@ -4,7 +4,7 @@ configs: the same values where SGLang returns, a refusal where SGLang raises.
 
 The functions: ``parse_dflash_draft_config``, ``parse_dspark_draft_config``,
 ``build_target_layer_ids``, ``_resolve_dflash_aux_hidden_state`` /
-``_resolve_eagle_aux_hidden_state`` (via ``tools/engine_wheels.py``) and
+``_resolve_eagle_aux_hidden_state`` (via ``tools/wheels.py``) and
 ``DFlashWorkerV2._resolve_mask_token_id`` (extracted here, on a stand-in tokenizer built
 from the same ``tokenizer.json``).  Skipped, saying why, when no wheel can be had.
 """
@@ -37,7 +37,8 @@ from drafting_config.engines.sglang.token import resolve_mask_token_id
 from drafting_config.files.tokenizer_files import load_tokenizer_files
 from drafting_config.values.fields import field_getter
 from tests.tokenizer_factory import Added, write_tokenizer
-from tools.engine_wheels import SglangFunctions, Wheel, sglang_functions
+from tools.engines.sglang.functions import SglangFunctions, sglang_functions
+from tools.wheels import Wheel
 
 pytestmark = pytest.mark.engine_wheels
 

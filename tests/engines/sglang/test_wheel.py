@@ -1,6 +1,6 @@
 """SGLang 0.5.23's own config-reading functions, taken from its wheel, on corpus configs.
 
-Smoke tests of the extraction in ``tools/engine_wheels.py`` (``sglang_functions``): each
+Smoke tests of the extraction in ``tools/wheels.py`` (``sglang_functions``): each
 function runs on two corpus configs (with the Qwen3-8B target config where SGLang needs a
 target) and gives what ``/work/shared/reference/sglang-and-vllm-versions.md`` states.
 The differential tests against the package's SGLang rules build on the same helpers.
@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from tools.engine_wheels import SglangFunctions, Wheel, sglang_functions
+from tools.engines.sglang.functions import SglangFunctions, sglang_functions
+from tools.wheels import Wheel
 
 pytestmark = pytest.mark.engine_wheels
 

@@ -1,7 +1,7 @@
 """The package's SGLang tables against SGLang 0.5.23's wheel: the model types its config
 loader knows (``drafting_config/engines/sglang/sglang-0.5.23.json``) and the target classes'
 capture hooks (``TARGET_CLASSES``, in the same file), derived
-again from the wheel's source with :mod:`ast` by ``tools/sglang_tables.py``.
+again from the wheel's source with :mod:`ast` by ``tools/engines/sglang/tables.py``.
 
 The wheel is opened once per test session and each file parsed once; the hook scan
 parses ``sglang/srt/models/`` only, the model-type scan the config files and the files
@@ -18,9 +18,10 @@ import pytest
 from drafting_config.engines.sglang.names import REWRITTEN_TO_HEADS, VERSION
 from drafting_config.engines.sglang.tables import TARGET_CLASSES, model_types, registered_classes
 from tools import engine_tables
-from tools.engine_wheels import Wheel
-from tools.sglang_tables import Hooks, SglangSource, config_registry, registered_model_types
-from tools.sglang_tables import target_hooks as derive_target_hooks
+from tools.engines.sglang import tables as sglang_tables
+from tools.engines.sglang.tables import Hooks, SglangSource, config_registry, registered_model_types
+from tools.engines.sglang.tables import target_hooks as derive_target_hooks
+from tools.wheels import Wheel
 
 pytestmark = pytest.mark.engine_wheels
 
@@ -88,7 +89,7 @@ def test_the_registered_classes_are_every_entry_class(target_hooks: dict[str, Ho
 def test_the_shipped_file_is_exactly_what_the_command_writes(sglang_wheel: Wheel) -> None:
     # `python -m tools.engine_tables sglang VERSION` on the wheel the tests fetch: every
     # byte, the hand-kept target classes (their last_layer column) carried over as shipped.
-    written = engine_tables.sglang_documents(VERSION, lambda _: sglang_wheel.path)
+    written = sglang_tables.documents(VERSION, lambda _: sglang_wheel.path)
     assert set(written) == {engine_tables.data_file("sglang", VERSION)}
     for relative, text in written.items():
         assert text == (engine_tables.PACKAGE_DATA / relative).read_text(encoding="utf-8")

@@ -1012,7 +1012,7 @@ def test_the_eagle3_width_rule_runs_on_a_speculators_eagle3_file(
 def test_a_layer_config_field_the_class_reads_must_be_set(
     algorithm: str, field: str, refused: bool
 ) -> None:
-    # The real engine (tools/vllm_harness): "'SpeculatorsConfig' object has no attribute
+    # The real engine (tools/engines/vllm/harness): "'SpeculatorsConfig' object has no attribute
     # 'max_position_embeddings'" building a DFlash or DSpark draft, "... 'rms_norm_eps'"
     # building DFlash and EAGLE-3 ones; an EAGLE-3 draft without max_position_embeddings
     # passes every stage (its rotary size has a default).

@@ -5,9 +5,9 @@ wheels'.
 Each table of each shipped release is compared with what that release's wheel holds, read at
 test time: its registry tables and class bases, its ``_CONFIG_REGISTRY``, its speculators
 algorithms, and each transformers version of the range it accepts.  Where
-``tools/engine_wheels.py`` has its own reader (the registry tables, a class's ancestors,
+``tools/wheels.py`` has its own reader (the registry tables, a class's ancestors,
 transformers' model types), the table is compared with that reader's answer, a derivation
-independent of ``tools/vllm_tables.py``; then the files must be exactly what ``python -m
+independent of ``tools/engines/vllm/tables.py``; then the files must be exactly what ``python -m
 tools.engine_tables vllm VERSION`` writes from the wheels.
 """
 
@@ -29,9 +29,12 @@ from drafting_config.engines.vllm.load_path import (
 from drafting_config.engines.vllm.names import VERSION, VERSIONS
 from drafting_config.engines.vllm.speculators import SPECULATORS_ALGORITHMS
 from drafting_config.engines.vllm.tables import vllm_tables
-from tools import engine_tables, engine_wheels
-from tools import vllm_tables as generator
-from tools.engine_wheels import Wheel
+from tools import engine_tables
+from tools import wheels as engine_wheels
+from tools.engines import transformers
+from tools.engines.vllm import functions
+from tools.engines.vllm import tables as generator
+from tools.wheels import Wheel, requirement_of
 
 pytestmark = pytest.mark.engine_wheels
 
@@ -54,7 +57,7 @@ def test_every_registry_table_is_the_wheel_s(version: str, release_wheel: Wheel)
     for table, rows in shipped.registry.items():
         assert {name: tuple(row) for name, row in tables[table].items()} == rows, table
     # And by engine_wheels' own reader of the merged table ModelRegistry is built from.
-    served = engine_wheels.vllm_registry(release_wheel)
+    served = functions.vllm_registry(release_wheel)
     assert {name for rows in shipped.registry.values() for name in rows} == set(served)
     for name, row in served.items():
         assert shipped.registered(name) == tuple(row), name
@@ -67,28 +70,43 @@ def test_the_refused_names_are_the_wheel_s(version: str, release_wheel: Wheel) -
     assert vllm_tables(version).out_of_tree == tables["_OOT_SUPPORTED_MODELS"]
 
 
-@pytest.mark.slow  # parses every module of vLLM: about 100 s a release
+@pytest.mark.slow  # parses every module of vLLM: about 100 s a wheel, then cached
 @each_release
 def test_supports_eagle3_is_the_registered_classes_that_implement_it(
     version: str, release_wheel: Wheel
 ) -> None:
     # vLLM taps a target only if isinstance(model, SupportsEagle3)
     # (model_executor/models/interfaces.py, supports_eagle3).
+    # The derivation parses every module of vLLM (about 100 s), once per wheel: the command
+    # and this test read it from the cache by the wheel's hash (generator.release_tables).
     shipped = vllm_tables(version)
-    files = generator.read_zip(release_wheel.path)
-    registered = {name: row for rows in shipped.registry.values() for name, row in rows.items()}
-    assert shipped.supports_eagle3 == frozenset(generator.supports_eagle3(files, registered))
+    derived = generator.release_tables(release_wheel.path)
+    assert shipped.supports_eagle3 == frozenset(derived["supports_eagle3"])
+
     # engine_wheels' simpler reader of the class bases (modules under models/ only, no
-    # lazy packages or adapters) finds a subset, never a class the table leaves out.
-    for name, (module, class_name) in engine_wheels.vllm_registry(release_wheel).items():
-        if module.startswith("vllm."):
-            continue
-        try:
-            ancestors = engine_wheels.vllm_class_ancestors(release_wheel, module, class_name)
-        except KeyError:
-            continue
-        if "SupportsEagle3" in ancestors:
-            assert name in shipped.supports_eagle3, name
+    # lazy packages or adapters) finds a subset, never a class the table leaves out; cached
+    # by the wheel's hash too (about 60 s a wheel).
+    def tapped_by_ancestors() -> list[str]:
+        found = []
+        for name, (module, class_name) in functions.vllm_registry(release_wheel).items():
+            if module.startswith("vllm."):
+                continue
+            try:
+                ancestors = functions.vllm_class_ancestors(release_wheel, module, class_name)
+            except KeyError:
+                continue
+            if "SupportsEagle3" in ancestors:
+                found.append(name)
+        return sorted(found)
+
+    by_ancestors = engine_wheels.derived(
+        "vllm-eagle3-ancestors",
+        [release_wheel.path],
+        [Path(functions.__file__), Path(engine_wheels.__file__)],
+        tapped_by_ancestors,
+    )
+    assert by_ancestors  # the simpler reader finds some
+    assert set(by_ancestors) <= shipped.supports_eagle3
     # Spot checks the corpus depends on: Qwen3 and Llama targets tap; LFM2 and LongCat do not.
     assert {"Qwen3ForCausalLM", "LlamaForCausalLM"} <= shipped.supports_eagle3
     assert not {"Lfm2ForCausalLM", "LongcatFlashForCausalLM"} & shipped.supports_eagle3
@@ -124,11 +142,9 @@ def test_transformers_model_types_are_each_version_s(
     version: str, release_wheel: Wheel, transformers_wheel: Callable[[str], Wheel]
 ) -> None:
     shipped = vllm_tables(version)
-    assert shipped.transformers_range == generator.requirement_of(
-        release_wheel.path, "transformers"
-    )
+    assert shipped.transformers_range == requirement_of(release_wheel.path, "transformers")
     for release in shipped.transformers_versions:
-        known = engine_wheels.transformers_model_types(transformers_wheel(release))
+        known = transformers.transformers_model_types(transformers_wheel(release))
         listed = {t for t, first in shipped.model_types.items() if _at_or_before(first, release)}
         assert listed == set(known), release
 
@@ -159,7 +175,7 @@ def test_each_shipped_data_file_is_exactly_what_the_command_writes(
     shipped = engine_tables.PACKAGE_DATA / engine_tables.data_file("vllm", version)
     in_range = json.loads(shipped.read_text(encoding="utf-8"))["transformers"]["versions"]
     listed = ["5.15.0", *in_range, "5.99.0"]
-    written = engine_tables.vllm_documents(version, fetch, lambda _: listed)
+    written = generator.documents(version, fetch, lambda _: listed)
     assert set(written) == {
         engine_tables.data_file("vllm", version),
         engine_tables.TRANSFORMERS_FILE,

@@ -1,6 +1,6 @@
 """The resolver against vLLM 0.33.0's own functions, taken from the released wheel.
 
-``tools/engine_wheels.py`` downloads ``vllm==0.33.0`` once and takes, with ``ast``:
+``tools/wheels.py`` downloads ``vllm==0.33.0`` once and takes, with ``ast``:
 
 * the newer runner's ``get_parallel_drafting_token_id``
   (``vllm/v1/worker/gpu/spec_decode/utils.py``) and the older runner's
@@ -49,14 +49,14 @@ from drafting_config.engines.vllm.resolution import Resolution, resolve
 from drafting_config.engines.vllm.speculators import translate
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.sources import PRIORITY_ORDER
-from tools.engine_wheels import (
+from tools.engines.vllm.functions import (
     VllmTaps,
     VllmTokenId,
-    Wheel,
     vllm_speculators,
     vllm_taps,
     vllm_token_id,
 )
+from tools.wheels import Wheel
 
 pytestmark = pytest.mark.engine_wheels
 

@@ -23,7 +23,8 @@ import pytest
 from drafting_config.engines.vllm.names import ONE_MODEL_RUNNER, VERSIONS, since
 from drafting_config.integrations import vllm
 from tests.engines.vllm.test_differential import COMBINATIONS, as_namespace, config_data
-from tools.engine_wheels import VLLM_PROPOSER_FILE, VLLM_TOKEN_ID_FILE, Wheel
+from tools.engines.vllm.functions import VLLM_PROPOSER_FILE, VLLM_TOKEN_ID_FILE
+from tools.wheels import Wheel
 
 _TOKEN_FUNCTION = "get_parallel_drafting_token_id"
 _PROPOSER_METHOD = "SpecDecodeBaseProposer._init_parallel_drafting_params"

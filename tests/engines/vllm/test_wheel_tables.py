@@ -1,5 +1,5 @@
 """The package's tables against vLLM 0.33.0's registry and class bases, and transformers'
-model types, read from the released wheels at test time (``tools/engine_wheels.py``)."""
+model types, read from the released wheels at test time (``tools/wheels.py``)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from collections.abc import Callable
 import pytest
 
 from drafting_config.engines.vllm.architectures import ARCHITECTURES
-from tools.engine_wheels import (
+from tools.engines.transformers import transformers_model_types
+from tools.engines.vllm.functions import (
     VLLM_REGISTRY_TABLE,
-    Wheel,
-    transformers_model_types,
     vllm_class_ancestors,
     vllm_registry,
     vllm_registry_tables,
 )
+from tools.wheels import Wheel
 
 pytestmark = pytest.mark.engine_wheels
 

@@ -99,6 +99,10 @@ IGNORABLE: Final = frozenset(
         "causality-assumed",
         "sample-from-anchor-assumed",
         "weights-d2t-missing",
+        "launch-parallel-off",
+        "launch-tokens-differ",
+        "launch-draft-differs",
+        "launch-steps",
     )
 )
 """The codes ``--ignore`` and ``ignore`` take: those some rule gives as a warning or a note

@@ -954,3 +954,113 @@ LAYERS_CAPTURED_IN_ORDER: Final = declare(
     "The tapped layer ids repeat or decrease, but the target captures each layer once, in "
     "layer order: fc gets fewer features than it is sized for, or features in another order.",
 )
+
+
+# --- the launch: the user's command line judged against the draft -------------------------------
+
+LAUNCH_OTHER_ENGINE: Final = declare(
+    "launch-other-engine",
+    Step.PARSE,
+    "The launch runs another engine's program than the engine the verdict speaks for.",
+    fix="check the launch with the engine it runs (--engine)",
+)
+LAUNCH_OPTION_UNKNOWN: Final = declare(
+    "launch-option-unknown",
+    Step.PARSE,
+    "The launch gives an option (or a --speculative-config key) the engine release does not "
+    "know: its argument parser or config class refuses it at start-up.",
+    fix="remove the option, or spell it as the release names it",
+)
+LAUNCH_METHOD_UNKNOWN: Final = declare(
+    "launch-method-unknown",
+    Step.PARSE,
+    "The launch names a speculative method (SGLang: algorithm) the engine release does not accept.",
+    fix="name one of the release's methods",
+)
+LAUNCH_METHOD_MISMATCH: Final = declare(
+    "launch-method-mismatch",
+    Step.PARSE,
+    "The launch's method (given, or as the engine guesses it) is not the one the draft is "
+    "for: the engine refuses it, or runs the draft with the wrong drafter.",
+    fix="name the draft's method in the launch",
+)
+LAUNCH_PARALLEL_REFUSED: Final = declare(
+    "launch-parallel-refused",
+    Step.PARSE,
+    'The launch sets "parallel_drafting": true for a method the engine release refuses it for.',
+    fix='drop "parallel_drafting" from the launch, or serve with a release that drafts the '
+    "method in parallel",
+    evidence="vllm/config/speculative.py: SpeculativeConfig._verify_args",
+)
+LAUNCH_PARALLEL_OFF: Final = declare(
+    "launch-parallel-off",
+    Step.TOKEN,
+    "The draft asks for parallel drafting but the launch leaves the engine's switch off: the "
+    "engine drafts it sequentially, its token unused.",
+    fix='add "parallel_drafting": true to the launch\'s --speculative-config',
+    evidence="vllm/config/speculative.py: SpeculativeConfig.parallel_drafting",
+)
+LAUNCH_TOKENS_MISSING: Final = declare(
+    "launch-tokens-missing",
+    Step.PARSE,
+    "The launch gives no number of speculative tokens and nothing in the draft gives the "
+    "engine one: it fails at start-up.",
+    fix="add num_speculative_tokens to the launch",
+)
+LAUNCH_MODEL_MISSING: Final = declare(
+    "launch-model-missing",
+    Step.PARSE,
+    "The launch gives a number of speculative tokens but no draft model, for a method that "
+    "needs one: the engine fails at start-up.",
+    fix='add the draft\'s path as "model" to the launch',
+)
+LAUNCH_TOKENS_DIFFER: Final = declare(
+    "launch-tokens-differ",
+    Step.PARSE,
+    "The launch's number of speculative tokens is not the one the draft was trained for.",
+    fix="launch with the draft's number of speculative tokens",
+)
+LAUNCH_TOKENS_REFUSED: Final = declare(
+    "launch-tokens-refused",
+    Step.PARSE,
+    "The launch's number of speculative tokens is one the engine refuses for the draft.",
+    fix="launch with a number of speculative tokens the engine accepts for the draft",
+)
+LAUNCH_DRAFT_TP: Final = declare(
+    "launch-draft-tp",
+    Step.PARSE,
+    "The launch's tensor-parallel size for the draft is one the engine refuses (not 1 or the "
+    "target's, not dividing the draft's attention heads, or given under the wrong key).",
+    fix="launch the draft with a tensor-parallel size that divides its attention heads",
+)
+LAUNCH_MAX_MODEL_LEN: Final = declare(
+    "launch-max-model-len",
+    Step.PARSE,
+    "The launch's max_model_len for the draft is longer than the draft can serve.",
+    fix="lower the launch's max_model_len to the draft's max_position_embeddings",
+)
+LAUNCH_VOCAB_SETTING: Final = declare(
+    "launch-vocab-setting",
+    Step.PARSE,
+    "The launch's vocabulary setting for a draft model is refused with its other settings.",
+    fix="use use_heterogeneous_vocab only with method draft_model and greedy drafting",
+)
+LAUNCH_DRAFT_DIFFERS: Final = declare(
+    "launch-draft-differs",
+    Step.PARSE,
+    "The launch serves another draft than the one checked.",
+    fix="check the draft the launch serves, or launch the one checked",
+)
+LAUNCH_STEPS: Final = declare(
+    "launch-steps",
+    Step.PARSE,
+    "The launch's speculative steps, top-k and draft tokens are refused by the engine's "
+    "server arguments, or overridden by them.",
+    fix="set the steps, top-k and draft tokens as the engine's server arguments require",
+)
+LAUNCH_DRAFT_PATH_MISSING: Final = declare(
+    "launch-draft-path-missing",
+    Step.PARSE,
+    "The launch names an algorithm that needs a draft model but gives no draft model path.",
+    fix="add --speculative-draft-model-path with the draft's path",
+)

@@ -16,6 +16,7 @@ from drafting_config.engines.sglang.config import (
     ignored_token,
     sglang_algorithm,
 )
+from drafting_config.engines.sglang.launch import check_sglang_launch
 from drafting_config.engines.sglang.layers import check_sglang_layers, sglang_layers
 from drafting_config.engines.sglang.names import Algorithm, SglangRefuses
 from drafting_config.engines.sglang.running import (
@@ -104,6 +105,7 @@ def judge(
         with found.collect():
             check_sglang_standalone(subject, found)
             _sequential_findings(subject, found, algorithm, require_parallel)
+    check_sglang_launch(subject, algorithm, found)
     try:
         token_fields = sglang_token_fields(subject, token)
     except ParallelDraftingConfigError:  # a field that cannot be read: recorded already

@@ -109,9 +109,10 @@ ENGINE_CHOICES: Final[Mapping[str, tuple[Engine | EveryRelease, ...]]] = {
 
 
 def _engines(args: argparse.Namespace) -> tuple[Engine, ...]:
-    """The engines of every ``--engine`` given (repeatable), in order, each release once;
-    without one, the engine the launch is for (:func:`_launch_engine`), else the default."""
-    given = getattr(args, "engine", None) or (_launch_engine(args),)
+    """The engines of every ``--engine`` given (repeatable), in order, each release once
+    (without one, :func:`_apply_settings` has set the settings' engine, else the engine the
+    launch is for, :func:`_launch_engine`)."""
+    given = getattr(args, "engine", None) or (DEFAULT_ENGINE,)
     return chosen_engines(engine for choice in given for engine in ENGINE_CHOICES[choice])
 
 
@@ -887,7 +888,7 @@ def _apply_settings(args: argparse.Namespace) -> None:
     if args.strict is None:
         args.strict = bool(settings.strict)
     if getattr(args, "engine", DEFAULT_ENGINE) is None:
-        args.engine = [settings.engine or DEFAULT_ENGINE]
+        args.engine = [settings.engine or _launch_engine(args)]
     if settings.require_parallel is not None and getattr(args, "require_parallel", None) is None:
         args.require_parallel = settings.require_parallel
     given = args.ignore or []

@@ -13,8 +13,6 @@ from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.fields import is_kind, is_list, read_path
 from drafting_config.values.integers import exact_int
 
-__all__ = ["draft_speculative_tokens"]
-
 
 def draft_speculative_tokens(draft: DraftFile) -> int | None:
     """The tokens the draft's file says it drafts per step (see the module), or ``None``.

@@ -19,16 +19,6 @@ from pathlib import Path
 
 from drafting_config.values.errors import describe_value
 
-__all__ = [
-    "Launch",
-    "LaunchError",
-    "Option",
-    "json_object",
-    "launch_of",
-    "option_value",
-    "read_options",
-    "split_words",
-]
 
 
 class LaunchError(ValueError):

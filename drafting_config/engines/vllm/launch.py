@@ -539,7 +539,8 @@ LAUNCH_RULES: Final[tuple[LaunchRule, ...]] = (
 def check_launch(subject: VllmSubject, mode: ServedMode, found: Findings) -> None:
     """Judge ``subject.launch`` (when given) against the draft: a launch of another program
     is one error (``launch-other-engine``); else :data:`LAUNCH_RULES`, each on
-    ``--speculative-config`` and the options as this release reads them."""
+    ``--speculative-config`` and the options as this release reads them (without
+    ``--speculative-config``, only the options: vLLM drafts nothing to judge)."""
     if subject.launch is None:
         return
     try:
@@ -558,9 +559,7 @@ def check_launch(subject: VllmSubject, mode: ServedMode, found: Findings) -> Non
             )
         )
         return
-    if read.config is None and not read.options:
-        return
     judged = LaunchSubject(subject, read, mode)
     with found.collect():
-        for rule in LAUNCH_RULES:
+        for rule in LAUNCH_RULES if read.config is not None else LAUNCH_RULES[:1]:
             rule(judged, found)

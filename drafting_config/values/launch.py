@@ -20,7 +20,6 @@ from pathlib import Path
 from drafting_config.values.errors import describe_value
 
 
-
 class LaunchError(ValueError):
     """A launch that cannot be read at all (an unparseable shell string, malformed JSON,
     an ``@FILE`` that cannot be read): the caller's mistake, named with the option, the value

@@ -222,8 +222,8 @@ def check_sglang_steps(launch: LaunchSubject, found: Findings) -> None:
         if steps is None and not read.given(ADAPTIVE) and (topk is not None or tokens is not None):
             found.error(
                 ParallelDraftingConfigError(
-                    f"The launch sets {TOPK} or {DRAFT_TOKENS} without {STEPS}: SGLang's "
-                    "server arguments fail an assertion.",
+                    f"{TOPK} or {DRAFT_TOKENS} without {STEPS} fails an assertion of "
+                    "SGLang's server arguments.",
                     field=STEPS,
                     code=codes.LAUNCH_STEPS,
                     fix=f"add {STEPS}, or drop {TOPK} and {DRAFT_TOKENS}",

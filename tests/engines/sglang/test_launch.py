@@ -149,3 +149,41 @@ def test_a_whole_launch_names_its_target_and_draft() -> None:
 
 def test_a_vllm_launch_is_an_error_of_an_sglang_verdict() -> None:
     assert "launch-other-engine" in _codes(_check(DFLASH, "vllm serve Qwen/Qwen3-4B"))
+
+
+def test_launch_findings_keep_the_finding_contract() -> None:
+    lines = (
+        f"--speculative-algorithm EAGLE {DRAFT_PATH} {EAGLE3} --speculative-eagle-topk 2 --x 1",
+        f"--speculative-algorithm MEDUSA {DRAFT_PATH} {EAGLE3}",
+        "--speculative-algorithm DFLASH --speculative-num-steps 3 --speculative-num-draft-tokens 8",
+        f"--speculative-algorithm DFLASH {DRAFT_PATH} {DFLASH} --speculative-dflash-block-size 4 "
+        "--speculative-num-draft-tokens 8",
+        f"--speculative-algorithm DSPARK {DRAFT_PATH} {DFLASH}",
+    )
+    seen = set()
+    for line in lines:
+        for draft in (DFLASH, EAGLE3):
+            verdict = _check(draft, line)
+            for finding in (*verdict.errors, *verdict.warnings):
+                code = finding.code
+                if code is None or not code.name.startswith("launch-"):
+                    continue
+                seen.add(code.name)
+                message = str(finding)
+                assert len(message) <= 140, message
+                assert message.endswith("."), message
+                assert ".py" not in message, message
+                assert VERSION not in message, message
+                assert finding.field, message
+                assert finding.fix, message
+                assert finding.fix[0].islower(), finding.fix
+                if code is not codes.LAUNCH_DRAFT_DIFFERS:
+                    assert ".py" in (finding.evidence or ""), (message, finding.evidence)
+    assert {
+        "launch-option-unknown",
+        "launch-method-unknown",
+        "launch-method-mismatch",
+        "launch-draft-path-missing",
+        "launch-steps",
+        "launch-tokens-differ",
+    } <= seen

@@ -329,3 +329,65 @@ def test_malformed_json_is_the_callers_error() -> None:
         check(DFLASH, launch=("--speculative-config", '{"method": '))
     with pytest.raises(LaunchError, match="expected a JSON object"):
         check(DFLASH, launch=("--speculative-config", "[1]"))
+
+
+_CONTRACT_CASES: Final = (
+    (DFLASH, {"method": "dflash", "model": DFLASH}),
+    (DFLASH, {"method": "dflash", "num_speculative_tokens": 15}),
+    (DFLASH, _launch_of(DFLASH, method="dspark", tokens=7, speed=1, max_model_len=10**6)),
+    (DFLASH, _launch_of(DFLASH, method="medusa2")),
+    (DFLASH, _launch_of(DFLASH, tensor_parallel_size=2, draft_tensor_parallel_size=3)),
+    (DFLASH, {"model": "/models/drafter", "num_speculative_tokens": 15}),
+    (PTD, {"method": "eagle3", "model": PTD, "num_speculative_tokens": 3}),
+    (
+        PTD,
+        {"method": "eagle3", "model": PTD, "num_speculative_tokens": 3, "parallel_drafting": True},
+    ),
+    (
+        PARD,
+        {
+            "method": "eagle3",
+            "model": PARD,
+            "num_speculative_tokens": 3,
+            "use_heterogeneous_vocab": True,
+        },
+    ),
+)
+
+
+def test_launch_findings_keep_the_finding_contract() -> None:
+    # A declared code, the field at fault, a message of one short sentence naming no release
+    # and no file, a lower-case fix, evidence naming the engine's file.
+    seen = set()
+    for draft, config in _CONTRACT_CASES:
+        for version in VERSIONS:
+            verdict = _check(draft, config, version, "--frobnicate", "-tp", "3")
+            for finding in (*verdict.errors, *verdict.warnings):
+                code = finding.code
+                if code is None or not code.name.startswith("launch-"):
+                    continue
+                seen.add(code.name)
+                message = str(finding)
+                assert len(message) <= 140, message
+                assert message.endswith("."), message
+                assert ".py" not in message, message
+                assert not any(v in message for v in VERSIONS), message
+                assert finding.field, message
+                assert finding.fix, message
+                assert finding.fix[0].islower(), finding.fix
+                assert not finding.fix.endswith("."), finding.fix
+                if code is not codes.LAUNCH_DRAFT_DIFFERS:
+                    assert ".py" in (finding.evidence or ""), (message, finding.evidence)
+    assert {
+        "launch-option-unknown",
+        "launch-method-unknown",
+        "launch-method-mismatch",
+        "launch-parallel-refused",
+        "launch-parallel-off",
+        "launch-tokens-missing",
+        "launch-model-missing",
+        "launch-tokens-differ",
+        "launch-draft-tp",
+        "launch-max-model-len",
+        "launch-vocab-setting",
+    } <= seen

@@ -31,7 +31,8 @@ What is derived, and from where:
   ``vllm/entrypoints/common/cli_args.py``): the literal option strings of the
   ``add_argument`` calls there, in ``vllm/engine/arg_utils.py`` and
   ``vllm/entrypoints/cli/serve.py``, and ``--NAME`` for each field of ``EngineArgs`` and the
-  frontend's argument classes (which ``get_kwargs`` turns into options).
+  frontend's argument classes (which ``get_kwargs`` turns into options), and ``-O`` where
+  ``FlexibleArgumentParser`` (``vllm/utils/argparse_utils.py``) rewrites it.
 * ``transformers``: per transformers version the vLLM release accepts (its wheel's
   ``Requires-Dist: transformers...``), the model types of
   ``CONFIG_MAPPING_NAMES`` (``models/auto/configuration_auto.py``) and the
@@ -64,10 +65,15 @@ SPECULATIVE_FILE = "vllm/config/speculative.py"
 SERVE_FILES = (
     "vllm/engine/arg_utils.py",
     "vllm/entrypoints/common/cli_args.py",
+    "vllm/entrypoints/launchers/cli_args.py",
     "vllm/entrypoints/openai/cli_args.py",
     "vllm/entrypoints/cli/serve.py",
 )
-"""The modules whose arguments ``vllm serve``'s parser registers (those present)."""
+"""The modules whose arguments ``vllm serve``'s parser registers (those present: 0.32.0's
+``make_arg_parser`` is in ``launchers/cli_args.py``)."""
+ARGPARSE_UTILS = "vllm/utils/argparse_utils.py"
+"""``FlexibleArgumentParser``, which rewrites ``-O``, ``-O3`` and ``-O=3`` into
+``--optimization-level`` before parsing."""
 OPTION_CLASSES = frozenset({"EngineArgs", "AsyncEngineArgs", "BaseFrontendArgs", "FrontendArgs"})
 """The dataclasses whose fields become ``vllm serve`` options."""
 INTERFACES = "vllm.model_executor.models.interfaces"
@@ -489,6 +495,8 @@ def serve_options(files: dict[str, str]) -> list[str]:
                     for name in _init_fields(node)
                     if not name.startswith("_")
                 )
+    if 'arg.startswith("-O")' in files.get(ARGPARSE_UTILS, ""):
+        options.add("-O")
     return sorted(options)
 
 

@@ -21,6 +21,7 @@ from typing import Final
 
 from drafting_config.draft.speculative_tokens import draft_speculative_tokens
 from drafting_config.engines.interface import LaunchFacts
+from drafting_config.engines.vllm.layers import is_omni_target
 from drafting_config.engines.vllm.load_path import declared_method
 from drafting_config.engines.vllm.modes import ServedMode
 from drafting_config.engines.vllm.names import (
@@ -199,7 +200,7 @@ def check_options_known(launch: LaunchSubject, found: Findings) -> None:
 
 
 def _known_option(name: str, known: frozenset[str]) -> bool:
-    if name in known:
+    if name in known or (name.startswith("-O") and "-O" in known):  # -O3, -O=3: rewritten
         return True
     if name.startswith("--no-") and "--" + name.removeprefix("--no-") in known:
         return True
@@ -388,6 +389,7 @@ def check_tokens_against_draft(launch: LaunchSubject, found: Findings) -> None:
         )
         return
     if launch.mode.method == "dspark":
+        _check_omni_dspark_tokens(launch, tokens, found)
         return  # vLLM's default is the block size itself: no single trained number here
     own = draft_speculative_tokens(launch.subject.draft)
     if own is not None and own != tokens:
@@ -402,6 +404,30 @@ def check_tokens_against_draft(launch: LaunchSubject, found: Findings) -> None:
                 f"(vLLM {launch.version})",
             )
         )
+
+
+def _check_omni_dspark_tokens(launch: LaunchSubject, tokens: int, found: Findings) -> None:
+    """A DSpark draft of a Qwen3-Omni target must be launched with its trained
+    ``block_size`` (else ``dspark_block_size``) as ``num_speculative_tokens``
+    (``vllm/config/speculative.py: _validate_qwen3_omni_dspark`` raises "Qwen3-Omni DSpark
+    requires num_speculative_tokens to match the trained block_size")."""
+    target = launch.subject.target
+    if target is None or not is_omni_target(target):
+        return
+    get = launch.subject.get
+    block = _positive(get("block_size", None)) or _positive(get("dspark_block_size", None))
+    if block is None or block == tokens:
+        return
+    found.error(
+        ParallelDraftingConfigError(
+            f"num_speculative_tokens {tokens} is not the draft's block_size {block}, which "
+            "vLLM requires for a Qwen3-Omni DSpark draft.",
+            field=_field("num_speculative_tokens"),
+            code=codes.LAUNCH_TOKENS_REFUSED,
+            fix=f'launch with "num_speculative_tokens": {block}',
+            evidence=f"{_SPECULATIVE}: _validate_qwen3_omni_dspark (vLLM {launch.version})",
+        )
+    )
 
 
 def check_draft_parallelism(launch: LaunchSubject, found: Findings) -> None:
@@ -491,7 +517,10 @@ def check_vocab_setting(launch: LaunchSubject, found: Findings) -> None:
     """``use_heterogeneous_vocab`` (before :data:`~.names.DROPS_HETEROGENEOUS_VOCAB`; from it
     on the key is unknown, :func:`check_options_known`): ``_verify_args`` raises unless the
     method is ``draft_model``, drafting is greedy (``draft_sample_method``) and
-    ``use_local_argmax_reduction`` is off."""
+    ``use_local_argmax_reduction`` is off; where it is accepted, a draft model of another
+    vocabulary than the target's passes the config stage
+    (``verify_equal_vocab_size_if_draft_model``), so that error
+    (:func:`~.draft_models.check_draft_model_vocab`, ``vocab-differs-from-target``) goes."""
     if launch.given("use_heterogeneous_vocab") is not True:
         return
     if since(launch.version, DROPS_HETEROGENEOUS_VOCAB):
@@ -504,7 +533,10 @@ def check_vocab_setting(launch: LaunchSubject, found: Findings) -> None:
         why = "it supports only greedy drafting"
     elif launch.given("use_local_argmax_reduction") is True:
         why = "it is not compatible with use_local_argmax_reduction"
-    if why is None:
+    if why is None:  # accepted: the draft model of another vocabulary is let through
+        found.errors[:] = [
+            error for error in found.errors if error.code is not codes.VOCAB_DIFFERS_FROM_TARGET
+        ]
         return
     found.error(
         ParallelDraftingConfigError(

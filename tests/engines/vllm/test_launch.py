@@ -25,6 +25,8 @@ from drafting_config.values import codes
 from drafting_config.values.launch import Launch, LaunchError
 from drafting_config.verdicts import Verdict
 from tests.conftest import EXAMPLES
+from tests.engines.vllm.test_draft_models import QWEN2_1_5B, QWEN2_32B
+from tests.engines.vllm.test_layers import OMNI
 
 DFLASH: Final = str(EXAMPLES / "dflash-qwen3-4b")
 DSPARK: Final = str(EXAMPLES / "dspark-qwen3-8b")
@@ -274,7 +276,8 @@ def test_a_key_is_known_per_release() -> None:
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_serve_options_are_read_as_vllm_reads_them(version: str) -> None:
-    # underscores, --no- flags, short aliases and unique prefixes all pass.
+    # underscores, --no- flags, short aliases, unique prefixes, the frontend's options and
+    # FlexibleArgumentParser's -O3 all pass.
     extra = (
         "--max_model_len",
         "4096",
@@ -283,8 +286,22 @@ def test_serve_options_are_read_as_vllm_reads_them(version: str) -> None:
         "1",
         "--gpu-memory-util",
         "0.8",
+        "--host",
+        "0.0.0.0",
+        "--port",
+        "8000",
+        "--api-key",
+        "k",
+        "-O3",
     )
     assert _check(DFLASH, _launch_of(DFLASH), version, *extra).ok
+
+
+def test_an_option_every_release_dropped_is_refused() -> None:
+    # --swap-space is in no shipped release's parser.
+    for version in VERSIONS:
+        verdict = _check(DFLASH, _launch_of(DFLASH), version, "--swap-space", "4")
+        assert _codes(verdict) == ["launch-option-unknown"]
 
 
 def test_a_whole_launch_gives_the_target_and_the_draft() -> None:
@@ -391,3 +408,43 @@ def test_launch_findings_keep_the_finding_contract() -> None:
         "launch-max-model-len",
         "launch-vocab-setting",
     } <= seen
+
+
+def test_an_accepted_heterogeneous_vocab_lets_a_draft_model_of_another_vocabulary_through() -> None:
+    config = {
+        "method": "draft_model",
+        "model": "Qwen/Qwen2-1.5B",
+        "num_speculative_tokens": 3,
+        "use_heterogeneous_vocab": True,
+    }
+    for version in VERSIONS:
+        verdict = check(
+            QWEN2_1_5B,
+            target=QWEN2_32B,
+            engine=f"vllm=={version}",  # type: ignore[arg-type]
+            launch=("--speculative-config", json.dumps(config)),
+        )
+        refused = "vocab-differs-from-target" in _codes(verdict)
+        assert refused is since(version, DROPS_HETEROGENEOUS_VOCAB), version
+        plain = check(QWEN2_1_5B, target=QWEN2_32B, engine=f"vllm=={version}")  # type: ignore[arg-type]
+        assert "vocab-differs-from-target" in _codes(plain)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_qwen3_omni_dspark_draft_must_be_launched_with_its_block(version: str) -> None:
+    draft = json.loads((EXAMPLES / "dspark-qwen3-8b/config.json").read_text())
+    draft["architectures"] = ["Qwen3OmniDSparkModel"]
+    block = draft.get("block_size") or draft["dspark_block_size"]
+
+    def launched(tokens: int) -> list[str]:
+        config = {"method": "dspark", "model": "/d/omni-dspark", "num_speculative_tokens": tokens}
+        verdict = check(
+            draft,
+            target=OMNI,
+            engine=f"vllm=={version}",  # type: ignore[arg-type]
+            launch=("--speculative-config", json.dumps(config)),
+        )
+        return _codes(verdict)
+
+    assert "launch-tokens-refused" in launched(block - 1)
+    assert "launch-tokens-refused" not in launched(block)

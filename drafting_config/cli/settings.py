@@ -103,6 +103,7 @@ IGNORABLE: Final = frozenset(
         "launch-tokens-differ",
         "launch-draft-differs",
         "launch-steps",
+        "launch-option-ignored",
     )
 )
 """The codes ``--ignore`` and ``ignore`` take: those some rule gives as a warning or a note

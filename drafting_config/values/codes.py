@@ -1064,3 +1064,9 @@ LAUNCH_DRAFT_PATH_MISSING: Final = declare(
     "The launch names an algorithm that needs a draft model but gives no draft model path.",
     fix="add --speculative-draft-model-path with the draft's path",
 )
+LAUNCH_OPTION_IGNORED: Final = declare(
+    "launch-option-ignored",
+    Step.PARSE,
+    "The launch sets an option the engine release accepts but ignores for the draft's method.",
+    fix="drop the option from the launch",
+)

@@ -279,7 +279,10 @@ def check_method(launch: LaunchSubject, found: Findings) -> None:
 
 
 def check_parallel_switch(launch: LaunchSubject, found: Findings) -> None:
-    """``parallel_drafting``: from :data:`~.names.REFUSES_PARALLEL_SWITCH` on,
+    """``parallel_drafting``: for ``dflash`` and ``dspark`` it is ignored, a note (0.32.0 and
+    0.33.0: ``SpeculativeConfig.__post_init__`` sets it true; from
+    :data:`~.names.REFUSES_PARALLEL_SWITCH` on ``_verify_args`` logs "parallel_drafting is
+    deprecated and has no effect"); from :data:`~.names.REFUSES_PARALLEL_SWITCH` on,
     ``SpeculativeConfig._verify_args`` raises "parallel_drafting is only supported by the
     dflash and dspark methods" for any other method; before it, a draft that asks for
     parallel drafting with a method that needs the switch (PTD, PARD: ``eagle3``,
@@ -287,6 +290,19 @@ def check_parallel_switch(launch: LaunchSubject, found: Findings) -> None:
     (``SpeculativeConfig.parallel_drafting``)."""
     switch = launch.given("parallel_drafting")
     method = launch_method(launch) or launch.mode.method
+    if method in ("dflash", "dspark") and switch is not None:
+        refusing = since(launch.version, REFUSES_PARALLEL_SWITCH)
+        found.note(
+            f'"parallel_drafting" is ignored for method {method!r}: vLLM always drafts it in '
+            "parallel",
+            code=codes.LAUNCH_OPTION_IGNORED,
+            field=_field("parallel_drafting"),
+            fix='drop "parallel_drafting" from --speculative-config',
+            evidence=f"{_SPECULATIVE}: "
+            + ("SpeculativeConfig._verify_args" if refusing else "SpeculativeConfig.__post_init__")
+            + f" (vLLM {launch.version})",
+        )
+        return
     if since(launch.version, REFUSES_PARALLEL_SWITCH):
         if switch is True and method not in ("dflash", "dspark"):
             last = last_before(REFUSES_PARALLEL_SWITCH)

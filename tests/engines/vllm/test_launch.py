@@ -448,3 +448,19 @@ def test_a_qwen3_omni_dspark_draft_must_be_launched_with_its_block(version: str)
 
     assert "launch-tokens-refused" in launched(block - 1)
     assert "launch-tokens-refused" not in launched(block)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_parallel_drafting_for_dflash_is_a_note_that_it_is_ignored(version: str) -> None:
+    for switch in (True, False):
+        verdict = _check(DFLASH, _launch_of(DFLASH, parallel_drafting=switch), version)
+        assert verdict.ok
+        (note,) = [
+            n for n in verdict.notes if getattr(n, "code", None) is codes.LAUNCH_OPTION_IGNORED
+        ]
+        assert note.field == "--speculative-config.parallel_drafting"
+    assert not [
+        n
+        for n in _check(DFLASH, _launch_of(DFLASH), version).notes
+        if getattr(n, "code", None) is codes.LAUNCH_OPTION_IGNORED
+    ]

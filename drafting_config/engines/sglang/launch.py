@@ -14,6 +14,7 @@ from typing import Final
 
 from drafting_config.draft.speculative_tokens import draft_speculative_tokens
 from drafting_config.engines.interface import LaunchFacts
+from drafting_config.engines.sglang.config import sglang_draft
 from drafting_config.engines.sglang.names import VERSION, Algorithm
 from drafting_config.engines.sglang.tables import launch_names
 from drafting_config.rules.subject import Subject
@@ -29,6 +30,7 @@ STEPS: Final = "--speculative-num-steps"
 TOPK: Final = "--speculative-eagle-topk"
 DRAFT_TOKENS: Final = "--speculative-num-draft-tokens"
 DFLASH_BLOCK: Final = "--speculative-dflash-block-size"
+DSPARK_BLOCK: Final = "--speculative-dspark-block-size"
 ADAPTIVE: Final = "--speculative-adaptive"
 
 _PROGRAMS: Final = (("-m", "sglang.launch_server"), ("sglang", "serve"))
@@ -242,6 +244,9 @@ def check_sglang_steps(launch: LaunchSubject, found: Findings) -> None:
                 )
             )
         return
+    if algorithm == "DSPARK":
+        _dspark_steps(launch, found)
+        return
     if algorithm != "DFLASH":
         return
     evidence = f"{_HOOK}: _handle_dflash (SGLang {VERSION})"
@@ -258,17 +263,64 @@ def check_sglang_steps(launch: LaunchSubject, found: Findings) -> None:
             )
         )
         return
-    for option, value in ((STEPS, steps), (TOPK, topk)):
-        if value is not None and value != 1:
-            found.warn(
-                ParallelDraftingConfigWarning(
-                    f"SGLang overrides {option} {value} to 1 for DFLASH.",
-                    field=option,
-                    code=codes.LAUNCH_STEPS,
-                    fix=f"drop {option} from the launch",
-                    evidence=evidence,
-                )
+    _overridden(STEPS, steps, "DFLASH", evidence, found)
+    _overridden(TOPK, topk, "DFLASH", evidence, found)
+
+
+def _overridden(
+    option: str, value: int | None, algorithm: str, evidence: str, found: Findings
+) -> None:
+    if value is not None and value != 1:
+        found.warn(
+            ParallelDraftingConfigWarning(
+                f"SGLang overrides {option} {value} to 1 for {algorithm}.",
+                field=option,
+                code=codes.LAUNCH_STEPS,
+                fix=f"drop {option} from the launch",
+                evidence=evidence,
             )
+        )
+
+
+def _draft_gamma(launch: LaunchSubject) -> int | None:
+    """The DSpark draft's gamma as SGLang's parse resolves it: ``dspark_block_size``, else
+    the DFlash parse's ``block_size`` (``srt/speculative/dspark_components/dspark_config.py:
+    parse_dspark_draft_config``); ``None`` where it says none or refuses the draft."""
+    try:
+        parsed = sglang_draft(launch.subject)
+        prefixed = launch.subject.get("dspark_block_size", None)
+    except ParallelDraftingConfigError:  # the config rules report it
+        return None
+    if isinstance(prefixed, int) and not isinstance(prefixed, bool):
+        return prefixed
+    return None if parsed is None else parsed.dflash.block_size
+
+
+def _dspark_steps(launch: LaunchSubject, found: Findings) -> None:
+    """DSPARK's server arguments (``_handle_dspark``): steps and top-k other than 1 are
+    overridden to 1; gamma is ``--speculative-dspark-block-size``, else the draft's, and
+    ``--speculative-num-draft-tokens`` must be gamma + 1 and at least 2."""
+    read = launch.launch
+    evidence = f"{_HOOK}: _handle_dspark (SGLang {VERSION})"
+    _overridden(STEPS, read.integer(STEPS), "DSPARK", evidence, found)
+    _overridden(TOPK, read.integer(TOPK), "DSPARK", evidence, found)
+    gamma = read.integer(DSPARK_BLOCK)
+    if gamma is None:
+        gamma = _draft_gamma(launch)
+    tokens = read.integer(DRAFT_TOKENS)
+    if tokens is None:
+        return
+    if (gamma is not None and tokens != gamma + 1) or tokens < 2:
+        want = 2 if gamma is None else gamma + 1
+        found.error(
+            ParallelDraftingConfigError(
+                f"{DRAFT_TOKENS} {tokens} is not gamma + 1 ({want}): SGLang refuses it for DSPARK.",
+                field=DRAFT_TOKENS,
+                code=codes.LAUNCH_STEPS,
+                fix=f"drop {DRAFT_TOKENS}, or set it to {want}",
+                evidence=evidence,
+            )
+        )
 
 
 def check_sglang_block(launch: LaunchSubject, found: Findings) -> None:
@@ -277,6 +329,9 @@ def check_sglang_block(launch: LaunchSubject, found: Findings) -> None:
     (:func:`~drafting_config.draft.speculative_tokens.draft_speculative_tokens` + 1): SGLang
     logs "DFLASH block size mismatch" and drafts with the launch's
     (``srt/speculative/dflash_worker_v2.py: DFlashWorkerV2``)."""
+    if launch.given_algorithm == "DSPARK" and launch.algorithm is Algorithm.DSPARK:
+        _dspark_block(launch, found)
+        return
     if launch.given_algorithm != "DFLASH" or launch.algorithm is not Algorithm.DFLASH:
         return
     read = launch.launch
@@ -295,6 +350,24 @@ def check_sglang_block(launch: LaunchSubject, found: Findings) -> None:
             code=codes.LAUNCH_TOKENS_DIFFER,
             fix=f"launch with {option} {own + 1}, or drop it (SGLang reads the draft's)",
             evidence=f"srt/speculative/dflash_worker_v2.py: DFlashWorkerV2 (SGLang {VERSION})",
+        )
+    )
+
+
+def _dspark_block(launch: LaunchSubject, found: Findings) -> None:
+    """A DSPARK launch's gamma (``--speculative-dspark-block-size``) other than the draft's:
+    SGLang drafts with the launch's (``_handle_dspark``)."""
+    gamma, own = launch.launch.integer(DSPARK_BLOCK), _draft_gamma(launch)
+    if gamma is None or own is None or gamma == own:
+        return
+    found.warn(
+        ParallelDraftingConfigWarning(
+            f"{DSPARK_BLOCK} {gamma} is not the draft's gamma {own}: SGLang drafts another "
+            "block than the draft was trained for.",
+            field=DSPARK_BLOCK,
+            code=codes.LAUNCH_TOKENS_DIFFER,
+            fix=f"launch with {DSPARK_BLOCK} {own}, or drop it (SGLang reads the draft's)",
+            evidence=f"{_HOOK}: _handle_dspark (SGLang {VERSION})",
         )
     )
 

@@ -19,6 +19,8 @@ from tests.conftest import EXAMPLES
 
 DFLASH: Final = str(EXAMPLES / "dflash-qwen3-4b")
 DSPARK: Final = str(EXAMPLES / "dspark-qwen3-8b")
+DSPARK_NOISE: Final = str(EXAMPLES / "dspark-noise-qwen3-8b")
+"""A DSpark draft SGLang parses (block_size 8: gamma 8)."""
 EAGLE3: Final = str(EXAMPLES / "ptd-eagle3-llama3-8b")
 ENGINE: Final = f"sglang=={VERSION}"
 DRAFT_PATH: Final = "--speculative-draft-model-path"
@@ -187,3 +189,14 @@ def test_launch_findings_keep_the_finding_contract() -> None:
         "launch-steps",
         "launch-tokens-differ",
     } <= seen
+
+
+def test_dspark_draft_tokens_must_be_gamma_plus_one() -> None:
+    draft = DSPARK_NOISE
+    base = f"--speculative-algorithm DSPARK {DRAFT_PATH} {draft}"
+    assert "launch-steps" in _codes(_check(draft, base + " --speculative-num-draft-tokens 8"))
+    assert "launch-steps" not in _codes(_check(draft, base + " --speculative-num-draft-tokens 9"))
+    given = base + " --speculative-dspark-block-size 4 --speculative-num-draft-tokens 5"
+    assert "launch-steps" not in _codes(_check(draft, given))
+    assert "launch-tokens-differ" in _warned(_check(draft, given))
+    assert "launch-steps" in _warned(_check(draft, base + " --speculative-eagle-topk 4"))

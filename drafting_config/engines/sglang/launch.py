@@ -137,7 +137,7 @@ def check_sglang_options_known(launch: LaunchSubject, found: Findings) -> None:
                 f"SGLang's server has no option {name}: its parser refuses the launch.",
                 field=name,
                 code=codes.LAUNCH_OPTION_UNKNOWN,
-                fix=f"remove {name} from the launch",
+                fix=f"remove {name} from the launch (SGLang {VERSION} has no such option)",
                 evidence=f"srt/server_args.py: ServerArgs.add_cli_args (SGLang {VERSION})",
             )
         )

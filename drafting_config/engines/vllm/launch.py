@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from drafting_config.draft.architectures import DSPARK_DRAFT, architecture_names
 from drafting_config.draft.speculative_tokens import draft_speculative_tokens
 from drafting_config.engines.interface import LaunchFacts
 from drafting_config.engines.vllm.layers import is_omni_target
@@ -178,7 +179,8 @@ def check_options_known(launch: LaunchSubject, found: Findings) -> None:
                 f"vLLM serve has no option {option.name}: its parser refuses the launch.",
                 field=option.name,
                 code=codes.LAUNCH_OPTION_UNKNOWN,
-                fix=f"remove {option.name} from the launch",
+                fix=f"remove {option.name} from the launch (vLLM {launch.version} has no such "
+                "option)",
                 evidence="vllm/entrypoints/common/cli_args.py: make_arg_parser "
                 f"(vLLM {launch.version})",
             )
@@ -230,15 +232,44 @@ def launch_method(launch: LaunchSubject) -> str | None:
     if declared is not None:
         return declared
     lowered = model.lower()
-    for needle, guessed in (
-        ("eagle-", "eagle"),
-        ("eagle3", "eagle3"),
-        ("dflash", "dflash"),
-        ("dspark", "dspark"),
-    ):
-        if needle in lowered:
+    get = launch.subject.get
+    try:
+        names = architecture_names(get)
+        model_type = get("model_type", None)
+    except ParallelDraftingConfigError:  # the load path reports it
+        names, model_type = set(), None
+    older = not since(launch.version, CHECKS_DECLARED_SPECULATOR)
+    guesses = (
+        ("eagle", "eagle-" in lowered),
+        ("eagle3", "eagle3" in lowered),
+        ("dflash", "dflash" in lowered or (older and bool(names & _DFLASH_GUESSED))),
+        (
+            "dspark",
+            "dspark" in lowered
+            or (
+                older
+                and bool(
+                    names & _DSPARK_GUESSED or (DSPARK_DRAFT in names and model_type == "qwen3")
+                )
+            ),
+        ),
+    )
+    for guessed, matched in guesses:
+        if matched:
             return guessed
+    methods = vllm_tables(launch.version).methods
+    if isinstance(model_type, str) and model_type in methods and model_type.endswith("mtp"):
+        return "mtp"  # MTPModelTypes: every such model type is served as mtp
     return "draft_model"
+
+
+_DFLASH_GUESSED: Final = frozenset({"MuseGlimmerAssistantModel"})
+_DSPARK_GUESSED: Final = frozenset(
+    {"Qwen3DSparkModel", "Qwen3OmniDSparkModel", "MuseSparkDSparkModel", "Gemma4DSparkModel"}
+)
+"""The architectures 0.32.0 and 0.33.0 guess ``dflash`` and ``dspark`` from
+(``SpeculativeConfig.__post_init__``; a ``qwen3`` ``DSparkDraftModel`` too), where the
+draft's ``model`` names neither."""
 
 
 def check_method(launch: LaunchSubject, found: Findings) -> None:

@@ -464,3 +464,11 @@ def test_parallel_drafting_for_dflash_is_a_note_that_it_is_ignored(version: str)
         for n in _check(DFLASH, _launch_of(DFLASH), version).notes
         if getattr(n, "code", None) is codes.LAUNCH_OPTION_IGNORED
     ]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_dspark_draft_under_a_neutral_name_is_guessed_dspark(version: str) -> None:
+    # 0.32.0 and 0.33.0 guess dspark from a qwen3 DSparkDraftModel; the newer release from
+    # its class's declared speculator.
+    config = {"model": "/models/drafter", "num_speculative_tokens": 8}
+    assert "launch-method-mismatch" not in _codes(_check(DSPARK, config, version))

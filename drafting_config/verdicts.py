@@ -614,11 +614,11 @@ def _launch_draft(rules: EngineRules, launch: Launch, located: Located, found: F
         return
     found.warn(
         ParallelDraftingConfigWarning(
-            f"The launch serves the draft {display_path(named)}, not the one checked "
-            f"({located.shown}).",
+            "The launch serves another draft than the one checked.",
             field="launch",
             code=codes.LAUNCH_DRAFT_DIFFERS,
-            fix="check the draft the launch serves, or launch the one checked",
+            fix=f"check the draft the launch serves ({display_path(named)}), or launch the one "
+            f"checked ({located.shown})",
         )
     )
 

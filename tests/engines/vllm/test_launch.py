@@ -472,3 +472,11 @@ def test_a_dspark_draft_under_a_neutral_name_is_guessed_dspark(version: str) -> 
     # its class's declared speculator.
     config = {"model": "/models/drafter", "num_speculative_tokens": 8}
     assert "launch-method-mismatch" not in _codes(_check(DSPARK, config, version))
+
+
+def test_the_other_draft_message_stays_short_whatever_the_paths() -> None:
+    far = "/" + "very-long-folder-name/" * 10 + "draft"
+    verdict = _check(DFLASH, _launch_of(far), VERSIONS[-1])
+    (warning,) = [w for w in verdict.warnings if w.code is codes.LAUNCH_DRAFT_DIFFERS]
+    assert len(str(warning)) <= 140
+    assert far in (warning.fix or "")

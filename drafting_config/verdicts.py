@@ -86,6 +86,7 @@ from drafting_config.values.errors import (
 from drafting_config.values.fields import is_kind
 from drafting_config.values.findings import Findings, Note
 from drafting_config.values.integers import exact_bool
+from drafting_config.values.launch import Launch, launch_of
 from drafting_config.values.paths import as_path, display_path
 
 __all__ = ["Engine", "ModelArgument", "Outcome", "Verdict", "check", "check_many"]
@@ -233,8 +234,10 @@ def check(
     download: bool = False,
     engine: Engine = "vllm",
     require_parallel: bool = False,
+    launch: str | Sequence[str] | Launch | None = None,
 ) -> Verdict:
-    """Check a draft model against the whole parallel-drafting contract; never raises.
+    """Check a draft model against the whole parallel-drafting contract; never raises on
+    the draft (bad options raise ``ValueError``).
 
     Args:
         draft: the draft model (see :data:`ModelArgument`).
@@ -263,6 +266,19 @@ def check(
         require_parallel: judge the draft as served with parallel drafting on: a draft the
             engine would serve sequentially (a sequential EAGLE-3 draft, a plain draft
             model, a token the engine ignores) is an error rather than OK with a note.
+        launch: the command line the draft is served with, judged against the draft by the
+            engine's rules for its release: a whole one (``"vllm serve TARGET
+            --speculative-config '{...}'"``, ``"python -m sglang.launch_server --model-path
+            TARGET --speculative-algorithm DFLASH ..."``), whose model is the target unless
+            ``target`` is given, or only the engine's options (``"--speculative-config
+            '{...}'"``); a string (split as a shell would) or its words.  An option the
+            release does not know is an error of the verdict.
+
+    Raises:
+        ValueError: a bad option; for ``launch``,
+            :class:`~drafting_config.values.launch.LaunchError` (a ``ValueError``) when it
+            cannot be read at all (unbalanced quotes, malformed ``--speculative-config``
+            JSON), naming the option, the value and what was expected.
     """
     options = CheckOptions(
         target,
@@ -274,6 +290,7 @@ def check(
         download,
         _engine(engine),
         exact_bool("`require_parallel`", require_parallel, ValueError),
+        checked_launch(launch),
     )
     (verdict,) = _check(draft, options, _SharedReads(), (options.engine,))
     return verdict
@@ -291,6 +308,7 @@ def check_many(
     download: bool = False,
     engine: Engines = "vllm",
     require_parallel: bool = False,
+    launch: str | Sequence[str] | Launch | None = None,
 ) -> list[Verdict]:
     """Check several drafts with the same options: one :class:`Verdict` per draft and
     engine, in order (a draft's verdicts together, by engine, each engine's releases oldest
@@ -309,6 +327,7 @@ def check_many(
             or a list or tuple of these (:data:`Engines`), each draft getting one verdict per
             release they name (a release named twice, or as the bare name that means it,
             gets one).
+        launch: as :func:`check`'s, for every draft.
 
     Raises:
         TypeError: ``drafts`` is a single draft (a path, a mapping, a config
@@ -332,6 +351,7 @@ def check_many(
         download,
         engines[0],
         exact_bool("`require_parallel`", require_parallel, ValueError),
+        checked_launch(launch),
     )
     return list(check_each(drafts, options, engines))
 
@@ -393,6 +413,34 @@ class CheckOptions:
     download: bool = False
     engine: Engine = DEFAULT_ENGINE
     require_parallel: bool = False
+    launch: Launch | None = None
+
+
+def checked_launch(launch: object) -> Launch | None:
+    """``launch`` read (:func:`~drafting_config.values.launch.launch_of`) and parsed by each
+    engine (:meth:`~drafting_config.engines.interface.EngineRules.launch_facts`), so that a
+    launch that cannot be read at all is the caller's error, raised before any verdict.
+
+    Raises:
+        ~drafting_config.values.launch.LaunchError: see :func:`check`.
+    """
+    if launch is None:
+        return None
+    read = launch_of(launch)
+    for rules in ENGINES.values():
+        rules.launch_facts(read)
+    return read
+
+
+def launch_target(launch: Launch | None) -> str | None:
+    """The model a whole launch serves, read by the engine whose program it runs."""
+    if launch is None:
+        return None
+    for rules in ENGINES.values():
+        facts = rules.launch_facts(launch)
+        if facts.ours and facts.target is not None:
+            return facts.target
+    return None
 
 
 @dataclass(frozen=True)
@@ -533,8 +581,10 @@ def _judge(  # noqa: PLR0917 - the parts of one draft's reading, each built once
         found.warnings.insert(0, engine_warning)
     found.errors += target.errors
     found.notes += target.notes
+    if options.launch is not None:
+        _launch_draft(rules, options.launch, located, found)
     reading = rules.judge(
-        Subject(read, target.facts),
+        Subject(read, target.facts, launch=options.launch),
         found,
         _Reads(located, target, options, shared),
         require_parallel=options.require_parallel,
@@ -562,6 +612,39 @@ def _judge(  # noqa: PLR0917 - the parts of one draft's reading, each built once
         serve_with=reading.serve_with if served else None,
         token_fields=reading.token_fields,
     )
+
+
+def _launch_draft(rules: EngineRules, launch: Launch, located: Located, found: Findings) -> None:
+    """A warning (``launch-draft-differs``) when the launch's draft is not the draft
+    checked: another path (compared as real paths when both are local) or repo id."""
+    facts = rules.launch_facts(launch)
+    named = facts.draft
+    if not facts.ours or named is None or located.shown is None:
+        return
+    if _same_model(named, located):
+        return
+    found.warn(
+        ParallelDraftingConfigWarning(
+            "The launch serves another draft than the one checked.",
+            field="launch",
+            code=codes.LAUNCH_DRAFT_DIFFERS,
+            fix=f"check the draft the launch serves ({display_path(named)}), or launch the one "
+            f"checked ({located.shown})",
+        )
+    )
+
+
+def _same_model(named: str, located: Located) -> bool:
+    """Whether the launch's ``named`` model is the located draft: the same text, or local
+    paths to the same directory (or its ``config.json``)."""
+    if named == located.text:
+        return True
+    if located.at is None or not os.path.exists(named):
+        return False
+    mine = located.at if located.at.is_dir() else located.at.parent
+    theirs = Path(named)
+    theirs = theirs if theirs.is_dir() else theirs.parent
+    return os.path.realpath(mine) == os.path.realpath(theirs)
 
 
 class _Reads:
@@ -762,9 +845,12 @@ def _serve_name(shown: str | None, placeholder: str) -> str:
 
 
 def _target(read: DraftFile, options: CheckOptions, shared: _SharedReads) -> _Target:
-    """The target given, else the speculators verifier the file names, else none: found
-    from the file as written, so that no engine's verdict depends on another's reading."""
+    """The target given, else the launch's model, else the speculators verifier the file
+    names, else none: found from the file as written, so that no engine's verdict depends on
+    another's reading."""
     target = options.target
+    if target is None:
+        target = launch_target(options.launch)
     if target is not None:
         return shared.target(None, lambda: _explicit_target(target, options))
     verifier = speculators_verifier(read)

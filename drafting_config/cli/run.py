@@ -75,9 +75,10 @@ from drafting_config.values.codes import (
 )
 from drafting_config.values.edits import EditPlan
 from drafting_config.values.errors import exception_text
+from drafting_config.values.launch import Launch, LaunchError, option_value, split_words
 from drafting_config.values.paths import output_errors, printable, runner_inert
 from drafting_config.values.sources import PRIORITY_ORDER
-from drafting_config.verdicts import CheckOptions, Verdict, check_each
+from drafting_config.verdicts import CheckOptions, Verdict, check_each, checked_launch
 
 EXIT_OK: Final = 0
 EXIT_INVALID: Final = 1
@@ -109,9 +110,55 @@ ENGINE_CHOICES: Final[Mapping[str, tuple[Engine | EveryRelease, ...]]] = {
 
 
 def _engines(args: argparse.Namespace) -> tuple[Engine, ...]:
-    """The engines of every ``--engine`` given (repeatable), in order, each release once."""
+    """The engines of every ``--engine`` given (repeatable), in order, each release once
+    (without one, :func:`_apply_settings` has set the settings' engine, else the engine the
+    launch is for, :func:`_launch_engine`)."""
     given = getattr(args, "engine", None) or (DEFAULT_ENGINE,)
     return chosen_engines(engine for choice in given for engine in ENGINE_CHOICES[choice])
+
+
+SGLANG_ARGS_ENGINE: Final = "sglang"
+"""The engine ``--sglang-args`` speaks for (the option is named after it)."""
+
+
+def _launch(args: argparse.Namespace) -> Launch | None:
+    """The launch ``--speculative-config``, ``--sglang-args`` or ``--launch`` gives, read
+    and parsed by each engine (:func:`~drafting_config.verdicts.checked_launch`).
+
+    Raises:
+        _UsageError: it cannot be read at all (the option, the value, what was expected).
+    """
+    config = getattr(args, "speculative_config", None)
+    sglang = getattr(args, "sglang_args", None)
+    whole = getattr(args, "launch", None)
+    try:
+        if config is not None:
+            words: tuple[str, ...] = (
+                "--speculative-config",
+                option_value(config, "--speculative-config"),
+            )
+        elif sglang is not None:
+            words = split_words(sglang, "--sglang-args")
+        elif whole is not None:
+            words = split_words(whole, "--launch")
+        else:
+            return None
+        return checked_launch(Launch(words))
+    except LaunchError as error:
+        raise _UsageError(str(error)) from None
+
+
+def _launch_engine(args: argparse.Namespace) -> str:
+    """The engine a launch given without ``--engine`` is for: SGLang for ``--sglang-args``,
+    the engine whose program a whole ``--launch`` runs, else the default."""
+    if getattr(args, "sglang_args", None) is not None:
+        return SGLANG_ARGS_ENGINE
+    launch = _launch(args)
+    if launch is not None and launch.words and not launch.words[0].startswith("-"):
+        for name, rules in ENGINES.items():
+            if rules.launch_facts(launch).ours:
+                return name
+    return DEFAULT_ENGINE
 
 
 def _check_all(paths: Sequence[str], args: argparse.Namespace) -> Iterator[Verdict]:
@@ -127,6 +174,7 @@ def _check_all(paths: Sequence[str], args: argparse.Namespace) -> Iterator[Verdi
         target_revision=args.target_revision,
         download=args.download,
         require_parallel=bool(getattr(args, "require_parallel", False)),
+        launch=_launch(args),
     )
     ignored = frozenset(getattr(args, "ignore", None) or ())
     verdicts = check_each(paths, options, _engines(args))
@@ -676,6 +724,29 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="judge each draft as served, whatever [tool.drafting-config] says",
     )
+    launch = check_parser.add_mutually_exclusive_group()
+    launch.add_argument(
+        "--speculative-config",
+        metavar="JSON",
+        help="judge the draft as served with this vllm serve --speculative-config (a JSON "
+        "object, or @FILE): its method, model, num_speculative_tokens and every key, by the "
+        "release's own names",
+    )
+    launch.add_argument(
+        "--sglang-args",
+        metavar="ARGS",
+        help="judge the draft as served with these SGLang speculative options (one string: "
+        "'--speculative-algorithm DFLASH --speculative-draft-model-path ...'); the engine is "
+        "SGLang unless --engine says otherwise",
+    )
+    launch.add_argument(
+        "--launch",
+        metavar="COMMAND",
+        help="judge the draft as served by this whole command line ('vllm serve TARGET "
+        "--speculative-config ...' or 'python -m sglang.launch_server --model-path TARGET "
+        "...'): its model is the target unless --target is given, and its engine the verdicts' "
+        "unless --engine is given; an option the release does not know fails the check",
+    )
     check_parser.add_argument(
         "--format",
         choices=("text", "json", "github"),
@@ -806,7 +877,7 @@ def _apply_settings(args: argparse.Namespace) -> None:
     if args.strict is None:
         args.strict = bool(settings.strict)
     if getattr(args, "engine", DEFAULT_ENGINE) is None:
-        args.engine = [settings.engine or DEFAULT_ENGINE]
+        args.engine = [settings.engine or _launch_engine(args)]
     if settings.require_parallel is not None and getattr(args, "require_parallel", None) is None:
         args.require_parallel = settings.require_parallel
     given = args.ignore or []

@@ -99,6 +99,11 @@ IGNORABLE: Final = frozenset(
         "sample-from-anchor-assumed",
         "weights-d2t-missing",
         "speculative-tokens-unknown",
+        "launch-parallel-off",
+        "launch-tokens-differ",
+        "launch-draft-differs",
+        "launch-steps",
+        "launch-option-ignored",
     )
 )
 """The codes ``--ignore`` and ``ignore`` take: those some rule gives as a warning or a note

@@ -23,6 +23,7 @@ from drafting_config.files.safetensors_headers import CheckpointHeaders
 from drafting_config.files.tokenizer_files import TokenFacts, TokenizerFiles
 from drafting_config.rules.subject import Subject
 from drafting_config.values.findings import Findings
+from drafting_config.values.launch import Launch
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,20 @@ class CheckpointFiles:
     """The ``mask_embedding.pt`` beside a local draft, read, or ``None``."""
 
 
+@dataclass(frozen=True)
+class LaunchFacts:
+    """What an engine reads of a launch before judging it (the same in every release)."""
+
+    ours: bool
+    """Whether the launch is this engine's: its program (``vllm serve``), or no program (only
+    options); ``False`` when it runs another program."""
+    target: str | None = None
+    """The model the launch serves (the verdict's target unless one is given)."""
+    draft: str | None = None
+    """The draft the launch names (vLLM's ``"model"``, SGLang's
+    ``--speculative-draft-model-path``)."""
+
+
 class Reads(Protocol):
     """What an engine's rules may ask the checker to read; each returns ``None`` (and
     records nothing) when the caller turned that check off, and records into ``found``
@@ -164,6 +179,14 @@ class EngineRules(Protocol):
     def SERVE_OPTION(self) -> str:
         """The option of the engine's serve command (a verdict's ``serve_with``) that names
         the speculative method (``"--speculative-config"``, ``"--speculative-algorithm"``)."""
+
+    def launch_facts(self, launch: Launch) -> LaunchFacts:
+        """What the engine reads of ``launch``: whether it is its own, its target and draft.
+
+        Raises:
+            ~drafting_config.values.launch.LaunchError: a value the engine's parser cannot
+                read at all (malformed ``--speculative-config`` JSON), naming the option.
+        """
 
     def resolver_findings(self, draft: DraftFile) -> Findings:
         """The errors and warnings of the draft's file, as this engine reads it, that speak

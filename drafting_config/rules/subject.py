@@ -21,6 +21,7 @@ from drafting_config.files.safetensors_headers import CheckpointHeaders
 from drafting_config.files.tokenizer_files import TokenizerFiles
 from drafting_config.values.fields import FieldGetter
 from drafting_config.values.findings import Findings
+from drafting_config.values.launch import Launch
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,9 @@ class Subject:
     """Whether the engine serves the draft as a separate draft model (vLLM's ``draft_model``,
     SGLang's ``STANDALONE``): a complete causal LM run on its own hidden states, never fed
     the target's, whatever its file names."""
+    launch: Launch | None = None
+    """The launch the draft is served with, when given: the engine judges it against the
+    draft (each engine's launch rules)."""
 
     @property
     def takes_target_hidden_states(self) -> bool:

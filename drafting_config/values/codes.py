@@ -503,3 +503,45 @@ TOKEN_UNUSED: Final = declare(
     "The draft names a parallel-drafting token the engine never reads, because it has no "
     "parallel mode for the draft's method: the draft is served sequentially.",
 )
+
+
+# --- the launch: the user's command line judged against the draft -------------------------------
+
+LAUNCH_OTHER_ENGINE: Final = declare(
+    "launch-other-engine",
+    Step.PARSE,
+    "The launch runs another engine's program than the engine the verdict speaks for.",
+    fix="check the launch with the engine it runs (--engine)",
+)
+LAUNCH_OPTION_UNKNOWN: Final = declare(
+    "launch-option-unknown",
+    Step.PARSE,
+    "The launch gives an option (or a --speculative-config key) the engine release does not "
+    "know: its argument parser or config class refuses it at start-up.",
+    fix="remove the option, or spell it as the release names it",
+)
+LAUNCH_METHOD_UNKNOWN: Final = declare(
+    "launch-method-unknown",
+    Step.PARSE,
+    "The launch names a speculative method (SGLang: algorithm) the engine release does not accept.",
+    fix="name one of the release's methods",
+)
+LAUNCH_METHOD_MISMATCH: Final = declare(
+    "launch-method-mismatch",
+    Step.PARSE,
+    "The launch's method (given, or as the engine guesses it) is not the one the draft is "
+    "for: the engine refuses it, or runs the draft with the wrong drafter.",
+    fix="name the draft's method in the launch",
+)
+LAUNCH_TOKENS_DIFFER: Final = declare(
+    "launch-tokens-differ",
+    Step.PARSE,
+    "The launch's number of speculative tokens is not the one the draft was trained for.",
+    fix="launch with the draft's number of speculative tokens",
+)
+LAUNCH_DRAFT_DIFFERS: Final = declare(
+    "launch-draft-differs",
+    Step.PARSE,
+    "The launch serves another draft than the one checked.",
+    fix="check the draft the launch serves, or launch the one checked",
+)

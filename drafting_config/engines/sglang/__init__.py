@@ -34,9 +34,10 @@ from drafting_config.engines.sglang.names import VERSION as VERSION
 
 if TYPE_CHECKING:
     from drafting_config.draft.file import DraftFile
-    from drafting_config.engines.interface import Reading, Reads
+    from drafting_config.engines.interface import LaunchFacts, Reading, Reads
     from drafting_config.rules.subject import Subject
     from drafting_config.values.findings import Findings
+    from drafting_config.values.launch import Launch
 
 
 def resolver_findings(draft: DraftFile) -> Findings:
@@ -45,6 +46,14 @@ def resolver_findings(draft: DraftFile) -> Findings:
     from drafting_config.engines.sglang import judging  # noqa: PLC0415 (loaded when asked)
 
     return judging.resolver_findings(draft)
+
+
+def launch_facts(launch: Launch) -> LaunchFacts:
+    """:func:`.launch.launch_facts`: whether ``launch`` runs SGLang's server, its target and
+    draft (its module loaded on first use)."""
+    from drafting_config.engines.sglang import launch as launches  # noqa: PLC0415
+
+    return launches.launch_facts(launch)
 
 
 def judge(

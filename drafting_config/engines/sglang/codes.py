@@ -149,3 +149,20 @@ LAYERS_CAPTURED_IN_ORDER: Final = declare(
     "The tapped layer ids repeat or decrease, but the target captures each layer once, in "
     "layer order: fc gets fewer features than it is sized for, or features in another order.",
 )
+
+
+# --- the launch -----------------------------------------------------------------------------
+
+LAUNCH_STEPS: Final = declare(
+    "launch-steps",
+    Step.PARSE,
+    "The launch's speculative steps, top-k and draft tokens are refused by the engine's "
+    "server arguments, or overridden by them.",
+    fix="set the steps, top-k and draft tokens as the engine's server arguments require",
+)
+LAUNCH_DRAFT_PATH_MISSING: Final = declare(
+    "launch-draft-path-missing",
+    Step.PARSE,
+    "The launch names an algorithm that needs a draft model but gives no draft model path.",
+    fix="add --speculative-draft-model-path with the draft's path",
+)

@@ -17,6 +17,7 @@ from drafting_config.engines.sglang.config import (
     ignored_token,
     sglang_algorithm,
 )
+from drafting_config.engines.sglang.launch import check_sglang_launch
 from drafting_config.engines.sglang.layers import check_sglang_layers, sglang_layers
 from drafting_config.engines.sglang.names import Algorithm, SglangRefuses
 from drafting_config.engines.sglang.running import (
@@ -54,6 +55,7 @@ RULES: Final[tuple[Callable[..., None], ...]] = (
     check_sglang_eagle3_weights,
     check_sglang_mask_embedding,
     check_sglang_standalone,
+    check_sglang_launch,
 )
 """The rules :func:`judge` runs, in its order (a test holds the two equal), each where the
 load path meets it; the docs' rules table is generated from them
@@ -125,6 +127,7 @@ def judge(
         with found.collect():
             check_sglang_standalone(subject, found)
             _sequential_findings(subject, found, algorithm, require_parallel)
+    check_sglang_launch(subject, algorithm, found)
     try:
         token_fields = sglang_token_fields(subject, token)
     except ParallelDraftingConfigError:  # a field that cannot be read: recorded already

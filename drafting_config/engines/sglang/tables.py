@@ -196,3 +196,44 @@ def target_class(architectures: tuple[str, ...]) -> tuple[str, TargetClass | Non
         return None
     name = architectures[0]
     return name, TARGET_CLASSES.get(name)
+
+
+# --- the launch (srt/server_args.py, srt/speculative/spec_info.py) ---------------------------
+
+
+@dataclass(frozen=True)
+class LaunchNames:
+    """What a launch of ``python -m sglang.launch_server`` may say, for one release."""
+
+    server_options: frozenset[str]
+    """Every option ``ServerArgs.add_cli_args`` registers (``srt/server_args.py``)."""
+    speculative_options: tuple[str, ...]
+    """Those of the ``spec`` namespace (``srt/arg_groups/fields/spec.py: Spec``)."""
+    algorithms: tuple[str, ...]
+    """The members of ``SpeculativeAlgorithm`` (``srt/speculative/spec_info.py``)."""
+    aliases: tuple[str, ...]
+    """The reserved aliases ``from_string`` reads as ``EAGLE``
+    (``srt/speculative/spec_registry.py: _RESERVED_ALIASES``)."""
+
+    def algorithm(self, name: str) -> str | None:
+        """The member ``SpeculativeAlgorithm.from_string(name)`` returns (any case; a
+        reserved alias is ``EAGLE``), or ``None``: it raises "Unknown speculative algorithm
+        name" (no plugin registered)."""
+        upper = name.upper()
+        if upper in self.algorithms:
+            return upper
+        if upper in self.aliases:
+            return "EAGLE"
+        return None
+
+
+@cache
+def launch_names(version: str = VERSION) -> LaunchNames:
+    """The ``launch`` part of ``version``'s file."""
+    raw = _raw(version)["launch"]
+    return LaunchNames(
+        server_options=frozenset(raw["server_options"]),
+        speculative_options=tuple(raw["speculative_options"]),
+        algorithms=tuple(raw["algorithms"]),
+        aliases=tuple(raw["aliases"]),
+    )

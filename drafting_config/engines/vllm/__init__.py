@@ -20,11 +20,13 @@ from typing import Final, get_args
 
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.draft.file import DraftFile
-from drafting_config.engines.interface import Reading, Reads, WeightsFacts
+from drafting_config.engines.interface import LaunchFacts, Reading, Reads, WeightsFacts
 from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm.draft_models import check_draft_model_vocab
 from drafting_config.engines.vllm.drafters import check_eagle3_width, check_projector_type
 from drafting_config.engines.vllm.eagle_heads import check_unlisted_eagle_head
+from drafting_config.engines.vllm.launch import check_launch
+from drafting_config.engines.vllm.launch import launch_facts as launch_facts
 from drafting_config.engines.vllm.layers import check_layers
 from drafting_config.engines.vllm.load_path import (
     check_architecture_registered,
@@ -81,6 +83,7 @@ from drafting_config.rules.tokenizer import check_tokenizer
 from drafting_config.values.codes import SEQUENTIAL_NOT_PARALLEL, TOKEN_UNUSED
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.values.findings import Findings
+from drafting_config.values.launch import Launch
 from drafting_config.values.paths import display_path
 
 _UNSET: Final = frozenset({FieldStatus.ABSENT, FieldStatus.NULL})
@@ -165,6 +168,8 @@ def judge(
             for rule in RULES:
                 rule(vllm_subject, found)
             aux = aux_layers(vllm_subject)  # the layers as vLLM resolves them knowing the target
+        if subject.launch is not None:
+            check_launch(replace(vllm_subject, launch=subject.launch), mode, found)
         if resolution.winner is not None and not token_unused:
             token = _tokenizer_facts(vllm_subject, found, reads)
         weights = _weights_facts(vllm_subject, found, reads)
@@ -324,6 +329,10 @@ class VllmRelease:
     def SERVE_OPTION(self) -> str:
         """:data:`~.names.SERVE_OPTION`."""
         return SERVE_OPTION
+
+    def launch_facts(self, launch: Launch) -> LaunchFacts:
+        """:func:`~.launch.launch_facts`: a launch is parsed alike in every release."""
+        return launch_facts(launch)
 
     def resolver_findings(self, draft: DraftFile) -> Findings:
         """:func:`resolver_findings`: the token chain is the same in every release."""

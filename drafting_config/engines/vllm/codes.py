@@ -389,3 +389,68 @@ WEIGHTS_LM_HEAD_SHARED_DRAFT_VOCAB: Final = declare(
     "target's first rows as the draft's tokens.",
     fix="ship the lm_head.weight the head was trained with",
 )
+
+
+# --- the launch -----------------------------------------------------------------------------
+
+LAUNCH_PARALLEL_REFUSED: Final = declare(
+    "launch-parallel-refused",
+    Step.PARSE,
+    'The launch sets "parallel_drafting": true for a method the engine release refuses it for.',
+    fix='drop "parallel_drafting" from the launch, or serve with a release that drafts the '
+    "method in parallel",
+    evidence="vllm/config/speculative.py: SpeculativeConfig._verify_args",
+)
+LAUNCH_PARALLEL_OFF: Final = declare(
+    "launch-parallel-off",
+    Step.TOKEN,
+    "The draft asks for parallel drafting but the launch leaves the engine's switch off: the "
+    "engine drafts it sequentially, its token unused.",
+    fix='add "parallel_drafting": true to the launch\'s --speculative-config',
+    evidence="vllm/config/speculative.py: SpeculativeConfig.parallel_drafting",
+)
+LAUNCH_TOKENS_MISSING: Final = declare(
+    "launch-tokens-missing",
+    Step.PARSE,
+    "The launch gives no number of speculative tokens and nothing in the draft gives the "
+    "engine one: it fails at start-up.",
+    fix="add num_speculative_tokens to the launch",
+)
+LAUNCH_MODEL_MISSING: Final = declare(
+    "launch-model-missing",
+    Step.PARSE,
+    "The launch gives a number of speculative tokens but no draft model, for a method that "
+    "needs one: the engine fails at start-up.",
+    fix='add the draft\'s path as "model" to the launch',
+)
+LAUNCH_TOKENS_REFUSED: Final = declare(
+    "launch-tokens-refused",
+    Step.PARSE,
+    "The launch's number of speculative tokens is one the engine refuses for the draft.",
+    fix="launch with a number of speculative tokens the engine accepts for the draft",
+)
+LAUNCH_DRAFT_TP: Final = declare(
+    "launch-draft-tp",
+    Step.PARSE,
+    "The launch's tensor-parallel size for the draft is one the engine refuses (not 1 or the "
+    "target's, not dividing the draft's attention heads, or given under the wrong key).",
+    fix="launch the draft with a tensor-parallel size that divides its attention heads",
+)
+LAUNCH_MAX_MODEL_LEN: Final = declare(
+    "launch-max-model-len",
+    Step.PARSE,
+    "The launch's max_model_len for the draft is longer than the draft can serve.",
+    fix="lower the launch's max_model_len to the draft's max_position_embeddings",
+)
+LAUNCH_VOCAB_SETTING: Final = declare(
+    "launch-vocab-setting",
+    Step.PARSE,
+    "The launch's vocabulary setting for a draft model is refused with its other settings.",
+    fix="use use_heterogeneous_vocab only with method draft_model and greedy drafting",
+)
+LAUNCH_OPTION_IGNORED: Final = declare(
+    "launch-option-ignored",
+    Step.PARSE,
+    "The launch sets an option the engine release accepts but ignores for the draft's method.",
+    fix="drop the option from the launch",
+)

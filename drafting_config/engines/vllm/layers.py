@@ -393,6 +393,12 @@ def _is_omni(target: TargetFacts) -> bool:
     )
 
 
+def is_omni_target(target: TargetFacts) -> bool:
+    """Whether ``target`` is Qwen3-Omni (``_is_qwen3_omni_target`` in
+    ``vllm/config/speculative.py``), for the launch rules (:mod:`.launch`)."""
+    return _is_omni(target)
+
+
 # --- no layers named: the target model's defaults --------------------------------------------
 
 

@@ -923,6 +923,11 @@ def _declared_method(subject: VllmSubject) -> str | None:
     return None
 
 
+def declared_method(subject: VllmSubject) -> str | None:
+    """:func:`_declared_method`, for the launch rules (:mod:`.launch`)."""
+    return _declared_method(subject)
+
+
 def check_declared_speculator(subject: VllmSubject, found: Findings) -> None:
     """From vLLM :data:`~.names.CHECKS_DECLARED_SPECULATOR` on, the method the draft is served
     with must be the one its class declares: ``_resolve_checkpoint_config_class``

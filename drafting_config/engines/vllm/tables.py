@@ -12,6 +12,9 @@ again from the downloaded wheels and compare).  It holds:
 * the registered names whose class implements ``SupportsEagle3``
   (``model_executor/models/interfaces.py``), which a target must to be tapped;
 * the model types of ``_CONFIG_REGISTRY`` (``vllm/transformers_utils/config.py``);
+* what a launch may say: the fields ``--speculative-config`` takes (``SpeculativeConfig``'s,
+  ``vllm/config/speculative.py``), its ``method`` values, and every option ``vllm serve``
+  registers (``make_arg_parser``, ``vllm/entrypoints/common/cli_args.py``);
 * the transformers versions the release accepts (``>=5.16.1,<5.21.0`` for 0.33.0), whose
   model types and classes :mod:`drafting_config.engines.transformers` holds.
 
@@ -59,6 +62,13 @@ class VllmTables:
     range that knows it (no later version drops one)."""
     model_classes: dict[str, str]
     """Each model class transformers exports to the first version of the range that does."""
+    speculative_fields: tuple[str, ...] = ()
+    """The keys ``--speculative-config`` takes: ``SpeculativeConfig``'s init fields (a
+    ``@config`` dataclass, which forbids any other)."""
+    methods: tuple[str, ...] = ()
+    """The values of its ``method`` (``SpeculativeMethod``)."""
+    serve_options: frozenset[str] = frozenset()
+    """Every option string ``vllm serve`` registers (``--max-model-len``, ``-tp``)."""
 
     def registered(self, name: str) -> tuple[str, str] | None:
         """``(module, class)`` of a name of vLLM's registry (its effective row: the last
@@ -102,4 +112,7 @@ def vllm_tables(version: str = VERSION) -> VllmTables:
         transformers_range=accepted["range"],
         model_types=_in_range(transformers.model_types, versions),
         model_classes=_in_range(transformers.model_classes, versions),
+        speculative_fields=tuple(raw["launch"]["speculative_config"]["fields"]),
+        methods=tuple(raw["launch"]["speculative_config"]["methods"]),
+        serve_options=frozenset(raw["launch"]["serve_options"]),
     )

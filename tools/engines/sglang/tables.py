@@ -17,6 +17,16 @@ same tables from the downloaded wheel and compare them with the package's.
   class's own name), which of ``set_dflash_layers_to_capture``,
   ``set_dspark_layers_to_capture`` and ``set_eagle3_layers_to_capture`` it has, its own or
   inherited (bases resolved by class name among the classes of ``srt/models/*.py``).
+* :func:`launch`: what a launch may say: ``server_options``, every option string
+  ``ServerArgs.add_cli_args`` registers (``sglang/srt/server_args.py``): for each field of the
+  namespace classes of ``sglang/srt/arg_groups/fields/`` annotated ``A[T, "help"]`` or
+  ``A[T, Arg(...)]`` (``add_cli_args_from_dataclass``, ``arg_groups/arg_utils.py``), its
+  ``cli_name`` or ``--NAME``, and its ``aliases``, less ``no_cli`` fields; and the literal
+  option strings of ``server_args.py``'s own ``add_argument`` calls; ``speculative_options``,
+  those of them of the ``spec`` namespace (``fields/spec.py``); ``algorithms``, the members of
+  ``SpeculativeAlgorithm`` (``sglang/srt/speculative/spec_info.py``), whose ``from_string``
+  accepts each name in any case; ``aliases``, the ``_RESERVED_ALIASES`` it reads as ``EAGLE``
+  (``speculative/spec_registry.py``).
 """
 
 from __future__ import annotations
@@ -38,6 +48,7 @@ __all__ = [
     "SglangSource",
     "config_registry",
     "documents",
+    "launch",
     "registered_model_types",
     "tables",
     "target_hooks",
@@ -420,6 +431,111 @@ def target_hooks(source: SglangSource) -> dict[str, Hooks]:
     return registered
 
 
+# --- the launch: server options and speculative algorithms -----------------------------------
+
+FIELDS: Final = "sglang/srt/arg_groups/fields/"
+SERVER_ARGS: Final = "sglang/srt/server_args.py"
+SPEC_INFO: Final = "sglang/srt/speculative/spec_info.py"
+SPEC_REGISTRY: Final = "sglang/srt/speculative/spec_registry.py"
+
+
+def _field_options(statement: ast.AnnAssign) -> list[str]:
+    """The option strings of one ``A[T, meta]`` field (none for ``no_cli`` or no meta)."""
+    annotation = statement.annotation
+    if not (
+        isinstance(annotation, ast.Subscript)
+        and isinstance(annotation.value, ast.Name)
+        and annotation.value.id == "A"
+        and isinstance(annotation.slice, ast.Tuple)
+        and isinstance(statement.target, ast.Name)
+    ):
+        return []
+    name = "--" + statement.target.id.replace("_", "-")
+    meta = annotation.slice.elts[-1]
+    if isinstance(meta, (ast.Constant, ast.JoinedStr, ast.BinOp)):  # help text
+        return [name]
+    if not (
+        isinstance(meta, ast.Call) and isinstance(meta.func, ast.Name) and meta.func.id == "Arg"
+    ):
+        return []
+    keywords = {keyword.arg: keyword.value for keyword in meta.keywords}
+    no_cli = keywords.get("no_cli")
+    if isinstance(no_cli, ast.Constant) and no_cli.value is True:
+        return []
+    cli_name = keywords.get("cli_name")
+    if isinstance(cli_name, ast.Constant) and isinstance(cli_name.value, str):
+        name = cli_name.value
+    aliases = keywords.get("aliases")
+    extra = (
+        [
+            element.value
+            for element in aliases.elts
+            if isinstance(element, ast.Constant) and isinstance(element.value, str)
+        ]
+        if isinstance(aliases, ast.List)
+        else []
+    )
+    return [name, *extra]
+
+
+def _namespace_options(tree: ast.Module) -> list[str]:
+    options: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            for statement in node.body:
+                if isinstance(statement, ast.AnnAssign):
+                    options.extend(_field_options(statement))
+    return options
+
+
+def launch(source: SglangSource) -> dict[str, object]:
+    """The ``launch`` part of the tables (see the module's docstring)."""
+    options: set[str] = set()
+    for path in source.python(FIELDS):
+        options.update(_namespace_options(source.tree(path)))
+    for node in ast.walk(source.tree(SERVER_ARGS)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "add_argument"
+        ):
+            options.update(
+                argument.value
+                for argument in node.args
+                if isinstance(argument, ast.Constant)
+                and isinstance(argument.value, str)
+                and argument.value.startswith("-")
+            )
+    (algorithm_class,) = (
+        node
+        for node in source.tree(SPEC_INFO).body
+        if isinstance(node, ast.ClassDef) and node.name == "SpeculativeAlgorithm"
+    )
+    algorithms = [
+        statement.targets[0].id
+        for statement in algorithm_class.body
+        if isinstance(statement, ast.Assign) and isinstance(statement.targets[0], ast.Name)
+    ]
+    aliases: list[str] = []
+    for node in source.tree(SPEC_REGISTRY).body:
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == "_RESERVED_ALIASES"
+        ):
+            aliases = sorted(
+                element.value
+                for element in ast.walk(node.value)
+                if isinstance(element, ast.Constant) and isinstance(element.value, str)
+            )
+    return {
+        "server_options": sorted(options),
+        "speculative_options": _namespace_options(source.tree(FIELDS + "spec.py")),
+        "algorithms": algorithms,
+        "aliases": aliases,
+    }
+
+
 # --- the data file -------------------------------------------------------------------------------
 
 
@@ -448,6 +564,7 @@ def tables(source: SglangSource, version: str, transformers: str) -> dict[str, o
         "config_registry": config_registry(source),
         "registered": registered_model_types(source),
         "classes": sorted(target_hooks(source)),
+        "launch": launch(source),
     }
 
 

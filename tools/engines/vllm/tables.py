@@ -23,6 +23,16 @@ What is derived, and from where:
 * ``speculators_algorithms``: the ``speculators_model_type`` values vLLM's speculators
   reader accepts (each ``@register_speculator("name")`` of
   ``vllm/transformers_utils/configs/speculators/algos.py``).
+* ``launch``: what a launch may say (:func:`launch`): ``speculative_config``, the fields
+  ``--speculative-config`` takes (the init fields of ``SpeculativeConfig``,
+  ``vllm/config/speculative.py``, a ``@config`` dataclass that forbids any other key) and
+  the ``method`` values of its ``SpeculativeMethod`` ``Literal``; ``serve_options``, every
+  option string ``vllm serve`` registers (``make_arg_parser``,
+  ``vllm/entrypoints/common/cli_args.py``): the literal option strings of the
+  ``add_argument`` calls there, in ``vllm/engine/arg_utils.py`` and
+  ``vllm/entrypoints/cli/serve.py``, and ``--NAME`` for each field of ``EngineArgs`` and the
+  frontend's argument classes (which ``get_kwargs`` turns into options), and ``-O`` where
+  ``FlexibleArgumentParser`` (``vllm/utils/argparse_utils.py``) rewrites it.
 * ``transformers``: per transformers version the vLLM release accepts (its wheel's
   ``Requires-Dist: transformers...``), the model types of
   ``CONFIG_MAPPING_NAMES`` (``models/auto/configuration_auto.py``) and the
@@ -56,6 +66,21 @@ PACKAGE_DATA = Path(__file__).resolve().parents[3] / "drafting_config" / "engine
 REGISTRY_FILE = "vllm/model_executor/models/registry.py"
 CONFIG_FILE = "vllm/transformers_utils/config.py"
 SPECULATORS_ALGOS_FILE = "vllm/transformers_utils/configs/speculators/algos.py"
+SPECULATIVE_FILE = "vllm/config/speculative.py"
+SERVE_FILES = (
+    "vllm/engine/arg_utils.py",
+    "vllm/entrypoints/common/cli_args.py",
+    "vllm/entrypoints/launchers/cli_args.py",
+    "vllm/entrypoints/openai/cli_args.py",
+    "vllm/entrypoints/cli/serve.py",
+)
+"""The modules whose arguments ``vllm serve``'s parser registers (those present: 0.32.0's
+``make_arg_parser`` is in ``launchers/cli_args.py``)."""
+ARGPARSE_UTILS = "vllm/utils/argparse_utils.py"
+"""``FlexibleArgumentParser``, which rewrites ``-O``, ``-O3`` and ``-O=3`` into
+``--optimization-level`` before parsing."""
+OPTION_CLASSES = frozenset({"EngineArgs", "AsyncEngineArgs", "BaseFrontendArgs", "FrontendArgs"})
+"""The dataclasses whose fields become ``vllm serve`` options."""
 INTERFACES = "vllm.model_executor.models.interfaces"
 PROTOCOL_MEMBERS = frozenset(
     {
@@ -362,6 +387,109 @@ _SAFE = (
 )
 
 
+# --- the launch: --speculative-config and vllm serve's options --------------------------------
+
+
+def _literal_values(tree: ast.Module, name: str) -> list[str]:
+    """The strings of the module-level ``Literal`` alias ``name``, following the aliases it
+    names, in the order written."""
+    aliases = {
+        node.targets[0].id: node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+    }
+    out: list[str] = []
+
+    def walk(node: ast.expr) -> None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            out.append(node.value)
+        elif isinstance(node, ast.Name) and node.id in aliases:
+            walk(aliases[node.id])
+        elif isinstance(node, ast.Subscript):
+            walk(node.slice)
+        elif isinstance(node, ast.Tuple):
+            for element in node.elts:
+                walk(element)
+
+    walk(aliases[name])
+    return list(dict.fromkeys(out))
+
+
+def _init_fields(definition: ast.ClassDef) -> list[str]:
+    """The annotated fields of a dataclass body, less ``ClassVar`` and ``init=False`` ones."""
+    names = []
+    for statement in definition.body:
+        if not (isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)):
+            continue
+        if "ClassVar" in ast.dump(statement.annotation):
+            continue
+        value = statement.value
+        if isinstance(value, ast.Call) and any(
+            keyword.arg == "init"
+            and isinstance(keyword.value, ast.Constant)
+            and keyword.value.value is False
+            for keyword in value.keywords
+        ):
+            continue
+        names.append(statement.target.id)
+    return names
+
+
+def speculative_config(source: str) -> dict[str, Any]:
+    """``SpeculativeConfig``'s init fields, in class order, and its ``method`` values."""
+    tree = ast.parse(source)
+    (definition,) = (
+        node
+        for node in tree.body
+        if isinstance(node, ast.ClassDef) and node.name == "SpeculativeConfig"
+    )
+    return {
+        "fields": _init_fields(definition),
+        "methods": _literal_values(tree, "SpeculativeMethod"),
+    }
+
+
+def serve_options(files: dict[str, str]) -> list[str]:
+    """Every option string ``vllm serve`` registers (see the module's docstring), sorted."""
+    options: set[str] = set()
+    for path in SERVE_FILES:
+        if path not in files:
+            continue
+        tree = ast.parse(files[path])
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add_argument"
+            ):
+                options.update(
+                    argument.value
+                    for argument in node.args
+                    if isinstance(argument, ast.Constant)
+                    and isinstance(argument.value, str)
+                    and argument.value.startswith("-")
+                )
+            elif isinstance(node, ast.ClassDef) and node.name in OPTION_CLASSES:
+                options.update(
+                    "--" + name.replace("_", "-")
+                    for name in _init_fields(node)
+                    if not name.startswith("_")
+                )
+    if 'arg.startswith("-O")' in files.get(ARGPARSE_UTILS, ""):
+        options.add("-O")
+    return sorted(options)
+
+
+def launch(files: dict[str, str]) -> dict[str, Any]:
+    """The ``launch`` part of the tables."""
+    return {
+        "speculative_config": speculative_config(files[SPECULATIVE_FILE]),
+        "serve_options": serve_options(files),
+    }
+
+
 def _build(files: dict[str, str], path: str, name: str) -> dict[str, Any]:
     """Replay the module-level statements of ``path`` that build the dict ``name``."""
     namespace: dict[str, Any] = {}
@@ -451,9 +579,10 @@ def by_version(known: dict[str, set[str]]) -> dict[str, Any]:
 
 def release_tables(vllm_wheel: Path) -> dict[str, Any]:
     """What the release's file holds of its wheel's source: the registry, ``SupportsEagle3``
-    (every module of vLLM parsed: about 100 s), ``_CONFIG_REGISTRY`` and the speculators
-    algorithms; derived once per wheel and this file's code, then read from the cache
-    (:func:`tools.wheels.derived`), by the command and the tests alike."""
+    (every module of vLLM parsed: about 100 s), ``_CONFIG_REGISTRY``, the speculators
+    algorithms and the launch's option names; derived once per wheel and this file's code,
+    then read from the cache (:func:`tools.wheels.derived`), by the command and the tests
+    alike."""
 
     def derive() -> dict[str, Any]:
         files = read_zip(vllm_wheel)
@@ -463,6 +592,7 @@ def release_tables(vllm_wheel: Path) -> dict[str, Any]:
         out["supports_eagle3"] = supports_eagle3(files, registered)
         out["config_registry"] = config_registry(files[CONFIG_FILE])
         out["speculators_algorithms"] = speculators_algorithms(files[SPECULATORS_ALGOS_FILE])
+        out["launch"] = launch(files)
         return out
 
     found: dict[str, Any] = derived("vllm-tables", [vllm_wheel], [Path(__file__)], derive)

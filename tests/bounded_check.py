@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 from drafting_config import check
+from drafting_config.engines import ENGINES
 
 
 def answer(request: dict[str, object]) -> dict[str, object]:
@@ -29,7 +30,7 @@ def answer(request: dict[str, object]) -> dict[str, object]:
     draft = request["draft"]
     weights = request.get("weights")
     engine = request["engine"]
-    assert engine in ("vllm", "sglang")
+    assert engine in ENGINES
     with tempfile.TemporaryDirectory() as folder:
         subject: object = draft
         if isinstance(weights, str):

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from benchmarks.timing import per_call_rounds, report
 from drafting_config.draft.file import read_draft
+from drafting_config.engines import ENGINES
 from drafting_config.verdicts import CheckOptions, check_each, load
 
 TARGET = 1.1
@@ -46,7 +47,7 @@ def main() -> list[bool]:
         paths = write_drafts(Path(folder), COUNT)
         timed = per_call_rounds(
             [
-                lambda: list(check_each(paths, options, ("vllm", "sglang"))),
+                lambda: list(check_each(paths, options, tuple(ENGINES))),
                 lambda: list(check_each(paths, options, ("vllm",))),
                 lambda: list(check_each(paths, options, ("sglang",))),
                 lambda: [read_draft(load(path).config) for path in paths],

@@ -136,8 +136,8 @@ class Verdict:
     """The field :attr:`aux_layer_ids` came from, as the draft's file names it; for SGLang,
     ``"derived from the target's depth L"`` when the draft names none."""
     engine: str = ENGINE_NAMES[DEFAULT_ENGINE]
-    """The engine and release the verdict speaks for: ``"vllm 0.33.0"``, ``"vllm 0.32.0"`` or
-    ``"sglang 0.5.23"``."""
+    """The engine and release the verdict speaks for, one of the shipped releases:
+    ``"vllm VERSION"`` or ``"sglang VERSION"``."""
     algorithm: str | None = None
     """The method the verdict assumes the engine serves the draft with: vLLM's
     (:attr:`Resolution.algorithm`), or SGLang's ``--speculative-algorithm``
@@ -261,8 +261,8 @@ def check(
         engine: the engine the verdict speaks for, ``"vllm"`` or ``"sglang"`` (SGLang,
             which reads the draft differently: see :mod:`drafting_config.engines.sglang`),
             each the release installed in the running environment when the checker ships
-            it, else the newest (vLLM 0.33.0, SGLang 0.5.23; a warning says so); or one
-            shipped release, ``"vllm==0.32.0"``, ``"vllm==0.33.0"`` or ``"sglang==0.5.23"``.
+            it, else the newest it ships (a warning says so); or one shipped release,
+            ``"vllm==VERSION"`` or ``"sglang==VERSION"``.
         require_parallel: judge the draft as served with parallel drafting on: a draft the
             engine would serve sequentially (a sequential EAGLE-3 draft, a plain draft
             model, a token the engine ignores) is an error rather than OK with a note.

@@ -22,14 +22,14 @@ import tempfile
 from pathlib import Path
 
 from drafting_config import check
+from drafting_config.engines import ENGINES
 
 
 def answer(request: dict[str, object]) -> dict[str, object]:
     """Check one request's draft, as the module docstring says."""
     draft = request["draft"]
     weights = request.get("weights")
-    engine = request["engine"]
-    assert engine in ("vllm", "sglang")
+    engine = next(name for name in ENGINES if name == request["engine"])  # an engine, typed
     with tempfile.TemporaryDirectory() as folder:
         subject: object = draft
         if isinstance(weights, str):

@@ -211,13 +211,15 @@ def _wheel_or_skip(spec: WheelSpec) -> Wheel:
 
 @pytest.fixture(scope="session")
 def vllm_wheel() -> Wheel:
-    """vLLM 0.33.0's wheel, downloaded once into the cache; skips when pip cannot fetch it."""
+    """The vLLM wheel of ``tools.engine_wheels.VLLM``, downloaded once into the cache; skips
+    when pip cannot fetch it."""
     return _wheel_or_skip(VLLM)
 
 
 @pytest.fixture(scope="session")
 def sglang_wheel() -> Wheel:
-    """SGLang 0.5.23's wheel, downloaded once into the cache; skips when pip cannot fetch it."""
+    """The SGLang wheel of ``tools.engine_wheels.SGLANG``, downloaded once into the cache;
+    skips when pip cannot fetch it."""
     return _wheel_or_skip(SGLANG)
 
 

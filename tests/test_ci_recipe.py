@@ -20,9 +20,13 @@ from typing import Any, NamedTuple
 import pytest
 import yaml
 
+from drafting_config.engines import ENGINE_NAMES
 from drafting_config.engines.vllm.names import ENGINE as VLLM
 from tests.conftest import EXAMPLES, REPO
 from tests.package_index import PIP_PATIENCE, unavailable
+
+SGLANG = ENGINE_NAMES["sglang"]
+"""How a verdict names the SGLang release it speaks for."""
 
 pytestmark = pytest.mark.slow
 
@@ -145,16 +149,14 @@ def test_the_check_step_fails_on_a_bad_draft_and_annotates_its_file(tmp_path: Pa
     )
     run = run_step("Check every config.json", repo, with_this_checker(tmp_path / "runner-temp"))
     assert run.status == 1, run.output
-    assert (
-        f"2 checked: 1 valid, 1 invalid ({VLLM} serves 1, sglang 0.5.23 serves 1)"
-    ) in run.output
+    assert (f"2 checked: 1 valid, 1 invalid ({VLLM} serves 1, {SGLANG} serves 1)") in run.output
     assert [(a.level, a.file, a.code) for a in run.annotations] == [
         ("error", "drafts/broken/config.json", "token-not-int"),
         ("error", "drafts/broken/config.json", "token-not-int"),
     ]
     assert [a.message.split("] ")[0] for a in run.annotations] == [
         f"[{VLLM}",
-        "[sglang 0.5.23",
+        f"[{SGLANG}",
     ]
     assert all("`dflash_config.mask_token_id`" in a.message for a in run.annotations)
 
@@ -166,9 +168,7 @@ def test_the_check_step_passes_a_repository_of_good_drafts_without_annotations(
     run = run_step("Check every config.json", repo, with_this_checker(tmp_path / "runner-temp"))
     assert run.status == 0, run.output
     assert run.annotations == []
-    assert (
-        f"2 checked: 2 valid, 0 invalid ({VLLM} serves 2, sglang 0.5.23 serves 2)"
-    ) in run.output
+    assert (f"2 checked: 2 valid, 0 invalid ({VLLM} serves 2, {SGLANG} serves 2)") in run.output
 
 
 def test_strict_warnings_are_annotated_too(tmp_path: Path) -> None:

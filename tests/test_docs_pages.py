@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from drafting_config.engines.vllm.names import VERSION
 from tests.conftest import REPO
 
 DOCS = REPO / "docs"
@@ -50,8 +49,8 @@ def test_the_serving_page_is_the_to_serve_on_both_column_as_one_checklist() -> N
 def test_the_home_page_names_both_engines_and_the_pages_for_authors() -> None:
     home = (DOCS / "index.md").read_text(encoding="utf-8")
     first = home.split("\n\n")[1]
-    assert f"**vLLM {VERSION}**" in first
-    assert "**SGLang 0.5.23**" in first
+    assert "**vLLM**" in first  # the releases are not spelled here (tests/test_no_twins.py)
+    assert "**SGLang**" in first
     for page in ("serving-both.md", "rules/sglang.md", "ci.md", "cli.md"):
         assert f"]({page})" in home, page
     assert "## Source" in home

@@ -159,7 +159,7 @@ _NO_LAYERS = {"dflash_config": {"mask_token_id": 151669}}
         lambda changes: {**changes[0], "rope_scaling": changes[1]}
     ),
     name_layers=st.booleans(),
-    engine=st.sampled_from(["vllm", "sglang"]),
+    engine=st.sampled_from(list(ENGINES)),
 )
 # The three reproducers: SGLang's derived list, and a RoPE factor and a length of 401 digits.
 @example({"num_hidden_layers": 100_000_000}, {}, False, "sglang")
@@ -179,7 +179,7 @@ def test_every_hostile_number_gets_a_verdict(
 
 
 @settings(deadline=None, max_examples=40)
-@given(count=HOSTILE, engine=st.sampled_from(["vllm", "sglang"]))
+@given(count=HOSTILE, engine=st.sampled_from(list(ENGINES)))
 @example(200_000_000, "vllm")
 def test_a_hostile_layer_count_beside_a_checkpoint_gets_a_verdict(
     worker: subprocess.Popen[str], count: object, engine: str

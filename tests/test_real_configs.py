@@ -1,9 +1,9 @@
 """The corpus of real published draft configs in ``tests/real_configs/``.
 
-Each draft there has one reading in ``vllm_readings.json``: what vLLM 0.33.0 does with
-it, read from vLLM's source (not run). These tests hold the package to those readings,
-and hold the corpus itself together: every file has a reading and a line in
-``SOURCES.md``, and every reading names a file that exists. What vLLM 0.33.0 itself does
+Each draft there has one reading in ``vllm_readings.json``: what vLLM (the release its
+``vllm_version`` names) does with it, read from vLLM's source (not run). These tests hold the
+package to those readings, and hold the corpus itself together: every file has a reading and a
+line in ``SOURCES.md``, and every reading names a file that exists. What vLLM itself does
 when run on each draft (the harness's ``engine_runs`` in the same file) is tested in
 ``tests/tools/test_vllm_engine_runs.py``.
 """

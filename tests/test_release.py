@@ -24,6 +24,8 @@ import pytest
 
 import drafting_config
 from drafting_config.command import main
+from drafting_config.engines.sglang.names import VERSION as SGLANG_VERSION
+from drafting_config.engines.vllm.names import VERSION as VLLM_VERSION
 from tests.conftest import EXAMPLES, REPO
 from tests.package_index import PIP_PATIENCE, unavailable
 
@@ -91,7 +93,8 @@ def test_the_wheel_carries_every_file_of_the_package(dist: Dist) -> None:
         for path in package.rglob("*")
         if path.is_file() and "__pycache__" not in path.parts
     }
-    assert {"drafting_config/py.typed", "drafting_config/engines/vllm/vllm-0.33.0.json"} <= files
+    tables = f"drafting_config/engines/vllm/vllm-{VLLM_VERSION}.json"
+    assert {"drafting_config/py.typed", tables} <= files
     with zipfile.ZipFile(dist.wheel) as wheel:
         assert files - set(wheel.namelist()) == set()
 
@@ -108,7 +111,7 @@ def test_the_sdist_carries_the_tests_and_what_they_read(dist: Dist) -> None:
         "mkdocs.yml",
         "action.yml",
         ".pre-commit-hooks.yaml",
-        "drafting_config/engines/sglang/sglang-0.5.23.json",
+        f"drafting_config/engines/sglang/sglang-{SGLANG_VERSION}.json",
         "tests/test_release.py",
         "examples/dflash-qwen3-4b/config.json",
         "docs/index.md",

@@ -22,6 +22,7 @@ from drafting_config.engines.interface import DRAFT_PLACEHOLDER, TARGET_PLACEHOL
 from drafting_config.engines.sglang.names import Algorithm
 from drafting_config.engines.sglang.serving import serve_command as sglang_command
 from drafting_config.engines.vllm.modes import ServedMode
+from drafting_config.engines.vllm.names import REFUSES_PARALLEL_SWITCH, VERSIONS, last_before
 from drafting_config.engines.vllm.serving import TOKENS_PLACEHOLDER
 from drafting_config.engines.vllm.serving import serve_command as vllm_command
 from drafting_config.values import codes
@@ -132,8 +133,12 @@ def test_a_dspark_draft_is_served_with_its_block_as_vllm_defaults_it() -> None:
         assert (config["method"], config["num_speculative_tokens"]) == ("dspark", 8)
     draft = read_draft({"architectures": ["DSparkDraftModel"], "dspark_block_size": 6})
     mode = ServedMode("dspark", "dspark", parallel=True, asks_parallel=True)
-    line = vllm_command(mode, draft, ServeNames("d", "t"), Findings(), "0.34.0")
+    line = vllm_command(mode, draft, ServeNames("d", "t"), Findings(), VERSIONS[-1])
     assert vllm_config(line)["num_speculative_tokens"] == 6
+
+
+PARALLEL_RELEASE = last_before(REFUSES_PARALLEL_SWITCH)
+"""A release that takes `"parallel_drafting": true` for EAGLE-3."""
 
 
 _NAME = st.text(
@@ -148,7 +153,7 @@ _NAME = st.text(
 def test_any_names_split_back_into_the_intended_argv(draft: str, target: str) -> None:
     names = ServeNames(draft, target)
     mode = ServedMode("eagle3", "eagle3", parallel=True, asks_parallel=True)
-    line = vllm_command(mode, read_draft({}), names, Findings(), "0.33.0")
+    line = vllm_command(mode, read_draft({}), names, Findings(), PARALLEL_RELEASE)
     argv = shlex.split(line)
     assert argv[:3] == ["vllm", "serve", target]
     assert argv[3] == "--speculative-config"

@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from drafting_config.engines import RELEASES
+from drafting_config.engines.vllm.names import VERSIONS as VLLM_VERSIONS
 from tests.conftest import REPO
 from tests.typing_checks import MypyResult, expected_errors, snippet
 
@@ -23,12 +25,11 @@ ParallelDraftingConfig(token_id=7, source="pard_token")  # E: arg-type
 ParallelDraftingConfig(token_id=7, source=TokenIdSource.PARD_TOKEN, colour=1)  # E: call-arg
 ParallelDraftingConfig(token_id=7)  # E: call-arg
 size: int = config.hidden_size  # E: assignment
-check({"pard_token": 7}, engine="vllm==0.32.0")
-check({"pard_token": 7}, engine="vllm==0.33.0")
-check({"pard_token": 7}, engine="sglang==0.5.23")
-check({"pard_token": 7}, engine="vlm")  # E: arg-type
-check({"pard_token": 7}, engine="vllm==0.31.0")  # E: arg-type
-check({"pard_token": 7}, engine="sglang==0.33.0")  # E: arg-type
+"""
+MISUSE += "".join(f'check({{"pard_token": 7}}, engine="{release}")\n' for release in RELEASES)
+MISUSE += f"""check({{"pard_token": 7}}, engine="vlm")  # E: arg-type
+check({{"pard_token": 7}}, engine="vllm==0.0.1")  # E: arg-type
+check({{"pard_token": 7}}, engine="sglang=={VLLM_VERSIONS[0]}")  # E: arg-type
 """
 
 

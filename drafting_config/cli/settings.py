@@ -9,7 +9,7 @@ or from ``--config FILE``; flags on the command line win over the table.  The ke
   warnings and notes to drop (:data:`IGNORABLE`; an error is never dropped, and a code
   that is only ever an error is refused);
 - ``strict``: a bool, as ``--strict``;
-- ``engine``: ``"vllm"``, ``"sglang"``, a release such as ``"vllm==0.32.0"``, every shipped
+- ``engine``: ``"vllm"``, ``"sglang"``, a shipped release (``"vllm==VERSION"``), every shipped
   release of one (``"vllm==*"``), or ``"all"``, as one ``--engine``;
 - ``require-parallel``: a bool, as ``--require-parallel`` where the command has it.
 """

@@ -6,7 +6,7 @@ and of their releases: the checker's engines, their names in a verdict and the c
 line's choices derive from :data:`ENGINES` and :data:`RELEASES`.  Internal: the public API
 is :mod:`drafting_config`.
 
-An engine is named bare (``"vllm"``) or with its release (``"vllm==0.32.0"``), one string
+An engine is named bare (``"vllm"``) or with its release (``"vllm==VERSION"``), one string
 of :data:`Engine`: a ``Literal`` of every accepted string, so that mypy rejects a misspelt
 engine and a release the package does not ship alike, and the value needs no second
 argument that could disagree with it.  A bare name means the release installed in the
@@ -45,7 +45,7 @@ EngineName = Literal["vllm", "sglang"]
 Engine = Literal[EngineName, VllmRelease, SglangRelease]
 """An engine a verdict speaks for: ``"vllm"`` (the default) or ``"sglang"``, each meaning
 the installed or newest shipped release (:func:`engine_rules`), or one shipped release,
-``"vllm==0.32.0"``, ``"vllm==0.33.0"`` or ``"sglang==0.5.23"``."""
+``"vllm==VERSION"`` or ``"sglang==VERSION"`` (the keys of :data:`RELEASES`)."""
 
 ENGINES: Final[Mapping[EngineName, EngineRules]] = MappingProxyType(
     {"vllm": vllm, "sglang": sglang}
@@ -114,7 +114,7 @@ def distribution_version(name: str) -> str | None:
         except OSError:  # a missing folder, a zip file, a file
             continue
         for folder in names:
-            stem, _, kind = folder.rpartition(".")  # "vllm-0.34.0", "dist-info"
+            stem, _, kind = folder.rpartition(".")  # "vllm-VERSION", "dist-info"
             if kind in _METADATA_FILES and _normalized(stem.partition("-")[0]) == wanted:
                 return _metadata_version(os.path.join(entry or ".", folder, _METADATA_FILES[kind]))
     return None
@@ -157,8 +157,8 @@ def installed_version(engine: EngineName) -> str | None:
 def engine_rules(engine: Engine) -> tuple[EngineRules, ParallelDraftingConfigWarning | None]:
     """The rules ``engine`` means, and a warning when the installed release is not shipped.
 
-    A release (``"vllm==0.32.0"``) means itself.  A bare name means the installed release
-    when the package ships it (a local build, ``0.33.0+cu129``, is its public release),
+    A release (``"vllm==VERSION"``) means itself.  A bare name means the installed release
+    when the package ships it (a local build, ``VERSION+cu129``, is its public release),
     else the newest shipped one, with a warning (code ``installed-release-unknown``)
     naming both: the engine as installed may differ from the rules the verdict applies.
     """

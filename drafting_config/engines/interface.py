@@ -173,7 +173,7 @@ class EngineRules(Protocol):
 
     @property
     def ENGINE(self) -> str:
-        """The engine and version a verdict speaks for, such as ``"vllm 0.33.0"``."""
+        """The engine and version a verdict speaks for, such as ``"vllm VERSION"``."""
 
     @property
     def SERVE_OPTION(self) -> str:

@@ -11,7 +11,7 @@ import pytest
 from drafting_config import check
 from drafting_config.cli.code_page import code_page
 from drafting_config.cli.run import EXIT_INVALID, EXIT_OK, EXIT_USAGE
-from drafting_config.engines import ENGINES
+from drafting_config.engines import ENGINE_NAMES, ENGINES
 from drafting_config.values.codes import CODES, Step
 from drafting_config.values.findings import Note
 from tests.conftest import REPO, run_cli
@@ -115,7 +115,7 @@ def test_the_nearest_pyproject_table_is_read_and_flags_win(
     monkeypatch.chdir(below)
     run = run_cli(capsys, "check", "--no-tokenizer", PLACEHOLDER)
     assert run.status == EXIT_INVALID  # strict from the table: the warning fails
-    assert "  sglang 0.5.23: " in run.out  # engine = "all" from the table
+    assert f"  {ENGINE_NAMES['sglang']}: " in run.out  # engine = "all" from the table
     run = run_cli(capsys, "check", "--no-tokenizer", "--engine", "vllm", PLACEHOLDER)
     assert "sglang" not in run.out  # the flag wins
 

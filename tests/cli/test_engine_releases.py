@@ -40,7 +40,7 @@ def releases_of(engine: EngineName) -> list[str]:
 
 
 def engine_lines(out: str) -> list[str]:
-    """The engine lines of a text output (``  vllm 0.33.0: serves ...``), each engine's name."""
+    """The engine lines of a text output (``  vllm VERSION: serves ...``), each engine's name."""
     names = {rules.ENGINE for rules in RELEASES.values()}
     return [
         line.split(":", 1)[0].strip()

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from drafting_config import PRIORITY_ORDER
+from drafting_config.engines import ENGINE_NAMES
 from drafting_config.engines.sglang.config import (
     DFLASH_TOKEN_ORDER,
     DSPARK_TOKEN_ORDER,
@@ -19,8 +20,12 @@ from drafting_config.engines.sglang.config import (
     parse_dspark_draft_config,
 )
 from drafting_config.engines.vllm.names import ENGINE as VLLM
+from drafting_config.engines.vllm.names import VERSIONS, engine_name
 from tests.conftest import REPO, Run, run_cli
 from tests.tokenizer_factory import write_qwen3_like
+
+SGLANG = ENGINE_NAMES["sglang"]
+"""How a verdict names the SGLang release it speaks for."""
 
 DFLASH = REPO / "examples/dflash-qwen3-4b"
 DSPARK = REPO / "examples/dspark-noise-qwen3-8b"
@@ -78,7 +83,7 @@ def test_explain_for_sglang_shows_its_dflash_order_then_the_tokenizer(
     path = draft(tmp_path / "draft", DFLASH_CONFIG)
     tokenizer = write_qwen3_like(tmp_path / "tokenizer", vocab_size=300)
     run = run_cli(capsys, "explain", "--engine", "all", "--tokenizer", tokenizer, path)
-    assert rows(run, "sglang 0.5.23") == [
+    assert rows(run, SGLANG) == [
         [DFLASH_TOKEN_ORDER[0], "null", "null"],
         [DFLASH_TOKEN_ORDER[1], "7", "not read"],
         ["tokenizer '<|MASK|>'", "326", "added"],
@@ -90,12 +95,12 @@ def test_explain_for_sglang_shows_its_dflash_order_then_the_tokenizer(
         ["mask_token_id", "7", "winner"],
     ]
     alone = run_cli(capsys, "explain", "--engine", "sglang", path)
-    assert rows(alone, "sglang 0.5.23")[-1] == ["tokenizer '<|MASK|>'", "-", "not checked"]
+    assert rows(alone, SGLANG)[-1] == ["tokenizer '<|MASK|>'", "-", "not checked"]
 
 
 def test_explain_for_sglang_shows_its_dspark_order(capsys: pytest.CaptureFixture[str]) -> None:
     run = run_cli(capsys, "explain", "--engine", "sglang", "--no-tokenizer", DSPARK)
-    table = rows(run, "sglang 0.5.23")
+    table = rows(run, SGLANG)
     assert [row[0] for row in table] == list(DSPARK_TOKEN_ORDER)
     assert table[0] == ["dspark_noise_token_id", "151669", "winner"]
     assert {row[2] for row in table[1:]} == {"absent"}
@@ -105,14 +110,15 @@ def test_explain_for_sglang_says_eagle3_reads_no_token_id(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     run = run_cli(capsys, "explain", "--engine", "sglang", "--no-tokenizer", EAGLE3)
-    index = run.lines.index("  sglang 0.5.23: serves as eagle3 (sequential)")
+    index = run.lines.index(f"  {SGLANG}: serves as eagle3 (sequential)")
     assert run.lines[index + 1] == "    reads no token id"
 
 
 def test_explain_takes_a_release(capsys: pytest.CaptureFixture[str]) -> None:
-    run = run_cli(capsys, "explain", "--engine", "vllm==0.32.0", "--no-tokenizer", DFLASH)
+    oldest = VERSIONS[0]
+    run = run_cli(capsys, "explain", "--engine", f"vllm=={oldest}", "--no-tokenizer", DFLASH)
     assert run.status == 0
-    assert run.lines[2].startswith("  vllm 0.32.0: serves as dflash (parallel)")
+    assert run.lines[2].startswith(f"  {engine_name(oldest)}: serves as dflash (parallel)")
 
 
 def test_explain_json_gives_each_engines_fields(
@@ -129,9 +135,9 @@ def test_explain_json_gives_each_engines_fields(
     several = run_cli(capsys, "explain", "--json", "--engine", "all", path, DFLASH).json
     assert [(item["path"], item["engine"]) for item in several] == [
         (str(path), f"{VLLM}"),
-        (str(path), "sglang 0.5.23"),
+        (str(path), SGLANG),
         (str(DFLASH), f"{VLLM}"),
-        (str(DFLASH), "sglang 0.5.23"),
+        (str(DFLASH), SGLANG),
     ]
     assert [f["field"] for f in several[0]["fields"]] == [f.value for f in PRIORITY_ORDER]
 

@@ -9,9 +9,13 @@ from pathlib import Path
 import pytest
 
 from drafting_config.cli.render import escape_data, escape_property
+from drafting_config.engines import ENGINE_NAMES
 from tests.conftest import REPO, run_cli
 from tests.engines.vllm import TOKENS_READ_ENGINE as VLLM
 from tests.engines.vllm import tokens_read  # noqa: F401 (a fixture)
+
+SGLANG = ENGINE_NAMES["sglang"]
+"""How a verdict names the SGLang release it speaks for."""
 
 pytestmark = pytest.mark.usefixtures("tokens_read")
 """The token rules of PTD and PARD drafts, judged on the newest vLLM release that reads their
@@ -85,8 +89,7 @@ def test_a_note_every_verdict_shares_is_said_once_in_the_footer_with_its_count(
         "note (2 drafts): weights not checked for SGLang: only its EAGLE-3 heads' loaders are "
         "modelled",
         # SGLang serves BROKEN as STANDALONE, its pard_token unused (a warning)
-        f"2 checked: 1 valid, 1 invalid ({VLLM} serves 1, sglang 0.5.23 serves 2), "
-        "1 fixable with --fix",
+        f"2 checked: 1 valid, 1 invalid ({VLLM} serves 1, {SGLANG} serves 2), 1 fixable with --fix",
     ]
     assert sum(shared in line for line in run.lines) == 1
     alone = run_cli(capsys, "check", "--no-tokenizer", good)

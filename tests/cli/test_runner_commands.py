@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from drafting_config.engines import ENGINES
 from drafting_config.values.paths import parse_display_path, printable, runner_inert
 from tests.conftest import Run, run_cli
 
@@ -52,7 +53,7 @@ def _check(capsys: pytest.CaptureFixture[str], *args: str) -> Run:
     return run_cli(capsys, "check", "--no-tokenizer", "--no-weights", *args)
 
 
-@pytest.mark.parametrize("engine", ["vllm", "sglang", "all"])
+@pytest.mark.parametrize("engine", [*ENGINES, "all"])
 def test_text_output_starts_no_workflow_command(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,

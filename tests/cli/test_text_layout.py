@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 
 from drafting_config import Verdict
 from drafting_config.cli.render import MAX_LINE, block_lines, footer_line
+from drafting_config.engines import ENGINE_NAMES, ENGINES
 from drafting_config.engines.vllm import codes as vllm_codes
+from drafting_config.engines.vllm.names import VERSIONS, engine_name
 from drafting_config.values import codes
 from drafting_config.values.codes import CODES
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
@@ -30,7 +32,8 @@ pytestmark = pytest.mark.usefixtures("tokens_read")
 token (later releases serve such drafts sequentially, the token unused)."""
 
 VLLM = TOKENS_READ_ENGINE
-SGLANG = "sglang 0.5.23"
+SGLANG = ENGINE_NAMES["sglang"]
+OLDEST = engine_name(VERSIONS[0])
 DFLASH = REPO / "examples/dflash-qwen3-4b"
 BROKEN = REPO / "examples/invalid/pard-token-as-string"
 
@@ -173,13 +176,13 @@ def test_a_finding_some_of_several_engines_report_names_them() -> None:
     lines = block_lines(
         [
             verdict(errors=(shared,)),
-            verdict("vllm 0.32.0", errors=(shared,)),
+            verdict(OLDEST, errors=(shared,)),
             verdict(SGLANG, errors=(other,)),
         ],
         strict=False,
     )
     assert (
-        f"  error token-not-int pard_token [{VLLM}, vllm 0.32.0]: `pard_token` = '7' is a "
+        f"  error token-not-int pard_token [{VLLM}, {OLDEST}]: `pard_token` = '7' is a "
         "string, so vLLM refuses the draft at start-up."
     ) in lines
 
@@ -239,8 +242,7 @@ def test_check_prints_one_block_per_draft_with_both_engines(
     # SGLang serves BROKEN as a STANDALONE draft model, which never reads its pard_token
     assert f"  {SGLANG}: serves as standalone (sequential)" in run.lines
     assert run.lines[-1] == (
-        f"2 checked: 1 valid, 1 invalid ({VLLM} serves 1, sglang 0.5.23 serves 2), "
-        "1 fixable with --fix"
+        f"2 checked: 1 valid, 1 invalid ({VLLM} serves 1, {SGLANG} serves 2), 1 fixable with --fix"
     )
 
 
@@ -255,7 +257,7 @@ def test_one_missing_draft_is_one_finding_for_both_engines(
         "  error file-unavailable: no such file or directory (not found locally).",
     ]
     assert run.lines[-1] == (
-        f"2 checked: 1 valid, 0 invalid, 1 not checked ({VLLM} serves 1, sglang 0.5.23 serves 1)"
+        f"2 checked: 1 valid, 0 invalid, 1 not checked ({VLLM} serves 1, {SGLANG} serves 1)"
     )
 
 
@@ -334,8 +336,7 @@ def test_quiet_prints_only_drafts_with_a_warning_or_worse(
     headlines = [line for line in run.lines if not line.startswith((" ", "note ("))]
     assert headlines == [
         f"{BROKEN}: INVALID",
-        f"2 checked: 1 valid, 1 invalid ({VLLM} serves 1, sglang 0.5.23 serves 2), "
-        "1 fixable with --fix",
+        f"2 checked: 1 valid, 1 invalid ({VLLM} serves 1, {SGLANG} serves 2), 1 fixable with --fix",
     ]
 
 
@@ -371,7 +372,7 @@ SUMMARY = (
 """The run's last line, one wording whatever the engines."""
 
 
-@pytest.mark.parametrize("engine", ["vllm", "sglang", "all"])
+@pytest.mark.parametrize("engine", [*ENGINES, "all"])
 def test_the_summary_has_one_wording_with_one_engine_or_several(
     capsys: pytest.CaptureFixture[str], engine: str
 ) -> None:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from drafting_config.engines import RELEASES
+from drafting_config.engines.sglang.names import VERSIONS as SGLANG_VERSIONS
 from drafting_config.engines.vllm.names import VERSIONS
 from tools import engine_tables
 from tools.engines.sglang import tables as sglang_tables
@@ -67,12 +69,12 @@ def test_sglang_must_pin_one_transformers_release(tmp_path: Path) -> None:
 
 
 def test_the_command_writes_the_package_s_files_in_each_engine_s_folder() -> None:
-    assert engine_tables.data_file("vllm", "0.32.0") == Path("vllm/vllm-0.32.0.json")
-    for engine, version in [("vllm", "0.32.0"), ("vllm", "0.33.0"), ("sglang", "0.5.23")]:
+    assert engine_tables.data_file("vllm", "1.2.3") == Path("vllm/vllm-1.2.3.json")
+    for engine, _, version in (release.partition("==") for release in RELEASES):
         assert (engine_tables.PACKAGE_DATA / engine_tables.data_file(engine, version)).is_file()
     assert (engine_tables.PACKAGE_DATA / engine_tables.TRANSFORMERS_FILE).is_file()
     assert engine_tables.shipped_versions("vllm") == list(VERSIONS)
-    assert engine_tables.shipped_versions("sglang") == ["0.5.23"]
+    assert engine_tables.shipped_versions("sglang") == list(SGLANG_VERSIONS)
 
 
 def test_the_command_says_why_it_cannot_fetch(
@@ -82,10 +84,11 @@ def test_the_command_says_why_it_cannot_fetch(
         raise WheelUnavailable(f"`pip download {spec.requirement}` failed (exit 1): no index")
 
     monkeypatch.setattr(engine_tables, "_fetch", unavailable)
-    status = engine_tables.main(["vllm", "0.32.0", "--output", str(tmp_path / "out.json")])
+    status = engine_tables.main(["vllm", VERSIONS[0], "--output", str(tmp_path / "out.json")])
     assert status == 1
     assert capsys.readouterr().err == (
-        "python -m tools.engine_tables: `pip download vllm==0.32.0` failed (exit 1): no index\n"
+        f"python -m tools.engine_tables: `pip download vllm=={VERSIONS[0]}` failed (exit 1): "
+        "no index\n"
     )
     assert not (tmp_path / "out.json").exists()
 

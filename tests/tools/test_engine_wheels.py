@@ -21,6 +21,8 @@ from types import SimpleNamespace
 import pytest
 
 from tools import wheels as engine_wheels
+from tools.engines.sglang.functions import SGLANG
+from tools.engines.vllm.functions import VLLM
 from tools.wheels import (
     CACHE_ENV,
     MSGSPEC,
@@ -359,14 +361,11 @@ def test_the_wheel_tests_skip_with_the_reason_when_pip_cannot_fetch(tmp_path: Pa
     result = _pytest_without_an_index(tmp_path, *WITHOUT_WHEELS, require=False)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "10 skipped" in result.stdout, result.stdout
-    assert (
-        "the sglang==0.5.23 wheel could not be fetched from the package index: "
-        "`pip download sglang==0.5.23` failed" in result.stdout
-    )
-    assert (
-        "the vllm==0.33.0 wheel could not be fetched from the package index: "
-        "`pip download vllm==0.33.0` failed" in result.stdout
-    )
+    for spec in (SGLANG, VLLM):
+        assert (
+            f"the {spec.requirement} wheel could not be fetched from the package index: "
+            f"`pip download {spec.requirement}` failed" in result.stdout
+        )
 
 
 @pytest.mark.slow
@@ -375,7 +374,9 @@ def test_with_wheels_required_what_cannot_be_fetched_fails(tmp_path: Path) -> No
     assert result.returncode == 1, result.stdout + result.stderr
     assert "10 errors" in result.stdout, result.stdout  # failed in the fixture, not skipped
     assert "skipped" not in result.stdout, result.stdout
-    assert "the sglang==0.5.23 wheel could not be fetched from the package index" in result.stdout
+    assert f"the {SGLANG.requirement} wheel could not be fetched from the package index" in (
+        result.stdout
+    )
     assert f"({REQUIRE_ENV}=1: required)" in result.stdout
 
 

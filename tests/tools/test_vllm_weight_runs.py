@@ -117,7 +117,8 @@ def _refused(release: str, run: dict[str, Any]) -> bool:
 
 def _served_in_parallel(draft: Path, target: Path, release: str, scratch: Path) -> bool:
     """Whether ``release`` drafts the draft in parallel without being asked, as
-    ``tests/test_engine_verdicts.py`` (``judged``) tells it: the draft asks for it and the
+    ``tests/engines/vllm/test_engine_verdicts.py`` (``judged``) tells it: the draft asks for
+    it and the
     verdict of its config alone (no checkpoint, whose faults would leave ``parallel``
     unsaid) does not say sequential."""
     config = load_config_json(draft)
@@ -182,7 +183,7 @@ def test_the_checkers_weights_step_agrees_with_what_the_engine_did(
         require_parallel=optional and parallel,
     )
     if optional and not parallel and _served_in_parallel(draft, target, release, tmp_path):
-        # As tests/test_engine_verdicts.py judges: the release drafts this draft in
+        # As tests/engines/vllm/test_engine_verdicts.py judges: the release drafts this draft in
         # parallel, so a sequential run is another drafter, which no verdict judges.
         pytest.skip("the release drafts it in parallel: the parallel case is compared")
     errors = _weights_errors(verdict)
@@ -245,10 +246,10 @@ def test_the_engine_still_loads_the_sample_as_recorded(release: str) -> None:
 
 
 def test_a_construction_run_blamed_on_the_weights_fails_there_when_loaded() -> None:
-    # tests/test_engine_verdicts.py lists the construction runs that disagree with the
+    # tests/engines/vllm/test_engine_verdicts.py lists the construction runs that disagree with the
     # verdict because the dummy loader never reads the checkpoint; loaded, each fails at
     # the weights, as the checker says.
-    from tests.test_engine_verdicts import EXCEPTIONS as CONSTRUCTION_EXCEPTIONS
+    from tests.engines.vllm.test_engine_verdicts import EXCEPTIONS as CONSTRUCTION_EXCEPTIONS
 
     blamed = [key for key, why in CONSTRUCTION_EXCEPTIONS.items() if why.startswith("weights")]
     assert blamed

@@ -20,6 +20,7 @@ from drafting_config import (
     check,
     get_parallel_drafting_token_id,
 )
+from drafting_config.engines import ENGINES
 from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm import load_path
 from drafting_config.engines.vllm.codes import REMOTE_CODE_DRAFTER
@@ -517,7 +518,7 @@ def test_hostile_rope_parameters_in_the_draft_or_the_target_never_raise(
     (unhashable type; int(inf)) for every draft checked against such a target."""
     draft = {**DSPARK, "max_position_embeddings": 65536, key: draft_rope}
     target = {**LONG_TARGET, key: target_rope}
-    for engine in ("vllm", "sglang"):
+    for engine in ENGINES:
         verdict = check(draft, target=target, check_tokenizer=False, engine=engine)
         assert all(isinstance(error, ParallelDraftingConfigError) for error in verdict.errors)
 
@@ -559,7 +560,7 @@ def test_a_rope_factor_beyond_float_range_gives_a_verdict_for_both_engines() -> 
     """An int factor of 401 digits once raised OverflowError from ``math.isfinite`` inside
     the target's reading, so ``check()`` raised for every draft against such a target."""
     rope = {"rope_type": "dynamic", "factor": 10**400}
-    for engine in ("vllm", "sglang"):
+    for engine in ENGINES:
         for key in ("rope_scaling", "rope_parameters"):
             target = {**LONG_TARGET, key: rope}
             verdict = check(

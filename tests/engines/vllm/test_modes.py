@@ -13,6 +13,7 @@ import pytest
 
 from drafting_config import check
 from drafting_config.engines.vllm.codes import PARALLEL_SWITCH_REFUSED, SERVED_SEQUENTIALLY
+from drafting_config.engines.vllm.names import REFUSES_PARALLEL_SWITCH, last_before
 from drafting_config.engines.vllm.tables import vllm_tables
 from drafting_config.values.codes import SEQUENTIAL_NOT_PARALLEL, TOKEN_UNUSED, Step
 from drafting_config.values.findings import Note
@@ -50,7 +51,10 @@ def test_a_sequential_eagle3_draft_is_ok_with_a_note_naming_the_parallel_switch(
     # a release with no parallel EAGLE-3 says so, and names no switch it refuses
     (later,) = [n for n in check(EAGLE3_FIXTURE, target=QWEN3_8B).notes if "sequentially" in n]
     assert isinstance(later, Note)
-    assert later.fix == "serve it with vLLM 0.33.0 or older, or train a DFlash or DSpark drafter"
+    assert later.fix == (
+        f"serve it with vLLM {last_before(REFUSES_PARALLEL_SWITCH)} or older, or train a DFlash "
+        "or DSpark drafter"
+    )
 
 
 def test_require_parallel_makes_a_sequential_draft_an_error_of_the_token_step() -> None:

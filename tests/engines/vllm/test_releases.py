@@ -26,9 +26,16 @@ import pytest
 
 from drafting_config import Verdict, check
 from drafting_config.engines import ENGINES, RELEASES, engine_rules
-from drafting_config.engines.transformers import transformers_tables
+from drafting_config.engines.transformers import transformers_tables, version_key
 from drafting_config.engines.vllm import codes as vllm_codes
-from drafting_config.engines.vllm.names import ENGINE, VERSIONS, Release
+from drafting_config.engines.vllm.names import (
+    ENGINE,
+    REFUSES_PARALLEL_SWITCH,
+    REFUSES_PEAGLE,
+    VERSIONS,
+    Release,
+    last_before,
+)
 from drafting_config.values import codes
 from tests.conftest import EXAMPLES, QWEN3_8B_DFLASH_DRAFT, load_json, only_error
 from tests.engines.vllm.test_layers import SPECULATORS
@@ -50,7 +57,8 @@ def test_each_release_is_named_in_its_verdict() -> None:
     assert (older.engine, newer.engine) == ("vllm 0.32.0", "vllm 0.33.0")
     assert check(QWEN3_8B_DFLASH_DRAFT, check_tokenizer=False).engine == ENGINE
     assert f"vllm {VERSIONS[-1]}" == ENGINE
-    assert VERSIONS == ("0.32.0", "0.33.0", "0.34.0")
+    assert list(VERSIONS) == sorted(VERSIONS, key=version_key)  # oldest first, the newest named
+    assert {"0.32.0", "0.33.0", "0.34.0"} <= set(VERSIONS)  # the releases this module compares
     assert {name for name in RELEASES if name.startswith("vllm==")} == {
         f"vllm=={version}" for version in VERSIONS
     }
@@ -208,7 +216,8 @@ def test_f_ptd_and_pard_drafts_serve_sequentially_from_0_34_0(
     assert vllm_switch(newer.serve_with) == {"method": method}  # never the refused switch
     (warning,) = newer.warnings
     assert (warning.code, warning.field) == (codes.TOKEN_UNUSED, field)
-    assert warning.fix == "serve it with vLLM 0.33.0 or older to draft it in parallel"
+    last = last_before(REFUSES_PARALLEL_SWITCH)
+    assert warning.fix == f"serve it with vLLM {last} or older to draft it in parallel"
     assert "vllm/config/speculative.py: SpeculativeConfig._verify_args" in (warning.evidence or "")
     assert newer.token_id is None  # vLLM reads no token
     required = last_two(EXAMPLES / example, require_parallel=True)
@@ -232,7 +241,10 @@ def test_g_p_eagle_is_refused_from_0_34_0() -> None:
     (error,) = [e for e in newer.errors if e.field == "architectures"]
     assert error.code is codes.METHOD_UNSUPPORTED
     assert "P-EAGLE" in str(error)
-    assert error.fix == "serve it with vLLM 0.33.0 or older, or train a DFlash or DSpark drafter"
+    assert error.fix == (
+        f"serve it with vLLM {last_before(REFUSES_PEAGLE)} or older, or train a DFlash or DSpark "
+        "drafter"
+    )
     assert "registry.py" in (error.evidence or "")
     speculators = {**SPECULATORS, "speculators_model_type": "peagle"}
     speculators["eagle_aux_hidden_state_layer_ids"] = speculators.pop("aux_hidden_state_layer_ids")

@@ -795,6 +795,9 @@ def sglang_algorithm(subject: Subject) -> Algorithm | None:
     if standalone_class(subject.get) is not None:
         if eagle3_head_fields(subject.get):  # an EAGLE-3 head under its base class
             return Algorithm.EAGLE3
+        head = subject.draft.eagle_head  # or one its checkpoint's tensor names tell
+        if head is not None:
+            return Algorithm.EAGLE3 if head.kind == "eagle3" else Algorithm.EAGLE
         return Algorithm.STANDALONE
     return None
 
@@ -969,6 +972,9 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
     if draft_class(subject.get) is None and algorithm is Algorithm.EAGLE3:
         found.error(_eagle3_under_base_class(subject))
         return
+    if draft_class(subject.get) is None and algorithm is Algorithm.EAGLE:
+        found.error(_eagle_under_base_class(subject))
+        return
     if draft_class(subject.get) is None and algorithm in _WORKER_NEEDS:
         listed = subject.get("architectures", None)
         worker, attribute, fix = _WORKER_NEEDS[algorithm]
@@ -1000,9 +1006,11 @@ def _eagle3_under_base_class(subject: Subject) -> ParallelDraftingConfigError:
     ``set_embed``, a plain ``LlamaForCausalLM`` on ``hot_token_id``); the original EAGLE-3
     heads name ``LlamaForCausalLM`` (NickL77/BaldEagle#6)."""
     listed = subject.get("architectures", None)
-    first = eagle3_head_fields(subject.get)[0]
+    fields = eagle3_head_fields(subject.get)
+    head = subject.draft.eagle_head
+    marks = f"`{fields[0]}` marks" if fields or head is None else f"tensors {head.evidence} mark"
     return ParallelDraftingConfigError(
-        f"`architectures` = {bounded_repr(listed)} is no EAGLE-3 class, yet `{first}` marks an "
+        f"`architectures` = {bounded_repr(listed)} is no EAGLE-3 class, yet {marks} an "
         "EAGLE-3 head: SGLang's EAGLE3 worker fails.",
         field="architectures",
         code=codes.ARCHITECTURE_NOT_DRAFTER,
@@ -1011,6 +1019,50 @@ def _eagle3_under_base_class(subject: Subject) -> ParallelDraftingConfigError:
         evidence="srt/models/registry.py: ModelRegistry.resolve_model_cls loads "
         "architectures[0]; srt/speculative/eagle_worker_v2.py: EAGLEWorkerV2.init_lm_head "
         "calls set_embed and reads hot_token_id, which a plain class lacks (AttributeError)",
+    )
+
+
+EAGLE_CLASSES: Final = {
+    "LlamaForCausalLM": "LlamaForCausalLMEagle",
+    "Qwen2ForCausalLM": "Qwen2ForCausalLMEagle",
+    "MistralForCausalLM": "MistralForCausalLMEagle",
+}
+"""SGLang's EAGLE(-1/-2) head class for each base class it has one for
+(``srt/models/llama_eagle.py``, ``qwen2_eagle.py``, ``mistral_eagle.py``: ``EntryClass``)."""
+
+
+def _eagle_under_base_class(subject: Subject) -> ParallelDraftingConfigError:
+    """An EAGLE-1 head published under its base class (``LlamaForCausalLM``, one layer),
+    which only its checkpoint's tensor names tell
+    (:attr:`~drafting_config.draft.file.DraftFile.eagle_head`: ``fc.weight`` beside
+    unprefixed ``layers.0.*``), served with ``--speculative-algorithm EAGLE``: SGLang loads
+    ``architectures[0]``, the plain class (``srt/models/registry.py:
+    ModelRegistry.resolve_model_cls``), whose ``load_weights`` (``srt/models/llama.py``,
+    ``qwen2.py``: ``_legacy_load_weights``, the default) matches none of the head's
+    unprefixed names to its ``model.``-prefixed parameters and skips them all (its EAGLE
+    classes prefix ``model.``, ``srt/models/llama_eagle.py: LlamaForCausalLMEagle.load_weights``),
+    and whose ``forward`` never reads the target's hidden states (no ``fc``): the draft runs
+    on weights never loaded.  Public reports: sgl-project/sglang#10948 (a Qwen2.5 EAGLE-2
+    head that does not work), SafeAILab/EAGLE#117 (the head's tensor names)."""
+    listed = subject.get("architectures", None)
+    head = subject.draft.eagle_head
+    evidence = "" if head is None else f" {head.evidence}"
+    base = loaded_class(subject.get)
+    eagle_class = EAGLE_CLASSES.get(base or "")
+    fix = (
+        f'set `architectures` to ["{eagle_class}"], SGLang\'s EAGLE class of this base'
+        if eagle_class is not None
+        else "serve it with vLLM, or export the head under an SGLang EAGLE class"
+    )
+    return ParallelDraftingConfigError(
+        f"`architectures` = {bounded_repr(listed)} is no EAGLE class, but tensors{evidence} "
+        "mark an EAGLE head: SGLang loads none of them.",
+        field="architectures",
+        code=codes.ARCHITECTURE_NOT_DRAFTER,
+        fix=fix,
+        evidence="srt/models/registry.py: ModelRegistry.resolve_model_cls loads "
+        "architectures[0]; srt/models/llama.py: LlamaForCausalLM._legacy_load_weights skips "
+        "every name not among its model.-prefixed parameters",
     )
 
 

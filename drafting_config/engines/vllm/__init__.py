@@ -20,7 +20,13 @@ from typing import Final, get_args
 
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.draft.file import DraftFile
-from drafting_config.engines.interface import Reading, Reads, WeightsFacts
+from drafting_config.engines.interface import (
+    PeekedReads,
+    Reading,
+    Reads,
+    WeightsFacts,
+    with_eagle_head,
+)
 from drafting_config.engines.vllm.draft_models import check_draft_model_vocab
 from drafting_config.engines.vllm.drafters import check_eagle3_width, check_projector_type
 from drafting_config.engines.vllm.eagle_heads import check_unlisted_eagle_head
@@ -47,6 +53,7 @@ from drafting_config.engines.vllm.modes import (
     sequential_note,
     sequential_refused,
     served_mode,
+    tensors_decide,
 )
 from drafting_config.engines.vllm.names import ENGINE as ENGINE
 from drafting_config.engines.vllm.names import (
@@ -137,6 +144,12 @@ def judge(
     ``require_parallel``."""
     resolution, facts = resolution_of(subject.draft), subject.target
     asked = served_mode(resolution, version)
+    reads = PeekedReads(reads)
+    if tensors_decide(resolution, asked):  # an EAGLE head under its base class?
+        draft = with_eagle_head(subject.draft, reads)
+        if draft is not subject.draft:
+            resolution = resolution_of(draft)
+            asked = served_mode(resolution, version)
     mode = on_release(asked, version)
     if mode.name != asked.name and not any(f.status not in _UNSET for f in resolution.fields):
         mode = replace(asked, parallel=False)  # no token to leave unused: judged as asked
@@ -222,11 +235,12 @@ def _judged_sequentially(
                 )
         return resolution
     found.errors[:] = [error for error in found.errors if id(error) not in missing]
+    head = resolution.draft.eagle_head
     found.note(
-        sequential_note(mode),
+        sequential_note(mode, None if head is None else head.evidence),
         code=codes.SERVED_SEQUENTIALLY,
         fix=_OLDER_FIX.format(last=last_before(REFUSES_PARALLEL_SWITCH))
-        if refused
+        if refused and mode.method != "eagle"  # EAGLE-1 has no parallel mode on any release
         else parallel_fix(mode),
         evidence=_VERIFY_ARGS if refused else PARALLEL_SWITCH_EVIDENCE,
     )

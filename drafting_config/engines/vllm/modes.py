@@ -242,7 +242,9 @@ def _sequential_kind(mode: ServedMode) -> str:
 def sequential_note(mode: ServedMode, tensors: str | None = None) -> str:
     """The note on a draft vLLM serves sequentially: what it is served as, and why; for an
     EAGLE head told by its checkpoint, the ``tensors`` that tell."""
-    served = f"vLLM serves the draft sequentially, as {_sequential_kind(mode)} (method {mode.method!r})"
+    served = (
+        f"vLLM serves the draft sequentially, as {_sequential_kind(mode)} (method {mode.method!r})"
+    )
     if tensors is not None and mode.method in _SEQUENTIAL_KINDS:
         return f"{served}: tensors {tensors} mark an EAGLE head under its base class."
     return f"{served}, since it asks for no parallel drafting."

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from drafting_config import check
 from drafting_config.draft.eagle_tensors import eagle_head_tensors
-from drafting_config.engines import RELEASES
+from drafting_config.engines import RELEASES, Engine
 from drafting_config.files.safetensors_headers import TensorHeader
 from drafting_config.values.findings import Note
 from tests.checkpoint_factory import write_safetensors
@@ -165,7 +165,7 @@ def test_the_recogniser_never_raises_and_never_calls_a_causal_lm_an_eagle_head(
 
 @pytest.mark.parametrize("release", VLLM)
 def test_vllm_serves_an_eagle1_llama_head_under_its_base_class_as_eagle(
-    tmp_path: Path, release: str
+    tmp_path: Path, release: Engine
 ) -> None:
     draft = _draft(tmp_path, LLAMA_HEAD, eagle1_tensors())
     verdict = check(draft, target=LLAMA_TARGET, engine=release, check_tokenizer=False)
@@ -176,7 +176,7 @@ def test_vllm_serves_an_eagle1_llama_head_under_its_base_class_as_eagle(
 
 
 @pytest.mark.parametrize("release", VLLM)
-def test_vllm_refuses_an_eagle1_qwen2_head_at_the_registry(tmp_path: Path, release: str) -> None:
+def test_vllm_refuses_an_eagle1_qwen2_head_at_the_registry(tmp_path: Path, release: Engine) -> None:
     config = LLAMA_HEAD | {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2"}
     draft = _draft(tmp_path, config, eagle1_tensors())
     verdict = check(draft, target=LLAMA_TARGET, engine=release, check_tokenizer=False)
@@ -187,7 +187,7 @@ def test_vllm_refuses_an_eagle1_qwen2_head_at_the_registry(tmp_path: Path, relea
 
 @pytest.mark.parametrize("release", VLLM)
 def test_vllm_serves_an_eagle3_head_told_by_its_tensors_as_eagle3(
-    tmp_path: Path, release: str
+    tmp_path: Path, release: Engine
 ) -> None:
     draft = _draft(tmp_path, LLAMA_HEAD, eagle3_tensors())
     verdict = check(draft, target=LLAMA_TARGET, engine=release, check_tokenizer=False)
@@ -196,7 +196,7 @@ def test_vllm_serves_an_eagle3_head_told_by_its_tensors_as_eagle3(
 
 
 @pytest.mark.parametrize("release", VLLM)
-def test_a_causal_lm_checkpoint_stays_a_draft_model(tmp_path: Path, release: str) -> None:
+def test_a_causal_lm_checkpoint_stays_a_draft_model(tmp_path: Path, release: Engine) -> None:
     draft = _draft(tmp_path, LLAMA_HEAD, causal_lm_tensors())
     verdict = check(draft, target=LLAMA_TARGET, engine=release, check_tokenizer=False)
     assert verdict.mode == "draft-model"
@@ -224,7 +224,7 @@ def test_the_peeked_checkpoint_records_its_findings_once(tmp_path: Path) -> None
 
 @pytest.mark.parametrize("release", SGLANG)
 def test_sglang_loads_none_of_an_eagle1_heads_tensors_under_its_base_class(
-    tmp_path: Path, release: str
+    tmp_path: Path, release: Engine
 ) -> None:
     draft = _draft(tmp_path, LLAMA_HEAD, eagle1_tensors())
     verdict = check(draft, target=LLAMA_TARGET, engine=release, check_tokenizer=False)
@@ -235,7 +235,7 @@ def test_sglang_loads_none_of_an_eagle1_heads_tensors_under_its_base_class(
 
 
 @pytest.mark.parametrize("release", SGLANG)
-def test_sglang_refuses_an_eagle3_head_told_by_its_tensors(tmp_path: Path, release: str) -> None:
+def test_sglang_refuses_an_eagle3_head_told_by_its_tensors(tmp_path: Path, release: Engine) -> None:
     draft = _draft(tmp_path, LLAMA_HEAD, eagle3_tensors())
     verdict = check(draft, target=LLAMA_TARGET, engine=release, check_tokenizer=False)
     assert "architecture-not-drafter" in {getattr(e.code, "name", None) for e in verdict.errors}
@@ -243,7 +243,9 @@ def test_sglang_refuses_an_eagle3_head_told_by_its_tensors(tmp_path: Path, relea
 
 
 @pytest.mark.parametrize("release", SGLANG)
-def test_sglang_serves_a_causal_lm_checkpoint_as_standalone(tmp_path: Path, release: str) -> None:
+def test_sglang_serves_a_causal_lm_checkpoint_as_standalone(
+    tmp_path: Path, release: Engine
+) -> None:
     draft = _draft(tmp_path, LLAMA_HEAD, causal_lm_tensors())
     verdict = check(draft, target=LLAMA_TARGET, engine=release, check_tokenizer=False)
     assert verdict.mode == "standalone"

@@ -793,13 +793,24 @@ def sglang_algorithm(subject: Subject) -> Algorithm | None:
     if method == "dspark":
         return Algorithm.DSPARK
     if standalone_class(subject.get) is not None:
-        if eagle3_head_fields(subject.get):  # an EAGLE-3 head under its base class
-            return Algorithm.EAGLE3
-        head = subject.draft.eagle_head  # or one its checkpoint's tensor names tell
-        if head is not None:
-            return Algorithm.EAGLE3 if head.kind == "eagle3" else Algorithm.EAGLE
-        return Algorithm.STANDALONE
+        return _plain_class_algorithm(subject)
     return None
+
+
+def _plain_class_algorithm(subject: Subject) -> Algorithm:
+    """The algorithm of a draft under a plain causal-LM class: EAGLE3 for an EAGLE-3 head
+    (its config's fields, or its checkpoint's tensors), EAGLE for an EAGLE-1 head (its
+    tensors), else STANDALONE.
+
+    Raises:
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    if eagle3_head_fields(subject.get):  # an EAGLE-3 head under its base class
+        return Algorithm.EAGLE3
+    head = subject.draft.eagle_head  # or one its checkpoint's tensor names tell
+    if head is not None:
+        return Algorithm.EAGLE3 if head.kind == "eagle3" else Algorithm.EAGLE
+    return Algorithm.STANDALONE
 
 
 @dataclass(frozen=True)

@@ -69,9 +69,7 @@ def judge(
     if named is not None:
         subject = replace(subject, token_id=named[0], token_field=named[1])
     reads = PeekedReads(reads)
-    with found.collect():
-        if _tensors_decide(subject):  # an EAGLE head under its base class?
-            subject = replace(subject, draft=with_eagle_head(draft, reads))
+    subject = _told_by_tensors(subject, found, reads)
     algorithm: Algorithm | None = None
     token_id = source = None
     layers: tuple[tuple[int, ...] | None, str | None] = (None, None)
@@ -131,6 +129,16 @@ def judge(
 
 
 _UNSET: Final = frozenset({FieldStatus.ABSENT, FieldStatus.NULL})
+
+
+def _told_by_tensors(subject: Subject, found: Findings, reads: PeekedReads) -> Subject:
+    """``subject``, its draft an EAGLE head where its checkpoint's tensor names say so
+    (:func:`~drafting_config.engines.interface.with_eagle_head`), when they may decide the
+    algorithm (:func:`_tensors_decide`)."""
+    with found.collect():
+        if _tensors_decide(subject):
+            return replace(subject, draft=with_eagle_head(subject.draft, reads))
+    return subject
 
 
 def _tensors_decide(subject: Subject) -> bool:

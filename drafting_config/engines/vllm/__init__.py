@@ -84,6 +84,7 @@ from drafting_config.rules.subject import Subject
 from drafting_config.rules.target import check_target_placeholders, check_target_sizes
 from drafting_config.rules.tokenizer import check_tokenizer
 from drafting_config.values import codes
+from drafting_config.values.codes import Step
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.values.findings import Findings
 from drafting_config.values.paths import display_path
@@ -176,6 +177,8 @@ def judge(
             for rule in RULES:
                 rule(vllm_subject, found)
             aux = aux_layers(vllm_subject)  # the layers as vLLM resolves them knowing the target
+        if token_unused:
+            _drop_token_unused_if_refused(found)
         if resolution.winner is not None and not token_unused:
             token = _tokenizer_facts(vllm_subject, found, reads)
         weights = _weights_facts(vllm_subject, found, reads)
@@ -290,6 +293,19 @@ def _token_unused(
     if mode.method == "eagle3":
         return served_as(resolution, "eagle3")
     return resolution  # PARD: a draft model, fed no hidden states
+
+
+_REFUSING_STEPS: Final = frozenset({Step.PARSE, Step.REGISTRY})
+"""The load-path steps whose errors say vLLM cannot load the draft's class at all."""
+
+
+def _drop_token_unused_if_refused(found: Findings) -> None:
+    """No ``token-unused`` warning for a draft vLLM refuses as it parses its config or
+    resolves its class (an error at :data:`_REFUSING_STEPS`: ``DominoDraftModel``, an
+    unknown ``model_type``): that draft is served in no mode, so "served sequentially, its
+    token unused" is not what happens; the error says what does."""
+    if any(error.code is not None and error.code.step in _REFUSING_STEPS for error in found.errors):
+        found.warnings[:] = [w for w in found.warnings if w.code is not codes.TOKEN_UNUSED]
 
 
 _VERIFY_ARGS: Final = (

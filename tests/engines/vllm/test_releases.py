@@ -224,6 +224,22 @@ def test_f_an_unused_token_is_not_judged() -> None:
     assert [w.code for w in newer.warnings] == [codes.TOKEN_UNUSED]
 
 
+@pytest.mark.parametrize(
+    "draft", ["torchspec--domino_draft_config", "torchspec--glm52_dspark_draft_config"]
+)
+def test_f_a_draft_refused_at_parse_or_registry_gets_no_token_unused_warning(draft: str) -> None:
+    # A class vLLM cannot load falls back to the PARD mode, which 0.34.0 serves
+    # sequentially; but the draft is served in no mode, so its token is not "unused".
+    older, newer = last_two(CORPUS / "drafts" / f"{draft}.json")
+    assert not older.ok
+    assert not newer.ok
+    assert codes.TOKEN_UNUSED not in {w.code for w in newer.warnings}
+    assert {e.code.step for e in newer.errors if e.code is not None} & {
+        codes.Step.PARSE,
+        codes.Step.REGISTRY,
+    }
+
+
 def test_g_p_eagle_is_refused_from_0_34_0() -> None:
     peagle = CORPUS / "drafts" / "specforge--qwen3-8b-peagle.json"
     older, newer = last_two(peagle)

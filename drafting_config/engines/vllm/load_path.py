@@ -225,7 +225,7 @@ class _ByModelType:
     name: str | None = None
 
     def __call__(self, state: _Overridden) -> _Overridden:
-        if state.model_type not in self.types:
+        if not isinstance(state.model_type, str) or state.model_type not in self.types:
             return state
         names = state.names if self.name is None else (self.name,)
         return replace(state, model_type=self.model_type, names=names)
@@ -1090,37 +1090,24 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
         key.startswith("AutoModel") for key in _auto_map_keys(get)
     )
     version, method = subject.version, _renaming_method(subject)
-    if not speculators and not _registered_as_given(names, has_auto_model, method, version, found):
+    given = overridden_names(subject)  # the ModelConfig's, after hf_config_override
+    if not speculators and not _registered_as_given(given, has_auto_model, method, version, found):
         return
     renamed = serving_architectures(subject)
-    if (
-        method == "dspark"
-        and not speculators
-        and dspark_architectures(names, get("model_type", None)) is None
-        and not _is_deepseek_v4(subject)
-        and _declared_method(subject) is None
-    ):
-        found.warn(
-            ParallelDraftingConfigWarning(
-                f"Served as DSpark, `architectures` = {list(names)!r} names no DSpark class "
-                f"vLLM keeps, so vLLM replaces it with DeepSeek-V4's bundled draft, "
-                f"{renamed[0]}.",
-                field="architectures",
-                code=codes.DSPARK_ARCHITECTURE_REPLACED,
-                fix="name the draft's DSpark class: "
-                + ", ".join(sorted(DSPARK_ARCHITECTURES))
-                + ", or DSparkDraftModel with model_type 'qwen3'",
-                evidence=_DSPARK_REWRITE[since(version, CHECKS_DECLARED_SPECULATOR)],
-            )
-        )
-    if renamed == names and not speculators:
-        return
+    if method == "dspark" and not speculators:
+        _dspark_replaced(subject, names, renamed, found)
     outcome = _unresolved_names(renamed, False, version)
-    if outcome is Resolved.REGISTERED:
+    if (renamed == given and not speculators) or outcome is Resolved.REGISTERED:
         return
     if speculators:
         what = f"vLLM's speculators updater writes `architectures` = {list(renamed)!r}"
         evidence = "vllm/transformers_utils/configs/speculators/algos.py"
+    elif given != names:
+        if outcome is Resolved.UNSUPPORTED:
+            found.error(_overridden_then_renamed(names, given, renamed, method, version))
+        else:
+            found.warn(_fallback_warning(renamed, outcome, names))
+        return
     else:
         what = f"vLLM renames `architectures` {list(names)!r} to {list(renamed)!r} for {method}"
         evidence = (
@@ -1144,6 +1131,62 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
     else:
         found.warn(_fallback_warning(renamed, outcome, names))
 
+
+def _dspark_replaced(
+    subject: VllmSubject, names: tuple[str, ...], renamed: tuple[str, ...], found: Findings
+) -> None:
+    """A DSpark draft whose class vLLM replaces with DeepSeek-V4's bundled draft (a
+    warning; see :func:`check_architecture_registered`)."""
+    if (
+        dspark_architectures(names, subject.get("model_type", None)) is not None
+        or _is_deepseek_v4(subject)
+        or _declared_method(subject) is not None
+    ):
+        return
+    found.warn(
+        ParallelDraftingConfigWarning(
+            f"Served as DSpark, `architectures` = {list(names)!r} names no DSpark class "
+            f"vLLM keeps, so vLLM replaces it with DeepSeek-V4's bundled draft, "
+            f"{renamed[0]}.",
+            field="architectures",
+            code=codes.DSPARK_ARCHITECTURE_REPLACED,
+            fix="name the draft's DSpark class: "
+            + ", ".join(sorted(DSPARK_ARCHITECTURES))
+            + ", or DSparkDraftModel with model_type 'qwen3'",
+            evidence=_DSPARK_REWRITE[since(subject.version, CHECKS_DECLARED_SPECULATOR)],
+        )
+    )
+
+
+def _overridden_then_renamed(
+    names: tuple[str, ...],
+    given: tuple[str, ...],
+    renamed: tuple[str, ...],
+    method: str,
+    version: str,
+) -> ParallelDraftingConfigError:
+    """The error on a draft whose class ``hf_config_override`` rewrites (``given``, from its
+    ``model_type``: a DeepSeek MLA draft's ``DeepSeekMTPModel``) and ``EAGLEConfig`` then
+    renames for ``method`` into a class no registry table holds (:func:`hf_config_override`;
+    the real vLLM 0.33.0 and 0.34.0 refuse SpecForge's DeepSeek-V2-Lite DFlash draft as
+    ``DFlashDeepSeekMTPModel``)."""
+    return ParallelDraftingConfigError(
+        f"`architectures` {list(names)!r} becomes {list(renamed)!r} for {method}: vLLM's "
+        "registry lacks it and refuses the draft.",
+        field="architectures",
+        code=codes.RENAMED_ARCHITECTURE_UNSUPPORTED,
+        fix="give the draft a `model_type` vLLM does not rewrite (its own layers', not the "
+        f"target's) and a class vLLM registers for {method} drafts{_class_example(method)}"
+        f"{_moved(renamed, version)}",
+        evidence=f"{_OVERRIDE} (to {list(given)!r}); vllm/transformers_utils/configs/eagle.py: "
+        f"EAGLEConfig.__init__; {_UNSUPPORTED}",
+    )
+
+
+_OVERRIDE: Final = (
+    "vllm/config/speculative.py: SpeculativeConfig.hf_config_override rewrites the draft's "
+    "model_type and architectures"
+)
 
 _DSPARK_REWRITE: Final = {
     False: "vllm/config/speculative.py: SpeculativeConfig.__post_init__",
@@ -1258,8 +1301,25 @@ def check_peagle(subject: VllmSubject, found: Findings) -> None:
     )
 
 
+def overridden_names(subject: VllmSubject) -> tuple[str, ...]:
+    """The draft's ``architectures`` as its ``ModelConfig`` holds them, after
+    :func:`hf_config_override` on the subject's release (as given where that function is not
+    followed); a speculators file's and a DSpark draft's as given (their own rewrites are
+    :func:`check_architecture_registered`'s).
+
+    Raises:
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    names = _architecture_names(subject.get)
+    if subject.resolution.speculators is not None or _renaming_method(subject) == "dspark":
+        return names
+    overridden = hf_config_override(subject.get, subject.version)
+    return names if overridden is None else overridden[1]
+
+
 def serving_architectures(subject: VllmSubject) -> tuple[str, ...]:
-    """The draft's ``architectures`` as vLLM builds the draft: renamed for the method it
+    """The draft's ``architectures`` as vLLM builds the draft: rewritten by
+    ``hf_config_override`` (:func:`overridden_names`), then renamed for the method it
     serves it with (:func:`check_architecture_registered` says how); a speculators file's
     as its updater wrote them."""
     get = subject.get
@@ -1268,7 +1328,10 @@ def serving_architectures(subject: VllmSubject) -> tuple[str, ...]:
         return names  # the translated config: the updater's, which vLLM does not rename
     method = _renaming_method(subject)
     if method in EAGLE_CONFIG_METHODS and get("model_type", None) != "eagle":
+        names = overridden_names(subject)
         return tuple(eagle_config_architecture(method, name) for name in names)
+    if method != "dspark":
+        return overridden_names(subject)
     if method == "dspark":
         kept = dspark_architectures(names, get("model_type", None))
         return kept if kept is not None else (dspark_replacement(_target_model_type(subject)),)

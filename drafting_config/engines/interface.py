@@ -84,8 +84,9 @@ class Reading:
     ``--speculative-algorithm``) rather than read from the draft."""
     mode: str | None = None
     """The mode the engine serves the draft in (vLLM: ``dflash``, ``dflash2``, ``dspark``,
-    ``pard``, ``eagle3``, ``eagle3-parallel``, ``peagle``, ``draft-model``; SGLang:
-    ``dflash``, ``dspark``, ``eagle3``, ``standalone``), the one the rules judged."""
+    ``pard``, ``eagle3``, ``eagle3-parallel``, ``peagle``, ``eagle``, ``draft-model``;
+    SGLang: ``dflash``, ``dspark``, ``eagle3``, ``eagle``, ``standalone``), the one the rules
+    judged."""
     parallel: bool | None = None
     """Whether that mode drafts the masked slots in one pass."""
     serve_with: str | None = None

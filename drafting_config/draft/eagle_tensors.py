@@ -40,7 +40,7 @@ EAGLE3_PREFIXES: Final = ("midlayer.",)
 """Tensor-name prefixes only an EAGLE-3 head's checkpoint has (its single layer)."""
 EAGLE3_NAMES: Final = ("d2t", "t2d")
 """Tensor names only an EAGLE-3 head's checkpoint has (its vocabulary maps)."""
-_SHOWN: Final = 3
+_SHOWN: Final = 2
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,8 @@ class EagleHeadTensors:
     kind: EagleKind
     """``eagle`` or ``eagle3``."""
     tensors: tuple[str, ...]
-    """The tensor names that tell, at most three, as the checkpoint spells them (a layer's
-    as ``layers.0.*``)."""
+    """The tensor names that tell, at most two (``fc.weight`` and one more), as the checkpoint
+    spells them (a layer's as ``layers.0.*``)."""
 
     @property
     def evidence(self) -> str:
@@ -98,7 +98,7 @@ def eagle_head_tensors(
 
 def _grouped(names: list[str]) -> tuple[str, ...]:
     """``names`` as a message shows them: a layer's tensors as ``layers.0.*``, at most
-    :data:`_SHOWN` - 1 entries."""
+    :data:`_SHOWN` - 1 entries (``fc.weight`` is the other)."""
     shown: list[str] = []
     for name in names:
         head, dot, rest = name.partition(".")

@@ -1019,10 +1019,15 @@ def _eagle3_under_base_class(subject: Subject) -> ParallelDraftingConfigError:
     listed = subject.get("architectures", None)
     fields = eagle3_head_fields(subject.get)
     head = subject.draft.eagle_head
-    marks = f"`{fields[0]}` marks" if fields or head is None else f"tensors {head.evidence} mark"
+    message = (
+        f"`architectures` = {bounded_repr(listed)} is no EAGLE-3 class, yet `{fields[0]}` "
+        "marks an EAGLE-3 head: SGLang's EAGLE3 worker fails."
+        if fields or head is None
+        else f"`architectures` = {bounded_repr(listed)} is a plain class, but tensors "
+        f"{head.evidence} mark an EAGLE-3 head: SGLang's EAGLE3 worker fails."
+    )
     return ParallelDraftingConfigError(
-        f"`architectures` = {bounded_repr(listed)} is no EAGLE-3 class, yet {marks} an "
-        "EAGLE-3 head: SGLang's EAGLE3 worker fails.",
+        message,
         field="architectures",
         code=codes.ARCHITECTURE_NOT_DRAFTER,
         fix='set `architectures` to ["LlamaForCausalLMEagle3"] when the checkpoint is an '

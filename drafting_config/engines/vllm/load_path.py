@@ -1118,8 +1118,7 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
     if outcome is Resolved.UNSUPPORTED:
         found.error(
             ParallelDraftingConfigError(
-                f"{what}, a name no table of its registry holds, so it refuses the draft at "
-                "start-up.",
+                f"{what}, a name its registry lacks: it refuses the draft.",
                 field="architectures",
                 code=codes.RENAMED_ARCHITECTURE_UNSUPPORTED,
                 fix=f"name an architecture vLLM registers for {method} drafts"

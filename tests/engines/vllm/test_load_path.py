@@ -197,7 +197,7 @@ def test_a_name_vllm_renames_for_its_method_is_checked_again() -> None:
     assert (error.field, error.code) == ("architectures", codes.RENAMED_ARCHITECTURE_UNSUPPORTED)
     assert str(error) == (
         "vLLM renames `architectures` ['Qwen3ForCausalLM'] to ['DFlashQwen3ForCausalLM'] for "
-        "dflash, a name no table of its registry holds, so it refuses the draft at start-up."
+        "dflash, a name its registry lacks: it refuses the draft."
     )
     assert error.evidence is not None
     assert "EAGLEConfig.__init__" in error.evidence

@@ -76,6 +76,7 @@ def eagle3_tensors() -> Shapes:
         "lm_head.weight": ("BF16", (1000, HIDDEN)),
         "d2t": ("I64", (1000,)),
         "t2d": ("U8", (1000,)),
+        "midlayer.hidden_norm.weight": ("BF16", (HIDDEN,)),
         **_layer("midlayer."),
     }
 
@@ -193,6 +194,21 @@ def test_vllm_serves_an_eagle3_head_told_by_its_tensors_as_eagle3(
     verdict = check(draft, target=LLAMA_TARGET, engine=release, check_tokenizer=False)
     assert verdict.mode == "eagle3"
     assert json.loads(verdict.serve_with or "{}") == {"method": "eagle3"}
+
+
+@pytest.mark.parametrize("release", VLLM)
+def test_an_eagle3_head_under_its_base_class_is_loaded_as_vllms_eagle3_class(
+    tmp_path: Path, release: Engine
+) -> None:
+    # Renamed Eagle3LlamaForCausalLM, its checkpoint is checked by llama_eagle3.py's loader:
+    # a pruned vocabulary (draft_vocab_size) without d2t maps draft id i to target id i.
+    tensors = {name: s for name, s in eagle3_tensors().items() if name not in ("d2t", "t2d")}
+    tensors["lm_head.weight"] = ("BF16", (500, HIDDEN))
+    draft = _draft(tmp_path, LLAMA_HEAD | {"draft_vocab_size": 500}, tensors)
+    verdict = check(draft, target=LLAMA_TARGET, engine=release, check_tokenizer=False)
+    assert [getattr(e.code, "name", None) for e in verdict.errors] == ["draft-vocab-map-missing"]
+    assert verdict.weights is not None
+    assert verdict.weights.architecture == "llama_eagle3"
 
 
 @pytest.mark.parametrize("release", VLLM)

@@ -303,3 +303,24 @@ def test_the_findings_on_a_head_told_by_its_tensors_follow_the_contract(
             assert error.fix is not None
             assert error.fix[0].islower()
             assert not error.fix.endswith(".")
+
+
+def test_an_unlisted_head_whose_model_type_vllm_rewrites_is_renamed_from_the_rewrite(
+    tmp_path: Path,
+) -> None:
+    # get_config fills DeepseekV3Model, hf_config_override makes it DeepSeekMTPModel: as
+    # eagle, EagleDeepSeekMTPModel is registered (deepseek_eagle.py); as eagle3,
+    # Eagle3DeepSeekMTPModel is not.
+    config = {key: value for key, value in LLAMA_HEAD.items() if key != "architectures"}
+    config["model_type"] = "deepseek_v3"
+    (tmp_path / "eagle").mkdir()
+    (tmp_path / "eagle3").mkdir()
+    eagle = _draft(tmp_path / "eagle", config, eagle1_tensors())
+    eagle3 = _draft(tmp_path / "eagle3", config | {"draft_vocab_size": 1000}, eagle3_tensors())
+    for release in VLLM:
+        codes_of = [
+            {getattr(e.code, "name", None) for e in check(draft, engine=release).errors}
+            for draft in (eagle, eagle3)
+        ]
+        assert "renamed-architecture-unsupported" not in codes_of[0]
+        assert "renamed-architecture-unsupported" in codes_of[1]

@@ -324,3 +324,14 @@ def test_an_unlisted_head_whose_model_type_vllm_rewrites_is_renamed_from_the_rew
         ]
         assert "renamed-architecture-unsupported" not in codes_of[0]
         assert "renamed-architecture-unsupported" in codes_of[1]
+
+
+@pytest.mark.parametrize("release", SGLANG)
+@pytest.mark.parametrize("architecture", ["LlamaForCausalLMEagle", "Qwen2ForCausalLMEagle"])
+def test_sglang_serves_its_own_eagle_classes_as_eagle(release: Engine, architecture: str) -> None:
+    # lmsys/sglang-EAGLE-llama2-chat-7B names LlamaForCausalLMEagle (srt/models/llama_eagle.py);
+    # the class the error above tells a plain-class head to name is served
+    config = LLAMA_HEAD | {"architectures": [architecture]}
+    verdict = check(config, target=LLAMA_TARGET, engine=release, check_tokenizer=False)
+    assert verdict.ok, verdict.errors
+    assert (verdict.mode, verdict.serve_with) == ("eagle", "EAGLE")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Final
 
 from drafting_config.draft.architectures import PEAGLE_CLASSES, eagle3_head_fields
@@ -902,7 +903,9 @@ def ignored_token(subject: Subject) -> str | None:
 
 
 _FAMILY_CLASSES: Final = frozenset(
-    name for name, algorithm in DRAFT_CLASSES.items() if algorithm is not Algorithm.EAGLE3
+    name
+    for name, algorithm in DRAFT_CLASSES.items()
+    if algorithm not in (Algorithm.EAGLE3, Algorithm.EAGLE)
 )
 
 
@@ -1038,13 +1041,16 @@ def _eagle3_under_base_class(subject: Subject) -> ParallelDraftingConfigError:
     )
 
 
-EAGLE_CLASSES: Final = {
-    "LlamaForCausalLM": "LlamaForCausalLMEagle",
-    "Qwen2ForCausalLM": "Qwen2ForCausalLMEagle",
-    "MistralForCausalLM": "MistralForCausalLMEagle",
-}
-"""SGLang's EAGLE(-1/-2) head class for each base class it has one for
-(``srt/models/llama_eagle.py``, ``qwen2_eagle.py``, ``mistral_eagle.py``: ``EntryClass``)."""
+EAGLE_CLASSES: Final = MappingProxyType(
+    {
+        name.removesuffix("Eagle"): name
+        for name, algorithm in DRAFT_CLASSES.items()
+        if algorithm is Algorithm.EAGLE
+    }
+)
+"""SGLang's EAGLE(-1/-2) head class for each base class it has one for, by name
+(``LlamaForCausalLM``: ``LlamaForCausalLMEagle``; its EAGLE classes of
+:data:`~drafting_config.engines.sglang.names.DRAFT_CLASSES`)."""
 
 
 def _eagle_under_base_class(subject: Subject) -> ParallelDraftingConfigError:

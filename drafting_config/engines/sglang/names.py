@@ -140,9 +140,14 @@ DRAFT_CLASSES: Final[Mapping[str, Algorithm]] = MappingProxyType(
         # srt/models/llama_eagle3.py, srt/models/kimi_k25_eagle3.py
         "LlamaForCausalLMEagle3": Algorithm.EAGLE3,
         "Eagle3DeepseekV2ForCausalLM": Algorithm.EAGLE3,
+        # srt/models/llama_eagle.py, qwen2_eagle.py, mistral_eagle.py: EntryClass (EAGLE-1/2
+        # heads: fc over the embedding and the target's last state, 2 * hidden_size)
+        "LlamaForCausalLMEagle": Algorithm.EAGLE,
+        "Qwen2ForCausalLMEagle": Algorithm.EAGLE,
+        "MistralForCausalLMEagle": Algorithm.EAGLE,
     }
 )
-"""SGLang's draft model classes of the DFlash family and of EAGLE-3 (each registered
+"""SGLang's draft model classes of the DFlash family, of EAGLE-3 and of EAGLE (each registered
 under its class name, ``srt/models/registry.py: import_model_classes``), with the
 algorithm each serves: a DSpark class subclasses ``DSparkDraftMixin``, a DFlash class
 ``DFlashDraftModel``."""

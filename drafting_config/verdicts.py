@@ -154,8 +154,9 @@ class Verdict:
     mode: str | None = None
     """The mode the verdict judges and the engine serves the draft in, the one the draft
     asks for (vLLM: ``dflash``, ``dflash2``, ``dspark``, ``pard``, ``eagle3``,
-    ``eagle3-parallel``, ``peagle``, ``draft-model``; SGLang: ``dflash``, ``dspark``,
-    ``eagle3``, ``standalone``); ``None`` when the verdict is INVALID."""
+    ``eagle3-parallel``, ``peagle``, ``eagle``, ``draft-model``; SGLang: ``dflash``,
+    ``dspark``, ``eagle3``, ``eagle``, ``standalone``); ``None`` when the verdict is
+    INVALID."""
     parallel: bool | None = None
     """Whether that mode drafts the masked slots in one pass; ``None`` when INVALID."""
     serve_with: str | None = None

@@ -17,6 +17,7 @@ import pytest
 
 from drafting_config import check
 from drafting_config.engines import RELEASES, Engine
+from tests.checkpoint_factory import write_safetensors
 
 REPORTS: Final = Path(__file__).resolve().parent / "real_configs" / "reports"
 CASES: Final[list[dict[str, Any]]] = json.loads((REPORTS / "cases.json").read_text())
@@ -34,11 +35,27 @@ def _runs() -> list[Any]:
     return runs
 
 
+def _draft(case: dict[str, Any], directory: Path) -> object:
+    """The case's draft: its config, or, where the case gives its checkpoint's tensors
+    (``checkpoint``: name -> [dtype, shape]), a folder holding the config and a
+    ``model.safetensors`` of those headers (its weights a sparse hole)."""
+    tensors = case.get("checkpoint")
+    if tensors is None:
+        return case["draft"]
+    (directory / "config.json").write_text(json.dumps(case["draft"]))
+    write_safetensors(
+        directory / "model.safetensors",
+        {name: (dtype, tuple(shape)) for name, (dtype, shape) in tensors.items()},
+    )
+    return str(directory)
+
+
 @pytest.mark.parametrize(("case", "release"), _runs())
 def test_each_report_gets_its_verdict_on_every_shipped_release(
-    case: dict[str, Any], release: Engine
+    case: dict[str, Any], release: Engine, tmp_path: Path
 ) -> None:
-    verdict = check(case["draft"], target=case["target"], engine=release, check_tokenizer=False)
+    draft = _draft(case, tmp_path)
+    verdict = check(draft, target=case["target"], engine=release, check_tokenizer=False)
     engine = str(release).partition("==")[0]
     assert ("OK" if verdict.ok else "INVALID") == case["expect"][engine], verdict.errors
     code = case.get("expect_code", {}).get(engine)

@@ -78,7 +78,8 @@ _VERDICT_PROPERTIES: Final[dict[str, object]] = {
     "algorithm": _STRING_OR_NULL,
     "mode": {
         "description": "how the engine serves the draft (vLLM: dflash, dflash2, dspark, pard, "
-        "eagle3, eagle3-parallel, peagle, draft-model; SGLang: dflash, dspark, eagle3); "
+        "eagle3, eagle3-parallel, peagle, eagle, draft-model; SGLang: dflash, dspark, eagle3, "
+        "eagle, standalone); "
         "null when the verdict is not OK",
         "type": ["string", "null"],
     },

@@ -21,6 +21,7 @@ from drafting_config.draft.architectures import (
     architecture_names,
     dspark_projector,
 )
+from drafting_config.draft.eagle_tensors import EagleHeadTensors
 from drafting_config.draft.fields import (
     FieldStatus,
     FieldVerdict,
@@ -108,6 +109,10 @@ class DraftFile:
     readings: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
     """What each engine made of this file, by the engine's name: an engine reads a file once
     however many of its steps ask for it."""
+    eagle_head: EagleHeadTensors | None = field(default=None, compare=False, repr=False)
+    """The EAGLE head its checkpoint's tensor names say the draft is, where an engine looked
+    (:func:`~drafting_config.draft.eagle_tensors.eagle_head_tensors`); ``None``: not looked,
+    or no EAGLE head."""
 
     def file_field(self, field: str) -> str:
         """Where ``field``, a path of the config read, sits in the draft's file: the field

@@ -13,9 +13,10 @@ shape, and its name in :data:`drafting_config.engines.ENGINES`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, Protocol
 
+from drafting_config.draft.eagle_tensors import eagle_head_tensors
 from drafting_config.draft.fields import FieldVerdict
 from drafting_config.draft.file import DraftFile
 from drafting_config.files.mask_embedding import MaskEmbeddingFile
@@ -103,8 +104,9 @@ class Reading:
     ``--speculative-algorithm``) rather than read from the draft."""
     mode: str | None = None
     """The mode the engine serves the draft in (vLLM: ``dflash``, ``dflash2``, ``dspark``,
-    ``pard``, ``eagle3``, ``eagle3-parallel``, ``peagle``, ``draft-model``; SGLang:
-    ``dflash``, ``dspark``, ``eagle3``, ``standalone``), the one the rules judged."""
+    ``pard``, ``eagle3``, ``eagle3-parallel``, ``peagle``, ``eagle``, ``draft-model``;
+    SGLang: ``dflash``, ``dspark``, ``eagle3``, ``eagle``, ``standalone``), the one the rules
+    judged."""
     parallel: bool | None = None
     """Whether that mode drafts the masked slots in one pass."""
     serve_with: str | None = None
@@ -198,3 +200,65 @@ class EngineRules(Protocol):
         """Run the engine's rules on ``subject`` (the target, tokenizer and checkpoint asked
         of ``reads`` as the engine reads them) into ``found``; the engine's reading.  With
         ``require_parallel``, a draft the engine would serve sequentially is an error."""
+
+
+class PeekedReads:
+    """``reads``, whose checkpoint an engine may look at before its rules run (to tell an
+    EAGLE head from its tensor names, :func:`with_eagle_head`): the checkpoint is read once,
+    and what reading it records (a note that there are ``.bin`` files only, an unreadable
+    header) goes into the findings where the engine's rules ask for it, as if read there."""
+
+    def __init__(self, reads: Reads) -> None:
+        self._reads = reads
+        self._peeked: tuple[CheckpointFiles | None, Findings] | None = None
+
+    def peek(self) -> CheckpointFiles | None:
+        """The checkpoint, read now, what it records kept for :meth:`checkpoint`."""
+        if self._peeked is None:
+            recorded = Findings()
+            self._peeked = (self._reads.checkpoint(recorded), recorded)
+        return self._peeked[0]
+
+    def served_tokenizer(self, found: Findings) -> TokenizerFiles | None:
+        """:meth:`Reads.served_tokenizer`."""
+        return self._reads.served_tokenizer(found)
+
+    def tokenizer_knowing(self, token_id: int, found: Findings) -> TokenizerFiles | None:
+        """:meth:`Reads.tokenizer_knowing`."""
+        return self._reads.tokenizer_knowing(token_id, found)
+
+    def checkpoint(self, found: Findings) -> CheckpointFiles | None:
+        """:meth:`Reads.checkpoint`, the peeked one if peeked (its findings recorded now)."""
+        if self._peeked is None:
+            return self._reads.checkpoint(found)
+        files, recorded = self._peeked
+        found.extend(recorded)
+        return files
+
+    def weights_directory(self) -> str | None:
+        """:meth:`Reads.weights_directory`."""
+        return self._reads.weights_directory()
+
+    def mask_embedding(self, directory: str) -> MaskEmbeddingFile | None:
+        """:meth:`Reads.mask_embedding`."""
+        return self._reads.mask_embedding(directory)
+
+    def serve_names(self) -> ServeNames:
+        """:meth:`Reads.serve_names`."""
+        return self._reads.serve_names()
+
+
+def with_eagle_head(draft: DraftFile, reads: PeekedReads) -> DraftFile:
+    """``draft`` with :attr:`~DraftFile.eagle_head` set when its checkpoint's tensor names
+    say it is an EAGLE head (:func:`~drafting_config.draft.eagle_tensors.eagle_head_tensors`),
+    else ``draft`` itself.  An engine calls it for a draft whose config names a plain causal
+    LM (or no class) and no EAGLE field: the one case where the tensors decide how it is
+    served.  The new file has its own :attr:`~DraftFile.readings` (an engine's reading of
+    it may differ)."""
+    files = reads.peek()
+    if files is None or files.headers is None:
+        return draft
+    head = eagle_head_tensors(files.headers.tensors, draft.hidden_size)
+    if head is None:
+        return draft
+    return replace(draft, eagle_head=head, readings={})

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Final
 
 from drafting_config.draft.architectures import PEAGLE_CLASSES, eagle3_head_fields
@@ -794,10 +795,24 @@ def sglang_algorithm(subject: Subject) -> Algorithm | None:
     if method == "dspark":
         return Algorithm.DSPARK
     if standalone_class(subject.get) is not None:
-        if eagle3_head_fields(subject.get):  # an EAGLE-3 head under its base class
-            return Algorithm.EAGLE3
-        return Algorithm.STANDALONE
+        return _plain_class_algorithm(subject)
     return None
+
+
+def _plain_class_algorithm(subject: Subject) -> Algorithm:
+    """The algorithm of a draft under a plain causal-LM class: EAGLE3 for an EAGLE-3 head
+    (its config's fields, or its checkpoint's tensors), EAGLE for an EAGLE-1 head (its
+    tensors), else STANDALONE.
+
+    Raises:
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    if eagle3_head_fields(subject.get):  # an EAGLE-3 head under its base class
+        return Algorithm.EAGLE3
+    head = subject.draft.eagle_head  # or one its checkpoint's tensor names tell
+    if head is not None:
+        return Algorithm.EAGLE3 if head.kind == "eagle3" else Algorithm.EAGLE
+    return Algorithm.STANDALONE
 
 
 @dataclass(frozen=True)
@@ -889,7 +904,9 @@ def ignored_token(subject: Subject) -> str | None:
 
 
 _FAMILY_CLASSES: Final = frozenset(
-    name for name, algorithm in DRAFT_CLASSES.items() if algorithm is not Algorithm.EAGLE3
+    name
+    for name, algorithm in DRAFT_CLASSES.items()
+    if algorithm not in (Algorithm.EAGLE3, Algorithm.EAGLE)
 )
 
 
@@ -970,6 +987,9 @@ def check_sglang_method(subject: Subject, found: Findings) -> None:
     if draft_class(subject.get) is None and algorithm is Algorithm.EAGLE3:
         found.error(_eagle3_under_base_class(subject))
         return
+    if draft_class(subject.get) is None and algorithm is Algorithm.EAGLE:
+        found.error(_eagle_under_base_class(subject))
+        return
     if draft_class(subject.get) is None and algorithm in _WORKER_NEEDS:
         listed = subject.get("architectures", None)
         worker, attribute, fix = _WORKER_NEEDS[algorithm]
@@ -1001,10 +1021,17 @@ def _eagle3_under_base_class(subject: Subject) -> ParallelDraftingConfigError:
     ``set_embed``, a plain ``LlamaForCausalLM`` on ``hot_token_id``); the original EAGLE-3
     heads name ``LlamaForCausalLM`` (NickL77/BaldEagle#6)."""
     listed = subject.get("architectures", None)
-    first = eagle3_head_fields(subject.get)[0]
+    fields = eagle3_head_fields(subject.get)
+    head = subject.draft.eagle_head
+    message = (
+        f"`architectures` = {bounded_repr(listed)} is no EAGLE-3 class, yet `{fields[0]}` "
+        "marks an EAGLE-3 head: SGLang's EAGLE3 worker fails."
+        if fields or head is None
+        else f"`architectures` = {bounded_repr(listed)} is a plain class, but tensors "
+        f"{head.evidence} mark an EAGLE-3 head: SGLang's EAGLE3 worker fails."
+    )
     return ParallelDraftingConfigError(
-        f"`architectures` = {bounded_repr(listed)} is no EAGLE-3 class, yet `{first}` marks an "
-        "EAGLE-3 head: SGLang's EAGLE3 worker fails.",
+        message,
         field="architectures",
         code=sglang_codes.ARCHITECTURE_NOT_DRAFTER,
         fix='set `architectures` to ["LlamaForCausalLMEagle3"] when the checkpoint is an '
@@ -1012,6 +1039,53 @@ def _eagle3_under_base_class(subject: Subject) -> ParallelDraftingConfigError:
         evidence="srt/models/registry.py: ModelRegistry.resolve_model_cls loads "
         "architectures[0]; srt/speculative/eagle_worker_v2.py: EAGLEWorkerV2.init_lm_head "
         "calls set_embed and reads hot_token_id, which a plain class lacks (AttributeError)",
+    )
+
+
+EAGLE_CLASSES: Final = MappingProxyType(
+    {
+        name.removesuffix("Eagle"): name
+        for name, algorithm in DRAFT_CLASSES.items()
+        if algorithm is Algorithm.EAGLE
+    }
+)
+"""SGLang's EAGLE(-1/-2) head class for each base class it has one for, by name
+(``LlamaForCausalLM``: ``LlamaForCausalLMEagle``; its EAGLE classes of
+:data:`~drafting_config.engines.sglang.names.DRAFT_CLASSES`)."""
+
+
+def _eagle_under_base_class(subject: Subject) -> ParallelDraftingConfigError:
+    """An EAGLE-1 head published under its base class (``LlamaForCausalLM``, one layer),
+    which only its checkpoint's tensor names tell
+    (:attr:`~drafting_config.draft.file.DraftFile.eagle_head`: ``fc.weight`` beside
+    unprefixed ``layers.0.*``), served with ``--speculative-algorithm EAGLE``: SGLang loads
+    ``architectures[0]``, the plain class (``srt/models/registry.py:
+    ModelRegistry.resolve_model_cls``), whose ``load_weights`` (``srt/models/llama.py``,
+    ``qwen2.py``: ``_legacy_load_weights``, the default) matches none of the head's
+    unprefixed names to its ``model.``-prefixed parameters and skips them all (its EAGLE
+    classes prefix ``model.``, ``srt/models/llama_eagle.py: LlamaForCausalLMEagle.load_weights``),
+    and whose ``forward`` never reads the target's hidden states (no ``fc``): the draft runs
+    on weights never loaded.  Public reports: sgl-project/sglang#10948 (a Qwen2.5 EAGLE-2
+    head that does not work), SafeAILab/EAGLE#117 (the head's tensor names)."""
+    listed = subject.get("architectures", None)
+    head = subject.draft.eagle_head
+    evidence = "" if head is None else f" {head.evidence}"
+    base = loaded_class(subject.get)
+    eagle_class = EAGLE_CLASSES.get(base or "")
+    fix = (
+        f'set `architectures` to ["{eagle_class}"], SGLang\'s EAGLE class of this base'
+        if eagle_class is not None
+        else "serve it with vLLM, or export the head under an SGLang EAGLE class"
+    )
+    return ParallelDraftingConfigError(
+        f"`architectures` = {bounded_repr(listed)} is no EAGLE class, but tensors{evidence} "
+        "mark an EAGLE head: SGLang loads none of them.",
+        field="architectures",
+        code=sglang_codes.ARCHITECTURE_NOT_DRAFTER,
+        fix=fix,
+        evidence="srt/models/registry.py: ModelRegistry.resolve_model_cls loads "
+        "architectures[0]; srt/models/llama.py: LlamaForCausalLM._legacy_load_weights skips "
+        "every name not among its model.-prefixed parameters",
     )
 
 

@@ -8,14 +8,17 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Final
 
+from drafting_config.draft.architectures import eagle3_head_fields
+from drafting_config.draft.fields import FieldStatus
 from drafting_config.draft.file import DraftFile
-from drafting_config.engines.interface import Reading, Reads
+from drafting_config.engines.interface import PeekedReads, Reading, Reads, with_eagle_head
 from drafting_config.engines.sglang.config import (
     check_sglang_config,
     check_sglang_method,
     check_sglang_standalone,
     ignored_token,
     sglang_algorithm,
+    standalone_class,
 )
 from drafting_config.engines.sglang.launch import check_sglang_launch
 from drafting_config.engines.sglang.layers import check_sglang_layers, sglang_layers
@@ -88,6 +91,8 @@ def judge(
     named = draft.token
     if named is not None:
         subject = replace(subject, token_id=named[0], token_field=named[1])
+    reads = PeekedReads(reads)
+    subject = _told_by_tensors(subject, found, reads)
     algorithm: Algorithm | None = None
     token_id = source = None
     layers: tuple[tuple[int, ...] | None, str | None] = (None, None)
@@ -123,7 +128,7 @@ def judge(
         embedding = reads.mask_embedding(directory)
         with found.collect():
             check_sglang_mask_embedding(replace(subject, mask_embedding=embedding), found)
-    if algorithm in (Algorithm.EAGLE3, Algorithm.STANDALONE):
+    if algorithm in _SEQUENTIAL:
         with found.collect():
             check_sglang_standalone(subject, found)
             _sequential_findings(subject, found, algorithm, require_parallel)
@@ -147,6 +152,33 @@ def judge(
         else serve_command(algorithm, reads.serve_names()),
         token_fields=token_fields,
     )
+
+
+_UNSET: Final = frozenset({FieldStatus.ABSENT, FieldStatus.NULL})
+
+
+def _told_by_tensors(subject: Subject, found: Findings, reads: PeekedReads) -> Subject:
+    """``subject``, its draft an EAGLE head where its checkpoint's tensor names say so
+    (:func:`~drafting_config.engines.interface.with_eagle_head`), when they may decide the
+    algorithm (:func:`_tensors_decide`)."""
+    with found.collect():
+        if _tensors_decide(subject):
+            return replace(subject, draft=with_eagle_head(subject.draft, reads))
+    return subject
+
+
+def _tensors_decide(subject: Subject) -> bool:
+    """Whether the checkpoint's tensor names may change the algorithm: a Hugging Face config
+    of a plain causal LM (:func:`~.config.standalone_class`) naming no token field and no
+    EAGLE-3 field, which would be served as STANDALONE.
+
+    Raises:
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    draft = subject.draft
+    if draft.format != "hf" or any(f.status not in _UNSET for f in draft.fields):
+        return False
+    return standalone_class(subject.get) is not None and not eagle3_head_fields(subject.get)
 
 
 def _weights_findings(
@@ -189,17 +221,19 @@ _MODES: Final = {
     Algorithm.DFLASH: "dflash",
     Algorithm.DSPARK: "dspark",
     Algorithm.EAGLE3: "eagle3",
+    Algorithm.EAGLE: "eagle",
     Algorithm.STANDALONE: "standalone",
 }
 """The verdict's mode for each ``--speculative-algorithm`` (DFLASH and DSPARK draft the
 masked slots in one pass, ``srt/speculative/spec_info.py``; EAGLE3 and STANDALONE one token
 a step)."""
 
-_SEQUENTIAL: Final = frozenset({Algorithm.EAGLE3, Algorithm.STANDALONE})
+_SEQUENTIAL: Final = frozenset({Algorithm.EAGLE3, Algorithm.EAGLE, Algorithm.STANDALONE})
 """The algorithms that draft one token a step."""
 
 _SEQUENTIAL_WORKERS: Final = {
     Algorithm.EAGLE3: "srt/speculative/eagle_worker_v2.py: EAGLEWorkerV2",
+    Algorithm.EAGLE: "srt/speculative/eagle_worker_v2.py: EAGLEWorkerV2",
     Algorithm.STANDALONE: "srt/speculative/standalone_worker_v2.py: StandaloneWorkerV2",
 }
 

@@ -50,6 +50,9 @@ class Algorithm(str, enum.Enum):
     DFLASH = "DFLASH"
     DSPARK = "DSPARK"
     EAGLE3 = "EAGLE3"
+    EAGLE = "EAGLE"
+    """EAGLE-1 and EAGLE-2 heads (``srt/speculative/eagle_worker_v2.py: EAGLEWorkerV2``, not
+    ``is_eagle3``), judged here only for an EAGLE-1 head published under its base class."""
     STANDALONE = "STANDALONE"
     """A plain causal LM as a separate draft model, drafting one token a step
     (``srt/speculative/standalone_worker_v2.py: StandaloneWorkerV2``)."""
@@ -58,8 +61,8 @@ class Algorithm(str, enum.Enum):
 # No draft format of this package maps to SGLang's other algorithms: UNO drafts with no
 # draft model of its own (``srt/speculative/uno_worker_v2.py: UnoWorkerV2`` builds none),
 # FROZEN_KV_MTP is the Gemma-4 assistant heads reading the target's KV cache
-# (``srt/speculative/frozen_kv_mtp_worker_v2.py``, ``srt/models/gemma4_mtp.py``), EAGLE is
-# EAGLE-2 and the MTP (NEXTN) heads, NGRAM has no draft model.
+# (``srt/speculative/frozen_kv_mtp_worker_v2.py``, ``srt/models/gemma4_mtp.py``), NEXTN is
+# the MTP heads, NGRAM has no draft model.
 
 
 # --- the draft's model class ----------------------------------------------------------------
@@ -137,9 +140,14 @@ DRAFT_CLASSES: Final[Mapping[str, Algorithm]] = MappingProxyType(
         # srt/models/llama_eagle3.py, srt/models/kimi_k25_eagle3.py
         "LlamaForCausalLMEagle3": Algorithm.EAGLE3,
         "Eagle3DeepseekV2ForCausalLM": Algorithm.EAGLE3,
+        # srt/models/llama_eagle.py, qwen2_eagle.py, mistral_eagle.py: EntryClass (EAGLE-1/2
+        # heads: fc over the embedding and the target's last state, 2 * hidden_size)
+        "LlamaForCausalLMEagle": Algorithm.EAGLE,
+        "Qwen2ForCausalLMEagle": Algorithm.EAGLE,
+        "MistralForCausalLMEagle": Algorithm.EAGLE,
     }
 )
-"""SGLang's draft model classes of the DFlash family and of EAGLE-3 (each registered
+"""SGLang's draft model classes of the DFlash family, of EAGLE-3 and of EAGLE (each registered
 under its class name, ``srt/models/registry.py: import_model_classes``), with the
 algorithm each serves: a DSpark class subclasses ``DSparkDraftMixin``, a DFlash class
 ``DFlashDraftModel``."""

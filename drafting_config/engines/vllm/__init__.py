@@ -20,7 +20,14 @@ from typing import Final, get_args
 
 from drafting_config.draft.fields import FieldStatus
 from drafting_config.draft.file import DraftFile
-from drafting_config.engines.interface import LaunchFacts, Reading, Reads, WeightsFacts
+from drafting_config.engines.interface import (
+    LaunchFacts,
+    PeekedReads,
+    Reading,
+    Reads,
+    WeightsFacts,
+    with_eagle_head,
+)
 from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm.draft_models import check_draft_model_vocab
 from drafting_config.engines.vllm.drafters import check_eagle3_width, check_projector_type
@@ -50,6 +57,7 @@ from drafting_config.engines.vllm.modes import (
     sequential_note,
     sequential_refused,
     served_mode,
+    tensors_decide,
 )
 from drafting_config.engines.vllm.names import ENGINE as ENGINE
 from drafting_config.engines.vllm.names import (
@@ -80,7 +88,7 @@ from drafting_config.files.tokenizer_files import TOKENIZER_JSON_NAME, TokenFact
 from drafting_config.rules.subject import Subject
 from drafting_config.rules.target import check_target_placeholders, check_target_sizes
 from drafting_config.rules.tokenizer import check_tokenizer
-from drafting_config.values.codes import SEQUENTIAL_NOT_PARALLEL, TOKEN_UNUSED
+from drafting_config.values.codes import SEQUENTIAL_NOT_PARALLEL, TOKEN_UNUSED, Step
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.values.findings import Findings
 from drafting_config.values.launch import Launch
@@ -140,11 +148,9 @@ def judge(
     the target.  A draft that asks for no parallel drafting is judged in the sequential
     mode vLLM serves it in (:func:`~drafting_config.engines.vllm.modes.served_mode`), unless
     ``require_parallel``."""
-    resolution, facts = resolution_of(subject.draft), subject.target
-    asked = served_mode(resolution, version)
-    mode = on_release(asked, version)
-    if mode.name != asked.name and not any(f.status not in _UNSET for f in resolution.fields):
-        mode = replace(asked, parallel=False)  # no token to leave unused: judged as asked
+    facts = subject.target
+    reads = PeekedReads(reads)
+    resolution, asked, mode = _modes(subject.draft, reads, version)
     token_unused = mode.name != asked.name
     if not mode.asks_parallel:
         resolution = _judged_sequentially(resolution, mode, found, require_parallel, version)
@@ -168,6 +174,8 @@ def judge(
             for rule in RULES:
                 rule(vllm_subject, found)
             aux = aux_layers(vllm_subject)  # the layers as vLLM resolves them knowing the target
+        if token_unused:
+            _drop_token_unused_if_refused(found)
         if subject.launch is not None:
             check_launch(replace(vllm_subject, launch=subject.launch), mode, found)
         if resolution.winner is not None and not token_unused:
@@ -189,6 +197,24 @@ def judge(
         if found.errors
         else serve_command(mode, subject.draft, reads.serve_names(), found, version),
     )
+
+
+def _modes(
+    draft: DraftFile, reads: PeekedReads, version: str
+) -> tuple[Resolution, ServedMode, ServedMode]:
+    """The draft's resolution (an EAGLE head under its base class told by its tensors, when
+    the config cannot tell it), the mode it asks for, and the mode ``version`` serves it in."""
+    resolution = resolution_of(draft)
+    asked = served_mode(resolution, version)
+    if tensors_decide(resolution, asked):
+        headed = with_eagle_head(draft, reads)
+        if headed is not draft:
+            resolution = resolution_of(headed)
+            asked = served_mode(resolution, version)
+    mode = on_release(asked, version)
+    if mode.name != asked.name and not any(f.status not in _UNSET for f in resolution.fields):
+        mode = replace(asked, parallel=False)  # no token to leave unused: judged as asked
+    return resolution, asked, mode
 
 
 def _judged_sequentially(
@@ -233,11 +259,12 @@ def _judged_sequentially(
                 )
         return resolution
     found.errors[:] = [error for error in found.errors if id(error) not in missing]
+    head = resolution.draft.eagle_head
     found.note(
-        sequential_note(mode),
+        sequential_note(mode, None if head is None else head.evidence),
         code=vllm_codes.SERVED_SEQUENTIALLY,
         fix=_OLDER_FIX.format(last=last_before(REFUSES_PARALLEL_SWITCH))
-        if refused
+        if refused and mode.method != "eagle"  # EAGLE-1 has no parallel mode on any release
         else parallel_fix(mode),
         evidence=_VERIFY_ARGS if refused else PARALLEL_SWITCH_EVIDENCE,
     )
@@ -287,6 +314,19 @@ def _token_unused(
     if mode.method == "eagle3":
         return served_as(resolution, "eagle3")
     return resolution  # PARD: a draft model, fed no hidden states
+
+
+_REFUSING_STEPS: Final = frozenset({Step.PARSE, Step.REGISTRY})
+"""The load-path steps whose errors say vLLM cannot load the draft's class at all."""
+
+
+def _drop_token_unused_if_refused(found: Findings) -> None:
+    """No ``token-unused`` warning for a draft vLLM refuses as it parses its config or
+    resolves its class (an error at :data:`_REFUSING_STEPS`: ``DominoDraftModel``, an
+    unknown ``model_type``): that draft is served in no mode, so "served sequentially, its
+    token unused" is not what happens; the error says what does."""
+    if any(error.code is not None and error.code.step in _REFUSING_STEPS for error in found.errors):
+        found.warnings[:] = [w for w in found.warnings if w.code is not TOKEN_UNUSED]
 
 
 _VERIFY_ARGS: Final = (

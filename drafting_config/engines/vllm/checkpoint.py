@@ -36,6 +36,7 @@ from drafting_config.engines.vllm.architectures import (
     MaskHidden,
     architecture_row,
 )
+from drafting_config.engines.vllm.load_path import serving_architectures
 from drafting_config.engines.vllm.resolution import VllmSubject, aux_layers
 from drafting_config.engines.vllm.runners import (
     RUNNER_EVIDENCE,
@@ -126,10 +127,27 @@ _MAX_SHOWN_LAYERS: Final = 8
 
 def _row_of(subject: VllmSubject) -> tuple[ArchitectureRow | None, str | None]:
     """:func:`architecture_row` for the subject's draft, fed hidden states or not (a separate
-    draft model never is: its causal LM's row)."""
+    draft model never is: its causal LM's row), by the class vLLM builds
+    (:func:`~.load_path.serving_architectures`: an EAGLE-3 head under ``LlamaForCausalLM``,
+    told by its config or its tensors, is ``Eagle3LlamaForCausalLM``, ``llama_eagle3.py``'s
+    row), else by the names as given."""
     resolution = subject.resolution
     fed = resolution.takes_target_hidden_states and not subject.separate_model
-    return architecture_row(subject.get, fed_hidden_states=fed)
+    get = subject.get
+    try:
+        served = list(serving_architectures(subject))
+    except ParallelDraftingConfigError:  # the architecture rules report it
+        served = []
+    given = get("architectures", None)
+    if served and is_list(given) and served != list(given):
+
+        def renamed(name: str, default: object) -> object:
+            return [*served, *given] if name == "architectures" else get(name, default)
+
+        row = architecture_row(renamed, fed_hidden_states=fed)
+        if row[0] is not None:
+            return row
+    return architecture_row(get, fed_hidden_states=fed)
 
 
 def check_checkpoint(subject: VllmSubject, found: Findings) -> None:

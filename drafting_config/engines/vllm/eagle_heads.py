@@ -9,7 +9,10 @@ the config has none, and leaves them empty for a model type it lacks; ``EAGLECon
 ``eagle`` and ``eagle3``.  No registry table of any shipped release holds an
 ``Eagle3...Model`` or ``Eagle...Model`` of a transformers base class (the one
 ``Eagle...Model`` vLLM registers, ``EagleDeepSeekMTPModel``, renames no transformers class),
-and an empty list names nothing: vLLM refuses the draft at start-up either way.
+and an empty list names nothing: vLLM refuses the draft at start-up either way, unless
+``hf_config_override`` first replaces the filled-in class by its model type with one whose
+rename is registered (a ``deepseek_v3`` head served as ``eagle``: ``DeepSeekMTPModel``, then
+``EagleDeepSeekMTPModel``).
 
 Public report: vllm-project/vllm#30987, an EAGLE-3 head config without ``architectures``
 refused with "Model architectures ['EagleLlamaModel'] are not supported for now" (the PR
@@ -21,8 +24,10 @@ from __future__ import annotations
 from typing import Final
 
 from drafting_config.engines.vllm import codes as vllm_codes
+from drafting_config.engines.vllm.load_path import eagle_config_architecture, hf_config_override
 from drafting_config.engines.vllm.modes import served_mode
 from drafting_config.engines.vllm.resolution import VllmSubject
+from drafting_config.engines.vllm.tables import vllm_tables
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.fields import is_list
 from drafting_config.values.findings import Findings
@@ -30,6 +35,31 @@ from drafting_config.values.findings import Findings
 _RENAMED_METHODS: Final = {"eagle": "Eagle", "eagle3": "Eagle3"}
 """The methods whose drafts ``EAGLEConfig`` renames to an ``Eagle``-prefixed class, with the
 prefix."""
+
+
+_FILLED: Final = "<filled>"
+"""Stands for the class ``get_config`` fills in, which no rewrite of
+``hf_config_override`` keyed on a class tests (those name ``...ForCausalLM`` classes)."""
+
+
+def _registered_after_override(subject: VllmSubject, method: str) -> bool:
+    """Whether ``hf_config_override`` (``vllm/config/speculative.py``) replaces the filled-in
+    class by its model type (:func:`~.load_path.hf_config_override`: ``deepseek_v3`` ->
+    ``DeepSeekMTPModel``) with one whose ``EAGLEConfig`` rename the subject's release
+    registers (``EagleDeepSeekMTPModel``, ``deepseek_eagle.py``): then the registry
+    passes."""
+
+    def filled(name: str, default: object) -> object:
+        return [_FILLED] if name == "architectures" else subject.get(name, default)
+
+    overridden = hf_config_override(filled, subject.version)
+    if overridden is None or overridden[1] == (_FILLED,):
+        return False
+    tables = vllm_tables(subject.version)
+    return all(
+        tables.registered(eagle_config_architecture(method, name)) is not None
+        for name in overridden[1]
+    )
 
 
 def check_unlisted_eagle_head(subject: VllmSubject, found: Findings) -> None:
@@ -50,7 +80,7 @@ def check_unlisted_eagle_head(subject: VllmSubject, found: Findings) -> None:
         return
     method = served_mode(resolution).method
     prefix = _RENAMED_METHODS.get(method)
-    if prefix is None:
+    if prefix is None or _registered_after_override(subject, method):
         return
     found.error(
         ParallelDraftingConfigError(

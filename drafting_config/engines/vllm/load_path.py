@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Final
 
@@ -198,6 +198,260 @@ def dspark_architectures(names: tuple[str, ...], model_type: object) -> tuple[st
     if DSPARK_ARCHITECTURES & set(names):
         return names
     return None
+
+
+@dataclass(frozen=True)
+class _Overridden:
+    """A draft's config part-way through ``hf_config_override``: what its rewrites read and
+    set."""
+
+    model_type: object
+    names: tuple[str, ...]
+    first: str
+    """``architectures[0]`` as given (``initial_architecture``)."""
+    get: FieldGetter
+    version: str
+
+
+_Rewrite = Callable[[_Overridden], "_Overridden | None"]
+
+
+@dataclass(frozen=True)
+class _ByModelType:
+    """A rewrite of ``hf_config_override`` keyed on the ``model_type`` as the rewrites before
+    it left it: a new model type, and a new class (``None``: the class kept)."""
+
+    types: frozenset[str]
+    model_type: str
+    name: str | None = None
+
+    def __call__(self, state: _Overridden) -> _Overridden:
+        if not isinstance(state.model_type, str) or state.model_type not in self.types:
+            return state
+        names = state.names if self.name is None else (self.name,)
+        return replace(state, model_type=self.model_type, names=names)
+
+
+def _by_type(types: str, model_type: str, name: str | None = None) -> _ByModelType:
+    return _ByModelType(frozenset(types.split()), model_type, name)
+
+
+_MTP_BY_ARCHITECTURE: Final[Mapping[str, tuple[str, str]]] = MappingProxyType(
+    {
+        "MiMoForCausalLM": ("mimo_mtp", "MiMoMTPModel"),
+        "MiMoV2ForCausalLM": ("mimo_v2_mtp", "MiMoV2MTPModel"),
+        "MiMoV2OmniForCausalLM": ("mimo_v2_mtp", "MiMoV2OmniMTPModel"),
+        "MiMoV2FlashForCausalLM": ("mimo_v2_mtp", "MiMoV2MTPModel"),
+        "Glm4MoeForCausalLM": ("glm4_moe_mtp", "Glm4MoeMTPModel"),
+        "Glm4MoeLiteForCausalLM": ("glm4_moe_lite_mtp", "Glm4MoeLiteMTPModel"),
+        "GlmOcrForConditionalGeneration": ("glm_ocr_mtp", "GlmOcrMTPModel"),
+    }
+)
+"""The first-architecture rewrites of ``hf_config_override`` (each tests the list as the
+earlier ones left it), in its order: ``architectures[0]`` -> (model type, class)."""
+
+
+def _deepseek(state: _Overridden) -> _Overridden:
+    """DeepSeek's MLA targets (and GLM-5's DSA one) become their MTP head."""
+    model_type, names = state.model_type, state.names
+    v32 = model_type in ("deepseek_v32", "glm_moe_dsa")
+    if model_type in ("deepseek_v3", "deepseek_v32", "glm_moe_dsa"):
+        model_type = "deepseek_mtp"
+    if model_type == "deepseek_mtp":
+        names = ("DeepseekV32MTPModel" if v32 else "DeepSeekMTPModel",)
+    if model_type in ("deepseek_v4", DEEPSEEK_V41):
+        names = ("DeepSeekV4MTPModel",) if model_type == "deepseek_v4" else names
+        model_type = "deepseek_mtp"
+    if isinstance(model_type, str) and model_type in "pangu_ultra_moe":  # a substring test
+        model_type = "pangu_ultra_moe_mtp"
+    return replace(state, model_type=model_type, names=names)
+
+
+def _by_architecture(state: _Overridden) -> _Overridden:
+    for old, (model_type, name) in _MTP_BY_ARCHITECTURE.items():
+        if state.names[0] == old:
+            state = replace(state, model_type=model_type, names=(name,))
+    return state
+
+
+def _text_promoted(state: _Overridden) -> _Overridden | None:
+    """A Nemotron Omni's ``text_config`` replaces the config: not followed.  From 0.34.0 a
+    Nemotron 3.5 Transcribe becomes its MTP head."""
+    if state.names[0] in ("NemotronH_Super_Omni_Reasoning_V3", "NemotronH_Omni_Reasoning_V3"):
+        return None
+    if since(state.version, "0.34.0") and state.names[0] == (
+        "Nemotron3_5TranscribeForConditionalGeneration"
+    ):
+        return replace(
+            state,
+            model_type="nemotron3_5_transcribe_mtp",
+            names=("Nemotron3_5TranscribeMTPModel",),
+        )
+    return state
+
+
+def _nemotron_h(state: _Overridden) -> _Overridden:
+    nextn = exact_int(state.get("num_nextn_predict_layers", None))
+    if state.model_type in ("nemotron_h", "nemotron_h_puzzle") and nextn and nextn > 0:
+        return replace(state, model_type="nemotron_h_mtp")
+    return state
+
+
+def _bailing(state: _Overridden) -> _Overridden:
+    if state.first in ("BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration"):
+        return replace(state, model_type="bailing_hybrid_v3_mtp")
+    if state.model_type == "bailing_hybrid" or "BailingMoeV2_5ForCausalLM" in state.names:
+        return replace(state, model_type="bailing_hybrid_mtp")
+    return state
+
+
+def _exaone4_5(state: _Overridden) -> _Overridden:
+    if isinstance(state.model_type, str) and "exaone4_5" in state.model_type:
+        return replace(state, model_type="exaone4_5_mtp", names=("Exaone4_5_MTP",))
+    return state
+
+
+def _qwen3_5(state: _Overridden) -> _Overridden:
+    model_type = state.model_type
+    if model_type in ("qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"):
+        moe = model_type in ("qwen3_5_moe", "qwen3_5_moe_text")
+        return replace(
+            state, model_type="qwen3_5_mtp", names=("Qwen3_5MoeMTP" if moe else "Qwen3_5MTP",)
+        )
+    if model_type in ("intern_s2_preview", "interns2_mobius"):
+        mobius = model_type == "interns2_mobius"
+        moe = mobius or read_path(state.get, "text_config.model_type") == "qwen3_5_moe_text"
+        name = "InternS2MobiusMTP" if mobius else "Qwen3_5MoeMTP" if moe else "Qwen3_5MTP"
+        return replace(state, model_type="qwen3_5_mtp", names=(name,))
+    return state
+
+
+def _step(state: _Overridden) -> _Overridden:
+    if state.model_type in ("step3p5", "step3p7") or state.names[0] in (
+        "Step3p5ForCausalLM",
+        "Step3p7ForConditionalGeneration",
+    ):
+        state = replace(state, model_type="step3p5_mtp", names=("Step3p5MTP",))
+    if since(state.version, "0.33.0") and (
+        state.model_type in ("step5", "step5_vl")
+        or {"Step5ForCausalLM", "Step5ForConditionalGeneration"} & set(state.names)
+    ):
+        state = replace(state, model_type="step5_mtp", names=("Step5MTP",))
+    if state.first == "MistralLarge3ForCausalLM":
+        state = replace(state, names=("EagleMistralLarge3ForCausalLM",))
+    return state
+
+
+def _minimax(state: _Overridden) -> _Overridden:
+    if since(state.version, "0.34.0") and state.first == "DSparkMiniMaxDraftModel":
+        return replace(state, model_type="minimax_m3_dspark", names=("DSparkMiniMaxDraftModel",))
+    if state.model_type == "minimax_m3_vl" or state.first == (
+        "MiniMaxM3SparseForConditionalGeneration"
+    ):
+        return replace(state, model_type="minimax_m3_mtp", names=("MiniMaxM3MTP",))
+    if state.model_type == "minimax_m3_mtp" or state.first == "MiniMaxM3MTP":
+        return replace(state, names=("MiniMaxM3MTP",))
+    return state
+
+
+_REWRITES: Final[tuple[_Rewrite, ...]] = (
+    _by_type("dots3_note", "dots3_note_mtp", "Dots3NoteMTPModel"),
+    _deepseek,
+    _by_type("pangu_ultra_moe_mtp", "pangu_ultra_moe_mtp", "OpenPanguMTPModel"),
+    _by_type("kimi_k3", "kimi_k3_mtp", "KimiK3MTPModel"),
+    _by_architecture,
+    _by_type("ernie4_5_moe", "ernie_mtp"),
+    _by_type("ernie_mtp", "ernie_mtp", "ErnieMTPModel"),
+    _text_promoted,
+    _nemotron_h,
+    _by_type("nemotron_h_mtp", "nemotron_h_mtp", "NemotronHMTPModel"),
+    _by_type("qwen3_next", "qwen3_next_mtp"),
+    _by_type("qwen3_next_mtp", "qwen3_next_mtp", "Qwen3NextMTP"),
+    _by_type("qwen4_exp qwen4_exp_text", "qwen4_exp_mtp"),
+    _by_type("qwen4_exp_mtp", "qwen4_exp_mtp", "Qwen4ExpMTP"),
+    _bailing,
+    _by_type("bailing_hybrid_mtp", "bailing_hybrid_mtp", "BailingMoeV25MTPModel"),
+    _by_type("bailing_hybrid_v3_mtp", "bailing_hybrid_v3_mtp", "BailingMoeV3MTPModel"),
+    _by_type("exaone_moe", "exaone_moe_mtp"),
+    _by_type("exaone_moe_mtp", "exaone_moe_mtp", "ExaoneMoeMTP"),
+    _exaone4_5,
+    _qwen3_5,
+    _by_type("longcat_flash", "longcat_flash_mtp", "LongCatFlashMTPModel"),
+    _step,
+    _by_type("hy_v3", "hy_v3_mtp", "HYV3MTPModel"),
+    _by_type("hy_v4", "hy_v4_mtp", "HYV4MTPModel"),
+    _by_type("inkling_mm_model inkling_model", "inkling_mtp", "InklingMTPModel"),
+    _by_type("gemma4_assistant gemma4_unified_assistant", "gemma4_mtp", "Gemma4MTPModel"),
+    _minimax,
+    _by_type("glm5_next", "glm5_next_mtp", "Glm5NextMTPModel"),
+)
+"""The rewrites of ``hf_config_override`` after its early returns, in its order (each reads
+the model type and class the ones before it left)."""
+
+
+def _early_return(state: _Overridden) -> tuple[object, tuple[str, ...]] | bool | None:
+    """The rewrites of ``hf_config_override`` that return at once: their result, ``None``
+    for one not followed, ``False`` for none of them."""
+    get, first, newest = state.get, state.first, since(state.version, "0.34.0")
+    if newest and first == DSPARK_DRAFT and state.model_type == "qwen3":
+        return state.model_type, (QWEN3_DSPARK,)
+    if newest and first == DFLASH2_DRAFT and _truthy(get("no_rope_layers", None)):
+        return state.model_type, ("DFlash2RicursiveDraftModel",)
+    if newest and first == GEMMA4_DSPARK:
+        return state.model_type, state.names
+    if (
+        since(state.version, "0.33.0")
+        and first == "RadioMBartPrefixForCausalLM"
+        and _truthy(read_path(get, "decoder.causal_vision_prefix"))
+    ):
+        return "mtp", ("ParseAuxMTPModel",)
+    prefix = "" if get("text_config", None) is None else "text_config."  # the text config
+    if (
+        newest
+        and read_path(get, f"{prefix}model_type") == "mistral_large_4"
+        and _truthy(read_path(get, f"{prefix}mtp_config"))
+    ):
+        return None
+    return False
+
+
+def hf_config_override(
+    get: FieldGetter, version: str = VERSION
+) -> tuple[object, tuple[str, ...]] | None:
+    """The ``model_type`` and ``architectures`` of a draft's config after
+    ``SpeculativeConfig.hf_config_override`` (``vllm/config/speculative.py``), which vLLM
+    ``version`` applies to every draft's config as it builds the draft's ``ModelConfig``
+    (``compose_draft_hf_overrides``), before its registry resolves the class and before
+    ``EAGLEConfig`` renames it: a target's class or model type becomes its MTP head's
+    (``deepseek_v3`` -> ``DeepSeekMTPModel``, ``deepseek_v32`` and ``glm_moe_dsa`` ->
+    ``DeepseekV32MTPModel``, the MLA targets; ``Glm4MoeForCausalLM`` -> ``Glm4MoeMTPModel``;
+    ``qwen3_5`` -> ``Qwen3_5MTP``...), and from 0.34.0 a ``qwen3`` ``DSparkDraftModel``
+    becomes ``Qwen3DSparkModel`` and a ``DFlash2DraftModel`` with ``no_rope_layers``
+    ``DFlash2RicursiveDraftModel``: each rewrite in that function's order
+    (:data:`_REWRITES`), gated on the release that has it.  ``None`` where it returns another
+    config that this mirror does not follow (a Nemotron Omni's ``text_config``, a Mistral
+    Large 4 DSpark config) or the draft lists no architectures (vLLM fills them first).
+    ``tests/engines/vllm/test_wheel_config_override.py`` runs each release's function on
+    every model type and class a rewrite tests and compares.  SpecForge's DeepSeek-V2-Lite
+    DFlash draft (``model_type`` ``deepseek_v3``) is thereby ``DeepSeekMTPModel``, renamed
+    ``DFlashDeepSeekMTPModel``, the name the real vLLM 0.33.0 and 0.34.0 refuse.
+
+    Raises:
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    names = _architecture_names(get)
+    if not names:
+        return None
+    state = _Overridden(get("model_type", None), names, names[0], get, version)
+    early = _early_return(state)
+    if early is not False:
+        return early if isinstance(early, tuple) else None
+    for rewrite in _REWRITES:
+        rewritten = rewrite(state)
+        if rewritten is None:
+            return None
+        state = rewritten
+    return state.model_type, state.names
 
 
 @dataclass(frozen=True)
@@ -837,37 +1091,24 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
         key.startswith("AutoModel") for key in _auto_map_keys(get)
     )
     version, method = subject.version, _renaming_method(subject)
-    if not speculators and not _registered_as_given(names, has_auto_model, method, version, found):
+    given = overridden_names(subject)  # the ModelConfig's, after hf_config_override
+    if not speculators and not _registered_as_given(given, has_auto_model, method, version, found):
         return
     renamed = serving_architectures(subject)
-    if (
-        method == "dspark"
-        and not speculators
-        and dspark_architectures(names, get("model_type", None)) is None
-        and not _is_deepseek_v4(subject)
-        and _declared_method(subject) is None
-    ):
-        found.warn(
-            ParallelDraftingConfigWarning(
-                f"Served as DSpark, `architectures` = {list(names)!r} names no DSpark class "
-                f"vLLM keeps, so vLLM replaces it with DeepSeek-V4's bundled draft, "
-                f"{renamed[0]}.",
-                field="architectures",
-                code=vllm_codes.DSPARK_ARCHITECTURE_REPLACED,
-                fix="name the draft's DSpark class: "
-                + ", ".join(sorted(DSPARK_ARCHITECTURES))
-                + ", or DSparkDraftModel with model_type 'qwen3'",
-                evidence=_DSPARK_REWRITE[since(version, CHECKS_DECLARED_SPECULATOR)],
-            )
-        )
-    if renamed == names and not speculators:
-        return
+    if method == "dspark" and not speculators:
+        _dspark_replaced(subject, names, renamed, found)
     outcome = _unresolved_names(renamed, False, version)
-    if outcome is Resolved.REGISTERED:
+    if (renamed == given and not speculators) or outcome is Resolved.REGISTERED:
         return
     if speculators:
         what = f"vLLM's speculators updater writes `architectures` = {list(renamed)!r}"
         evidence = "vllm/transformers_utils/configs/speculators/algos.py"
+    elif given != names:
+        if outcome is Resolved.UNSUPPORTED:
+            found.error(_overridden_then_renamed(names, given, renamed, method, version))
+        else:
+            found.warn(_fallback_warning(renamed, outcome, names))
+        return
     else:
         what = f"vLLM renames `architectures` {list(names)!r} to {list(renamed)!r} for {method}"
         evidence = (
@@ -878,8 +1119,7 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
     if outcome is Resolved.UNSUPPORTED:
         found.error(
             ParallelDraftingConfigError(
-                f"{what}, a name no table of its registry holds, so it refuses the draft at "
-                "start-up.",
+                f"{what}, a name its registry lacks: it refuses the draft.",
                 field="architectures",
                 code=vllm_codes.RENAMED_ARCHITECTURE_UNSUPPORTED,
                 fix=f"name an architecture vLLM registers for {method} drafts"
@@ -891,6 +1131,62 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
     else:
         found.warn(_fallback_warning(renamed, outcome, names))
 
+
+def _dspark_replaced(
+    subject: VllmSubject, names: tuple[str, ...], renamed: tuple[str, ...], found: Findings
+) -> None:
+    """A DSpark draft whose class vLLM replaces with DeepSeek-V4's bundled draft (a
+    warning; see :func:`check_architecture_registered`)."""
+    if (
+        dspark_architectures(names, subject.get("model_type", None)) is not None
+        or _is_deepseek_v4(subject)
+        or _declared_method(subject) is not None
+    ):
+        return
+    found.warn(
+        ParallelDraftingConfigWarning(
+            f"Served as DSpark, `architectures` = {list(names)!r} names no DSpark class "
+            f"vLLM keeps, so vLLM replaces it with DeepSeek-V4's bundled draft, "
+            f"{renamed[0]}.",
+            field="architectures",
+            code=vllm_codes.DSPARK_ARCHITECTURE_REPLACED,
+            fix="name the draft's DSpark class: "
+            + ", ".join(sorted(DSPARK_ARCHITECTURES))
+            + ", or DSparkDraftModel with model_type 'qwen3'",
+            evidence=_DSPARK_REWRITE[since(subject.version, CHECKS_DECLARED_SPECULATOR)],
+        )
+    )
+
+
+def _overridden_then_renamed(
+    names: tuple[str, ...],
+    given: tuple[str, ...],
+    renamed: tuple[str, ...],
+    method: str,
+    version: str,
+) -> ParallelDraftingConfigError:
+    """The error on a draft whose class ``hf_config_override`` rewrites (``given``, from its
+    ``model_type``: a DeepSeek MLA draft's ``DeepSeekMTPModel``) and ``EAGLEConfig`` then
+    renames for ``method`` into a class no registry table holds (:func:`hf_config_override`;
+    the real vLLM 0.33.0 and 0.34.0 refuse SpecForge's DeepSeek-V2-Lite DFlash draft as
+    ``DFlashDeepSeekMTPModel``)."""
+    return ParallelDraftingConfigError(
+        f"`architectures` {list(names)!r} becomes {list(renamed)!r} for {method}: vLLM's "
+        "registry lacks it and refuses the draft.",
+        field="architectures",
+        code=vllm_codes.RENAMED_ARCHITECTURE_UNSUPPORTED,
+        fix="give the draft a `model_type` vLLM does not rewrite (its own layers', not the "
+        f"target's) and a class vLLM registers for {method} drafts{_class_example(method)}"
+        f"{_moved(renamed, version)}",
+        evidence=f"{_OVERRIDE} (to {list(given)!r}); vllm/transformers_utils/configs/eagle.py: "
+        f"EAGLEConfig.__init__; {_UNSUPPORTED}",
+    )
+
+
+_OVERRIDE: Final = (
+    "vllm/config/speculative.py: SpeculativeConfig.hf_config_override rewrites the draft's "
+    "model_type and architectures"
+)
 
 _DSPARK_REWRITE: Final = {
     False: "vllm/config/speculative.py: SpeculativeConfig.__post_init__",
@@ -1010,8 +1306,25 @@ def check_peagle(subject: VllmSubject, found: Findings) -> None:
     )
 
 
+def overridden_names(subject: VllmSubject) -> tuple[str, ...]:
+    """The draft's ``architectures`` as its ``ModelConfig`` holds them, after
+    :func:`hf_config_override` on the subject's release (as given where that function is not
+    followed); a speculators file's and a DSpark draft's as given (their own rewrites are
+    :func:`check_architecture_registered`'s).
+
+    Raises:
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    names = _architecture_names(subject.get)
+    if subject.resolution.speculators is not None or _renaming_method(subject) == "dspark":
+        return names
+    overridden = hf_config_override(subject.get, subject.version)
+    return names if overridden is None else overridden[1]
+
+
 def serving_architectures(subject: VllmSubject) -> tuple[str, ...]:
-    """The draft's ``architectures`` as vLLM builds the draft: renamed for the method it
+    """The draft's ``architectures`` as vLLM builds the draft: rewritten by
+    ``hf_config_override`` (:func:`overridden_names`), then renamed for the method it
     serves it with (:func:`check_architecture_registered` says how); a speculators file's
     as its updater wrote them."""
     get = subject.get
@@ -1020,7 +1333,10 @@ def serving_architectures(subject: VllmSubject) -> tuple[str, ...]:
         return names  # the translated config: the updater's, which vLLM does not rename
     method = _renaming_method(subject)
     if method in EAGLE_CONFIG_METHODS and get("model_type", None) != "eagle":
+        names = overridden_names(subject)
         return tuple(eagle_config_architecture(method, name) for name in names)
+    if method != "dspark":
+        return overridden_names(subject)
     if method == "dspark":
         kept = dspark_architectures(names, get("model_type", None))
         return kept if kept is not None else (dspark_replacement(_target_model_type(subject)),)

@@ -10,8 +10,9 @@ any token-id field (even with a bad value), when its class exists only for paral
 drafting (DFlash, DFlash2, DSpark, P-EAGLE) or when its speculators algorithm is parallel;
 otherwise it asks for the sequential mode of its class: EAGLE-3 for a class vLLM registers
 from an ``*_eagle3`` module or for a causal LM whose config carries EAGLE-3 fields (an
-EAGLE-3 head under its base class, or without ``architectures``), a plain draft model for
-any other causal LM vLLM serves.  A config
+EAGLE-3 head under its base class, or without ``architectures``), EAGLE-3 or EAGLE(-1) for
+such a causal LM whose checkpoint's tensor names say it is an EAGLE head
+(:func:`_eagle_head`), a plain draft model for any other causal LM vLLM serves.  A config
 that names neither asks for nothing vLLM drafts with: it is judged as parallel drafting,
 whose token it lacks.
 
@@ -51,7 +52,7 @@ class ServedMode:
 
     name: str
     """``dflash``, ``dflash2``, ``dspark``, ``pard``, ``eagle3``, ``eagle3-parallel``,
-    ``peagle`` or ``draft-model``."""
+    ``peagle``, ``eagle`` (EAGLE-1) or ``draft-model``."""
     method: str
     """vLLM's ``--speculative-config`` ``method``."""
     parallel: bool
@@ -75,6 +76,7 @@ _MODES: Final = {
     "ptd": ("eagle3-parallel", "eagle3"),
     "peagle": ("peagle", "eagle3"),
     "eagle3": ("eagle3", "eagle3"),
+    "eagle": ("eagle", "eagle"),
     "draft-model": ("draft-model", "draft_model"),
 }
 
@@ -110,20 +112,30 @@ def _causal_lm(names: set[str], version: str) -> bool:
     )
 
 
-def _eagle3_head(resolution: Resolution) -> bool:
-    """Whether a plain causal LM's config carries EAGLE-3 fields
-    (:data:`~drafting_config.draft.architectures.EAGLE3_HEAD_FIELDS`): an EAGLE-3 head
-    published under its base class (``LlamaForCausalLM``, one layer, ``draft_vocab_size``),
-    which users serve with ``method: eagle3``; ``EAGLEConfig`` then renames its class to
-    ``Eagle3{arch}`` (``transformers_utils/configs/eagle.py``), which must be registered
-    (``check_architecture_registered``: ``Eagle3LlamaForCausalLM`` is, ``Eagle3Qwen2ForCausalLM``
-    is not; the same rename refused an EAGLE head under ``Qwen2ForCausalLM`` in
-    vllm-project/vllm#24967).  A field that cannot be read counts as unset (the
+def _eagle_head(resolution: Resolution) -> str | None:
+    """The EAGLE method of a plain causal LM that is an EAGLE head published under its base
+    class, or ``None``: ``eagle3`` when its config carries EAGLE-3 fields
+    (:data:`~drafting_config.draft.architectures.EAGLE3_HEAD_FIELDS`: ``LlamaForCausalLM``,
+    one layer, ``draft_vocab_size``), else the kind its checkpoint's tensor names say
+    (:attr:`~drafting_config.draft.file.DraftFile.eagle_head`: ``fc.weight`` with
+    ``midlayer.*`` or ``d2t`` for ``eagle3``, ``fc.weight`` of twice the hidden size beside
+    ``layers.0.*`` for ``eagle``, an EAGLE-1 head such as ``yuhuili/EAGLE-LLaMA3-Instruct-8B``,
+    whose config says nothing).  Users serve them with ``method: eagle3`` / ``eagle``
+    (vLLM also picks the method from an ``eagle3`` / ``eagle-`` in the model's name:
+    ``v1/worker/gpu/spec_decode/eagle/config.py``, ``Eagle3SpeculatorConfig.matches``);
+    ``EAGLEConfig`` then renames the class to ``Eagle3{arch}`` / ``Eagle{arch}``
+    (``transformers_utils/configs/eagle.py``), which must be registered
+    (``check_architecture_registered``: ``EagleLlamaForCausalLM`` and
+    ``Eagle3LlamaForCausalLM`` are, ``EagleQwen2ForCausalLM`` is not, as
+    vllm-project/vllm#24967 reports).  A field that cannot be read counts as unset (the
     architecture rules report it)."""
     try:
-        return bool(eagle3_head_fields(resolution.draft.get))
+        if eagle3_head_fields(resolution.draft.get):
+            return "eagle3"
     except ParallelDraftingConfigError:
-        return False
+        return None
+    head = resolution.draft.eagle_head
+    return None if head is None else head.kind
 
 
 def _unlisted(resolution: Resolution) -> bool:
@@ -166,17 +178,28 @@ def served_mode(resolution: Resolution, version: str = VERSION) -> ServedMode:
         key = kind
     elif kind == "eagle3":
         key = "ptd" if token_named else "eagle3"
-    elif not token_named and _unlisted(resolution) and _eagle3_head(resolution):
-        key = "eagle3"  # no architectures: vLLM fills and renames them (the registry refuses)
+    elif not token_named and _unlisted(resolution) and _eagle_head(resolution):
+        key = str(_eagle_head(resolution))  # no architectures: filled and renamed (refused)
     elif token_named or not _causal_lm(names, version):
         key = "pard"  # a token on a plain LM; or nothing vLLM would draft with at all
-    elif _eagle3_head(resolution):
-        key = "eagle3"  # an EAGLE-3 head under its base class: renamed Eagle3{arch}
+    elif _eagle_head(resolution):
+        key = str(_eagle_head(resolution))  # an EAGLE head under its base class: renamed
     else:
         key = "draft-model"
     name, method = _MODES[key]
-    parallel = key not in ("eagle3", "draft-model")
+    parallel = key not in ("eagle3", "eagle", "draft-model")
     return ServedMode(name, method, parallel, asks_parallel=parallel)
+
+
+def tensors_decide(resolution: Resolution, mode: ServedMode) -> bool:
+    """Whether the checkpoint's tensor names may change the mode ``mode`` (the draft's
+    :func:`served_mode` without them): a Hugging Face config naming no token field and no
+    EAGLE-3 field, served as a plain draft model, or listing no ``architectures``."""
+    if resolution.format != "hf" or resolution.speculators is not None:
+        return False
+    if any(f.status not in _UNSET for f in resolution.fields):
+        return False
+    return mode.name == "draft-model" or (_unlisted(resolution) and not _eagle_head(resolution))
 
 
 def on_release(mode: ServedMode, version: str) -> ServedMode:
@@ -199,16 +222,22 @@ PARALLEL_SWITCH_EVIDENCE: Final = "vllm/config/speculative.py: SpeculativeConfig
 """Where vLLM reads the switch that drafts an EAGLE-3 draft or a draft model in parallel."""
 
 
+_SEQUENTIAL_KINDS: Final = {"eagle3": "EAGLE-3", "eagle": "EAGLE"}
+
+
 def _sequential_kind(mode: ServedMode) -> str:
-    return "EAGLE-3" if mode.method == "eagle3" else "a draft model"
+    return _SEQUENTIAL_KINDS.get(mode.method, "a draft model")
 
 
-def sequential_note(mode: ServedMode) -> str:
-    """The note on a draft vLLM serves sequentially: what it is served as, and why."""
-    return (
-        f"vLLM serves the draft sequentially, as {_sequential_kind(mode)} (method "
-        f"{mode.method!r}), since it asks for no parallel drafting."
+def sequential_note(mode: ServedMode, tensors: str | None = None) -> str:
+    """The note on a draft vLLM serves sequentially: what it is served as, and why; for an
+    EAGLE head told by its checkpoint, the ``tensors`` that tell."""
+    served = (
+        f"vLLM serves the draft sequentially, as {_sequential_kind(mode)} (method {mode.method!r})"
     )
+    if tensors is not None and mode.method in _SEQUENTIAL_KINDS:
+        return f"{served}: tensors {tensors} mark an EAGLE head under its base class."
+    return f"{served}, since it asks for no parallel drafting."
 
 
 def sequential_refused(mode: ServedMode) -> str:
@@ -220,7 +249,10 @@ def sequential_refused(mode: ServedMode) -> str:
 
 
 def parallel_fix(mode: ServedMode) -> str:
-    """What turns parallel drafting on for a draft vLLM serves sequentially."""
+    """What turns parallel drafting on for a draft vLLM serves sequentially (an EAGLE-1 head
+    has no parallel mode)."""
+    if mode.method == "eagle":
+        return "train a DFlash or DSpark drafter to draft in parallel"
     token = "ptd_token_id" if mode.method == "eagle3" else "pard_token"
     return (
         f"set `{token}` in the draft's config and serve it with "

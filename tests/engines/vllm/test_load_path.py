@@ -24,9 +24,12 @@ from drafting_config.engines import ENGINES
 from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm import load_path
 from drafting_config.engines.vllm.codes import REMOTE_CODE_DRAFTER
+from drafting_config.engines.vllm.load_path import hf_config_override
+from drafting_config.engines.vllm.names import VERSIONS
 from drafting_config.engines.vllm.tables import vllm_tables
 from drafting_config.values import codes
 from drafting_config.values.codes import Step
+from drafting_config.values.fields import field_getter
 from tests.conftest import QWEN3_8B_DFLASH_DRAFT, only_error
 from tests.engines.vllm import PARALLEL_SWITCH, PEAGLE, TWO_RUNNERS
 from tests.serve_commands import vllm_switch
@@ -98,9 +101,22 @@ def test_an_auto_config_makes_an_unknown_model_type_a_remote_code_warning() -> N
     assert "--trust-remote-code" in warning
 
 
+def rewritten_by_override(model_type: str) -> bool:
+    """Whether vLLM's ``hf_config_override`` rewrites a DFlash draft of this model type into
+    another class (``bailing_hybrid`` -> ``BailingMoeV25MTPModel``)."""
+    overridden = hf_config_override(field_getter({**DFLASH, "model_type": model_type}, ""))
+    return overridden is not None and list(overridden[1]) != DFLASH["architectures"]
+
+
 def test_a_model_type_only_later_transformers_versions_know_is_a_warning_naming_them() -> None:
     tables = vllm_tables()
-    later = next(t for t, first in sorted(tables.model_types.items()) if first != "5.16.1")
+    later = next(
+        t
+        for t, first in sorted(tables.model_types.items())
+        if first != "5.16.1"
+        and t not in tables.config_registry
+        and not rewritten_by_override(t)  # hf_config_override keeps its class
+    )
     verdict = check({**DFLASH, "model_type": later})
     assert verdict.errors == ()
     (warning,) = load_warnings(verdict)
@@ -188,7 +204,7 @@ def test_a_name_vllm_renames_for_its_method_is_checked_again() -> None:
     )
     assert str(error) == (
         "vLLM renames `architectures` ['Qwen3ForCausalLM'] to ['DFlashQwen3ForCausalLM'] for "
-        "dflash, a name no table of its registry holds, so it refuses the draft at start-up."
+        "dflash, a name its registry lacks: it refuses the draft."
     )
     assert error.evidence is not None
     assert "EAGLEConfig.__init__" in error.evidence
@@ -630,3 +646,48 @@ def test_a_dspark_draft_whose_model_type_is_not_hashable_is_refused_not_a_crash(
     }
     verdict = check(draft, check_tokenizer=False)
     assert codes.MODEL_TYPE_NOT_STRING in [error.code for error in verdict.errors]
+
+
+# --- hf_config_override before the registry (issue 38, point 3) ---------------------------------
+
+
+MLA_DFLASH: dict[str, Any] = {
+    **DFLASH,
+    "architectures": ["DFlashDraftModel"],
+    "model_type": "deepseek_v3",
+}
+"""A DFlash draft of a DeepSeek MLA target that kept its target's ``model_type``."""
+
+
+@pytest.mark.parametrize("release", [f"vllm=={version}" for version in VERSIONS])
+def test_a_draft_of_a_rewritten_model_type_is_renamed_from_its_mtp_class(release: str) -> None:
+    # hf_config_override: deepseek_v3 -> DeepSeekMTPModel, then EAGLEConfig's DFlash prefix;
+    # the real 0.33.0 and 0.34.0 refuse 'DFlashDeepSeekMTPModel' (vllm_readings.json)
+    error = only_error(check(MLA_DFLASH, engine=release))  # type: ignore[arg-type]
+    expected = (vllm_codes.RENAMED_ARCHITECTURE_UNSUPPORTED, "architectures")
+    assert (error.code, error.field) == expected
+    assert "['DFlashDeepSeekMTPModel']" in str(error)
+    assert len(str(error)) <= 140
+    assert "hf_config_override" in (error.evidence or "")
+    assert "DeepSeekMTPModel" in (error.evidence or "")
+
+
+def test_a_draft_whose_model_type_is_not_rewritten_keeps_its_class() -> None:
+    assert check({**MLA_DFLASH, "model_type": "qwen3"}).errors == ()
+
+
+def test_a_glm_moe_dsa_draft_is_renamed_from_deepseek_v32s_mtp_class() -> None:
+    error = only_error(check({**MLA_DFLASH, "model_type": "glm_moe_dsa"}))
+    assert "['DFlashDeepseekV32MTPModel']" in str(error)
+
+
+def test_ripples_dflash2_draft_with_nope_layers_is_its_own_class_from_0_34_0() -> None:
+    draft = {**DFLASH, "architectures": ["DFlash2DraftModel"], "no_rope_layers": [1]}
+    assert load_path.hf_config_override(field_getter(draft, ""), "0.34.0") == (
+        "qwen3",
+        ("DFlash2RicursiveDraftModel",),
+    )
+    assert load_path.hf_config_override(field_getter(draft, ""), "0.33.0") == (
+        "qwen3",
+        ("DFlash2DraftModel",),
+    )

@@ -39,7 +39,13 @@ from drafting_config.engines.vllm.names import (
 from drafting_config.values import codes
 from tests.conftest import EXAMPLES, QWEN3_8B_DFLASH_DRAFT, load_json, only_error
 from tests.engines.vllm.test_layers import SPECULATORS
-from tests.engines.vllm.test_load_path import DFLASH, DSPARK, LONG_TARGET, QWEN3_8B_TARGET
+from tests.engines.vllm.test_load_path import (
+    DFLASH,
+    DSPARK,
+    LONG_TARGET,
+    QWEN3_8B_TARGET,
+    rewritten_by_override,
+)
 from tests.installed_engines import Install, fake_installs
 from tests.serve_commands import vllm_switch
 from tests.test_real_configs import CORPUS
@@ -147,7 +153,11 @@ def test_muse_spark_dspark_parses_from_0_33_0_on() -> None:
 
 def test_a_model_type_new_in_transformers_5_20_0_is_an_error_on_0_32_0_only() -> None:
     tables = transformers_tables()
-    new = sorted(t for t, first in tables.model_types.items() if first == "5.20.0")[0]
+    new = sorted(
+        t
+        for t, first in tables.model_types.items()
+        if first == "5.20.0" and not rewritten_by_override(t)
+    )[0]
     older, newer = verdicts({**DFLASH, "model_type": new})
     error = only_error(older)
     assert error.field == "model_type"
@@ -232,6 +242,22 @@ def test_f_an_unused_token_is_not_judged() -> None:
     assert only_error(older).field == "pard_token"
     assert newer.errors == ()
     assert [w.code for w in newer.warnings] == [codes.TOKEN_UNUSED]
+
+
+@pytest.mark.parametrize(
+    "draft", ["torchspec--domino_draft_config", "torchspec--glm52_dspark_draft_config"]
+)
+def test_f_a_draft_refused_at_parse_or_registry_gets_no_token_unused_warning(draft: str) -> None:
+    # A class vLLM cannot load falls back to the PARD mode, which 0.34.0 serves
+    # sequentially; but the draft is served in no mode, so its token is not "unused".
+    older, newer = last_two(CORPUS / "drafts" / f"{draft}.json")
+    assert not older.ok
+    assert not newer.ok
+    assert codes.TOKEN_UNUSED not in {w.code for w in newer.warnings}
+    assert {e.code.step for e in newer.errors if e.code is not None} & {
+        codes.Step.PARSE,
+        codes.Step.REGISTRY,
+    }
 
 
 def test_g_p_eagle_is_refused_from_0_34_0() -> None:

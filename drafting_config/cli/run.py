@@ -75,7 +75,7 @@ from drafting_config.values.codes import (
 )
 from drafting_config.values.edits import EditPlan
 from drafting_config.values.errors import exception_text
-from drafting_config.values.launch import Launch, LaunchError, option_value, split_words
+from drafting_config.values.launch import Launch, LaunchError, launch_words, option_value
 from drafting_config.values.paths import output_errors, printable, runner_inert
 from drafting_config.values.sources import PRIORITY_ORDER
 from drafting_config.verdicts import CheckOptions, Verdict, check_each, checked_launch
@@ -138,9 +138,9 @@ def _launch(args: argparse.Namespace) -> Launch | None:
                 option_value(config, "--speculative-config"),
             )
         elif sglang is not None:
-            words = split_words(sglang, "--sglang-args")
+            words = launch_words(sglang, "--sglang-args")
         elif whole is not None:
-            words = split_words(whole, "--launch")
+            words = launch_words(whole, "--launch")
         else:
             return None
         return checked_launch(Launch(words))
@@ -736,8 +736,8 @@ def _parser() -> argparse.ArgumentParser:
         "--sglang-args",
         metavar="ARGS",
         help="judge the draft as served with these SGLang speculative options (one string: "
-        "'--speculative-algorithm DFLASH --speculative-draft-model-path ...'); the engine is "
-        "SGLang unless --engine says otherwise",
+        "'--speculative-algorithm DFLASH --speculative-draft-model-path ...', or @FILE); the "
+        "engine is SGLang unless --engine says otherwise",
     )
     launch.add_argument(
         "--launch",
@@ -745,7 +745,9 @@ def _parser() -> argparse.ArgumentParser:
         help="judge the draft as served by this whole command line ('vllm serve TARGET "
         "--speculative-config ...' or 'python -m sglang.launch_server --model-path TARGET "
         "...'): its model is the target unless --target is given, and its engine the verdicts' "
-        "unless --engine is given; an option the release does not know fails the check",
+        "unless --engine is given; an option the release does not know fails the check. "
+        "@FILE reads the command from a file, as a shell reads a script (serve.sh beside "
+        "config.json)",
     )
     check_parser.add_argument(
         "--format",

@@ -94,6 +94,28 @@ def option_value(value: str, option: str) -> str:
         ) from None
 
 
+def launch_words(value: str, option: str) -> tuple[str, ...]:
+    """The words of a launch option's value: the value split as a shell would
+    (:func:`split_words`), or with ``@FILE`` the command that file holds, read as a shell
+    reads a script: ``#`` comments dropped and a backslash at the end of a line joining it
+    to the next.  A model repository keeps its documented launch line in such a file
+    (``serve.sh`` beside ``config.json``) and checks it with ``--launch @serve.sh``.
+
+    Raises:
+        LaunchError: the file cannot be read, or its text cannot be split, naming ``option``.
+    """
+    if not value.startswith("@"):
+        return split_words(value, option)
+    text = option_value(value, option).replace("\\\n", "")
+    try:
+        return tuple(shlex.split(text, comments=True))
+    except ValueError as error:
+        raise LaunchError(
+            f"{option}: cannot split the command in {describe_value(value)} into words as a "
+            f"shell would ({error}); expected one command line with balanced quotes."
+        ) from None
+
+
 def json_object(text: str, option: str) -> dict[str, object]:
     """``text`` parsed as one JSON object (a ``--speculative-config`` value).
 

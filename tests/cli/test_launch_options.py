@@ -6,6 +6,7 @@ the verdict (exit 1).  Engines are derived from :data:`~drafting_config.engines.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Final
 
@@ -14,6 +15,7 @@ import pytest
 from drafting_config import check_many
 from drafting_config.cli.run import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from drafting_config.engines import ENGINE_NAMES, ENGINES
+from drafting_config.values.launch import launch_words
 from tests.conftest import EXAMPLES, run_cli
 
 PAIR: Final = EXAMPLES / "pair-qwen3-4b"
@@ -96,3 +98,28 @@ def test_check_many_judges_every_draft_by_the_launch() -> None:
     config = ("--speculative-config", json.dumps({"method": "dspark", "model": str(DRAFT)}))
     verdicts = check_many([DRAFT, EXAMPLES / "dflash-qwen3-4b"], launch=config)
     assert all("launch-method-mismatch" in [str(e.code) for e in v.errors] for v in verdicts)
+
+
+def test_the_bundled_pairs_documented_launch_is_read_from_its_script_and_passes(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # docs/ci.md: a model repository keeps its launch line in serve.sh beside the draft and
+    # checks it with --launch @serve.sh; the script's line is the command the checker prints.
+    monkeypatch.chdir(EXAMPLES.parent)
+    script = "examples/pair-qwen3-4b/serve.sh"
+    run = run_cli(capsys, "check", "examples/pair-qwen3-4b/draft", "--launch", f"@{script}")
+    assert run.status == EXIT_OK, run.out
+    assert "target: examples/pair-qwen3-4b/target" in run.out
+    printed = check_many(["examples/pair-qwen3-4b/draft"], target="examples/pair-qwen3-4b/target")[
+        0
+    ].serve_with
+    assert printed is not None
+    assert launch_words(f"@{script}", "--launch") == tuple(shlex.split(printed))
+
+
+def test_a_launch_script_that_cannot_be_read_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    run = run_cli(capsys, "check", DRAFT, "--launch", f"@{tmp_path / 'absent.sh'}")
+    assert run.status == EXIT_USAGE
+    assert "--launch: cannot read" in run.err

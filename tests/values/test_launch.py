@@ -17,6 +17,7 @@ from drafting_config.values.launch import (
     Option,
     json_object,
     launch_of,
+    launch_words,
     option_value,
     read_options,
     split_words,
@@ -111,3 +112,32 @@ def test_shown_quotes_as_a_shell_would() -> None:
     assert Launch(("--speculative-config", '{"a": 1}')).shown == shlex.join(
         ["--speculative-config", '{"a": 1}']
     )
+
+
+def test_at_file_reads_a_script_as_a_shell_would(tmp_path: Path) -> None:
+    script = tmp_path / "serve.sh"
+    script.write_text(
+        "#!/bin/sh\n"
+        "# the line this model card documents\n"
+        "vllm serve Qwen/Qwen3-8B \\\n"
+        '  --speculative-config \'{"method": "dflash", "model": "#1"}\'  # tested\n',
+        encoding="utf-8",
+    )
+    assert launch_words(f"@{script}", "--launch") == (
+        "vllm",
+        "serve",
+        "Qwen/Qwen3-8B",
+        "--speculative-config",
+        '{"method": "dflash", "model": "#1"}',
+    )
+    # Without @, the value is the command itself: a # is a word like any other.
+    assert launch_words("vllm serve a#b", "--launch") == ("vllm", "serve", "a#b")
+
+
+def test_an_unreadable_or_unsplittable_script_names_the_option(tmp_path: Path) -> None:
+    with pytest.raises(LaunchError, match="--launch: cannot read"):
+        launch_words(f"@{tmp_path / 'absent.sh'}", "--launch")
+    script = tmp_path / "serve.sh"
+    script.write_text("vllm serve 'unclosed\n", encoding="utf-8")
+    with pytest.raises(LaunchError, match="--sglang-args: cannot split the command in"):
+        launch_words(f"@{script}", "--sglang-args")

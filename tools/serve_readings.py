@@ -1,19 +1,20 @@
 """Run every serve command the checker prints for the corpus and the bundled examples through
 each engine's own config stage, per release; record the readings.
 
-    python -m tools.serve_readings [--engine vllm|sglang] [--release VERSION] [--case NAME]
+    python -m tools.serve_readings [--engine ENGINE] [--release VERSION] [--case NAME]
 
 For each case of the harnesses' corpus (:data:`tools.harness.corpus.CASES`, every
 corpus draft and bundled example with its target) and each release the harness has an
 environment for, the checker's verdict of that release (``check(draft, target=target,
 engine=RELEASE)``) prints a serve command (``Verdict.serve_with``) where it passes the draft;
-the command runs through the release's config stage (``vllm_harness/config_stage.py``:
-vLLM's own ``vllm serve`` parser, ``EngineArgs.create_engine_config``;
-``sglang_harness/config_stage.py``: SGLang's ``prepare_server_args`` and the scheduler's
-resolution), in one served process per release (a forked child per command). A verdict
-that prints no command is recorded with ``"command": null``. The readings go to
-:data:`READINGS` (``engine -> release -> [reading]``), read by
-``tests/test_serve_commands.py``.
+the command runs through the release's config stage (``tools/engines/ENGINE/harness/
+config_stage.py``: the engine's own parser of its serve command and its resolution of the
+engine's configuration), in one served process per release (a forked child per command). A
+verdict that prints no command is recorded with ``"command": null``. What is each engine's
+own (its releases, its server, how to read a printed command, which failures are artefacts
+of this machine) is its row's ``config_stage`` (:func:`tools.engines.engine_tools`, from
+``tools/engines/ENGINE/harness/serve_readings.py``). The readings go to :data:`READINGS`
+(``engine -> release -> [reading]``), read by ``tests/test_serve_commands.py``.
 """
 
 from __future__ import annotations
@@ -23,66 +24,31 @@ import json
 import re
 import shlex
 import sys
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any, Final
 
 from drafting_config import check
 from drafting_config.engines import RELEASES, Engine
-from drafting_config.engines.sglang.serving import DRAFT_OPTION, MODEL_OPTION
+from tools.engines import engine_tools
 from tools.harness import process
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 READINGS: Final = ROOT / "tests" / "real_configs" / "serve_readings.json"
-"""The recorded readings: ``{"vllm": {"0.34.0": [...]}, "sglang": {"0.5.23": [...]}}``."""
+"""The recorded readings: ``{ENGINE: {RELEASE: [reading, ...]}}``."""
 TIMEOUT: Final = 600.0
 
 
 def printed_names(engine: str, argv: list[str]) -> tuple[str, str]:
-    """The draft and target a printed command names (``engine``: ``vllm`` or ``sglang``)."""
-    if engine == "vllm":
-        option = argv.index("--speculative-config")
-        return str(json.loads(argv[option + 1])["model"]), argv[2]
-    return argv[argv.index(DRAFT_OPTION) + 1], argv[argv.index(MODEL_OPTION) + 1]
-
-
-def _vllm_server(release: str) -> tuple[list[str], Callable[[Path], dict[str, str]], str]:
-    from tools.engines.vllm.harness import harness
-    from tools.engines.vllm.harness.environment import ensure_environment
-
-    python = ensure_environment(release)
-    stage = Path(harness.__file__).with_name("config_stage.py")
-    return (
-        [str(python), str(stage), "--serve"],
-        lambda folder: harness._environment(folder, python, release),
-        "vllm-config-stage-",
-    )
-
-
-def _sglang_server(release: str) -> tuple[list[str], Callable[[Path], dict[str, str]], str]:
-    from tools.engines.sglang.harness import harness
-    from tools.engines.sglang.harness.environment import ensure_environment
-
-    python = ensure_environment()
-    stage = Path(harness.__file__).with_name("config_stage.py")
-    return (
-        harness._niced([str(python), str(stage), "--serve"]),
-        harness._environment,
-        "sglang-config-stage-",
-    )
+    """The draft and target a printed command of ``engine`` names (the engine's own reading,
+    its row's ``config_stage.printed_names``)."""
+    return engine_tools()[engine].config_stage.printed_names(argv)
 
 
 def releases() -> dict[str, tuple[str, ...]]:
-    """The releases each engine's harness has an environment for, oldest first."""
-    from tools.engines.sglang.harness.environment import REQUIREMENTS
-    from tools.engines.vllm.harness.environment import RELEASES
-
-    sglang = next(
-        line.partition("==")[2].strip()
-        for line in REQUIREMENTS.read_text(encoding="utf-8").splitlines()
-        if line.startswith("sglang==")
-    )
-    return {"vllm": tuple(RELEASES), "sglang": (sglang,)}
+    """The releases each engine's harness has an environment for, oldest first, in the order
+    of :func:`tools.engines.engine_tools`."""
+    return {name: row.config_stage.releases() for name, row in engine_tools().items()}
 
 
 def _cases(only: Collection[str] | None) -> list[tuple[str, str, str]]:
@@ -112,7 +78,7 @@ def readings(
         fields = {"argv": argv, "names": list(printed_names(engine, argv))}
         printed.append((reading, (ROOT / draft, ROOT / target, fields)))
     requests = [request for _, request in printed if request is not None]
-    server, environment, prefix = (_vllm_server if engine == "vllm" else _sglang_server)(release)
+    server, environment, prefix = engine_tools()[engine].config_stage.server(release)
     results = iter(
         process.run_served(server, environment, requests, prefix=prefix, timeout=TIMEOUT)
         if requests
@@ -131,28 +97,11 @@ def readings(
         yield reading
 
 
-_CPU_PLATFORM: Final = ("requires platform support",)
-"""What SGLang's resolution asserts of its platform, which the CPU platform the harness runs
-fails and a GPU passes: ``srt/arg_groups/mamba_hook.py: validate_mamba_extra_buffer``
-(``_platform_supports_mamba_cache_extra_buffer``: CUDA, MUSA, NPU, HIP, XPU) for a hybrid
-Mamba target (Qwen3.5)."""
-
-
 def artefact(engine: str, result: dict[str, Any]) -> str | None:
     """Why a failed config stage is an artefact of this machine, not a refusal of the command:
-    each harness's own :func:`artefact` (``vllm_harness/readings.py``,
-    ``sglang_harness/readings.py``), and SGLang's platform assertions (:data:`_CPU_PLATFORM`).
-    ``None`` for a refusal."""
-    if engine == "vllm":
-        from tools.engines.vllm.harness.readings import artefact as vllm_artefact
-
-        return vllm_artefact(result)
-    from tools.engines.sglang.harness.readings import artefact as sglang_artefact
-
-    message = str((result.get("exception") or {}).get("message", ""))
-    if any(part in message for part in _CPU_PLATFORM):
-        return "a platform check only SGLang's CPU platform fails (a GPU platform passes it)"
-    return sglang_artefact(result)
+    the engine's own reading (its row's ``config_stage.artefact``, from its harness's
+    ``readings.artefact``). ``None`` for a refusal."""
+    return engine_tools()[engine].config_stage.artefact(result)
 
 
 def _engine(engine: str, release: str) -> Engine:
@@ -180,7 +129,7 @@ def _relative(command: str | None) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--engine", choices=("vllm", "sglang"))
+    parser.add_argument("--engine", choices=tuple(engine_tools()))
     parser.add_argument("--release")
     parser.add_argument("--case", help="one case, by name (printed, not recorded)")
     args = parser.parse_args(argv)

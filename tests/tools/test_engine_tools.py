@@ -3,13 +3,15 @@ list from them, and each engine's tools stand alone."""
 
 from __future__ import annotations
 
+import shlex
 import sys
 import types
 from pathlib import Path
 
 import pytest
 
-from drafting_config.engines import ENGINES, EngineName
+from drafting_config import check
+from drafting_config.engines import ENGINES, RELEASES, EngineName
 from tools import engine_tables
 from tools.engines import EngineTools, engine_tools
 
@@ -30,6 +32,22 @@ def test_the_harness_pins_the_newest_shipped_release_and_no_unknown_one(engine: 
     assert row.pinned("0.0.1") is None
 
 
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_the_config_stage_runs_shipped_releases_and_reads_its_own_printed_command(
+    engine: EngineName,
+) -> None:
+    stage = engine_tools()[engine].config_stage
+    newest = ENGINES[engine].ENGINE.partition(" ")[2]
+    assert newest in stage.releases()
+    assert {f"{engine}=={release}" for release in stage.releases()} <= set(RELEASES)
+    pair = Path(__file__).resolve().parents[2] / "examples" / "pair-qwen3-4b"
+    release = next(name for name in RELEASES if name == f"{engine}=={newest}")
+    printed = check(pair / "draft", target=pair / "target", engine=release)
+    assert printed.serve_with is not None
+    names = stage.printed_names(shlex.split(printed.serve_with))
+    assert names == (str(pair / "draft"), str(pair / "target"))
+
+
 def test_a_row_that_names_another_engine_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     engine = list(ENGINES)[-1]
     other = next(iter(ENGINES))
@@ -42,6 +60,7 @@ def test_a_row_that_names_another_engine_is_refused(monkeypatch: pytest.MonkeyPa
         choices=Path("pins.in"),
         pinned=lambda release: None,
         record=lambda release, timeout, only: None,
+        config_stage=next(iter(engine_tools().values())).config_stage,
     )
     monkeypatch.setitem(sys.modules, f"tools.engines.{engine}", stand_in)
     engine_tools.cache_clear()

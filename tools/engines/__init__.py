@@ -5,9 +5,9 @@ derived from its wheel), ``functions.py`` (its functions the differential tests 
 ``harness/`` (the released engine run on a draft, its pins and stand-ins). Its
 ``__init__.py`` gives :data:`TOOLS`, an :class:`EngineTools` row; :func:`engine_tools`
 collects every row, in the order of :data:`drafting_config.engines.ENGINES`, so the
-commands of ``tools/`` (``tools.engine_tables``, ``tools.refresh``) derive the engine list
-instead of spelling it. What both engines read (transformers' names) is
-:mod:`tools.engines.transformers`.
+commands of ``tools/`` (``tools.engine_tables``, ``tools.refresh``,
+``tools.serve_readings``) derive the engine list instead of spelling it. What both engines
+read (transformers' names) is :mod:`tools.engines.transformers`.
 """
 
 from __future__ import annotations
@@ -17,10 +17,29 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from tools.wheels import WheelSpec
 
-__all__ = ["EngineTools", "engine_tools"]
+__all__ = ["ConfigStage", "EngineTools", "engine_tools"]
+
+
+@dataclass(frozen=True)
+class ConfigStage:
+    """What ``tools.serve_readings`` needs of one engine to run the serve commands the
+    checker prints through the engine's own config stage (its harness's
+    ``harness/serve_readings.py``)."""
+
+    releases: Callable[[], tuple[str, ...]]
+    """The releases the harness has an environment for, oldest first."""
+    server: Callable[[str], tuple[list[str], Callable[[Path], dict[str, str]], str]]
+    """A release's config-stage server: its command, the environment it runs in (given its
+    scratch folder) and the scratch folder's prefix (``tools.harness.process.run_served``)."""
+    printed_names: Callable[[list[str]], tuple[str, str]]
+    """The draft and the target a printed command (split into its argv) names."""
+    artefact: Callable[[dict[str, Any]], str | None]
+    """Why a failed config stage is an artefact of this machine, not a refusal of the
+    command; ``None`` for a refusal."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +64,9 @@ class EngineTools:
     record: Callable[[str, float, Sequence[str] | None], None]
     """Run the harness on a release (every case, or those named) and write its readings,
     each run as soon as it is taken (``release, timeout, only``)."""
+    config_stage: ConfigStage
+    """How the serve commands the checker prints run through the engine's config stage
+    (``tools.serve_readings``)."""
 
 
 @cache

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from tools.engines import EngineTools
+from tools.engines import ConfigStage, EngineTools
 from tools.engines.sglang import tables
-from tools.engines.sglang.harness import environment
+from tools.engines.sglang.harness import environment, serve_readings
 
 __all__ = ["TOOLS"]
 
@@ -49,5 +49,11 @@ TOOLS: Final = EngineTools(
     choices=environment.REQUIREMENTS.parent / "pins.in",
     pinned=_pinned,
     record=_record,
+    config_stage=ConfigStage(
+        releases=serve_readings.releases,
+        server=serve_readings.server,
+        printed_names=serve_readings.printed_names,
+        artefact=serve_readings.artefact,
+    ),
 )
 """SGLang's row."""

@@ -20,6 +20,7 @@ runs ``--check``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import sys
 from collections.abc import Mapping, Sequence
@@ -112,11 +113,13 @@ def _code_name(code: Code | None) -> str:
 def _judge(row: Row, release: str, root: Path) -> Cell:
     from drafting_config import check
 
-    draft = root / row.draft
+    draft = Path(row.draft)
     # A bundled example is checked as its folder (with its tokenizer and weights), as a
-    # user checks it; a corpus draft is one config.json.
+    # user checks it; a corpus draft is one config.json. Named relative to the repository,
+    # from its root, so the page's serve commands are the same in every checkout.
     argument = draft.parent if row.draft.startswith(_EXAMPLES) else draft
-    verdict = check(argument, target=root / row.target, engine=release)  # type: ignore[arg-type]
+    with contextlib.chdir(root):
+        verdict = check(argument, target=row.target, engine=release)  # type: ignore[arg-type]
     return Cell(
         serves=not verdict.errors,
         errors=tuple(_code_name(error.code) for error in verdict.errors),

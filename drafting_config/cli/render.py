@@ -10,7 +10,6 @@ import json
 import math
 import os
 import re
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
@@ -420,6 +419,8 @@ def wrapped(text: str, indent: str, width: int = MAX_LINE) -> list[str]:
         return [indent + text]  # one line, as textwrap would make it, at a tenth of its cost
     if "`" in text:
         text = _QUOTED.sub(lambda span: span.group().replace(" ", _KEPT_SPACE), text)
+    import textwrap  # noqa: PLC0415 - a run whose lines all fit never pays for it
+
     lines = textwrap.wrap(
         text,
         width=width,

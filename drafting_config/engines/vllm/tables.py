@@ -26,9 +26,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache
-from importlib.resources import files
 
-from drafting_config.engines.transformers import transformers_tables
+from drafting_config.engines.transformers import package_text, transformers_tables
 from drafting_config.engines.vllm.names import VERSION
 
 
@@ -83,18 +82,19 @@ def _in_range(first: dict[str, str], versions: tuple[str, ...]) -> dict[str, str
     """Each name some version of the range knows, to the first version of the range that
     knows it (the range is a run of the versions transformers' tables list)."""
     listed = transformers_tables().versions
-    oldest, newest = listed.index(versions[0]), listed.index(versions[-1])
+    position = {version: index for index, version in enumerate(listed)}  # not index() per name
+    oldest, newest = position[versions[0]], position[versions[-1]]
     return {
-        name: listed[max(listed.index(version), oldest)]
+        name: listed[max(position[version], oldest)]
         for name, version in first.items()
-        if listed.index(version) <= newest
+        if position[version] <= newest
     }
 
 
 @cache
 def vllm_tables(version: str = VERSION) -> VllmTables:
     """The tables of vLLM ``version``, read from the package's data file on first use."""
-    text = files(__package__).joinpath(data_file(version)).read_text(encoding="utf-8")
+    text = package_text(__package__, data_file(version))
     raw = json.loads(text)
     accepted = raw["transformers"]
     versions = tuple(accepted["versions"])

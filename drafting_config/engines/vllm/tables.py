@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 from drafting_config.engines.transformers import package_text, transformers_tables
 from drafting_config.engines.vllm.names import VERSION
@@ -72,10 +72,16 @@ class VllmTables:
     def registered(self, name: str) -> tuple[str, str] | None:
         """``(module, class)`` of a name of vLLM's registry (its effective row: the last
         table ``_VLLM_MODELS`` merges it from), or ``None``."""
-        found = None
+        return self._merged.get(name)
+
+    @cached_property
+    def _merged(self) -> dict[str, tuple[str, str]]:
+        """The registry's tables merged as ``_VLLM_MODELS`` merges them (a later table's row
+        wins), once per release: every draft asks of every name it lists."""
+        merged: dict[str, tuple[str, str]] = {}
         for rows in self.registry.values():
-            found = rows.get(name, found)
-        return found
+            merged.update(rows)
+        return merged
 
 
 def _in_range(first: dict[str, str], versions: tuple[str, ...]) -> dict[str, str]:

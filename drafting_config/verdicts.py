@@ -559,10 +559,14 @@ def _check(
     read = read_draft(located.config)
     resolution = resolution_of(read)
     target = _target(read, options, shared)
-    return [
+    verdicts = [
         _judge(rules, warning, located, read, resolution, target, options, shared)
         for rules, warning in chosen
     ]
+    # The engines' readings served this check; kept, each (a resolution of the file) would
+    # hold the file that holds it, a cycle that only the cyclic collector frees.
+    read.readings.clear()
+    return verdicts
 
 
 def _judge(  # noqa: PLR0917 - the parts of one draft's reading, each built once

@@ -10,7 +10,6 @@ import json
 import math
 import os
 import re
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
@@ -255,7 +254,8 @@ def block_lines(
     width = style.width
     first = verdicts[0]
     name = first.path if first.path is not None else "<config>"
-    lines = [f"{name}: {headline_word(verdicts, strict)}"]
+    word = headline_word(verdicts, strict)
+    lines = [f"{name}: {word}"]
     details = _draft_details(verdicts)
     if token_fields and details:
         lines.append(f"{_INDENT}draft: {details}")
@@ -280,7 +280,7 @@ def block_lines(
         tag = "" if len(by) == len(engines) else f" [{', '.join(by)}]"
         lines += _finding_lines([shown], _INDENT, verbose, tag, width=width)
     lines = [printable(line) for line in lines]  # config values quoted in messages
-    return _coloured(lines, headline_word(verdicts, strict)) if style.colour else lines
+    return _coloured(lines, word) if style.colour else lines
 
 
 _BOLD: Final = "\x1b[1m"
@@ -420,6 +420,8 @@ def wrapped(text: str, indent: str, width: int = MAX_LINE) -> list[str]:
         return [indent + text]  # one line, as textwrap would make it, at a tenth of its cost
     if "`" in text:
         text = _QUOTED.sub(lambda span: span.group().replace(" ", _KEPT_SPACE), text)
+    import textwrap  # noqa: PLC0415 - a run whose lines all fit never pays for it
+
     lines = textwrap.wrap(
         text,
         width=width,

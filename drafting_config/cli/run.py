@@ -20,7 +20,6 @@ import io
 import json
 import os
 import sys
-import textwrap
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -669,6 +668,8 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     command it names (``drafting-config rule --all``) stays whole, to copy."""
 
     def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap  # noqa: PLC0415 - only help text is wrapped here
+
         return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
 
 

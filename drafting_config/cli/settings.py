@@ -27,11 +27,6 @@ from typing import Final
 from drafting_config.engines import CODES, ENGINES, EVERY_RELEASE, RELEASES
 from drafting_config.values.paths import display_path
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
-
 __all__ = ["IGNORABLE", "Settings", "SettingsError", "find_pyproject", "read_settings"]
 
 TABLE: Final = "drafting-config"
@@ -165,6 +160,11 @@ def read_settings(config: str | None) -> Settings:
             return Settings()
         path = found
     shown = display_path(str(path))
+    # Imported here: a run with no pyproject.toml (a sweep's folder) never pays for the parser.
+    if sys.version_info >= (3, 11):
+        import tomllib  # noqa: PLC0415
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]  # noqa: PLC0415
     try:
         document = tomllib.loads(_read_text(path, shown))
     except tomllib.TOMLDecodeError as error:

@@ -12,9 +12,9 @@ Nothing here imports transformers.
 from __future__ import annotations
 
 import json
+import pkgutil
 from dataclasses import dataclass
 from functools import cache
-from importlib.resources import files
 from typing import Final
 
 DATA_FILE: Final = "transformers-5.json"
@@ -61,10 +61,24 @@ def _first_versions(every: list[str], added: dict[str, list[str]], oldest: str) 
     return first
 
 
+def package_text(package: str, name: str) -> str:
+    """The text of the data file ``name`` of ``package``, through the package's loader (a
+    folder, a wheel, a zip), as ``importlib.resources`` would read it, without importing
+    it (``tempfile``, ``zipfile`` and more: a tenth of a check's start-up).
+
+    Raises:
+        FileNotFoundError: the loader cannot read data files.
+    """
+    data = pkgutil.get_data(package, name)
+    if data is None:
+        raise FileNotFoundError(f"{package}: {name} (its loader reads no data files)")
+    return data.decode("utf-8")
+
+
 @cache
 def transformers_tables() -> TransformersTables:
     """The tables, read from the package's data file on first use."""
-    raw = json.loads(files(__package__).joinpath(DATA_FILE).read_text(encoding="utf-8"))
+    raw = json.loads(package_text(__package__, DATA_FILE))
     versions = tuple(raw["versions"])
     return TransformersTables(
         versions=versions,

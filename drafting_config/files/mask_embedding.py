@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import stat
-import zipfile
 from dataclasses import dataclass
 from typing import BinaryIO, Final
 
@@ -164,6 +163,8 @@ def read_mask_embedding(path: str) -> MaskEmbedding:
 
 def _check_inflated_size(file: BinaryIO, path: str) -> None:
     """Refuse a zip archive whose records would inflate past the limit, from its directory."""
+    import zipfile  # noqa: PLC0415 - here: a check that reads no mask embedding never pays for it
+
     if not zipfile.is_zipfile(file):
         return  # torch's legacy format: a plain pickle, never compressed
     try:

@@ -143,6 +143,10 @@ class EditPlan:
         return isinstance(edit, ConfigEdit) and any(same_edit(edit, p.edit) for p in self.edits)
 
 
+_NO_EDITS: Final = EditPlan()
+"""The plan of findings that carry no edit (frozen: one for every such draft)."""
+
+
 def plan_edits(findings: Iterable[object]) -> EditPlan:
     """The plan for the findings of one draft (every engine's verdict of it): each distinct
     edit once; where edits of one key (or of a key and a key inside it) disagree, none of
@@ -152,6 +156,8 @@ def plan_edits(findings: Iterable[object]) -> EditPlan:
         edit = getattr(finding, "edit", None)
         if isinstance(edit, ConfigEdit) and not any(same_edit(p.edit, edit) for p in distinct):
             distinct.append(PlannedEdit(str(getattr(finding, "code", None) or "fix"), edit))
+    if not distinct:
+        return _NO_EDITS  # most drafts: nothing to group
     groups: list[list[PlannedEdit]] = []
     for planned in distinct:
         touching = [

@@ -16,12 +16,11 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib.resources import files
 from types import MappingProxyType
 from typing import Any, Final
 
 from drafting_config.engines.sglang.names import VERSION
-from drafting_config.engines.transformers import transformers_tables
+from drafting_config.engines.transformers import package_text, transformers_tables
 
 # --- the config loader (srt/utils/hf_transformers/config.py: HfModelConfigParser.parse) -------
 
@@ -68,7 +67,7 @@ class ModelTypes:
 @cache
 def _raw(version: str = VERSION) -> dict[str, Any]:
     """The parsed file of ``version``'s tables."""
-    text = files(__package__).joinpath(data_file(version)).read_text(encoding="utf-8")
+    text = package_text(__package__, data_file(version))
     raw: dict[str, Any] = json.loads(text)
     return raw
 

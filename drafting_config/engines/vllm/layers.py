@@ -210,6 +210,9 @@ def serving_list_warnings(taps: TappedLayers, resolution: Resolution) -> list[Ta
     """
     if taps.field is None or taps.ids is None:
         return []
+    minus_one = bool(taps.shift) and -1 in [layer_id - taps.shift for layer_id in taps.ids]
+    if not (taps.whole_floats or minus_one):
+        return []  # the common case: nothing to say, so the list is never described
     name = resolution.file_field(taps.field)
     shown = describe_value(taps.value)
     warnings = []
@@ -226,7 +229,7 @@ def serving_list_warnings(taps: TappedLayers, resolution: Resolution) -> list[Ta
                 "EagleModelMixin._maybe_add_hidden_state compares 9.0 == 9",
             )
         )
-    if taps.shift and -1 in [layer_id - taps.shift for layer_id in taps.ids]:
+    if minus_one:
         warnings.append(
             TargetLayersWarning(
                 f"`{name}` = {shown} holds -1, which vLLM taps as capture index 0, the "

@@ -25,10 +25,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
-from importlib.resources import files
+from functools import cache, cached_property
 
-from drafting_config.engines.transformers import transformers_tables
+from drafting_config.engines.transformers import package_text, transformers_tables
 from drafting_config.engines.vllm.names import VERSION
 
 
@@ -73,28 +72,35 @@ class VllmTables:
     def registered(self, name: str) -> tuple[str, str] | None:
         """``(module, class)`` of a name of vLLM's registry (its effective row: the last
         table ``_VLLM_MODELS`` merges it from), or ``None``."""
-        found = None
+        return self._merged.get(name)
+
+    @cached_property
+    def _merged(self) -> dict[str, tuple[str, str]]:
+        """The registry's tables merged as ``_VLLM_MODELS`` merges them (a later table's row
+        wins), once per release: every draft asks of every name it lists."""
+        merged: dict[str, tuple[str, str]] = {}
         for rows in self.registry.values():
-            found = rows.get(name, found)
-        return found
+            merged.update(rows)
+        return merged
 
 
 def _in_range(first: dict[str, str], versions: tuple[str, ...]) -> dict[str, str]:
     """Each name some version of the range knows, to the first version of the range that
     knows it (the range is a run of the versions transformers' tables list)."""
     listed = transformers_tables().versions
-    oldest, newest = listed.index(versions[0]), listed.index(versions[-1])
+    position = {version: index for index, version in enumerate(listed)}  # not index() per name
+    oldest, newest = position[versions[0]], position[versions[-1]]
     return {
-        name: listed[max(listed.index(version), oldest)]
+        name: listed[max(position[version], oldest)]
         for name, version in first.items()
-        if listed.index(version) <= newest
+        if position[version] <= newest
     }
 
 
 @cache
 def vllm_tables(version: str = VERSION) -> VllmTables:
     """The tables of vLLM ``version``, read from the package's data file on first use."""
-    text = files(__package__).joinpath(data_file(version)).read_text(encoding="utf-8")
+    text = package_text(__package__, data_file(version))
     raw = json.loads(text)
     accepted = raw["transformers"]
     versions = tuple(accepted["versions"])

@@ -20,8 +20,8 @@ runs ``--check``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import itertools
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -118,8 +118,12 @@ def _judge(row: Row, release: str, root: Path) -> Cell:
     # user checks it; a corpus draft is one config.json. Named relative to the repository,
     # from its root, so the page's serve commands are the same in every checkout.
     argument = draft.parent if row.draft.startswith(_EXAMPLES) else draft
-    with contextlib.chdir(root):
+    here = os.getcwd()
+    os.chdir(root)
+    try:
         verdict = check(argument, target=row.target, engine=release)  # type: ignore[arg-type]
+    finally:
+        os.chdir(here)
     return Cell(
         serves=not verdict.errors,
         errors=tuple(_code_name(error.code) for error in verdict.errors),

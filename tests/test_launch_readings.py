@@ -20,7 +20,7 @@ import pytest
 
 from drafting_config import check
 from drafting_config.engines import ENGINES, RELEASES, Engine
-from tools.launch_readings import READINGS, cases
+from tools.launch_readings import READINGS, cases, config_file
 from tools.serve_readings import ROOT
 
 CASES: Final = {case["name"]: case for case in cases()}
@@ -191,3 +191,10 @@ WARNING_ONLY: Final[Mapping[str, Mapping[str, set[str]]]] = {
 }
 """Rules (per engine) the engine never refuses at config: what they find is a warning (a
 DFLASH block other than the draft's is drafted, ``dflash_worker_v2.py: DFlashWorkerV2``)."""
+
+
+def test_a_case_draft_is_read_from_its_folder_or_its_file() -> None:
+    folder = next(case["draft"] for case in CASES.values() if (ROOT / case["draft"]).is_dir())
+    file = next(case["target"] for case in CASES.values() if (ROOT / case["target"]).is_file())
+    assert config_file(folder) == ROOT / folder / "config.json"
+    assert config_file(file) == ROOT / file

@@ -413,7 +413,9 @@ def check_model_and_tokens(launch: LaunchSubject, found: Findings) -> None:
 
 
 def check_tokens_against_draft(launch: LaunchSubject, found: Findings) -> None:
-    """``num_speculative_tokens`` against the draft: above an ``n_predict`` and not a
+    """``num_speculative_tokens`` against the draft: zero or less is refused (the field is
+    ``Field(default=None, gt=0)``, ``SpeculativeConfig.num_speculative_tokens``); above an
+    ``n_predict`` and not a
     multiple of it is refused ("must be divisible by n_predict", 0.32.0 and 0.33.0:
     ``SpeculativeConfig.__post_init__``, 0.34.0: ``speculator_config.py:
     DraftModelSpeculatorConfig.resolve_num_speculative_tokens``); another number than the
@@ -421,7 +423,19 @@ def check_tokens_against_draft(launch: LaunchSubject, found: Findings) -> None:
     a DFlash draft's ``block_size - 1``, whose block vLLM fills with the anchor and
     ``num_speculative_tokens`` slots, ``dflash/config.py``) is a warning."""
     tokens = exact_int(launch.given("num_speculative_tokens"))
-    if tokens is None or tokens <= 0:
+    if tokens is None:
+        return
+    if tokens <= 0:
+        found.error(
+            ParallelDraftingConfigError(
+                f"num_speculative_tokens {tokens} is not positive: vLLM refuses it.",
+                field=_field("num_speculative_tokens"),
+                code=vllm_codes.LAUNCH_TOKENS_REFUSED,
+                fix="launch with a positive num_speculative_tokens",
+                evidence=f"{_SPECULATIVE}: SpeculativeConfig.num_speculative_tokens "
+                f"(Field gt=0; vLLM {launch.version})",
+            )
+        )
         return
     n_predict = _positive(launch.subject.get("n_predict", None))
     if n_predict is not None and tokens > n_predict and tokens % n_predict:

@@ -200,6 +200,18 @@ def test_a_ptd_draft_launched_without_the_switch_is_warned_where_the_switch_exis
 
 
 @pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("tokens", [0, -3])
+def test_a_number_of_tokens_not_positive_is_refused(version: str, tokens: int) -> None:
+    # SpeculativeConfig.num_speculative_tokens is Field(default=None, gt=0): pydantic refuses
+    # it at config (tests/real_configs/launch_readings.json, case vllm-tokens-zero).
+    verdict = _check(DFLASH, _launch_of(DFLASH, tokens=tokens), version)
+    (error,) = verdict.errors
+    assert error.code is vllm_codes.LAUNCH_TOKENS_REFUSED
+    assert error.field == "--speculative-config.num_speculative_tokens"
+    assert f"gt=0; vLLM {version}" in (error.evidence or "")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
 def test_another_number_of_tokens_than_the_draft_block_is_a_warning(version: str) -> None:
     verdict = _check(DFLASH, _launch_of(DFLASH, tokens=7), version)
     assert verdict.ok

@@ -84,7 +84,13 @@ ABOUT: Final = (
     "stage_reached: the stage that failed, else the last one run; exception: its type, "
     "first line and the innermost frame that raised; loaded: the draft's parameters the "
     "checkpoint did not write, where its lm_head and embedding come from (draft, target) "
-    "and its draft-to-target map's shape; artefact: why a failure is this machine's, not "
+    "and its draft-to-target map's shape; running: read back whatever the weights did, as"
+    " the release's objects hold it: tapped_layers (the target's aux_hidden_state_layers)"
+    " and layers_named (get_eagle3_aux_layers_from_config answered, else the target "
+    "guessed), the rotary embedding the draft and the target were built with (draft_rope,"
+    " target_rope: class, base, scaling), causal (the draft's get_draft_attn_causal, per "
+    "layer) and the speculator's sample_from_anchor (null: the object holds none); "
+    "artefact: why a failure is this machine's, not "
     "the draft's (as in vllm_readings.json); "
     "case_sha256: a hash of the scaled configs and the checkpoint's tensors (see "
     "weights.case_digest)."
@@ -108,6 +114,7 @@ def entry(case: WeightCase, result: dict[str, Any], *, release: str) -> dict[str
         "exception": result.get("exception"),
         "draft_class": result.get("draft_class"),
         "loaded": result.get("weights"),
+        "running": result.get("running"),
         "artefact": artefact(result),
     }
 

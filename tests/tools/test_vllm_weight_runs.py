@@ -19,6 +19,7 @@ agrees with the checker's ``layers-guessed``, ``rope-differs-from-target``,
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
@@ -224,13 +225,28 @@ def test_a_case_with_a_fixture_checkpoint_keeps_its_tensor_names(tmp_path: Path)
         assert names == expected | {name for name, _, _ in case.add}
 
 
+def _holds_anchor(reading: dict[str, Any]) -> bool:
+    return reading.get("sample_from_anchor") is True
+
+
+def _rope_class_differs(reading: dict[str, Any]) -> bool:
+    draft, target = reading.get("draft_rope") or {}, reading.get("target_rope") or {}
+    return bool(draft.get("class") != target.get("class"))
+
+
 LIVE: Final = [
     (release, next(run for run in runs if (run["outcome"], run["stage_reached"]) == pair))
     for release, runs in WEIGHT_RUNS.items()
     for pair in (("failed", "weights"), ("passed", "weights"))
     if any((run["outcome"], run["stage_reached"]) == pair for run in runs)
+] + [
+    (release, next(run for run in runs if wanted(run.get("running") or {})))
+    for release, runs in WEIGHT_RUNS.items()
+    for wanted in (_holds_anchor, _rope_class_differs)
 ]
-"""Per release, the first reading that failed loading and the first that loaded."""
+"""Per release, the first reading that failed loading and the first that loaded, and the
+first whose speculator holds ``sample_from_anchor`` true and whose draft's RoPE class is not
+the target's (the running state read back live)."""
 
 
 @pytest.mark.slow
@@ -339,9 +355,9 @@ def running_disagreements(run: dict[str, Any], verdict: Verdict) -> dict[str, st
     if "causality-assumed" in coded and not (causal and not any(causal)):
         wrong["causal"] = f"the draft's layers run causal {causal}"
     anchor = reading["sample_from_anchor"]
-    said = "sample-from-anchor-assumed" in coded
+    noted = "sample-from-anchor-assumed" in coded
     recorded = "sample_from_anchor" in _draft_config(run)
-    if (said and anchor is not True) or (method == "dspark" and not recorded and not said):
+    if (noted and anchor is not True) or (method == "dspark" and not recorded and not noted):
         wrong["sample_from_anchor"] = f"the speculator holds {anchor}"
     return wrong
 
@@ -399,7 +415,7 @@ def test_every_reading_reads_back_the_running_state_and_covers_both_answers() ->
 
 def _agreeing(field: str) -> tuple[str, dict[str, Any]]:
     """A compared reading whose ``field`` agrees with the checker and can be planted wrong."""
-    wanted = {
+    wanted: Callable[[dict[str, Any]], bool] = {
         "layers": lambda r: r["tapped_layers"] is not None and not r["layers_named"],
         "rope": lambda r: r["draft_rope"] != r["target_rope"],
         "causal": lambda r: bool(r["causal"]) and not any(r["causal"]),

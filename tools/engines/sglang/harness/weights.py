@@ -7,7 +7,10 @@ method as (:data:`ALGORITHM`; the parallel-drafting cases are vLLM's switch and 
 out). The stage runner (``--weights``) walks the construction stages on the meta device,
 then builds the draft on the CPU and loads the checkpoint with SGLang's own
 ``DefaultModelLoader``, and reports the parameters the checkpoint did not write,
-``load_lm_head_from_target`` and the draft-to-target map it made from ``d2t``.
+``load_lm_head_from_target`` and the draft-to-target map it made from ``d2t``; and what
+the built models run with (``running``: the layers the target captures and whether the
+draft named them, both models' RoPE, the draft's per-layer causality, a DSpark draft's
+``sample_from_anchor``).
 
     python -m tools.engines.sglang.harness.weights
     python -m tools.engines.sglang.harness.weights --only NAME...

@@ -9,7 +9,9 @@ fixture has one, scaled with the configs; otherwise the layout its trainer write
 scaled sizes), with at most one fault injected (a tensor dropped, one added). The stage
 runner (``--weights``) loads it through vLLM's own loader and reports the stage reached,
 the error, and where the loaded draft's ``lm_head``, embedding and draft-to-target map
-come from.
+come from; and, whatever the weights do, what the built draft runs with (``running``: the
+tapped layers and whether the draft named them, its RoPE and the target's, its per-layer
+causality, the speculator's ``sample_from_anchor``).
 
     python -m tools.engines.vllm.harness.weights                  # the newest release, every case
     python -m tools.engines.vllm.harness.weights --release 0.33.0
@@ -17,8 +19,10 @@ come from.
 
 The readings are ``weight_runs`` in ``tests/real_configs/vllm_weight_runs.json``, one list
 per release; ``tests/tools/test_vllm_weight_runs.py`` holds them to the cases and compares
-each with the checker's ``weights`` step on the same scaled files (:func:`lay_out` writes
-them, without vLLM or torch).
+each with the checker's ``weights`` step, and each ``running`` reading with its
+``layers-guessed``, ``rope-differs-from-target``, ``causality-assumed`` and
+``sample-from-anchor-assumed``, on the same scaled files (:func:`lay_out` writes them,
+without vLLM or torch).
 """
 
 from __future__ import annotations

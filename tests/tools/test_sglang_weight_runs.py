@@ -171,13 +171,6 @@ RUNNING_EXCEPTIONS: Final[dict[str, str]] = {
         "(drafting_config/draft/rope.py: rope_difference) and says nothing"
     ),
     "dspark-qwen3-8b+fill-in:rope": "as dspark-qwen3-8b:rope (the same config but the layout)",
-    "dflash-qwen3-4b+causal:causal": (
-        "the checker warns that is_causal true without layer_types is not honoured "
-        "(engines/sglang/running.py: _causal_findings), but SGLang runs every layer causal: "
-        "transformers' Qwen3Config fills layer_types (all full_attention) when the file "
-        "has none, so srt/models/dflash.py: _get_dflash_layer_attention_params reads "
-        "is_causal through _get_dflash_attention_type"
-    ),
 }
 """Comparisons (``NAME:FIELD``) where the checker's findings and SGLang's reading disagree,
 with why; each must still disagree."""

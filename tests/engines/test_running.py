@@ -263,11 +263,22 @@ def test_sglang_ignores_the_dflash_causal_stamp_and_is_causal_without_layer_type
     }
     warning = _only(check(stamped, engine=release), CAUSALITY_ASSUMED, "warnings")
     assert warning.field == "dflash_config.causal"
-    bare = {**QWEN3_8B_DFLASH_DRAFT, "is_causal": True}
+    # A model type whose transformers config fills no layer_types (tests/tools/
+    # test_sglang_weight_runs.py reads the causality SGLang builds).
+    bare = {**QWEN3_8B_DFLASH_DRAFT, "is_causal": True, "model_type": "llama"}
     warning = _only(check(bare, engine=release), CAUSALITY_ASSUMED, "warnings")
     assert warning.field == "is_causal"
     typed = {**bare, "layer_types": ["full_attention"] * 5}
     _none(check(typed, engine=release), CAUSALITY_ASSUMED)
+
+
+@pytest.mark.parametrize("release", SGLANG)
+def test_sglang_honours_is_causal_where_transformers_fills_layer_types(release: Engine) -> None:
+    # Qwen3Config fills layer_types when the file has none, so SGLang's DFlash drafter reads
+    # is_causal: the harness's dflash-qwen3-4b+causal reading runs every layer causal.
+    assert QWEN3_8B_DFLASH_DRAFT["model_type"] == "qwen3"
+    bare = {**QWEN3_8B_DFLASH_DRAFT, "is_causal": True}
+    _none(check(bare, engine=release), CAUSALITY_ASSUMED)
 
 
 def test_the_assumed_defaults_are_said_once_in_a_sweeps_footer(

@@ -8,13 +8,18 @@ These tests need no vLLM and no network: they hold each release's readings to th
 ``python -m tools.engines.vllm.harness.weights --release VERSION``), and compare each reading with
 the verdict of that release, where the checker ships it: the checker has an error at the
 ``weights`` step exactly when vLLM failed loading the checkpoint or left a parameter of the
-draft unwritten by it (the draft then runs on whatever memory it was given). The live
-sample is ``test_the_engine_still_loads_the_sample_as_recorded`` (slow).
+draft unwritten by it (the draft then runs on whatever memory it was given); and each
+reading of the state the built draft runs with (``running``: the tapped layers and whether
+the draft named them, its RoPE beside the target's, its causality, ``sample_from_anchor``)
+agrees with the checker's ``layers-guessed``, ``rope-differs-from-target``,
+``causality-assumed`` and ``sample-from-anchor-assumed``. The live sample is
+``test_the_engine_still_loads_the_sample_as_recorded`` (slow).
 """
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
@@ -33,7 +38,7 @@ from tools.engines.vllm.harness.harness import STAGES
 from tools.engines.vllm.harness.readings import artefact, engine_runs
 from tools.engines.vllm.harness.weights import run_many, weight_runs
 from tools.harness.checkpoint import read_header
-from tools.harness.weight_cases import CASES, case_digest, lay_out
+from tools.harness.weight_cases import CASES, case_digest, lay_out, tensors_of
 
 WEIGHT_RUNS: Final = weight_runs()
 ENGINE_RUNS: Final = engine_runs()
@@ -220,13 +225,28 @@ def test_a_case_with_a_fixture_checkpoint_keeps_its_tensor_names(tmp_path: Path)
         assert names == expected | {name for name, _, _ in case.add}
 
 
+def _holds_anchor(reading: dict[str, Any]) -> bool:
+    return reading.get("sample_from_anchor") is True
+
+
+def _rope_class_differs(reading: dict[str, Any]) -> bool:
+    draft, target = reading.get("draft_rope") or {}, reading.get("target_rope") or {}
+    return bool(draft.get("class") != target.get("class"))
+
+
 LIVE: Final = [
     (release, next(run for run in runs if (run["outcome"], run["stage_reached"]) == pair))
     for release, runs in WEIGHT_RUNS.items()
     for pair in (("failed", "weights"), ("passed", "weights"))
     if any((run["outcome"], run["stage_reached"]) == pair for run in runs)
+] + [
+    (release, next(run for run in runs if wanted(run.get("running") or {})))
+    for release, runs in WEIGHT_RUNS.items()
+    for wanted in (_holds_anchor, _rope_class_differs)
 ]
-"""Per release, the first reading that failed loading and the first that loaded."""
+"""Per release, the first reading that failed loading and the first that loaded, and the
+first whose speculator holds ``sample_from_anchor`` true and whose draft's RoPE class is not
+the target's (the running state read back live)."""
 
 
 @pytest.mark.slow
@@ -241,6 +261,8 @@ def test_the_engine_still_loads_the_sample_as_recorded(release: str) -> None:
     for recorded, result in zip(sample, live, strict=True):
         assert result["outcome"] == recorded["outcome"], recorded["name"]
         assert result.get("weights") == recorded["loaded"]
+        # What the built draft runs with, read back from the release's own objects.
+        assert result.get("running") == recorded["running"], recorded["name"]
         if recorded["exception"] is not None:
             assert result["exception"]["message"] == recorded["exception"]["message"]
 
@@ -267,3 +289,166 @@ def test_a_construction_run_blamed_on_the_weights_fails_there_when_loaded() -> N
         assert loaded, f"{key}: no weights case loads its own checkpoint"
         assert all(run["stage_reached"] == "weights" for run in loaded)
         assert all(run["outcome"] == "failed" for run in loaded), key
+
+
+# --- the state that decides running right, read back from the built draft -------------------
+
+RUNNING_FIELDS: Final = ("layers", "rope", "causal", "sample_from_anchor")
+"""The readings of ``running`` compared with the checker's findings, one comparison each."""
+
+RUNNING_EXCEPTIONS: Final[dict[str, str]] = {
+    "dspark-qwen3-8b:rope": (
+        "the draft records no rope_theta, so vLLM builds its rotary embedding with the "
+        "config class's default base (Qwen3Config: 10000) while the target records "
+        "1000000; the checker compares a base only where both files record one "
+        "(drafting_config/draft/rope.py: rope_difference) and says nothing"
+    ),
+    "dspark-qwen3-8b+fill-in:rope": "as dspark-qwen3-8b:rope (the same config but for the layout)",
+}
+"""Comparisons (``NAME:FIELD``, on every compared release) where the checker's finding and
+the release's reading disagree, with why; each must still disagree."""
+
+
+GUESS_CODES: Final = ("layers-guessed", "default-layers-mismatch")
+"""The checker's findings that the engine taps layers it guessed: a note or warning, or the
+guess failing outright at the layers step (``layers.py: default_layers_finding``)."""
+
+
+def _coded(verdict: Verdict) -> dict[str, str]:
+    """Each finding's code (errors, warnings, notes) and its text."""
+    found = (*verdict.errors, *verdict.warnings, *verdict.notes)
+    return {str(code): str(f) for f in found if (code := getattr(f, "code", None)) is not None}
+
+
+def running_disagreements(run: dict[str, Any], verdict: Verdict) -> dict[str, str]:
+    """Where the release's reading of the built draft (``running``) and the checker's
+    findings on the same scaled files disagree, per field of :data:`RUNNING_FIELDS`:
+
+    * ``layers``: the target taps layers the draft did not name (``layers_named`` false)
+      exactly when the checker says ``layers-guessed`` (or ``default-layers-mismatch``,
+      the guess failing outright), and its finding names the list tapped;
+    * ``rope``: the draft's rotary embedding is not the target's (class, base, scaling)
+      exactly when the checker says ``rope-differs-from-target`` (methods whose drafter
+      runs at the target's positions only);
+    * ``causal``: ``causality-assumed`` only where the draft reports per-layer causality
+      and every layer runs non-causal, and never where it reports none;
+    * ``sample_from_anchor``: ``sample-from-anchor-assumed`` only where the speculator
+      holds true, and for a DSpark draft that records no ``sample_from_anchor`` always.
+    """
+    from drafting_config.engines.vllm.running import SHARES_POSITIONS
+
+    reading, coded, method = run["running"], _coded(verdict), run["mode"]["method"]
+    wrong: dict[str, str] = {}
+    if reading["tapped_layers"] is not None:
+        said = [coded[code] for code in GUESS_CODES if code in coded]
+        if reading["layers_named"] == bool(said):
+            wrong["layers"] = f"named {reading['layers_named']}, checker {sorted(coded)}"
+        elif said and repr(reading["tapped_layers"]) not in said[0]:
+            wrong["layers"] = f"tapped {reading['tapped_layers']}: {said[0]}"
+    elif "layers-guessed" in coded and "tap" in run["stages_passed"]:
+        wrong["layers"] = "the target taps nothing"
+    if method in SHARES_POSITIONS and reading["draft_rope"] is not None:
+        differs = reading["draft_rope"] != reading["target_rope"]
+        if differs is not ("rope-differs-from-target" in coded):
+            wrong["rope"] = f"{reading['draft_rope']} against {reading['target_rope']}"
+    causal = reading["causal"]
+    if "causality-assumed" in coded and not (causal and not any(causal)):
+        wrong["causal"] = f"the draft's layers run causal {causal}"
+    anchor = reading["sample_from_anchor"]
+    noted = "sample-from-anchor-assumed" in coded
+    recorded = "sample_from_anchor" in _draft_config(run)
+    if (noted and anchor is not True) or (method == "dspark" and not recorded and not noted):
+        wrong["sample_from_anchor"] = f"the speculator holds {anchor}"
+    return wrong
+
+
+def _draft_config(run: dict[str, Any]) -> dict[str, Any]:
+    """The case's scaled draft config, its overrides included."""
+    return tensors_of(BY_NAME[run["name"]])[0]
+
+
+def _verdict_of(release: str, run: dict[str, Any], folder: Path) -> Verdict:
+    case = BY_NAME[run["name"]]
+    draft, target, _ = lay_out(case, folder)
+    parallel = case.mode.parallel_drafting
+    optional = case.mode.method in ("eagle3", "draft_model")
+    return check(
+        draft.parent,
+        target=target,
+        engine=COMPARED[release],
+        require_parallel=optional and parallel,
+    )
+
+
+READ_BACK: Final = [
+    (release, run)
+    for release, run in COMPARED_RUNS
+    if run.get("running") is not None and run["artefact"] is None and not _refused(release, run)
+]
+"""The compared readings that read back the built draft's state."""
+
+
+@pytest.mark.parametrize("item", READ_BACK, ids=_id)
+def test_the_checkers_running_findings_agree_with_the_built_draft(
+    item: tuple[str, dict[str, Any]], tmp_path: Path
+) -> None:
+    release, run = item
+    wrong = running_disagreements(run, _verdict_of(release, run, tmp_path))
+    expected = {field for field in RUNNING_FIELDS if f"{run['name']}:{field}" in RUNNING_EXCEPTIONS}
+    assert set(wrong) == expected, wrong
+
+
+def test_every_reading_reads_back_the_running_state_and_covers_both_answers() -> None:
+    for release, runs in WEIGHT_RUNS.items():
+        built = [run for run in runs if "draft" in run["stages_passed"]]
+        assert built
+        # Every draft that was built was read back, whatever its weights did.
+        assert all(run.get("running") is not None for run in built), release
+        readings = [run["running"] for run in built]
+        assert {r["layers_named"] for r in readings} >= {True, False}
+        assert {r["draft_rope"] == r["target_rope"] for r in readings} == {True, False}
+        assert any(r["causal"] and not any(r["causal"]) for r in readings)
+        assert any(r["sample_from_anchor"] is True for r in readings)
+    for key in RUNNING_EXCEPTIONS:
+        assert key.partition(":")[0] in BY_NAME, key
+
+
+def _agreeing(field: str) -> tuple[str, dict[str, Any]]:
+    """A compared reading whose ``field`` agrees with the checker and can be planted wrong."""
+    wanted: Callable[[dict[str, Any]], bool] = {
+        "layers": lambda r: r["tapped_layers"] is not None and not r["layers_named"],
+        "rope": lambda r: r["draft_rope"] != r["target_rope"],
+        "causal": lambda r: bool(r["causal"]) and not any(r["causal"]),
+        "sample_from_anchor": lambda r: r["sample_from_anchor"] is True,
+    }[field]
+    return next(
+        (release, run)
+        for release, run in READ_BACK
+        if wanted(run["running"]) and f"{run['name']}:{field}" not in RUNNING_EXCEPTIONS
+    )
+
+
+PLANTED: Final[dict[str, Any]] = {
+    "layers": lambda r: {**r, "layers_named": True},
+    "rope": lambda r: {**r, "draft_rope": r["target_rope"]},
+    "causal": lambda r: {**r, "causal": [True] * len(r["causal"])},
+    "sample_from_anchor": lambda r: {**r, "sample_from_anchor": False},
+}
+"""A wrong reading of each field: what the comparison must catch."""
+
+
+@pytest.mark.parametrize("field", RUNNING_FIELDS)
+def test_a_wrong_reading_planted_in_a_run_is_caught(field: str, tmp_path: Path) -> None:
+    release, run = _agreeing(field)
+    verdict = _verdict_of(release, run, tmp_path)
+    assert field not in running_disagreements(run, verdict)
+    planted = {**run, "running": PLANTED[field](run["running"])}
+    assert field in running_disagreements(planted, verdict)
+
+
+def test_a_guessed_list_that_is_not_the_tapped_one_is_caught(tmp_path: Path) -> None:
+    release, run = _agreeing("layers")
+    verdict = _verdict_of(release, run, tmp_path)
+    tapped = run["running"]["tapped_layers"]
+    planted = {**run, "running": {**run["running"], "tapped_layers": [*tapped[:-1], 99]}}
+    assert "layers" in running_disagreements(planted, verdict)

@@ -73,6 +73,25 @@ def dflash_tensors(draft: dict[str, Any], target: dict[str, Any]) -> Shapes:
     return tensors
 
 
+def dspark_tensors(draft: dict[str, Any], target: dict[str, Any]) -> Shapes:
+    """A SpecForge DSpark checkpoint: :func:`dflash_tensors` with ``fc`` as wide as the
+    layers named at the top level (``target_layer_ids``), and the Markov head
+    (``markov_head.markov_w1``, the target vocabulary by ``markov_rank``;
+    ``markov_head.markov_w2``, the draft vocabulary by ``markov_rank``), as vLLM's
+    ``qwen3_dspark.py: Qwen3DSparkModel`` holds them; no embedding, no head."""
+    tensors = dflash_tensors(draft, target)
+    named = draft.get("target_layer_ids")
+    if named:
+        hidden = int(draft["hidden_size"])
+        tensors["fc.weight"] = (_BF16, (hidden, len(named) * int(target["hidden_size"])))
+    vocab = int(draft["vocab_size"])
+    rank = int(draft["markov_rank"])
+    draft_vocab = int(draft.get("draft_vocab_size") or vocab)
+    tensors["markov_head.markov_w1.weight"] = (_BF16, (vocab, rank))
+    tensors["markov_head.markov_w2.weight"] = (_BF16, (draft_vocab, rank))
+    return tensors
+
+
 def eagle3_tensors(draft: dict[str, Any], target: dict[str, Any]) -> Shapes:
     """An EAGLE-3 head as its trainers write it: ``midlayer.*`` whose attention reads the
     embedding and the hidden state side by side, ``fc`` over three tapped layers, ``norm``,
@@ -125,7 +144,9 @@ class WeightCase:
     checkpoint takes; else ``layout`` writes them from the scaled configs. ``drop``: tensor
     names left out; ``add``: tensors put in (name -> dtype, shape at the scaled sizes, where
     ``"hidden"`` stands for the scaled draft's ``hidden_size``); ``widen``: tensors whose
-    last dimension is multiplied (a trained width the config does not say).
+    last dimension is multiplied (a trained width the config does not say). ``override``:
+    top-level fields of the scaled draft's config set to another value (a draft that
+    records what the fixture leaves to the engine).
     """
 
     name: str
@@ -138,15 +159,21 @@ class WeightCase:
     add: tuple[tuple[str, str, tuple[int | str, ...]], ...] = ()
     narrow: tuple[tuple[str, int], ...] = ()
     fault: str = "none"
+    override: tuple[tuple[str, Any], ...] = ()
 
 
 _DFLASH: Final = Mode("dflash")
 _EAGLE3: Final = Mode("eagle3")
 _EAGLE3_PARALLEL: Final = Mode("eagle3", parallel_drafting=True)
 _DRAFT_MODEL: Final = Mode("draft_model")
+_DSPARK: Final = Mode("dspark")
 _LLAMA3_8B: Final = "examples/pair-qwen3-8b-drafter-llama3-target/target/config.json"
 _FC_WIDTH: Final = "examples/invalid/qwen3-dflash-fc-width"
 _PTD: Final = "examples/ptd-eagle3-llama3-8b/config.json"
+_MARKOV_HEAD: Final = ("markov_head_type", "vanilla")
+"""What SpecForge's DSpark drafts record beside ``markov_rank`` and the example leaves out:
+SGLang refuses a DSpark draft without it ("DSpark requires markov_head_type when
+markov_rank > 0"); vLLM does not read it."""
 
 CASES: Final[tuple[WeightCase, ...]] = (
     WeightCase(
@@ -282,6 +309,54 @@ CASES: Final[tuple[WeightCase, ...]] = (
         drop=("model.embed_tokens.weight",),
         fault="model.embed_tokens.weight left out (tied: the head is the embedding)",
     ),
+    WeightCase(
+        "dspark-qwen3-8b",
+        "examples/dspark-qwen3-8b/config.json",
+        "tests/real_configs/targets/qwen3-8b-sglang-fixture.json",
+        _DSPARK,
+        layout=dspark_tensors,
+        override=(_MARKOV_HEAD,),
+        fault="none: records no sample_from_anchor, so the engine assumes the anchor layout",
+    ),
+    WeightCase(
+        "dspark-qwen3-8b+fill-in",
+        "examples/dspark-qwen3-8b/config.json",
+        "tests/real_configs/targets/qwen3-8b-sglang-fixture.json",
+        _DSPARK,
+        layout=dspark_tensors,
+        override=(_MARKOV_HEAD, ("sample_from_anchor", False)),
+        fault="none: records sample_from_anchor false, the fill-in layout",
+    ),
+    WeightCase(
+        "dflash-qwen3-4b+causal",
+        "examples/dflash-qwen3-4b/config.json",
+        "tests/real_configs/synthesized_targets/qwen3-4b.json",
+        _DFLASH,
+        layout=dflash_tensors,
+        override=(("is_causal", True),),
+        fault="none: records is_causal true, so the engine runs it causal",
+    ),
+    WeightCase(
+        "ptd-eagle3-llama3-8b+target-rope",
+        _PTD,
+        _LLAMA3_8B,
+        _EAGLE3,
+        layout=eagle3_tensors,
+        override=(
+            (
+                "rope_scaling",
+                {
+                    "factor": 8.0,
+                    "low_freq_factor": 1.0,
+                    "high_freq_factor": 4.0,
+                    "original_max_position_embeddings": 8192,
+                    "rope_type": "llama3",
+                },
+            ),
+            ("rope_theta", 500000.0),
+        ),
+        fault="none: the target's rope_scaling and rope_theta copied into the draft",
+    ),
 )
 """Every case, in the order the readings list them."""
 
@@ -295,6 +370,7 @@ def tensors_of(case: WeightCase) -> tuple[dict[str, Any], dict[str, Any], Shapes
     """The case's scaled draft and target configs and its checkpoint's tensors."""
     full_draft, full_target = _load(case.draft), _load(case.target)
     draft, target, factor = shrink(full_draft, full_target)
+    draft.update(dict(case.override))
     if case.header is not None:
         tensors = {
             name: (dtype, scaled_shape(shape, full_draft, full_target, factor))

@@ -192,6 +192,79 @@ _CAUSAL_EVIDENCE: Final = (
 )
 
 
+FILLS_LAYER_TYPES: Final = frozenset(
+    {
+        "afmoe",
+        "axk2",
+        "cohere2",
+        "cohere2_moe",
+        "cohere_compass",
+        "cwm",
+        "deepseek_ocr2",
+        "deepseek_v32",
+        "deepseek_v4",
+        "diffusion_gemma",
+        "dots1",
+        "embedding_gemma2",
+        "exaone4",
+        "exaone_moe",
+        "gemma2",
+        "gemma3",
+        "gemma3n",
+        "gemma4",
+        "gemma4_unified",
+        "glm5_next",
+        "glm_moe_dsa",
+        "gpt_oss",
+        "granite_swa",
+        "granitemoe_swa",
+        "granitemoehybrid",
+        "hy_v4",
+        "inkling",
+        "kimi_linear",
+        "laguna",
+        "lfm2",
+        "llama4",
+        "mellum",
+        "mimo_v2_flash",
+        "minimax",
+        "minimax_m3_vl",
+        "ministral",
+        "modernbert",
+        "modernbert_decoder",
+        "muse_glimmer",
+        "muse_glimmer_assistant",
+        "nemotron_h",
+        "neomme",
+        "olmo3",
+        "olmo_hybrid",
+        "qwen2",
+        "qwen2_5_omni",
+        "qwen2_5_vl",
+        "qwen2_moe",
+        "qwen2_vl",
+        "qwen3",
+        "qwen3_5",
+        "qwen3_5_moe",
+        "qwen3_next",
+        "qwen3_omni_moe",
+        "qwen4_exp",
+        "smollm3",
+        "step3p7",
+        "t5gemma",
+        "t5gemma2",
+        "vaultgemma",
+    }
+)
+"""The model types whose transformers config class (transformers 5.19.0, the release SGLang
+0.5.23 pins) fills ``layer_types`` when the file records none (``if self.layer_types is
+None:`` in ``configuration_*.py``, e.g. ``Qwen3Config.__post_init__``): SGLang's DFlash
+drafter then reads ``is_causal`` through ``_get_dflash_attention_type``, as if the file
+listed them.  Read from the wheel; the harness's readings (``sglang_weight_runs.json``,
+``dflash-qwen3-4b+causal``) show a Qwen3 draft with ``is_causal`` true and no
+``layer_types`` run causal."""
+
+
 def check_sglang_assumed_defaults(subject: Subject, found: Findings) -> None:
     """Training choices SGLang assumes where the file does not record them:
 
@@ -200,7 +273,8 @@ def check_sglang_assumed_defaults(subject: Subject, found: Findings) -> None:
       when unrecorded; a warning when only ``dflash_config.sample_from_anchor`` records
       false, which SGLang's DSpark drafter does not read;
     * DFlash's attention causality (``srt/models/dflash.py``): without ``layer_types`` every
-      layer runs non-causal whatever ``is_causal`` says; with them, ``is_causal`` decides,
+      layer runs non-causal whatever ``is_causal`` says (unless transformers' config class
+      fills them, :data:`FILLS_LAYER_TYPES`); with them, ``is_causal`` decides,
       else full-attention layers are non-causal and sliding ones causal; vLLM's
       ``dflash_config.causal`` is not read.  A note when neither ``is_causal`` nor
       ``dflash_config.causal`` is recorded; a warning when a recorded ``causal: true``
@@ -261,7 +335,8 @@ def _causal_findings(get: FieldGetter, found: Findings) -> None:
         )
         return
     ignored = None
-    if is_causal is True and layer_types is None:
+    filled = get("model_type", None) in FILLS_LAYER_TYPES
+    if is_causal is True and layer_types is None and not filled:
         ignored = "`is_causal` = true without `layer_types`"
     elif is_causal is None and stamp is True:
         ignored = f"`dflash_config.causal` = {describe_value(stamp)}"

@@ -70,7 +70,16 @@ the draft's, and stops at the first that raises (``srt/`` stands for ``sglang/sr
     with the target's) and the shape of ``hot_token_id`` (the draft-to-target map
     ``load_weights`` makes from ``d2t``). The draft worker's own sharing of the target's
     embedding and head is not run. The folders hold a scaled-down draft and target
-    (``tools/harness/checkpoint.py``), so the draft fits this machine.
+    (``tools/harness/checkpoint.py``), so the draft fits this machine. Whatever the
+    weights do, the run also reads back (``running``), from the models the ``target`` and
+    ``draft`` stages built and the pipeline's answer, the rest of the state that decides
+    running right: the layers the target captures and whether the draft named them
+    (``eagle_aux_hidden_state_layer_ids`` for EAGLE3, ``parse_dflash_draft_config``'s
+    ``target_layer_ids`` for DFLASH and DSPARK; else SGLang guesses them), the rotary
+    embedding each model was built with (class, base, scaling), the draft's per-layer
+    causality (``self_attn.attn_type``: ``DECODER`` is causal, ``srt/models/dflash.py``:
+    ``_get_dflash_layer_attention_params``) and its ``sample_from_anchor``
+    (``srt/models/dspark.py``, from ``get_dspark_sample_from_anchor``).
 
 **Where it stops.** Not reached: the draft worker's own set-up
 (``DFlashWorkerV2._resolve_mask_token_id`` and the served tokenizer, the embedding and
@@ -253,6 +262,64 @@ _SKIPPED_BY_REGISTRY = _Skipped()
 _UNWRITTEN = -7
 """What an integer parameter holds before the checkpoint is loaded (floats hold NaN)."""
 
+ROPE_ATTRIBUTES = (
+    "scaling_factor",
+    "low_freq_factor",
+    "high_freq_factor",
+    "orig_max_position",
+    "original_max_position_embeddings",
+    "extrapolation_factor",
+    "beta_fast",
+    "beta_slow",
+)
+"""What SGLang's rotary embedding classes (``srt/layers/rotary_embedding``) hold of their
+scaling, beside the class and ``base``: read where a class has them."""
+
+
+def _rope(model: Any) -> dict[str, Any] | None:
+    """The rotary embedding ``model`` was built with (its first ``rotary_emb`` module, as
+    ``get_rope`` made it from the model's config): class, base and the scaling it holds."""
+    for name, module in model.named_modules():
+        if name.split(".")[-1] != "rotary_emb":
+            continue
+        reading: dict[str, Any] = {"class": type(module).__name__}
+        base = getattr(module, "base", None)
+        reading["base"] = None if base is None else float(base)
+        for attribute in ROPE_ATTRIBUTES:
+            value = getattr(module, attribute, None)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                reading[attribute] = float(value)
+        return reading
+    return None
+
+
+def _causal(draft: Any) -> list[bool] | None:
+    """The draft's attention causality per layer where its attention modules record it
+    (``self_attn.attn_type``: DFlash and DSpark drafters); ``None`` where none does."""
+    from sglang.srt.layers.radix_attention import AttentionType
+
+    flags = [
+        module.attn_type == AttentionType.DECODER
+        for name, module in draft.named_modules()
+        if name.split(".")[-1] == "self_attn" and hasattr(module, "attn_type")
+    ]
+    return flags or None
+
+
+def _layers_named(algorithm: str, aux: Any, draft_config: Any) -> bool | None:
+    """Whether the draft named the layers the target captures, as SGLang reads them
+    (EAGLE3: the pipeline's ``eagle_aux_hidden_state_layer_ids``; DFLASH and DSPARK:
+    ``parse_dflash_draft_config(...).target_layer_ids``, which
+    ``resolve_target_layer_ids`` replaces with ``build_target_layer_ids`` when unset)."""
+    if algorithm == "EAGLE3":
+        return aux.eagle_aux_hidden_state_layer_ids is not None
+    if algorithm in ("DFLASH", "DSPARK"):
+        from sglang.srt.speculative.dflash_utils import parse_dflash_draft_config
+
+        parsed = parse_dflash_draft_config(draft_hf_config=draft_config.hf_config)
+        return parsed.target_layer_ids is not None
+    return None
+
 
 def _load_weights(draft_config: Any) -> dict[str, Any]:
     """The draft built on the CPU and loaded from its folder's checkpoint by SGLang's own
@@ -326,8 +393,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
     }
     clock = [time.monotonic()]
     weights = getattr(args, "weights", None)
+    running: dict[str, Any] = {
+        "captured": None,
+        "layers_named": None,
+        "draft_rope": None,
+        "target_rope": None,
+        "causal": None,
+        "sample_from_anchor": None,
+    }
     if weights is not None:
         result["weights"] = None
+        result["running"] = running
         os.symlink(weights, Path(args.draft) / "model.safetensors")
 
     def passed(name: str) -> None:
@@ -401,6 +477,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
 
             stage = "target"
             target = _build(target_config)
+            running["target_rope"] = _rope(target)
             passed("target")
 
             stage = "capture"
@@ -417,10 +494,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
                 is_dspark=aux.is_dspark,
             )
             result["captured"] = _captured(target)
+            if aux.eagle_use_aux_hidden_state or aux.dflash_use_aux_hidden_state:
+                running["captured"] = result["captured"]
+                running["layers_named"] = _layers_named(args.algorithm, aux, draft_config)
             passed("capture")
 
             stage = "draft"
-            _build(draft_config)
+            draft = _build(draft_config)
+            running["draft_rope"] = _rope(draft)
+            running["causal"] = _causal(draft)
+            anchor = getattr(draft, "sample_from_anchor", None)
+            running["sample_from_anchor"] = None if anchor is None else bool(anchor)
             passed("draft")
 
             if weights is not None:

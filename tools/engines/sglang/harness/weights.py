@@ -7,7 +7,10 @@ method as (:data:`ALGORITHM`; the parallel-drafting cases are vLLM's switch and 
 out). The stage runner (``--weights``) walks the construction stages on the meta device,
 then builds the draft on the CPU and loads the checkpoint with SGLang's own
 ``DefaultModelLoader``, and reports the parameters the checkpoint did not write,
-``load_lm_head_from_target`` and the draft-to-target map it made from ``d2t``.
+``load_lm_head_from_target`` and the draft-to-target map it made from ``d2t``; and what
+the built models run with (``running``: the layers the target captures and whether the
+draft named them, both models' RoPE, the draft's per-layer causality, a DSpark draft's
+``sample_from_anchor``).
 
     python -m tools.engines.sglang.harness.weights
     python -m tools.engines.sglang.harness.weights --only NAME...
@@ -39,7 +42,12 @@ __all__ = ["ALGORITHM", "CASES", "RUNS_FILE", "main", "run_many", "weight_runs"]
 ROOT: Final = Path(__file__).resolve().parents[4]
 RUNS_FILE: Final = ROOT / "tests" / "real_configs" / "sglang_weight_runs.json"
 
-ALGORITHM: Final = {"dflash": "DFLASH", "eagle3": "EAGLE3", "draft_model": "STANDALONE"}
+ALGORITHM: Final = {
+    "dflash": "DFLASH",
+    "dspark": "DSPARK",
+    "eagle3": "EAGLE3",
+    "draft_model": "STANDALONE",
+}
 """SGLang's ``--speculative-algorithm`` for each vLLM method of the cases."""
 
 CASES: Final[tuple[WeightCase, ...]] = tuple(
@@ -79,7 +87,12 @@ ABOUT: Final = (
     "by SGLang's DefaultModelLoader (stage weights). loaded: the draft's parameters the "
     "checkpoint did not write, load_lm_head_from_target and the shape of the hot_token_id "
     "map made from d2t; the draft worker's sharing of the target's embedding and head is "
-    "not run. case_sha256: as in vllm_weight_runs.json."
+    "not run. running: read back from the built target and draft whatever the weights did: "
+    "captured (the target's layers_to_capture) and layers_named (the draft named them, "
+    "else SGLang guessed), draft_rope and target_rope (class, base, scaling), causal (the "
+    "draft's self_attn.attn_type per layer, DECODER is causal) and sample_from_anchor (the "
+    "DSpark draft's; null: the model holds none). "
+    "case_sha256: as in vllm_weight_runs.json."
 )
 
 
@@ -100,6 +113,7 @@ def entry(case: WeightCase, result: dict[str, Any]) -> dict[str, Any]:
         "exception": result.get("exception"),
         "draft_class": result.get("draft_class"),
         "loaded": result.get("weights"),
+        "running": result.get("running"),
         "artefact": artefact(result),
     }
 

@@ -60,9 +60,16 @@ raises:
     memory they were given), where its ``lm_head``
     and embedding come from (``"draft"``, ``"target"``) and the shape of its
     draft-to-target map (``draft_id_to_target_id``), and stops: ``combine`` is the
-    full-size run's. The folders hold a scaled-down draft and target
-    (``tools/harness/checkpoint.py``), so both are built on the CPU (the target by
-    the dummy loader: vLLM compares its embedding and ``lm_head`` with the draft's).
+    full-size run's. Whatever the weights do, it also reads back (``running``) the rest of
+    the state that decides running right, as the release's own objects hold it: the
+    tapped layers and whether the draft named them (``get_eagle3_aux_layers_from_config``
+    answered, else the target's ``get_eagle3_default_aux_hidden_state_layers`` guessed),
+    the rotary embedding the draft and the target were built with (class, base, scaling),
+    the draft's per-layer causal flags (``get_draft_attn_causal``, from
+    ``qwen3_dflash.py: _dflash_layer_causal``) and the speculator's ``sample_from_anchor``.
+    The folders hold a scaled-down draft and target (``tools/harness/checkpoint.py``), so
+    both are built on the CPU (the target by the dummy loader: vLLM compares its embedding
+    and ``lm_head`` with the draft's).
 ``combine``
     The draft's own ``combine_hidden_states`` on a meta tensor of shape
     ``(2, n_taps * target_hidden_size)``, where ``n_taps`` counts the tapped layer ids the
@@ -327,7 +334,7 @@ _UNWRITTEN = -7
 
 
 def _watch_weights(entered: Any) -> None:
-    """Call ``entered()`` when vLLM's ``DefaultModelLoader.load_weights`` starts (the draft
+    """Call ``entered(model)`` when vLLM's ``DefaultModelLoader.load_weights`` starts (the draft
     is built, its weights are next) and, before it loads, fill every parameter of the
     draft with NaN (an integer one with ``_UNWRITTEN``), so :func:`_unwritten` can tell
     afterwards which ones the checkpoint did not write. The loader itself is unchanged."""
@@ -337,7 +344,7 @@ def _watch_weights(entered: Any) -> None:
     original = DefaultModelLoader.load_weights
 
     def load_weights(self: Any, model: Any, model_config: Any) -> None:
-        entered()
+        entered(model)
         with torch.no_grad():
             for parameter in model.parameters():
                 parameter.fill_(float("nan") if parameter.is_floating_point() else _UNWRITTEN)
@@ -388,6 +395,59 @@ def _weights_state(draft: Any, target: Any, unwritten: list[str]) -> dict[str, A
     }
 
 
+ROPE_ATTRIBUTES = (
+    "scaling_factor",
+    "low_freq_factor",
+    "high_freq_factor",
+    "orig_max_position",
+    "original_max_position_embeddings",
+    "extrapolation_factor",
+    "beta_fast",
+    "beta_slow",
+)
+"""What vLLM's rotary embedding classes (``layers/rotary_embedding/*.py``) hold of their
+scaling, beside the class and ``base``: read where a class has them."""
+
+
+def _rope(model: Any) -> dict[str, Any] | None:
+    """The rotary embedding ``model`` was built with (its first ``rotary_emb`` module, as
+    ``get_rope`` made it from the model's own ``rope_parameters``): its class, its base and
+    the scaling it holds; ``None`` when it has none."""
+    for name, module in model.named_modules():
+        if name.split(".")[-1] != "rotary_emb":
+            continue
+        reading: dict[str, Any] = {"class": type(module).__name__}
+        base = getattr(module, "base", None)
+        reading["base"] = None if base is None else float(base)
+        for attribute in ROPE_ATTRIBUTES:
+            value = getattr(module, attribute, None)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                reading[attribute] = float(value)
+        return reading
+    return None
+
+
+def _causal(draft: Any) -> list[bool] | None:
+    """The draft's attention causality per layer, as its model reports it
+    (``get_draft_attn_causal``: DFlash and DSpark drafters); ``None`` for the others."""
+    method = getattr(draft, "get_draft_attn_causal", None)
+    return None if method is None else [bool(flag) for flag in method()]
+
+
+def _layers_named(vllm_config: Any, newer: bool) -> bool:
+    """Whether the draft's config named the tapped layers, as the runner that taps reads it
+    (``eagle3_utils.get_eagle3_aux_layers_from_config``; the older runner's
+    ``GPUModelRunner._get_eagle3_aux_layers_from_config``): a falsy answer makes the
+    target guess them (``get_eagle3_default_aux_hidden_state_layers``)."""
+    if newer:
+        from vllm.v1.worker.gpu.spec_decode.eagle.eagle3_utils import (
+            get_eagle3_aux_layers_from_config,
+        )
+
+        return bool(get_eagle3_aux_layers_from_config(vllm_config.speculative_config))
+    return bool(_older_aux_layers(vllm_config))
+
+
 def _prepare() -> None:
     """Patch and import what every run needs (idempotent)."""
     _patch_before_import()
@@ -432,8 +492,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0912, PLR0915 -
         "seconds": {"imports": round(imported, 1)},
     }
     weights = getattr(args, "weights", None)
+    running: dict[str, Any] = {
+        "tapped_layers": None,
+        "layers_named": None,
+        "draft_rope": None,
+        "target_rope": None,
+        "causal": None,
+        "sample_from_anchor": None,
+    }
     if weights is not None:
         result["weights"] = None
+        result["running"] = running
         os.symlink(weights, Path(args.draft) / "model.safetensors")
     stage = "config"
     clock = [time.monotonic()]
@@ -486,6 +555,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0912, PLR0915 -
                     spec.method == "eagle3" and bool(speculator.eagle3_use_aux_hidden_state)
                 )
             result["speculator"] = type(speculator).__name__
+            anchor = getattr(speculator, "sample_from_anchor", None)
+            running["sample_from_anchor"] = None if anchor is None else bool(anchor)
             _meta_mask_buffer(speculator)
             passed("speculator")
 
@@ -497,14 +568,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0912, PLR0915 -
                 vllm_config=vllm_config, model_config=vllm_config.model_config
             )
             result["target_class"] = type(target).__name__
+            running["target_rope"] = _rope(target)
             passed("target")
 
             if weights is not None:
                 # The draft from its checkpoint, on the CPU, by vLLM's own loader.
                 vllm_config.load_config.load_format = "safetensors"
 
-                def entered() -> None:
+                def entered(model: Any) -> None:
                     nonlocal stage
+                    running["draft_rope"] = _rope(model)
+                    running["causal"] = _causal(model)
                     passed("draft")
                     stage = "weights"
 
@@ -515,6 +589,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0912, PLR0915 -
                 if taps:
                     set_eagle3_aux_hidden_state_layers(target, spec, False)
                     result["tapped_layers"] = list(_tapped_layers(target) or ())
+                    running["tapped_layers"] = result["tapped_layers"]
+                    running["layers_named"] = _layers_named(vllm_config, newer)
                 passed("tap")
                 stage = "draft"
                 if hasattr(speculator, "load_model"):
@@ -528,6 +604,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0912, PLR0915 -
                 if taps:
                     _tap_older(target, vllm_config)
                     result["tapped_layers"] = list(_tapped_layers(target) or ())
+                    running["tapped_layers"] = result["tapped_layers"]
+                    running["layers_named"] = _layers_named(vllm_config, newer)
                 passed("tap")
 
             draft = getattr(speculator, "model", None)

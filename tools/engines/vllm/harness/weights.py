@@ -9,7 +9,9 @@ fixture has one, scaled with the configs; otherwise the layout its trainer write
 scaled sizes), with at most one fault injected (a tensor dropped, one added). The stage
 runner (``--weights``) loads it through vLLM's own loader and reports the stage reached,
 the error, and where the loaded draft's ``lm_head``, embedding and draft-to-target map
-come from.
+come from; and, whatever the weights do, what the built draft runs with (``running``: the
+tapped layers and whether the draft named them, its RoPE and the target's, its per-layer
+causality, the speculator's ``sample_from_anchor``).
 
     python -m tools.engines.vllm.harness.weights                  # the newest release, every case
     python -m tools.engines.vllm.harness.weights --release 0.33.0
@@ -17,8 +19,10 @@ come from.
 
 The readings are ``weight_runs`` in ``tests/real_configs/vllm_weight_runs.json``, one list
 per release; ``tests/tools/test_vllm_weight_runs.py`` holds them to the cases and compares
-each with the checker's ``weights`` step on the same scaled files (:func:`lay_out` writes
-them, without vLLM or torch).
+each with the checker's ``weights`` step, and each ``running`` reading with its
+``layers-guessed``, ``rope-differs-from-target``, ``causality-assumed`` and
+``sample-from-anchor-assumed``, on the same scaled files (:func:`lay_out` writes them,
+without vLLM or torch).
 """
 
 from __future__ import annotations
@@ -84,7 +88,13 @@ ABOUT: Final = (
     "stage_reached: the stage that failed, else the last one run; exception: its type, "
     "first line and the innermost frame that raised; loaded: the draft's parameters the "
     "checkpoint did not write, where its lm_head and embedding come from (draft, target) "
-    "and its draft-to-target map's shape; artefact: why a failure is this machine's, not "
+    "and its draft-to-target map's shape; running: read back whatever the weights did, as"
+    " the release's objects hold it: tapped_layers (the target's aux_hidden_state_layers)"
+    " and layers_named (get_eagle3_aux_layers_from_config answered, else the target "
+    "guessed), the rotary embedding the draft and the target were built with (draft_rope,"
+    " target_rope: class, base, scaling), causal (the draft's get_draft_attn_causal, per "
+    "layer) and the speculator's sample_from_anchor (null: the object holds none); "
+    "artefact: why a failure is this machine's, not "
     "the draft's (as in vllm_readings.json); "
     "case_sha256: a hash of the scaled configs and the checkpoint's tensors (see "
     "weights.case_digest)."
@@ -108,6 +118,7 @@ def entry(case: WeightCase, result: dict[str, Any], *, release: str) -> dict[str
         "exception": result.get("exception"),
         "draft_class": result.get("draft_class"),
         "loaded": result.get("weights"),
+        "running": result.get("running"),
         "artefact": artefact(result),
     }
 

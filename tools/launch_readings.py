@@ -21,6 +21,7 @@ release -> [reading]``), compared with the checker's launch findings by
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shlex
 import sys
@@ -81,22 +82,24 @@ def readings(
         for case in chosen
     ]
     server, environment, prefix = engine_tools()[engine].config_stage.server(release)
-    results = iter(
+    # Closed when this generator is, so the server stops and its scratch folder goes then,
+    # not when the garbage collector finds them.
+    with contextlib.closing(
         process.run_served(server, environment, requests, prefix=prefix, timeout=TIMEOUT)
-    )
-    for case in chosen:
-        # A server that stops answers no more: the cases after its crash report say so.
-        result = next(results, None) or _STOPPED
-        passed = result["outcome"] == "passed"
-        refused = result["outcome"] == "failed"  # the engine's parser or configuration raised
-        yield {
-            "name": case["name"],
-            "outcome": "accepted" if passed else "refused" if refused else result["outcome"],
-            "failed_stage": result.get("failed_stage"),
-            "exception": result.get("exception"),
-            "speculative": _scrubbed(result.get("speculative"), prefix),
-            "artefact": None if passed else artefact(engine, result),
-        }
+    ) as results:
+        for case in chosen:
+            # A server that stops answers no more: the cases after its crash report say so.
+            result = next(results, None) or _STOPPED
+            passed = result["outcome"] == "passed"
+            refused = result["outcome"] == "failed"  # the engine's parser or configuration raised
+            yield {
+                "name": case["name"],
+                "outcome": "accepted" if passed else "refused" if refused else result["outcome"],
+                "failed_stage": result.get("failed_stage"),
+                "exception": result.get("exception"),
+                "speculative": _scrubbed(result.get("speculative"), prefix),
+                "artefact": None if passed else artefact(engine, result),
+            }
 
 
 def main(argv: list[str] | None = None) -> int:

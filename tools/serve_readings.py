@@ -79,22 +79,29 @@ def readings(
         printed.append((reading, (ROOT / draft, ROOT / target, fields)))
     requests = [request for _, request in printed if request is not None]
     server, environment, prefix = engine_tools()[engine].config_stage.server(release)
-    results = iter(
+    served = (
         process.run_served(server, environment, requests, prefix=prefix, timeout=TIMEOUT)
         if requests
-        else ()
+        else None
     )
-    for reading, request in printed:
-        if request is not None:
-            result = next(results)
-            reading.update(
-                outcome=result["outcome"],
-                placeholder=result.get("placeholder", False),
-                speculative=_scrubbed(result.get("speculative"), prefix),
-                exception=result.get("exception"),
-                artefact=None if result["outcome"] == "passed" else artefact(engine, result),
-            )
-        yield reading
+    results = iter(served or ())
+    try:
+        for reading, request in printed:
+            if request is not None:
+                result = next(results)
+                reading.update(
+                    outcome=result["outcome"],
+                    placeholder=result.get("placeholder", False),
+                    speculative=_scrubbed(result.get("speculative"), prefix),
+                    exception=result.get("exception"),
+                    artefact=None if result["outcome"] == "passed" else artefact(engine, result),
+                )
+            yield reading
+    finally:
+        # The server stops and its scratch folder goes when this generator is done or
+        # closed, not when the garbage collector finds them.
+        if served is not None:
+            served.close()
 
 
 def artefact(engine: str, result: dict[str, Any]) -> str | None:

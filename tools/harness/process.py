@@ -17,7 +17,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -120,7 +120,7 @@ def run_served(
     *,
     prefix: str,
     timeout: float,
-) -> Iterator[dict[str, Any]]:
+) -> Generator[dict[str, Any], None, None]:
     """The reports of one ``stage_runner.py --serve`` process (``command``) fed ``requests``
     one JSON object a line, yielded in turn; a crash report, then no more, once it stops."""
     with tempfile.TemporaryDirectory(prefix=prefix) as scratch:

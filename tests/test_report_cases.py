@@ -3,8 +3,10 @@ users report a draft that fails, runs wrong or serves, each with its draft and t
 reported, or reconstructed from the fields the report names), and what the verdict of every
 shipped release of both engines must be by that release's code (``expect``: OK or INVALID
 per engine, and where it is INVALID the code of the error the report shows,
-``expect_code``).  A case whose verdict the checker cannot reach says why (``exception``) and is
-a strict expected failure, so that it fails the day the checker reaches it.
+``expect_code``; where the draft starts and then runs wrong, the codes of the findings that
+say so, ``expect_findings``).  A case whose verdict the checker cannot reach says why
+(``exception``) and is a strict expected failure, so that it fails the day the checker
+reaches it.
 """
 
 from __future__ import annotations
@@ -61,6 +63,12 @@ def test_each_report_gets_its_verdict_on_every_shipped_release(
     code = case.get("expect_code", {}).get(engine)
     if code is not None:  # refused for the reason the report gives
         assert code in {getattr(error.code, "name", None) for error in verdict.errors}
+    found = {
+        getattr(getattr(finding, "code", None), "name", None)
+        for finding in (*verdict.errors, *verdict.warnings, *verdict.notes)
+    }
+    for expected in case.get("expect_findings", {}).get(engine, ()):  # what runs wrong, said
+        assert expected in found, (expected, sorted(filter(None, found)))
 
 
 def test_each_case_names_its_source_outcome_and_expectations() -> None:
@@ -74,8 +82,15 @@ def test_each_case_names_its_source_outcome_and_expectations() -> None:
         assert case["applies"], case["id"]
         assert set(case["expect"]) == engines, case["id"]
         assert set(case["expect"].values()) <= {"OK", "INVALID"}, case["id"]
+        assert set(case.get("expect_findings", {})) <= engines, case["id"]
 
 
 def test_the_corpus_holds_failures_and_successes() -> None:
     outcomes = {case["outcome"] for case in CASES}
-    assert {"fails", "serves"} <= outcomes
+    assert {"fails", "serves", "runs wrong"} <= outcomes
+
+
+def test_each_draft_that_runs_wrong_names_the_findings_that_say_so() -> None:
+    for case in CASES:
+        if case["outcome"] == "runs wrong":
+            assert case.get("expect_findings") or case.get("expect_code"), case["id"]

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Final
+from typing import Final, cast
 
 from drafting_config.draft.architectures import (
     DSPARK_DRAFT,
@@ -1318,7 +1318,13 @@ def overridden_names(subject: VllmSubject) -> tuple[str, ...]:
     names = _architecture_names(subject.get)
     if subject.resolution.speculators is not None or _renaming_method(subject) == "dspark":
         return names
-    overridden = hf_config_override(subject.get, subject.version)
+    # Every rule that asks for the draft's class asks this: made once per file and release
+    # (kept in DraftFile.readings, which the verdicts clear once made).
+    key = f"vllm hf_config_override {subject.version}"
+    readings = subject.draft.readings
+    if key not in readings:
+        readings[key] = hf_config_override(subject.get, subject.version)
+    overridden = cast("tuple[object, tuple[str, ...]] | None", readings[key])
     return names if overridden is None else overridden[1]
 
 

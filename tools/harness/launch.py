@@ -1,6 +1,6 @@
 """A printed serve command made runnable in a harness's scratch folders: the part of both
-config stages (``vllm_harness/config_stage.py``, ``sglang_harness/config_stage.py``) that
-knows no engine.
+config stages (``tools/engines/vllm/harness/config_stage.py``,
+``tools/engines/sglang/harness/config_stage.py``) that knows no engine.
 
 The checker prints the draft and the target as the user gave them (a folder, a repo id, or
 ``DRAFT``/``TARGET``); the harness copies each ``config.json`` into a scratch folder of its
@@ -11,9 +11,10 @@ engines' environments too).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-__all__ = ["PLACEHOLDER_TOKENS", "local_argv"]
+__all__ = ["PLACEHOLDER_TOKENS", "local_argv", "local_request", "unreported"]
 
 PLACEHOLDER_TOKENS = 4
 """What a ``num_speculative_tokens`` placeholder (a JSON string where the checker knows no
@@ -48,6 +49,33 @@ def local_argv(
             replaced = True
         local.append(json.dumps(config))
     return local, replaced
+
+
+def local_request(
+    run: Callable[[list[str]], dict[str, Any]],
+) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A config stage's answer to one served request: ``run`` on its printed command made
+    local (:func:`local_argv`), with whether that replaced a placeholder."""
+
+    def answer(request: dict[str, Any]) -> dict[str, Any]:
+        names = request["names"]
+        argv, placeholder = local_argv(
+            request["argv"], (names[0], names[1]), (request["draft"], request["target"])
+        )
+        return {**run(argv), "placeholder": placeholder}
+
+    return answer
+
+
+def unreported(request: dict[str, Any], outcome: str, message: str) -> dict[str, Any]:
+    """A config stage's reading of a request its server could not answer (``outcome``, with
+    ``message`` as its exception)."""
+    return {
+        "outcome": outcome,
+        "failed_stage": None,
+        "exception": {"type": outcome, "message": message},
+        "speculative": None,
+    }
 
 
 def _json_object(argument: str) -> dict[str, object] | None:

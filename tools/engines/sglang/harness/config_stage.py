@@ -16,7 +16,7 @@ preparation (``stage_runner._prepare``), and imports nothing of ``drafting_confi
 
 A request holds the printed command (``argv``), the names it gives the draft and the target
 (``names``) and the scratch folders holding their ``config.json`` (``draft``, ``target``):
-the names are replaced by the folders (``harness_common/launch.py: local_argv``).
+the names are replaced by the folders (``tools/harness/launch.py: local_argv``).
 
 What this process appends to the command, and why (as ``stage_runner.py`` passes them):
 ``--device cuda`` (what a user serving on a GPU has; the CPU platform refuses DFLASH and
@@ -44,11 +44,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-if not __package__:  # run as a script, in the engine's environment: see harness_common/serve.py
+if not __package__:  # run as a script, in the engine's environment: see tools/harness/serve.py
     sys.path.append(str(Path(__file__).resolve().parents[4]))
 
 from tools.engines.sglang.harness.stage_runner import _prepare  # the same imports as every stage
-from tools.harness.launch import local_argv
+from tools.harness.launch import local_request, unreported
 from tools.harness.serve import exception_record, report, serve
 
 __all__ = ["CPU_FLAGS", "LAUNCHER", "run"]
@@ -113,29 +113,12 @@ def run(argv: list[str]) -> dict[str, Any]:
     return result
 
 
-def _unreported(request: dict[str, Any], outcome: str, message: str) -> dict[str, Any]:
-    return {
-        "outcome": outcome,
-        "failed_stage": None,
-        "exception": {"type": outcome, "message": message},
-        "speculative": None,
-    }
-
-
-def _run_request(request: dict[str, Any]) -> dict[str, Any]:
-    names = request["names"]
-    argv, placeholder = local_argv(
-        request["argv"], (names[0], names[1]), (request["draft"], request["target"])
-    )
-    return {**run(argv), "placeholder": placeholder}
-
-
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     os.environ.setdefault("SGLANG_LOGGING_LEVEL", "error")
     if arguments == ["--serve"]:
         _prepare()
-        return serve(_run_request, _unreported)
+        return serve(local_request(run), unreported)
     report(run(arguments))
     return 0
 

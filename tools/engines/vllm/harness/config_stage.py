@@ -14,10 +14,10 @@ imports nothing of ``drafting_config``.
     python config_stage.py vllm serve TARGET_DIR --speculative-config '{...}'
     python config_stage.py --serve   # requests on stdin, one JSON object a line
 
-A request (``harness_common/process.py: run_served``) holds the printed command (``argv``),
+A request (``tools/harness/process.py: run_served``) holds the printed command (``argv``),
 the names it gives the draft and the target (``names``) and the scratch folders holding
 their ``config.json`` (``draft``, ``target``): the names are replaced by the folders
-(``harness_common/launch.py: local_argv``, which also replaces a ``num_speculative_tokens``
+(``tools/harness/launch.py: local_argv``, which also replaces a ``num_speculative_tokens``
 placeholder, and the report says so).
 
 What this process appends to the command to build the configuration on a CPU-only
@@ -40,11 +40,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-if not __package__:  # run as a script, in the engine's environment: see harness_common/serve.py
+if not __package__:  # run as a script, in the engine's environment: see tools/harness/serve.py
     sys.path.append(str(Path(__file__).resolve().parents[4]))
 
 from tools.engines.vllm.harness.stage_runner import _prepare  # the same patches as every stage
-from tools.harness.launch import local_argv
+from tools.harness.launch import local_request, unreported
 from tools.harness.serve import exception_record, report, serve
 
 __all__ = ["CPU_FLAGS", "run"]
@@ -119,28 +119,11 @@ def run(argv: list[str]) -> dict[str, Any]:
     return result
 
 
-def _unreported(request: dict[str, Any], outcome: str, message: str) -> dict[str, Any]:
-    return {
-        "outcome": outcome,
-        "failed_stage": None,
-        "exception": {"type": outcome, "message": message},
-        "speculative": None,
-    }
-
-
-def _run_request(request: dict[str, Any]) -> dict[str, Any]:
-    names = request["names"]
-    argv, placeholder = local_argv(
-        request["argv"], (names[0], names[1]), (request["draft"], request["target"])
-    )
-    return {**run(argv), "placeholder": placeholder}
-
-
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     if arguments == ["--serve"]:
         _prepare()
-        return serve(_run_request, _unreported)
+        return serve(local_request(run), unreported)
     report(run(arguments))
     return 0
 

@@ -20,7 +20,6 @@ release -> [reading]``), compared with the checker's launch findings by
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import shlex
@@ -31,7 +30,7 @@ from typing import Any, Final
 
 from tools.engines import engine_tools
 from tools.harness import process
-from tools.serve_readings import ROOT, TIMEOUT, _scrubbed, artefact, releases
+from tools.serve_readings import ROOT, TIMEOUT, _scrubbed, artefact, record
 
 __all__ = ["CASES", "READINGS", "Case", "cases", "config_file", "readings"]
 
@@ -102,31 +101,13 @@ def readings(
             }
 
 
+def _accepted(runs: list[dict[str, Any]]) -> str:
+    accepted = sum(run["outcome"] == "accepted" for run in runs)
+    return f"{accepted} of {len(runs)} launches accepted"
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--engine", choices=tuple(engine_tools()))
-    parser.add_argument("--release")
-    parser.add_argument("--case", help="one case, by name (printed, not recorded)")
-    args = parser.parse_args(argv)
-    recorded: dict[str, dict[str, list[dict[str, Any]]]] = (
-        json.loads(READINGS.read_text(encoding="utf-8")) if READINGS.exists() else {}
-    )
-    for engine, shipped in releases().items():
-        if args.engine not in (None, engine):
-            continue
-        for release in shipped:
-            if args.release not in (None, release):
-                continue
-            only = None if args.case is None else [args.case]
-            runs = list(readings(engine, release, only))
-            accepted = sum(run["outcome"] == "accepted" for run in runs)
-            print(f"{engine} {release}: {accepted} of {len(runs)} launches accepted", flush=True)
-            if args.case is not None:
-                print(json.dumps(runs, indent=2))
-                continue
-            recorded.setdefault(engine, {})[release] = runs
-            READINGS.write_text(json.dumps(recorded, indent=1) + "\n", encoding="utf-8")
-    return 0
+    return record(READINGS, readings, _accepted, __doc__.splitlines()[0], argv)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import json
 import re
 import shlex
 import sys
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any, Final
 
@@ -134,14 +134,24 @@ def _relative(command: str | None) -> str | None:
     return None if command is None else command.replace(f"{ROOT}/", "")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def record(
+    readings_file: Path,
+    take: Callable[[str, str, Collection[str] | None], Iterator[dict[str, Any]]],
+    summary: Callable[[list[dict[str, Any]]], str],
+    description: str,
+    argv: list[str] | None = None,
+) -> int:
+    """A recording command: ``take(engine, release, only)`` on each engine's harness release
+    (``--engine``, ``--release`` narrow them), each release's readings written into
+    ``readings_file`` as soon as taken, with ``summary`` of them printed; with ``--case``,
+    that case's readings printed and nothing recorded."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--engine", choices=tuple(engine_tools()))
     parser.add_argument("--release")
     parser.add_argument("--case", help="one case, by name (printed, not recorded)")
     args = parser.parse_args(argv)
     recorded: dict[str, dict[str, list[dict[str, Any]]]] = (
-        json.loads(READINGS.read_text(encoding="utf-8")) if READINGS.exists() else {}
+        json.loads(readings_file.read_text(encoding="utf-8")) if readings_file.exists() else {}
     )
     for engine, shipped in releases().items():
         if args.engine not in (None, engine):
@@ -149,16 +159,24 @@ def main(argv: list[str] | None = None) -> int:
         for release in shipped:
             if args.release not in (None, release):
                 continue
-            runs = list(readings(engine, release, None if args.case is None else [args.case]))
-            passed = sum(run.get("outcome") == "passed" for run in runs)
-            commands = sum(run["command"] is not None for run in runs)
-            print(f"{engine} {release}: {passed} of {commands} printed commands passed", flush=True)
+            runs = list(take(engine, release, None if args.case is None else [args.case]))
+            print(f"{engine} {release}: {summary(runs)}", flush=True)
             if args.case is not None:
                 print(json.dumps(runs, indent=2))
                 continue
             recorded.setdefault(engine, {})[release] = runs
-            READINGS.write_text(json.dumps(recorded, indent=1) + "\n", encoding="utf-8")
+            readings_file.write_text(json.dumps(recorded, indent=1) + "\n", encoding="utf-8")
     return 0
+
+
+def _passed(runs: list[dict[str, Any]]) -> str:
+    passed = sum(run.get("outcome") == "passed" for run in runs)
+    commands = sum(run["command"] is not None for run in runs)
+    return f"{passed} of {commands} printed commands passed"
+
+
+def main(argv: list[str] | None = None) -> int:
+    return record(READINGS, readings, _passed, __doc__.splitlines()[0], argv)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ import json
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import TYPE_CHECKING, Final
@@ -31,6 +32,7 @@ from drafting_config.verdicts import Verdict
 
 if TYPE_CHECKING:
     from drafting_config.engines.interface import WeightsFacts
+    from drafting_config.values.codes import Code
 
 
 def edit_plan(verdicts: Sequence[Verdict]) -> EditPlan:
@@ -106,29 +108,37 @@ def finding_rows(verdict: Verdict, plan: EditPlan | None = None) -> list[dict[st
     then warnings, then notes."""
     if plan is None:
         plan = edit_plan([verdict])
-    rows: list[dict[str, object]] = []
+    return [
+        {
+            "code": None if code is None else code.name,
+            "step": None if code is None else code.step.value,
+            "severity": severity,
+            "engine": verdict.engine,
+            "field": getattr(finding, "field", None),
+            "message": _finding_message(severity, finding, verdict),
+            "fix": getattr(finding, "fix", None),
+            "evidence": getattr(finding, "evidence", None),
+            "fixable": plan.fixes(finding),
+        }
+        for severity, finding, code in _findings(verdict)
+    ]
+
+
+def _findings(verdict: Verdict) -> Iterator[tuple[str, object, Code | None]]:
+    """A verdict's findings, errors first, then warnings, then notes: each with its
+    severity and its code (``None`` where it has none)."""
     for severity, findings in (
         ("error", verdict.errors),
         ("warning", verdict.warnings),
         ("note", verdict.notes),
     ):
         for finding in findings:
-            code = getattr(finding, "code", None)
-            message = _message(finding, verdict) if severity == "error" else str(finding)
-            rows.append(
-                {
-                    "code": None if code is None else code.name,
-                    "step": None if code is None else code.step.value,
-                    "severity": severity,
-                    "engine": verdict.engine,
-                    "field": getattr(finding, "field", None),
-                    "message": message,
-                    "fix": getattr(finding, "fix", None),
-                    "evidence": getattr(finding, "evidence", None),
-                    "fixable": plan.fixes(finding),
-                }
-            )
-    return rows
+            yield severity, finding, getattr(finding, "code", None)
+
+
+def _finding_message(severity: str, finding: object, verdict: Verdict) -> str:
+    """A finding's message as the output shows it (an error's by :func:`_message`)."""
+    return _message(finding, verdict) if severity == "error" else str(finding)
 
 
 def _code(finding: object) -> str | None:
@@ -197,20 +207,24 @@ class _Shown:
     fixable: bool = dataclass_field(default=False, compare=False)
 
 
-def _shown_findings(verdict: Verdict, plan: EditPlan | None = None) -> list[_Shown]:
-    """A verdict's findings, errors first, then warnings, then notes; fixable by ``plan``
-    (the draft's, so that edits two engines disagree on are marked on neither)."""
+def _shown_findings(
+    verdict: Verdict, plan: EditPlan, footer: AbstractSet[Code] = frozenset()
+) -> list[_Shown]:
+    """A verdict's findings, errors first, then warnings, then notes (those with a code in
+    ``footer`` left to the run's footer); fixable by ``plan`` (the draft's, so that edits
+    two engines disagree on are marked on neither)."""
     return [
         _Shown(
-            str(row["severity"]),
-            None if row["code"] is None else str(row["code"]),
-            None if row["field"] is None else str(row["field"]),
-            str(row["message"]),
-            None if row["fix"] is None else str(row["fix"]),
-            None if row["evidence"] is None else str(row["evidence"]),
-            bool(row["fixable"]),
+            severity,
+            None if code is None else code.name,
+            getattr(finding, "field", None),
+            _finding_message(severity, finding, verdict),
+            getattr(finding, "fix", None),
+            getattr(finding, "evidence", None),
+            plan.fixes(finding),
         )
-        for row in finding_rows(verdict, plan)
+        for severity, finding, code in _findings(verdict)
+        if code not in footer or severity != "note"
     ]
 
 
@@ -233,6 +247,8 @@ def block_lines(
     verbose: bool = False,
     token_fields: bool = False,
     style: Style | None = None,
+    plan: EditPlan | None = None,
+    footer: AbstractSet[Code] = frozenset(),
 ) -> list[str]:
     """The text of one draft's verdicts, one per engine (documented in docs/cli.md).
 
@@ -248,7 +264,9 @@ def block_lines(
     findings are wrapped at and whether to colour the headline's word, each finding's
     severity and code (default: no colour, :data:`MAX_LINE`).  With ``token_fields``
     (``explain``), each engine line is followed by the token-id fields in the order that
-    engine reads them.
+    engine reads them.  ``plan`` is the draft's :func:`edit_plan`, when the caller has it;
+    the notes whose code is in ``footer`` are left out (a run of several drafts says them
+    once, in its footer).
     """
     style = style or Style()
     width = style.width
@@ -256,14 +274,16 @@ def block_lines(
     name = first.path if first.path is not None else "<config>"
     word = headline_word(verdicts, strict)
     lines = [f"{name}: {word}"]
-    details = _draft_details(verdicts)
-    if token_fields and details:
-        lines.append(f"{_INDENT}draft: {details}")
+    if token_fields:
+        details = _draft_details(verdicts)
+        if details:
+            lines.append(f"{_INDENT}draft: {details}")
     engines = [verdict.engine for verdict in verdicts]
     reported: dict[_Shown, list[str]] = {}
-    plan = edit_plan(verdicts)
+    if plan is None:
+        plan = edit_plan(verdicts)
     for verdict in verdicts:
-        for shown in dict.fromkeys(_shown_findings(verdict, plan)):
+        for shown in dict.fromkeys(_shown_findings(verdict, plan, footer)):
             reported.setdefault(shown, []).append(verdict.engine)
     for verdict in verdicts:
         lines.append(f"{_INDENT}{verdict.engine}: {_engine_state(verdict)}")

@@ -21,8 +21,8 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Final, NoReturn, TextIO, cast
 
 from drafting_config import __version__
@@ -71,6 +71,7 @@ from drafting_config.values.codes import (
     TARGET_NOT_GIVEN,
     TOKENIZER_NOT_FOUND,
     WEIGHTS_NOT_MODELLED,
+    Code,
 )
 from drafting_config.values.edits import EditPlan
 from drafting_config.values.errors import exception_text
@@ -209,22 +210,20 @@ nothing, whose text is the same for every draft: in a run of several drafts, the
 output says each once, in its footer, with how many drafts hold it."""
 
 
-def _footer_notes(verdicts: Sequence[Verdict], footer: dict[str, int]) -> list[Verdict]:
-    """``verdicts`` (one draft's) without their :data:`FOOTER_CODES` notes, each counted
-    once for the draft into ``footer``."""
-    held: dict[str, None] = {}
-    kept = []
-    for verdict in verdicts:
-        notes = []
-        for note in dict.fromkeys(verdict.notes):
-            if getattr(note, "code", None) in FOOTER_CODES:
-                held[note] = None
-            else:
-                notes.append(note)
-        kept.append(replace(verdict, notes=tuple(notes)))
+def _count_footer_notes(
+    verdicts: Sequence[Verdict], codes: AbstractSet[Code], footer: dict[str, int]
+) -> None:
+    """Count each note of ``verdicts`` (one draft's) whose code is in ``codes`` once for
+    the draft into ``footer``; the draft's block leaves them out
+    (``block_lines(footer=codes)``)."""
+    held = {
+        note: None
+        for verdict in verdicts
+        for note in verdict.notes
+        if getattr(note, "code", None) in codes
+    }
     for note in held:
         footer[note] = footer.get(note, 0) + 1
-    return kept
 
 
 def _by_draft(verdicts: Iterator[Verdict], engines: int) -> Iterator[list[Verdict]]:
@@ -292,7 +291,8 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         print(_JOBS_DEPRECATED, file=sys.stderr)
     engines = _engines(args)
     names = [engine_rules(engine)[0].ENGINE for engine in engines]
-    several = len(paths) > 1
+    # In a run of several drafts, the notes of FOOTER_CODES are said once, in its footer.
+    footer_codes: AbstractSet[Code] = FOOTER_CODES if len(paths) > 1 else frozenset()
     quiet = getattr(args, "quiet", False)
     footer: dict[str, int] = {}
     style = _style(args, out)
@@ -324,10 +324,17 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             for verdict in verdicts:
                 out.write("".join(f"{line}\n" for line in github_lines(verdict, args.strict)))
             continue
-        shown = _footer_notes(verdicts, footer) if several else verdicts
+        _count_footer_notes(verdicts, footer_codes, footer)
         if not (quiet and all(v.ok and not v.warnings for v in verdicts)):
-            lines = block_lines(shown, args.strict, verbose=args.verbose, style=style)
-            out.write("".join(f"{line}\n" for line in lines))
+            lines = block_lines(
+                verdicts,
+                args.strict,
+                verbose=args.verbose,
+                style=style,
+                plan=plan,
+                footer=footer_codes,
+            )
+            out.write("\n".join(lines) + "\n")
     if args.json:
         out.write("]\n" if total else "[]\n")
     else:

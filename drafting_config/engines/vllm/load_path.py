@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
+from functools import cached_property
 from types import MappingProxyType
 from typing import Final, cast
 
@@ -264,6 +265,8 @@ def _deepseek(state: _Overridden) -> _Overridden:
         model_type = "deepseek_mtp"
     if isinstance(model_type, str) and model_type in "pangu_ultra_moe":  # a substring test
         model_type = "pangu_ultra_moe_mtp"
+    if model_type is state.model_type and names is state.names:
+        return state  # none of them
     return replace(state, model_type=model_type, names=names)
 
 
@@ -291,8 +294,11 @@ def _text_promoted(state: _Overridden) -> _Overridden | None:
 
 
 def _nemotron_h(state: _Overridden) -> _Overridden:
-    nextn = exact_int(state.get("num_nextn_predict_layers", None))
-    if state.model_type in ("nemotron_h", "nemotron_h_puzzle") and nextn and nextn > 0:
+    value = state.get("num_nextn_predict_layers", None)
+    if state.model_type not in ("nemotron_h", "nemotron_h_puzzle"):
+        return state
+    nextn = exact_int(value)
+    if nextn and nextn > 0:
         return replace(state, model_type="nemotron_h_mtp")
     return state
 
@@ -446,12 +452,31 @@ def hf_config_override(
     early = _early_return(state)
     if early is not False:
         return early if isinstance(early, tuple) else None
-    for rewrite in _REWRITES:
+    keyed = _type_key(state.model_type)
+    for rewrite, types in _REWRITE_KEYS:
+        if types is not None and keyed not in types:
+            continue  # keyed on another model type: it keeps the state (_ByModelType)
         rewritten = rewrite(state)
         if rewritten is None:
             return None
-        state = rewritten
+        if rewritten is not state:
+            state = rewritten
+            keyed = _type_key(state.model_type)
     return state.model_type, state.names
+
+
+_REWRITE_KEYS: Final = tuple(
+    (rewrite, rewrite.types if isinstance(rewrite, _ByModelType) else None)
+    for rewrite in _REWRITES
+)
+""":data:`_REWRITES`, each beside the model types it acts on when it is keyed on them
+(:class:`_ByModelType`), else ``None``: the loop skips a keyed rewrite whose types do not
+hold the model type without calling it."""
+
+
+def _type_key(model_type: object) -> str | None:
+    """``model_type`` when it is a string (the only kind a keyed rewrite matches)."""
+    return model_type if isinstance(model_type, str) else None
 
 
 @dataclass(frozen=True)
@@ -797,15 +822,6 @@ def _vllm_method(subject: VllmSubject) -> str | None:
     return None if algorithm is None else VLLM_METHOD.get(algorithm, algorithm)
 
 
-def _renaming_method(subject: VllmSubject) -> str:
-    """The ``method`` vLLM serves the draft with, which decides how it renames the draft's
-    architectures: the resolver's, else that of the mode the draft is served in
-    (:func:`~.modes.served_mode`): a P-EAGLE or DFlash class that names no token id is
-    still served, and renamed, as ``eagle3`` or ``dflash``."""
-    method = _vllm_method(subject)
-    return method if method is not None else served_mode(subject.resolution, subject.version).method
-
-
 def _target_model_type(subject: VllmSubject) -> object:
     """The target's ``model_type``, else the draft's (a DeepSeek-V4 checkpoint checked as
     its own draft is the target too)."""
@@ -833,7 +849,7 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
         return
     get = subject.get
     model_type = get("model_type", None)
-    names = _architecture_names(get)
+    names = _classes(subject).names
     if model_type is None and names:
         model_type = MODEL_TYPE_FROM_ARCHITECTURE.get(names[0])
     parse_evidence = "vllm/transformers_utils/config.py: HFConfigParser.parse"
@@ -1080,21 +1096,21 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
     error, :func:`_remote_code_drafter`).  An error only when nothing resolves the name.
     Stock vLLM: plugins may register more names.
     """
-    get = subject.get
-    names = _architecture_names(get)
+    classes = _classes(subject)
+    names = classes.names
     if not names:
         return  # vLLM fills them from transformers' MODEL_MAPPING_NAMES, or fails later
     if _refused_peagle(subject):
         return  # check_peagle's error
     speculators = subject.resolution.speculators is not None
     has_auto_model = not speculators and any(
-        key.startswith("AutoModel") for key in _auto_map_keys(get)
+        key.startswith("AutoModel") for key in _auto_map_keys(subject.get)
     )
-    version, method = subject.version, _renaming_method(subject)
-    given = overridden_names(subject)  # the ModelConfig's, after hf_config_override
+    version, method = subject.version, classes.method
+    given = classes.overridden  # the ModelConfig's, after hf_config_override
     if not speculators and not _registered_as_given(given, has_auto_model, method, version, found):
         return
-    renamed = serving_architectures(subject)
+    renamed = classes.serving
     if method == "dspark" and not speculators:
         _dspark_replaced(subject, names, renamed, found)
     outcome = _unresolved_names(renamed, False, version)
@@ -1208,7 +1224,7 @@ def _declared_method(subject: VllmSubject) -> str | None:
     if not since(subject.version, CHECKS_DECLARED_SPECULATOR):
         return None
     get = subject.get
-    names = _architecture_names(get)
+    names = _classes(subject).names
     kept = dspark_architectures(names, get("model_type", None))
     if DSPARK_DRAFT in names and kept is not None:
         names = kept  # hf_config_override: DSparkDraftModel of a qwen3 draft
@@ -1236,10 +1252,10 @@ def check_declared_speculator(subject: VllmSubject, found: Findings) -> None:
     if subject.resolution.speculators is not None:
         return
     declared = _declared_method(subject)
-    method = _renaming_method(subject)
+    method = _classes(subject).method
     if declared is None or declared == method:
         return
-    names = list(_architecture_names(subject.get))
+    names = list(_classes(subject).names)
     found.error(
         ParallelDraftingConfigError(
             f"`architectures` = {names!r} declares a {declared} speculator, but the draft is "
@@ -1261,7 +1277,7 @@ def _refused_peagle(subject: VllmSubject) -> bool:
     resolution = subject.resolution
     if resolution.speculators is not None:
         return resolution.algorithm == "peagle"
-    return bool(set(_architecture_names(subject.get)) & PEAGLE_CLASSES)
+    return bool(set(_classes(subject).names) & PEAGLE_CLASSES)
 
 
 def check_peagle(subject: VllmSubject, found: Findings) -> None:
@@ -1291,7 +1307,7 @@ def check_peagle(subject: VllmSubject, found: Findings) -> None:
             )
         )
         return
-    names = [name for name in _architecture_names(subject.get) if name in PEAGLE_CLASSES]
+    names = [name for name in _classes(subject).names if name in PEAGLE_CLASSES]
     found.error(
         ParallelDraftingConfigError(
             f"`architectures` = {names!r} is a P-EAGLE class, a parallel EAGLE-3 mode vLLM no "
@@ -1307,46 +1323,97 @@ def check_peagle(subject: VllmSubject, found: Findings) -> None:
 
 
 def overridden_names(subject: VllmSubject) -> tuple[str, ...]:
-    """The draft's ``architectures`` as its ``ModelConfig`` holds them, after
-    :func:`hf_config_override` on the subject's release (as given where that function is not
-    followed); a speculators file's and a DSpark draft's as given (their own rewrites are
-    :func:`check_architecture_registered`'s).
+    """The draft's ``architectures`` as its ``ModelConfig`` holds them
+    (:attr:`_Classes.overridden`).
 
     Raises:
         ParallelDraftingConfigError: a field cannot be read at all.
     """
-    names = _architecture_names(subject.get)
-    if subject.resolution.speculators is not None or _renaming_method(subject) == "dspark":
-        return names
-    # Every rule that asks for the draft's class asks this: made once per file and release
-    # (kept in DraftFile.readings, which the verdicts clear once made).
-    key = f"vllm hf_config_override {subject.version}"
-    readings = subject.draft.readings
-    if key not in readings:
-        readings[key] = hf_config_override(subject.get, subject.version)
-    overridden = cast("tuple[object, tuple[str, ...]] | None", readings[key])
-    return names if overridden is None else overridden[1]
+    return _classes(subject).overridden
 
 
 def serving_architectures(subject: VllmSubject) -> tuple[str, ...]:
-    """The draft's ``architectures`` as vLLM builds the draft: rewritten by
-    ``hf_config_override`` (:func:`overridden_names`), then renamed for the method it
-    serves it with (:func:`check_architecture_registered` says how); a speculators file's
-    as its updater wrote them."""
-    get = subject.get
-    names = _architecture_names(get)
-    if subject.resolution.speculators is not None:
-        return names  # the translated config: the updater's, which vLLM does not rename
-    method = _renaming_method(subject)
-    if method in EAGLE_CONFIG_METHODS and get("model_type", None) != "eagle":
-        names = overridden_names(subject)
-        return tuple(eagle_config_architecture(method, name) for name in names)
-    if method != "dspark":
-        return overridden_names(subject)
-    if method == "dspark":
-        kept = dspark_architectures(names, get("model_type", None))
+    """The draft's ``architectures`` as vLLM builds the draft (:attr:`_Classes.serving`).
+
+    Raises:
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    return _classes(subject).serving
+
+
+class _Classes:
+    """The draft's classes along vLLM's load path, for one subject: every rule that asks for
+    them asks these, each made on the first ask (kept in :attr:`VllmSubject.derived`; a
+    field that cannot be read raises on every ask)."""
+
+    def __init__(self, subject: VllmSubject) -> None:
+        self.subject = subject
+
+    @cached_property
+    def names(self) -> tuple[str, ...]:
+        """The draft's ``architectures`` as given (its strings; none when not a list)."""
+        return _architecture_names(self.subject.get)
+
+    @cached_property
+    def method(self) -> str:
+        """The ``method`` vLLM serves the draft with, which decides how it renames the
+        draft's architectures: the resolver's, else that of the mode the draft is served in
+        (:func:`~.modes.served_mode`): a P-EAGLE or DFlash class that names no token id is
+        still served, and renamed, as ``eagle3`` or ``dflash``."""
+        subject = self.subject
+        method = _vllm_method(subject)
+        if method is not None:
+            return method
+        return served_mode(subject.resolution, subject.version).method
+
+    @cached_property
+    def overridden(self) -> tuple[str, ...]:
+        """The draft's ``architectures`` as its ``ModelConfig`` holds them, after
+        :func:`hf_config_override` on the subject's release (as given where that function
+        is not followed); a speculators file's and a DSpark draft's as given (their own
+        rewrites are :func:`check_architecture_registered`'s)."""
+        subject, names = self.subject, self.names
+        if subject.resolution.speculators is not None or self.method == "dspark":
+            return names
+        # Made once per file and release (kept in DraftFile.readings, which the verdicts
+        # clear once made): a subject made by ``dataclasses.replace`` finds it there.
+        key = f"vllm hf_config_override {subject.version}"
+        readings = subject.draft.readings
+        if key not in readings:
+            readings[key] = hf_config_override(subject.get, subject.version)
+        overridden = cast("tuple[object, tuple[str, ...]] | None", readings[key])
+        return names if overridden is None else overridden[1]
+
+    @cached_property
+    def serving(self) -> tuple[str, ...]:
+        """The draft's ``architectures`` as vLLM builds the draft: rewritten by
+        ``hf_config_override`` (:attr:`overridden`), then renamed for the method it serves
+        it with (:func:`check_architecture_registered` says how); a speculators file's as
+        its updater wrote them."""
+        subject, names = self.subject, self.names
+        if subject.resolution.speculators is not None:
+            return names  # the translated config: the updater's, which vLLM does not rename
+        method = self.method
+        if method in EAGLE_CONFIG_METHODS and subject.get("model_type", None) != "eagle":
+            return tuple(eagle_config_architecture(method, name) for name in self.overridden)
+        if method != "dspark":
+            return self.overridden
+        kept = dspark_architectures(names, subject.get("model_type", None))
         return kept if kept is not None else (dspark_replacement(_target_model_type(subject)),)
-    return names
+
+
+_CLASSES: Final = "vllm classes"
+"""The key of a subject's :class:`_Classes` in :attr:`VllmSubject.derived`."""
+
+
+def _classes(subject: VllmSubject) -> _Classes:
+    """The subject's :class:`_Classes`, made on the first ask."""
+    derived = subject.derived
+    known = derived.get(_CLASSES)
+    if isinstance(known, _Classes):
+        return known
+    classes = derived[_CLASSES] = _Classes(subject)
+    return classes
 
 
 def check_construction(subject: VllmSubject, found: Findings) -> None:
@@ -1495,7 +1562,7 @@ def _xpress_architecture(subject: VllmSubject) -> str | None:
     if _vllm_method(subject) != "dflash":
         return None
     tables = vllm_tables(subject.version)
-    for name in (*_architecture_names(subject.get), *serving_architectures(subject)):
+    for name in (*_classes(subject).names, *serving_architectures(subject)):
         if name in XPRESS_ARCHITECTURES and tables.registered(name) is not None:
             return name
     return None

@@ -156,11 +156,17 @@ def judge(
         resolution = _judged_sequentially(resolution, mode, found, require_parallel, version)
     elif token_unused:
         resolution = _token_unused(resolution, mode, found, require_parallel)
-    vllm_subject = VllmSubject.of(resolution, facts, version)
-    if mode.name == "draft-model":  # its own hidden states, never the target's
-        vllm_subject = replace(vllm_subject, separate_model=True)
-    if token_unused:
-        vllm_subject = replace(vllm_subject, token_id=None, token_field=None, token_unused=True)
+    token = None if token_unused else resolution.draft.token  # the resolver's winner
+    vllm_subject = VllmSubject(
+        draft=resolution.draft,
+        target=facts,
+        token_id=None if token is None else token[0],
+        token_field=None if token is None else token[1],
+        separate_model=mode.name == "draft-model",  # its own hidden states, never the target's
+        resolution=resolution,
+        version=version,
+        token_unused=token_unused,
+    )
     if facts is not None and facts.vocab_size is facts.hidden_size is facts.num_layers is None:
         found.note(
             "target compared on nothing: it gives no vocab_size, hidden_size or "

@@ -466,8 +466,7 @@ def hf_config_override(
 
 
 _REWRITE_KEYS: Final = tuple(
-    (rewrite, rewrite.types if isinstance(rewrite, _ByModelType) else None)
-    for rewrite in _REWRITES
+    (rewrite, rewrite.types if isinstance(rewrite, _ByModelType) else None) for rewrite in _REWRITES
 )
 """:data:`_REWRITES`, each beside the model types it acts on when it is keyed on them
 (:class:`_ByModelType`), else ``None``: the loop skips a keyed rewrite whose types do not

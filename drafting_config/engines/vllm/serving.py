@@ -95,4 +95,13 @@ def serve_command(
     }
     if mode.needs_switch:
         config["parallel_drafting"] = True
-    return shlex.join([*SERVE_COMMAND, names.target, SERVE_OPTION, json.dumps(config)])
+    # shlex.join of the whole line, its fixed words quoted once (_QUOTED_COMMAND, _QUOTED_OPTION)
+    quote = shlex.quote
+    return f"{_QUOTED_COMMAND} {quote(names.target)} {_QUOTED_OPTION} {quote(json.dumps(config))}"
+
+
+_QUOTED_COMMAND: Final = shlex.join(SERVE_COMMAND)
+""":data:`SERVE_COMMAND`, quoted for a POSIX shell."""
+
+_QUOTED_OPTION: Final = shlex.quote(SERVE_OPTION)
+""":data:`~.names.SERVE_OPTION`, quoted for a POSIX shell."""

@@ -52,6 +52,7 @@ from drafting_config.engines.vllm.load_path import (
 from drafting_config.engines.vllm.modes import (
     PARALLEL_SWITCH_EVIDENCE,
     ServedMode,
+    names_token_field,
     on_release,
     parallel_fix,
     sequential_note,
@@ -156,12 +157,12 @@ def judge(
         resolution = _judged_sequentially(resolution, mode, found, require_parallel, version)
     elif token_unused:
         resolution = _token_unused(resolution, mode, found, require_parallel)
-    token = None if token_unused else resolution.draft.token  # the resolver's winner
+    named = None if token_unused else resolution.draft.token  # the resolver's winner
     vllm_subject = VllmSubject(
         draft=resolution.draft,
         target=facts,
-        token_id=None if token is None else token[0],
-        token_field=None if token is None else token[1],
+        token_id=None if named is None else named[0],
+        token_field=None if named is None else named[1],
         separate_model=mode.name == "draft-model",  # its own hidden states, never the target's
         resolution=resolution,
         version=version,
@@ -218,7 +219,7 @@ def _modes(
             resolution = resolution_of(headed)
             asked = served_mode(resolution, version)
     mode = on_release(asked, version)
-    if mode.name != asked.name and not any(f.status not in _UNSET for f in resolution.fields):
+    if mode.name != asked.name and not names_token_field(resolution):
         mode = replace(asked, parallel=False)  # no token to leave unused: judged as asked
     return resolution, asked, mode
 
@@ -291,12 +292,14 @@ def _token_unused(
     (``sequential-not-parallel``).  A PTD draft is read as method ``eagle3`` (the newer
     runner's layers); a PARD one keeps its method, a draft model fed no hidden states."""
     draft = resolution.draft
-    token_errors = {id(error) for error in draft.errors} - {
-        id(error) for error in draft.errors_beside_token()
-    }
-    token_fields = {draft.file_field(verdict.source.value) for verdict in resolution.fields}
-    found.errors[:] = [error for error in found.errors if id(error) not in token_errors]
-    found.warnings[:] = [warning for warning in found.warnings if warning.field not in token_fields]
+    if draft.errors:
+        token_errors = {id(error) for error in draft.errors} - {
+            id(error) for error in draft.errors_beside_token()
+        }
+        found.errors[:] = [error for error in found.errors if id(error) not in token_errors]
+    if found.warnings:
+        token_fields = {draft.file_field(verdict.source.value) for verdict in resolution.fields}
+        found.warnings[:] = [w for w in found.warnings if w.field not in token_fields]
     named = resolution.winner or next(
         (verdict for verdict in resolution.fields if verdict.status not in _UNSET), None
     )

@@ -1482,9 +1482,7 @@ def _check_markov_rank_type(
     as is to ``nn.Embedding(vocab_size, markov_rank)``, which refuses a string, a float or a
     list (``TypeError``) and a negative size (``RuntimeError``).  A bool is left alone
     (torch takes it as 0 or 1)."""
-    reads_it = any(
-        row.field == "markov_rank" and row.architectures & serving for row in CONSTRUCTION_READS
-    )
+    reads_it = not _MARKOV_RANK_READERS.isdisjoint(serving)
     get = subject.get
     value = get("markov_rank", None)
     if not reads_it or "markov_rank" in missing or value is None or isinstance(value, bool):
@@ -1502,6 +1500,12 @@ def _check_markov_rank_type(
                 "(nn.Embedding(vocab_size, markov_rank)) raises TypeError or RuntimeError",
             )
         )
+
+
+_MARKOV_RANK_READERS: Final = frozenset(
+    name for row in CONSTRUCTION_READS if row.field == "markov_rank" for name in row.architectures
+)
+"""The architectures whose constructor reads ``markov_rank`` (:data:`CONSTRUCTION_READS`)."""
 
 
 MISSING_SECTION: Final = object()

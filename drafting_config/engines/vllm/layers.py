@@ -319,7 +319,8 @@ def _unread_list_notes(
     sources = {resolution.file_field(t.field) for t in read if t.field is not None}
     notes: list[str] = []
     for path, section, key in _LAYER_FIELDS:
-        if not is_set(read_field(get, section, key, only_dicts=True)):
+        value = read_field(get, section, key, only_dicts=True)
+        if value is None or not is_set(value):  # None first: most drafts set few of them
             continue
         name = resolution.file_field(path)
         if name in sources:

@@ -11,7 +11,6 @@ import math
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
-from functools import cached_property
 from types import MappingProxyType
 from typing import Final, cast
 
@@ -1105,11 +1104,11 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
     has_auto_model = not speculators and any(
         key.startswith("AutoModel") for key in _auto_map_keys(subject.get)
     )
-    version, method = subject.version, classes.method
-    given = classes.overridden  # the ModelConfig's, after hf_config_override
+    version, method = subject.version, classes.method()
+    given = classes.overridden()  # the ModelConfig's, after hf_config_override
     if not speculators and not _registered_as_given(given, has_auto_model, method, version, found):
         return
-    renamed = classes.serving
+    renamed = classes.serving()
     if method == "dspark" and not speculators:
         _dspark_replaced(subject, names, renamed, found)
     outcome = _unresolved_names(renamed, False, version)
@@ -1251,7 +1250,7 @@ def check_declared_speculator(subject: VllmSubject, found: Findings) -> None:
     if subject.resolution.speculators is not None:
         return
     declared = _declared_method(subject)
-    method = _classes(subject).method
+    method = _classes(subject).method()
     if declared is None or declared == method:
         return
     names = list(_classes(subject).names)
@@ -1323,56 +1322,63 @@ def check_peagle(subject: VllmSubject, found: Findings) -> None:
 
 def overridden_names(subject: VllmSubject) -> tuple[str, ...]:
     """The draft's ``architectures`` as its ``ModelConfig`` holds them
-    (:attr:`_Classes.overridden`).
+    (:meth:`_Classes.overridden`).
 
     Raises:
         ParallelDraftingConfigError: a field cannot be read at all.
     """
-    return _classes(subject).overridden
+    return _classes(subject).overridden()
 
 
 def serving_architectures(subject: VllmSubject) -> tuple[str, ...]:
-    """The draft's ``architectures`` as vLLM builds the draft (:attr:`_Classes.serving`).
+    """The draft's ``architectures`` as vLLM builds the draft (:meth:`_Classes.serving`).
 
     Raises:
         ParallelDraftingConfigError: a field cannot be read at all.
     """
-    return _classes(subject).serving
+    return _classes(subject).serving()
 
 
 class _Classes:
     """The draft's classes along vLLM's load path, for one subject: every rule that asks for
-    them asks these, each made on the first ask (kept in :attr:`VllmSubject.derived`; a
-    field that cannot be read raises on every ask)."""
+    them asks these, :attr:`names` made at once, the others on the first ask (kept in
+    :attr:`VllmSubject.derived`; a field that cannot be read raises on every ask)."""
+
+    __slots__ = ("_method", "_overridden", "_serving", "names", "subject")
 
     def __init__(self, subject: VllmSubject) -> None:
         self.subject = subject
-
-    @cached_property
-    def names(self) -> tuple[str, ...]:
+        self.names = _architecture_names(subject.get)
         """The draft's ``architectures`` as given (its strings; none when not a list)."""
-        return _architecture_names(self.subject.get)
+        self._method: str | None = None
+        self._overridden: tuple[str, ...] | None = None
+        self._serving: tuple[str, ...] | None = None
 
-    @cached_property
     def method(self) -> str:
         """The ``method`` vLLM serves the draft with, which decides how it renames the
         draft's architectures: the resolver's, else that of the mode the draft is served in
         (:func:`~.modes.served_mode`): a P-EAGLE or DFlash class that names no token id is
         still served, and renamed, as ``eagle3`` or ``dflash``."""
-        subject = self.subject
-        method = _vllm_method(subject)
-        if method is not None:
-            return method
-        return served_mode(subject.resolution, subject.version).method
+        if self._method is None:
+            subject = self.subject
+            method = _vllm_method(subject)
+            if method is None:
+                method = served_mode(subject.resolution, subject.version).method
+            self._method = method
+        return self._method
 
-    @cached_property
     def overridden(self) -> tuple[str, ...]:
         """The draft's ``architectures`` as its ``ModelConfig`` holds them, after
         :func:`hf_config_override` on the subject's release (as given where that function
         is not followed); a speculators file's and a DSpark draft's as given (their own
         rewrites are :func:`check_architecture_registered`'s)."""
+        if self._overridden is None:
+            self._overridden = self._made_overridden()
+        return self._overridden
+
+    def _made_overridden(self) -> tuple[str, ...]:
         subject, names = self.subject, self.names
-        if subject.resolution.speculators is not None or self.method == "dspark":
+        if subject.resolution.speculators is not None or self.method() == "dspark":
             return names
         # Made once per file and release (kept in DraftFile.readings, which the verdicts
         # clear once made): a subject made by ``dataclasses.replace`` finds it there.
@@ -1383,20 +1389,24 @@ class _Classes:
         overridden = cast("tuple[object, tuple[str, ...]] | None", readings[key])
         return names if overridden is None else overridden[1]
 
-    @cached_property
     def serving(self) -> tuple[str, ...]:
         """The draft's ``architectures`` as vLLM builds the draft: rewritten by
-        ``hf_config_override`` (:attr:`overridden`), then renamed for the method it serves
+        ``hf_config_override`` (:meth:`overridden`), then renamed for the method it serves
         it with (:func:`check_architecture_registered` says how); a speculators file's as
         its updater wrote them."""
+        if self._serving is None:
+            self._serving = self._made_serving()
+        return self._serving
+
+    def _made_serving(self) -> tuple[str, ...]:
         subject, names = self.subject, self.names
         if subject.resolution.speculators is not None:
             return names  # the translated config: the updater's, which vLLM does not rename
-        method = self.method
+        method = self.method()
         if method in EAGLE_CONFIG_METHODS and subject.get("model_type", None) != "eagle":
-            return tuple(eagle_config_architecture(method, name) for name in self.overridden)
+            return tuple(eagle_config_architecture(method, name) for name in self.overridden())
         if method != "dspark":
-            return self.overridden
+            return self.overridden()
         kept = dspark_architectures(names, subject.get("model_type", None))
         return kept if kept is not None else (dspark_replacement(_target_model_type(subject)),)
 

@@ -175,6 +175,7 @@ def judge(
             code=vllm_codes.TARGET_HAS_NO_SIZES,
         )
     aux = resolution.aux_layer_ids, resolution.aux_layer_source
+    winner = None if token_unused else resolution.winner
     token = weights = None
     if resolution.fields:
         with found.collect():
@@ -185,10 +186,9 @@ def judge(
             _drop_token_unused_if_refused(found)
         if subject.launch is not None:
             check_launch(replace(vllm_subject, launch=subject.launch), mode, found)
-        if resolution.winner is not None and not token_unused:
+        if winner is not None:
             token = _tokenizer_facts(vllm_subject, found, reads)
         weights = _weights_facts(vllm_subject, found, reads)
-    winner = None if token_unused else resolution.winner
     return Reading(
         algorithm=resolution.algorithm,
         token_id=None if winner is None else winner.token_id,

@@ -270,6 +270,8 @@ def _deepseek(state: _Overridden) -> _Overridden:
 
 
 def _by_architecture(state: _Overridden) -> _Overridden:
+    if state.names[0] not in _MTP_BY_ARCHITECTURE:
+        return state  # no row matches
     for old, (model_type, name) in _MTP_BY_ARCHITECTURE.items():
         if state.names[0] == old:
             state = replace(state, model_type=model_type, names=(name,))
@@ -331,6 +333,9 @@ def _qwen3_5(state: _Overridden) -> _Overridden:
     return state
 
 
+_STEP5_CLASSES: Final = frozenset({"Step5ForCausalLM", "Step5ForConditionalGeneration"})
+
+
 def _step(state: _Overridden) -> _Overridden:
     if state.model_type in ("step3p5", "step3p7") or state.names[0] in (
         "Step3p5ForCausalLM",
@@ -338,8 +343,7 @@ def _step(state: _Overridden) -> _Overridden:
     ):
         state = replace(state, model_type="step3p5_mtp", names=("Step3p5MTP",))
     if since(state.version, "0.33.0") and (
-        state.model_type in ("step5", "step5_vl")
-        or {"Step5ForCausalLM", "Step5ForConditionalGeneration"} & set(state.names)
+        state.model_type in ("step5", "step5_vl") or not _STEP5_CLASSES.isdisjoint(state.names)
     ):
         state = replace(state, model_type="step5_mtp", names=("Step5MTP",))
     if state.first == "MistralLarge3ForCausalLM":
@@ -413,7 +417,8 @@ def _early_return(state: _Overridden) -> tuple[object, tuple[str, ...]] | bool |
     prefix = "" if get("text_config", None) is None else "text_config."  # the text config
     if (
         newest
-        and read_path(get, f"{prefix}model_type") == "mistral_large_4"
+        and (read_path(get, f"{prefix}model_type") if prefix else state.model_type)
+        == "mistral_large_4"
         and _truthy(read_path(get, f"{prefix}mtp_config"))
     ):
         return None

@@ -91,6 +91,16 @@ _MODES: Final = {
 }
 
 
+_SERVED: Final = {
+    key: ServedMode(name, method, parallel, asks_parallel=parallel)
+    for key, (name, method) in _MODES.items()
+    for parallel in [key not in ("eagle3", "eagle", "draft-model")]
+}
+"""The mode a draft asking for each key of :data:`_MODES` is served in, made once (a mode
+is immutable): the sequential ones (``eagle3``, ``eagle``, ``draft-model``) ask for no
+parallel drafting."""
+
+
 def _kind_of_class(names: set[str], version: str) -> str | None:
     """The method a draft's registered class exists for: ``peagle``, ``dflash2``,
     ``dflash``, ``dspark`` or ``eagle3``, by the module vLLM registers it from
@@ -213,9 +223,7 @@ def served_mode(resolution: Resolution, version: str = VERSION) -> ServedMode:
         key = str(_eagle_head(resolution))  # an EAGLE head under its base class: renamed
     else:
         key = "draft-model"
-    name, method = _MODES[key]
-    parallel = key not in ("eagle3", "eagle", "draft-model")
-    return ServedMode(name, method, parallel, asks_parallel=parallel)
+    return _SERVED[key]
 
 
 def tensors_decide(resolution: Resolution, mode: ServedMode) -> bool:

@@ -88,16 +88,23 @@ def serve_command(
             "to draft a step",
             evidence=f"vllm/{where}; vllm/config/speculative.py: SpeculativeConfig._verify_args",
         )
-    config: dict[str, object] = {
-        "method": mode.method,
-        "model": names.draft,
-        "num_speculative_tokens": tokens,
-    }
-    if mode.needs_switch:
-        config["parallel_drafting"] = True
+    config = speculative_config(mode.method, names.draft, tokens, switch=mode.needs_switch)
     # shlex.join of the whole line, its fixed words quoted once (_QUOTED_COMMAND, _QUOTED_OPTION)
     quote = shlex.quote
-    return f"{_QUOTED_COMMAND} {quote(names.target)} {_QUOTED_OPTION} {quote(json.dumps(config))}"
+    return f"{_QUOTED_COMMAND} {quote(names.target)} {_QUOTED_OPTION} {quote(config)}"
+
+
+def speculative_config(method: str, model: str, tokens: int | str, *, switch: bool) -> str:
+    """``json.dumps`` of the ``--speculative-config`` object (``method``, ``model``,
+    ``num_speculative_tokens``, and ``"parallel_drafting": true`` with ``switch``), written
+    key by key: ``json.dumps`` of a dict builds an encoder per call, of a string it does not.
+    ``tests/test_serve_commands.py`` holds it to ``json.dumps`` of the dict."""
+    number = json.dumps(tokens) if isinstance(tokens, str) else str(int(tokens))
+    text = (
+        f'{{"method": {json.dumps(method)}, "model": {json.dumps(model)}, '
+        f'"num_speculative_tokens": {number}'
+    )
+    return f'{text}, "parallel_drafting": true}}' if switch else f"{text}}}"
 
 
 _QUOTED_COMMAND: Final = shlex.join(SERVE_COMMAND)

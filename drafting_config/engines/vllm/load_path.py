@@ -10,9 +10,9 @@ import enum
 import math
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Final, cast
+from typing import Final, NamedTuple, cast
 
 from drafting_config.draft.architectures import (
     DSPARK_DRAFT,
@@ -200,10 +200,9 @@ def dspark_architectures(names: tuple[str, ...], model_type: object) -> tuple[st
     return None
 
 
-@dataclass(frozen=True)
-class _Overridden:
+class _Overridden(NamedTuple):
     """A draft's config part-way through ``hf_config_override``: what its rewrites read and
-    set."""
+    set (a named tuple: made once per draft and release, rewritten with ``_replace``)."""
 
     model_type: object
     names: tuple[str, ...]
@@ -229,7 +228,7 @@ class _ByModelType:
         if not isinstance(state.model_type, str) or state.model_type not in self.types:
             return state
         names = state.names if self.name is None else (self.name,)
-        return replace(state, model_type=self.model_type, names=names)
+        return state._replace(model_type=self.model_type, names=names)
 
 
 def _by_type(types: str, model_type: str, name: str | None = None) -> _ByModelType:
@@ -266,7 +265,7 @@ def _deepseek(state: _Overridden) -> _Overridden:
         model_type = "pangu_ultra_moe_mtp"
     if model_type is state.model_type and names is state.names:
         return state  # none of them
-    return replace(state, model_type=model_type, names=names)
+    return state._replace(model_type=model_type, names=names)
 
 
 def _by_architecture(state: _Overridden) -> _Overridden:
@@ -274,7 +273,7 @@ def _by_architecture(state: _Overridden) -> _Overridden:
         return state  # no row matches
     for old, (model_type, name) in _MTP_BY_ARCHITECTURE.items():
         if state.names[0] == old:
-            state = replace(state, model_type=model_type, names=(name,))
+            state = state._replace(model_type=model_type, names=(name,))
     return state
 
 
@@ -286,8 +285,7 @@ def _text_promoted(state: _Overridden) -> _Overridden | None:
     if since(state.version, "0.34.0") and state.names[0] == (
         "Nemotron3_5TranscribeForConditionalGeneration"
     ):
-        return replace(
-            state,
+        return state._replace(
             model_type="nemotron3_5_transcribe_mtp",
             names=("Nemotron3_5TranscribeMTPModel",),
         )
@@ -300,21 +298,21 @@ def _nemotron_h(state: _Overridden) -> _Overridden:
         return state
     nextn = exact_int(value)
     if nextn and nextn > 0:
-        return replace(state, model_type="nemotron_h_mtp")
+        return state._replace(model_type="nemotron_h_mtp")
     return state
 
 
 def _bailing(state: _Overridden) -> _Overridden:
     if state.first in ("BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration"):
-        return replace(state, model_type="bailing_hybrid_v3_mtp")
+        return state._replace(model_type="bailing_hybrid_v3_mtp")
     if state.model_type == "bailing_hybrid" or "BailingMoeV2_5ForCausalLM" in state.names:
-        return replace(state, model_type="bailing_hybrid_mtp")
+        return state._replace(model_type="bailing_hybrid_mtp")
     return state
 
 
 def _exaone4_5(state: _Overridden) -> _Overridden:
     if isinstance(state.model_type, str) and "exaone4_5" in state.model_type:
-        return replace(state, model_type="exaone4_5_mtp", names=("Exaone4_5_MTP",))
+        return state._replace(model_type="exaone4_5_mtp", names=("Exaone4_5_MTP",))
     return state
 
 
@@ -322,14 +320,14 @@ def _qwen3_5(state: _Overridden) -> _Overridden:
     model_type = state.model_type
     if model_type in ("qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"):
         moe = model_type in ("qwen3_5_moe", "qwen3_5_moe_text")
-        return replace(
-            state, model_type="qwen3_5_mtp", names=("Qwen3_5MoeMTP" if moe else "Qwen3_5MTP",)
+        return state._replace(
+            model_type="qwen3_5_mtp", names=("Qwen3_5MoeMTP" if moe else "Qwen3_5MTP",)
         )
     if model_type in ("intern_s2_preview", "interns2_mobius"):
         mobius = model_type == "interns2_mobius"
         moe = mobius or read_path(state.get, "text_config.model_type") == "qwen3_5_moe_text"
         name = "InternS2MobiusMTP" if mobius else "Qwen3_5MoeMTP" if moe else "Qwen3_5MTP"
-        return replace(state, model_type="qwen3_5_mtp", names=(name,))
+        return state._replace(model_type="qwen3_5_mtp", names=(name,))
     return state
 
 
@@ -341,25 +339,25 @@ def _step(state: _Overridden) -> _Overridden:
         "Step3p5ForCausalLM",
         "Step3p7ForConditionalGeneration",
     ):
-        state = replace(state, model_type="step3p5_mtp", names=("Step3p5MTP",))
+        state = state._replace(model_type="step3p5_mtp", names=("Step3p5MTP",))
     if since(state.version, "0.33.0") and (
         state.model_type in ("step5", "step5_vl") or not _STEP5_CLASSES.isdisjoint(state.names)
     ):
-        state = replace(state, model_type="step5_mtp", names=("Step5MTP",))
+        state = state._replace(model_type="step5_mtp", names=("Step5MTP",))
     if state.first == "MistralLarge3ForCausalLM":
-        state = replace(state, names=("EagleMistralLarge3ForCausalLM",))
+        state = state._replace(names=("EagleMistralLarge3ForCausalLM",))
     return state
 
 
 def _minimax(state: _Overridden) -> _Overridden:
     if since(state.version, "0.34.0") and state.first == "DSparkMiniMaxDraftModel":
-        return replace(state, model_type="minimax_m3_dspark", names=("DSparkMiniMaxDraftModel",))
+        return state._replace(model_type="minimax_m3_dspark", names=("DSparkMiniMaxDraftModel",))
     if state.model_type == "minimax_m3_vl" or state.first == (
         "MiniMaxM3SparseForConditionalGeneration"
     ):
-        return replace(state, model_type="minimax_m3_mtp", names=("MiniMaxM3MTP",))
+        return state._replace(model_type="minimax_m3_mtp", names=("MiniMaxM3MTP",))
     if state.model_type == "minimax_m3_mtp" or state.first == "MiniMaxM3MTP":
-        return replace(state, names=("MiniMaxM3MTP",))
+        return state._replace(names=("MiniMaxM3MTP",))
     return state
 
 
@@ -449,7 +447,13 @@ def hf_config_override(
     Raises:
         ParallelDraftingConfigError: a field cannot be read at all.
     """
-    names = _architecture_names(get)
+    return _overridden(get, _architecture_names(get), version)
+
+
+def _overridden(
+    get: FieldGetter, names: tuple[str, ...], version: str
+) -> tuple[object, tuple[str, ...]] | None:
+    """:func:`hf_config_override` of a draft whose ``architectures`` are ``names``."""
     if not names:
         return None
     state = _Overridden(get("model_type", None), names, names[0], get, version)
@@ -1390,7 +1394,7 @@ class _Classes:
         key = f"vllm hf_config_override {subject.version}"
         readings = subject.draft.readings
         if key not in readings:
-            readings[key] = hf_config_override(subject.get, subject.version)
+            readings[key] = _overridden(subject.get, names, subject.version)
         overridden = cast("tuple[object, tuple[str, ...]] | None", readings[key])
         return names if overridden is None else overridden[1]
 

@@ -929,10 +929,14 @@ def _unresolved_names(names: tuple[str, ...], has_auto_model: bool, version: str
     """How the registry fares with a list: the first registered name wins
     (``_ModelRegistry.inspect_model_cls``), else the Transformers-backend fallback on the
     first name."""
-    outcomes = [resolve_architecture(name, has_auto_model, version) for name in names]
-    if Resolved.REGISTERED in outcomes:
-        return Resolved.REGISTERED
-    return outcomes[0] if outcomes else Resolved.UNSUPPORTED
+    first = Resolved.UNSUPPORTED  # no name at all
+    for index, name in enumerate(names):
+        outcome = resolve_architecture(name, has_auto_model, version)
+        if outcome is Resolved.REGISTERED:
+            return outcome
+        if index == 0:
+            first = outcome
+    return first
 
 
 _UNSUPPORTED: Final = f"{_REGISTRY}: _ModelRegistry._raise_for_unsupported raises ValueError"
@@ -1418,6 +1422,16 @@ class _Classes:
             return self.overridden()
         kept = dspark_architectures(names, subject.get("model_type", None))
         return kept if kept is not None else (dspark_replacement(_target_model_type(subject)),)
+
+
+def subject_architectures(subject: VllmSubject) -> tuple[str, ...]:
+    """The draft's ``architectures`` as given (its strings; none when not a list), read once
+    per subject (:class:`_Classes`).
+
+    Raises:
+        ParallelDraftingConfigError: the field cannot be read at all.
+    """
+    return _classes(subject).names
 
 
 _CLASSES: Final = "vllm classes"

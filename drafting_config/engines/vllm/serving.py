@@ -47,6 +47,26 @@ _SPECULATOR_CONFIGS: Final = "0.34.0"
 """The first release whose DSpark default lives in its speculator config class."""
 
 
+_TOKENS_UNKNOWN: Final = (
+    "no block_size, speculative_tokens or n_predict says how many tokens to draft: "
+    f"the serve command holds {TOKENS_PLACEHOLDER}"
+)
+"""The note on a draft whose files give no ``num_speculative_tokens``."""
+
+_TOKENS_FIX: Final = (
+    f"replace {TOKENS_PLACEHOLDER} in the serve command with the number of tokens to draft a step"
+)
+
+_TOKENS_EVIDENCE: Final = {
+    True: "vllm/v1/worker/gpu/spec_decode/speculator_config.py: "
+    "SpeculatorConfig.resolve_num_speculative_tokens; "
+    "vllm/config/speculative.py: SpeculativeConfig._verify_args",
+    False: "vllm/config/speculative.py: SpeculativeConfig.__post_init__; "
+    "vllm/config/speculative.py: SpeculativeConfig._verify_args",
+}
+"""The note's evidence, by whether the release is :data:`_SPECULATOR_CONFIGS` or later."""
+
+
 def speculative_tokens(mode: ServedMode, draft: DraftFile) -> int | None:
     """The ``num_speculative_tokens`` the draft's files give: the draft's own number
     (:func:`~drafting_config.draft.speculative_tokens.draft_speculative_tokens`), else, for
@@ -74,19 +94,11 @@ def serve_command(
     tokens: int | str | None = speculative_tokens(mode, draft)
     if tokens is None:
         tokens = TOKENS_PLACEHOLDER
-        where = (
-            "v1/worker/gpu/spec_decode/speculator_config.py: "
-            "SpeculatorConfig.resolve_num_speculative_tokens"
-            if since(version, _SPECULATOR_CONFIGS)
-            else "config/speculative.py: SpeculativeConfig.__post_init__"
-        )
         found.note(
-            "no block_size, speculative_tokens or n_predict says how many tokens to draft: "
-            f"the serve command holds {TOKENS_PLACEHOLDER}",
+            _TOKENS_UNKNOWN,
             code=codes.SPECULATIVE_TOKENS_UNKNOWN,
-            fix=f"replace {TOKENS_PLACEHOLDER} in the serve command with the number of tokens "
-            "to draft a step",
-            evidence=f"vllm/{where}; vllm/config/speculative.py: SpeculativeConfig._verify_args",
+            fix=_TOKENS_FIX,
+            evidence=_TOKENS_EVIDENCE[since(version, _SPECULATOR_CONFIGS)],
         )
     config = speculative_config(mode.method, names.draft, tokens, switch=mode.needs_switch)
     # shlex.join of the whole line, its fixed words quoted once (_QUOTED_COMMAND, _QUOTED_OPTION)

@@ -1117,11 +1117,11 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
     has_auto_model = not speculators and any(
         key.startswith("AutoModel") for key in _auto_map_keys(subject.get)
     )
-    version, method = subject.version, classes.method()
-    given = classes.overridden()  # the ModelConfig's, after hf_config_override
+    version, method = subject.version, classes.method(subject)
+    given = classes.overridden(subject)  # the ModelConfig's, after hf_config_override
     if not speculators and not _registered_as_given(given, has_auto_model, method, version, found):
         return
-    renamed = classes.serving()
+    renamed = classes.serving(subject)
     if method == "dspark" and not speculators:
         _dspark_replaced(subject, names, renamed, found)
     outcome = _unresolved_names(renamed, False, version)
@@ -1263,7 +1263,7 @@ def check_declared_speculator(subject: VllmSubject, found: Findings) -> None:
     if subject.resolution.speculators is not None:
         return
     declared = _declared_method(subject)
-    method = _classes(subject).method()
+    method = _classes(subject).method(subject)
     if declared is None or declared == method:
         return
     names = list(_classes(subject).names)
@@ -1340,7 +1340,7 @@ def overridden_names(subject: VllmSubject) -> tuple[str, ...]:
     Raises:
         ParallelDraftingConfigError: a field cannot be read at all.
     """
-    return _classes(subject).overridden()
+    return _classes(subject).overridden(subject)
 
 
 def serving_architectures(subject: VllmSubject) -> tuple[str, ...]:
@@ -1349,49 +1349,49 @@ def serving_architectures(subject: VllmSubject) -> tuple[str, ...]:
     Raises:
         ParallelDraftingConfigError: a field cannot be read at all.
     """
-    return _classes(subject).serving()
+    return _classes(subject).serving(subject)
 
 
 class _Classes:
     """The draft's classes along vLLM's load path, for one subject: every rule that asks for
     them asks these, :attr:`names` made at once, the others on the first ask (kept in
-    :attr:`VllmSubject.derived`; a field that cannot be read raises on every ask)."""
+    :attr:`VllmSubject.derived`; a field that cannot be read raises on every ask).  Each is
+    asked with the subject it was made for: it keeps no reference to it, which would be a
+    cycle (subject, derived, classes)."""
 
-    __slots__ = ("_method", "_overridden", "_serving", "names", "subject")
+    __slots__ = ("_method", "_overridden", "_serving", "names")
 
     def __init__(self, subject: VllmSubject) -> None:
-        self.subject = subject
         self.names = _architecture_names(subject.get)
         """The draft's ``architectures`` as given (its strings; none when not a list)."""
         self._method: str | None = None
         self._overridden: tuple[str, ...] | None = None
         self._serving: tuple[str, ...] | None = None
 
-    def method(self) -> str:
+    def method(self, subject: VllmSubject) -> str:
         """The ``method`` vLLM serves the draft with, which decides how it renames the
         draft's architectures: the resolver's, else that of the mode the draft is served in
         (:func:`~.modes.served_mode`): a P-EAGLE or DFlash class that names no token id is
         still served, and renamed, as ``eagle3`` or ``dflash``."""
         if self._method is None:
-            subject = self.subject
             method = _vllm_method(subject)
             if method is None:
                 method = served_mode(subject.resolution, subject.version).method
             self._method = method
         return self._method
 
-    def overridden(self) -> tuple[str, ...]:
+    def overridden(self, subject: VllmSubject) -> tuple[str, ...]:
         """The draft's ``architectures`` as its ``ModelConfig`` holds them, after
         :func:`hf_config_override` on the subject's release (as given where that function
         is not followed); a speculators file's and a DSpark draft's as given (their own
         rewrites are :func:`check_architecture_registered`'s)."""
         if self._overridden is None:
-            self._overridden = self._made_overridden()
+            self._overridden = self._made_overridden(subject)
         return self._overridden
 
-    def _made_overridden(self) -> tuple[str, ...]:
-        subject, names = self.subject, self.names
-        if subject.resolution.speculators is not None or self.method() == "dspark":
+    def _made_overridden(self, subject: VllmSubject) -> tuple[str, ...]:
+        names = self.names
+        if subject.resolution.speculators is not None or self.method(subject) == "dspark":
             return names
         # Made once per file and release (kept in DraftFile.readings, which the verdicts
         # clear once made): a subject made by ``dataclasses.replace`` finds it there.
@@ -1402,24 +1402,25 @@ class _Classes:
         overridden = cast("tuple[object, tuple[str, ...]] | None", readings[key])
         return names if overridden is None else overridden[1]
 
-    def serving(self) -> tuple[str, ...]:
+    def serving(self, subject: VllmSubject) -> tuple[str, ...]:
         """The draft's ``architectures`` as vLLM builds the draft: rewritten by
         ``hf_config_override`` (:meth:`overridden`), then renamed for the method it serves
         it with (:func:`check_architecture_registered` says how); a speculators file's as
         its updater wrote them."""
         if self._serving is None:
-            self._serving = self._made_serving()
+            self._serving = self._made_serving(subject)
         return self._serving
 
-    def _made_serving(self) -> tuple[str, ...]:
-        subject, names = self.subject, self.names
+    def _made_serving(self, subject: VllmSubject) -> tuple[str, ...]:
+        names = self.names
         if subject.resolution.speculators is not None:
             return names  # the translated config: the updater's, which vLLM does not rename
-        method = self.method()
+        method = self.method(subject)
         if method in EAGLE_CONFIG_METHODS and subject.get("model_type", None) != "eagle":
-            return tuple(eagle_config_architecture(method, name) for name in self.overridden())
+            overridden = self.overridden(subject)
+            return tuple(eagle_config_architecture(method, name) for name in overridden)
         if method != "dspark":
-            return self.overridden()
+            return self.overridden(subject)
         kept = dspark_architectures(names, subject.get("model_type", None))
         return kept if kept is not None else (dspark_replacement(_target_model_type(subject)),)
 

@@ -447,10 +447,10 @@ def hf_config_override(
     Raises:
         ParallelDraftingConfigError: a field cannot be read at all.
     """
-    return _overridden(get, _architecture_names(get), version)
+    return _hf_config_override(get, _architecture_names(get), version)
 
 
-def _overridden(
+def _hf_config_override(
     get: FieldGetter, names: tuple[str, ...], version: str
 ) -> tuple[object, tuple[str, ...]] | None:
     """:func:`hf_config_override` of a draft whose ``architectures`` are ``names``."""
@@ -1398,7 +1398,7 @@ class _Classes:
         key = f"vllm hf_config_override {subject.version}"
         readings = subject.draft.readings
         if key not in readings:
-            readings[key] = _overridden(subject.get, names, subject.version)
+            readings[key] = _hf_config_override(subject.get, names, subject.version)
         overridden = cast("tuple[object, tuple[str, ...]] | None", readings[key])
         return names if overridden is None else overridden[1]
 

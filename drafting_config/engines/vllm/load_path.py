@@ -1464,7 +1464,9 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
     serving = set(serving_architectures(subject))
     missing: dict[str, ConstructionRead] = {}
     for row in CONSTRUCTION_READS:
-        if row.architectures & serving and read_path(get, row.field, only_dicts=True) is None:
+        if row.architectures.isdisjoint(serving):
+            continue
+        if read_path(get, row.field, only_dicts=True) is None:
             missing.setdefault(row.field, row)
     for field, row in missing.items():
         nested = read_path(get, f"dflash_config.{field}", only_dicts=True)

@@ -105,9 +105,9 @@ def _kind_of_class(names: set[str], version: str) -> str | None:
     """The method a draft's registered class exists for: ``peagle``, ``dflash2``,
     ``dflash``, ``dspark`` or ``eagle3``, by the module vLLM registers it from
     (``_SPECULATIVE_DECODING_MODELS``, ``vllm/model_executor/models/registry.py``)."""
-    if names & PEAGLE_CLASSES:
+    if not PEAGLE_CLASSES.isdisjoint(names):
         return "peagle"
-    if names & DFLASH2_CLASSES:
+    if not DFLASH2_CLASSES.isdisjoint(names):
         return "dflash2"
     kinds = _module_kinds(version)
     told = {kinds[name] for name in names if name in kinds}

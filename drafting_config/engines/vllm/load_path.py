@@ -1288,7 +1288,7 @@ def _refused_peagle(subject: VllmSubject) -> bool:
     resolution = subject.resolution
     if resolution.speculators is not None:
         return resolution.algorithm == "peagle"
-    return bool(set(_classes(subject).names) & PEAGLE_CLASSES)
+    return not PEAGLE_CLASSES.isdisjoint(_classes(subject).names)
 
 
 def check_peagle(subject: VllmSubject, found: Findings) -> None:

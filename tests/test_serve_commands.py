@@ -23,7 +23,7 @@ from drafting_config.engines.sglang.names import Algorithm
 from drafting_config.engines.sglang.serving import serve_command as sglang_command
 from drafting_config.engines.vllm.modes import ServedMode
 from drafting_config.engines.vllm.names import REFUSES_PARALLEL_SWITCH, VERSIONS, last_before
-from drafting_config.engines.vllm.serving import TOKENS_PLACEHOLDER
+from drafting_config.engines.vllm.serving import TOKENS_PLACEHOLDER, speculative_config
 from drafting_config.engines.vllm.serving import serve_command as vllm_command
 from drafting_config.values import codes
 from drafting_config.values.findings import Findings
@@ -164,6 +164,27 @@ def test_any_names_split_back_into_the_intended_argv(draft: str, target: str) ->
         "parallel_drafting": True,
     }
     assert shlex.split(sglang_command(Algorithm.DSPARK, names))[4::2] == [target, "DSPARK", draft]
+
+
+@given(
+    st.sampled_from(["dflash", "dspark", "eagle3", "eagle", "draft_model"]),
+    st.text(),
+    st.one_of(st.integers(min_value=1), st.just(TOKENS_PLACEHOLDER)),
+    st.booleans(),
+)
+@example("dflash", 'a "quoted"\\ name\n\u00e9\U0001f600', 15, False)
+def test_the_speculative_config_is_json_dumps_of_its_object(
+    method: str, model: str, tokens: int | str, switch: bool
+) -> None:
+    # Written key by key for speed: byte for byte what json.dumps writes of the dict.
+    config: dict[str, object] = {
+        "method": method,
+        "model": model,
+        "num_speculative_tokens": tokens,
+    }
+    if switch:
+        config["parallel_drafting"] = True
+    assert speculative_config(method, model, tokens, switch=switch) == json.dumps(config)
 
 
 # -- the engines' config stage, recorded ----------------------------------------------------

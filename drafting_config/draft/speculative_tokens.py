@@ -15,12 +15,13 @@ from typing import Final
 
 from drafting_config.draft.file import SPECULATORS_CONFIG_FIELD, DraftFile
 from drafting_config.values.errors import ParallelDraftingConfigError
-from drafting_config.values.fields import read_path
+from drafting_config.values.fields import read_field
 from drafting_config.values.integers import exact_int
 
-_BLOCK_FIELDS: Final = ("dflash_config.block_size", "block_size")
-"""Where a DFlash draft names its trained block: the section first, as the DFlash readers
-look (a key in the section stops the search)."""
+_BLOCK_FIELDS: Final = (("dflash_config", "block_size"), (None, "block_size"))
+"""Where a DFlash draft names its trained block, as section (``None``: the top level) and
+key: the section first, as the DFlash readers look (a key in the section stops the
+search)."""
 
 
 def draft_speculative_tokens(draft: DraftFile) -> int | None:
@@ -38,31 +39,31 @@ def draft_speculative_tokens(draft: DraftFile) -> int | None:
         block = _positive(_first_set(draft, _BLOCK_FIELDS))
         if block is not None:
             return block - 1 if block > 1 else None
-    return _positive(_read(draft, "n_predict"))
+    return _positive(_read(draft, None, "n_predict"))
 
 
 def _proposal_tokens(draft: DraftFile) -> object:
     """``speculators_config.proposal_methods[0].speculative_tokens``, or ``None``."""
-    methods = _read(draft, f"{SPECULATORS_CONFIG_FIELD}.proposal_methods")
+    methods = _read(draft, SPECULATORS_CONFIG_FIELD, "proposal_methods")
     if not isinstance(methods, list) or not methods or not isinstance(methods[0], dict):
         return None
     return methods[0].get("speculative_tokens")
 
 
-def _first_set(draft: DraftFile, paths: tuple[str, ...]) -> object:
-    """The first of ``paths`` the file sets (a null counts as unset)."""
-    for path in paths:
-        value = _read(draft, path)
+def _first_set(draft: DraftFile, paths: tuple[tuple[str | None, str], ...]) -> object:
+    """The first of ``paths`` (section and key) the file sets (a null counts as unset)."""
+    for section, key in paths:
+        value = _read(draft, section, key)
         if value is not None:
             return value
     return None
 
 
-def _read(draft: DraftFile, path: str) -> object:
-    """The field at ``path``, ``None`` when absent, null or unreadable (a section that is no
-    section: the draft's own rules report it)."""
+def _read(draft: DraftFile, section: str | None, key: str) -> object:
+    """The field ``key`` of ``section`` (``None``: the top level), ``None`` when absent, null
+    or unreadable (a section that is no section: the draft's own rules report it)."""
     try:
-        return read_path(draft.get, path, only_dicts=True)
+        return read_field(draft.get, section, key, only_dicts=True)
     except ParallelDraftingConfigError:
         return None
 

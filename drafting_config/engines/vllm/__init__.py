@@ -52,6 +52,7 @@ from drafting_config.engines.vllm.load_path import (
 from drafting_config.engines.vllm.modes import (
     PARALLEL_SWITCH_EVIDENCE,
     ServedMode,
+    names_token_field,
     on_release,
     parallel_fix,
     sequential_note,
@@ -156,11 +157,17 @@ def judge(
         resolution = _judged_sequentially(resolution, mode, found, require_parallel, version)
     elif token_unused:
         resolution = _token_unused(resolution, mode, found, require_parallel)
-    vllm_subject = VllmSubject.of(resolution, facts, version)
-    if mode.name == "draft-model":  # its own hidden states, never the target's
-        vllm_subject = replace(vllm_subject, separate_model=True)
-    if token_unused:
-        vllm_subject = replace(vllm_subject, token_id=None, token_field=None, token_unused=True)
+    named = None if token_unused else resolution.draft.token  # the resolver's winner
+    vllm_subject = VllmSubject(
+        draft=resolution.draft,
+        target=facts,
+        token_id=None if named is None else named[0],
+        token_field=None if named is None else named[1],
+        separate_model=mode.name == "draft-model",  # its own hidden states, never the target's
+        resolution=resolution,
+        version=version,
+        token_unused=token_unused,
+    )
     if facts is not None and facts.vocab_size is facts.hidden_size is facts.num_layers is None:
         found.note(
             "target compared on nothing: it gives no vocab_size, hidden_size or "
@@ -168,6 +175,7 @@ def judge(
             code=vllm_codes.TARGET_HAS_NO_SIZES,
         )
     aux = resolution.aux_layer_ids, resolution.aux_layer_source
+    winner = None if token_unused else resolution.winner
     token = weights = None
     if resolution.fields:
         with found.collect():
@@ -178,10 +186,9 @@ def judge(
             _drop_token_unused_if_refused(found)
         if subject.launch is not None:
             check_launch(replace(vllm_subject, launch=subject.launch), mode, found)
-        if resolution.winner is not None and not token_unused:
+        if winner is not None:
             token = _tokenizer_facts(vllm_subject, found, reads)
         weights = _weights_facts(vllm_subject, found, reads)
-    winner = None if token_unused else resolution.winner
     return Reading(
         algorithm=resolution.algorithm,
         token_id=None if winner is None else winner.token_id,
@@ -212,7 +219,7 @@ def _modes(
             resolution = resolution_of(headed)
             asked = served_mode(resolution, version)
     mode = on_release(asked, version)
-    if mode.name != asked.name and not any(f.status not in _UNSET for f in resolution.fields):
+    if mode.name != asked.name and not names_token_field(resolution):
         mode = replace(asked, parallel=False)  # no token to leave unused: judged as asked
     return resolution, asked, mode
 
@@ -285,12 +292,14 @@ def _token_unused(
     (``sequential-not-parallel``).  A PTD draft is read as method ``eagle3`` (the newer
     runner's layers); a PARD one keeps its method, a draft model fed no hidden states."""
     draft = resolution.draft
-    token_errors = {id(error) for error in draft.errors} - {
-        id(error) for error in draft.errors_beside_token()
-    }
-    token_fields = {draft.file_field(verdict.source.value) for verdict in resolution.fields}
-    found.errors[:] = [error for error in found.errors if id(error) not in token_errors]
-    found.warnings[:] = [warning for warning in found.warnings if warning.field not in token_fields]
+    if draft.errors:
+        token_errors = {id(error) for error in draft.errors} - {
+            id(error) for error in draft.errors_beside_token()
+        }
+        found.errors[:] = [error for error in found.errors if id(error) not in token_errors]
+    if found.warnings:
+        token_fields = {draft.file_field(verdict.source.value) for verdict in resolution.fields}
+        found.warnings[:] = [w for w in found.warnings if w.field not in token_fields]
     named = resolution.winner or next(
         (verdict for verdict in resolution.fields if verdict.status not in _UNSET), None
     )

@@ -58,7 +58,7 @@ from drafting_config.values.errors import (
     TargetLayersWarning,
     describe_value,
 )
-from drafting_config.values.fields import FieldGetter, is_list, read_path
+from drafting_config.values.fields import FieldGetter, is_list, read_field, read_path
 from drafting_config.values.findings import Findings, Note
 from drafting_config.values.integers import exact_int
 
@@ -81,6 +81,18 @@ NOT_READ_EVIDENCE: Final = (
 
 NUM_TARGET_LAYERS_FIELDS: Final = ("num_target_layers", "dflash_config.num_target_layers")
 """Where drafts record a count of target layers (newer DFlash releases nest it)."""
+
+
+def _split(paths: tuple[str, ...]) -> tuple[tuple[str, str | None, str], ...]:
+    """Each of ``paths`` beside its section (``None`` at the top level) and key, as
+    :func:`~drafting_config.values.fields.read_path` splits it: split once, read per draft."""
+    return tuple(
+        (path, section or None, key) for path in paths for section, _, key in [path.rpartition(".")]
+    )
+
+
+_NUM_TARGET_LAYERS: Final = _split(NUM_TARGET_LAYERS_FIELDS)
+""":data:`NUM_TARGET_LAYERS_FIELDS`, split (:func:`_split`)."""
 
 TARGET_DEPTH_FIELD: Final = "target_num_hidden_layers"
 """TorchSpec's record of the target's depth; vLLM does not read it."""
@@ -294,8 +306,9 @@ def _describe(taps: TappedLayers, resolution: Resolution) -> str:
     return f"{list(taps.ids)} from `{name}`"
 
 
-_LAYER_FIELDS: Final = tuple(dict.fromkeys((*NEWER_RUNNER_FIELDS, *OLDER_RUNNER_FIELDS)))
-"""Every field either runner's function reads, once each, in the functions' order."""
+_LAYER_FIELDS: Final = _split(tuple(dict.fromkeys((*NEWER_RUNNER_FIELDS, *OLDER_RUNNER_FIELDS))))
+"""Every field either runner's function reads, once each, in the functions' order (split,
+:func:`_split`)."""
 
 
 def _unread_list_notes(
@@ -305,8 +318,9 @@ def _unread_list_notes(
     another engine or trainer may read it."""
     sources = {resolution.file_field(t.field) for t in read if t.field is not None}
     notes: list[str] = []
-    for path in _LAYER_FIELDS:
-        if not is_set(read_path(get, path, only_dicts=True)):
+    for path, section, key in _LAYER_FIELDS:
+        value = read_field(get, section, key, only_dicts=True)
+        if value is None or not is_set(value):  # None first: most drafts set few of them
             continue
         name = resolution.file_field(path)
         if name in sources:
@@ -517,8 +531,8 @@ def layer_count_findings(
         return errors, warnings  # vLLM reads num_target_layers here: no trainer's reading
     depth = None if target is None else target.num_layers
     ids = taps.ids
-    for path in NUM_TARGET_LAYERS_FIELDS:
-        value = read_path(get, path, only_dicts=True)
+    for path, section, key in _NUM_TARGET_LAYERS:
+        value = read_field(get, section, key, only_dicts=True)
         if value is None:
             continue
         name = resolution.file_field(path)

@@ -10,9 +10,9 @@ import enum
 import math
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Final, cast
+from typing import Final, NamedTuple, cast
 
 from drafting_config.draft.architectures import (
     DSPARK_DRAFT,
@@ -200,10 +200,9 @@ def dspark_architectures(names: tuple[str, ...], model_type: object) -> tuple[st
     return None
 
 
-@dataclass(frozen=True)
-class _Overridden:
+class _Overridden(NamedTuple):
     """A draft's config part-way through ``hf_config_override``: what its rewrites read and
-    set."""
+    set (a named tuple: made once per draft and release, rewritten with ``_replace``)."""
 
     model_type: object
     names: tuple[str, ...]
@@ -229,7 +228,7 @@ class _ByModelType:
         if not isinstance(state.model_type, str) or state.model_type not in self.types:
             return state
         names = state.names if self.name is None else (self.name,)
-        return replace(state, model_type=self.model_type, names=names)
+        return state._replace(model_type=self.model_type, names=names)
 
 
 def _by_type(types: str, model_type: str, name: str | None = None) -> _ByModelType:
@@ -264,13 +263,17 @@ def _deepseek(state: _Overridden) -> _Overridden:
         model_type = "deepseek_mtp"
     if isinstance(model_type, str) and model_type in "pangu_ultra_moe":  # a substring test
         model_type = "pangu_ultra_moe_mtp"
-    return replace(state, model_type=model_type, names=names)
+    if model_type is state.model_type and names is state.names:
+        return state  # none of them
+    return state._replace(model_type=model_type, names=names)
 
 
 def _by_architecture(state: _Overridden) -> _Overridden:
+    if state.names[0] not in _MTP_BY_ARCHITECTURE:
+        return state  # no row matches
     for old, (model_type, name) in _MTP_BY_ARCHITECTURE.items():
         if state.names[0] == old:
-            state = replace(state, model_type=model_type, names=(name,))
+            state = state._replace(model_type=model_type, names=(name,))
     return state
 
 
@@ -282,8 +285,7 @@ def _text_promoted(state: _Overridden) -> _Overridden | None:
     if since(state.version, "0.34.0") and state.names[0] == (
         "Nemotron3_5TranscribeForConditionalGeneration"
     ):
-        return replace(
-            state,
+        return state._replace(
             model_type="nemotron3_5_transcribe_mtp",
             names=("Nemotron3_5TranscribeMTPModel",),
         )
@@ -291,23 +293,26 @@ def _text_promoted(state: _Overridden) -> _Overridden | None:
 
 
 def _nemotron_h(state: _Overridden) -> _Overridden:
-    nextn = exact_int(state.get("num_nextn_predict_layers", None))
-    if state.model_type in ("nemotron_h", "nemotron_h_puzzle") and nextn and nextn > 0:
-        return replace(state, model_type="nemotron_h_mtp")
+    value = state.get("num_nextn_predict_layers", None)
+    if state.model_type not in ("nemotron_h", "nemotron_h_puzzle"):
+        return state
+    nextn = exact_int(value)
+    if nextn and nextn > 0:
+        return state._replace(model_type="nemotron_h_mtp")
     return state
 
 
 def _bailing(state: _Overridden) -> _Overridden:
     if state.first in ("BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration"):
-        return replace(state, model_type="bailing_hybrid_v3_mtp")
+        return state._replace(model_type="bailing_hybrid_v3_mtp")
     if state.model_type == "bailing_hybrid" or "BailingMoeV2_5ForCausalLM" in state.names:
-        return replace(state, model_type="bailing_hybrid_mtp")
+        return state._replace(model_type="bailing_hybrid_mtp")
     return state
 
 
 def _exaone4_5(state: _Overridden) -> _Overridden:
     if isinstance(state.model_type, str) and "exaone4_5" in state.model_type:
-        return replace(state, model_type="exaone4_5_mtp", names=("Exaone4_5_MTP",))
+        return state._replace(model_type="exaone4_5_mtp", names=("Exaone4_5_MTP",))
     return state
 
 
@@ -315,15 +320,18 @@ def _qwen3_5(state: _Overridden) -> _Overridden:
     model_type = state.model_type
     if model_type in ("qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"):
         moe = model_type in ("qwen3_5_moe", "qwen3_5_moe_text")
-        return replace(
-            state, model_type="qwen3_5_mtp", names=("Qwen3_5MoeMTP" if moe else "Qwen3_5MTP",)
+        return state._replace(
+            model_type="qwen3_5_mtp", names=("Qwen3_5MoeMTP" if moe else "Qwen3_5MTP",)
         )
     if model_type in ("intern_s2_preview", "interns2_mobius"):
         mobius = model_type == "interns2_mobius"
         moe = mobius or read_path(state.get, "text_config.model_type") == "qwen3_5_moe_text"
         name = "InternS2MobiusMTP" if mobius else "Qwen3_5MoeMTP" if moe else "Qwen3_5MTP"
-        return replace(state, model_type="qwen3_5_mtp", names=(name,))
+        return state._replace(model_type="qwen3_5_mtp", names=(name,))
     return state
+
+
+_STEP5_CLASSES: Final = frozenset({"Step5ForCausalLM", "Step5ForConditionalGeneration"})
 
 
 def _step(state: _Overridden) -> _Overridden:
@@ -331,26 +339,25 @@ def _step(state: _Overridden) -> _Overridden:
         "Step3p5ForCausalLM",
         "Step3p7ForConditionalGeneration",
     ):
-        state = replace(state, model_type="step3p5_mtp", names=("Step3p5MTP",))
+        state = state._replace(model_type="step3p5_mtp", names=("Step3p5MTP",))
     if since(state.version, "0.33.0") and (
-        state.model_type in ("step5", "step5_vl")
-        or {"Step5ForCausalLM", "Step5ForConditionalGeneration"} & set(state.names)
+        state.model_type in ("step5", "step5_vl") or not _STEP5_CLASSES.isdisjoint(state.names)
     ):
-        state = replace(state, model_type="step5_mtp", names=("Step5MTP",))
+        state = state._replace(model_type="step5_mtp", names=("Step5MTP",))
     if state.first == "MistralLarge3ForCausalLM":
-        state = replace(state, names=("EagleMistralLarge3ForCausalLM",))
+        state = state._replace(names=("EagleMistralLarge3ForCausalLM",))
     return state
 
 
 def _minimax(state: _Overridden) -> _Overridden:
     if since(state.version, "0.34.0") and state.first == "DSparkMiniMaxDraftModel":
-        return replace(state, model_type="minimax_m3_dspark", names=("DSparkMiniMaxDraftModel",))
+        return state._replace(model_type="minimax_m3_dspark", names=("DSparkMiniMaxDraftModel",))
     if state.model_type == "minimax_m3_vl" or state.first == (
         "MiniMaxM3SparseForConditionalGeneration"
     ):
-        return replace(state, model_type="minimax_m3_mtp", names=("MiniMaxM3MTP",))
+        return state._replace(model_type="minimax_m3_mtp", names=("MiniMaxM3MTP",))
     if state.model_type == "minimax_m3_mtp" or state.first == "MiniMaxM3MTP":
-        return replace(state, names=("MiniMaxM3MTP",))
+        return state._replace(names=("MiniMaxM3MTP",))
     return state
 
 
@@ -408,7 +415,8 @@ def _early_return(state: _Overridden) -> tuple[object, tuple[str, ...]] | bool |
     prefix = "" if get("text_config", None) is None else "text_config."  # the text config
     if (
         newest
-        and read_path(get, f"{prefix}model_type") == "mistral_large_4"
+        and (read_path(get, f"{prefix}model_type") if prefix else state.model_type)
+        == "mistral_large_4"
         and _truthy(read_path(get, f"{prefix}mtp_config"))
     ):
         return None
@@ -439,19 +447,43 @@ def hf_config_override(
     Raises:
         ParallelDraftingConfigError: a field cannot be read at all.
     """
-    names = _architecture_names(get)
+    return _hf_config_override(get, _architecture_names(get), version)
+
+
+def _hf_config_override(
+    get: FieldGetter, names: tuple[str, ...], version: str
+) -> tuple[object, tuple[str, ...]] | None:
+    """:func:`hf_config_override` of a draft whose ``architectures`` are ``names``."""
     if not names:
         return None
     state = _Overridden(get("model_type", None), names, names[0], get, version)
     early = _early_return(state)
     if early is not False:
         return early if isinstance(early, tuple) else None
-    for rewrite in _REWRITES:
+    keyed = _type_key(state.model_type)
+    for rewrite, types in _REWRITE_KEYS:
+        if types is not None and keyed not in types:
+            continue  # keyed on another model type: it keeps the state (_ByModelType)
         rewritten = rewrite(state)
         if rewritten is None:
             return None
-        state = rewritten
+        if rewritten is not state:
+            state = rewritten
+            keyed = _type_key(state.model_type)
     return state.model_type, state.names
+
+
+_REWRITE_KEYS: Final = tuple(
+    (rewrite, rewrite.types if isinstance(rewrite, _ByModelType) else None) for rewrite in _REWRITES
+)
+""":data:`_REWRITES`, each beside the model types it acts on when it is keyed on them
+(:class:`_ByModelType`), else ``None``: the loop skips a keyed rewrite whose types do not
+hold the model type without calling it."""
+
+
+def _type_key(model_type: object) -> str | None:
+    """``model_type`` when it is a string (the only kind a keyed rewrite matches)."""
+    return model_type if isinstance(model_type, str) else None
 
 
 @dataclass(frozen=True)
@@ -797,15 +829,6 @@ def _vllm_method(subject: VllmSubject) -> str | None:
     return None if algorithm is None else VLLM_METHOD.get(algorithm, algorithm)
 
 
-def _renaming_method(subject: VllmSubject) -> str:
-    """The ``method`` vLLM serves the draft with, which decides how it renames the draft's
-    architectures: the resolver's, else that of the mode the draft is served in
-    (:func:`~.modes.served_mode`): a P-EAGLE or DFlash class that names no token id is
-    still served, and renamed, as ``eagle3`` or ``dflash``."""
-    method = _vllm_method(subject)
-    return method if method is not None else served_mode(subject.resolution, subject.version).method
-
-
 def _target_model_type(subject: VllmSubject) -> object:
     """The target's ``model_type``, else the draft's (a DeepSeek-V4 checkpoint checked as
     its own draft is the target too)."""
@@ -833,7 +856,7 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
         return
     get = subject.get
     model_type = get("model_type", None)
-    names = _architecture_names(get)
+    names = _classes(subject).names
     if model_type is None and names:
         model_type = MODEL_TYPE_FROM_ARCHITECTURE.get(names[0])
     parse_evidence = "vllm/transformers_utils/config.py: HFConfigParser.parse"
@@ -906,10 +929,14 @@ def _unresolved_names(names: tuple[str, ...], has_auto_model: bool, version: str
     """How the registry fares with a list: the first registered name wins
     (``_ModelRegistry.inspect_model_cls``), else the Transformers-backend fallback on the
     first name."""
-    outcomes = [resolve_architecture(name, has_auto_model, version) for name in names]
-    if Resolved.REGISTERED in outcomes:
-        return Resolved.REGISTERED
-    return outcomes[0] if outcomes else Resolved.UNSUPPORTED
+    first = Resolved.UNSUPPORTED  # no name at all
+    for index, name in enumerate(names):
+        outcome = resolve_architecture(name, has_auto_model, version)
+        if outcome is Resolved.REGISTERED:
+            return outcome
+        if index == 0:
+            first = outcome
+    return first
 
 
 _UNSUPPORTED: Final = f"{_REGISTRY}: _ModelRegistry._raise_for_unsupported raises ValueError"
@@ -1080,21 +1107,21 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
     error, :func:`_remote_code_drafter`).  An error only when nothing resolves the name.
     Stock vLLM: plugins may register more names.
     """
-    get = subject.get
-    names = _architecture_names(get)
+    classes = _classes(subject)
+    names = classes.names
     if not names:
         return  # vLLM fills them from transformers' MODEL_MAPPING_NAMES, or fails later
     if _refused_peagle(subject):
         return  # check_peagle's error
     speculators = subject.resolution.speculators is not None
     has_auto_model = not speculators and any(
-        key.startswith("AutoModel") for key in _auto_map_keys(get)
+        key.startswith("AutoModel") for key in _auto_map_keys(subject.get)
     )
-    version, method = subject.version, _renaming_method(subject)
-    given = overridden_names(subject)  # the ModelConfig's, after hf_config_override
+    version, method = subject.version, classes.method(subject)
+    given = classes.overridden(subject)  # the ModelConfig's, after hf_config_override
     if not speculators and not _registered_as_given(given, has_auto_model, method, version, found):
         return
-    renamed = serving_architectures(subject)
+    renamed = classes.serving(subject)
     if method == "dspark" and not speculators:
         _dspark_replaced(subject, names, renamed, found)
     outcome = _unresolved_names(renamed, False, version)
@@ -1208,7 +1235,7 @@ def _declared_method(subject: VllmSubject) -> str | None:
     if not since(subject.version, CHECKS_DECLARED_SPECULATOR):
         return None
     get = subject.get
-    names = _architecture_names(get)
+    names = _classes(subject).names
     kept = dspark_architectures(names, get("model_type", None))
     if DSPARK_DRAFT in names and kept is not None:
         names = kept  # hf_config_override: DSparkDraftModel of a qwen3 draft
@@ -1236,10 +1263,10 @@ def check_declared_speculator(subject: VllmSubject, found: Findings) -> None:
     if subject.resolution.speculators is not None:
         return
     declared = _declared_method(subject)
-    method = _renaming_method(subject)
+    method = _classes(subject).method(subject)
     if declared is None or declared == method:
         return
-    names = list(_architecture_names(subject.get))
+    names = list(_classes(subject).names)
     found.error(
         ParallelDraftingConfigError(
             f"`architectures` = {names!r} declares a {declared} speculator, but the draft is "
@@ -1261,7 +1288,7 @@ def _refused_peagle(subject: VllmSubject) -> bool:
     resolution = subject.resolution
     if resolution.speculators is not None:
         return resolution.algorithm == "peagle"
-    return bool(set(_architecture_names(subject.get)) & PEAGLE_CLASSES)
+    return not PEAGLE_CLASSES.isdisjoint(_classes(subject).names)
 
 
 def check_peagle(subject: VllmSubject, found: Findings) -> None:
@@ -1291,7 +1318,7 @@ def check_peagle(subject: VllmSubject, found: Findings) -> None:
             )
         )
         return
-    names = [name for name in _architecture_names(subject.get) if name in PEAGLE_CLASSES]
+    names = [name for name in _classes(subject).names if name in PEAGLE_CLASSES]
     found.error(
         ParallelDraftingConfigError(
             f"`architectures` = {names!r} is a P-EAGLE class, a parallel EAGLE-3 mode vLLM no "
@@ -1307,46 +1334,119 @@ def check_peagle(subject: VllmSubject, found: Findings) -> None:
 
 
 def overridden_names(subject: VllmSubject) -> tuple[str, ...]:
-    """The draft's ``architectures`` as its ``ModelConfig`` holds them, after
-    :func:`hf_config_override` on the subject's release (as given where that function is not
-    followed); a speculators file's and a DSpark draft's as given (their own rewrites are
-    :func:`check_architecture_registered`'s).
+    """The draft's ``architectures`` as its ``ModelConfig`` holds them
+    (:meth:`_Classes.overridden`).
 
     Raises:
         ParallelDraftingConfigError: a field cannot be read at all.
     """
-    names = _architecture_names(subject.get)
-    if subject.resolution.speculators is not None or _renaming_method(subject) == "dspark":
-        return names
-    # Every rule that asks for the draft's class asks this: made once per file and release
-    # (kept in DraftFile.readings, which the verdicts clear once made).
-    key = f"vllm hf_config_override {subject.version}"
-    readings = subject.draft.readings
-    if key not in readings:
-        readings[key] = hf_config_override(subject.get, subject.version)
-    overridden = cast("tuple[object, tuple[str, ...]] | None", readings[key])
-    return names if overridden is None else overridden[1]
+    return _classes(subject).overridden(subject)
 
 
 def serving_architectures(subject: VllmSubject) -> tuple[str, ...]:
-    """The draft's ``architectures`` as vLLM builds the draft: rewritten by
-    ``hf_config_override`` (:func:`overridden_names`), then renamed for the method it
-    serves it with (:func:`check_architecture_registered` says how); a speculators file's
-    as its updater wrote them."""
-    get = subject.get
-    names = _architecture_names(get)
-    if subject.resolution.speculators is not None:
-        return names  # the translated config: the updater's, which vLLM does not rename
-    method = _renaming_method(subject)
-    if method in EAGLE_CONFIG_METHODS and get("model_type", None) != "eagle":
-        names = overridden_names(subject)
-        return tuple(eagle_config_architecture(method, name) for name in names)
-    if method != "dspark":
-        return overridden_names(subject)
-    if method == "dspark":
-        kept = dspark_architectures(names, get("model_type", None))
+    """The draft's ``architectures`` as vLLM builds the draft (:meth:`_Classes.serving`).
+
+    Raises:
+        ParallelDraftingConfigError: a field cannot be read at all.
+    """
+    return _classes(subject).serving(subject)
+
+
+class _Classes:
+    """The draft's classes along vLLM's load path, for one subject: every rule that asks for
+    them asks these, :attr:`names` made at once, the others on the first ask (kept in
+    :attr:`VllmSubject.derived`; a field that cannot be read raises on every ask).  Each is
+    asked with the subject it was made for: it keeps no reference to it, which would be a
+    cycle (subject, derived, classes)."""
+
+    __slots__ = ("_method", "_overridden", "_serving", "names")
+
+    def __init__(self, subject: VllmSubject) -> None:
+        self.names = _architecture_names(subject.get)
+        """The draft's ``architectures`` as given (its strings; none when not a list)."""
+        self._method: str | None = None
+        self._overridden: tuple[str, ...] | None = None
+        self._serving: tuple[str, ...] | None = None
+
+    def method(self, subject: VllmSubject) -> str:
+        """The ``method`` vLLM serves the draft with, which decides how it renames the
+        draft's architectures: the resolver's, else that of the mode the draft is served in
+        (:func:`~.modes.served_mode`): a P-EAGLE or DFlash class that names no token id is
+        still served, and renamed, as ``eagle3`` or ``dflash``."""
+        if self._method is None:
+            method = _vllm_method(subject)
+            if method is None:
+                method = served_mode(subject.resolution, subject.version).method
+            self._method = method
+        return self._method
+
+    def overridden(self, subject: VllmSubject) -> tuple[str, ...]:
+        """The draft's ``architectures`` as its ``ModelConfig`` holds them, after
+        :func:`hf_config_override` on the subject's release (as given where that function
+        is not followed); a speculators file's and a DSpark draft's as given (their own
+        rewrites are :func:`check_architecture_registered`'s)."""
+        if self._overridden is None:
+            self._overridden = self._made_overridden(subject)
+        return self._overridden
+
+    def _made_overridden(self, subject: VllmSubject) -> tuple[str, ...]:
+        names = self.names
+        if subject.resolution.speculators is not None or self.method(subject) == "dspark":
+            return names
+        # Made once per file and release (kept in DraftFile.readings, which the verdicts
+        # clear once made): a subject made by ``dataclasses.replace`` finds it there.
+        key = f"vllm hf_config_override {subject.version}"
+        readings = subject.draft.readings
+        if key not in readings:
+            readings[key] = _hf_config_override(subject.get, names, subject.version)
+        overridden = cast("tuple[object, tuple[str, ...]] | None", readings[key])
+        return names if overridden is None else overridden[1]
+
+    def serving(self, subject: VllmSubject) -> tuple[str, ...]:
+        """The draft's ``architectures`` as vLLM builds the draft: rewritten by
+        ``hf_config_override`` (:meth:`overridden`), then renamed for the method it serves
+        it with (:func:`check_architecture_registered` says how); a speculators file's as
+        its updater wrote them."""
+        if self._serving is None:
+            self._serving = self._made_serving(subject)
+        return self._serving
+
+    def _made_serving(self, subject: VllmSubject) -> tuple[str, ...]:
+        names = self.names
+        if subject.resolution.speculators is not None:
+            return names  # the translated config: the updater's, which vLLM does not rename
+        method = self.method(subject)
+        if method in EAGLE_CONFIG_METHODS and subject.get("model_type", None) != "eagle":
+            overridden = self.overridden(subject)
+            return tuple(eagle_config_architecture(method, name) for name in overridden)
+        if method != "dspark":
+            return self.overridden(subject)
+        kept = dspark_architectures(names, subject.get("model_type", None))
         return kept if kept is not None else (dspark_replacement(_target_model_type(subject)),)
-    return names
+
+
+def subject_architectures(subject: VllmSubject) -> tuple[str, ...]:
+    """The draft's ``architectures`` as given (its strings; none when not a list), read once
+    per subject (:class:`_Classes`).
+
+    Raises:
+        ParallelDraftingConfigError: the field cannot be read at all.
+    """
+    return _classes(subject).names
+
+
+_CLASSES: Final = "vllm classes"
+"""The key of a subject's :class:`_Classes` in :attr:`VllmSubject.derived`."""
+
+
+def _classes(subject: VllmSubject) -> _Classes:
+    """The subject's :class:`_Classes`, made on the first ask."""
+    derived = subject.derived
+    known = derived.get(_CLASSES)
+    if isinstance(known, _Classes):
+        return known
+    classes = derived[_CLASSES] = _Classes(subject)
+    return classes
 
 
 def check_construction(subject: VllmSubject, found: Findings) -> None:
@@ -1364,7 +1464,9 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
     serving = set(serving_architectures(subject))
     missing: dict[str, ConstructionRead] = {}
     for row in CONSTRUCTION_READS:
-        if row.architectures & serving and read_path(get, row.field, only_dicts=True) is None:
+        if row.architectures.isdisjoint(serving):
+            continue
+        if read_path(get, row.field, only_dicts=True) is None:
             missing.setdefault(row.field, row)
     for field, row in missing.items():
         nested = read_path(get, f"dflash_config.{field}", only_dicts=True)
@@ -1416,9 +1518,7 @@ def _check_markov_rank_type(
     as is to ``nn.Embedding(vocab_size, markov_rank)``, which refuses a string, a float or a
     list (``TypeError``) and a negative size (``RuntimeError``).  A bool is left alone
     (torch takes it as 0 or 1)."""
-    reads_it = any(
-        row.field == "markov_rank" and row.architectures & serving for row in CONSTRUCTION_READS
-    )
+    reads_it = not _MARKOV_RANK_READERS.isdisjoint(serving)
     get = subject.get
     value = get("markov_rank", None)
     if not reads_it or "markov_rank" in missing or value is None or isinstance(value, bool):
@@ -1436,6 +1536,12 @@ def _check_markov_rank_type(
                 "(nn.Embedding(vocab_size, markov_rank)) raises TypeError or RuntimeError",
             )
         )
+
+
+_MARKOV_RANK_READERS: Final = frozenset(
+    name for row in CONSTRUCTION_READS if row.field == "markov_rank" for name in row.architectures
+)
+"""The architectures whose constructor reads ``markov_rank`` (:data:`CONSTRUCTION_READS`)."""
 
 
 MISSING_SECTION: Final = object()
@@ -1495,7 +1601,7 @@ def _xpress_architecture(subject: VllmSubject) -> str | None:
     if _vllm_method(subject) != "dflash":
         return None
     tables = vllm_tables(subject.version)
-    for name in (*_architecture_names(subject.get), *serving_architectures(subject)):
+    for name in (*_classes(subject).names, *serving_architectures(subject)):
         if name in XPRESS_ARCHITECTURES and tables.registered(name) is not None:
             return name
     return None

@@ -25,6 +25,7 @@ refused (:func:`on_release`).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Final
 
 from drafting_config.draft.architectures import (
@@ -43,6 +44,15 @@ DFLASH2_CLASSES: Final = frozenset({"DFlash2DraftModel", "DFlash2BeamDraftModel"
 """The DFlash2 drafters of vLLM's ``_SPECULATIVE_DECODING_MODELS`` (served as ``dflash``)."""
 
 _UNSET: Final = frozenset({FieldStatus.ABSENT, FieldStatus.NULL})
+
+
+def names_token_field(resolution: Resolution) -> bool:
+    """Whether the draft names any token-id field (set, even to a bad value; a ``null``
+    counts as unset).  A loop: no generator resumed per field, for every draft."""
+    for verdict in resolution.fields:  # noqa: SIM110
+        if verdict.status not in _UNSET:
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -81,23 +91,50 @@ _MODES: Final = {
 }
 
 
+_SERVED: Final = {
+    key: ServedMode(name, method, parallel, asks_parallel=parallel)
+    for key, (name, method) in _MODES.items()
+    for parallel in [key not in ("eagle3", "eagle", "draft-model")]
+}
+"""The mode a draft asking for each key of :data:`_MODES` is served in, made once (a mode
+is immutable): the sequential ones (``eagle3``, ``eagle``, ``draft-model``) ask for no
+parallel drafting."""
+
+
 def _kind_of_class(names: set[str], version: str) -> str | None:
     """The method a draft's registered class exists for: ``peagle``, ``dflash2``,
     ``dflash``, ``dspark`` or ``eagle3``, by the module vLLM registers it from
     (``_SPECULATIVE_DECODING_MODELS``, ``vllm/model_executor/models/registry.py``)."""
-    if names & PEAGLE_CLASSES:
+    if not PEAGLE_CLASSES.isdisjoint(names):
         return "peagle"
-    if names & DFLASH2_CLASSES:
+    if not DFLASH2_CLASSES.isdisjoint(names):
         return "dflash2"
-    rows = vllm_tables(version).registry["_SPECULATIVE_DECODING_MODELS"]
-    modules = {rows[name][0].rpartition(".")[2] for name in names if name in rows}
-    if any("dflash" in module for module in modules):
-        return "dflash"
-    if any("dspark" in module for module in modules):
-        return "dspark"
-    if any(module.endswith("_eagle3") for module in modules):
-        return "eagle3"
+    kinds = _module_kinds(version)
+    told = {kinds[name] for name in names if name in kinds}
+    for kind in _MODULE_KINDS:
+        if kind in told:
+            return kind
     return None
+
+
+_MODULE_KINDS: Final = ("dflash", "dspark", "eagle3")
+"""The kinds a registered module tells, in the order :func:`_kind_of_class` tests them."""
+
+
+@cache
+def _module_kinds(version: str) -> dict[str, str]:
+    """Each name of ``version``'s ``_SPECULATIVE_DECODING_MODELS`` whose module tells a kind,
+    to the first it tells (:data:`_MODULE_KINDS`: a module named with ``dflash``, with
+    ``dspark``, ending ``_eagle3``), once per release."""
+    kinds: dict[str, str] = {}
+    for name, (module, _) in vllm_tables(version).registry["_SPECULATIVE_DECODING_MODELS"].items():
+        leaf = module.rpartition(".")[2]
+        tells = ("dflash" in leaf, "dspark" in leaf, leaf.endswith("_eagle3"))
+        for kind, told in zip(_MODULE_KINDS, tells, strict=True):
+            if told:
+                kinds[name] = kind
+                break
+    return kinds
 
 
 def _causal_lm(names: set[str], version: str) -> bool:
@@ -160,7 +197,7 @@ def served_mode(resolution: Resolution, version: str = VERSION) -> ServedMode:
         names = architecture_names(resolution.draft.get)
     except ParallelDraftingConfigError:  # reported by the architecture rules
         names = set()
-    token_named = any(f.status not in _UNSET for f in resolution.fields)
+    token_named = names_token_field(resolution)
     kind = _kind_of_class(names, version)
     algorithm = resolution.algorithm
     if resolution.speculators is None and resolution.format == "speculators":
@@ -186,9 +223,7 @@ def served_mode(resolution: Resolution, version: str = VERSION) -> ServedMode:
         key = str(_eagle_head(resolution))  # an EAGLE head under its base class: renamed
     else:
         key = "draft-model"
-    name, method = _MODES[key]
-    parallel = key not in ("eagle3", "eagle", "draft-model")
-    return ServedMode(name, method, parallel, asks_parallel=parallel)
+    return _SERVED[key]
 
 
 def tensors_decide(resolution: Resolution, mode: ServedMode) -> bool:
@@ -197,7 +232,7 @@ def tensors_decide(resolution: Resolution, mode: ServedMode) -> bool:
     EAGLE-3 field, served as a plain draft model, or listing no ``architectures``."""
     if resolution.format != "hf" or resolution.speculators is not None:
         return False
-    if any(f.status not in _UNSET for f in resolution.fields):
+    if names_token_field(resolution):
         return False
     return mode.name == "draft-model" or (_unlisted(resolution) and not _eagle_head(resolution))
 

@@ -4,6 +4,7 @@ architectures and model types its code names, and the releases from which a rule
 
 from __future__ import annotations
 
+from functools import cache
 from types import MappingProxyType
 from typing import Final, Literal, get_args
 
@@ -34,8 +35,10 @@ def engine_name(version: str) -> str:
     return f"vllm {version}"
 
 
+@cache
 def since(version: str, first: str) -> bool:
-    """Whether release ``version`` is ``first`` or later: a rule that holds from ``first``."""
+    """Whether release ``version`` is ``first`` or later: a rule that holds from ``first``
+    (cached: every rule gated by release asks it of the same few pairs, for every draft)."""
     return version_key(version) >= version_key(first)
 
 

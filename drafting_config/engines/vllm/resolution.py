@@ -332,6 +332,10 @@ class VllmSubject(Subject):
     token_unused: bool = field(default=False, kw_only=True)
     """Whether the release serves the draft sequentially although it names a token field, so
     that no token id is read (PTD and PARD from :data:`~.names.REFUSES_PARALLEL_SWITCH` on)."""
+    derived: dict[str, object] = field(default_factory=dict, init=False, compare=False, repr=False)
+    """What vLLM's rules derive from this subject, by name (its classes along the load path,
+    :mod:`.load_path`): made once per subject however many rules ask; a subject made by
+    ``dataclasses.replace`` starts empty."""
 
     @property
     def vllm(self) -> str:

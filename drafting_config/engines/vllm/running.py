@@ -18,7 +18,7 @@ from typing import Final
 
 from drafting_config.draft.rope import read_rope, rope_difference, target_rope
 from drafting_config.engines.vllm.layers import default_layers_finding
-from drafting_config.engines.vllm.load_path import needs_hidden_states, strings
+from drafting_config.engines.vllm.load_path import needs_hidden_states, subject_architectures
 from drafting_config.engines.vllm.names import DFLASH_FC_ARCHITECTURES, FC_METHODS
 from drafting_config.engines.vllm.resolution import VllmSubject, tapped_knowing_target
 from drafting_config.engines.vllm.runners import (
@@ -131,7 +131,7 @@ def _disagreement(subject: VllmSubject, guessed: list[int]) -> str | None:
 
 
 def _dflash_model(subject: VllmSubject) -> bool:
-    names = strings(subject.get("architectures", None))
+    names = subject_architectures(subject)
     return bool(names) and bool(DFLASH_FC_ARCHITECTURES & set(names))
 
 
@@ -224,7 +224,7 @@ def check_assumed_causality(subject: VllmSubject, found: Findings) -> None:
     get, resolution = subject.get, subject.resolution
     if resolution.algorithm not in FC_METHODS or resolution.speculators is not None:
         return
-    names = strings(get("architectures", None))
+    names = subject_architectures(subject)
     if names and not DFLASH_FC_ARCHITECTURES & set(names):
         return
     if get("is_causal", None) is not None:

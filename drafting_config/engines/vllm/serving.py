@@ -47,6 +47,26 @@ _SPECULATOR_CONFIGS: Final = "0.34.0"
 """The first release whose DSpark default lives in its speculator config class."""
 
 
+_TOKENS_UNKNOWN: Final = (
+    "no block_size, speculative_tokens or n_predict says how many tokens to draft: "
+    f"the serve command holds {TOKENS_PLACEHOLDER}"
+)
+"""The note on a draft whose files give no ``num_speculative_tokens``."""
+
+_TOKENS_FIX: Final = (
+    f"replace {TOKENS_PLACEHOLDER} in the serve command with the number of tokens to draft a step"
+)
+
+_TOKENS_EVIDENCE: Final = {
+    True: "vllm/v1/worker/gpu/spec_decode/speculator_config.py: "
+    "SpeculatorConfig.resolve_num_speculative_tokens; "
+    "vllm/config/speculative.py: SpeculativeConfig._verify_args",
+    False: "vllm/config/speculative.py: SpeculativeConfig.__post_init__; "
+    "vllm/config/speculative.py: SpeculativeConfig._verify_args",
+}
+"""The note's evidence, by whether the release is :data:`_SPECULATOR_CONFIGS` or later."""
+
+
 def speculative_tokens(mode: ServedMode, draft: DraftFile) -> int | None:
     """The ``num_speculative_tokens`` the draft's files give: the draft's own number
     (:func:`~drafting_config.draft.speculative_tokens.draft_speculative_tokens`), else, for
@@ -74,25 +94,33 @@ def serve_command(
     tokens: int | str | None = speculative_tokens(mode, draft)
     if tokens is None:
         tokens = TOKENS_PLACEHOLDER
-        where = (
-            "v1/worker/gpu/spec_decode/speculator_config.py: "
-            "SpeculatorConfig.resolve_num_speculative_tokens"
-            if since(version, _SPECULATOR_CONFIGS)
-            else "config/speculative.py: SpeculativeConfig.__post_init__"
-        )
         found.note(
-            "no block_size, speculative_tokens or n_predict says how many tokens to draft: "
-            f"the serve command holds {TOKENS_PLACEHOLDER}",
+            _TOKENS_UNKNOWN,
             code=codes.SPECULATIVE_TOKENS_UNKNOWN,
-            fix=f"replace {TOKENS_PLACEHOLDER} in the serve command with the number of tokens "
-            "to draft a step",
-            evidence=f"vllm/{where}; vllm/config/speculative.py: SpeculativeConfig._verify_args",
+            fix=_TOKENS_FIX,
+            evidence=_TOKENS_EVIDENCE[since(version, _SPECULATOR_CONFIGS)],
         )
-    config: dict[str, object] = {
-        "method": mode.method,
-        "model": names.draft,
-        "num_speculative_tokens": tokens,
-    }
-    if mode.needs_switch:
-        config["parallel_drafting"] = True
-    return shlex.join([*SERVE_COMMAND, names.target, SERVE_OPTION, json.dumps(config)])
+    config = speculative_config(mode.method, names.draft, tokens, switch=mode.needs_switch)
+    # shlex.join of the whole line, its fixed words quoted once (_QUOTED_COMMAND, _QUOTED_OPTION)
+    quote = shlex.quote
+    return f"{_QUOTED_COMMAND} {quote(names.target)} {_QUOTED_OPTION} {quote(config)}"
+
+
+def speculative_config(method: str, model: str, tokens: int | str, *, switch: bool) -> str:
+    """``json.dumps`` of the ``--speculative-config`` object (``method``, ``model``,
+    ``num_speculative_tokens``, and ``"parallel_drafting": true`` with ``switch``), written
+    key by key: ``json.dumps`` of a dict builds an encoder per call, of a string it does not.
+    ``tests/test_serve_commands.py`` holds it to ``json.dumps`` of the dict."""
+    number = json.dumps(tokens) if isinstance(tokens, str) else str(int(tokens))
+    text = (
+        f'{{"method": {json.dumps(method)}, "model": {json.dumps(model)}, '
+        f'"num_speculative_tokens": {number}'
+    )
+    return f'{text}, "parallel_drafting": true}}' if switch else f"{text}}}"
+
+
+_QUOTED_COMMAND: Final = shlex.join(SERVE_COMMAND)
+""":data:`SERVE_COMMAND`, quoted for a POSIX shell."""
+
+_QUOTED_OPTION: Final = shlex.quote(SERVE_OPTION)
+""":data:`~.names.SERVE_OPTION`, quoted for a POSIX shell."""

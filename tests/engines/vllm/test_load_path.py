@@ -691,3 +691,22 @@ def test_ripples_dflash2_draft_with_nope_layers_is_its_own_class_from_0_34_0() -
         "qwen3",
         ("DFlash2DraftModel",),
     )
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_drafts_classes_are_read_once_per_verdict(
+    version: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every load-path rule asks for the draft's classes (as given, as overridden, as served):
+    # read once per subject (load_path._Classes, kept in VllmSubject.derived), not per rule.
+    real = load_path._architecture_names
+    reads: list[object] = []
+
+    def counted(get: Any) -> tuple[str, ...]:
+        reads.append(get)
+        return real(get)
+
+    monkeypatch.setattr(load_path, "_architecture_names", counted)
+    verdict = check(QWEN3_8B_DFLASH_DRAFT, check_tokenizer=False, engine=f"vllm=={version}")  # type: ignore[arg-type]
+    assert verdict.errors == ()
+    assert len(reads) == 1

@@ -231,13 +231,14 @@ def _shown_findings(
 def headline_word(verdicts: Sequence[Verdict], strict: bool) -> str:
     """A draft's headline word: its worst outcome over its engines, as the exit status
     ranks them (a failed draft before one that could not be checked)."""
-    if any(verdict.outcome == "invalid" for verdict in verdicts):
-        return HEADLINE_WORDS["invalid"]
-    if any(verdict.ok and not passed(verdict, strict) for verdict in verdicts):
-        return STRICT_FAILED
-    if any(verdict.outcome == "unchecked" for verdict in verdicts):
-        return HEADLINE_WORDS["unchecked"]
-    return HEADLINE_WORDS["ok"]
+    outcomes = {outcome(verdict, strict) for verdict in verdicts}
+    if "invalid" in outcomes:
+        return (
+            HEADLINE_WORDS["invalid"]
+            if any(verdict.outcome == "invalid" for verdict in verdicts)
+            else STRICT_FAILED  # only --strict failed it: warnings
+        )
+    return HEADLINE_WORDS["unchecked" if "unchecked" in outcomes else "ok"]
 
 
 def block_lines(
@@ -440,17 +441,41 @@ def wrapped(text: str, indent: str, width: int = MAX_LINE) -> list[str]:
         return [indent + text]  # one line, as textwrap would make it, at a tenth of its cost
     if "`" in text:
         text = _QUOTED.sub(lambda span: span.group().replace(" ", _KEPT_SPACE), text)
-    import textwrap  # noqa: PLC0415 - a run whose lines all fit never pays for it
-
-    lines = textwrap.wrap(
-        text,
-        width=width,
-        initial_indent=indent,
-        subsequent_indent=indent + _INDENT * 2,
-        break_long_words=False,
-        break_on_hyphens=False,
-    ) or [indent]
+    lines = _wrapped_at_spaces(text, width, indent, indent + _INDENT * 2) or [indent]
     return [line.replace(_KEPT_SPACE, " ") for line in lines]
+
+
+_SPACES: Final = re.compile("( +)")
+
+
+def _wrapped_at_spaces(text: str, width: int, first: str, rest: str) -> list[str]:
+    """``textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest,
+    break_long_words=False, break_on_hyphens=False)`` for a :func:`printable` text, whose
+    only white space is the space: the same greedy filling of words and runs of spaces
+    (a run is dropped at the end of a line and at the start of every line but the first;
+    a word longer than a line has a line of its own), at a fraction of the cost of
+    building a ``TextWrapper``, which a sweep paid for every long note.
+    ``tests/cli/test_terminal.py`` holds it to textwrap's result on any text."""
+    chunks = [chunk for chunk in _SPACES.split(text) if chunk]
+    chunks.reverse()  # a stack: the next chunk is the last
+    lines: list[str] = []
+    while chunks:
+        indent = rest if lines else first
+        room = width - len(indent)
+        if lines and chunks[-1][0] == " ":
+            chunks.pop()
+        line: list[str] = []
+        used = 0
+        while chunks and used + len(chunks[-1]) <= room:
+            used += len(chunks[-1])
+            line.append(chunks.pop())
+        if chunks and not line and len(chunks[-1]) > room:
+            line.append(chunks.pop())  # a word no line holds: on a line of its own
+        if line and line[-1][0] == " ":
+            line.pop()
+        if line:
+            lines.append(indent + "".join(line))
+    return lines
 
 
 def footer_line(note: str, drafts: int, style: Style | None = None) -> str:

@@ -351,3 +351,38 @@ def test_a_line_that_fits_is_what_textwrap_makes_of_it(text: str, indent: str) -
     ) or [indent]
     if "`" not in text and len(expected) == 1:
         assert wrapped(text, indent, 160) == expected
+
+
+def _textwrap_wrapped(text: str, indent: str, width: int) -> list[str]:
+    """What :func:`wrapped` made with ``textwrap`` before it filled lines itself: the
+    oracle its own filling is held to."""
+    text = printable(text)
+    text = re.sub(r"`[^`]*`", lambda span: span.group().replace(" ", "\ue000"), text)
+    lines = textwrap.wrap(
+        text,
+        width=width,
+        initial_indent=indent,
+        subsequent_indent=indent + "    ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [indent]
+    return [line.replace("\ue000", " ") for line in lines]
+
+
+SPACED_TEXT = st.lists(
+    st.one_of(WORD, st.text(max_size=12), st.sampled_from([" ", "  ", "`", "` `", "\t", "\n"])),
+    max_size=40,
+).map(" ".join)
+"""Text of words, runs of spaces, quoted spans, control characters and any other text."""
+
+
+@given(
+    text=st.one_of(SPACED_TEXT, st.text(max_size=300)),
+    indent=st.sampled_from(["", "  ", "    ", " " * 30]),
+    width=st.integers(MIN_WIDTH, 200),
+)
+def test_wrapping_is_what_textwrap_makes_of_the_text(text: str, indent: str, width: int) -> None:
+    """The lines :func:`wrapped` fills itself are textwrap's, line for line, whatever the
+    text: runs of spaces kept inside a line and dropped at its ends, words longer than a
+    line, quoted spans, escaped control characters."""
+    assert wrapped(text, indent, width) == _textwrap_wrapped(text, indent, width)

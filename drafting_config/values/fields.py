@@ -175,6 +175,12 @@ def top_or_text_config(get: FieldGetter, path: str = "") -> Callable[[str], tupl
     """
     text_path = join_path(path, TEXT_CONFIG)
     text = get(TEXT_CONFIG, None)
+    if text is None and not path:  # most configs: a top-level field is its own path
+
+        def read_top(name: str) -> tuple[object, str]:
+            return get(name, None), name
+
+        return read_top
     text_get = None if text is None else field_getter(text, text_path)
 
     def read(name: str) -> tuple[object, str]:

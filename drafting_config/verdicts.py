@@ -446,9 +446,10 @@ def launch_target(launch: Launch | None) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
+@dataclass
 class Located:
-    """A model argument, located and its ``config.json`` read, once."""
+    """A model argument, located and its ``config.json`` read, once; never changed (not a
+    frozen dataclass, whose ``__init__`` costs a call per field on every draft)."""
 
     shown: str | None
     """How it is shown: a path or repo id as given, escaped; ``None`` for a config object."""

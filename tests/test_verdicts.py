@@ -628,7 +628,7 @@ def test_check_many_reads_the_target_and_its_tokenizer_once(
     tmp_path: Path, tokenizers: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     target = model_dir(tmp_path / "target", tokenizers["ordinary"], QWEN3_8B)
-    configs = counting(monkeypatch, "load_config_json")
+    configs = counting(monkeypatch, "read_config_json")
     tokenizer_reads = counting(monkeypatch, "load_tokenizer_files")
     verdicts = check_many([{"pard_token": ID}] * 3, target=target)
     assert [kind(v) for v in verdicts] == [TokenKind.ORDINARY] * 3
@@ -659,7 +659,7 @@ def test_check_many_looks_each_verifier_up_once(
     cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_cached_repo(cache, VERIFIER, {"config.json": json.dumps(QWEN3_8B)})
-    lookups = counting(monkeypatch, "locate")
+    lookups = counting(monkeypatch, "local_or_cached")
     other = "Qwen/Qwen3-32B"  # not cached
     drafts = [speculators_for(VERIFIER), speculators_for(other)] * 3
     verdicts = check_many(drafts, check_tokenizer=False)

@@ -77,10 +77,11 @@ def _no_fields(name: str, default: object) -> object:
     return default
 
 
-@dataclass(frozen=True)
+@dataclass
 class DraftFile:
     """A draft's config as read by the library's priority table; never raises, never warns
-    itself."""
+    itself.  Never changed once built (only :attr:`readings` fills): not a frozen dataclass,
+    whose ``__init__`` costs a call per field on every draft of a sweep."""
 
     fields: tuple[FieldVerdict, ...]
     """One verdict per token-id field, in priority order (empty if the config is unreadable)."""

@@ -320,10 +320,11 @@ def _algorithm(
         return method
 
 
-@dataclass(frozen=True)
+@dataclass
 class VllmSubject(Subject):
     """A draft as vLLM's rules see it: its :class:`Resolution` beside the subject's facts;
-    :attr:`draft` is the resolution's file, as vLLM reads it."""
+    :attr:`draft` is the resolution's file, as vLLM reads it.  Never changed once built, as
+    :class:`Subject`."""
 
     resolution: Resolution = field(kw_only=True)
     """What :func:`resolve` made of the draft's config."""

@@ -870,10 +870,14 @@ def _serve_name(shown: str | None, is_file: bool, placeholder: str) -> str:
     path is not asked again)."""
     if shown is None or shown == _CONFIG_OBJECT or "\\" in shown:
         return placeholder
-    if is_file:
-        path = Path(shown)
-        return str(path.parent) if path.name == CONFIG_NAME else placeholder
-    return shown
+    if not is_file:
+        return shown
+    folder, _, name = shown.rpartition("/")  # a file's path: its last part is its name
+    if name != CONFIG_NAME:
+        return placeholder
+    if folder and os.sep == "/" and "//" not in shown and "." not in folder.split("/"):
+        return folder  # already as pathlib writes it: no empty or "." part
+    return str(Path(shown).parent)
 
 
 def _target(read: DraftFile, options: CheckOptions, shared: _SharedReads) -> _Target:

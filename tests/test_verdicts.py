@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import shlex
 import subprocess
 import sys
 import traceback
@@ -20,6 +21,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from hypothesis import given as given_examples
+from hypothesis import settings
+from hypothesis import strategies as st
 
 import drafting_config.verdicts as verdicts_module
 from drafting_config import (
@@ -31,6 +35,7 @@ from drafting_config import (
     check_many,
 )
 from drafting_config.engines import ENGINES
+from drafting_config.engines.interface import DRAFT_PLACEHOLDER
 from drafting_config.files.repo_ids import (
     RepoIdError,
     RepoNotCachedError,
@@ -863,3 +868,59 @@ def test_a_check_leaves_no_reference_cycle() -> None:
         if enabled:
             gc.enable()
     assert left == []
+
+
+# --- the model a serve command names ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        "d/config.json",
+        "./d/config.json",
+        "d//config.json",
+        "d/./config.json",
+        "e/../d/config.json",
+        "d",
+        "d/",
+        "d/other.json",
+        "config.json",
+    ],
+)
+def test_the_serve_command_names_a_config_files_folder_as_pathlib_writes_it(
+    given: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The read says whether a file was given (no second stat), and a file's folder is cut
+    at its last slash only when pathlib would write it so: the command names what it did
+    when the folder came from ``Path(given).parent``."""
+    monkeypatch.chdir(tmp_path)
+    for folder in (tmp_path, tmp_path / "d", tmp_path / "e"):
+        folder.mkdir(exist_ok=True)
+        (folder / "config.json").write_text((DFLASH_4B / "config.json").read_text())
+    (tmp_path / "d" / "other.json").write_text((DFLASH_4B / "config.json").read_text())
+    verdict = check(given, check_tokenizer=False, check_weights=False)
+    assert verdict.ok
+    assert verdict.serve_with is not None
+    path = Path(given)
+    if not path.is_file():
+        expected = given
+    elif path.name == "config.json":
+        expected = str(path.parent)
+    else:
+        expected = DRAFT_PLACEHOLDER
+    config = shlex.split(verdict.serve_with)
+    assert json.loads(config[config.index("--speculative-config") + 1])["model"] == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given_examples(
+    st.lists(st.sampled_from(["a", ".", "..", "", "b c", "config.json", "~"]), max_size=5),
+    st.sampled_from(["config.json", "other.json"]),
+    st.booleans(),
+)
+def test_a_config_files_folder_is_pathlibs_parent(
+    parts: list[str], name: str, absolute: bool
+) -> None:
+    shown = ("/" if absolute else "") + "/".join([*parts, name])
+    expected = str(Path(shown).parent) if Path(shown).name == "config.json" else "P"
+    assert verdicts_module._serve_name(shown, True, "P") == expected

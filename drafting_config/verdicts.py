@@ -105,7 +105,7 @@ ModelArgument = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", obje
 a repo id (``"ORG/NAME"``, from the local Hugging Face cache), or an HF config object."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Verdict:
     """Everything :func:`check` found about one draft; built, never raised."""
 
@@ -174,6 +174,55 @@ class Verdict:
     """Where the engine looks for the token id, in its own order, each field with its value
     and status, when that is not the library's priority table (SGLang's fields, then the
     served tokenizer's mask token); ``None`` when it is: :attr:`Resolution.fields`."""
+
+    def __init__(  # noqa: PLR0917 - the fields, as the dataclass's own __init__ takes them
+        self,
+        path: str | None,
+        resolution: Resolution | None,
+        errors: tuple[ParallelDraftingConfigError, ...],
+        warnings: tuple[ParallelDraftingConfigWarning, ...] = (),
+        notes: tuple[str, ...] = (),
+        target: str | None = None,
+        token: TokenFacts | None = None,
+        weights: WeightsFacts | None = None,
+        token_id: int | None = None,
+        aux_layer_ids: tuple[int, ...] | None = None,
+        aux_layer_source: str | None = None,
+        engine: str = ENGINE_NAMES[DEFAULT_ENGINE],
+        algorithm: str | None = None,
+        token_source: str | None = None,
+        shadowed: tuple[FieldVerdict, ...] = (),
+        algorithm_assumed: bool = False,
+        mode: str | None = None,
+        parallel: bool | None = None,
+        serve_with: str | None = None,
+        token_fields: tuple[TokenField, ...] | None = None,
+    ) -> None:
+        # The frozen dataclass's own __init__, in one write of the instance's dict rather than
+        # an object.__setattr__ call per field: a sweep builds a verdict per draft and engine.
+        # A test holds the signature to the fields (names, order, defaults).
+        vars(self).update(
+            path=path,
+            resolution=resolution,
+            errors=errors,
+            warnings=warnings,
+            notes=notes,
+            target=target,
+            token=token,
+            weights=weights,
+            token_id=token_id,
+            aux_layer_ids=aux_layer_ids,
+            aux_layer_source=aux_layer_source,
+            engine=engine,
+            algorithm=algorithm,
+            token_source=token_source,
+            shadowed=shadowed,
+            algorithm_assumed=algorithm_assumed,
+            mode=mode,
+            parallel=parallel,
+            serve_with=serve_with,
+            token_fields=token_fields,
+        )
 
     @property
     def ok(self) -> bool:

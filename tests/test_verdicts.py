@@ -8,7 +8,9 @@ never raises.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
+import inspect
 import json
 import os
 import shlex
@@ -30,6 +32,7 @@ from drafting_config import (
     ConfigFileError,
     ParallelDraftingConfigError,
     PlaceholderTokenIdWarning,
+    Resolution,
     Verdict,
     check,
     check_many,
@@ -924,3 +927,31 @@ def test_a_config_files_folder_is_pathlibs_parent(
     shown = ("/" if absolute else "") + "/".join([*parts, name])
     expected = str(Path(shown).parent) if Path(shown).name == "config.json" else "P"
     assert verdicts_module._serve_name(shown, True, "P") == expected
+
+
+# --- hand-written __init__s of frozen dataclasses ------------------------------------------------
+
+
+@pytest.mark.parametrize("cls", [Verdict, Resolution])
+def test_a_hand_written_init_takes_the_fields_as_the_dataclass_would(cls: type) -> None:
+    """``Verdict`` and ``Resolution`` write their fields in one update of the instance's dict
+    (a frozen dataclass's own __init__ makes a call per field): their __init__ must take the
+    fields as the generated one would (names, order, kinds, annotations, defaults) and set
+    every one of them."""
+    params = inspect.signature(cls).parameters.values()
+    keyword, either = inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD
+    assert [(p.name, p.kind, p.annotation, p.default) for p in params] == [
+        (
+            f.name,
+            keyword if f.kw_only else either,
+            f.type,
+            inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default,
+        )
+        for f in dataclasses.fields(cls)
+    ]
+    values = {f.name: object() for f in dataclasses.fields(cls)}
+    built = cls(**values)
+    assert {name: getattr(built, name) for name in values} == values
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.errors = ()
+    assert dataclasses.replace(built, errors=()).errors == ()

@@ -829,8 +829,10 @@ class _Reads:
         given, or the one holding the ``config.json`` given (a cache snapshot's included);
         ``None`` for a config file of another name, which no engine pairs with the files
         beside it (:func:`_model_directory`)."""
+        if not self._options.check_weights:
+            return None
         directory = _model_directory(self._draft.at)
-        return None if directory is None or not self._options.check_weights else str(directory)
+        return None if directory is None else str(directory)
 
     def mask_embedding(self, directory: str) -> MaskEmbeddingFile | None:
         """``directory``'s ``mask_embedding.pt``, read, or ``None`` when there is none."""
@@ -845,10 +847,10 @@ class _Reads:
         from the hub by HTTP range requests.  No weights at all means nothing to say; ``.bin``
         files only, a note.
         """
-        draft_at, listings = self._draft.at, self._shared.listings
         if not self._options.check_weights:
             return None
-        directory = _model_directory(draft_at)
+        listings = self._shared.listings
+        directory = _model_directory(self._draft.at)
         if directory is None:
             return None
         text = self._draft.text

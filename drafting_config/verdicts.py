@@ -344,7 +344,7 @@ def check(
         exact_bool("`require_parallel`", require_parallel, ValueError),
         checked_launch(launch),
     )
-    (verdict,) = _check(draft, options, _SharedReads(), (options.engine,))
+    (verdict,) = _check(draft, options, _SharedReads(), (engine_rules(options.engine),))
     return verdict
 
 
@@ -421,7 +421,8 @@ def check_each(
     parsed once whatever the engines, and what the drafts share (targets, tokenizer files)
     once per call."""
     shared = _SharedReads()
-    chosen = (options.engine,) if engines is None else _engines(engines)
+    names = (options.engine,) if engines is None else _engines(engines)
+    chosen = [engine_rules(name) for name in names]  # once per call, not per draft
     for draft in drafts:
         yield from _check(draft, options, shared, chosen)
 
@@ -615,10 +616,14 @@ class _SharedReads:
 
 
 def _check(
-    draft: ModelArgument, options: CheckOptions, shared: _SharedReads, engines: Sequence[Engine]
+    draft: ModelArgument,
+    options: CheckOptions,
+    shared: _SharedReads,
+    chosen: Sequence[tuple[EngineRules, ParallelDraftingConfigWarning | None]],
 ) -> list[Verdict]:
-    """The verdicts of ``engines`` on one draft, its file located, read and parsed once."""
-    chosen = [engine_rules(engine) for engine in engines]
+    """The verdicts of the ``chosen`` engines' rules (each with the warning of its release,
+    :func:`~drafting_config.engines.engine_rules`) on one draft, its file located, read and
+    parsed once."""
     try:
         exact_bool("`check_tokenizer`", options.check_tokenizer)
         exact_bool("`check_weights`", options.check_weights)

@@ -48,7 +48,7 @@ class FieldStatus(str, enum.Enum):
     """Set, but not a usable token id (or unreadable); :attr:`FieldVerdict.error` says why."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class FieldVerdict:
     """The verdict on one token-id field of a config."""
 
@@ -63,6 +63,19 @@ class FieldVerdict:
     """The value as a token id, for a winner, shadowed or valid field."""
     error: ParallelDraftingConfigError | None = None
     """Why the field is invalid, for an invalid field."""
+
+    def __init__(
+        self,
+        source: TokenIdField,
+        status: FieldStatus,
+        value: object,
+        token_id: int | None = None,
+        error: ParallelDraftingConfigError | None = None,
+    ) -> None:
+        # The frozen dataclass's own __init__, in one write of the instance's dict rather than
+        # an object.__setattr__ call per field: every field set in a draft gets one.  A test
+        # holds the signature to the fields (names, order, defaults).
+        vars(self).update(source=source, status=status, value=value, token_id=token_id, error=error)
 
 
 def missing_token_id_message(order: Sequence[TokenIdField] = PRIORITY_ORDER) -> str:

@@ -160,6 +160,8 @@ def read_field(
     if section is None:
         return get(key, default)
     container = get(section, None)
+    if type(container) is dict:  # a parsed config.json's section: field_getter's dict.get
+        return container.get(key, default)
     if container is None or (only_dicts and not is_kind(container, dict)):
         return default
     return field_getter(container, section)(key, default)

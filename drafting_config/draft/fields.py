@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from drafting_config.values import codes
 from drafting_config.values.edits import ConfigEdit, quoted_integer
@@ -240,14 +241,20 @@ def one_placeholder_warning(
     return merged
 
 
+_WINNER: Final = FieldStatus.WINNER
+_SHADOWED: Final = FieldStatus.SHADOWED
+"""Members read as module globals: Python 3.11 reads an enum member as a class attribute
+about ten times slower, and these are read several times per draft."""
+
+
 def winner_of(fields: Sequence[FieldVerdict]) -> FieldVerdict | None:
     """The winning field of a config's verdicts, if the first set field is valid."""
     for verdict in fields:  # a loop, not next() over a generator: read per draft
-        if verdict.status is FieldStatus.WINNER:
+        if verdict.status is _WINNER:
             return verdict
     return None
 
 
 def shadowed_of(fields: Sequence[FieldVerdict]) -> tuple[FieldVerdict, ...]:
     """The fields that were set, valid, and lost to the winner, in priority order."""
-    return tuple(f for f in fields if f.status is FieldStatus.SHADOWED)
+    return tuple([f for f in fields if f.status is _SHADOWED])

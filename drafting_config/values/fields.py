@@ -144,12 +144,9 @@ def read_path(
             ``only_dicts``), or a read raises.
     """
     section, _, key = path.rpartition(".")
-    if not section:
+    if not section:  # a top-level field: read_field's first case, without the call
         return get(key, default)
-    container = get(section, None)
-    if type(container) is dict:  # a parsed config.json's section: field_getter's dict.get
-        return container.get(key, default)
-    return _read_in(container, section, key, default, only_dicts)
+    return read_field(get, section, key, default, only_dicts=only_dicts)
 
 
 def read_field(
@@ -167,14 +164,6 @@ def read_field(
     container = get(section, None)
     if type(container) is dict:  # a parsed config.json's section: field_getter's dict.get
         return container.get(key, default)
-    return _read_in(container, section, key, default, only_dicts)
-
-
-def _read_in(
-    container: object, section: str, key: str, default: object, only_dicts: bool
-) -> object:
-    """``key`` of a section that is no plain ``dict`` (:func:`read_path`, whose callers read
-    a dict section without this call)."""
     if container is None or (only_dicts and not is_kind(container, dict)):
         return default
     return field_getter(container, section)(key, default)

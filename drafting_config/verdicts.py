@@ -21,6 +21,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Final, Literal, Union
 
@@ -47,7 +48,7 @@ from drafting_config.engines.interface import (
     WeightsFacts,
 )
 from drafting_config.engines.vllm.resolution import Resolution, resolution_of
-from drafting_config.files.json_files import CONFIG_NAME, ConfigFileError, load_config_json
+from drafting_config.files.json_files import CONFIG_NAME, ConfigFileError, read_config_json
 from drafting_config.files.mask_embedding import MaskEmbeddingFile, read_mask_embedding_beside
 from drafting_config.files.repo_ids import (
     DEFAULT_REVISION,
@@ -59,6 +60,7 @@ from drafting_config.files.repo_ids import (
     RepoNotCachedError,
     hub_checkpoint_headers,
     hub_offline,
+    local_or_cached,
     locate,
     looks_like_repo_id,
 )
@@ -103,7 +105,7 @@ ModelArgument = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", obje
 a repo id (``"ORG/NAME"``, from the local Hugging Face cache), or an HF config object."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Verdict:
     """Everything :func:`check` found about one draft; built, never raised."""
 
@@ -172,6 +174,55 @@ class Verdict:
     """Where the engine looks for the token id, in its own order, each field with its value
     and status, when that is not the library's priority table (SGLang's fields, then the
     served tokenizer's mask token); ``None`` when it is: :attr:`Resolution.fields`."""
+
+    def __init__(  # noqa: PLR0917 - the fields, as the dataclass's own __init__ takes them
+        self,
+        path: str | None,
+        resolution: Resolution | None,
+        errors: tuple[ParallelDraftingConfigError, ...],
+        warnings: tuple[ParallelDraftingConfigWarning, ...] = (),
+        notes: tuple[str, ...] = (),
+        target: str | None = None,
+        token: TokenFacts | None = None,
+        weights: WeightsFacts | None = None,
+        token_id: int | None = None,
+        aux_layer_ids: tuple[int, ...] | None = None,
+        aux_layer_source: str | None = None,
+        engine: str = ENGINE_NAMES[DEFAULT_ENGINE],
+        algorithm: str | None = None,
+        token_source: str | None = None,
+        shadowed: tuple[FieldVerdict, ...] = (),
+        algorithm_assumed: bool = False,
+        mode: str | None = None,
+        parallel: bool | None = None,
+        serve_with: str | None = None,
+        token_fields: tuple[TokenField, ...] | None = None,
+    ) -> None:
+        # The frozen dataclass's own __init__, in one write of the instance's dict rather than
+        # an object.__setattr__ call per field: a sweep builds a verdict per draft and engine.
+        # A test holds the signature to the fields (names, order, defaults).
+        vars(self).update(
+            path=path,
+            resolution=resolution,
+            errors=errors,
+            warnings=warnings,
+            notes=notes,
+            target=target,
+            token=token,
+            weights=weights,
+            token_id=token_id,
+            aux_layer_ids=aux_layer_ids,
+            aux_layer_source=aux_layer_source,
+            engine=engine,
+            algorithm=algorithm,
+            token_source=token_source,
+            shadowed=shadowed,
+            algorithm_assumed=algorithm_assumed,
+            mode=mode,
+            parallel=parallel,
+            serve_with=serve_with,
+            token_fields=token_fields,
+        )
 
     @property
     def ok(self) -> bool:
@@ -293,7 +344,7 @@ def check(
         exact_bool("`require_parallel`", require_parallel, ValueError),
         checked_launch(launch),
     )
-    (verdict,) = _check(draft, options, _SharedReads(), (options.engine,))
+    (verdict,) = _check(draft, options, _SharedReads(), (engine_rules(options.engine),))
     return verdict
 
 
@@ -370,7 +421,8 @@ def check_each(
     parsed once whatever the engines, and what the drafts share (targets, tokenizer files)
     once per call."""
     shared = _SharedReads()
-    chosen = (options.engine,) if engines is None else _engines(engines)
+    names = (options.engine,) if engines is None else _engines(engines)
+    chosen = [engine_rules(name) for name in names]  # once per call, not per draft
     for draft in drafts:
         yield from _check(draft, options, shared, chosen)
 
@@ -444,20 +496,32 @@ def launch_target(launch: Launch | None) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
+@dataclass
 class Located:
-    """A model argument, located and its ``config.json`` read, once."""
+    """A model argument, located and its ``config.json`` read, once; never changed (not a
+    frozen dataclass, whose ``__init__`` costs a call per field on every draft)."""
 
     shown: str | None
     """How it is shown: a path or repo id as given, escaped; ``None`` for a config object."""
     config: object
     """Its config: the parsed ``config.json``, or the config object given."""
-    at: Path | None = None
-    """Where its ``config.json`` (or model directory) was found; ``None`` for an object."""
+    where: str | Path | None = None
+    """Where its ``config.json`` (or model directory) was found, as
+    :func:`~drafting_config.files.repo_ids.local_or_cached` gives it (a local path given as
+    text stays text); ``None`` for an object."""
     notes: tuple[str, ...] = ()
     """The notes of a download."""
     text: str | None = None
     """The argument as text, when it was text (only text can be a repo id)."""
+    is_file: bool = False
+    """Whether :attr:`where` is the ``config.json`` itself (a file, of whatever name), not a
+    model directory holding one: what the read found."""
+
+    @cached_property
+    def at(self) -> Path | None:
+        """:attr:`where` as a path, built when first asked for (the tokenizer and weights
+        checks ask)."""
+        return None if self.where is None else Path(self.where)
 
 
 @dataclass(frozen=True)
@@ -469,6 +533,18 @@ class _Target:
     directory: Path | None = None
     errors: tuple[ParallelDraftingConfigError, ...] = ()
     notes: tuple[str, ...] = ()
+    is_file: bool | None = None
+    """Whether the target given is a file (:attr:`Located.is_file`); ``None`` when it was
+    not read."""
+
+    @cached_property
+    def serve_name(self) -> str:
+        """The target as a serve command names it (:func:`_serve_name`), made once for the
+        drafts that share it."""
+        is_file = self.is_file
+        if is_file is None:  # not read: the file system says
+            is_file = self.name is not None and os.path.isfile(self.name)
+        return _serve_name(self.name, is_file, TARGET_PLACEHOLDER)
 
 
 _CONFIG_OBJECT: Final = "<config object>"
@@ -540,10 +616,14 @@ class _SharedReads:
 
 
 def _check(
-    draft: ModelArgument, options: CheckOptions, shared: _SharedReads, engines: Sequence[Engine]
+    draft: ModelArgument,
+    options: CheckOptions,
+    shared: _SharedReads,
+    chosen: Sequence[tuple[EngineRules, ParallelDraftingConfigWarning | None]],
 ) -> list[Verdict]:
-    """The verdicts of ``engines`` on one draft, its file located, read and parsed once."""
-    chosen = [engine_rules(engine) for engine in engines]
+    """The verdicts of the ``chosen`` engines' rules (each with the warning of its release,
+    :func:`~drafting_config.engines.engine_rules`) on one draft, its file located, read and
+    parsed once."""
     try:
         exact_bool("`check_tokenizer`", options.check_tokenizer)
         exact_bool("`check_weights`", options.check_weights)
@@ -660,7 +740,6 @@ class _Reads:
         self, draft: Located, target: _Target, options: CheckOptions, shared: _SharedReads
     ) -> None:
         self._draft = draft
-        self._draft_at = draft.at
         self._target = target
         self._options = options
         self._shared = shared
@@ -668,9 +747,10 @@ class _Reads:
     def serve_names(self) -> ServeNames:
         """The draft as given and the target checked, as a serve command names them
         (:class:`~drafting_config.engines.interface.ServeNames`)."""
+        draft = self._draft
         return ServeNames(
-            _serve_name(self._draft.shown, DRAFT_PLACEHOLDER),
-            _serve_name(self._target.name, TARGET_PLACEHOLDER),
+            _serve_name(draft.shown, draft.is_file, DRAFT_PLACEHOLDER),
+            self._target.serve_name,
         )
 
     def served_tokenizer(self, found: Findings) -> TokenizerFiles | None:
@@ -684,7 +764,7 @@ class _Reads:
                 located, notes = shared.tokenizer_location(options.tokenizer, options.download)
                 found.notes += notes
                 return shared.tokenizer_files(located)
-            for directory in (_directory_of(self._target.directory), _directory_of(self._draft_at)):
+            for directory in (_directory_of(self._target.directory), _directory_of(self._draft.at)):
                 if directory is not None:
                     files = shared.tokenizer_files(directory)
                     if files is not None:
@@ -698,7 +778,7 @@ class _Reads:
     def _searched(self) -> dict[str, Path]:
         """The folders a tokenizer is looked for in, by what they are of."""
         beside = {
-            "the draft": _directory_of(self._draft_at),
+            "the draft": _directory_of(self._draft.at),
             "the target": _directory_of(self._target.directory),
         }
         return {name: path for name, path in beside.items() if path is not None}
@@ -754,8 +834,10 @@ class _Reads:
         given, or the one holding the ``config.json`` given (a cache snapshot's included);
         ``None`` for a config file of another name, which no engine pairs with the files
         beside it (:func:`_model_directory`)."""
-        directory = _model_directory(self._draft_at)
-        return None if directory is None or not self._options.check_weights else str(directory)
+        if not self._options.check_weights:
+            return None
+        directory = _model_directory(self._draft.at)
+        return None if directory is None else str(directory)
 
     def mask_embedding(self, directory: str) -> MaskEmbeddingFile | None:
         """``directory``'s ``mask_embedding.pt``, read, or ``None`` when there is none."""
@@ -770,10 +852,10 @@ class _Reads:
         from the hub by HTTP range requests.  No weights at all means nothing to say; ``.bin``
         files only, a note.
         """
-        draft_at, listings = self._draft_at, self._shared.listings
         if not self._options.check_weights:
             return None
-        directory = _model_directory(draft_at)
+        listings = self._shared.listings
+        directory = _model_directory(self._draft.at)
         if directory is None:
             return None
         text = self._draft.text
@@ -835,18 +917,23 @@ class _Reads:
         return CheckpointFiles(checkpoint, shown, mask_embedding)
 
 
-def _serve_name(shown: str | None, placeholder: str) -> str:
+def _serve_name(shown: str | None, is_file: bool, placeholder: str) -> str:
     """A model as a serve command names it: the path or repo id as given (the folder of a
     ``config.json`` file given, which is what an engine loads), else ``placeholder``: a
     config object, another file (no engine loads a model from one), or a name
     :func:`display_path` had to escape, with backslashes (the command would name another
-    path)."""
+    path).  ``is_file``: whether the model given is a file (its read found it, so that the
+    path is not asked again)."""
     if shown is None or shown == _CONFIG_OBJECT or "\\" in shown:
         return placeholder
-    if os.path.isfile(shown):
-        path = Path(shown)
-        return str(path.parent) if path.name == CONFIG_NAME else placeholder
-    return shown
+    if not is_file:
+        return shown
+    folder, _, name = shown.rpartition("/")  # a file's path: its last part is its name
+    if name != CONFIG_NAME:
+        return placeholder
+    if folder and os.sep == "/" and "//" not in shown and "." not in folder.split("/"):
+        return folder  # already as pathlib writes it: no empty or "." part
+    return str(Path(shown).parent)
 
 
 def _target(read: DraftFile, options: CheckOptions, shared: _SharedReads) -> _Target:
@@ -872,6 +959,7 @@ def _explicit_target(target: ModelArgument, options: CheckOptions) -> _Target:
             read_target(located.config),
             located.at,
             notes=located.notes,
+            is_file=located.is_file,
         )
     except ParallelDraftingConfigError as error:
         return _Target(_shown(target) or _CONFIG_OBJECT, errors=(error,))
@@ -914,7 +1002,7 @@ def _verifier_target(verifier: str, options: CheckOptions) -> _Target:
     note = Note(
         f"target taken from the speculators verifier {verifier!r}", code=codes.TARGET_FROM_VERIFIER
     )
-    return _Target(shown, facts, located.at, notes=(note, *located.notes))
+    return _Target(shown, facts, located.at, notes=(note, *located.notes), is_file=located.is_file)
 
 
 def _why(error: ParallelDraftingConfigError) -> str:
@@ -1026,12 +1114,14 @@ def load(
     text = as_path(argument)
     notes: list[str] = []
     is_text = is_kind(argument, (str, bytes))
-    located = locate(
+    where = local_or_cached(
         text if is_text else Path(text),
         revision=revision,
         download=download,
         files=TOKENIZER_FILE_NAMES if tokenizer else (),
         notes=notes,
     )
-    config = load_config_json(located)
-    return Located(display_path(text), config, located, tuple(notes), text if is_text else None)
+    config, is_file = read_config_json(where)
+    return Located(
+        display_path(text), config, where, tuple(notes), text if is_text else None, is_file
+    )

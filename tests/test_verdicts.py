@@ -8,9 +8,12 @@ never raises.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
+import inspect
 import json
 import os
+import shlex
 import subprocess
 import sys
 import traceback
@@ -20,17 +23,23 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from hypothesis import given as given_examples
+from hypothesis import settings
+from hypothesis import strategies as st
 
 import drafting_config.verdicts as verdicts_module
 from drafting_config import (
     ConfigFileError,
+    FieldVerdict,
     ParallelDraftingConfigError,
     PlaceholderTokenIdWarning,
+    Resolution,
     Verdict,
     check,
     check_many,
 )
 from drafting_config.engines import ENGINES
+from drafting_config.engines.interface import DRAFT_PLACEHOLDER
 from drafting_config.files.repo_ids import (
     RepoIdError,
     RepoNotCachedError,
@@ -628,7 +637,7 @@ def test_check_many_reads_the_target_and_its_tokenizer_once(
     tmp_path: Path, tokenizers: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     target = model_dir(tmp_path / "target", tokenizers["ordinary"], QWEN3_8B)
-    configs = counting(monkeypatch, "load_config_json")
+    configs = counting(monkeypatch, "read_config_json")
     tokenizer_reads = counting(monkeypatch, "load_tokenizer_files")
     verdicts = check_many([{"pard_token": ID}] * 3, target=target)
     assert [kind(v) for v in verdicts] == [TokenKind.ORDINARY] * 3
@@ -659,7 +668,7 @@ def test_check_many_looks_each_verifier_up_once(
     cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_cached_repo(cache, VERIFIER, {"config.json": json.dumps(QWEN3_8B)})
-    lookups = counting(monkeypatch, "locate")
+    lookups = counting(monkeypatch, "local_or_cached")
     other = "Qwen/Qwen3-32B"  # not cached
     drafts = [speculators_for(VERIFIER), speculators_for(other)] * 3
     verdicts = check_many(drafts, check_tokenizer=False)
@@ -863,3 +872,88 @@ def test_a_check_leaves_no_reference_cycle() -> None:
         if enabled:
             gc.enable()
     assert left == []
+
+
+# --- the model a serve command names ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        "d/config.json",
+        "./d/config.json",
+        "d//config.json",
+        "d/./config.json",
+        "e/../d/config.json",
+        "d",
+        "d/",
+        "d/other.json",
+        "config.json",
+    ],
+)
+def test_the_serve_command_names_a_config_files_folder_as_pathlib_writes_it(
+    given: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The read says whether a file was given (no second stat), and a file's folder is cut
+    at its last slash only when pathlib would write it so: the command names what it did
+    when the folder came from ``Path(given).parent``."""
+    monkeypatch.chdir(tmp_path)
+    for folder in (tmp_path, tmp_path / "d", tmp_path / "e"):
+        folder.mkdir(exist_ok=True)
+        (folder / "config.json").write_text((DFLASH_4B / "config.json").read_text())
+    (tmp_path / "d" / "other.json").write_text((DFLASH_4B / "config.json").read_text())
+    verdict = check(given, check_tokenizer=False, check_weights=False)
+    assert verdict.ok
+    assert verdict.serve_with is not None
+    path = Path(given)
+    if not path.is_file():
+        expected = given
+    elif path.name == "config.json":
+        expected = str(path.parent)
+    else:
+        expected = DRAFT_PLACEHOLDER
+    config = shlex.split(verdict.serve_with)
+    assert json.loads(config[config.index("--speculative-config") + 1])["model"] == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given_examples(
+    st.lists(st.sampled_from(["a", ".", "..", "", "b c", "config.json", "~"]), max_size=5),
+    st.sampled_from(["config.json", "other.json"]),
+    st.booleans(),
+)
+def test_a_config_files_folder_is_pathlibs_parent(
+    parts: list[str], name: str, absolute: bool
+) -> None:
+    shown = ("/" if absolute else "") + "/".join([*parts, name])
+    expected = str(Path(shown).parent) if Path(shown).name == "config.json" else "P"
+    assert verdicts_module._serve_name(shown, True, "P") == expected
+
+
+# --- hand-written __init__s of frozen dataclasses ------------------------------------------------
+
+
+@pytest.mark.parametrize("cls", [Verdict, Resolution, FieldVerdict])
+def test_a_hand_written_init_takes_the_fields_as_the_dataclass_would(cls: type) -> None:
+    """``Verdict``, ``Resolution`` and ``FieldVerdict`` write their fields in one update of
+    the instance's dict (a frozen dataclass's own __init__ makes a call per field): their
+    __init__ must take the fields as the generated one would (names, order, kinds,
+    annotations, defaults) and set every one of them, and they stay frozen."""
+    params = inspect.signature(cls).parameters.values()
+    keyword, either = inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD
+    assert [(p.name, p.kind, p.annotation, p.default) for p in params] == [
+        (
+            f.name,
+            keyword if f.kw_only else either,
+            f.type,
+            inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default,
+        )
+        for f in dataclasses.fields(cls)
+    ]
+    values = {f.name: object() for f in dataclasses.fields(cls)}
+    built = cls(**values)
+    assert {name: getattr(built, name) for name in values} == values
+    first = dataclasses.fields(cls)[0].name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(built, first, ())
+    assert getattr(dataclasses.replace(built, **{first: ()}), first) == ()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from drafting_config.values import codes
 from drafting_config.values.edits import ConfigEdit, quoted_integer
@@ -48,7 +49,7 @@ class FieldStatus(str, enum.Enum):
     """Set, but not a usable token id (or unreadable); :attr:`FieldVerdict.error` says why."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class FieldVerdict:
     """The verdict on one token-id field of a config."""
 
@@ -63,6 +64,19 @@ class FieldVerdict:
     """The value as a token id, for a winner, shadowed or valid field."""
     error: ParallelDraftingConfigError | None = None
     """Why the field is invalid, for an invalid field."""
+
+    def __init__(
+        self,
+        source: TokenIdField,
+        status: FieldStatus,
+        value: object,
+        token_id: int | None = None,
+        error: ParallelDraftingConfigError | None = None,
+    ) -> None:
+        # The frozen dataclass's own __init__, in one write of the instance's dict rather than
+        # an object.__setattr__ call per field: every field set in a draft gets one.  A test
+        # holds the signature to the fields (names, order, defaults).
+        vars(self).update(source=source, status=status, value=value, token_id=token_id, error=error)
 
 
 def missing_token_id_message(order: Sequence[TokenIdField] = PRIORITY_ORDER) -> str:
@@ -227,14 +241,20 @@ def one_placeholder_warning(
     return merged
 
 
+_WINNER: Final = FieldStatus.WINNER
+_SHADOWED: Final = FieldStatus.SHADOWED
+"""Members read as module globals: Python 3.11 reads an enum member as a class attribute
+about ten times slower, and these are read several times per draft."""
+
+
 def winner_of(fields: Sequence[FieldVerdict]) -> FieldVerdict | None:
     """The winning field of a config's verdicts, if the first set field is valid."""
     for verdict in fields:  # a loop, not next() over a generator: read per draft
-        if verdict.status is FieldStatus.WINNER:
+        if verdict.status is _WINNER:
             return verdict
     return None
 
 
 def shadowed_of(fields: Sequence[FieldVerdict]) -> tuple[FieldVerdict, ...]:
     """The fields that were set, valid, and lost to the winner, in priority order."""
-    return tuple(f for f in fields if f.status is FieldStatus.SHADOWED)
+    return tuple([f for f in fields if f.status is _SHADOWED])

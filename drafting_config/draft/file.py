@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Final, Literal, TypeVar
+from typing import Final, Literal
 
 from drafting_config.draft.architectures import (
     DSPARK_MODEL_ARCHITECTURES,
@@ -77,10 +77,11 @@ def _no_fields(name: str, default: object) -> object:
     return default
 
 
-@dataclass(frozen=True)
+@dataclass
 class DraftFile:
     """A draft's config as read by the library's priority table; never raises, never warns
-    itself."""
+    itself.  Never changed once built (only :attr:`readings` fills): not a frozen dataclass,
+    whose ``__init__`` costs a call per field on every draft of a sweep."""
 
     fields: tuple[FieldVerdict, ...]
     """One verdict per token-id field, in priority order (empty if the config is unreadable)."""
@@ -261,13 +262,19 @@ def read_fields(
             token id elsewhere than the table's fields (a speculators file).
     """
     errors: list[ParallelDraftingConfigError] = []
-    read = _attempt(errors, lambda: top_or_text_config(get)) or _top_level(get)
-    hidden_size = _attempt(errors, lambda: _model_size(read, "hidden_size", in_file))
-    vocab_size = _attempt(errors, lambda: _model_size(read, "vocab_size", in_file))
+    try:
+        read = top_or_text_config(get)
+    except ParallelDraftingConfigError as error:
+        errors.append(error)
+        read = _top_level(get)
+    hidden_size = _model_size(read, "hidden_size", in_file, errors)
+    vocab_size = _model_size(read, "vocab_size", in_file, errors)
 
     fields, first_set = _field_verdicts(get, order, vocab_size, in_file)
-    errors += [f.error for f in fields if f.error is not None]
-    winner = first_set if first_set is not None and first_set.status is FieldStatus.WINNER else None
+    for verdict in fields:
+        if verdict.error is not None:
+            errors.append(verdict.error)
+    winner = first_set if first_set is not None and first_set.status is _WINNER else None
     if first_set is None:
         errors.append(
             missing
@@ -275,7 +282,11 @@ def read_fields(
                 missing_token_id_message(order), code=codes.TOKEN_MISSING
             )
         )
-    eagle = _attempt(errors, lambda: _eagle_mask_token_id(get, vocab_size, in_file))
+    try:
+        eagle = _eagle_mask_token_id(get, vocab_size, in_file)
+    except ParallelDraftingConfigError as error:
+        errors.append(error)
+        eagle = None
 
     warnings: list[ParallelDraftingConfigWarning] = []
     if winner is not None and winner.token_id is not None:
@@ -283,7 +294,7 @@ def read_fields(
         warnings += [
             _conflict(config, winner.source, token_id, f.source, f.token_id, in_file=in_file)
             for f in fields
-            if f.status is FieldStatus.SHADOWED and f.token_id != token_id
+            if f.status is _SHADOWED and f.token_id != token_id
         ]
         if eagle is not None and eagle != token_id:
             warnings.append(_eagle_disagrees(winner.source, token_id, eagle, in_file))
@@ -306,9 +317,18 @@ def read_fields(
     )
 
 
-_SET: Final = frozenset(
-    {FieldStatus.WINNER, FieldStatus.SHADOWED, FieldStatus.VALID, FieldStatus.INVALID}
+_WINNER, _SHADOWED, _VALID, _ABSENT_STATUS, _NULL, _INVALID = (
+    FieldStatus.WINNER,
+    FieldStatus.SHADOWED,
+    FieldStatus.VALID,
+    FieldStatus.ABSENT,
+    FieldStatus.NULL,
+    FieldStatus.INVALID,
 )
+"""The statuses read as module globals: Python 3.11 reads an enum member as a class
+attribute about ten times slower, and each field of each draft gets one."""
+
+_SET: Final = frozenset({_WINNER, _SHADOWED, _VALID, _INVALID})
 
 
 def _field_verdicts(
@@ -320,10 +340,14 @@ def _field_verdicts(
     first_set: FieldVerdict | None = None
     absent = _ABSENT if order is PRIORITY_ORDER else None
     for index, source in enumerate(order):
-        try:
-            value = _read_source(get, source)
+        section = source.section
+        try:  # the value, MISSING if it or its section is absent or null
+            if section is None:
+                value = get(source.key, MISSING)
+            else:
+                value = read_field(get, section, source.key, MISSING)
         except ParallelDraftingConfigError as error:
-            verdict = FieldVerdict(source, FieldStatus.INVALID, MISSING, error=error)
+            verdict = FieldVerdict(source, _INVALID, MISSING, error=error)
         else:
             if value is MISSING and absent is not None:
                 verdict = absent[index]  # most rows of a config: one frozen verdict, reused
@@ -347,24 +371,19 @@ def _judge(
     in_file: FileField,
 ) -> FieldVerdict:
     if value is MISSING:
-        return FieldVerdict(source, FieldStatus.ABSENT, value)
+        return FieldVerdict(source, _ABSENT_STATUS, value)
     if value is None:
-        return FieldVerdict(source, FieldStatus.NULL, value)
+        return FieldVerdict(source, _NULL, value)
     checked = token_id_error(in_file(source.value), value, vocab_size)
     if isinstance(checked, ParallelDraftingConfigError):
-        return FieldVerdict(source, FieldStatus.INVALID, value, error=checked)
+        return FieldVerdict(source, _INVALID, value, error=checked)
     if first_set is None:
-        status = FieldStatus.WINNER
-    elif first_set.status is FieldStatus.WINNER:
-        status = FieldStatus.SHADOWED
+        status = _WINNER
+    elif first_set.status is _WINNER:
+        status = _SHADOWED
     else:
-        status = FieldStatus.VALID
+        status = _VALID
     return FieldVerdict(source, status, value, token_id=checked)
-
-
-def _read_source(get: FieldGetter, source: TokenIdField) -> object:
-    """The raw value of ``source``: :data:`MISSING` if it or its section is absent or null."""
-    return read_field(get, source.section, source.key, MISSING)
 
 
 def _top_level(get: FieldGetter) -> Callable[[str], tuple[object, str]]:
@@ -372,34 +391,34 @@ def _top_level(get: FieldGetter) -> Callable[[str], tuple[object, str]]:
     return lambda name: (get(name, None), name)
 
 
-_T = TypeVar("_T")
-
-
-def _attempt(errors: list[ParallelDraftingConfigError], read: Callable[[], _T]) -> _T | None:
-    """``read()``, or ``None`` with its error recorded."""
+def _model_size(
+    read: Callable[[str], tuple[object, str]],
+    name: str,
+    in_file: FileField,
+    errors: list[ParallelDraftingConfigError],
+) -> int | None:
+    """A size field as an int in ``[1, 2**31)``, from the top level else ``text_config``;
+    ``None`` when unset, or with its error recorded."""
     try:
-        return read()
+        value, field = read(name)
+        return None if value is None else positive_int32(in_file(field), value)
     except ParallelDraftingConfigError as error:
         errors.append(error)
         return None
 
 
-def _model_size(
-    read: Callable[[str], tuple[object, str]], name: str, in_file: FileField
-) -> int | None:
-    """A size field as an int in ``[1, 2**31)``, from the top level else ``text_config``."""
-    value, field = read(name)
-    return None if value is None else positive_int32(in_file(field), value)
+_EAGLE_MASK_TOKEN_ID: Final = join_path(EAGLE_CONFIG, "mask_token_id")
+"""Where some model classes read the token id instead of the winner."""
 
 
 def _eagle_mask_token_id(
     get: FieldGetter, vocab_size: int | None, in_file: FileField
 ) -> int | None:
     """``eagle_config.mask_token_id``, which some model classes read instead of the winner."""
-    field = join_path(EAGLE_CONFIG, "mask_token_id")
-    value = read_path(get, field)
+    value = read_field(get, EAGLE_CONFIG, "mask_token_id")
     if value is None:
         return None
+    field = _EAGLE_MASK_TOKEN_ID
     checked = token_id_error(in_file(field), value, vocab_size)
     if isinstance(checked, ParallelDraftingConfigError):
         raise checked
@@ -453,7 +472,7 @@ def _conflict(
 def _eagle_disagrees(
     winner: TokenIdField, token_id: int, eagle: int, in_file: FileField
 ) -> ConflictingTokenIdWarning:
-    field = in_file(join_path(EAGLE_CONFIG, "mask_token_id"))
+    field = in_file(_EAGLE_MASK_TOKEN_ID)
     return ConflictingTokenIdWarning(
         f"`{in_file(winner.value)}` = {token_id} and `{field}` = {eagle} disagree, so vLLM's "
         f"Qwen3 DFlash and DSpark classes embed the masked slots as {eagle} while the engine "

@@ -96,10 +96,20 @@ def load_config_json(path: PathArgument) -> dict[str, object]:
             JSON object.
         ParallelDraftingConfigError: ``path`` is not a path at all.
     """
-    name, data = _read_file(
-        as_path(path), max_bytes=MAX_CONFIG_BYTES, what=CONFIG_NAME, inner=CONFIG_NAME
-    )
-    return _parse_object(name, data, CONFIG_NAME)
+    return read_config_json(path)[0]
+
+
+def read_config_json(path: PathArgument) -> tuple[dict[str, object], bool]:
+    """:func:`load_config_json`, and whether ``path`` was the file itself (``False``: a
+    directory holding it), which the read learnt without another system call.
+
+    Raises:
+        ConfigFileError: as :func:`load_config_json`.
+        ParallelDraftingConfigError: ``path`` is not a path at all.
+    """
+    given = as_path(path)
+    name, data = _read_file(given, max_bytes=MAX_CONFIG_BYTES, what=CONFIG_NAME, inner=CONFIG_NAME)
+    return _parse_object(name, data, CONFIG_NAME), name == given
 
 
 def read_json_object(path: PathArgument, *, max_bytes: int, what: str) -> dict[str, object]:

@@ -354,11 +354,39 @@ def locate(
         TypeError, ValueError: ``files`` is a string or names a file that is not a
             tokenizer or config file.
     """
+    found = local_or_cached(
+        name,
+        revision=revision,
+        download=download,
+        files=files,
+        tokenizer=tokenizer,
+        notes=notes,
+        cache_dir=cache_dir,
+        endpoint=endpoint,
+    )
+    return found if isinstance(found, Path) else Path(found)
+
+
+def local_or_cached(
+    name: str | os.PathLike[str],
+    *,
+    revision: str = DEFAULT_REVISION,
+    download: bool = False,
+    files: Sequence[str] = TOKENIZER_FILE_NAMES,
+    tokenizer: bool = False,
+    notes: list[str] | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    endpoint: str | None = None,
+) -> str | Path:
+    """:func:`locate`, with a local path given as text returned as that text rather than a
+    :class:`~pathlib.Path` (building one costs more than reading a small config): a sweep
+    builds a ``Path`` only for the drafts whose tokenizer or weights it reads.  Arguments
+    and errors as :func:`locate`'s."""
     exact_bool("`download`", download)
     if type(revision) is not str or revision != DEFAULT_REVISION:
         revision = validate_revision(revision)  # even for local paths, so a bad option shows
     if not looks_like_repo_id(name):
-        return Path(name)
+        return name if type(name) is str else Path(name)
     problem = _repo_id_problem(name)
     if problem is not None:  # not a repo id, and no such path: say the path is missing
         raise ConfigFileError(

@@ -24,9 +24,11 @@ from drafting_config.values.findings import Findings
 from drafting_config.values.launch import Launch
 
 
-@dataclass(frozen=True)
+@dataclass
 class Subject:
-    """One draft as the rules see it."""
+    """One draft as the rules see it.  Never changed once built (a rule that needs another
+    subject makes one with ``dataclasses.replace``): not a frozen dataclass, whose
+    ``__init__`` costs a call per field on every draft of a sweep."""
 
     draft: DraftFile
     """The draft's config as the engine reads it (:func:`~drafting_config.draft.file.read_draft`,

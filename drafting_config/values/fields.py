@@ -144,7 +144,9 @@ def read_path(
             ``only_dicts``), or a read raises.
     """
     section, _, key = path.rpartition(".")
-    return read_field(get, section or None, key, default, only_dicts=only_dicts)
+    if not section:  # a top-level field: read_field's first case, without the call
+        return get(key, default)
+    return read_field(get, section, key, default, only_dicts=only_dicts)
 
 
 def read_field(
@@ -160,6 +162,8 @@ def read_field(
     if section is None:
         return get(key, default)
     container = get(section, None)
+    if type(container) is dict:  # a parsed config.json's section: field_getter's dict.get
+        return container.get(key, default)
     if container is None or (only_dicts and not is_kind(container, dict)):
         return default
     return field_getter(container, section)(key, default)
@@ -175,6 +179,12 @@ def top_or_text_config(get: FieldGetter, path: str = "") -> Callable[[str], tupl
     """
     text_path = join_path(path, TEXT_CONFIG)
     text = get(TEXT_CONFIG, None)
+    if text is None and not path:  # most configs: a top-level field is its own path
+
+        def read_top(name: str) -> tuple[object, str]:
+            return get(name, None), name
+
+        return read_top
     text_get = None if text is None else field_getter(text, text_path)
 
     def read(name: str) -> tuple[object, str]:

@@ -2042,7 +2042,7 @@ def test_no_config_value_can_forge_a_line_or_send_an_escape(
 def test_engine_all_reads_and_parses_each_file_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """``--engine all`` once ran one sweep per engine, each reading every file again (a
     file changed between the passes got the verdicts of two different files)."""
-    from drafting_config.files.json_files import load_config_json as real
+    from drafting_config.files.json_files import read_config_json as real
 
     reads: list[object] = []
 
@@ -2050,7 +2050,7 @@ def test_engine_all_reads_and_parses_each_file_once(monkeypatch: pytest.MonkeyPa
         reads.append(location)
         return real(location)
 
-    monkeypatch.setattr("drafting_config.verdicts.load_config_json", counting)
+    monkeypatch.setattr("drafting_config.verdicts.read_config_json", counting)
     drafts = [str(path) for path in VALID_EXAMPLES]
     target = REPO / "examples" / "pair-qwen3-4b" / "target"
     main(["check", "--engine", "all", "--no-tokenizer", "--target", str(target), *drafts])
@@ -2060,7 +2060,7 @@ def test_engine_all_reads_and_parses_each_file_once(monkeypatch: pytest.MonkeyPa
 def test_a_drafts_verdicts_are_written_before_the_next_draft_is_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from drafting_config.files.json_files import load_config_json as real
+    from drafting_config.files.json_files import read_config_json as real
 
     events: list[str] = []
 
@@ -2073,7 +2073,7 @@ def test_a_drafts_verdicts_are_written_before_the_next_draft_is_read(
             events.append("write")
             return super().write(text)
 
-    monkeypatch.setattr("drafting_config.verdicts.load_config_json", reading)
+    monkeypatch.setattr("drafting_config.verdicts.read_config_json", reading)
     monkeypatch.setattr(sys, "stdout", Recorder())
     drafts = [str(path) for path in VALID_EXAMPLES[:3]]
     for output in ([], ["--json"]):

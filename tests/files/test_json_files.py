@@ -21,6 +21,7 @@ from drafting_config import (
 from drafting_config.files.json_files import (
     MAX_CONFIG_BYTES,
     load_config_json,
+    read_config_json,
     read_json_object,
 )
 from drafting_config.values.paths import display_path
@@ -271,6 +272,22 @@ def test_config_json_that_is_a_directory_names_the_inner_path(tmp_path: Path) ->
         load_config_json(tmp_path / "model")
     assert info.value.path == str(tmp_path / "model" / "config.json")
     assert info.value.problem == "this is a directory; expected a config.json file."
+
+
+def test_read_config_json_says_whether_it_was_given_the_file(tmp_path: Path) -> None:
+    """The read knows whether the path named the file or its model directory, which the
+    serve command needs, so that nobody asks the file system again."""
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text('{"a": 1}')
+    (model / "other.json").write_text('{"a": 2}')
+    (tmp_path / "link").symlink_to(model / "config.json")
+    assert read_config_json(model / "config.json") == ({"a": 1}, True)
+    assert read_config_json(str(model / "other.json")) == ({"a": 2}, True)
+    assert read_config_json(tmp_path / "link") == ({"a": 1}, True)
+    assert read_config_json(model) == ({"a": 1}, False)
+    assert read_config_json(os.fsencode(model)) == ({"a": 1}, False)
+    assert load_config_json(model) == {"a": 1}
 
 
 def test_read_json_object_refuses_a_directory(tmp_path: Path) -> None:

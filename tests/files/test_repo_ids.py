@@ -35,6 +35,7 @@ from drafting_config.files.repo_ids import (
     _status,
     _unreached_problem,
     _why_not_cached,
+    local_or_cached,
     locate,
     looks_like_repo_id,
     validate_repo_id,
@@ -219,6 +220,24 @@ def test_local_paths_are_returned_as_given_without_huggingface_hub(
     assert locate("gpt2") == Path("gpt2")
     with pytest.raises(MissingExtraError):
         locate("other/name")
+
+
+def test_local_or_cached_keeps_a_local_path_given_as_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, filled_cache: Path
+) -> None:
+    """locate() without the Path: text naming a local path comes back as that very text (a
+    sweep builds no Path per draft), an os.PathLike as a Path, a repo id as its snapshot."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "org" / "name").mkdir(parents=True)
+    text = "org/name"
+    assert local_or_cached(text, revision="v2") is text
+    assert local_or_cached("models/config.json") == "models/config.json"  # missing: a path
+    assert local_or_cached(Path("other/name")) == Path("other/name")
+    assert type(local_or_cached(Path("other/name"))) is type(Path())
+    assert local_or_cached(DRAFT) == locate(DRAFT)
+    assert isinstance(local_or_cached(DRAFT), Path)
+    with pytest.raises(RepoIdError, match="revision"):
+        local_or_cached("org/name", revision="a b")  # checked even for a local path
 
 
 def test_a_repo_id_is_resolved_to_its_snapshot(filled_cache: Path) -> None:

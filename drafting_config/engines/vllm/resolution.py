@@ -39,7 +39,7 @@ from drafting_config.values.findings import Findings
 from drafting_config.values.sources import PRIORITY_ORDER, TokenIdField
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Resolution:
     """Everything :func:`resolve` found in one config; never raises, never warns itself."""
 
@@ -91,6 +91,42 @@ class Resolution:
     draft: DraftFile = field(kw_only=True, compare=False, repr=False)
     """The draft's file as vLLM reads it (for a speculators file, the HF config vLLM derives
     from it), which :attr:`fields` and the sizes summarize; the rules read it."""
+
+    def __init__(  # noqa: PLR0917 - the fields, as the dataclass's own __init__ takes them
+        self,
+        fields: tuple[FieldVerdict, ...],
+        hidden_size: int | None,
+        vocab_size: int | None,
+        errors: tuple[ParallelDraftingConfigError, ...],
+        warnings: tuple[ParallelDraftingConfigWarning, ...],
+        format: ConfigFormat = "hf",
+        algorithm: str | None = None,
+        eagle_mask_token_id: int | None = None,
+        speculators: SpeculatorsDraft | None = None,
+        aux_layer_ids: tuple[int, ...] | None = None,
+        aux_layer_source: str | None = None,
+        tapped: TappedLayers | None = None,
+        *,
+        draft: DraftFile,
+    ) -> None:
+        # The frozen dataclass's own __init__, in one write of the instance's dict rather than
+        # an object.__setattr__ call per field: a sweep resolves every draft.  A test holds
+        # the signature to the fields (names, order, defaults).
+        vars(self).update(
+            fields=fields,
+            hidden_size=hidden_size,
+            vocab_size=vocab_size,
+            errors=errors,
+            warnings=warnings,
+            format=format,
+            algorithm=algorithm,
+            eagle_mask_token_id=eagle_mask_token_id,
+            speculators=speculators,
+            aux_layer_ids=aux_layer_ids,
+            aux_layer_source=aux_layer_source,
+            tapped=tapped,
+            draft=draft,
+        )
 
     def file_field(self, field: str) -> str:
         """Where ``field``, a path of the config the resolver read, sits in the draft's file.
@@ -320,10 +356,11 @@ def _algorithm(
         return method
 
 
-@dataclass(frozen=True)
+@dataclass
 class VllmSubject(Subject):
     """A draft as vLLM's rules see it: its :class:`Resolution` beside the subject's facts;
-    :attr:`draft` is the resolution's file, as vLLM reads it."""
+    :attr:`draft` is the resolution's file, as vLLM reads it.  Never changed once built, as
+    :class:`Subject`."""
 
     resolution: Resolution = field(kw_only=True)
     """What :func:`resolve` made of the draft's config."""

@@ -27,6 +27,7 @@ from drafting_config.values.paths import (
     display_path,
     parse_display_path,
     printable,
+    printable_lines,
 )
 from drafting_config.verdicts import Verdict
 
@@ -300,7 +301,7 @@ def block_lines(
         by = reported[shown]
         tag = "" if len(by) == len(engines) else f" [{', '.join(by)}]"
         lines += _finding_lines([shown], _INDENT, verbose, tag, width=width)
-    lines = [printable(line) for line in lines]  # config values quoted in messages
+    lines = printable_lines(lines)  # config values quoted in messages
     return _coloured(lines, word) if style.colour else lines
 
 

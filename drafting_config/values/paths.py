@@ -119,6 +119,16 @@ def printable(text: str) -> str:
     return runner_inert(text)
 
 
+def printable_lines(lines: list[str]) -> list[str]:
+    """:func:`printable` of each line: ``lines`` itself when no line needs it (every
+    character printable, no workflow command anywhere), as one test of the whole block
+    rather than one call per line.  Never raises."""
+    joined = "".join(lines)
+    if joined.isprintable() and RUNNER_COMMAND not in joined and RUNNER_COMMAND_START not in joined:
+        return lines
+    return [printable(line) for line in lines]
+
+
 RUNNER_COMMAND: Final = "##["
 """What GitHub's Actions runner reads as a (legacy) workflow command anywhere in a line."""
 RUNNER_COMMAND_START: Final = "::"

@@ -17,6 +17,7 @@ from drafting_config.values.paths import (
     display_path,
     parse_display_path,
     printable,
+    printable_lines,
     runner_inert,
 )
 
@@ -226,3 +227,18 @@ def test_printed_text_starts_no_workflow_command_of_a_ci_runner(text: str) -> No
 def test_a_displayed_path_made_inert_still_reads_back(raw: bytes) -> None:
     shown = printable(display_path(raw))
     assert parse_display_path(shown) == raw
+
+
+LINE_PIECES = st.lists(
+    st.one_of(st.sampled_from(["::", "##[", "#", "[", ":", " ", "\n", "\x1b", "ok"]), st.text()),
+    max_size=8,
+).map("".join)
+"""Lines holding workflow-command starts, control characters, pieces of either that only
+joining two lines would complete, and any other text."""
+
+
+@given(lines=st.lists(LINE_PIECES, max_size=6))
+def test_a_block_of_lines_is_made_printable_as_each_line_is(lines: list[str]) -> None:
+    """:func:`printable_lines` tests the whole block at once, but gives what
+    :func:`printable` gives each line."""
+    assert printable_lines(lines) == [printable(line) for line in lines]

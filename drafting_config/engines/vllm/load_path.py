@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Final, NamedTuple, cast
 
@@ -195,7 +196,7 @@ def dspark_architectures(names: tuple[str, ...], model_type: object) -> tuple[st
     quantization)."""
     if DSPARK_DRAFT in names and model_type == "qwen3":
         return (QWEN3_DSPARK,)
-    if DSPARK_ARCHITECTURES & set(names):
+    if not DSPARK_ARCHITECTURES.isdisjoint(names):
         return names
     return None
 
@@ -925,10 +926,12 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
 _REGISTRY = "vllm/model_executor/models/registry.py"
 
 
+@lru_cache(maxsize=256)
 def _unresolved_names(names: tuple[str, ...], has_auto_model: bool, version: str) -> Resolved:
     """How the registry fares with a list: the first registered name wins
     (``_ModelRegistry.inspect_model_cls``), else the Transformers-backend fallback on the
-    first name."""
+    first name.  A pure function of its arguments and the release's tables: made once per
+    list (every draft of a sweep names one of a few)."""
     first = Resolved.UNSUPPORTED  # no name at all
     for index, name in enumerate(names):
         outcome = resolve_architecture(name, has_auto_model, version)
@@ -1234,12 +1237,20 @@ def _declared_method(subject: VllmSubject) -> str | None:
     ``None``: no such class, or a release before :data:`~.names.CHECKS_DECLARED_SPECULATOR`."""
     if not since(subject.version, CHECKS_DECLARED_SPECULATOR):
         return None
-    get = subject.get
     names = _classes(subject).names
-    kept = dspark_architectures(names, get("model_type", None))
-    if DSPARK_DRAFT in names and kept is not None:
-        names = kept  # hf_config_override: DSparkDraftModel of a qwen3 draft
-    rows = vllm_tables(subject.version).registry["_SPECULATIVE_DECODING_MODELS"]
+    if DSPARK_DRAFT in names:
+        kept = dspark_architectures(names, subject.get("model_type", None))
+        if kept is not None:
+            names = kept  # hf_config_override: DSparkDraftModel of a qwen3 draft
+    return _declared_by(names, subject.version)
+
+
+@lru_cache(maxsize=256)
+def _declared_by(names: tuple[str, ...], version: str) -> str | None:
+    """The ``base_method`` the first of ``names`` in ``version``'s
+    ``_SPECULATIVE_DECODING_MODELS`` declares (:func:`_declared_method`), made once per list
+    and release."""
+    rows = vllm_tables(version).registry["_SPECULATIVE_DECODING_MODELS"]
     for name in names:
         if name in rows:
             return DECLARED_METHODS.get(rows[name][1])
@@ -1460,12 +1471,12 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
     """
     if subject.resolution.speculators is not None:
         return
-    get = subject.get
-    serving = set(serving_architectures(subject))
+    plan = _construction_plan(serving_architectures(subject))
+    if plan is None:
+        return  # a class no row, no markov_rank reader and no DFlash model is: most drafts
+    get, serving = subject.get, plan.serving
     missing: dict[str, ConstructionRead] = {}
-    for row in CONSTRUCTION_READS:
-        if row.architectures.isdisjoint(serving):
-            continue
+    for row in plan.rows:
         if read_path(get, row.field, only_dicts=True) is None:
             missing.setdefault(row.field, row)
     for field, row in missing.items():
@@ -1488,7 +1499,7 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
             )
         )
     _check_markov_rank_type(subject, serving, missing, found)
-    if serving & DFLASH_MODEL_ARCHITECTURES:
+    if plan.dflash_model:
         for section in ("eagle_config", "dflash_config"):
             if get(section, MISSING_SECTION) is None:
                 failure = "AttributeError" if section == "eagle_config" else "TypeError"
@@ -1509,7 +1520,7 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
 
 def _check_markov_rank_type(
     subject: VllmSubject,
-    serving: set[str],
+    serving: AbstractSet[str],
     missing: dict[str, ConstructionRead],
     found: Findings,
 ) -> None:
@@ -1542,6 +1553,31 @@ _MARKOV_RANK_READERS: Final = frozenset(
     name for row in CONSTRUCTION_READS if row.field == "markov_rank" for name in row.architectures
 )
 """The architectures whose constructor reads ``markov_rank`` (:data:`CONSTRUCTION_READS`)."""
+
+
+class _ConstructionPlan(NamedTuple):
+    """What :func:`check_construction` reads for one list of serving architectures."""
+
+    serving: frozenset[str]
+    """The architectures, as a set."""
+    rows: tuple[ConstructionRead, ...]
+    """The rows of :data:`CONSTRUCTION_READS` that name any of them, in the table's order."""
+    dflash_model: bool
+    """Whether any is a DFlash model (:data:`DFLASH_MODEL_ARCHITECTURES`)."""
+
+
+@lru_cache(maxsize=256)
+def _construction_plan(serving: tuple[str, ...]) -> _ConstructionPlan | None:
+    """:class:`_ConstructionPlan` of ``serving`` (a pure function of the class names and the
+    module's tables, made once per list), ``None`` when :func:`check_construction` has
+    nothing to read for it: no row names a class, none reads ``markov_rank``
+    (:data:`_MARKOV_RANK_READERS`) and none is a DFlash model."""
+    names = frozenset(serving)
+    rows = tuple(row for row in CONSTRUCTION_READS if not row.architectures.isdisjoint(names))
+    dflash_model = not DFLASH_MODEL_ARCHITECTURES.isdisjoint(names)
+    if not rows and not dflash_model and _MARKOV_RANK_READERS.isdisjoint(names):
+        return None
+    return _ConstructionPlan(names, rows, dflash_model)
 
 
 MISSING_SECTION: Final = object()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from functools import cache
 from typing import Final
 
 from drafting_config.draft.file import DraftFile
@@ -113,10 +114,16 @@ def speculative_config(method: str, model: str, tokens: int | str, *, switch: bo
     ``tests/test_serve_commands.py`` holds it to ``json.dumps`` of the dict."""
     number = json.dumps(tokens) if isinstance(tokens, str) else str(int(tokens))
     text = (
-        f'{{"method": {json.dumps(method)}, "model": {json.dumps(model)}, '
+        f'{{"method": {_json_string(method)}, "model": {json.dumps(model)}, '
         f'"num_speculative_tokens": {number}'
     )
     return f'{text}, "parallel_drafting": true}}' if switch else f"{text}}}"
+
+
+@cache
+def _json_string(text: str) -> str:
+    """``json.dumps(text)``, made once per string: for the method, one of a few."""
+    return json.dumps(text)
 
 
 _QUOTED_COMMAND: Final = shlex.join(SERVE_COMMAND)

@@ -32,8 +32,6 @@ from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm.draft_models import check_draft_model_vocab
 from drafting_config.engines.vllm.drafters import check_eagle3_width, check_projector_type
 from drafting_config.engines.vllm.eagle_heads import check_unlisted_eagle_head
-from drafting_config.engines.vllm.launch import check_launch
-from drafting_config.engines.vllm.launch import launch_facts as launch_facts
 from drafting_config.engines.vllm.layers import check_layers
 from drafting_config.engines.vllm.load_path import (
     check_architecture_registered,
@@ -126,6 +124,14 @@ RULES: Final[tuple[VllmRule, ...]] = (
 first field that cannot be read at all stops them (it is the draft's error)."""
 
 
+def launch_facts(launch: Launch) -> LaunchFacts:
+    """:func:`.launch.launch_facts`: whether ``launch`` runs vLLM's server, its target and
+    draft (its module loaded on first use: a check given no launch never loads it)."""
+    from drafting_config.engines.vllm import launch as launches  # noqa: PLC0415
+
+    return launches.launch_facts(launch)
+
+
 def resolver_findings(draft: DraftFile) -> Findings:
     """Every error and warning of :func:`~drafting_config.resolve` on the draft's file: its
     token-id chain is vLLM's."""
@@ -185,6 +191,9 @@ def judge(
         if token_unused:
             _drop_token_unused_if_refused(found)
         if subject.launch is not None:
+            # Imported here: a check given no launch never loads the launch rules.
+            from drafting_config.engines.vllm.launch import check_launch  # noqa: PLC0415
+
             check_launch(replace(vllm_subject, launch=subject.launch), mode, found)
         if winner is not None:
             token = _tokenizer_facts(vllm_subject, found, reads)
@@ -429,9 +438,10 @@ def _weights_facts(subject: VllmSubject, found: Findings, reads: Reads) -> Weigh
     """Check the checkpoint beside the draft against its config
     (:mod:`drafting_config.engines.vllm.checkpoint`)."""
     files = reads.checkpoint(found)
-    if files is None:
-        return None
-    # Imported here: a --no-weights sweep never loads the checkpoint rules.
+    if files is None or (files.headers is None and files.mask_embedding is None):
+        return None  # nothing for the checkpoint rules to compare, nor any facts to give
+    # Imported here: a --no-weights sweep, or a draft with no weights beside it, never loads
+    # the checkpoint rules.
     from drafting_config.engines.vllm.checkpoint import (  # noqa: PLC0415
         check_checkpoint,
         weights_facts,

@@ -103,13 +103,15 @@ class Parse(str, enum.Enum):
     `model_type` key")."""
 
 
+@lru_cache(maxsize=256)
 def parse_model_type(
     model_type: str | None, has_auto_config: bool, version: str = VERSION
 ) -> Parse:
     """How vLLM parses a draft's config with this ``model_type`` (``None``: none in the file
     nor derived from the architecture): ``_CONFIG_REGISTRY`` first, else transformers'
     ``CONFIG_MAPPING`` (through ``AutoConfig.from_pretrained``), else remote code; in vLLM
-    ``version``, whose tables and transformers range these are."""
+    ``version``, whose tables and transformers range these are.  A pure function of its
+    arguments and the release's tables: made once per model type and release."""
     tables = vllm_tables(version)
     if model_type is not None and model_type in tables.config_registry:
         return Parse.KNOWN
@@ -158,6 +160,12 @@ def eagle_config_architecture(method: str, name: str) -> str:
         return name if name.startswith("Eagle3") or name.endswith("Eagle3") else f"Eagle3{name}"
     keep = name.startswith("DFlash") or name.endswith("DFlash") or name == LILICORR_DRAFT
     return name if keep else f"DFlash{name}"
+
+
+@lru_cache(maxsize=256)
+def _eagle_config_architectures(method: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    """:func:`eagle_config_architecture` of each of ``names``, made once per method and list."""
+    return tuple(eagle_config_architecture(method, name) for name in names)
 
 
 EAGLE_CONFIG_METHODS: Final = frozenset({"eagle", "eagle3", "dflash"})
@@ -1428,8 +1436,7 @@ class _Classes:
             return names  # the translated config: the updater's, which vLLM does not rename
         method = self.method(subject)
         if method in EAGLE_CONFIG_METHODS and subject.get("model_type", None) != "eagle":
-            overridden = self.overridden(subject)
-            return tuple(eagle_config_architecture(method, name) for name in overridden)
+            return _eagle_config_architectures(method, self.overridden(subject))
         if method != "dspark":
             return self.overridden(subject)
         kept = dspark_architectures(names, subject.get("model_type", None))

@@ -156,8 +156,7 @@ def judge(
     mode vLLM serves it in (:func:`~drafting_config.engines.vllm.modes.served_mode`), unless
     ``require_parallel``."""
     facts = subject.target
-    reads = PeekedReads(reads)
-    resolution, asked, mode = _modes(subject.draft, reads, version)
+    resolution, asked, mode, reads = _modes(subject.draft, reads, version)
     token_unused = mode.name != asked.name
     if not mode.asks_parallel:
         resolution = _judged_sequentially(resolution, mode, found, require_parallel, version)
@@ -218,13 +217,16 @@ def judge(
 
 
 def _modes(
-    draft: DraftFile, reads: PeekedReads, version: str
-) -> tuple[Resolution, ServedMode, ServedMode]:
+    draft: DraftFile, reads: Reads, version: str
+) -> tuple[Resolution, ServedMode, ServedMode, Reads]:
     """The draft's resolution (an EAGLE head under its base class told by its tensors, when
-    the config cannot tell it), the mode it asks for, and the mode ``version`` serves it in."""
+    the config cannot tell it), the mode it asks for, the mode ``version`` serves it in, and
+    ``reads`` for the rules: :class:`PeekedReads` where the tensors were looked at (so that
+    the checkpoint is read once), else ``reads`` itself."""
     resolution = resolution_of(draft)
     asked = served_mode(resolution, version)
     if tensors_decide(resolution, asked):
+        reads = PeekedReads(reads)
         headed = with_eagle_head(draft, reads)
         if headed is not draft:
             resolution = resolution_of(headed)
@@ -232,7 +234,7 @@ def _modes(
     mode = on_release(asked, version)
     if mode.name != asked.name and not names_token_field(resolution):
         mode = replace(asked, parallel=False)  # no token to leave unused: judged as asked
-    return resolution, asked, mode
+    return resolution, asked, mode, reads
 
 
 def _judged_sequentially(

@@ -132,7 +132,7 @@ def _disagreement(subject: VllmSubject, guessed: list[int]) -> str | None:
 
 def _dflash_model(subject: VllmSubject) -> bool:
     names = subject_architectures(subject)
-    return bool(names) and bool(DFLASH_FC_ARCHITECTURES & set(names))
+    return bool(names) and not DFLASH_FC_ARCHITECTURES.isdisjoint(names)
 
 
 # --- RoPE against the target ------------------------------------------------------------------
@@ -225,7 +225,7 @@ def check_assumed_causality(subject: VllmSubject, found: Findings) -> None:
     if resolution.algorithm not in FC_METHODS or resolution.speculators is not None:
         return
     names = subject_architectures(subject)
-    if names and not DFLASH_FC_ARCHITECTURES & set(names):
+    if names and DFLASH_FC_ARCHITECTURES.isdisjoint(names):
         return
     if get("is_causal", None) is not None:
         return

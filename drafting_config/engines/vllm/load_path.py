@@ -884,10 +884,12 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
         return
     version = subject.version
     parsed = parse_model_type(model_type, "AutoConfig" in _auto_map_keys(get), version)
-    through = f"{parse_evidence}, through transformers' AutoConfig.from_pretrained"
-    shown = "no `model_type`" if model_type is None else f"`model_type` {model_type!r}"
+    if parsed is Parse.KNOWN:
+        return  # most drafts: no words made for them
     if parsed is Parse.UNKNOWN and model_type is None and not names:
         return  # a fragment (token and layer fields alone): the load path is not judged
+    through = f"{parse_evidence}, through transformers' AutoConfig.from_pretrained"
+    shown = "no `model_type`" if model_type is None else f"`model_type` {model_type!r}"
     if parsed is Parse.UNKNOWN:
         cause = (
             "and is no speculators file (no `speculators_config`)"
@@ -1125,9 +1127,8 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
     if _refused_peagle(subject):
         return  # check_peagle's error
     speculators = subject.resolution.speculators is not None
-    has_auto_model = not speculators and any(
-        key.startswith("AutoModel") for key in _auto_map_keys(subject.get)
-    )
+    auto_map = () if speculators else _auto_map_keys(subject.get)
+    has_auto_model = bool(auto_map) and any(key.startswith("AutoModel") for key in auto_map)
     version, method = subject.version, classes.method(subject)
     given = classes.overridden(subject)  # the ModelConfig's, after hf_config_override
     if not speculators and not _registered_as_given(given, has_auto_model, method, version, found):
@@ -1643,8 +1644,11 @@ def _xpress_architecture(subject: VllmSubject) -> str | None:
     hold one of :data:`~.names.XPRESS_ARCHITECTURES`), else ``None``."""
     if _vllm_method(subject) != "dflash":
         return None
+    names, serving = _classes(subject).names, serving_architectures(subject)
+    if XPRESS_ARCHITECTURES.isdisjoint(names) and XPRESS_ARCHITECTURES.isdisjoint(serving):
+        return None  # most DFlash drafts: no list made
     tables = vllm_tables(subject.version)
-    for name in (*_classes(subject).names, *serving_architectures(subject)):
+    for name in (*names, *serving):
         if name in XPRESS_ARCHITECTURES and tables.registered(name) is not None:
             return name
     return None

@@ -1124,7 +1124,7 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
     names = classes.names
     if not names:
         return  # vLLM fills them from transformers' MODEL_MAPPING_NAMES, or fails later
-    if _refused_peagle(subject):
+    if _refused_peagle(subject, names):
         return  # check_peagle's error
     speculators = subject.resolution.speculators is not None
     auto_map = () if speculators else _auto_map_keys(subject.get)
@@ -1283,10 +1283,13 @@ def check_declared_speculator(subject: VllmSubject, found: Findings) -> None:
     if subject.resolution.speculators is not None:
         return
     declared = _declared_method(subject)
-    method = _classes(subject).method(subject)
-    if declared is None or declared == method:
+    if declared is None:
+        return  # most drafts: the method served is not asked
+    classes = _classes(subject)
+    method = classes.method(subject)
+    if declared == method:
         return
-    names = list(_classes(subject).names)
+    names = list(classes.names)
     found.error(
         ParallelDraftingConfigError(
             f"`architectures` = {names!r} declares a {declared} speculator, but the draft is "
@@ -1301,14 +1304,15 @@ def check_declared_speculator(subject: VllmSubject, found: Findings) -> None:
     )
 
 
-def _refused_peagle(subject: VllmSubject) -> bool:
-    """Whether the draft is P-EAGLE on a release that refuses it (:func:`check_peagle`)."""
+def _refused_peagle(subject: VllmSubject, names: tuple[str, ...]) -> bool:
+    """Whether the draft, whose ``architectures`` are ``names`` (:attr:`_Classes.names`), is
+    P-EAGLE on a release that refuses it (:func:`check_peagle`)."""
     if not since(subject.version, REFUSES_PEAGLE):
         return False
     resolution = subject.resolution
     if resolution.speculators is not None:
         return resolution.algorithm == "peagle"
-    return not PEAGLE_CLASSES.isdisjoint(_classes(subject).names)
+    return not PEAGLE_CLASSES.isdisjoint(names)
 
 
 def check_peagle(subject: VllmSubject, found: Findings) -> None:
@@ -1320,7 +1324,10 @@ def check_peagle(subject: VllmSubject, found: Findings) -> None:
     (``vllm/model_executor/models/registry.py`` no longer holds them) and by
     ``SpeculativeConfig._verify_args`` (``vllm/config/speculative.py``: no
     ``parallel_drafting`` for ``eagle3``)."""
-    if not _refused_peagle(subject):
+    if not since(subject.version, REFUSES_PEAGLE):
+        return  # the release gate first: no classes asked
+    classes = _classes(subject)
+    if not _refused_peagle(subject, classes.names):
         return
     resolution = subject.resolution
     last = last_before(REFUSES_PEAGLE)
@@ -1338,7 +1345,7 @@ def check_peagle(subject: VllmSubject, found: Findings) -> None:
             )
         )
         return
-    names = [name for name in _classes(subject).names if name in PEAGLE_CLASSES]
+    names = [name for name in classes.names if name in PEAGLE_CLASSES]
     found.error(
         ParallelDraftingConfigError(
             f"`architectures` = {names!r} is a P-EAGLE class, a parallel EAGLE-3 mode vLLM no "
@@ -1644,7 +1651,8 @@ def _xpress_architecture(subject: VllmSubject) -> str | None:
     hold one of :data:`~.names.XPRESS_ARCHITECTURES`), else ``None``."""
     if _vllm_method(subject) != "dflash":
         return None
-    names, serving = _classes(subject).names, serving_architectures(subject)
+    classes = _classes(subject)
+    names, serving = classes.names, classes.serving(subject)
     if XPRESS_ARCHITECTURES.isdisjoint(names) and XPRESS_ARCHITECTURES.isdisjoint(serving):
         return None  # most DFlash drafts: no list made
     tables = vllm_tables(subject.version)

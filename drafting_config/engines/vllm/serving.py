@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import shlex
 from functools import cache
+from json.encoder import encode_basestring_ascii
 from typing import Final
 
 from drafting_config.draft.file import DraftFile
@@ -110,11 +111,12 @@ def serve_command(
 def speculative_config(method: str, model: str, tokens: int | str, *, switch: bool) -> str:
     """``json.dumps`` of the ``--speculative-config`` object (``method``, ``model``,
     ``num_speculative_tokens``, and ``"parallel_drafting": true`` with ``switch``), written
-    key by key: ``json.dumps`` of a dict builds an encoder per call, of a string it does not.
+    key by key: ``json.dumps`` of a dict builds an encoder per call; a string is written by
+    the encoder ``json.dumps`` uses for one (``encode_basestring_ascii``).
     ``tests/test_serve_commands.py`` holds it to ``json.dumps`` of the dict."""
     number = json.dumps(tokens) if isinstance(tokens, str) else str(int(tokens))
     text = (
-        f'{{"method": {_json_string(method)}, "model": {json.dumps(model)}, '
+        f'{{"method": {_json_string(method)}, "model": {encode_basestring_ascii(model)}, '
         f'"num_speculative_tokens": {number}'
     )
     return f'{text}, "parallel_drafting": true}}' if switch else f"{text}}}"

@@ -56,7 +56,7 @@ from drafting_config.values.errors import (
     ParallelDraftingConfigWarning,
     describe_value,
 )
-from drafting_config.values.fields import FieldGetter, is_kind, is_list, read_path
+from drafting_config.values.fields import FieldGetter, is_kind, is_list, read_field, read_path
 from drafting_config.values.findings import Findings
 from drafting_config.values.integers import exact_int
 
@@ -653,6 +653,9 @@ SAMPLE_FROM_ANCHOR: Final = "dflash_config.sample_from_anchor"
 """The field the newer runner's DFlash speculator refuses when truthy
 (``DFlashSpeculator.__init__`` in ``vllm/v1/worker/gpu/spec_decode/dflash/speculator.py``;
 DSpark's speculator calls it first)."""
+
+_SAMPLE_FROM_ANCHOR_PARTS: Final = ("dflash_config", "sample_from_anchor")
+""":data:`SAMPLE_FROM_ANCHOR`'s section and key (read with ``read_field``: no split per draft)."""
 
 
 def needs_hidden_states(method: str | None, get: FieldGetter, version: str = VERSION) -> bool:
@@ -1612,7 +1615,7 @@ def check_sample_from_anchor(subject: VllmSubject, found: Findings) -> None:
     method = _vllm_method(subject)
     if method not in ("dflash", "dspark"):
         return
-    value = read_path(subject.get, SAMPLE_FROM_ANCHOR, only_dicts=True)
+    value = read_field(subject.get, *_SAMPLE_FROM_ANCHOR_PARTS, only_dicts=True)
     if not is_set(value) or value is None:
         return
     name = subject.file_field(SAMPLE_FROM_ANCHOR)

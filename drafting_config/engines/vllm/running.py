@@ -36,7 +36,7 @@ from drafting_config.values.errors import (
     bounded_repr,
     describe_value,
 )
-from drafting_config.values.fields import MISSING, read_path
+from drafting_config.values.fields import MISSING, read_field, read_path
 from drafting_config.values.findings import Findings
 from drafting_config.values.integers import exact_int
 
@@ -201,7 +201,8 @@ def check_assumed_sample_from_anchor(subject: VllmSubject, found: Findings) -> N
     get = subject.get
     if get(SAMPLE_FROM_ANCHOR_FIELD, MISSING) is not MISSING:
         return
-    if read_path(get, "dflash_config.sample_from_anchor", MISSING, only_dicts=True) is not MISSING:
+    nested = read_field(get, "dflash_config", "sample_from_anchor", MISSING, only_dicts=True)
+    if nested is not MISSING:
         return  # judged by check_sample_from_anchor
     found.note(
         ANCHOR_NOTE,
@@ -229,7 +230,7 @@ def check_assumed_causality(subject: VllmSubject, found: Findings) -> None:
         return
     if get("is_causal", None) is not None:
         return
-    if read_path(get, "dflash_config.causal", None, only_dicts=True) is not None:
+    if read_field(get, "dflash_config", "causal", None, only_dicts=True) is not None:
         return
     found.note(
         CAUSALITY_NOTE,

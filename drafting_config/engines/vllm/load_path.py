@@ -1494,8 +1494,8 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
         return  # a class no row, no markov_rank reader and no DFlash model is: most drafts
     get, serving = subject.get, plan.serving
     missing: dict[str, ConstructionRead] = {}
-    for row in plan.rows:
-        if read_path(get, row.field, only_dicts=True) is None:
+    for row, section, key in plan.rows:
+        if read_field(get, section, key, only_dicts=True) is None:
             missing.setdefault(row.field, row)
     for field, row in missing.items():
         nested = read_path(get, f"dflash_config.{field}", only_dicts=True)
@@ -1578,8 +1578,9 @@ class _ConstructionPlan(NamedTuple):
 
     serving: frozenset[str]
     """The architectures, as a set."""
-    rows: tuple[ConstructionRead, ...]
-    """The rows of :data:`CONSTRUCTION_READS` that name any of them, in the table's order."""
+    rows: tuple[tuple[ConstructionRead, str | None, str], ...]
+    """The rows of :data:`CONSTRUCTION_READS` that name any of them, in the table's order,
+    each beside its field's section (``None``: the top level) and key, split once."""
     dflash_model: bool
     """Whether any is a DFlash model (:data:`DFLASH_MODEL_ARCHITECTURES`)."""
 
@@ -1591,7 +1592,12 @@ def _construction_plan(serving: tuple[str, ...]) -> _ConstructionPlan | None:
     nothing to read for it: no row names a class, none reads ``markov_rank``
     (:data:`_MARKOV_RANK_READERS`) and none is a DFlash model."""
     names = frozenset(serving)
-    rows = tuple(row for row in CONSTRUCTION_READS if not row.architectures.isdisjoint(names))
+    rows = tuple(
+        (row, section or None, key)
+        for row in CONSTRUCTION_READS
+        if not row.architectures.isdisjoint(names)
+        for section, _, key in [row.field.rpartition(".")]
+    )
     dflash_model = not DFLASH_MODEL_ARCHITECTURES.isdisjoint(names)
     if not rows and not dflash_model and _MARKOV_RANK_READERS.isdisjoint(names):
         return None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from functools import cache
+from functools import cache, lru_cache
 from json.encoder import encode_basestring_ascii
 from typing import Final
 
@@ -104,8 +104,8 @@ def serve_command(
         )
     config = speculative_config(mode.method, names.draft, tokens, switch=mode.needs_switch)
     # shlex.join of the whole line, its fixed words quoted once (_QUOTED_COMMAND, _QUOTED_OPTION)
-    quote = shlex.quote
-    return f"{_QUOTED_COMMAND} {quote(names.target)} {_QUOTED_OPTION} {quote(config)}"
+    target = _quoted_target(names.target)
+    return f"{_QUOTED_COMMAND} {target} {_QUOTED_OPTION} {shlex.quote(config)}"
 
 
 def speculative_config(method: str, model: str, tokens: int | str, *, switch: bool) -> str:
@@ -120,6 +120,12 @@ def speculative_config(method: str, model: str, tokens: int | str, *, switch: bo
         f'"num_speculative_tokens": {number}'
     )
     return f'{text}, "parallel_drafting": true}}' if switch else f"{text}}}"
+
+
+@lru_cache(maxsize=64)
+def _quoted_target(target: str) -> str:
+    """``shlex.quote(target)``, made once per target: a sweep names one for every draft."""
+    return shlex.quote(target)
 
 
 @cache

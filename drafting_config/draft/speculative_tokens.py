@@ -35,10 +35,9 @@ def draft_speculative_tokens(draft: DraftFile) -> int | None:
     """
     if draft.format == "speculators":
         return _positive(_proposal_tokens(draft))
-    if draft.named_method == "dflash":
-        block = _positive(_first_set(draft, _BLOCK_FIELDS))
-        if block is not None:
-            return block - 1 if block > 1 else None
+    block = _positive(_first_set(draft, _BLOCK_FIELDS))
+    if block is not None and draft.named_method == "dflash":  # the method only when it counts
+        return block - 1 if block > 1 else None
     return _positive(_read(draft, None, "n_predict"))
 
 

@@ -32,8 +32,6 @@ from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm.draft_models import check_draft_model_vocab
 from drafting_config.engines.vllm.drafters import check_eagle3_width, check_projector_type
 from drafting_config.engines.vllm.eagle_heads import check_unlisted_eagle_head
-from drafting_config.engines.vllm.launch import check_launch
-from drafting_config.engines.vllm.launch import launch_facts as launch_facts
 from drafting_config.engines.vllm.layers import check_layers
 from drafting_config.engines.vllm.load_path import (
     check_architecture_registered,
@@ -126,6 +124,14 @@ RULES: Final[tuple[VllmRule, ...]] = (
 first field that cannot be read at all stops them (it is the draft's error)."""
 
 
+def launch_facts(launch: Launch) -> LaunchFacts:
+    """:func:`.launch.launch_facts`: whether ``launch`` runs vLLM's server, its target and
+    draft (its module loaded on first use: a check given no launch never loads it)."""
+    from drafting_config.engines.vllm import launch as launches  # noqa: PLC0415
+
+    return launches.launch_facts(launch)
+
+
 def resolver_findings(draft: DraftFile) -> Findings:
     """Every error and warning of :func:`~drafting_config.resolve` on the draft's file: its
     token-id chain is vLLM's."""
@@ -150,8 +156,7 @@ def judge(
     mode vLLM serves it in (:func:`~drafting_config.engines.vllm.modes.served_mode`), unless
     ``require_parallel``."""
     facts = subject.target
-    reads = PeekedReads(reads)
-    resolution, asked, mode = _modes(subject.draft, reads, version)
+    resolution, asked, mode, reads = _modes(subject.draft, reads, version)
     token_unused = mode.name != asked.name
     if not mode.asks_parallel:
         resolution = _judged_sequentially(resolution, mode, found, require_parallel, version)
@@ -178,13 +183,18 @@ def judge(
     winner = None if token_unused else resolution.winner
     token = weights = None
     if resolution.fields:
-        with found.collect():
+        try:  # Findings.collect, without a context manager made per draft
             for rule in RULES:
                 rule(vllm_subject, found)
             aux = aux_layers(vllm_subject)  # the layers as vLLM resolves them knowing the target
+        except ParallelDraftingConfigError as error:  # a field that cannot be read at all
+            found.errors.append(error)
         if token_unused:
             _drop_token_unused_if_refused(found)
         if subject.launch is not None:
+            # Imported here: a check given no launch never loads the launch rules.
+            from drafting_config.engines.vllm.launch import check_launch  # noqa: PLC0415
+
             check_launch(replace(vllm_subject, launch=subject.launch), mode, found)
         if winner is not None:
             token = _tokenizer_facts(vllm_subject, found, reads)
@@ -207,13 +217,16 @@ def judge(
 
 
 def _modes(
-    draft: DraftFile, reads: PeekedReads, version: str
-) -> tuple[Resolution, ServedMode, ServedMode]:
+    draft: DraftFile, reads: Reads, version: str
+) -> tuple[Resolution, ServedMode, ServedMode, Reads]:
     """The draft's resolution (an EAGLE head under its base class told by its tensors, when
-    the config cannot tell it), the mode it asks for, and the mode ``version`` serves it in."""
+    the config cannot tell it), the mode it asks for, the mode ``version`` serves it in, and
+    ``reads`` for the rules: :class:`PeekedReads` where the tensors were looked at (so that
+    the checkpoint is read once), else ``reads`` itself."""
     resolution = resolution_of(draft)
     asked = served_mode(resolution, version)
     if tensors_decide(resolution, asked):
+        reads = PeekedReads(reads)
         headed = with_eagle_head(draft, reads)
         if headed is not draft:
             resolution = resolution_of(headed)
@@ -221,7 +234,7 @@ def _modes(
     mode = on_release(asked, version)
     if mode.name != asked.name and not names_token_field(resolution):
         mode = replace(asked, parallel=False)  # no token to leave unused: judged as asked
-    return resolution, asked, mode
+    return resolution, asked, mode, reads
 
 
 def _judged_sequentially(
@@ -429,9 +442,10 @@ def _weights_facts(subject: VllmSubject, found: Findings, reads: Reads) -> Weigh
     """Check the checkpoint beside the draft against its config
     (:mod:`drafting_config.engines.vllm.checkpoint`)."""
     files = reads.checkpoint(found)
-    if files is None:
-        return None
-    # Imported here: a --no-weights sweep never loads the checkpoint rules.
+    if files is None or (files.headers is None and files.mask_embedding is None):
+        return None  # nothing for the checkpoint rules to compare, nor any facts to give
+    # Imported here: a --no-weights sweep, or a draft with no weights beside it, never loads
+    # the checkpoint rules.
     from drafting_config.engines.vllm.checkpoint import (  # noqa: PLC0415
         check_checkpoint,
         weights_facts,

@@ -12,7 +12,7 @@ from drafting_config.engines.vllm.load_path import serving_architectures
 from drafting_config.engines.vllm.resolution import VllmSubject, tapped_knowing_target
 from drafting_config.engines.vllm.tables import vllm_tables
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
-from drafting_config.values.fields import is_list, read_path
+from drafting_config.values.fields import is_list, read_field
 from drafting_config.values.findings import Findings
 from drafting_config.values.integers import exact_int
 
@@ -106,7 +106,7 @@ def check_projector_type(subject: VllmSubject, found: Findings) -> None:
         return
     if subject.resolution.algorithm not in ("dflash", "dspark"):
         return
-    projector = read_path(subject.get, "dflash_config.projector_type", only_dicts=True)
+    projector = read_field(subject.get, "dflash_config", "projector_type", only_dicts=True)
     if not isinstance(projector, str) or projector == "dspark":
         return
     shown = f"`dflash_config.projector_type` = {projector!r}"

@@ -490,7 +490,7 @@ def _features(get: FieldGetter, target: TargetFacts | None, layers: int) -> str:
 def _sizes_fc_by_draft_layers(get: FieldGetter, resolution: Resolution) -> bool:
     architectures = strings(get("architectures", None))
     if architectures:
-        if not DFLASH_FC_ARCHITECTURES & set(architectures):
+        if DFLASH_FC_ARCHITECTURES.isdisjoint(architectures):
             return False
     elif resolution.algorithm not in FC_METHODS:
         return False

@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Final, NamedTuple, cast
 
@@ -55,7 +56,7 @@ from drafting_config.values.errors import (
     ParallelDraftingConfigWarning,
     describe_value,
 )
-from drafting_config.values.fields import FieldGetter, is_kind, is_list, read_path
+from drafting_config.values.fields import FieldGetter, is_kind, is_list, read_field, read_path
 from drafting_config.values.findings import Findings
 from drafting_config.values.integers import exact_int
 
@@ -102,13 +103,15 @@ class Parse(str, enum.Enum):
     `model_type` key")."""
 
 
+@lru_cache(maxsize=256)
 def parse_model_type(
     model_type: str | None, has_auto_config: bool, version: str = VERSION
 ) -> Parse:
     """How vLLM parses a draft's config with this ``model_type`` (``None``: none in the file
     nor derived from the architecture): ``_CONFIG_REGISTRY`` first, else transformers'
     ``CONFIG_MAPPING`` (through ``AutoConfig.from_pretrained``), else remote code; in vLLM
-    ``version``, whose tables and transformers range these are."""
+    ``version``, whose tables and transformers range these are.  A pure function of its
+    arguments and the release's tables: made once per model type and release."""
     tables = vllm_tables(version)
     if model_type is not None and model_type in tables.config_registry:
         return Parse.KNOWN
@@ -159,6 +162,12 @@ def eagle_config_architecture(method: str, name: str) -> str:
     return name if keep else f"DFlash{name}"
 
 
+@lru_cache(maxsize=256)
+def _eagle_config_architectures(method: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    """:func:`eagle_config_architecture` of each of ``names``, made once per method and list."""
+    return tuple(eagle_config_architecture(method, name) for name in names)
+
+
 EAGLE_CONFIG_METHODS: Final = frozenset({"eagle", "eagle3", "dflash"})
 """The methods whose drafts vLLM wraps in ``EAGLEConfig`` (``SpeculativeConfig.__post_init__``)
 unless the config is already an ``EAGLEConfig`` or a speculators config."""
@@ -195,7 +204,7 @@ def dspark_architectures(names: tuple[str, ...], model_type: object) -> tuple[st
     quantization)."""
     if DSPARK_DRAFT in names and model_type == "qwen3":
         return (QWEN3_DSPARK,)
-    if DSPARK_ARCHITECTURES & set(names):
+    if not DSPARK_ARCHITECTURES.isdisjoint(names):
         return names
     return None
 
@@ -645,6 +654,9 @@ SAMPLE_FROM_ANCHOR: Final = "dflash_config.sample_from_anchor"
 (``DFlashSpeculator.__init__`` in ``vllm/v1/worker/gpu/spec_decode/dflash/speculator.py``;
 DSpark's speculator calls it first)."""
 
+_SAMPLE_FROM_ANCHOR_PARTS: Final = ("dflash_config", "sample_from_anchor")
+""":data:`SAMPLE_FROM_ANCHOR`'s section and key (read with ``read_field``: no split per draft)."""
+
 
 def needs_hidden_states(method: str | None, get: FieldGetter, version: str = VERSION) -> bool:
     """Whether the target must be tapped (``requires_aux_hidden_states`` in
@@ -875,10 +887,12 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
         return
     version = subject.version
     parsed = parse_model_type(model_type, "AutoConfig" in _auto_map_keys(get), version)
-    through = f"{parse_evidence}, through transformers' AutoConfig.from_pretrained"
-    shown = "no `model_type`" if model_type is None else f"`model_type` {model_type!r}"
+    if parsed is Parse.KNOWN:
+        return  # most drafts: no words made for them
     if parsed is Parse.UNKNOWN and model_type is None and not names:
         return  # a fragment (token and layer fields alone): the load path is not judged
+    through = f"{parse_evidence}, through transformers' AutoConfig.from_pretrained"
+    shown = "no `model_type`" if model_type is None else f"`model_type` {model_type!r}"
     if parsed is Parse.UNKNOWN:
         cause = (
             "and is no speculators file (no `speculators_config`)"
@@ -925,10 +939,12 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
 _REGISTRY = "vllm/model_executor/models/registry.py"
 
 
+@lru_cache(maxsize=256)
 def _unresolved_names(names: tuple[str, ...], has_auto_model: bool, version: str) -> Resolved:
     """How the registry fares with a list: the first registered name wins
     (``_ModelRegistry.inspect_model_cls``), else the Transformers-backend fallback on the
-    first name."""
+    first name.  A pure function of its arguments and the release's tables: made once per
+    list (every draft of a sweep names one of a few)."""
     first = Resolved.UNSUPPORTED  # no name at all
     for index, name in enumerate(names):
         outcome = resolve_architecture(name, has_auto_model, version)
@@ -1111,12 +1127,11 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
     names = classes.names
     if not names:
         return  # vLLM fills them from transformers' MODEL_MAPPING_NAMES, or fails later
-    if _refused_peagle(subject):
+    if _refused_peagle(subject, names):
         return  # check_peagle's error
     speculators = subject.resolution.speculators is not None
-    has_auto_model = not speculators and any(
-        key.startswith("AutoModel") for key in _auto_map_keys(subject.get)
-    )
+    auto_map = () if speculators else _auto_map_keys(subject.get)
+    has_auto_model = bool(auto_map) and any(key.startswith("AutoModel") for key in auto_map)
     version, method = subject.version, classes.method(subject)
     given = classes.overridden(subject)  # the ModelConfig's, after hf_config_override
     if not speculators and not _registered_as_given(given, has_auto_model, method, version, found):
@@ -1234,12 +1249,20 @@ def _declared_method(subject: VllmSubject) -> str | None:
     ``None``: no such class, or a release before :data:`~.names.CHECKS_DECLARED_SPECULATOR`."""
     if not since(subject.version, CHECKS_DECLARED_SPECULATOR):
         return None
-    get = subject.get
     names = _classes(subject).names
-    kept = dspark_architectures(names, get("model_type", None))
-    if DSPARK_DRAFT in names and kept is not None:
-        names = kept  # hf_config_override: DSparkDraftModel of a qwen3 draft
-    rows = vllm_tables(subject.version).registry["_SPECULATIVE_DECODING_MODELS"]
+    if DSPARK_DRAFT in names:
+        kept = dspark_architectures(names, subject.get("model_type", None))
+        if kept is not None:
+            names = kept  # hf_config_override: DSparkDraftModel of a qwen3 draft
+    return _declared_by(names, subject.version)
+
+
+@lru_cache(maxsize=256)
+def _declared_by(names: tuple[str, ...], version: str) -> str | None:
+    """The ``base_method`` the first of ``names`` in ``version``'s
+    ``_SPECULATIVE_DECODING_MODELS`` declares (:func:`_declared_method`), made once per list
+    and release."""
+    rows = vllm_tables(version).registry["_SPECULATIVE_DECODING_MODELS"]
     for name in names:
         if name in rows:
             return DECLARED_METHODS.get(rows[name][1])
@@ -1263,10 +1286,13 @@ def check_declared_speculator(subject: VllmSubject, found: Findings) -> None:
     if subject.resolution.speculators is not None:
         return
     declared = _declared_method(subject)
-    method = _classes(subject).method(subject)
-    if declared is None or declared == method:
+    if declared is None:
+        return  # most drafts: the method served is not asked
+    classes = _classes(subject)
+    method = classes.method(subject)
+    if declared == method:
         return
-    names = list(_classes(subject).names)
+    names = list(classes.names)
     found.error(
         ParallelDraftingConfigError(
             f"`architectures` = {names!r} declares a {declared} speculator, but the draft is "
@@ -1281,14 +1307,15 @@ def check_declared_speculator(subject: VllmSubject, found: Findings) -> None:
     )
 
 
-def _refused_peagle(subject: VllmSubject) -> bool:
-    """Whether the draft is P-EAGLE on a release that refuses it (:func:`check_peagle`)."""
+def _refused_peagle(subject: VllmSubject, names: tuple[str, ...]) -> bool:
+    """Whether the draft, whose ``architectures`` are ``names`` (:attr:`_Classes.names`), is
+    P-EAGLE on a release that refuses it (:func:`check_peagle`)."""
     if not since(subject.version, REFUSES_PEAGLE):
         return False
     resolution = subject.resolution
     if resolution.speculators is not None:
         return resolution.algorithm == "peagle"
-    return not PEAGLE_CLASSES.isdisjoint(_classes(subject).names)
+    return not PEAGLE_CLASSES.isdisjoint(names)
 
 
 def check_peagle(subject: VllmSubject, found: Findings) -> None:
@@ -1300,7 +1327,10 @@ def check_peagle(subject: VllmSubject, found: Findings) -> None:
     (``vllm/model_executor/models/registry.py`` no longer holds them) and by
     ``SpeculativeConfig._verify_args`` (``vllm/config/speculative.py``: no
     ``parallel_drafting`` for ``eagle3``)."""
-    if not _refused_peagle(subject):
+    if not since(subject.version, REFUSES_PEAGLE):
+        return  # the release gate first: no classes asked
+    classes = _classes(subject)
+    if not _refused_peagle(subject, classes.names):
         return
     resolution = subject.resolution
     last = last_before(REFUSES_PEAGLE)
@@ -1318,7 +1348,7 @@ def check_peagle(subject: VllmSubject, found: Findings) -> None:
             )
         )
         return
-    names = [name for name in _classes(subject).names if name in PEAGLE_CLASSES]
+    names = [name for name in classes.names if name in PEAGLE_CLASSES]
     found.error(
         ParallelDraftingConfigError(
             f"`architectures` = {names!r} is a P-EAGLE class, a parallel EAGLE-3 mode vLLM no "
@@ -1417,8 +1447,7 @@ class _Classes:
             return names  # the translated config: the updater's, which vLLM does not rename
         method = self.method(subject)
         if method in EAGLE_CONFIG_METHODS and subject.get("model_type", None) != "eagle":
-            overridden = self.overridden(subject)
-            return tuple(eagle_config_architecture(method, name) for name in overridden)
+            return _eagle_config_architectures(method, self.overridden(subject))
         if method != "dspark":
             return self.overridden(subject)
         kept = dspark_architectures(names, subject.get("model_type", None))
@@ -1460,13 +1489,13 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
     """
     if subject.resolution.speculators is not None:
         return
-    get = subject.get
-    serving = set(serving_architectures(subject))
+    plan = _construction_plan(serving_architectures(subject))
+    if plan is None:
+        return  # a class no row, no markov_rank reader and no DFlash model is: most drafts
+    get, serving = subject.get, plan.serving
     missing: dict[str, ConstructionRead] = {}
-    for row in CONSTRUCTION_READS:
-        if row.architectures.isdisjoint(serving):
-            continue
-        if read_path(get, row.field, only_dicts=True) is None:
+    for row, section, key in plan.rows:
+        if read_field(get, section, key, only_dicts=True) is None:
             missing.setdefault(row.field, row)
     for field, row in missing.items():
         nested = read_path(get, f"dflash_config.{field}", only_dicts=True)
@@ -1488,7 +1517,7 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
             )
         )
     _check_markov_rank_type(subject, serving, missing, found)
-    if serving & DFLASH_MODEL_ARCHITECTURES:
+    if plan.dflash_model:
         for section in ("eagle_config", "dflash_config"):
             if get(section, MISSING_SECTION) is None:
                 failure = "AttributeError" if section == "eagle_config" else "TypeError"
@@ -1509,7 +1538,7 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
 
 def _check_markov_rank_type(
     subject: VllmSubject,
-    serving: set[str],
+    serving: AbstractSet[str],
     missing: dict[str, ConstructionRead],
     found: Findings,
 ) -> None:
@@ -1544,6 +1573,37 @@ _MARKOV_RANK_READERS: Final = frozenset(
 """The architectures whose constructor reads ``markov_rank`` (:data:`CONSTRUCTION_READS`)."""
 
 
+class _ConstructionPlan(NamedTuple):
+    """What :func:`check_construction` reads for one list of serving architectures."""
+
+    serving: frozenset[str]
+    """The architectures, as a set."""
+    rows: tuple[tuple[ConstructionRead, str | None, str], ...]
+    """The rows of :data:`CONSTRUCTION_READS` that name any of them, in the table's order,
+    each beside its field's section (``None``: the top level) and key, split once."""
+    dflash_model: bool
+    """Whether any is a DFlash model (:data:`DFLASH_MODEL_ARCHITECTURES`)."""
+
+
+@lru_cache(maxsize=256)
+def _construction_plan(serving: tuple[str, ...]) -> _ConstructionPlan | None:
+    """:class:`_ConstructionPlan` of ``serving`` (a pure function of the class names and the
+    module's tables, made once per list), ``None`` when :func:`check_construction` has
+    nothing to read for it: no row names a class, none reads ``markov_rank``
+    (:data:`_MARKOV_RANK_READERS`) and none is a DFlash model."""
+    names = frozenset(serving)
+    rows = tuple(
+        (row, section or None, key)
+        for row in CONSTRUCTION_READS
+        if not row.architectures.isdisjoint(names)
+        for section, _, key in [row.field.rpartition(".")]
+    )
+    dflash_model = not DFLASH_MODEL_ARCHITECTURES.isdisjoint(names)
+    if not rows and not dflash_model and _MARKOV_RANK_READERS.isdisjoint(names):
+        return None
+    return _ConstructionPlan(names, rows, dflash_model)
+
+
 MISSING_SECTION: Final = object()
 """A default no config value is (a present ``null`` reads as ``None``)."""
 
@@ -1561,7 +1621,7 @@ def check_sample_from_anchor(subject: VllmSubject, found: Findings) -> None:
     method = _vllm_method(subject)
     if method not in ("dflash", "dspark"):
         return
-    value = read_path(subject.get, SAMPLE_FROM_ANCHOR, only_dicts=True)
+    value = read_field(subject.get, *_SAMPLE_FROM_ANCHOR_PARTS, only_dicts=True)
     if not is_set(value) or value is None:
         return
     name = subject.file_field(SAMPLE_FROM_ANCHOR)
@@ -1600,8 +1660,12 @@ def _xpress_architecture(subject: VllmSubject) -> str | None:
     hold one of :data:`~.names.XPRESS_ARCHITECTURES`), else ``None``."""
     if _vllm_method(subject) != "dflash":
         return None
+    classes = _classes(subject)
+    names, serving = classes.names, classes.serving(subject)
+    if XPRESS_ARCHITECTURES.isdisjoint(names) and XPRESS_ARCHITECTURES.isdisjoint(serving):
+        return None  # most DFlash drafts: no list made
     tables = vllm_tables(subject.version)
-    for name in (*_classes(subject).names, *serving_architectures(subject)):
+    for name in (*names, *serving):
         if name in XPRESS_ARCHITECTURES and tables.registered(name) is not None:
             return name
     return None

@@ -24,8 +24,9 @@ refused (:func:`on_release`).
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import Final
 
 from drafting_config.draft.architectures import (
@@ -101,10 +102,17 @@ is immutable): the sequential ones (``eagle3``, ``eagle``, ``draft-model``) ask 
 parallel drafting."""
 
 
-def _kind_of_class(names: set[str], version: str) -> str | None:
+def _kind_of_class(names: AbstractSet[str], version: str) -> str | None:
     """The method a draft's registered class exists for: ``peagle``, ``dflash2``,
     ``dflash``, ``dspark`` or ``eagle3``, by the module vLLM registers it from
     (``_SPECULATIVE_DECODING_MODELS``, ``vllm/model_executor/models/registry.py``)."""
+    return _kind_of_names(frozenset(names), version)
+
+
+@lru_cache(maxsize=256)
+def _kind_of_names(names: frozenset[str], version: str) -> str | None:
+    """:func:`_kind_of_class`, a pure function of the class names and the release's tables:
+    made once per set of names and release (every draft of a sweep names one of a few)."""
     if not PEAGLE_CLASSES.isdisjoint(names):
         return "peagle"
     if not DFLASH2_CLASSES.isdisjoint(names):

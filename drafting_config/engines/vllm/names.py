@@ -42,9 +42,11 @@ def since(version: str, first: str) -> bool:
     return version_key(version) >= version_key(first)
 
 
+@cache
 def last_before(first: str) -> str:
     """The newest shipped release before ``first``: the last one a rule gated on ``first``
-    does not hold for (``"0.33.0"`` for ``"0.34.0"``), as a fix names it."""
+    does not hold for (``"0.33.0"`` for ``"0.34.0"``), as a fix names it (cached: the fixes
+    of every such draft name it)."""
     earlier: list[str] = [version for version in VERSIONS if not since(version, first)]
     return earlier[-1]
 

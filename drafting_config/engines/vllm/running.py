@@ -36,7 +36,7 @@ from drafting_config.values.errors import (
     bounded_repr,
     describe_value,
 )
-from drafting_config.values.fields import MISSING, read_path
+from drafting_config.values.fields import MISSING, read_field, read_path
 from drafting_config.values.findings import Findings
 from drafting_config.values.integers import exact_int
 
@@ -132,7 +132,7 @@ def _disagreement(subject: VllmSubject, guessed: list[int]) -> str | None:
 
 def _dflash_model(subject: VllmSubject) -> bool:
     names = subject_architectures(subject)
-    return bool(names) and bool(DFLASH_FC_ARCHITECTURES & set(names))
+    return bool(names) and not DFLASH_FC_ARCHITECTURES.isdisjoint(names)
 
 
 # --- RoPE against the target ------------------------------------------------------------------
@@ -201,7 +201,8 @@ def check_assumed_sample_from_anchor(subject: VllmSubject, found: Findings) -> N
     get = subject.get
     if get(SAMPLE_FROM_ANCHOR_FIELD, MISSING) is not MISSING:
         return
-    if read_path(get, "dflash_config.sample_from_anchor", MISSING, only_dicts=True) is not MISSING:
+    nested = read_field(get, "dflash_config", "sample_from_anchor", MISSING, only_dicts=True)
+    if nested is not MISSING:
         return  # judged by check_sample_from_anchor
     found.note(
         ANCHOR_NOTE,
@@ -225,11 +226,11 @@ def check_assumed_causality(subject: VllmSubject, found: Findings) -> None:
     if resolution.algorithm not in FC_METHODS or resolution.speculators is not None:
         return
     names = subject_architectures(subject)
-    if names and not DFLASH_FC_ARCHITECTURES & set(names):
+    if names and DFLASH_FC_ARCHITECTURES.isdisjoint(names):
         return
     if get("is_causal", None) is not None:
         return
-    if read_path(get, "dflash_config.causal", None, only_dicts=True) is not None:
+    if read_field(get, "dflash_config", "causal", None, only_dicts=True) is not None:
         return
     found.note(
         CAUSALITY_NOTE,

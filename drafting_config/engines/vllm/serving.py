@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import shlex
+from functools import cache, lru_cache
+from json.encoder import encode_basestring_ascii
 from typing import Final
 
 from drafting_config.draft.file import DraftFile
@@ -102,21 +104,34 @@ def serve_command(
         )
     config = speculative_config(mode.method, names.draft, tokens, switch=mode.needs_switch)
     # shlex.join of the whole line, its fixed words quoted once (_QUOTED_COMMAND, _QUOTED_OPTION)
-    quote = shlex.quote
-    return f"{_QUOTED_COMMAND} {quote(names.target)} {_QUOTED_OPTION} {quote(config)}"
+    target = _quoted_target(names.target)
+    return f"{_QUOTED_COMMAND} {target} {_QUOTED_OPTION} {shlex.quote(config)}"
 
 
 def speculative_config(method: str, model: str, tokens: int | str, *, switch: bool) -> str:
     """``json.dumps`` of the ``--speculative-config`` object (``method``, ``model``,
     ``num_speculative_tokens``, and ``"parallel_drafting": true`` with ``switch``), written
-    key by key: ``json.dumps`` of a dict builds an encoder per call, of a string it does not.
+    key by key: ``json.dumps`` of a dict builds an encoder per call; a string is written by
+    the encoder ``json.dumps`` uses for one (``encode_basestring_ascii``).
     ``tests/test_serve_commands.py`` holds it to ``json.dumps`` of the dict."""
     number = json.dumps(tokens) if isinstance(tokens, str) else str(int(tokens))
     text = (
-        f'{{"method": {json.dumps(method)}, "model": {json.dumps(model)}, '
+        f'{{"method": {_json_string(method)}, "model": {encode_basestring_ascii(model)}, '
         f'"num_speculative_tokens": {number}'
     )
     return f'{text}, "parallel_drafting": true}}' if switch else f"{text}}}"
+
+
+@lru_cache(maxsize=64)
+def _quoted_target(target: str) -> str:
+    """``shlex.quote(target)``, made once per target: a sweep names one for every draft."""
+    return shlex.quote(target)
+
+
+@cache
+def _json_string(text: str) -> str:
+    """``json.dumps(text)``, made once per string: for the method, one of a few."""
+    return json.dumps(text)
 
 
 _QUOTED_COMMAND: Final = shlex.join(SERVE_COMMAND)

@@ -255,6 +255,8 @@ def test_a_speculators_class_is_the_one_its_updater_writes_and_must_be_registere
         return real(name, has_auto_model, version)
 
     monkeypatch.setattr(load_path, "resolve_architecture", without_dflash)
+    # the registry's answer per list is cached (a pure function of the tables): uncached here
+    monkeypatch.setattr(load_path, "_unresolved_names", load_path._unresolved_names.__wrapped__)
     error = only_error(check(config, check_tokenizer=False))
     assert error.code is vllm_codes.RENAMED_ARCHITECTURE_UNSUPPORTED
     assert "speculators updater writes `architectures` = ['DFlashDraftModel']" in str(error)

@@ -183,12 +183,10 @@ def judge(
     winner = None if token_unused else resolution.winner
     token = weights = None
     if resolution.fields:
-        try:  # Findings.collect, without a context manager made per draft
+        with found.collect():
             for rule in RULES:
                 rule(vllm_subject, found)
             aux = aux_layers(vllm_subject)  # the layers as vLLM resolves them knowing the target
-        except ParallelDraftingConfigError as error:  # a field that cannot be read at all
-            found.errors.append(error)
         if token_unused:
             _drop_token_unused_if_refused(found)
         if subject.launch is not None:

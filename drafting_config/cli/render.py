@@ -10,11 +10,9 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
-from dataclasses import field as dataclass_field
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple, TypeAlias
 
 from drafting_config.cli.output_schema import SCHEMA_VERSION
 from drafting_config.cli.terminal import PIPE_WIDTH, Style
@@ -194,39 +192,43 @@ FIXABLE_MARK: Final = "[*]"
 _INDENT: Final = "  "
 
 
-@dataclass(frozen=True)
-class _Shown:
-    """One finding as the text output prints it; equal for two engines when they report the
-    same fact (severity, code, field and message) the same way."""
+class _Shown(NamedTuple):
+    """One finding as the text output prints it; :data:`_Fact` says when two engines report
+    the same fact (severity, code, field and message) the same way."""
 
     severity: str
     code: str | None
     field: str | None
     message: str
-    fix: str | None = dataclass_field(default=None, compare=False)
-    evidence: str | None = dataclass_field(default=None, compare=False)
-    fixable: bool = dataclass_field(default=False, compare=False)
+    fix: str | None
+    evidence: str | None
+    fixable: bool
+
+
+_Fact: TypeAlias = "tuple[str, str | None, str | None, str]"
+"""A finding's severity, code, field and message: what makes two findings one in the text
+output (the first one's fix, evidence and mark are printed)."""
 
 
 def _shown_findings(
-    verdict: Verdict, plan: EditPlan, footer: AbstractSet[Code] = frozenset()
-) -> list[_Shown]:
-    """A verdict's findings, errors first, then warnings, then notes (those with a code in
-    ``footer`` left to the run's footer); fixable by ``plan`` (the draft's, so that edits
-    two engines disagree on are marked on neither)."""
-    return [
-        _Shown(
-            severity,
-            None if code is None else code.name,
-            getattr(finding, "field", None),
-            _finding_message(severity, finding, verdict),
-            getattr(finding, "fix", None),
-            getattr(finding, "evidence", None),
-            plan.fixes(finding),
-        )
-        for severity, finding, code in _findings(verdict)
-        if code not in footer or severity != "note"
-    ]
+    verdict: Verdict, plan: EditPlan, footer: AbstractSet[str] = frozenset()
+) -> dict[_Fact, _Shown]:
+    """A verdict's findings, each fact once, errors first, then warnings, then notes (those
+    whose code's name is in ``footer`` left to the run's footer); fixable by ``plan`` (the
+    draft's, so that edits two engines disagree on are marked on neither)."""
+    shown: dict[_Fact, _Shown] = {}
+    for severity, finding, code in _findings(verdict):
+        name = None if code is None else code.name
+        if severity == "note" and name in footer:
+            continue
+        field = getattr(finding, "field", None)
+        message = _finding_message(severity, finding, verdict)
+        fact = (severity, name, field, message)
+        if fact not in shown:
+            fix = getattr(finding, "fix", None)
+            evidence = getattr(finding, "evidence", None)
+            shown[fact] = _Shown(*fact, fix, evidence, plan.fixes(finding))
+    return shown
 
 
 def headline_word(verdicts: Sequence[Verdict], strict: bool) -> str:
@@ -250,7 +252,8 @@ def block_lines(
     token_fields: bool = False,
     style: Style | None = None,
     plan: EditPlan | None = None,
-    footer: AbstractSet[Code] = frozenset(),
+    footer: AbstractSet[str] = frozenset(),
+    word: str | None = None,
 ) -> list[str]:
     """The text of one draft's verdicts, one per engine (documented in docs/cli.md).
 
@@ -266,43 +269,75 @@ def block_lines(
     findings are wrapped at and whether to colour the headline's word, each finding's
     severity and code (default: no colour, :data:`MAX_LINE`).  With ``token_fields``
     (``explain``), each engine line is followed by the token-id fields in the order that
-    engine reads them.  ``plan`` is the draft's :func:`edit_plan`, when the caller has it;
-    the notes whose code is in ``footer`` are left out (a run of several drafts says them
-    once, in its footer).
+    engine reads them.  ``plan`` is the draft's :func:`edit_plan` and ``word`` its
+    :func:`headline_word`, when the caller has them; the notes whose code's name is in
+    ``footer`` are left out (a run of several drafts says them once, in its footer).
     """
     style = style or Style()
     width = style.width
     first = verdicts[0]
     name = first.path if first.path is not None else "<config>"
-    word = headline_word(verdicts, strict)
+    if word is None:
+        word = headline_word(verdicts, strict)
     lines = [f"{name}: {word}"]
     if token_fields:
         details = _draft_details(verdicts)
         if details:
             lines.append(f"{_INDENT}draft: {details}")
-    engines = [verdict.engine for verdict in verdicts]
-    reported: dict[_Shown, list[str]] = {}
     if plan is None:
         plan = edit_plan(verdicts)
-    for verdict in verdicts:
-        for shown in dict.fromkeys(_shown_findings(verdict, plan, footer)):
-            reported.setdefault(shown, []).append(verdict.engine)
-    for verdict in verdicts:
-        lines.append(f"{_INDENT}{verdict.engine}: {_engine_state(verdict)}")
-        facts = _INDENT * 2
-        if token_fields:
-            lines += [facts + row for row in token_field_lines(verdict)]
-        lines += [facts + line for line in _fact_lines(verdict)]
-        if len(verdicts) > 1:
-            only = [s for s, by in reported.items() if by == [verdict.engine]]
-            lines += _finding_lines(only, facts, verbose, width=width)
-    shared = [s for s, by in reported.items() if len(verdicts) == 1 or len(by) > 1]
-    for shown in shared:
-        by = reported[shown]
-        tag = "" if len(by) == len(engines) else f" [{', '.join(by)}]"
-        lines += _finding_lines([shown], _INDENT, verbose, tag, width=width)
+    if len(verdicts) == 1:  # most runs: every finding is the one engine's, printed last
+        lines += _engine_lines(first, token_fields)
+        shown = _shown_findings(first, plan, footer).values()
+        lines += _finding_lines(shown, _INDENT, verbose, width=width)
+    else:
+        lines += _engines_lines(
+            verdicts, plan, footer=footer, verbose=verbose, token_fields=token_fields, width=width
+        )
     lines = printable_lines(lines)  # config values quoted in messages
     return _coloured(lines, word) if style.colour else lines
+
+
+def _engine_lines(verdict: Verdict, token_fields: bool) -> list[str]:
+    """An engine's line (:func:`_engine_state`), then (``token_fields``) its token-id fields
+    and the facts of its verdict."""
+    lines = [f"{_INDENT}{verdict.engine}: {_engine_state(verdict)}"]
+    facts = _INDENT * 2
+    if token_fields:
+        lines += [facts + row for row in token_field_lines(verdict)]
+    lines += [facts + line for line in _fact_lines(verdict)]
+    return lines
+
+
+def _engines_lines(
+    verdicts: Sequence[Verdict],
+    plan: EditPlan,
+    *,
+    footer: AbstractSet[str],
+    verbose: bool,
+    token_fields: bool,
+    width: int,
+) -> list[str]:
+    """The lines of several engines' verdicts of a draft (:func:`block_lines`): each engine's
+    line with the findings it alone reports, then those several report, naming them unless
+    all do."""
+    reported: dict[_Fact, tuple[_Shown, list[str]]] = {}
+    for verdict in verdicts:
+        for fact, shown in _shown_findings(verdict, plan, footer).items():
+            if fact in reported:
+                reported[fact][1].append(verdict.engine)
+            else:
+                reported[fact] = (shown, [verdict.engine])
+    lines: list[str] = []
+    for verdict in verdicts:
+        lines += _engine_lines(verdict, token_fields)
+        only = [shown for shown, by in reported.values() if by == [verdict.engine]]
+        lines += _finding_lines(only, _INDENT * 2, verbose, width=width)
+    for shown, by in reported.values():
+        if len(by) > 1:
+            tag = "" if len(by) == len(verdicts) else f" [{', '.join(by)}]"
+            lines += _finding_lines([shown], _INDENT, verbose, tag, width=width)
+    return lines
 
 
 _BOLD: Final = "\x1b[1m"
@@ -400,7 +435,7 @@ def _fact_lines(verdict: Verdict) -> list[str]:
 
 
 def _finding_lines(
-    findings: Sequence[_Shown],
+    findings: Iterable[_Shown],
     indent: str,
     verbose: bool,
     tag: str = "",

@@ -492,6 +492,8 @@ def _wrapped_at_spaces(text: str, width: int, first: str, rest: str) -> list[str
     a word longer than a line has a line of its own), at a fraction of the cost of
     building a ``TextWrapper``, which a sweep paid for every long note.
     ``tests/cli/test_terminal.py`` holds it to textwrap's result on any text."""
+    if text and " " not in (text[0], text[-1]) and "  " not in text:
+        return _wrapped_at_single_spaces(text, width, first, rest)
     chunks = [chunk for chunk in _SPACES.split(text) if chunk]
     chunks.reverse()  # a stack: the next chunk is the last
     lines: list[str] = []
@@ -512,6 +514,30 @@ def _wrapped_at_spaces(text: str, width: int, first: str, rest: str) -> list[str
         if line:
             lines.append(indent + "".join(line))
     return lines
+
+
+def _wrapped_at_single_spaces(text: str, width: int, first: str, rest: str) -> list[str]:
+    """:func:`_wrapped_at_spaces` of a text whose words are parted by single spaces, at
+    neither end (a message, almost always): each line the longest run of whole words that
+    fits (the last space in reach found by ``rfind``), a longer word on a line of its own,
+    with no list of chunks made."""
+    lines: list[str] = []
+    indent = first
+    start = 0
+    while True:
+        room = width - len(indent)
+        if len(text) - start <= room:
+            lines.append(indent + text[start:])
+            return lines
+        end = text.rfind(" ", start, start + max(room + 1, 0))
+        if end < start:  # no space in reach: the first word, longer than a line, alone
+            end = text.find(" ", start)
+            if end < 0:
+                lines.append(indent + text[start:])
+                return lines
+        lines.append(indent + text[start:end])
+        start = end + 1
+        indent = rest
 
 
 def footer_line(note: str, drafts: int, style: Style | None = None) -> str:

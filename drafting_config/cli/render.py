@@ -38,9 +38,13 @@ def edit_plan(verdicts: Sequence[Verdict]) -> EditPlan:
     """What ``--fix`` does with one draft's verdicts (every engine's): which findings it
     mends (:meth:`~drafting_config.values.edits.EditPlan.fixes`)."""
     return plan_edits(
-        finding
-        for verdict in verdicts
-        for finding in (*verdict.errors, *verdict.warnings, *verdict.notes)
+        [
+            finding
+            for verdict in verdicts
+            for _, findings in _by_severity(verdict)
+            for finding in findings
+            if getattr(finding, "edit", None) is not None  # most findings carry none
+        ]
     )
 
 
@@ -123,14 +127,15 @@ def finding_rows(verdict: Verdict, plan: EditPlan | None = None) -> list[dict[st
     ]
 
 
+def _by_severity(verdict: Verdict) -> tuple[tuple[str, Sequence[object]], ...]:
+    """A verdict's findings by severity: errors first, then warnings, then notes."""
+    return (("error", verdict.errors), ("warning", verdict.warnings), ("note", verdict.notes))
+
+
 def _findings(verdict: Verdict) -> Iterator[tuple[str, object, Code | None]]:
     """A verdict's findings, errors first, then warnings, then notes: each with its
     severity and its code (``None`` where it has none)."""
-    for severity, findings in (
-        ("error", verdict.errors),
-        ("warning", verdict.warnings),
-        ("note", verdict.notes),
-    ):
+    for severity, findings in _by_severity(verdict):
         for finding in findings:
             yield severity, finding, getattr(finding, "code", None)
 
@@ -190,6 +195,8 @@ FIXABLE_MARK: Final = "[*]"
 """Written after the code of a finding ``--fix`` would mend, as ruff marks them."""
 
 _INDENT: Final = "  "
+_FACTS: Final = _INDENT * 2
+"""The indent of a verdict's facts and its engine's own findings, under its engine's line."""
 
 
 class _Shown(NamedTuple):
@@ -217,17 +224,18 @@ def _shown_findings(
     whose code's name is in ``footer`` left to the run's footer); fixable by ``plan`` (the
     draft's, so that edits two engines disagree on are marked on neither)."""
     shown: dict[_Fact, _Shown] = {}
-    for severity, finding, code in _findings(verdict):
-        name = None if code is None else code.name
-        if severity == "note" and name in footer:
-            continue
-        field = getattr(finding, "field", None)
-        message = _finding_message(severity, finding, verdict)
-        fact = (severity, name, field, message)
-        if fact not in shown:
-            fix = getattr(finding, "fix", None)
-            evidence = getattr(finding, "evidence", None)
-            shown[fact] = _Shown(*fact, fix, evidence, plan.fixes(finding))
+    for severity, findings in _by_severity(verdict):
+        for finding in findings:
+            code = getattr(finding, "code", None)
+            name = None if code is None else code.name
+            if name in footer and severity == "note":
+                continue
+            field = getattr(finding, "field", None)
+            fact = (severity, name, field, _finding_message(severity, finding, verdict))
+            if fact not in shown:
+                fix = getattr(finding, "fix", None)
+                evidence = getattr(finding, "evidence", None)
+                shown[fact] = _Shown(*fact, fix, evidence, plan.fixes(finding))
     return shown
 
 
@@ -288,8 +296,9 @@ def block_lines(
         plan = edit_plan(verdicts)
     if len(verdicts) == 1:  # most runs: every finding is the one engine's, printed last
         lines += _engine_lines(first, token_fields)
-        shown = _shown_findings(first, plan, footer).values()
-        lines += _finding_lines(shown, _INDENT, verbose, width=width)
+        shown = _shown_findings(first, plan, footer)
+        if shown:
+            lines += _finding_lines(shown.values(), _INDENT, verbose, width=width)
     else:
         lines += _engines_lines(
             verdicts, plan, footer=footer, verbose=verbose, token_fields=token_fields, width=width
@@ -302,10 +311,9 @@ def _engine_lines(verdict: Verdict, token_fields: bool) -> list[str]:
     """An engine's line (:func:`_engine_state`), then (``token_fields``) its token-id fields
     and the facts of its verdict."""
     lines = [f"{_INDENT}{verdict.engine}: {_engine_state(verdict)}"]
-    facts = _INDENT * 2
     if token_fields:
-        lines += [facts + row for row in token_field_lines(verdict)]
-    lines += [facts + line for line in _fact_lines(verdict)]
+        lines += [_FACTS + row for row in token_field_lines(verdict)]
+    _add_fact_lines(lines, verdict)
     return lines
 
 
@@ -332,7 +340,7 @@ def _engines_lines(
     for verdict in verdicts:
         lines += _engine_lines(verdict, token_fields)
         only = [shown for shown, by in reported.values() if by == [verdict.engine]]
-        lines += _finding_lines(only, _INDENT * 2, verbose, width=width)
+        lines += _finding_lines(only, _FACTS, verbose, width=width)
     for shown, by in reported.values():
         if len(by) > 1:
             tag = "" if len(by) == len(verdicts) else f" [{', '.join(by)}]"
@@ -399,9 +407,9 @@ def _draft_details(verdicts: Sequence[Verdict]) -> str:
 def _engine_state(verdict: Verdict) -> str:
     """How the engine serves the draft, or the step its first error is at, or that the
     check could not be made."""
-    if verdict.outcome == "unchecked":
-        return "could not check"
-    if not verdict.ok:
+    if verdict.errors:
+        if verdict.outcome == "unchecked":
+            return "could not check"
         error = next((e for e in verdict.errors if not e.unavailable), verdict.errors[0])
         return "fails" if error.step is None else f"fails at {error.step.value}"
     if verdict.mode is None:
@@ -414,24 +422,24 @@ def _engine_state(verdict: Verdict) -> str:
     return f"{state}, {_token_part(verdict)}"
 
 
-def _fact_lines(verdict: Verdict) -> list[str]:
-    """The facts of a verdict, one short line each: the command that serves it, the shadowed
-    token-id fields, the token, the target and the weights read."""
-    lines = []
+def _add_fact_lines(lines: list[str], verdict: Verdict) -> None:
+    """Add the facts of a verdict to ``lines``, one short line each, at :data:`_FACTS`: the
+    command that serves it, the shadowed token-id fields, the token, the target and the
+    weights read."""
     if verdict.serve_with is not None:
-        lines.append(f"serve with: {verdict.serve_with}")
-    if verdict.ok and verdict.shadowed:
+        lines.append(f"{_FACTS}serve with: {verdict.serve_with}")
+    ok = verdict.ok
+    if ok and verdict.shadowed:
         shadowed = ", ".join(f"`{f.source.value}` = {f.token_id}" for f in verdict.shadowed)
-        lines.append(f"shadowed: {shadowed}")
-    if verdict.ok and verdict.token is not None:
+        lines.append(f"{_FACTS}shadowed: {shadowed}")
+    if ok and verdict.token is not None:
         token = verdict.token
         text = "" if token.text is None else f" {token.text!r}"
-        lines.append(f"token: {token.kind.value}{text}")
+        lines.append(f"{_FACTS}token: {token.kind.value}{text}")
     if verdict.target is not None:
-        lines.append(f"target: {verdict.target}")
+        lines.append(f"{_FACTS}target: {verdict.target}")
     if verdict.weights is not None:
-        lines.append(f"weights: {_weights_line(verdict.weights)}")
-    return lines
+        lines.append(f"{_FACTS}weights: {_weights_line(verdict.weights)}")
 
 
 def _finding_lines(
@@ -472,8 +480,8 @@ def wrapped(text: str, indent: str, width: int = MAX_LINE) -> list[str]:
     (a word longer than that stays whole), continuation lines indented more.  A span in
     backticks (a command such as `hf download ORG/NAME config.json`) is never broken, so it
     can be copied whole; nor is a word (a path, a code, an identifier)."""
-    text = printable(text)
-    if len(indent) + len(text) <= width and text.isprintable() and text == text.strip():
+    text = printable(text)  # printable from here on: its only white space is the space
+    if len(indent) + len(text) <= width and text[:1] != " " and text[-1:] != " ":
         return [indent + text]  # one line, as textwrap would make it, at a tenth of its cost
     if "`" in text:
         text = _QUOTED.sub(lambda span: span.group().replace(" ", _KEPT_SPACE), text)

@@ -179,6 +179,8 @@ def _check_all(paths: Sequence[str], args: argparse.Namespace) -> Iterator[Verdi
     verdicts = check_each(paths, options, _engines(args))
     if args.download:
         verdicts = _shown_waiting(verdicts)
+    if not ignored:  # most runs: each verdict as it is
+        return verdicts
     return (verdict.without(ignored) for verdict in verdicts)
 
 

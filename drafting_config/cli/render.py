@@ -10,7 +10,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Final, NamedTuple, TypeAlias
 
@@ -41,8 +41,7 @@ def edit_plan(verdicts: Sequence[Verdict]) -> EditPlan:
         [
             finding
             for verdict in verdicts
-            for _, findings in _by_severity(verdict)
-            for finding in findings
+            for finding in (*verdict.errors, *verdict.warnings, *verdict.notes)
             if getattr(finding, "edit", None) is not None  # most findings carry none
         ]
     )
@@ -239,10 +238,14 @@ def _shown_findings(
     return shown
 
 
-def headline_word(verdicts: Sequence[Verdict], strict: bool) -> str:
+def headline_word(
+    verdicts: Sequence[Verdict], strict: bool, outcomes: Collection[str] | None = None
+) -> str:
     """A draft's headline word: its worst outcome over its engines, as the exit status
-    ranks them (a failed draft before one that could not be checked)."""
-    outcomes = {outcome(verdict, strict) for verdict in verdicts}
+    ranks them (a failed draft before one that could not be checked); ``outcomes`` are
+    the verdicts' :func:`outcome`, when the caller has them."""
+    if outcomes is None:
+        outcomes = [outcome(verdict, strict) for verdict in verdicts]
     if "invalid" in outcomes:
         return (
             HEADLINE_WORDS["invalid"]

@@ -315,11 +315,11 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     for verdicts in _by_draft(_check_all(paths, args), len(engines)):
         plan = edit_plan(verdicts)
         fixable += _fixable_count(verdicts, plan)
-        for verdict in verdicts:
-            result = outcome(verdict, args.strict)
+        results = [outcome(verdict, args.strict) for verdict in verdicts]
+        for verdict, result in zip(verdicts, results, strict=True):
             outcomes[result] += 1
             served[verdict.engine] = served.get(verdict.engine, 0) + (result == "ok")
-        word = headline_word(verdicts, args.strict)
+        word = headline_word(verdicts, args.strict, results)
         drafts[word if word in drafts else HEADLINE_WORDS["invalid"]] += 1  # --strict: failed
         if args.json:
             for verdict in verdicts:

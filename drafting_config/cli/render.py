@@ -10,7 +10,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Final, NamedTuple, TypeAlias
 
@@ -31,7 +31,6 @@ from drafting_config.verdicts import Verdict
 
 if TYPE_CHECKING:
     from drafting_config.engines.interface import WeightsFacts
-    from drafting_config.values.codes import Code
 
 
 def edit_plan(verdicts: Sequence[Verdict]) -> EditPlan:
@@ -110,33 +109,30 @@ def finding_rows(verdict: Verdict, plan: EditPlan | None = None) -> list[dict[st
     then warnings, then notes."""
     if plan is None:
         plan = edit_plan([verdict])
-    return [
-        {
-            "code": None if code is None else code.name,
-            "step": None if code is None else code.step.value,
-            "severity": severity,
-            "engine": verdict.engine,
-            "field": getattr(finding, "field", None),
-            "message": _finding_message(severity, finding, verdict),
-            "fix": getattr(finding, "fix", None),
-            "evidence": getattr(finding, "evidence", None),
-            "fixable": plan.fixes(finding),
-        }
-        for severity, finding, code in _findings(verdict)
-    ]
+    marks = bool(plan.edits)  # most drafts: no finding carries an edit the plan applies
+    rows: list[dict[str, object]] = []
+    for severity, findings in _by_severity(verdict):
+        for finding in findings:
+            code = getattr(finding, "code", None)
+            rows.append(
+                {
+                    "code": None if code is None else code.name,
+                    "step": None if code is None else code.step.value,
+                    "severity": severity,
+                    "engine": verdict.engine,
+                    "field": getattr(finding, "field", None),
+                    "message": _finding_message(severity, finding, verdict),
+                    "fix": getattr(finding, "fix", None),
+                    "evidence": getattr(finding, "evidence", None),
+                    "fixable": marks and plan.fixes(finding),
+                }
+            )
+    return rows
 
 
 def _by_severity(verdict: Verdict) -> tuple[tuple[str, Sequence[object]], ...]:
     """A verdict's findings by severity: errors first, then warnings, then notes."""
     return (("error", verdict.errors), ("warning", verdict.warnings), ("note", verdict.notes))
-
-
-def _findings(verdict: Verdict) -> Iterator[tuple[str, object, Code | None]]:
-    """A verdict's findings, errors first, then warnings, then notes: each with its
-    severity and its code (``None`` where it has none)."""
-    for severity, findings in _by_severity(verdict):
-        for finding in findings:
-            yield severity, finding, getattr(finding, "code", None)
 
 
 def _finding_message(severity: str, finding: object, verdict: Verdict) -> str:

@@ -235,6 +235,10 @@ def _count_footer_notes(
 
 def _by_draft(verdicts: Iterator[Verdict], engines: int) -> Iterator[list[Verdict]]:
     """The verdicts of each draft together: ``check_each`` yields one per engine, in turn."""
+    if engines == 1:  # most runs: each verdict is a draft's
+        for verdict in verdicts:
+            yield [verdict]
+        return
     draft: list[Verdict] = []
     for verdict in verdicts:
         draft.append(verdict)

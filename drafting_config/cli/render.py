@@ -10,11 +10,9 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
-from dataclasses import field as dataclass_field
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple, TypeAlias
 
 from drafting_config.cli.output_schema import SCHEMA_VERSION
 from drafting_config.cli.terminal import PIPE_WIDTH, Style
@@ -33,16 +31,18 @@ from drafting_config.verdicts import Verdict
 
 if TYPE_CHECKING:
     from drafting_config.engines.interface import WeightsFacts
-    from drafting_config.values.codes import Code
 
 
 def edit_plan(verdicts: Sequence[Verdict]) -> EditPlan:
     """What ``--fix`` does with one draft's verdicts (every engine's): which findings it
     mends (:meth:`~drafting_config.values.edits.EditPlan.fixes`)."""
     return plan_edits(
-        finding
-        for verdict in verdicts
-        for finding in (*verdict.errors, *verdict.warnings, *verdict.notes)
+        [
+            finding
+            for verdict in verdicts
+            for finding in (*verdict.errors, *verdict.warnings, *verdict.notes)
+            if getattr(finding, "edit", None) is not None  # most findings carry none
+        ]
     )
 
 
@@ -109,32 +109,30 @@ def finding_rows(verdict: Verdict, plan: EditPlan | None = None) -> list[dict[st
     then warnings, then notes."""
     if plan is None:
         plan = edit_plan([verdict])
-    return [
-        {
-            "code": None if code is None else code.name,
-            "step": None if code is None else code.step.value,
-            "severity": severity,
-            "engine": verdict.engine,
-            "field": getattr(finding, "field", None),
-            "message": _finding_message(severity, finding, verdict),
-            "fix": getattr(finding, "fix", None),
-            "evidence": getattr(finding, "evidence", None),
-            "fixable": plan.fixes(finding),
-        }
-        for severity, finding, code in _findings(verdict)
-    ]
-
-
-def _findings(verdict: Verdict) -> Iterator[tuple[str, object, Code | None]]:
-    """A verdict's findings, errors first, then warnings, then notes: each with its
-    severity and its code (``None`` where it has none)."""
-    for severity, findings in (
-        ("error", verdict.errors),
-        ("warning", verdict.warnings),
-        ("note", verdict.notes),
-    ):
+    marks = bool(plan.edits)  # most drafts: no finding carries an edit the plan applies
+    rows: list[dict[str, object]] = []
+    for severity, findings in _by_severity(verdict):
         for finding in findings:
-            yield severity, finding, getattr(finding, "code", None)
+            code = getattr(finding, "code", None)
+            rows.append(
+                {
+                    "code": None if code is None else code.name,
+                    "step": None if code is None else code.step.value,
+                    "severity": severity,
+                    "engine": verdict.engine,
+                    "field": getattr(finding, "field", None),
+                    "message": _finding_message(severity, finding, verdict),
+                    "fix": getattr(finding, "fix", None),
+                    "evidence": getattr(finding, "evidence", None),
+                    "fixable": marks and plan.fixes(finding),
+                }
+            )
+    return rows
+
+
+def _by_severity(verdict: Verdict) -> tuple[tuple[str, Sequence[object]], ...]:
+    """A verdict's findings by severity: errors first, then warnings, then notes."""
+    return (("error", verdict.errors), ("warning", verdict.warnings), ("note", verdict.notes))
 
 
 def _finding_message(severity: str, finding: object, verdict: Verdict) -> str:
@@ -192,47 +190,58 @@ FIXABLE_MARK: Final = "[*]"
 """Written after the code of a finding ``--fix`` would mend, as ruff marks them."""
 
 _INDENT: Final = "  "
+_FACTS: Final = _INDENT * 2
+"""The indent of a verdict's facts and its engine's own findings, under its engine's line."""
 
 
-@dataclass(frozen=True)
-class _Shown:
-    """One finding as the text output prints it; equal for two engines when they report the
-    same fact (severity, code, field and message) the same way."""
+class _Shown(NamedTuple):
+    """One finding as the text output prints it; :data:`_Fact` says when two engines report
+    the same fact (severity, code, field and message) the same way."""
 
     severity: str
     code: str | None
     field: str | None
     message: str
-    fix: str | None = dataclass_field(default=None, compare=False)
-    evidence: str | None = dataclass_field(default=None, compare=False)
-    fixable: bool = dataclass_field(default=False, compare=False)
+    fix: str | None
+    evidence: str | None
+    fixable: bool
+
+
+_Fact: TypeAlias = "tuple[str, str | None, str | None, str]"
+"""A finding's severity, code, field and message: what makes two findings one in the text
+output (the first one's fix, evidence and mark are printed)."""
 
 
 def _shown_findings(
-    verdict: Verdict, plan: EditPlan, footer: AbstractSet[Code] = frozenset()
-) -> list[_Shown]:
-    """A verdict's findings, errors first, then warnings, then notes (those with a code in
-    ``footer`` left to the run's footer); fixable by ``plan`` (the draft's, so that edits
-    two engines disagree on are marked on neither)."""
-    return [
-        _Shown(
-            severity,
-            None if code is None else code.name,
-            getattr(finding, "field", None),
-            _finding_message(severity, finding, verdict),
-            getattr(finding, "fix", None),
-            getattr(finding, "evidence", None),
-            plan.fixes(finding),
-        )
-        for severity, finding, code in _findings(verdict)
-        if code not in footer or severity != "note"
-    ]
+    verdict: Verdict, plan: EditPlan, footer: AbstractSet[str] = frozenset()
+) -> dict[_Fact, _Shown]:
+    """A verdict's findings, each fact once, errors first, then warnings, then notes (those
+    whose code's name is in ``footer`` left to the run's footer); fixable by ``plan`` (the
+    draft's, so that edits two engines disagree on are marked on neither)."""
+    shown: dict[_Fact, _Shown] = {}
+    for severity, findings in _by_severity(verdict):
+        for finding in findings:
+            code = getattr(finding, "code", None)
+            name = None if code is None else code.name
+            if name in footer and severity == "note":
+                continue
+            field = getattr(finding, "field", None)
+            fact = (severity, name, field, _finding_message(severity, finding, verdict))
+            if fact not in shown:
+                fix = getattr(finding, "fix", None)
+                evidence = getattr(finding, "evidence", None)
+                shown[fact] = _Shown(*fact, fix, evidence, plan.fixes(finding))
+    return shown
 
 
-def headline_word(verdicts: Sequence[Verdict], strict: bool) -> str:
+def headline_word(
+    verdicts: Sequence[Verdict], strict: bool, outcomes: Collection[str] | None = None
+) -> str:
     """A draft's headline word: its worst outcome over its engines, as the exit status
-    ranks them (a failed draft before one that could not be checked)."""
-    outcomes = {outcome(verdict, strict) for verdict in verdicts}
+    ranks them (a failed draft before one that could not be checked); ``outcomes`` are
+    the verdicts' :func:`outcome`, when the caller has them."""
+    if outcomes is None:
+        outcomes = [outcome(verdict, strict) for verdict in verdicts]
     if "invalid" in outcomes:
         return (
             HEADLINE_WORDS["invalid"]
@@ -250,7 +259,8 @@ def block_lines(
     token_fields: bool = False,
     style: Style | None = None,
     plan: EditPlan | None = None,
-    footer: AbstractSet[Code] = frozenset(),
+    footer: AbstractSet[str] = frozenset(),
+    word: str | None = None,
 ) -> list[str]:
     """The text of one draft's verdicts, one per engine (documented in docs/cli.md).
 
@@ -266,43 +276,75 @@ def block_lines(
     findings are wrapped at and whether to colour the headline's word, each finding's
     severity and code (default: no colour, :data:`MAX_LINE`).  With ``token_fields``
     (``explain``), each engine line is followed by the token-id fields in the order that
-    engine reads them.  ``plan`` is the draft's :func:`edit_plan`, when the caller has it;
-    the notes whose code is in ``footer`` are left out (a run of several drafts says them
-    once, in its footer).
+    engine reads them.  ``plan`` is the draft's :func:`edit_plan` and ``word`` its
+    :func:`headline_word`, when the caller has them; the notes whose code's name is in
+    ``footer`` are left out (a run of several drafts says them once, in its footer).
     """
     style = style or Style()
     width = style.width
     first = verdicts[0]
     name = first.path if first.path is not None else "<config>"
-    word = headline_word(verdicts, strict)
+    if word is None:
+        word = headline_word(verdicts, strict)
     lines = [f"{name}: {word}"]
     if token_fields:
         details = _draft_details(verdicts)
         if details:
             lines.append(f"{_INDENT}draft: {details}")
-    engines = [verdict.engine for verdict in verdicts]
-    reported: dict[_Shown, list[str]] = {}
     if plan is None:
         plan = edit_plan(verdicts)
-    for verdict in verdicts:
-        for shown in dict.fromkeys(_shown_findings(verdict, plan, footer)):
-            reported.setdefault(shown, []).append(verdict.engine)
-    for verdict in verdicts:
-        lines.append(f"{_INDENT}{verdict.engine}: {_engine_state(verdict)}")
-        facts = _INDENT * 2
-        if token_fields:
-            lines += [facts + row for row in token_field_lines(verdict)]
-        lines += [facts + line for line in _fact_lines(verdict)]
-        if len(verdicts) > 1:
-            only = [s for s, by in reported.items() if by == [verdict.engine]]
-            lines += _finding_lines(only, facts, verbose, width=width)
-    shared = [s for s, by in reported.items() if len(verdicts) == 1 or len(by) > 1]
-    for shown in shared:
-        by = reported[shown]
-        tag = "" if len(by) == len(engines) else f" [{', '.join(by)}]"
-        lines += _finding_lines([shown], _INDENT, verbose, tag, width=width)
+    if len(verdicts) == 1:  # most runs: every finding is the one engine's, printed last
+        lines += _engine_lines(first, token_fields)
+        shown = _shown_findings(first, plan, footer)
+        if shown:
+            lines += _finding_lines(shown.values(), _INDENT, verbose, width=width)
+    else:
+        lines += _engines_lines(
+            verdicts, plan, footer=footer, verbose=verbose, token_fields=token_fields, width=width
+        )
     lines = printable_lines(lines)  # config values quoted in messages
     return _coloured(lines, word) if style.colour else lines
+
+
+def _engine_lines(verdict: Verdict, token_fields: bool) -> list[str]:
+    """An engine's line (:func:`_engine_state`), then (``token_fields``) its token-id fields
+    and the facts of its verdict."""
+    lines = [f"{_INDENT}{verdict.engine}: {_engine_state(verdict)}"]
+    if token_fields:
+        lines += [_FACTS + row for row in token_field_lines(verdict)]
+    _add_fact_lines(lines, verdict)
+    return lines
+
+
+def _engines_lines(
+    verdicts: Sequence[Verdict],
+    plan: EditPlan,
+    *,
+    footer: AbstractSet[str],
+    verbose: bool,
+    token_fields: bool,
+    width: int,
+) -> list[str]:
+    """The lines of several engines' verdicts of a draft (:func:`block_lines`): each engine's
+    line with the findings it alone reports, then those several report, naming them unless
+    all do."""
+    reported: dict[_Fact, tuple[_Shown, list[str]]] = {}
+    for verdict in verdicts:
+        for fact, shown in _shown_findings(verdict, plan, footer).items():
+            if fact in reported:
+                reported[fact][1].append(verdict.engine)
+            else:
+                reported[fact] = (shown, [verdict.engine])
+    lines: list[str] = []
+    for verdict in verdicts:
+        lines += _engine_lines(verdict, token_fields)
+        only = [shown for shown, by in reported.values() if by == [verdict.engine]]
+        lines += _finding_lines(only, _FACTS, verbose, width=width)
+    for shown, by in reported.values():
+        if len(by) > 1:
+            tag = "" if len(by) == len(verdicts) else f" [{', '.join(by)}]"
+            lines += _finding_lines([shown], _INDENT, verbose, tag, width=width)
+    return lines
 
 
 _BOLD: Final = "\x1b[1m"
@@ -364,9 +406,9 @@ def _draft_details(verdicts: Sequence[Verdict]) -> str:
 def _engine_state(verdict: Verdict) -> str:
     """How the engine serves the draft, or the step its first error is at, or that the
     check could not be made."""
-    if verdict.outcome == "unchecked":
-        return "could not check"
-    if not verdict.ok:
+    if verdict.errors:
+        if verdict.outcome == "unchecked":
+            return "could not check"
         error = next((e for e in verdict.errors if not e.unavailable), verdict.errors[0])
         return "fails" if error.step is None else f"fails at {error.step.value}"
     if verdict.mode is None:
@@ -379,28 +421,28 @@ def _engine_state(verdict: Verdict) -> str:
     return f"{state}, {_token_part(verdict)}"
 
 
-def _fact_lines(verdict: Verdict) -> list[str]:
-    """The facts of a verdict, one short line each: the command that serves it, the shadowed
-    token-id fields, the token, the target and the weights read."""
-    lines = []
+def _add_fact_lines(lines: list[str], verdict: Verdict) -> None:
+    """Add the facts of a verdict to ``lines``, one short line each, at :data:`_FACTS`: the
+    command that serves it, the shadowed token-id fields, the token, the target and the
+    weights read."""
     if verdict.serve_with is not None:
-        lines.append(f"serve with: {verdict.serve_with}")
-    if verdict.ok and verdict.shadowed:
+        lines.append(f"{_FACTS}serve with: {verdict.serve_with}")
+    ok = verdict.ok
+    if ok and verdict.shadowed:
         shadowed = ", ".join(f"`{f.source.value}` = {f.token_id}" for f in verdict.shadowed)
-        lines.append(f"shadowed: {shadowed}")
-    if verdict.ok and verdict.token is not None:
+        lines.append(f"{_FACTS}shadowed: {shadowed}")
+    if ok and verdict.token is not None:
         token = verdict.token
         text = "" if token.text is None else f" {token.text!r}"
-        lines.append(f"token: {token.kind.value}{text}")
+        lines.append(f"{_FACTS}token: {token.kind.value}{text}")
     if verdict.target is not None:
-        lines.append(f"target: {verdict.target}")
+        lines.append(f"{_FACTS}target: {verdict.target}")
     if verdict.weights is not None:
-        lines.append(f"weights: {_weights_line(verdict.weights)}")
-    return lines
+        lines.append(f"{_FACTS}weights: {_weights_line(verdict.weights)}")
 
 
 def _finding_lines(
-    findings: Sequence[_Shown],
+    findings: Iterable[_Shown],
     indent: str,
     verbose: bool,
     tag: str = "",
@@ -437,8 +479,8 @@ def wrapped(text: str, indent: str, width: int = MAX_LINE) -> list[str]:
     (a word longer than that stays whole), continuation lines indented more.  A span in
     backticks (a command such as `hf download ORG/NAME config.json`) is never broken, so it
     can be copied whole; nor is a word (a path, a code, an identifier)."""
-    text = printable(text)
-    if len(indent) + len(text) <= width and text.isprintable() and text == text.strip():
+    text = printable(text)  # printable from here on: its only white space is the space
+    if len(indent) + len(text) <= width and text[:1] != " " and text[-1:] != " ":
         return [indent + text]  # one line, as textwrap would make it, at a tenth of its cost
     if "`" in text:
         text = _QUOTED.sub(lambda span: span.group().replace(" ", _KEPT_SPACE), text)
@@ -457,6 +499,8 @@ def _wrapped_at_spaces(text: str, width: int, first: str, rest: str) -> list[str
     a word longer than a line has a line of its own), at a fraction of the cost of
     building a ``TextWrapper``, which a sweep paid for every long note.
     ``tests/cli/test_terminal.py`` holds it to textwrap's result on any text."""
+    if text and " " not in (text[0], text[-1]) and "  " not in text:
+        return _wrapped_at_single_spaces(text, width, first, rest)
     chunks = [chunk for chunk in _SPACES.split(text) if chunk]
     chunks.reverse()  # a stack: the next chunk is the last
     lines: list[str] = []
@@ -477,6 +521,30 @@ def _wrapped_at_spaces(text: str, width: int, first: str, rest: str) -> list[str
         if line:
             lines.append(indent + "".join(line))
     return lines
+
+
+def _wrapped_at_single_spaces(text: str, width: int, first: str, rest: str) -> list[str]:
+    """:func:`_wrapped_at_spaces` of a text whose words are parted by single spaces, at
+    neither end (a message, almost always): each line the longest run of whole words that
+    fits (the last space in reach found by ``rfind``), a longer word on a line of its own,
+    with no list of chunks made."""
+    lines: list[str] = []
+    indent = first
+    start = 0
+    while True:
+        room = width - len(indent)
+        if len(text) - start <= room:
+            lines.append(indent + text[start:])
+            return lines
+        end = text.rfind(" ", start, start + max(room + 1, 0))
+        if end < start:  # no space in reach: the first word, longer than a line, alone
+            end = text.find(" ", start)
+            if end < 0:
+                lines.append(indent + text[start:])
+                return lines
+        lines.append(indent + text[start:end])
+        start = end + 1
+        indent = rest
 
 
 def footer_line(note: str, drafts: int, style: Style | None = None) -> str:

@@ -71,7 +71,6 @@ from drafting_config.values.codes import (
     TARGET_NOT_GIVEN,
     TOKENIZER_NOT_FOUND,
     WEIGHTS_NOT_MODELLED,
-    Code,
 )
 from drafting_config.values.edits import EditPlan
 from drafting_config.values.errors import exception_text
@@ -180,6 +179,8 @@ def _check_all(paths: Sequence[str], args: argparse.Namespace) -> Iterator[Verdi
     verdicts = check_each(paths, options, _engines(args))
     if args.download:
         verdicts = _shown_waiting(verdicts)
+    if not ignored:  # most runs: each verdict as it is
+        return verdicts
     return (verdict.without(ignored) for verdict in verdicts)
 
 
@@ -210,24 +211,34 @@ nothing, whose text is the same for every draft: in a run of several drafts, the
 output says each once, in its footer, with how many drafts hold it."""
 
 
+FOOTER_NAMES: Final = frozenset(code.name for code in FOOTER_CODES)
+"""The names of :data:`FOOTER_CODES`, by which a draft's notes are tested: a name is a
+string, hashed once, where a :class:`~drafting_config.values.codes.Code` hashes each of its
+fields on every test."""
+
+
 def _count_footer_notes(
-    verdicts: Sequence[Verdict], codes: AbstractSet[Code], footer: dict[str, int]
+    verdicts: Sequence[Verdict], names: AbstractSet[str], footer: dict[str, int]
 ) -> None:
-    """Count each note of ``verdicts`` (one draft's) whose code is in ``codes`` once for
-    the draft into ``footer``; the draft's block leaves them out
-    (``block_lines(footer=codes)``)."""
-    held = {
-        note: None
-        for verdict in verdicts
-        for note in verdict.notes
-        if getattr(note, "code", None) in codes
-    }
+    """Count each note of ``verdicts`` (one draft's) whose code's name is in ``names`` once
+    for the draft into ``footer``; the draft's block leaves them out
+    (``block_lines(footer=names)``)."""
+    held: dict[str, None] = {}
+    for verdict in verdicts:
+        for note in verdict.notes:
+            code = getattr(note, "code", None)
+            if code is not None and code.name in names:
+                held[note] = None
     for note in held:
         footer[note] = footer.get(note, 0) + 1
 
 
 def _by_draft(verdicts: Iterator[Verdict], engines: int) -> Iterator[list[Verdict]]:
     """The verdicts of each draft together: ``check_each`` yields one per engine, in turn."""
+    if engines == 1:  # most runs: each verdict is a draft's
+        for verdict in verdicts:
+            yield [verdict]
+        return
     draft: list[Verdict] = []
     for verdict in verdicts:
         draft.append(verdict)
@@ -292,7 +303,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     engines = _engines(args)
     names = [engine_rules(engine)[0].ENGINE for engine in engines]
     # In a run of several drafts, the notes of FOOTER_CODES are said once, in its footer.
-    footer_codes: AbstractSet[Code] = FOOTER_CODES if len(paths) > 1 else frozenset()
+    footer_names: AbstractSet[str] = FOOTER_NAMES if len(paths) > 1 else frozenset()
     quiet = getattr(args, "quiet", False)
     footer: dict[str, int] = {}
     style = _style(args, out)
@@ -308,11 +319,11 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     for verdicts in _by_draft(_check_all(paths, args), len(engines)):
         plan = edit_plan(verdicts)
         fixable += _fixable_count(verdicts, plan)
-        for verdict in verdicts:
-            result = outcome(verdict, args.strict)
+        results = [outcome(verdict, args.strict) for verdict in verdicts]
+        for verdict, result in zip(verdicts, results, strict=True):
             outcomes[result] += 1
             served[verdict.engine] = served.get(verdict.engine, 0) + (result == "ok")
-        word = headline_word(verdicts, args.strict)
+        word = headline_word(verdicts, args.strict, results)
         drafts[word if word in drafts else HEADLINE_WORDS["invalid"]] += 1  # --strict: failed
         if args.json:
             for verdict in verdicts:
@@ -324,7 +335,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             for verdict in verdicts:
                 out.write("".join(f"{line}\n" for line in github_lines(verdict, args.strict)))
             continue
-        _count_footer_notes(verdicts, footer_codes, footer)
+        _count_footer_notes(verdicts, footer_names, footer)
         if not (quiet and all(v.ok and not v.warnings for v in verdicts)):
             lines = block_lines(
                 verdicts,
@@ -332,7 +343,8 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
                 verbose=args.verbose,
                 style=style,
                 plan=plan,
-                footer=footer_codes,
+                footer=footer_names,
+                word=word,
             )
             out.write("\n".join(lines) + "\n")
     if args.json:

@@ -25,7 +25,13 @@ from hypothesis import strategies as st
 
 from drafting_config.cli import terminal
 from drafting_config.cli.code_page import code_page, rule_lines
-from drafting_config.cli.render import FIXABLE_MARK, STRICT_FAILED, block_lines, wrapped
+from drafting_config.cli.render import (
+    FIXABLE_MARK,
+    STRICT_FAILED,
+    _wrapped_at_spaces,
+    block_lines,
+    wrapped,
+)
 from drafting_config.cli.run import EXIT_USAGE
 from drafting_config.cli.terminal import MIN_WIDTH, PIPE_WIDTH, Style, style_for, waiting
 from drafting_config.values.codes import CODES
@@ -386,3 +392,31 @@ def test_wrapping_is_what_textwrap_makes_of_the_text(text: str, indent: str, wid
     text: runs of spaces kept inside a line and dropped at its ends, words longer than a
     line, quoted spans, escaped control characters."""
     assert wrapped(text, indent, width) == _textwrap_wrapped(text, indent, width)
+
+
+MESSAGE_WORD = st.one_of(WORD, st.text(min_size=1, max_size=90).filter(lambda w: " " not in w))
+"""A word of a message: a path or code, or any text without a space (long ones included)."""
+
+
+@given(
+    words=st.lists(MESSAGE_WORD, min_size=1, max_size=40),
+    first=st.sampled_from(["", "  ", "    ", " " * 30]),
+    width=st.integers(1, 200),
+)
+def test_single_spaced_text_is_filled_as_textwrap_fills_it(
+    words: list[str], first: str, width: int
+) -> None:
+    """The filling of a text whose words are parted by single spaces (a message, nearly
+    always: found by ``rfind``, no chunks made) is textwrap's, line for line, words longer
+    than a line and indents as wide as the line included."""
+    text = printable(" ".join(words))
+    rest = first + "    "
+    expected = textwrap.wrap(
+        text,
+        width=width,
+        initial_indent=first,
+        subsequent_indent=rest,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    assert _wrapped_at_spaces(text, width, first, rest) == expected

@@ -13,7 +13,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drafting_config import Verdict
-from drafting_config.cli.render import MAX_LINE, block_lines, footer_line
+from drafting_config.cli.render import (
+    MAX_LINE,
+    STRICT_FAILED,
+    block_lines,
+    footer_line,
+    headline_word,
+    outcome,
+)
 from drafting_config.engines import ENGINE_NAMES, ENGINES
 from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm.names import VERSIONS, engine_name
@@ -85,6 +92,28 @@ def test_the_headline_is_the_worst_outcome_over_the_engines() -> None:
     assert block_lines([verdict(), warned], strict=True)[0] == (
         "drafts/a: FAILED (--strict: warnings)"
     )
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_the_headline_word_from_the_outcomes_a_run_counted(strict: bool) -> None:
+    """``check`` hands headline_word the outcomes it has counted: the word is the one the
+    verdicts give, for one engine and for two."""
+    warned = verdict(warnings=(ParallelDraftingConfigWarning("looks odd"),))
+    invalid = verdict(errors=(error(),))
+    unchecked = verdict(errors=(error(unavailable=True),))
+    expected = {
+        (verdict(),): "OK",
+        (warned,): STRICT_FAILED if strict else "OK",
+        (invalid,): "INVALID",
+        (unchecked,): "NOT CHECKED",
+        (verdict(), unchecked): "NOT CHECKED",
+        (warned, unchecked): STRICT_FAILED if strict else "NOT CHECKED",
+        (unchecked, invalid): "INVALID",
+    }
+    for verdicts, word in expected.items():
+        outcomes = [outcome(made, strict) for made in verdicts]
+        assert headline_word(verdicts, strict, outcomes) == word
+        assert headline_word(verdicts, strict) == word
 
 
 @pytest.mark.parametrize(

@@ -302,10 +302,9 @@ def _text_promoted(state: _Overridden) -> _Overridden | None:
 
 
 def _nemotron_h(state: _Overridden) -> _Overridden:
-    value = state.get("num_nextn_predict_layers", None)
     if state.model_type not in ("nemotron_h", "nemotron_h_puzzle"):
-        return state
-    nextn = exact_int(value)
+        return state  # the model type first, as vLLM tests it: no field read for others
+    nextn = exact_int(state.get("num_nextn_predict_layers", None))
     if nextn and nextn > 0:
         return state._replace(model_type="nemotron_h_mtp")
     return state
@@ -469,6 +468,17 @@ def _hf_config_override(
     early = _early_return(state)
     if early is not False:
         return early if isinstance(early, tuple) else None
+    model_type = state.model_type
+    if model_type is None or type(model_type) is str:
+        known = _rewritten_by_class(model_type, names, version)
+        if known is not _READS_CONFIG:
+            return cast("tuple[object, tuple[str, ...]] | None", known)
+    return _rewritten(state)
+
+
+def _rewritten(state: _Overridden) -> tuple[object, tuple[str, ...]] | None:
+    """:data:`_REWRITES` applied to ``state`` in order (``None``: one returns another config
+    that this mirror does not follow)."""
     keyed = _type_key(state.model_type)
     for rewrite, types in _REWRITE_KEYS:
         if types is not None and keyed not in types:
@@ -480,6 +490,31 @@ def _hf_config_override(
             state = rewritten
             keyed = _type_key(state.model_type)
     return state.model_type, state.names
+
+
+class _ReadsConfig(Exception):
+    """Raised by :func:`_no_config` when a rewrite reads a field beyond the model type and
+    class (:func:`_rewritten_by_class`)."""
+
+
+def _no_config(name: str, default: object = None) -> object:
+    raise _ReadsConfig(name)
+
+
+_READS_CONFIG: Final = object()
+"""What :func:`_rewritten_by_class` gives where a rewrite reads the config itself."""
+
+
+@lru_cache(maxsize=256)
+def _rewritten_by_class(model_type: str | None, names: tuple[str, ...], version: str) -> object:
+    """:func:`_rewritten` of a config whose ``model_type`` and ``architectures`` are these,
+    on ``version``, where no rewrite reads any other field (only a Nemotron-H's and an
+    Intern-S2's do), else :data:`_READS_CONFIG`: a pure function of its arguments, made once
+    per model type, class list and release (every draft of a sweep names one of a few)."""
+    try:
+        return _rewritten(_Overridden(model_type, names, names[0], _no_config, version))
+    except _ReadsConfig:
+        return _READS_CONFIG
 
 
 _REWRITE_KEYS: Final = tuple(

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import pairwise
+from operator import ge
 from typing import Final, cast
 
 from drafting_config.draft.architectures import QWEN3_OMNI_DSPARK
@@ -182,7 +183,9 @@ def serving_list_errors(
     shift = taps.shift
     # the ids as the field has them
     given: Sequence[int] = [layer_id - shift for layer_id in taps.ids] if shift else taps.ids
-    for index, (previous, current) in enumerate(pairwise(given), start=1):
+    # Most lists increase: told without a Python-level step per pair (ge over the pairs).
+    unordered = any(map(ge, given, given[1:]))
+    for index, (previous, current) in enumerate(pairwise(given) if unordered else (), start=1):
         if current <= previous:
             return [
                 ParallelDraftingConfigError(

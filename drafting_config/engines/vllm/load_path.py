@@ -404,18 +404,21 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
 the model type and class the ones before it left)."""
 
 
-def _early_return(state: _Overridden) -> tuple[object, tuple[str, ...]] | bool | None:
-    """The rewrites of ``hf_config_override`` that return at once: their result, ``None``
-    for one not followed, ``False`` for none of them."""
-    get, first, newest = state.get, state.first, since(state.version, "0.34.0")
-    if newest and first == DSPARK_DRAFT and state.model_type == "qwen3":
-        return state.model_type, (QWEN3_DSPARK,)
+def _early_return(
+    model_type: object, names: tuple[str, ...], get: FieldGetter, version: str
+) -> tuple[object, tuple[str, ...]] | bool | None:
+    """The rewrites of ``hf_config_override`` that return at once (of a config whose
+    ``model_type`` and ``architectures`` are these): their result, ``None`` for one not
+    followed, ``False`` for none of them."""
+    first, newest = names[0], since(version, "0.34.0")
+    if newest and first == DSPARK_DRAFT and model_type == "qwen3":
+        return model_type, (QWEN3_DSPARK,)
     if newest and first == DFLASH2_DRAFT and _truthy(get("no_rope_layers", None)):
-        return state.model_type, ("DFlash2RicursiveDraftModel",)
+        return model_type, ("DFlash2RicursiveDraftModel",)
     if newest and first == GEMMA4_DSPARK:
-        return state.model_type, state.names
+        return model_type, names
     if (
-        since(state.version, "0.33.0")
+        since(version, "0.33.0")
         and first == "RadioMBartPrefixForCausalLM"
         and _truthy(read_path(get, "decoder.causal_vision_prefix"))
     ):
@@ -423,8 +426,7 @@ def _early_return(state: _Overridden) -> tuple[object, tuple[str, ...]] | bool |
     prefix = "" if get("text_config", None) is None else "text_config."  # the text config
     if (
         newest
-        and (read_path(get, f"{prefix}model_type") if prefix else state.model_type)
-        == "mistral_large_4"
+        and (read_path(get, f"{prefix}model_type") if prefix else model_type) == "mistral_large_4"
         and _truthy(read_path(get, f"{prefix}mtp_config"))
     ):
         return None
@@ -464,16 +466,15 @@ def _hf_config_override(
     """:func:`hf_config_override` of a draft whose ``architectures`` are ``names``."""
     if not names:
         return None
-    state = _Overridden(get("model_type", None), names, names[0], get, version)
-    early = _early_return(state)
+    model_type = get("model_type", None)
+    early = _early_return(model_type, names, get, version)
     if early is not False:
         return early if isinstance(early, tuple) else None
-    model_type = state.model_type
     if model_type is None or type(model_type) is str:
         known = _rewritten_by_class(model_type, names, version)
         if known is not _READS_CONFIG:
             return cast("tuple[object, tuple[str, ...]] | None", known)
-    return _rewritten(state)
+    return _rewritten(_Overridden(model_type, names, names[0], get, version))
 
 
 def _rewritten(state: _Overridden) -> tuple[object, tuple[str, ...]] | None:
@@ -1099,11 +1100,17 @@ def check_architectures_listed(subject: VllmSubject, found: Findings) -> None:
 
 
 def _registered_as_given(
-    names: tuple[str, ...], has_auto_model: bool, method: str, version: str, found: Findings
+    names: tuple[str, ...], get: FieldGetter, method: str, version: str, found: Findings
 ) -> bool:
     """Whether ``ModelConfig.__post_init__`` (``vllm/config/model.py``) resolves the draft's
-    own ``architectures`` to a registered class; what it does otherwise is recorded."""
-    outcome = _unresolved_names(names, has_auto_model, version)
+    own ``architectures`` to a registered class; what it does otherwise is recorded.  A
+    registered name wins whatever ``auto_map`` holds, so ``auto_map`` is read only for a
+    list that has none (most drafts' lists have one)."""
+    outcome = _unresolved_names(names, False, version)
+    if outcome is not Resolved.REGISTERED and any(
+        key.startswith("AutoModel") for key in _auto_map_keys(get)
+    ):
+        outcome = _unresolved_names(names, True, version)  # the fallback's remote code
     if outcome is Resolved.UNSUPPORTED:
         found.error(
             ParallelDraftingConfigError(
@@ -1165,11 +1172,9 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
     if _refused_peagle(subject, names):
         return  # check_peagle's error
     speculators = subject.resolution.speculators is not None
-    auto_map = () if speculators else _auto_map_keys(subject.get)
-    has_auto_model = bool(auto_map) and any(key.startswith("AutoModel") for key in auto_map)
     version, method = subject.version, classes.method(subject)
     given = classes.overridden(subject)  # the ModelConfig's, after hf_config_override
-    if not speculators and not _registered_as_given(given, has_auto_model, method, version, found):
+    if not speculators and not _registered_as_given(given, subject.get, method, version, found):
         return
     renamed = classes.serving(subject)
     if method == "dspark" and not speculators:

@@ -22,7 +22,6 @@ neither.  Without a target only what the draft alone can tell is checked.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from itertools import pairwise
 from operator import ge
 from typing import Final, cast
@@ -178,14 +177,14 @@ def serving_list_errors(
                 evidence=reader,
             )
         ]
-    if taps.ids is None:
+    ids, shift = taps.ids, taps.shift
+    if ids is None:
         return []
-    shift = taps.shift
-    # the ids as the field has them
-    given: Sequence[int] = [layer_id - shift for layer_id in taps.ids] if shift else taps.ids
-    # Most lists increase: told without a Python-level step per pair (ge over the pairs).
-    unordered = any(map(ge, given, given[1:]))
-    for index, (previous, current) in enumerate(pairwise(given) if unordered else (), start=1):
+    # Most lists increase and lie in range: told by ge over the pairs (a shift keeps the
+    # order) and by the first and last ids, with no step per id and no shifted copy.
+    unordered = any(map(ge, ids, ids[1:]))
+    given = [layer_id - shift for layer_id in ids] if unordered else ()  # as the field has them
+    for index, (previous, current) in enumerate(pairwise(given), start=1):
         if current <= previous:
             return [
                 ParallelDraftingConfigError(
@@ -200,9 +199,8 @@ def serving_list_errors(
             ]
     top = None if target is None or target.num_layers is None else target.num_layers
     highest = None if top is None else top - shift
-    # Increasing: the first and last ids bound the others, so most lists are not walked.
-    if given and (given[0] < -shift or (highest is not None and given[-1] > highest)):
-        for index, layer_id in enumerate(given):
+    if ids and (ids[0] < 0 or (top is not None and ids[-1] > top)):  # increasing: they bound
+        for index, layer_id in enumerate(layer_id - shift for layer_id in ids):
             if layer_id < -shift or (highest is not None and layer_id > highest):
                 return [
                     _out_of_range(

@@ -1179,8 +1179,9 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
     renamed = classes.serving(subject)
     if method == "dspark" and not speculators:
         _dspark_replaced(subject, names, renamed, found)
-    outcome = _unresolved_names(renamed, False, version)
-    if (renamed == given and not speculators) or outcome is Resolved.REGISTERED:
+    if (renamed == given and not speculators) or (  # not renamed: resolved as given, above
+        outcome := _unresolved_names(renamed, False, version)
+    ) is Resolved.REGISTERED:
         return
     if speculators:
         what = f"vLLM's speculators updater writes `architectures` = {list(renamed)!r}"

@@ -105,7 +105,7 @@ def check_layers(subject: VllmSubject, found: Findings) -> None:
     Raises:
         ParallelDraftingConfigError: a field of the draft cannot be read at all.
     """
-    resolution, target, get = subject.resolution, subject.target, subject.get
+    resolution, target, get = subject.resolution, subject.target, subject.draft.get
     taps = tapped_knowing_target(subject)
     if taps is None:
         return

@@ -665,7 +665,7 @@ def check_speculators_layer_config(subject: VllmSubject, found: Findings) -> Non
             continue  # the registry rule's finding
         module, class_name = row
         for field, reader in SPECULATORS_LAYER_READS.get(module.rpartition(".")[2], ()):
-            if subject.get(field, MISSING_SECTION) is not MISSING_SECTION:
+            if subject.draft.get(field, MISSING_SECTION) is not MISSING_SECTION:
                 continue
             shown = f"{TRANSFORMER_LAYER_CONFIG}.{field}"
             found.error(
@@ -883,7 +883,7 @@ def _target_model_type(subject: VllmSubject) -> object:
     target = subject.target
     if target is not None and target.model_type is not None:
         return target.model_type
-    return subject.get("model_type", None)
+    return subject.draft.get("model_type", None)
 
 
 def check_config_parses(subject: VllmSubject, found: Findings) -> None:
@@ -902,7 +902,7 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
     """
     if subject.resolution.speculators is not None:
         return
-    get = subject.get
+    get = subject.draft.get
     model_type = get("model_type", None)
     names = _classes(subject).names
     if model_type is None and names:
@@ -1084,7 +1084,7 @@ def check_architectures_listed(subject: VllmSubject, found: Findings) -> None:
     (``ModelConfig.__post_init__`` in ``vllm/config/model.py`` checks each against the
     registry; ``EAGLEConfig.__init__`` renames each), so it looks up the string's characters
     and fails.  (:func:`check_architecture_registered` reads lists only.)"""
-    raw = subject.get("architectures", None)
+    raw = subject.draft.get("architectures", None)
     if subject.resolution.speculators is None and isinstance(raw, str):
         found.error(
             ParallelDraftingConfigError(
@@ -1133,7 +1133,7 @@ def _registered_as_given(
 
 def _is_deepseek_v4(subject: VllmSubject) -> bool:
     """Whether the draft is a DeepSeek-V4(.1) checkpoint (:data:`DEEPSEEK_V4_TYPES`)."""
-    model_type = subject.get("model_type", None)
+    model_type = subject.draft.get("model_type", None)
     return isinstance(model_type, str) and model_type in DEEPSEEK_V4_TYPES
 
 
@@ -1174,7 +1174,9 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
     speculators = subject.resolution.speculators is not None
     version, method = subject.version, classes.method(subject)
     given = classes.overridden(subject)  # the ModelConfig's, after hf_config_override
-    if not speculators and not _registered_as_given(given, subject.get, method, version, found):
+    if not speculators and not _registered_as_given(
+        given, subject.draft.get, method, version, found
+    ):
         return
     renamed = classes.serving(subject)
     if method == "dspark" and not speculators:
@@ -1221,7 +1223,7 @@ def _dspark_replaced(
     """A DSpark draft whose class vLLM replaces with DeepSeek-V4's bundled draft (a
     warning; see :func:`check_architecture_registered`)."""
     if (
-        dspark_architectures(names, subject.get("model_type", None)) is not None
+        dspark_architectures(names, subject.draft.get("model_type", None)) is not None
         or _is_deepseek_v4(subject)
         or _declared_method(subject) is not None
     ):
@@ -1292,7 +1294,7 @@ def _declared_method(subject: VllmSubject) -> str | None:
         return None
     names = _classes(subject).names
     if DSPARK_DRAFT in names:
-        kept = dspark_architectures(names, subject.get("model_type", None))
+        kept = dspark_architectures(names, subject.draft.get("model_type", None))
         if kept is not None:
             names = kept  # hf_config_override: DSparkDraftModel of a qwen3 draft
     return _declared_by(names, subject.version)
@@ -1433,7 +1435,7 @@ class _Classes:
     __slots__ = ("_method", "_overridden", "_serving", "names")
 
     def __init__(self, subject: VllmSubject) -> None:
-        self.names = _architecture_names(subject.get)
+        self.names = _architecture_names(subject.draft.get)
         """The draft's ``architectures`` as given (its strings; none when not a list)."""
         self._method: str | None = None
         self._overridden: tuple[str, ...] | None = None
@@ -1469,7 +1471,7 @@ class _Classes:
         key = f"vllm hf_config_override {subject.version}"
         readings = subject.draft.readings
         if key not in readings:
-            readings[key] = _hf_config_override(subject.get, names, subject.version)
+            readings[key] = _hf_config_override(subject.draft.get, names, subject.version)
         overridden = cast("tuple[object, tuple[str, ...]] | None", readings[key])
         return names if overridden is None else overridden[1]
 
@@ -1487,11 +1489,11 @@ class _Classes:
         if subject.resolution.speculators is not None:
             return names  # the translated config: the updater's, which vLLM does not rename
         method = self.method(subject)
-        if method in EAGLE_CONFIG_METHODS and subject.get("model_type", None) != "eagle":
+        if method in EAGLE_CONFIG_METHODS and subject.draft.get("model_type", None) != "eagle":
             return _eagle_config_architectures(method, self.overridden(subject))
         if method != "dspark":
             return self.overridden(subject)
-        kept = dspark_architectures(names, subject.get("model_type", None))
+        kept = dspark_architectures(names, subject.draft.get("model_type", None))
         return kept if kept is not None else (dspark_replacement(_target_model_type(subject)),)
 
 
@@ -1533,7 +1535,7 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
     plan = _construction_plan(serving_architectures(subject))
     if plan is None:
         return  # a class no row, no markov_rank reader and no DFlash model is: most drafts
-    get, serving = subject.get, plan.serving
+    get, serving = subject.draft.get, plan.serving
     missing: dict[str, ConstructionRead] = {}
     for row, section, key in plan.rows:
         if read_field(get, section, key, only_dicts=True) is None:
@@ -1589,7 +1591,7 @@ def _check_markov_rank_type(
     list (``TypeError``) and a negative size (``RuntimeError``).  A bool is left alone
     (torch takes it as 0 or 1)."""
     reads_it = not _MARKOV_RANK_READERS.isdisjoint(serving)
-    get = subject.get
+    get = subject.draft.get
     value = get("markov_rank", None)
     if not reads_it or "markov_rank" in missing or value is None or isinstance(value, bool):
         return
@@ -1662,7 +1664,7 @@ def check_sample_from_anchor(subject: VllmSubject, found: Findings) -> None:
     method = _vllm_method(subject)
     if method not in ("dflash", "dspark"):
         return
-    value = read_field(subject.get, *_SAMPLE_FROM_ANCHOR_PARTS, only_dicts=True)
+    value = read_field(subject.draft.get, *_SAMPLE_FROM_ANCHOR_PARTS, only_dicts=True)
     if not is_set(value) or value is None:
         return
     name = subject.file_field(SAMPLE_FROM_ANCHOR)
@@ -1729,7 +1731,7 @@ def check_xpress(subject: VllmSubject, found: Findings) -> None:
     name = _xpress_architecture(subject)
     if name is None:
         return
-    get = subject.get
+    get = subject.draft.get
     anchor = get("sample_from_anchor", None)
     if is_set(anchor) and anchor is not None and _truthy(anchor):
         found.error(
@@ -1791,7 +1793,7 @@ def check_target_tapped(subject: VllmSubject, found: Findings) -> None:
     target = subject.target
     if target is None or not target.architectures:
         return
-    if not needs_hidden_states(_vllm_method(subject), subject.get, subject.version):
+    if not needs_hidden_states(_vllm_method(subject), subject.draft.get, subject.version):
         return
     name = target_class(target.architectures, subject.version)
     if name is None:
@@ -1892,7 +1894,7 @@ def check_served_context(subject: VllmSubject, found: Findings) -> None:
         return
     if _vllm_method(subject) not in ("dflash", "dspark"):
         return
-    get = subject.get
+    get = subject.draft.get
     if rope_only_sizes_cache(get):
         return
     draft_len = derived_max_model_len(get)

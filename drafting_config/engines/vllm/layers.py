@@ -165,9 +165,10 @@ def serving_list_errors(
     """
     if taps.field is None:
         return []
-    name = resolution.file_field(taps.field)
+    # The field's name is asked for only to word an error (most lists have none).
     reader = RUNNER_EVIDENCE[runner]
     if taps.problem is not None:
+        name = resolution.file_field(taps.field)
         return [
             ParallelDraftingConfigError(
                 f"`{name}` {taps.problem}.",
@@ -186,6 +187,7 @@ def serving_list_errors(
     given = [layer_id - shift for layer_id in ids] if unordered else ()  # as the field has them
     for index, (previous, current) in enumerate(pairwise(given), start=1):
         if current <= previous:
+            name = resolution.file_field(taps.field)
             return [
                 ParallelDraftingConfigError(
                     f"`{name}` item {index} = {current} follows {previous}, but vLLM taps layers "
@@ -204,7 +206,7 @@ def serving_list_errors(
             if layer_id < -shift or (highest is not None and layer_id > highest):
                 return [
                     _out_of_range(
-                        name,
+                        resolution.file_field(taps.field),
                         index=index,
                         layer_id=layer_id,
                         shift=shift,

@@ -922,7 +922,9 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
         )
         return
     version = subject.version
-    parsed = parse_model_type(model_type, "AutoConfig" in _auto_map_keys(get), version)
+    auto_map = get("auto_map", None)  # its AutoConfig key looked up: no list of its keys made
+    has_auto_config = isinstance(auto_map, dict) and "AutoConfig" in auto_map
+    parsed = parse_model_type(model_type, has_auto_config, version)
     if parsed is Parse.KNOWN:
         return  # most drafts: no words made for them
     if parsed is Parse.UNKNOWN and model_type is None and not names:

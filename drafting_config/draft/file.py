@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Final, Literal
+from typing import Final, Literal, cast
 
 from drafting_config.draft.architectures import (
     DSPARK_MODEL_ARCHITECTURES,
@@ -75,6 +74,10 @@ def same_field(field: str) -> str:
 def _no_fields(name: str, default: object) -> object:
     """The reader of a config that holds no fields at all (one :func:`read_draft` refused)."""
     return default
+
+
+_NAMED_METHOD: Final = "_named_method"
+"""The key of :attr:`DraftFile.named_method` in the instance's dict, once read."""
 
 
 @dataclass
@@ -139,14 +142,22 @@ class DraftFile:
             return None
         return winner.token_id, self.file_field(winner.source.value)
 
-    @cached_property
+    @property
     def named_method(self) -> str | None:
         """The drafting method the file names: the winning field's row of the table, except
         that a DFlash field (or none) on a DSpark architecture
         (:data:`~drafting_config.draft.architectures.DSPARK_MODEL_ARCHITECTURES`), or a DFlash
         field with ``dflash_config.projector_type`` ``"dspark"``, names DSpark; a field that
         cannot be read leaves the winner's.  ``None`` when no field won or the winning field
-        is shared by several methods.  Read once per file."""
+        is shared by several methods.  Read once per file (kept in the instance's dict: a
+        ``functools.cached_property`` takes a lock on its first read on Python 3.11, which
+        cost more than reading the method)."""
+        known = self.__dict__
+        if _NAMED_METHOD not in known:
+            known[_NAMED_METHOD] = self._named_method()
+        return cast("str | None", known[_NAMED_METHOD])
+
+    def _named_method(self) -> str | None:
         winner = self.winner
         method = None if winner is None else winner.source.algorithm
         if method not in (None, "dflash"):

@@ -62,6 +62,8 @@ def _read(draft: DraftFile, section: str | None, key: str) -> object:
     """The field ``key`` of ``section`` (``None``: the top level), ``None`` when absent, null
     or unreadable (a section that is no section: the draft's own rules report it)."""
     try:
+        if section is None:  # read_field's first case, without the call
+            return draft.get(key, None)
         return read_field(draft.get, section, key, only_dicts=True)
     except ParallelDraftingConfigError:
         return None

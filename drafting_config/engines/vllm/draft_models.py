@@ -64,7 +64,7 @@ def check_draft_model_vocab(subject: VllmSubject, found: Findings) -> None:
     vocab = subject.draft.vocab_size
     if vocab is None or vocab == target.vocab_size:
         return
-    field = "vocab_size" if read_path(subject.get, "vocab_size") is not None else None
+    field = "vocab_size" if read_path(subject.draft.get, "vocab_size") is not None else None
     field = subject.file_field(field or "text_config.vocab_size")
     newer = since(subject.version, DROPS_HETEROGENEOUS_VOCAB)
     fix = "serve a draft model trained with the target's tokenizer and vocabulary"

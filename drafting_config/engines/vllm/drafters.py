@@ -54,7 +54,7 @@ def check_eagle3_width(subject: VllmSubject, found: Findings) -> None:
     """
     if subject.resolution.algorithm not in ("eagle3", "ptd", "peagle"):
         return
-    get = subject.get
+    get = subject.draft.get
     eagle_config = get("eagle_config", None)
     eagle = eagle_config if isinstance(eagle_config, dict) else {}
     if eagle.get("use_aux_hidden_state", True) is False or not _sized_class(subject):
@@ -106,7 +106,7 @@ def check_projector_type(subject: VllmSubject, found: Findings) -> None:
         return
     if subject.resolution.algorithm not in ("dflash", "dspark"):
         return
-    projector = read_field(subject.get, "dflash_config", "projector_type", only_dicts=True)
+    projector = read_field(subject.draft.get, "dflash_config", "projector_type", only_dicts=True)
     if not isinstance(projector, str) or projector == "dspark":
         return
     shown = f"`dflash_config.projector_type` = {projector!r}"

@@ -50,7 +50,7 @@ def _registered_after_override(subject: VllmSubject, method: str) -> bool:
     passes."""
 
     def filled(name: str, default: object) -> object:
-        return [_FILLED] if name == "architectures" else subject.get(name, default)
+        return [_FILLED] if name == "architectures" else subject.draft.get(name, default)
 
     overridden = hf_config_override(filled, subject.version)
     if overridden is None or overridden[1] == (_FILLED,):
@@ -73,10 +73,10 @@ def check_unlisted_eagle_head(subject: VllmSubject, found: Findings) -> None:
     resolution = subject.resolution
     if resolution.format != "hf" or resolution.speculators is not None:
         return
-    listed = subject.get("architectures", None)
+    listed = subject.draft.get("architectures", None)
     if listed is not None and not (is_list(listed) and len(listed) == 0):
         return  # the cheapest test first: most drafts list their classes
-    model_type = subject.get("model_type", None)
+    model_type = subject.draft.get("model_type", None)
     if not isinstance(model_type, str) or model_type == "eagle":
         return
     method = served_mode(resolution).method

@@ -23,6 +23,7 @@ neither.  Without a target only what the draft alone can tell is checked.
 from __future__ import annotations
 
 from itertools import pairwise
+from operator import ge
 from typing import Final, cast
 
 from drafting_config.draft.architectures import QWEN3_OMNI_DSPARK
@@ -104,7 +105,7 @@ def check_layers(subject: VllmSubject, found: Findings) -> None:
     Raises:
         ParallelDraftingConfigError: a field of the draft cannot be read at all.
     """
-    resolution, target, get = subject.resolution, subject.target, subject.get
+    resolution, target, get = subject.resolution, subject.target, subject.draft.get
     taps = tapped_knowing_target(subject)
     if taps is None:
         return
@@ -164,9 +165,10 @@ def serving_list_errors(
     """
     if taps.field is None:
         return []
-    name = resolution.file_field(taps.field)
+    # The field's name is asked for only to word an error (most lists have none).
     reader = RUNNER_EVIDENCE[runner]
     if taps.problem is not None:
+        name = resolution.file_field(taps.field)
         return [
             ParallelDraftingConfigError(
                 f"`{name}` {taps.problem}.",
@@ -176,11 +178,16 @@ def serving_list_errors(
                 evidence=reader,
             )
         ]
-    if taps.ids is None:
+    ids, shift = taps.ids, taps.shift
+    if ids is None:
         return []
-    given = [layer_id - taps.shift for layer_id in taps.ids]  # the ids as the field has them
+    # Most lists increase and lie in range: told by ge over the pairs (a shift keeps the
+    # order) and by the first and last ids, with no step per id and no shifted copy.
+    unordered = any(map(ge, ids, ids[1:]))
+    given = [layer_id - shift for layer_id in ids] if unordered else ()  # as the field has them
     for index, (previous, current) in enumerate(pairwise(given), start=1):
         if current <= previous:
+            name = resolution.file_field(taps.field)
             return [
                 ParallelDraftingConfigError(
                     f"`{name}` item {index} = {current} follows {previous}, but vLLM taps layers "
@@ -193,19 +200,20 @@ def serving_list_errors(
                 )
             ]
     top = None if target is None or target.num_layers is None else target.num_layers
-    highest = None if top is None else top - taps.shift
-    for index, layer_id in enumerate(given):
-        if layer_id < -taps.shift or (highest is not None and layer_id > highest):
-            return [
-                _out_of_range(
-                    name,
-                    index=index,
-                    layer_id=layer_id,
-                    shift=taps.shift,
-                    top=top,
-                    reader=reader,
-                )
-            ]
+    highest = None if top is None else top - shift
+    if ids and (ids[0] < 0 or (top is not None and ids[-1] > top)):  # increasing: they bound
+        for index, layer_id in enumerate(layer_id - shift for layer_id in ids):
+            if layer_id < -shift or (highest is not None and layer_id > highest):
+                return [
+                    _out_of_range(
+                        resolution.file_field(taps.field),
+                        index=index,
+                        layer_id=layer_id,
+                        shift=shift,
+                        top=top,
+                        reader=reader,
+                    )
+                ]
     return []
 
 
@@ -222,7 +230,7 @@ def serving_list_warnings(taps: TappedLayers, resolution: Resolution) -> list[Ta
     """
     if taps.field is None or taps.ids is None:
         return []
-    minus_one = bool(taps.shift) and -1 in [layer_id - taps.shift for layer_id in taps.ids]
+    minus_one = bool(taps.shift) and taps.shift - 1 in taps.ids  # an id the shift makes -1
     if not (taps.whole_floats or minus_one):
         return []  # the common case: nothing to say, so the list is never described
     name = resolution.file_field(taps.field)
@@ -316,12 +324,16 @@ def _unread_list_notes(
 ) -> list[str]:
     """A layer list vLLM never reads for this draft is at most a note: it is dead data, but
     another engine or trainer may read it."""
-    sources = {resolution.file_field(t.field) for t in read if t.field is not None}
+    sources: set[str] | None = None  # made for the first list set: most drafts set one
     notes: list[str] = []
     for path, section, key in _LAYER_FIELDS:
-        value = read_field(get, section, key, only_dicts=True)
+        value = (
+            get(key, None) if section is None else read_field(get, section, key, only_dicts=True)
+        )
         if value is None or not is_set(value):  # None first: most drafts set few of them
             continue
+        if sources is None:
+            sources = {resolution.file_field(t.field) for t in read if t.field is not None}
         name = resolution.file_field(path)
         if name in sources:
             continue
@@ -532,7 +544,9 @@ def layer_count_findings(
     depth = None if target is None else target.num_layers
     ids = taps.ids
     for path, section, key in _NUM_TARGET_LAYERS:
-        value = read_field(get, section, key, only_dicts=True)
+        value = (
+            get(key, None) if section is None else read_field(get, section, key, only_dicts=True)
+        )
         if value is None:
             continue
         name = resolution.file_field(path)

@@ -302,10 +302,9 @@ def _text_promoted(state: _Overridden) -> _Overridden | None:
 
 
 def _nemotron_h(state: _Overridden) -> _Overridden:
-    value = state.get("num_nextn_predict_layers", None)
     if state.model_type not in ("nemotron_h", "nemotron_h_puzzle"):
-        return state
-    nextn = exact_int(value)
+        return state  # the model type first, as vLLM tests it: no field read for others
+    nextn = exact_int(state.get("num_nextn_predict_layers", None))
     if nextn and nextn > 0:
         return state._replace(model_type="nemotron_h_mtp")
     return state
@@ -405,18 +404,21 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
 the model type and class the ones before it left)."""
 
 
-def _early_return(state: _Overridden) -> tuple[object, tuple[str, ...]] | bool | None:
-    """The rewrites of ``hf_config_override`` that return at once: their result, ``None``
-    for one not followed, ``False`` for none of them."""
-    get, first, newest = state.get, state.first, since(state.version, "0.34.0")
-    if newest and first == DSPARK_DRAFT and state.model_type == "qwen3":
-        return state.model_type, (QWEN3_DSPARK,)
+def _early_return(
+    model_type: object, names: tuple[str, ...], get: FieldGetter, version: str
+) -> tuple[object, tuple[str, ...]] | bool | None:
+    """The rewrites of ``hf_config_override`` that return at once (of a config whose
+    ``model_type`` and ``architectures`` are these): their result, ``None`` for one not
+    followed, ``False`` for none of them."""
+    first, newest = names[0], since(version, "0.34.0")
+    if newest and first == DSPARK_DRAFT and model_type == "qwen3":
+        return model_type, (QWEN3_DSPARK,)
     if newest and first == DFLASH2_DRAFT and _truthy(get("no_rope_layers", None)):
-        return state.model_type, ("DFlash2RicursiveDraftModel",)
+        return model_type, ("DFlash2RicursiveDraftModel",)
     if newest and first == GEMMA4_DSPARK:
-        return state.model_type, state.names
+        return model_type, names
     if (
-        since(state.version, "0.33.0")
+        since(version, "0.33.0")
         and first == "RadioMBartPrefixForCausalLM"
         and _truthy(read_path(get, "decoder.causal_vision_prefix"))
     ):
@@ -424,8 +426,7 @@ def _early_return(state: _Overridden) -> tuple[object, tuple[str, ...]] | bool |
     prefix = "" if get("text_config", None) is None else "text_config."  # the text config
     if (
         newest
-        and (read_path(get, f"{prefix}model_type") if prefix else state.model_type)
-        == "mistral_large_4"
+        and (read_path(get, f"{prefix}model_type") if prefix else model_type) == "mistral_large_4"
         and _truthy(read_path(get, f"{prefix}mtp_config"))
     ):
         return None
@@ -465,10 +466,20 @@ def _hf_config_override(
     """:func:`hf_config_override` of a draft whose ``architectures`` are ``names``."""
     if not names:
         return None
-    state = _Overridden(get("model_type", None), names, names[0], get, version)
-    early = _early_return(state)
+    model_type = get("model_type", None)
+    early = _early_return(model_type, names, get, version)
     if early is not False:
         return early if isinstance(early, tuple) else None
+    if model_type is None or type(model_type) is str:
+        known = _rewritten_by_class(model_type, names, version)
+        if known is not _READS_CONFIG:
+            return cast("tuple[object, tuple[str, ...]] | None", known)
+    return _rewritten(_Overridden(model_type, names, names[0], get, version))
+
+
+def _rewritten(state: _Overridden) -> tuple[object, tuple[str, ...]] | None:
+    """:data:`_REWRITES` applied to ``state`` in order (``None``: one returns another config
+    that this mirror does not follow)."""
     keyed = _type_key(state.model_type)
     for rewrite, types in _REWRITE_KEYS:
         if types is not None and keyed not in types:
@@ -480,6 +491,31 @@ def _hf_config_override(
             state = rewritten
             keyed = _type_key(state.model_type)
     return state.model_type, state.names
+
+
+class _ReadsConfig(Exception):
+    """Raised by :func:`_no_config` when a rewrite reads a field beyond the model type and
+    class (:func:`_rewritten_by_class`)."""
+
+
+def _no_config(name: str, default: object = None) -> object:
+    raise _ReadsConfig(name)
+
+
+_READS_CONFIG: Final = object()
+"""What :func:`_rewritten_by_class` gives where a rewrite reads the config itself."""
+
+
+@lru_cache(maxsize=256)
+def _rewritten_by_class(model_type: str | None, names: tuple[str, ...], version: str) -> object:
+    """:func:`_rewritten` of a config whose ``model_type`` and ``architectures`` are these,
+    on ``version``, where no rewrite reads any other field (only a Nemotron-H's and an
+    Intern-S2's do), else :data:`_READS_CONFIG`: a pure function of its arguments, made once
+    per model type, class list and release (every draft of a sweep names one of a few)."""
+    try:
+        return _rewritten(_Overridden(model_type, names, names[0], _no_config, version))
+    except _ReadsConfig:
+        return _READS_CONFIG
 
 
 _REWRITE_KEYS: Final = tuple(
@@ -629,7 +665,7 @@ def check_speculators_layer_config(subject: VllmSubject, found: Findings) -> Non
             continue  # the registry rule's finding
         module, class_name = row
         for field, reader in SPECULATORS_LAYER_READS.get(module.rpartition(".")[2], ()):
-            if subject.get(field, MISSING_SECTION) is not MISSING_SECTION:
+            if subject.draft.get(field, MISSING_SECTION) is not MISSING_SECTION:
                 continue
             shown = f"{TRANSFORMER_LAYER_CONFIG}.{field}"
             found.error(
@@ -847,7 +883,7 @@ def _target_model_type(subject: VllmSubject) -> object:
     target = subject.target
     if target is not None and target.model_type is not None:
         return target.model_type
-    return subject.get("model_type", None)
+    return subject.draft.get("model_type", None)
 
 
 def check_config_parses(subject: VllmSubject, found: Findings) -> None:
@@ -866,7 +902,7 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
     """
     if subject.resolution.speculators is not None:
         return
-    get = subject.get
+    get = subject.draft.get
     model_type = get("model_type", None)
     names = _classes(subject).names
     if model_type is None and names:
@@ -886,7 +922,9 @@ def check_config_parses(subject: VllmSubject, found: Findings) -> None:
         )
         return
     version = subject.version
-    parsed = parse_model_type(model_type, "AutoConfig" in _auto_map_keys(get), version)
+    auto_map = get("auto_map", None)  # its AutoConfig key looked up: no list of its keys made
+    has_auto_config = isinstance(auto_map, dict) and "AutoConfig" in auto_map
+    parsed = parse_model_type(model_type, has_auto_config, version)
     if parsed is Parse.KNOWN:
         return  # most drafts: no words made for them
     if parsed is Parse.UNKNOWN and model_type is None and not names:
@@ -1048,7 +1086,7 @@ def check_architectures_listed(subject: VllmSubject, found: Findings) -> None:
     (``ModelConfig.__post_init__`` in ``vllm/config/model.py`` checks each against the
     registry; ``EAGLEConfig.__init__`` renames each), so it looks up the string's characters
     and fails.  (:func:`check_architecture_registered` reads lists only.)"""
-    raw = subject.get("architectures", None)
+    raw = subject.draft.get("architectures", None)
     if subject.resolution.speculators is None and isinstance(raw, str):
         found.error(
             ParallelDraftingConfigError(
@@ -1064,11 +1102,17 @@ def check_architectures_listed(subject: VllmSubject, found: Findings) -> None:
 
 
 def _registered_as_given(
-    names: tuple[str, ...], has_auto_model: bool, method: str, version: str, found: Findings
+    names: tuple[str, ...], get: FieldGetter, method: str, version: str, found: Findings
 ) -> bool:
     """Whether ``ModelConfig.__post_init__`` (``vllm/config/model.py``) resolves the draft's
-    own ``architectures`` to a registered class; what it does otherwise is recorded."""
-    outcome = _unresolved_names(names, has_auto_model, version)
+    own ``architectures`` to a registered class; what it does otherwise is recorded.  A
+    registered name wins whatever ``auto_map`` holds, so ``auto_map`` is read only for a
+    list that has none (most drafts' lists have one)."""
+    outcome = _unresolved_names(names, False, version)
+    if outcome is not Resolved.REGISTERED and any(
+        key.startswith("AutoModel") for key in _auto_map_keys(get)
+    ):
+        outcome = _unresolved_names(names, True, version)  # the fallback's remote code
     if outcome is Resolved.UNSUPPORTED:
         found.error(
             ParallelDraftingConfigError(
@@ -1091,7 +1135,7 @@ def _registered_as_given(
 
 def _is_deepseek_v4(subject: VllmSubject) -> bool:
     """Whether the draft is a DeepSeek-V4(.1) checkpoint (:data:`DEEPSEEK_V4_TYPES`)."""
-    model_type = subject.get("model_type", None)
+    model_type = subject.draft.get("model_type", None)
     return isinstance(model_type, str) and model_type in DEEPSEEK_V4_TYPES
 
 
@@ -1130,17 +1174,18 @@ def check_architecture_registered(subject: VllmSubject, found: Findings) -> None
     if _refused_peagle(subject, names):
         return  # check_peagle's error
     speculators = subject.resolution.speculators is not None
-    auto_map = () if speculators else _auto_map_keys(subject.get)
-    has_auto_model = bool(auto_map) and any(key.startswith("AutoModel") for key in auto_map)
     version, method = subject.version, classes.method(subject)
     given = classes.overridden(subject)  # the ModelConfig's, after hf_config_override
-    if not speculators and not _registered_as_given(given, has_auto_model, method, version, found):
+    if not speculators and not _registered_as_given(
+        given, subject.draft.get, method, version, found
+    ):
         return
     renamed = classes.serving(subject)
     if method == "dspark" and not speculators:
         _dspark_replaced(subject, names, renamed, found)
-    outcome = _unresolved_names(renamed, False, version)
-    if (renamed == given and not speculators) or outcome is Resolved.REGISTERED:
+    if (renamed == given and not speculators) or (  # not renamed: resolved as given, above
+        outcome := _unresolved_names(renamed, False, version)
+    ) is Resolved.REGISTERED:
         return
     if speculators:
         what = f"vLLM's speculators updater writes `architectures` = {list(renamed)!r}"
@@ -1180,7 +1225,7 @@ def _dspark_replaced(
     """A DSpark draft whose class vLLM replaces with DeepSeek-V4's bundled draft (a
     warning; see :func:`check_architecture_registered`)."""
     if (
-        dspark_architectures(names, subject.get("model_type", None)) is not None
+        dspark_architectures(names, subject.draft.get("model_type", None)) is not None
         or _is_deepseek_v4(subject)
         or _declared_method(subject) is not None
     ):
@@ -1251,7 +1296,7 @@ def _declared_method(subject: VllmSubject) -> str | None:
         return None
     names = _classes(subject).names
     if DSPARK_DRAFT in names:
-        kept = dspark_architectures(names, subject.get("model_type", None))
+        kept = dspark_architectures(names, subject.draft.get("model_type", None))
         if kept is not None:
             names = kept  # hf_config_override: DSparkDraftModel of a qwen3 draft
     return _declared_by(names, subject.version)
@@ -1392,7 +1437,7 @@ class _Classes:
     __slots__ = ("_method", "_overridden", "_serving", "names")
 
     def __init__(self, subject: VllmSubject) -> None:
-        self.names = _architecture_names(subject.get)
+        self.names = _architecture_names(subject.draft.get)
         """The draft's ``architectures`` as given (its strings; none when not a list)."""
         self._method: str | None = None
         self._overridden: tuple[str, ...] | None = None
@@ -1428,7 +1473,7 @@ class _Classes:
         key = f"vllm hf_config_override {subject.version}"
         readings = subject.draft.readings
         if key not in readings:
-            readings[key] = _hf_config_override(subject.get, names, subject.version)
+            readings[key] = _hf_config_override(subject.draft.get, names, subject.version)
         overridden = cast("tuple[object, tuple[str, ...]] | None", readings[key])
         return names if overridden is None else overridden[1]
 
@@ -1446,11 +1491,11 @@ class _Classes:
         if subject.resolution.speculators is not None:
             return names  # the translated config: the updater's, which vLLM does not rename
         method = self.method(subject)
-        if method in EAGLE_CONFIG_METHODS and subject.get("model_type", None) != "eagle":
+        if method in EAGLE_CONFIG_METHODS and subject.draft.get("model_type", None) != "eagle":
             return _eagle_config_architectures(method, self.overridden(subject))
         if method != "dspark":
             return self.overridden(subject)
-        kept = dspark_architectures(names, subject.get("model_type", None))
+        kept = dspark_architectures(names, subject.draft.get("model_type", None))
         return kept if kept is not None else (dspark_replacement(_target_model_type(subject)),)
 
 
@@ -1492,7 +1537,7 @@ def check_construction(subject: VllmSubject, found: Findings) -> None:
     plan = _construction_plan(serving_architectures(subject))
     if plan is None:
         return  # a class no row, no markov_rank reader and no DFlash model is: most drafts
-    get, serving = subject.get, plan.serving
+    get, serving = subject.draft.get, plan.serving
     missing: dict[str, ConstructionRead] = {}
     for row, section, key in plan.rows:
         if read_field(get, section, key, only_dicts=True) is None:
@@ -1548,7 +1593,7 @@ def _check_markov_rank_type(
     list (``TypeError``) and a negative size (``RuntimeError``).  A bool is left alone
     (torch takes it as 0 or 1)."""
     reads_it = not _MARKOV_RANK_READERS.isdisjoint(serving)
-    get = subject.get
+    get = subject.draft.get
     value = get("markov_rank", None)
     if not reads_it or "markov_rank" in missing or value is None or isinstance(value, bool):
         return
@@ -1621,7 +1666,7 @@ def check_sample_from_anchor(subject: VllmSubject, found: Findings) -> None:
     method = _vllm_method(subject)
     if method not in ("dflash", "dspark"):
         return
-    value = read_field(subject.get, *_SAMPLE_FROM_ANCHOR_PARTS, only_dicts=True)
+    value = read_field(subject.draft.get, *_SAMPLE_FROM_ANCHOR_PARTS, only_dicts=True)
     if not is_set(value) or value is None:
         return
     name = subject.file_field(SAMPLE_FROM_ANCHOR)
@@ -1688,7 +1733,7 @@ def check_xpress(subject: VllmSubject, found: Findings) -> None:
     name = _xpress_architecture(subject)
     if name is None:
         return
-    get = subject.get
+    get = subject.draft.get
     anchor = get("sample_from_anchor", None)
     if is_set(anchor) and anchor is not None and _truthy(anchor):
         found.error(
@@ -1750,7 +1795,7 @@ def check_target_tapped(subject: VllmSubject, found: Findings) -> None:
     target = subject.target
     if target is None or not target.architectures:
         return
-    if not needs_hidden_states(_vllm_method(subject), subject.get, subject.version):
+    if not needs_hidden_states(_vllm_method(subject), subject.draft.get, subject.version):
         return
     name = target_class(target.architectures, subject.version)
     if name is None:
@@ -1851,7 +1896,7 @@ def check_served_context(subject: VllmSubject, found: Findings) -> None:
         return
     if _vllm_method(subject) not in ("dflash", "dspark"):
         return
-    get = subject.get
+    get = subject.draft.get
     if rope_only_sizes_cache(get):
         return
     draft_len = derived_max_model_len(get)

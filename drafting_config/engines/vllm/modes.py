@@ -25,7 +25,7 @@ refused (:func:`on_release`).
 from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Final
 
@@ -206,7 +206,7 @@ def served_mode(resolution: Resolution, version: str = VERSION) -> ServedMode:
     except ParallelDraftingConfigError:  # reported by the architecture rules
         names = set()
     token_named = names_token_field(resolution)
-    kind = _kind_of_class(names, version)
+    kind = _kind_of_names(frozenset(names), version)  # _kind_of_class, without its call
     algorithm = resolution.algorithm
     if resolution.speculators is None and resolution.format == "speculators":
         # refused before its token id was read: an eagle3 file asks for EAGLE-3
@@ -255,10 +255,18 @@ def on_release(mode: ServedMode, version: str) -> ServedMode:
     (``load_path.check_peagle``)."""
     if not mode.needs_switch or not since(version, REFUSES_PARALLEL_SWITCH):
         return mode
-    if mode.name == "peagle":
-        return replace(mode, parallel=False)
-    name = "eagle3" if mode.method == "eagle3" else "draft-model"
-    return ServedMode(name, mode.method, parallel=False, asks_parallel=True)
+    return _without_switch(mode.name, mode.method, mode.asks_parallel)
+
+
+@lru_cache(maxsize=64)
+def _without_switch(name: str, method: str, asks_parallel: bool) -> ServedMode:
+    """:func:`on_release` of a mode that needs the switch (``parallel``) on a release that
+    refuses it, made once per mode: a mode is immutable, and every PTD, PARD or P-EAGLE
+    draft of a sweep asks for one of a few."""
+    if name == "peagle":
+        return ServedMode(name, method, parallel=False, asks_parallel=asks_parallel)
+    name = "eagle3" if method == "eagle3" else "draft-model"
+    return ServedMode(name, method, parallel=False, asks_parallel=True)
 
 
 PARALLEL_SWITCH_EVIDENCE: Final = "vllm/config/speculative.py: SpeculativeConfig.parallel_drafting"

@@ -75,7 +75,7 @@ def check_guessed_layers(subject: VllmSubject, found: Findings) -> None:
     Nothing where the layers are named, the target is not tapped, the target's depth is
     unknown, or :func:`~.layers.default_layers_finding` already reports the guess as failing.
     """
-    resolution, target, get = subject.resolution, subject.target, subject.get
+    resolution, target, get = subject.resolution, subject.target, subject.draft.get
     method = resolution.algorithm
     if runner_of(method) is None or target is None or target.num_layers is None:
         return
@@ -115,7 +115,7 @@ def check_guessed_layers(subject: VllmSubject, found: Findings) -> None:
 
 def _disagreement(subject: VllmSubject, guessed: list[int]) -> str | None:
     """What in the files points at other layers than vLLM's guess, as a clause; ``None``."""
-    get = subject.get
+    get = subject.draft.get
     declared = exact_int(get("num_aux_hidden_states", None))
     if declared is not None and declared != len(guessed):
         return f"`num_aux_hidden_states` = {declared} sizes fc for another count"
@@ -158,12 +158,12 @@ def check_rope_against_target(subject: VllmSubject, found: Findings) -> None:
         return
     if subject.resolution.speculators is not None:
         return  # vLLM builds the transformer config from the speculators file's own
-    draft, theirs = read_rope(subject.get), target_rope(target.readers)
+    draft, theirs = read_rope(subject.draft.get), target_rope(target.readers)
     if draft is None or theirs is None or not rope_difference(draft, theirs):
         return
     field = (
         "rope_parameters"
-        if subject.get("rope_parameters", None) is not None
+        if subject.draft.get("rope_parameters", None) is not None
         else (
             "rope_scaling"
             if draft.rope_type != theirs.rope_type or draft.parameters
@@ -198,7 +198,7 @@ def check_assumed_sample_from_anchor(subject: VllmSubject, found: Findings) -> N
     Speculators files are left out: vLLM's translation writes the field itself."""
     if subject.resolution.algorithm != "dspark" or subject.resolution.speculators is not None:
         return
-    get = subject.get
+    get = subject.draft.get
     if get(SAMPLE_FROM_ANCHOR_FIELD, MISSING) is not MISSING:
         return
     nested = read_field(get, "dflash_config", "sample_from_anchor", MISSING, only_dicts=True)
@@ -222,7 +222,7 @@ def check_assumed_causality(subject: VllmSubject, found: Findings) -> None:
     served non-causal with no error (``vllm-project/vllm`` pull request 43445: a causal
     checkpoint served non-causal lost about 15% of its acceptance length).  A note,
     collapsed across a sweep."""
-    get, resolution = subject.get, subject.resolution
+    get, resolution = subject.draft.get, subject.resolution
     if resolution.algorithm not in FC_METHODS or resolution.speculators is not None:
         return
     names = subject_architectures(subject)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from functools import cache, lru_cache
+from functools import lru_cache
 from json.encoder import encode_basestring_ascii
 from typing import Final
 
@@ -114,7 +114,7 @@ def speculative_config(method: str, model: str, tokens: int | str, *, switch: bo
     key by key: ``json.dumps`` of a dict builds an encoder per call; a string is written by
     the encoder ``json.dumps`` uses for one (``encode_basestring_ascii``).
     ``tests/test_serve_commands.py`` holds it to ``json.dumps`` of the dict."""
-    number = json.dumps(tokens) if isinstance(tokens, str) else str(int(tokens))
+    number = _json_string(tokens) if isinstance(tokens, str) else str(int(tokens))
     text = (
         f'{{"method": {_json_string(method)}, "model": {encode_basestring_ascii(model)}, '
         f'"num_speculative_tokens": {number}'
@@ -128,9 +128,10 @@ def _quoted_target(target: str) -> str:
     return shlex.quote(target)
 
 
-@cache
+@lru_cache(maxsize=64)
 def _json_string(text: str) -> str:
-    """``json.dumps(text)``, made once per string: for the method, one of a few."""
+    """``json.dumps(text)``, made once per string: for the method, one of a few, and the
+    placeholder (:data:`TOKENS_PLACEHOLDER`)."""
     return json.dumps(text)
 
 

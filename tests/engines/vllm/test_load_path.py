@@ -696,6 +696,30 @@ def test_ripples_dflash2_draft_with_nope_layers_is_its_own_class_from_0_34_0() -
 
 
 @pytest.mark.parametrize("version", VERSIONS)
+def test_a_rewrite_that_reads_the_config_is_not_kept_by_model_type_and_class(
+    version: str,
+) -> None:
+    # hf_config_override's rewrites are kept per model type, class list and release, except
+    # where one reads another field: a Nemotron-H config becomes its MTP head only with
+    # num_nextn_predict_layers > 0, an Intern-S2 preview's head by its text config's type.
+    def override(config: dict[str, Any]) -> object:
+        return hf_config_override(field_getter(config, ""), version)
+
+    nemotron = {"model_type": "nemotron_h", "architectures": ["NemotronHForCausalLM"]}
+    for _ in range(2):  # the second time as the first: nothing kept from the other config
+        assert override({**nemotron, "num_nextn_predict_layers": 1}) == (
+            "nemotron_h_mtp",
+            ("NemotronHMTPModel",),
+        )
+        assert override(nemotron) == ("nemotron_h", ("NemotronHForCausalLM",))
+    intern = {"model_type": "intern_s2_preview", "architectures": ["InternS2ForCausalLM"]}
+    moe = {**intern, "text_config": {"model_type": "qwen3_5_moe_text"}}
+    for _ in range(2):
+        assert override(moe) == ("qwen3_5_mtp", ("Qwen3_5MoeMTP",))
+        assert override(intern) == ("qwen3_5_mtp", ("Qwen3_5MTP",))
+
+
+@pytest.mark.parametrize("version", VERSIONS)
 def test_the_drafts_classes_are_read_once_per_verdict(
     version: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

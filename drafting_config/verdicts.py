@@ -1044,6 +1044,8 @@ def _first_that_classifies(
 
 def _unique(errors: list[ParallelDraftingConfigError]) -> tuple[ParallelDraftingConfigError, ...]:
     """The errors without repeats (one broken section can break two rules the same way)."""
+    if len(errors) < 2:  # most verdicts: nothing to repeat
+        return tuple(errors)
     seen: set[tuple[str | None, str]] = set()
     unique = []
     for error in errors:

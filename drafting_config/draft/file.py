@@ -338,8 +338,8 @@ def _field_verdicts(
     valid ones are shadowed by it, or merely valid when it is invalid."""
     verdicts: list[FieldVerdict] = []
     first_set: FieldVerdict | None = None
-    absent = _ABSENT if order is PRIORITY_ORDER else None
-    for index, source in enumerate(order):
+    rows = _ROWS if order is PRIORITY_ORDER else tuple((row, None) for row in order)
+    for source, absent in rows:
         section = source.section
         try:  # the value, MISSING if it or its section is absent or null
             if section is None:
@@ -350,7 +350,7 @@ def _field_verdicts(
             verdict = FieldVerdict(source, _INVALID, MISSING, error=error)
         else:
             if value is MISSING and absent is not None:
-                verdict = absent[index]  # most rows of a config: one frozen verdict, reused
+                verdict = absent  # most rows of a config: one frozen verdict, reused
             else:
                 verdict = _judge(source, value, vocab_size, first_set, in_file)
         if first_set is None and verdict.status in _SET:
@@ -359,8 +359,8 @@ def _field_verdicts(
     return tuple(verdicts), first_set
 
 
-_ABSENT: Final = tuple(FieldVerdict(row, FieldStatus.ABSENT, MISSING) for row in PRIORITY_ORDER)
-"""The verdict of each row of the table in force when the config lacks its field."""
+_ROWS: Final = tuple((row, FieldVerdict(row, FieldStatus.ABSENT, MISSING)) for row in PRIORITY_ORDER)
+"""Each row of the table in force, with its verdict when the config lacks its field."""
 
 
 def _judge(

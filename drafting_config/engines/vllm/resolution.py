@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Final, cast
 
 from drafting_config.draft.fields import FieldVerdict, shadowed_of, winner_of
 from drafting_config.draft.file import (
@@ -405,18 +406,31 @@ def tapped_knowing_target(subject: VllmSubject) -> TappedLayers | None:
     ``model_type``, ``config/speculative.py``); ``None`` for a drafter fed no hidden states
     (PARD).
 
+    Read once per subject (kept in :attr:`VllmSubject.derived`: the layer, running and
+    drafter rules and the verdict's layers all ask).
+
     Raises:
-        ParallelDraftingConfigError: a field of the draft cannot be read at all.
+        ParallelDraftingConfigError: a field of the draft cannot be read at all (on every
+            ask).
     """
+    derived = subject.derived
+    if _TAPPED in derived:
+        return cast("TappedLayers | None", derived[_TAPPED])
     resolution, target = subject.resolution, subject.target
     runner = runner_of(resolution.algorithm, subject.version)
     if runner is None:  # PARD: a complete LM, fed no hidden states
+        derived[_TAPPED] = None
         return None
     model_type = DEEPSEEK_V41 if target is not None and target.model_type == DEEPSEEK_V41 else None
     taps = resolution.tapped  # the resolver's run, unless the target or the release changes it
     if taps is None or model_type is not None or runner is not runner_of(resolution.algorithm):
         taps = tapped_layers(subject.get, runner, model_type=model_type)
+    derived[_TAPPED] = taps
     return taps
+
+
+_TAPPED: Final = "tapped_knowing_target"
+"""The key of :func:`tapped_knowing_target`'s reading in :attr:`VllmSubject.derived`."""
 
 
 def aux_layers(subject: VllmSubject) -> tuple[tuple[int, ...] | None, str | None]:

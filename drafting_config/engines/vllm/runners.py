@@ -51,6 +51,12 @@ DSPARK_PROJECTOR_FIELD: Final = "dflash_config.projector_type"
 """Where SpecForge's DSpark drafters, in DFlash's layout, say they are DSpark."""
 
 
+_GUESSED_DSPARK: Final = frozenset(
+    {QWEN3_DSPARK, QWEN3_OMNI_DSPARK, MUSE_SPARK_DSPARK, GEMMA4_DSPARK}
+)
+"""The architectures vLLM guesses ``dspark`` from whatever the ``model_type``."""
+
+
 def serving_method(get: FieldGetter, method: str | None) -> str | None:
     """The method vLLM serves a draft with, given the ``method`` its token field names
     (``None`` when the field is shared by several methods).
@@ -73,7 +79,7 @@ def serving_method(get: FieldGetter, method: str | None) -> str | None:
         names = {name for name in listed if isinstance(name, str)} if is_list(listed) else set()
         if MUSE_GLIMMER in names:
             return "dflash"
-        if names & {QWEN3_DSPARK, QWEN3_OMNI_DSPARK, MUSE_SPARK_DSPARK, GEMMA4_DSPARK}:
+        if not names.isdisjoint(_GUESSED_DSPARK):
             return "dspark"
         if DSPARK_DRAFT in names and get("model_type", None) == "qwen3":
             return "dspark"
@@ -332,19 +338,27 @@ def _raises(value: object, shift: int) -> str | None:
 
 def _taken(field: str, value: object, *, shift: int = 0, listed: bool = False) -> TappedLayers:
     """The runner's result for the value it took from ``field``: the ids, or why vLLM
-    raises on it or returns something that is not a list of ints."""
-    problem = _raises(value, shift)
-    if problem is not None:
-        return TappedLayers(None, field, value, shift, problem)
-    if not is_set(value):
+    raises on it (:func:`_raises`) or returns something that is not a list of ints.  One
+    pass over a list of ints, the common value; :func:`_raises` is asked only of a value
+    that is not one."""
+    try:
+        truth = bool(value)
+    except Exception:  # vLLM fails reading it
+        return TappedLayers(None, field, value, shift, _raises(value, shift))
+    if not truth:
         return NO_LAYERS
     if not is_list(value):
-        problem = (
-            f"is {describe_value(value)}, not a list of layer ids, so vLLM fails tapping it"
-            if listed
-            else f"is {describe_value(value)}, not a list, so vLLM stops looking for layers "
-            "here and taps the target model's default layers instead"
-        )
+        if shift:  # adding 1 to each id fails first
+            problem = _raises(value, shift)
+        elif listed:
+            problem = (
+                f"is {describe_value(value)}, not a list of layer ids, so vLLM fails tapping it"
+            )
+        else:
+            problem = (
+                f"is {describe_value(value)}, not a list, so vLLM stops looking for layers "
+                "here and taps the target model's default layers instead"
+            )
         return TappedLayers(None, field, value, shift, problem)
     ids: list[int] = []
     whole_floats = False
@@ -352,8 +366,8 @@ def _taken(field: str, value: object, *, shift: int = 0, listed: bool = False) -
         number = exact_int(item)
         if number is None and type(item) is float and item.is_integer():
             number, whole_floats = int(item), True
-        if number is None:
-            problem = (
+        if number is None:  # vLLM may fail adding 1 to a later item before it returns
+            problem = _raises(value, shift) or (
                 f"has item {index} = {describe_value(item)}, not an int layer id, so vLLM "
                 "taps other layers than it names"
             )

@@ -439,7 +439,7 @@ def _transformer_layer_config(get: FieldGetter) -> dict[str, object]:
     except Exception as error:  # a mapping whose reads raise
         raise foreign_error(f"Could not list the fields of `{field}`", error, field=field) from None
     for key, _ in items:
-        if not is_kind(key, str):
+        if type(key) is not str and not is_kind(key, str):  # a parsed file's keys: str
             raise ParallelDraftingConfigError(
                 f"`{field}` has the key {describe_value(key)}, not a string, so it is no JSON "
                 "object vLLM can build the draft's config from.",

@@ -250,7 +250,7 @@ def read_fields(
     order: Sequence[TokenIdField] = PRIORITY_ORDER,
     format: ConfigFormat = "hf",
     in_file: FileField = same_field,
-    missing: ParallelDraftingConfigError | None = None,
+    missing: Callable[[], ParallelDraftingConfigError | None] | None = None,
     fed_target_hidden_states: bool | None = None,
 ) -> DraftFile:
     """The token-id fields and sizes of the config ``get`` reads, by the priority table.
@@ -258,8 +258,9 @@ def read_fields(
     Args:
         config: the object ``get`` reads (its class's defaults explain a conflict).
         in_file: where each field read sits in the draft's file (an engine's translation).
-        missing: the error for a config that sets no token-id field, when the file names its
-            token id elsewhere than the table's fields (a speculators file).
+        missing: makes the error for a config that sets no token-id field, when the file
+            names its token id elsewhere than the table's fields (a speculators file); asked
+            only of such a config (``None``, or its ``None``: the table's error).
     """
     errors: list[ParallelDraftingConfigError] = []
     try:
@@ -277,7 +278,7 @@ def read_fields(
     winner = first_set if first_set is not None and first_set.status is _WINNER else None
     if first_set is None:
         errors.append(
-            missing
+            (None if missing is None else missing())
             or ParallelDraftingConfigError(
                 missing_token_id_message(order), code=codes.TOKEN_MISSING
             )
@@ -359,7 +360,9 @@ def _field_verdicts(
     return tuple(verdicts), first_set
 
 
-_ROWS: Final = tuple((row, FieldVerdict(row, FieldStatus.ABSENT, MISSING)) for row in PRIORITY_ORDER)
+_ROWS: Final = tuple(
+    (row, FieldVerdict(row, FieldStatus.ABSENT, MISSING)) for row in PRIORITY_ORDER
+)
 """Each row of the table in force, with its verdict when the config lacks its field."""
 
 

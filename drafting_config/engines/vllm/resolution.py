@@ -216,7 +216,7 @@ def resolve_file(draft: DraftFile, *, order: Sequence[TokenIdField] = PRIORITY_O
         order=order,
         format="speculators",
         in_file=speculators.file_field,
-        missing=missing or _missing_token_id(speculators),
+        missing=lambda: missing or _missing_token_id(speculators),  # made only when asked
         fed_target_hidden_states=speculators.spec.fed_target_hidden_states,
     )
     return _resolution(translated, speculators)

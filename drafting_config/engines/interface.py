@@ -84,10 +84,12 @@ class TokenField:
     """Why it is invalid, for an invalid field."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class Reading:
     """What an engine reads of a draft knowing its target (the verdict's fields of the
-    same names; see :class:`~drafting_config.Verdict`)."""
+    same names; see :class:`~drafting_config.Verdict`).  Never changed once built: not a
+    frozen dataclass, whose ``__init__`` costs a call per field, and a judge builds one per
+    draft of a sweep."""
 
     algorithm: str | None = None
     token_id: int | None = None

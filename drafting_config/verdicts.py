@@ -1111,11 +1111,13 @@ def load(
     Raises:
         ParallelDraftingConfigError: the file cannot be read or the repo id found.
     """
-    if not _is_path(argument):
+    if type(argument) is str:  # most arguments: a path or repo id as text, as given
+        text, is_text = argument, True
+    elif _is_path(argument):
+        text, is_text = as_path(argument), is_kind(argument, (str, bytes))
+    else:
         return Located(None, argument)
-    text = as_path(argument)
     notes: list[str] = []
-    is_text = is_kind(argument, (str, bytes))
     where = local_or_cached(
         text if is_text else Path(text),
         revision=revision,

@@ -42,7 +42,14 @@ from drafting_config.engines.vllm.names import (
     since,
 )
 from drafting_config.values.errors import describe_value
-from drafting_config.values.fields import MISSING, FieldGetter, is_kind, is_list, read_path
+from drafting_config.values.fields import (
+    MISSING,
+    FieldGetter,
+    is_kind,
+    is_list,
+    read_field,
+    read_path,
+)
 from drafting_config.values.integers import exact_int
 
 # --- the method, and the runner serving it ----------------------------------------------------
@@ -193,6 +200,12 @@ NEWER_RUNNER_FIELDS: Final = (
 )
 """The fields :func:`newer_runner_layers` reads, in its order."""
 
+_DFLASH_TARGET_LAYER_IDS: Final = tuple(DFLASH_TARGET_LAYER_IDS.split("."))
+_NESTED_LAST: Final = tuple(
+    (field, tuple(field.split("."))) for field in (DFLASH_LAYER_IDS, EAGLE_CONFIG_LAYER_IDS)
+)
+"""The nested fields :func:`newer_runner_layers` reads, as section and key, split once."""
+
 OLDER_RUNNER_FIELDS: Final = (
     EAGLE_LAYER_IDS,
     DFLASH_TARGET_LAYER_IDS,
@@ -254,23 +267,24 @@ def newer_runner_layers(  # noqa: PLR0911 (one return per field, as vLLM's funct
     """
     if model_type is None:
         model_type = get("model_type", None)
+    # None first in each test: most drafts leave most of these fields unset
     layer_ids = get(EAGLE_LAYER_IDS, None)
-    if is_set(layer_ids):
+    if layer_ids is not None and is_set(layer_ids):
         return _taken(EAGLE_LAYER_IDS, layer_ids)
-    layer_ids = read_path(get, DFLASH_TARGET_LAYER_IDS, only_dicts=True)
-    if is_set(layer_ids):  # DFlash's layer indices: vLLM adds 1
+    layer_ids = read_field(get, *_DFLASH_TARGET_LAYER_IDS, only_dicts=True)
+    if layer_ids is not None and is_set(layer_ids):  # DFlash's layer indices: vLLM adds 1
         return _taken(DFLASH_TARGET_LAYER_IDS, layer_ids, shift=1)
     layer_ids = get(DSPARK_TARGET_LAYER_IDS, None)
-    if is_set(layer_ids):
+    if layer_ids is not None and is_set(layer_ids):
         if model_type == DEEPSEEK_V41:  # capture indices already: list(ids)
             return _taken(DSPARK_TARGET_LAYER_IDS, layer_ids, listed=True)
         return _taken(DSPARK_TARGET_LAYER_IDS, layer_ids, shift=1)
     layer_ids = get(TARGET_LAYER_IDS, None)
-    if is_set(layer_ids):  # dense DSpark (Qwen3): layer indices too
+    if layer_ids is not None and is_set(layer_ids):  # dense DSpark (Qwen3): layer indices too
         return _taken(TARGET_LAYER_IDS, layer_ids, shift=1)
-    for field in (DFLASH_LAYER_IDS, EAGLE_CONFIG_LAYER_IDS):
-        layer_ids = read_path(get, field, only_dicts=True)
-        if is_set(layer_ids):
+    for field, (section, key) in _NESTED_LAST:
+        layer_ids = read_field(get, section, key, only_dicts=True)
+        if layer_ids is not None and is_set(layer_ids):
             return _taken(field, layer_ids)
     return NO_LAYERS
 

@@ -235,7 +235,10 @@ class Verdict:
         repo or extra the check needs could not be had (``error.unavailable``: missing,
         unopenable, absent from the cache, a failed download, a missing extra), none that
         the draft is wrong."""
-        return not self.errors or not all(error.unavailable for error in self.errors)
+        for error in self.errors:  # a loop, not all() over a generator: asked per draft
+            if not error.unavailable:
+                return True
+        return not self.errors
 
     @property
     def outcome(self) -> Outcome:

@@ -63,6 +63,10 @@ SPECULATORS_CONFIG_FIELD: Final = "speculators_config"
 SPECULATORS_VERIFIER_FIELD: Final = f"{SPECULATORS_CONFIG_FIELD}.verifier.name_or_path"
 """Where a speculators file names its verifier: the target model, a repo id or a path."""
 
+TRANSFORMER_LAYER_CONFIG_FIELD: Final = "transformer_layer_config"
+"""The section of a speculators file holding the draft's own Hugging Face config, which an
+engine's translation starts from."""
+
 FileField = Callable[[str], str]
 """Where a field of the config read sits in the draft's file."""
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Final, cast
+from typing import TYPE_CHECKING, Final, cast
 
 from drafting_config.draft.fields import FieldVerdict, shadowed_of, winner_of
 from drafting_config.draft.file import (
@@ -32,12 +32,14 @@ from drafting_config.engines.vllm.runners import (
     serving_method,
     tapped_layers,
 )
-from drafting_config.engines.vllm.speculators import MASK_TOKEN_FIELD, SpeculatorsDraft, translate
 from drafting_config.rules.subject import Subject
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.values.fields import FieldGetter, field_getter
 from drafting_config.values.findings import Findings
 from drafting_config.values.sources import PRIORITY_ORDER, TokenIdField
+
+if TYPE_CHECKING:  # loaded with the first speculators file (translate): most checks read none
+    from drafting_config.engines.vllm.speculators import SpeculatorsDraft
 
 
 @dataclass(frozen=True, init=False)
@@ -198,6 +200,8 @@ def resolve_file(draft: DraftFile, *, order: Sequence[TokenIdField] = PRIORITY_O
         return Resolution((), None, None, draft.errors, (), draft=draft)
     if draft.format == "hf":
         return _resolution(draft, None)
+    from drafting_config.engines.vllm.speculators import translate  # noqa: PLC0415 - see above
+
     missing: ParallelDraftingConfigError | None = None
     try:
         speculators = translate(draft.get)
@@ -273,6 +277,8 @@ def _refused(get: FieldGetter, errors: tuple[ParallelDraftingConfigError, ...]) 
     """The resolution of a speculators file refused before its token id is read: it keeps
     its format and its errors (for a sequential algorithm, ``eagle3``, the refusal as not
     parallel drafting, then what vLLM's translation fails on)."""
+    from drafting_config.engines.vllm.speculators import translate  # noqa: PLC0415 - see above
+
     refused = DraftFile((), None, None, errors, (), format="speculators", get=get)
     try:
         translated = translate(get, parallel_only=False)
@@ -306,6 +312,8 @@ def _missing_token_id(speculators: SpeculatorsDraft) -> ParallelDraftingConfigEr
     """
     if speculators.spec.mask_token_source is None:
         return None
+    from drafting_config.engines.vllm.speculators import MASK_TOKEN_FIELD  # noqa: PLC0415
+
     return ParallelDraftingConfigError(
         f"`{MASK_TOKEN_FIELD}` is missing or null, so vLLM finds no parallel-drafting token "
         f"id for this speculators {speculators.algorithm} draft and refuses it.",

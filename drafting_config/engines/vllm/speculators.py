@@ -32,15 +32,13 @@ from drafting_config.draft.file import (
     SPECULATORS_CONFIG_FIELD,
     SPECULATORS_TYPE_FIELD,
     SPECULATORS_VERIFIER_FIELD,
+    TRANSFORMER_LAYER_CONFIG_FIELD,
 )
 from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value, foreign_error
 from drafting_config.values.fields import MISSING, FieldGetter, field_getter, is_kind, is_list
 from drafting_config.values.integers import INT32_LIMIT, exact_int
 from drafting_config.values.sources import TokenIdSource
-
-TRANSFORMER_LAYER_CONFIG_FIELD: Final = "transformer_layer_config"
-"""The section holding the draft's own Hugging Face config, which vLLM starts from."""
 
 MASK_TOKEN_FIELD: Final = "mask_token_id"
 """The top-level mask token id of a speculators draft (before translation)."""

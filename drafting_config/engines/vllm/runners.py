@@ -359,12 +359,12 @@ def _taken(field: str, value: object, *, shift: int = 0, listed: bool = False) -
         truth = bool(value)
     except Exception:  # vLLM fails reading it
         return TappedLayers(None, field, value, shift, _raises(value, shift))
+    if shift and not is_list(value):  # vLLM fails adding 1 to each id, even of an empty one
+        return TappedLayers(None, field, value, shift, _raises(value, shift))
     if not truth:
         return NO_LAYERS
     if not is_list(value):
-        if shift:  # adding 1 to each id fails first
-            problem = _raises(value, shift)
-        elif listed:
+        if listed:
             problem = (
                 f"is {describe_value(value)}, not a list of layer ids, so vLLM fails tapping it"
             )

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import drafting_config.engines.vllm.resolution as vllm_resolution
+import drafting_config.engines.vllm.speculators as vllm_speculators
 from drafting_config import check
 from drafting_config.draft.file import (
     read_draft,
@@ -48,7 +48,7 @@ def test_the_target_is_found_with_vllms_translation_refusing_the_file(
     def refuse(*args: object, **kwargs: object) -> object:
         raise ParallelDraftingConfigError("refused by a stand-in", field="speculators_config")
 
-    monkeypatch.setattr(vllm_resolution, "translate", refuse)
+    monkeypatch.setattr(vllm_speculators, "translate", refuse)  # resolution imports it when used
     target = _target(tmp_path)
     verdict = check(_with_verifier(target), engine=engine, check_tokenizer=False)
     assert verdict.target == target

@@ -39,7 +39,7 @@ from drafting_config import (
     check_many,
 )
 from drafting_config.engines import ENGINES
-from drafting_config.engines.interface import DRAFT_PLACEHOLDER, Reading
+from drafting_config.engines.interface import DRAFT_PLACEHOLDER
 from drafting_config.files.repo_ids import (
     RepoIdError,
     RepoNotCachedError,
@@ -933,9 +933,9 @@ def test_a_config_files_folder_is_pathlibs_parent(
 # --- hand-written __init__s of frozen dataclasses ------------------------------------------------
 
 
-@pytest.mark.parametrize("cls", [Verdict, Resolution, FieldVerdict, Reading])
+@pytest.mark.parametrize("cls", [Verdict, Resolution, FieldVerdict])
 def test_a_hand_written_init_takes_the_fields_as_the_dataclass_would(cls: type) -> None:
-    """``Verdict``, ``Resolution``, ``FieldVerdict`` and ``Reading`` write their fields in one
+    """``Verdict``, ``Resolution`` and ``FieldVerdict`` write their fields in one
     update of the instance's dict (a frozen dataclass's own __init__ makes a call per field): their
     __init__ must take the fields as the generated one would (names, order, kinds,
     annotations, defaults) and set every one of them, and they stay frozen."""

@@ -144,6 +144,8 @@ def names_token_id(value: object, token_id: int) -> bool:
     """Whether a special-token field (an id, or a list of ids such as a list of eos ids)
     holds ``token_id``.  Only ints are compared (see
     :func:`~drafting_config.values.integers.exact_int`)."""
+    if type(value) is int:  # most fields: one id, exact_int's first case
+        return value == token_id
     if is_list(value):
         return any(exact_int(item) == token_id for item in value)
     return exact_int(value) == token_id

@@ -62,6 +62,10 @@ SPECULATORS_CONFIG_FIELD: Final = "speculators_config"
 SPECULATORS_VERIFIER_FIELD: Final = f"{SPECULATORS_CONFIG_FIELD}.verifier.name_or_path"
 """Where a speculators file names its verifier: the target model, a repo id or a path."""
 
+TRANSFORMER_LAYER_CONFIG_FIELD: Final = "transformer_layer_config"
+"""The section of a speculators file holding the draft's own Hugging Face config, which an
+engine's translation starts from."""
+
 FileField = Callable[[str], str]
 """Where a field of the config read sits in the draft's file."""
 
@@ -261,7 +265,7 @@ def read_fields(
     order: Sequence[TokenIdField] = PRIORITY_ORDER,
     format: ConfigFormat = "hf",
     in_file: FileField = same_field,
-    missing: ParallelDraftingConfigError | None = None,
+    missing: Callable[[], ParallelDraftingConfigError | None] | None = None,
     fed_target_hidden_states: bool | None = None,
 ) -> DraftFile:
     """The token-id fields and sizes of the config ``get`` reads, by the priority table.
@@ -269,8 +273,9 @@ def read_fields(
     Args:
         config: the object ``get`` reads (its class's defaults explain a conflict).
         in_file: where each field read sits in the draft's file (an engine's translation).
-        missing: the error for a config that sets no token-id field, when the file names its
-            token id elsewhere than the table's fields (a speculators file).
+        missing: makes the error for a config that sets no token-id field, when the file
+            names its token id elsewhere than the table's fields (a speculators file); asked
+            only of such a config (``None``, or its ``None``: the table's error).
     """
     errors: list[ParallelDraftingConfigError] = []
     try:
@@ -288,7 +293,7 @@ def read_fields(
     winner = first_set if first_set is not None and first_set.status is _WINNER else None
     if first_set is None:
         errors.append(
-            missing
+            (None if missing is None else missing())
             or ParallelDraftingConfigError(
                 missing_token_id_message(order), code=codes.TOKEN_MISSING
             )
@@ -313,18 +318,18 @@ def read_fields(
             warnings.extend(_placeholder_warnings(read, winner.source, token_id, in_file))
         except ParallelDraftingConfigError as error:
             errors.append(error)
-    return DraftFile(
-        config=config,
-        fields=fields,
-        hidden_size=hidden_size,
-        vocab_size=vocab_size,
-        errors=tuple(errors),
-        warnings=tuple(warnings),
-        format=format,
-        eagle_mask_token_id=eagle,
-        get=get,
-        in_file=in_file,
-        fed_target_hidden_states=fed_target_hidden_states,
+    return DraftFile(  # the fields in order (keywords cost a call per draft to match)
+        fields,
+        hidden_size,
+        vocab_size,
+        tuple(errors),
+        tuple(warnings),
+        format,
+        eagle,  # eagle_mask_token_id
+        config,
+        get,
+        in_file,
+        fed_target_hidden_states,
     )
 
 
@@ -349,8 +354,8 @@ def _field_verdicts(
     valid ones are shadowed by it, or merely valid when it is invalid."""
     verdicts: list[FieldVerdict] = []
     first_set: FieldVerdict | None = None
-    absent = _ABSENT if order is PRIORITY_ORDER else None
-    for index, source in enumerate(order):
+    rows = _ROWS if order is PRIORITY_ORDER else tuple((row, None) for row in order)
+    for source, absent in rows:
         section = source.section
         try:  # the value, MISSING if it or its section is absent or null
             if section is None:
@@ -361,7 +366,7 @@ def _field_verdicts(
             verdict = FieldVerdict(source, _INVALID, MISSING, error=error)
         else:
             if value is MISSING and absent is not None:
-                verdict = absent[index]  # most rows of a config: one frozen verdict, reused
+                verdict = absent  # most rows of a config: one frozen verdict, reused
             else:
                 verdict = _judge(source, value, vocab_size, first_set, in_file)
         if first_set is None and verdict.status in _SET:
@@ -370,8 +375,10 @@ def _field_verdicts(
     return tuple(verdicts), first_set
 
 
-_ABSENT: Final = tuple(FieldVerdict(row, FieldStatus.ABSENT, MISSING) for row in PRIORITY_ORDER)
-"""The verdict of each row of the table in force when the config lacks its field."""
+_ROWS: Final = tuple(
+    (row, FieldVerdict(row, FieldStatus.ABSENT, MISSING)) for row in PRIORITY_ORDER
+)
+"""Each row of the table in force, with its verdict when the config lacks its field."""
 
 
 def _judge(

@@ -84,10 +84,12 @@ class TokenField:
     """Why it is invalid, for an invalid field."""
 
 
-@dataclass(frozen=True, init=False)
+@dataclass
 class Reading:
     """What an engine reads of a draft knowing its target (the verdict's fields of the
-    same names; see :class:`~drafting_config.Verdict`)."""
+    same names; see :class:`~drafting_config.Verdict`).  Never changed once built: not a
+    frozen dataclass, whose ``__init__`` costs a call per field, and a judge builds one per
+    draft of a sweep."""
 
     algorithm: str | None = None
     token_id: int | None = None
@@ -115,41 +117,6 @@ class Reading:
     token_fields: tuple[TokenField, ...] | None = None
     """Where the engine looks for the token id, in its order, when it is not the library's
     priority table (``None``: that table, :attr:`Resolution.fields`, as vLLM reads it)."""
-
-    def __init__(  # noqa: PLR0917 - the fields, as the dataclass's own __init__ takes them
-        self,
-        algorithm: str | None = None,
-        token_id: int | None = None,
-        token_source: str | None = None,
-        aux_layer_ids: tuple[int, ...] | None = None,
-        aux_layer_source: str | None = None,
-        token: TokenFacts | None = None,
-        weights: WeightsFacts | None = None,
-        shadowed: tuple[FieldVerdict, ...] = (),
-        algorithm_assumed: bool = False,
-        mode: str | None = None,
-        parallel: bool | None = None,
-        serve_with: str | None = None,
-        token_fields: tuple[TokenField, ...] | None = None,
-    ) -> None:
-        # The frozen dataclass's own __init__, in one write of the instance's dict rather than
-        # an object.__setattr__ call per field (as Verdict's): an engine builds one per draft.
-        # A test holds the signature to the fields (names, order, defaults).
-        vars(self).update(
-            algorithm=algorithm,
-            token_id=token_id,
-            token_source=token_source,
-            aux_layer_ids=aux_layer_ids,
-            aux_layer_source=aux_layer_source,
-            token=token,
-            weights=weights,
-            shadowed=shadowed,
-            algorithm_assumed=algorithm_assumed,
-            mode=mode,
-            parallel=parallel,
-            serve_with=serve_with,
-            token_fields=token_fields,
-        )
 
 
 @dataclass(frozen=True)

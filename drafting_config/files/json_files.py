@@ -132,7 +132,7 @@ def read_json_object(path: PathArgument, *, max_bytes: int, what: str) -> dict[s
 
 def _parse_object(name: str, data: bytes, what: str) -> dict[str, object]:
     """Decode and parse the bytes of ``name``; its root must be a JSON object."""
-    if not data.strip():
+    if not data or data.isspace():  # not data.strip(), which copies the file
         raise ConfigFileError(
             name, "the file is empty, not a JSON object.", fix=f"write the {what} as a JSON object"
         )

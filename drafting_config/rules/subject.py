@@ -12,7 +12,7 @@ added there (for vLLM, to :data:`drafting_config.engines.vllm.RULES`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from drafting_config.draft.file import DraftFile
 from drafting_config.draft.target import TargetFacts
@@ -55,17 +55,19 @@ class Subject:
     """The launch the draft is served with, when given: the engine judges it against the
     draft (each engine's launch rules)."""
 
+    get: FieldGetter = field(init=False, repr=False, compare=False)
+    """The reader of the config the engine reads (``draft.get``): an attribute, not a
+    property, as the rules read it a dozen times per draft."""
+
+    def __post_init__(self) -> None:
+        self.get = self.draft.get
+
     @property
     def takes_target_hidden_states(self) -> bool:
         """Whether the drafter is fed the target's hidden states: never for a separate draft
         model (:attr:`separate_model`), else as the draft's file says
         (:attr:`DraftFile.takes_target_hidden_states`)."""
         return not self.separate_model and self.draft.takes_target_hidden_states
-
-    @property
-    def get(self) -> FieldGetter:
-        """The reader of the config the engine reads (``draft.get``)."""
-        return self.draft.get
 
     def file_field(self, field: str) -> str:
         """Where ``field`` of the config read sits in the draft's file (see

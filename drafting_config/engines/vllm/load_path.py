@@ -24,6 +24,7 @@ from drafting_config.draft.architectures import (
     QWEN3_OMNI_DSPARK,
 )
 from drafting_config.draft.fields import FieldStatus
+from drafting_config.draft.file import TRANSFORMER_LAYER_CONFIG_FIELD as TRANSFORMER_LAYER_CONFIG
 from drafting_config.draft.target import TargetFacts
 from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.engines.vllm.modes import served_mode
@@ -45,9 +46,6 @@ from drafting_config.engines.vllm.names import (
 )
 from drafting_config.engines.vllm.resolution import VllmSubject
 from drafting_config.engines.vllm.runners import is_set
-from drafting_config.engines.vllm.speculators import (
-    TRANSFORMER_LAYER_CONFIG_FIELD as TRANSFORMER_LAYER_CONFIG,
-)
 from drafting_config.engines.vllm.tables import vllm_tables
 from drafting_config.values import codes
 from drafting_config.values.edits import ConfigEdit, is_json_value

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Final, cast
 
 from drafting_config.draft.fields import FieldVerdict, shadowed_of, winner_of
 from drafting_config.draft.file import (
@@ -31,12 +32,14 @@ from drafting_config.engines.vllm.runners import (
     serving_method,
     tapped_layers,
 )
-from drafting_config.engines.vllm.speculators import MASK_TOKEN_FIELD, SpeculatorsDraft, translate
 from drafting_config.rules.subject import Subject
 from drafting_config.values.errors import ParallelDraftingConfigError, ParallelDraftingConfigWarning
 from drafting_config.values.fields import FieldGetter, field_getter
 from drafting_config.values.findings import Findings
 from drafting_config.values.sources import PRIORITY_ORDER, TokenIdField
+
+if TYPE_CHECKING:  # loaded with the first speculators file (translate): most checks read none
+    from drafting_config.engines.vllm.speculators import SpeculatorsDraft
 
 
 @dataclass(frozen=True, init=False)
@@ -197,6 +200,8 @@ def resolve_file(draft: DraftFile, *, order: Sequence[TokenIdField] = PRIORITY_O
         return Resolution((), None, None, draft.errors, (), draft=draft)
     if draft.format == "hf":
         return _resolution(draft, None)
+    from drafting_config.engines.vllm.speculators import translate  # noqa: PLC0415 - see above
+
     missing: ParallelDraftingConfigError | None = None
     try:
         speculators = translate(draft.get)
@@ -215,7 +220,7 @@ def resolve_file(draft: DraftFile, *, order: Sequence[TokenIdField] = PRIORITY_O
         order=order,
         format="speculators",
         in_file=speculators.file_field,
-        missing=missing or _missing_token_id(speculators),
+        missing=lambda: missing or _missing_token_id(speculators),  # made only when asked
         fed_target_hidden_states=speculators.spec.fed_target_hidden_states,
     )
     return _resolution(translated, speculators)
@@ -236,19 +241,19 @@ def _resolution(draft: DraftFile, speculators: SpeculatorsDraft | None) -> Resol
     algorithm = _algorithm(draft.get, draft.winner, speculators)
     tapped = _tapped(draft.get, algorithm)
     aux_layer_ids, aux_layer_source = _aux_layers(tapped, draft.in_file)
-    return Resolution(
-        fields=draft.fields,
-        hidden_size=draft.hidden_size,
-        vocab_size=draft.vocab_size,
-        errors=draft.errors,
-        warnings=draft.warnings,
-        format=draft.format,
-        algorithm=algorithm,
-        eagle_mask_token_id=draft.eagle_mask_token_id,
-        speculators=speculators,
-        aux_layer_ids=aux_layer_ids,
-        aux_layer_source=aux_layer_source,
-        tapped=tapped,
+    return Resolution(  # the fields in order (keywords cost a call per draft to match)
+        draft.fields,
+        draft.hidden_size,
+        draft.vocab_size,
+        draft.errors,
+        draft.warnings,
+        draft.format,
+        algorithm,
+        draft.eagle_mask_token_id,
+        speculators,
+        aux_layer_ids,
+        aux_layer_source,
+        tapped,
         draft=draft,
     )
 
@@ -272,6 +277,8 @@ def _refused(get: FieldGetter, errors: tuple[ParallelDraftingConfigError, ...]) 
     """The resolution of a speculators file refused before its token id is read: it keeps
     its format and its errors (for a sequential algorithm, ``eagle3``, the refusal as not
     parallel drafting, then what vLLM's translation fails on)."""
+    from drafting_config.engines.vllm.speculators import translate  # noqa: PLC0415 - see above
+
     refused = DraftFile((), None, None, errors, (), format="speculators", get=get)
     try:
         translated = translate(get, parallel_only=False)
@@ -305,6 +312,8 @@ def _missing_token_id(speculators: SpeculatorsDraft) -> ParallelDraftingConfigEr
     """
     if speculators.spec.mask_token_source is None:
         return None
+    from drafting_config.engines.vllm.speculators import MASK_TOKEN_FIELD  # noqa: PLC0415
+
     return ParallelDraftingConfigError(
         f"`{MASK_TOKEN_FIELD}` is missing or null, so vLLM finds no parallel-drafting token "
         f"id for this speculators {speculators.algorithm} draft and refuses it.",
@@ -405,18 +414,31 @@ def tapped_knowing_target(subject: VllmSubject) -> TappedLayers | None:
     ``model_type``, ``config/speculative.py``); ``None`` for a drafter fed no hidden states
     (PARD).
 
+    Read once per subject (kept in :attr:`VllmSubject.derived`: the layer, running and
+    drafter rules and the verdict's layers all ask).
+
     Raises:
-        ParallelDraftingConfigError: a field of the draft cannot be read at all.
+        ParallelDraftingConfigError: a field of the draft cannot be read at all (on every
+            ask).
     """
+    derived = subject.derived
+    if _TAPPED in derived:
+        return cast("TappedLayers | None", derived[_TAPPED])
     resolution, target = subject.resolution, subject.target
     runner = runner_of(resolution.algorithm, subject.version)
     if runner is None:  # PARD: a complete LM, fed no hidden states
+        derived[_TAPPED] = None
         return None
     model_type = DEEPSEEK_V41 if target is not None and target.model_type == DEEPSEEK_V41 else None
     taps = resolution.tapped  # the resolver's run, unless the target or the release changes it
     if taps is None or model_type is not None or runner is not runner_of(resolution.algorithm):
         taps = tapped_layers(subject.get, runner, model_type=model_type)
+    derived[_TAPPED] = taps
     return taps
+
+
+_TAPPED: Final = "tapped_knowing_target"
+"""The key of :func:`tapped_knowing_target`'s reading in :attr:`VllmSubject.derived`."""
 
 
 def aux_layers(subject: VllmSubject) -> tuple[tuple[int, ...] | None, str | None]:

@@ -42,13 +42,26 @@ from drafting_config.engines.vllm.names import (
     since,
 )
 from drafting_config.values.errors import describe_value
-from drafting_config.values.fields import MISSING, FieldGetter, is_kind, is_list, read_path
+from drafting_config.values.fields import (
+    MISSING,
+    FieldGetter,
+    is_kind,
+    is_list,
+    read_field,
+    read_path,
+)
 from drafting_config.values.integers import exact_int
 
 # --- the method, and the runner serving it ----------------------------------------------------
 
 DSPARK_PROJECTOR_FIELD: Final = "dflash_config.projector_type"
 """Where SpecForge's DSpark drafters, in DFlash's layout, say they are DSpark."""
+
+
+_GUESSED_DSPARK: Final = frozenset(
+    {QWEN3_DSPARK, QWEN3_OMNI_DSPARK, MUSE_SPARK_DSPARK, GEMMA4_DSPARK}
+)
+"""The architectures vLLM guesses ``dspark`` from whatever the ``model_type``."""
 
 
 def serving_method(get: FieldGetter, method: str | None) -> str | None:
@@ -73,7 +86,7 @@ def serving_method(get: FieldGetter, method: str | None) -> str | None:
         names = {name for name in listed if isinstance(name, str)} if is_list(listed) else set()
         if MUSE_GLIMMER in names:
             return "dflash"
-        if names & {QWEN3_DSPARK, QWEN3_OMNI_DSPARK, MUSE_SPARK_DSPARK, GEMMA4_DSPARK}:
+        if not names.isdisjoint(_GUESSED_DSPARK):
             return "dspark"
         if DSPARK_DRAFT in names and get("model_type", None) == "qwen3":
             return "dspark"
@@ -187,6 +200,12 @@ NEWER_RUNNER_FIELDS: Final = (
 )
 """The fields :func:`newer_runner_layers` reads, in its order."""
 
+_DFLASH_TARGET_LAYER_IDS: Final = tuple(DFLASH_TARGET_LAYER_IDS.split("."))
+_NESTED_LAST: Final = tuple(
+    (field, tuple(field.split("."))) for field in (DFLASH_LAYER_IDS, EAGLE_CONFIG_LAYER_IDS)
+)
+"""The nested fields :func:`newer_runner_layers` reads, as section and key, split once."""
+
 OLDER_RUNNER_FIELDS: Final = (
     EAGLE_LAYER_IDS,
     DFLASH_TARGET_LAYER_IDS,
@@ -248,23 +267,24 @@ def newer_runner_layers(  # noqa: PLR0911 (one return per field, as vLLM's funct
     """
     if model_type is None:
         model_type = get("model_type", None)
+    # None first in each test: most drafts leave most of these fields unset
     layer_ids = get(EAGLE_LAYER_IDS, None)
-    if is_set(layer_ids):
+    if layer_ids is not None and is_set(layer_ids):
         return _taken(EAGLE_LAYER_IDS, layer_ids)
-    layer_ids = read_path(get, DFLASH_TARGET_LAYER_IDS, only_dicts=True)
-    if is_set(layer_ids):  # DFlash's layer indices: vLLM adds 1
+    layer_ids = read_field(get, *_DFLASH_TARGET_LAYER_IDS, only_dicts=True)
+    if layer_ids is not None and is_set(layer_ids):  # DFlash's layer indices: vLLM adds 1
         return _taken(DFLASH_TARGET_LAYER_IDS, layer_ids, shift=1)
     layer_ids = get(DSPARK_TARGET_LAYER_IDS, None)
-    if is_set(layer_ids):
+    if layer_ids is not None and is_set(layer_ids):
         if model_type == DEEPSEEK_V41:  # capture indices already: list(ids)
             return _taken(DSPARK_TARGET_LAYER_IDS, layer_ids, listed=True)
         return _taken(DSPARK_TARGET_LAYER_IDS, layer_ids, shift=1)
     layer_ids = get(TARGET_LAYER_IDS, None)
-    if is_set(layer_ids):  # dense DSpark (Qwen3): layer indices too
+    if layer_ids is not None and is_set(layer_ids):  # dense DSpark (Qwen3): layer indices too
         return _taken(TARGET_LAYER_IDS, layer_ids, shift=1)
-    for field in (DFLASH_LAYER_IDS, EAGLE_CONFIG_LAYER_IDS):
-        layer_ids = read_path(get, field, only_dicts=True)
-        if is_set(layer_ids):
+    for field, (section, key) in _NESTED_LAST:
+        layer_ids = read_field(get, section, key, only_dicts=True)
+        if layer_ids is not None and is_set(layer_ids):
             return _taken(field, layer_ids)
     return NO_LAYERS
 
@@ -332,19 +352,27 @@ def _raises(value: object, shift: int) -> str | None:
 
 def _taken(field: str, value: object, *, shift: int = 0, listed: bool = False) -> TappedLayers:
     """The runner's result for the value it took from ``field``: the ids, or why vLLM
-    raises on it or returns something that is not a list of ints."""
-    problem = _raises(value, shift)
-    if problem is not None:
-        return TappedLayers(None, field, value, shift, problem)
-    if not is_set(value):
+    raises on it (:func:`_raises`) or returns something that is not a list of ints.  One
+    pass over a list of ints, the common value; :func:`_raises` is asked only of a value
+    that is not one."""
+    try:
+        truth = bool(value)
+    except Exception:  # vLLM fails reading it
+        return TappedLayers(None, field, value, shift, _raises(value, shift))
+    if shift and not is_list(value):  # vLLM fails adding 1 to each id, even of an empty one
+        return TappedLayers(None, field, value, shift, _raises(value, shift))
+    if not truth:
         return NO_LAYERS
     if not is_list(value):
-        problem = (
-            f"is {describe_value(value)}, not a list of layer ids, so vLLM fails tapping it"
-            if listed
-            else f"is {describe_value(value)}, not a list, so vLLM stops looking for layers "
-            "here and taps the target model's default layers instead"
-        )
+        if listed:
+            problem = (
+                f"is {describe_value(value)}, not a list of layer ids, so vLLM fails tapping it"
+            )
+        else:
+            problem = (
+                f"is {describe_value(value)}, not a list, so vLLM stops looking for layers "
+                "here and taps the target model's default layers instead"
+            )
         return TappedLayers(None, field, value, shift, problem)
     ids: list[int] = []
     whole_floats = False
@@ -352,8 +380,8 @@ def _taken(field: str, value: object, *, shift: int = 0, listed: bool = False) -
         number = exact_int(item)
         if number is None and type(item) is float and item.is_integer():
             number, whole_floats = int(item), True
-        if number is None:
-            problem = (
+        if number is None:  # vLLM may fail adding 1 to a later item before it returns
+            problem = _raises(value, shift) or (
                 f"has item {index} = {describe_value(item)}, not an int layer id, so vLLM "
                 "taps other layers than it names"
             )

@@ -32,15 +32,13 @@ from drafting_config.draft.file import (
     SPECULATORS_CONFIG_FIELD,
     SPECULATORS_TYPE_FIELD,
     SPECULATORS_VERIFIER_FIELD,
+    TRANSFORMER_LAYER_CONFIG_FIELD,
 )
 from drafting_config.engines.vllm import codes as vllm_codes
 from drafting_config.values.errors import ParallelDraftingConfigError, describe_value, foreign_error
 from drafting_config.values.fields import MISSING, FieldGetter, field_getter, is_kind, is_list
 from drafting_config.values.integers import INT32_LIMIT, exact_int
 from drafting_config.values.sources import TokenIdSource
-
-TRANSFORMER_LAYER_CONFIG_FIELD: Final = "transformer_layer_config"
-"""The section holding the draft's own Hugging Face config, which vLLM starts from."""
 
 MASK_TOKEN_FIELD: Final = "mask_token_id"
 """The top-level mask token id of a speculators draft (before translation)."""
@@ -200,6 +198,9 @@ SPECULATORS_ALGORITHMS: Final[Mapping[str, SpeculatorsAlgorithm]] = MappingProxy
 PARALLEL_DRAFTING_ALGORITHMS: Final = tuple(row.name for row in _ROWS if row.parallel_drafting)
 """The speculators algorithms that draft in parallel: the ones :func:`translate` accepts."""
 
+_PARALLEL_NAMES: Final = ", ".join(PARALLEL_DRAFTING_ALGORITHMS)
+"""Those algorithms as the messages list them."""
+
 
 @dataclass(frozen=True)
 class SpeculatorsDraft:
@@ -284,7 +285,7 @@ def translate(get: FieldGetter, *, parallel_only: bool = True) -> SpeculatorsDra
     else:
         _copy_when_set(get, _DRAFT_VOCAB_SIZE, hf_config, _DRAFT_VOCAB_SIZE, origins)
     _copy_when_set(get, _TARGET_HIDDEN_SIZE, hf_config, _TARGET_HIDDEN_SIZE, origins)
-    for section in _written_sections(algorithm):
+    for section in _WRITTEN_SECTIONS[algorithm.name]:
         hf_config[section] = {}  # vLLM assigns these sections afresh
 
     if algorithm.target_layer_ids_field is not None:
@@ -321,7 +322,7 @@ def translate(get: FieldGetter, *, parallel_only: bool = True) -> SpeculatorsDra
 
 def _algorithm(get: FieldGetter, *, parallel_only: bool) -> SpeculatorsAlgorithm:
     value = get(SPECULATORS_TYPE_FIELD, MISSING)
-    parallel = ", ".join(PARALLEL_DRAFTING_ALGORITHMS)
+    parallel = _PARALLEL_NAMES
     if value is MISSING or value is None:
         raise ParallelDraftingConfigError(
             f"`{SPECULATORS_TYPE_FIELD}` is {_absent(value)}, so vLLM cannot tell the "
@@ -432,14 +433,14 @@ def _transformer_layer_config(get: FieldGetter) -> dict[str, object]:
             f"vocab_size, ...) as `{field}`",
             evidence=f'{_VALIDATES} "Must provide transformer_layer_config"',
         )
-    if not is_kind(section, Mapping):
+    if type(section) is not dict and not is_kind(section, Mapping):
         raise _not_an_object(field, section)
     try:
         items = list(cast("Mapping[object, object]", section).items())
     except Exception as error:  # a mapping whose reads raise
         raise foreign_error(f"Could not list the fields of `{field}`", error, field=field) from None
     for key, _ in items:
-        if not is_kind(key, str):
+        if type(key) is not str and not is_kind(key, str):  # a parsed file's keys: str
             raise ParallelDraftingConfigError(
                 f"`{field}` has the key {describe_value(key)}, not a string, so it is no JSON "
                 "object vLLM can build the draft's config from.",
@@ -499,7 +500,7 @@ def _section(
 
 
 def _mapping_reader(value: object, path: str) -> FieldGetter:
-    if not is_kind(value, Mapping):
+    if type(value) is not dict and not is_kind(value, Mapping):  # a parsed file's: a dict
         raise _not_an_object(path, value)
     return field_getter(value, path)
 
@@ -547,7 +548,7 @@ def _minus_one(value: object) -> list[object]:
         )
     shifted: list[object] = []
     for index, item in enumerate(value):
-        if not isinstance(item, (int, float)):
+        if type(item) is not int and not isinstance(item, (int, float)):
             raise ParallelDraftingConfigError(
                 f"`{AUX_LAYER_IDS_FIELD}` item {index} is {describe_value(item)}, not a "
                 "layer id, and vLLM computes id - 1 for each and fails on it.",
@@ -583,6 +584,10 @@ def _written_sections(algorithm: SpeculatorsAlgorithm) -> tuple[str, ...]:
     return tuple(dict.fromkeys(section for section in sections if section))
 
 
+_WRITTEN_SECTIONS: Final = {row.name: _written_sections(row) for row in _ROWS}
+""":func:`_written_sections` of each algorithm, made once."""
+
+
 def _write(hf_config: dict[str, object], path: str, value: object) -> None:
     """Write ``value`` at a top-level or ``section.key`` path of ``hf_config``; the section
     is one :func:`translate` created."""
@@ -595,7 +600,7 @@ def _write(hf_config: dict[str, object], path: str, value: object) -> None:
 
 def _exact_str(value: object) -> str | None:
     """``value`` if it is a ``str`` (by its type, as :func:`exact_int` tests ints), else None."""
-    return cast("str", value) if is_kind(value, str) else None
+    return cast("str", value) if type(value) is str or is_kind(value, str) else None
 
 
 def _json_falsy(value: object) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 from types import SimpleNamespace
 from typing import Any
@@ -255,3 +257,24 @@ def test_a_speculators_draft_with_a_null_mask_token_id_is_refused_with_a_fix() -
     )
     assert error.fix == "set `mask_token_id` to the mask token's id"
     assert "`dflash_config.mask_token_id`" in (error.evidence or "")
+
+
+SPECULATORS_MODULE = "drafting_config.engines.vllm.speculators"
+
+
+def _loads_speculators(draft: str) -> bool:
+    """Whether a ``check`` of ``draft``, in a fresh interpreter, loads vLLM's speculators
+    translation."""
+    code = (
+        "import sys; from drafting_config import check; check(sys.argv[1], check_weights=False, "
+        f"check_tokenizer=False); print({SPECULATORS_MODULE!r} in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, draft], capture_output=True, text=True, check=True
+    )
+    return result.stdout.strip().splitlines()[-1] == "True"
+
+
+def test_the_speculators_translation_is_loaded_with_the_first_speculators_file() -> None:
+    assert not _loads_speculators(str(EXAMPLES / "dflash-qwen3-4b" / "config.json"))
+    assert _loads_speculators(str(EXAMPLES / "speculators-dflash-qwen3-8b" / "config.json"))

@@ -678,28 +678,27 @@ def _judge(  # noqa: PLR0917 - the parts of one draft's reading, each built once
         require_parallel=options.require_parallel,
     )
     served = not found.errors
-    # The fields in order, each named: twenty keywords cost a sweep 0.8 us a verdict to match
     return Verdict(
-        located.shown,  # path
-        resolution,
-        _unique(found.errors),  # errors
-        tuple(one_placeholder_warning(found.warnings)),  # warnings: one finding, one fact
-        tuple(found.notes),  # notes
-        target.name,  # target
-        reading.token,
-        reading.weights,
-        reading.token_id,
-        reading.aux_layer_ids,
-        reading.aux_layer_source,
-        rules.ENGINE,  # engine
-        reading.algorithm,
-        reading.token_source,
-        reading.shadowed,
-        reading.algorithm_assumed,
-        reading.mode if served else None,  # mode
-        reading.parallel if served else None,  # parallel
-        reading.serve_with if served else None,  # serve_with
-        reading.token_fields,
+        path=located.shown,
+        resolution=resolution,
+        errors=_unique(found.errors),
+        warnings=tuple(one_placeholder_warning(found.warnings)),  # one finding, one fact
+        notes=tuple(found.notes),
+        target=target.name,
+        token=reading.token,
+        weights=reading.weights,
+        token_id=reading.token_id,
+        aux_layer_ids=reading.aux_layer_ids,
+        aux_layer_source=reading.aux_layer_source,
+        engine=rules.ENGINE,
+        algorithm=reading.algorithm,
+        token_source=reading.token_source,
+        shadowed=reading.shadowed,
+        algorithm_assumed=reading.algorithm_assumed,
+        mode=reading.mode if served else None,
+        parallel=reading.parallel if served else None,
+        serve_with=reading.serve_with if served else None,
+        token_fields=reading.token_fields,
     )
 
 

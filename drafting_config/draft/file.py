@@ -318,18 +318,18 @@ def read_fields(
             warnings.extend(_placeholder_warnings(read, winner.source, token_id, in_file))
         except ParallelDraftingConfigError as error:
             errors.append(error)
-    return DraftFile(  # the fields in order (keywords cost a call per draft to match)
-        fields,
-        hidden_size,
-        vocab_size,
-        tuple(errors),
-        tuple(warnings),
-        format,
-        eagle,  # eagle_mask_token_id
-        config,
-        get,
-        in_file,
-        fed_target_hidden_states,
+    return DraftFile(
+        config=config,
+        fields=fields,
+        hidden_size=hidden_size,
+        vocab_size=vocab_size,
+        errors=tuple(errors),
+        warnings=tuple(warnings),
+        format=format,
+        eagle_mask_token_id=eagle,
+        get=get,
+        in_file=in_file,
+        fed_target_hidden_states=fed_target_hidden_states,
     )
 
 

@@ -241,19 +241,19 @@ def _resolution(draft: DraftFile, speculators: SpeculatorsDraft | None) -> Resol
     algorithm = _algorithm(draft.get, draft.winner, speculators)
     tapped = _tapped(draft.get, algorithm)
     aux_layer_ids, aux_layer_source = _aux_layers(tapped, draft.in_file)
-    return Resolution(  # the fields in order (keywords cost a call per draft to match)
-        draft.fields,
-        draft.hidden_size,
-        draft.vocab_size,
-        draft.errors,
-        draft.warnings,
-        draft.format,
-        algorithm,
-        draft.eagle_mask_token_id,
-        speculators,
-        aux_layer_ids,
-        aux_layer_source,
-        tapped,
+    return Resolution(
+        fields=draft.fields,
+        hidden_size=draft.hidden_size,
+        vocab_size=draft.vocab_size,
+        errors=draft.errors,
+        warnings=draft.warnings,
+        format=draft.format,
+        algorithm=algorithm,
+        eagle_mask_token_id=draft.eagle_mask_token_id,
+        speculators=speculators,
+        aux_layer_ids=aux_layer_ids,
+        aux_layer_source=aux_layer_source,
+        tapped=tapped,
         draft=draft,
     )
 

@@ -37,7 +37,7 @@ from drafting_config.values.errors import (
     describe_value,
 )
 from drafting_config.values.fields import MISSING, read_field, read_path
-from drafting_config.values.findings import Findings
+from drafting_config.values.findings import Findings, Note
 from drafting_config.values.integers import exact_int
 
 GUESSED_LAYERS_EVIDENCE: Final = (
@@ -189,6 +189,27 @@ def check_rope_against_target(subject: VllmSubject, found: Findings) -> None:
 SAMPLE_FROM_ANCHOR_FIELD: Final = "sample_from_anchor"
 
 
+_ANCHOR_ASSUMED: Final = Note(
+    ANCHOR_NOTE,
+    code=codes.SAMPLE_FROM_ANCHOR_ASSUMED,
+    field=SAMPLE_FROM_ANCHOR_FIELD,
+    evidence="vllm/v1/worker/gpu/spec_decode/dspark/speculator.py: DSparkSpeculator.__init__ "
+    'reads getattr(hf_config, "sample_from_anchor", True); vllm/config/vllm.py: '
+    "num_lookahead_tokens",
+)
+"""The note of :func:`check_assumed_sample_from_anchor`, the same for every draft it holds for
+(made once: a sweep holds it for every DSpark draft)."""
+
+_CAUSALITY_ASSUMED: Final = Note(
+    CAUSALITY_NOTE,
+    code=codes.CAUSALITY_ASSUMED,
+    field="dflash_config.causal",
+    evidence="vllm/model_executor/models/qwen3_dflash.py: _dflash_layer_causal reads "
+    "is_causal, then dflash_config.causal, else layer_types; vllm-project/vllm#43445",
+)
+"""The note of :func:`check_assumed_causality`, the same for every draft it holds for."""
+
+
 def check_assumed_sample_from_anchor(subject: VllmSubject, found: Findings) -> None:
     """A DSpark draft that does not record ``sample_from_anchor``: vLLM assumes true, the
     anchor-first layout (``getattr(hf_config, "sample_from_anchor", True)`` in
@@ -204,14 +225,7 @@ def check_assumed_sample_from_anchor(subject: VllmSubject, found: Findings) -> N
     nested = read_field(get, "dflash_config", "sample_from_anchor", MISSING, only_dicts=True)
     if nested is not MISSING:
         return  # judged by check_sample_from_anchor
-    found.note(
-        ANCHOR_NOTE,
-        code=codes.SAMPLE_FROM_ANCHOR_ASSUMED,
-        field=SAMPLE_FROM_ANCHOR_FIELD,
-        evidence="vllm/v1/worker/gpu/spec_decode/dspark/speculator.py: DSparkSpeculator.__init__ "
-        'reads getattr(hf_config, "sample_from_anchor", True); vllm/config/vllm.py: '
-        "num_lookahead_tokens",
-    )
+    found.notes.append(_ANCHOR_ASSUMED)
 
 
 def check_assumed_causality(subject: VllmSubject, found: Findings) -> None:
@@ -232,10 +246,4 @@ def check_assumed_causality(subject: VllmSubject, found: Findings) -> None:
         return
     if read_field(get, "dflash_config", "causal", None, only_dicts=True) is not None:
         return
-    found.note(
-        CAUSALITY_NOTE,
-        code=codes.CAUSALITY_ASSUMED,
-        field="dflash_config.causal",
-        evidence="vllm/model_executor/models/qwen3_dflash.py: _dflash_layer_causal reads "
-        "is_causal, then dflash_config.causal, else layer_types; vllm-project/vllm#43445",
-    )
+    found.notes.append(_CAUSALITY_ASSUMED)

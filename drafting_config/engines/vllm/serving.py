@@ -28,7 +28,7 @@ from drafting_config.engines.vllm.names import SERVE_OPTION, since
 from drafting_config.values import codes
 from drafting_config.values.errors import ParallelDraftingConfigError
 from drafting_config.values.fields import read_path
-from drafting_config.values.findings import Findings
+from drafting_config.values.findings import Findings, Note
 from drafting_config.values.integers import exact_int
 
 SERVE_COMMAND: Final = ("vllm", "serve")
@@ -68,6 +68,18 @@ _TOKENS_EVIDENCE: Final = {
 }
 """The note's evidence, by whether the release is :data:`_SPECULATOR_CONFIGS` or later."""
 
+_TOKENS_UNKNOWN_NOTES: Final = {
+    later: Note(
+        _TOKENS_UNKNOWN,
+        code=codes.SPECULATIVE_TOKENS_UNKNOWN,
+        fix=_TOKENS_FIX,
+        evidence=evidence,
+    )
+    for later, evidence in _TOKENS_EVIDENCE.items()
+}
+"""The ``speculative-tokens-unknown`` note, by whether the release is
+:data:`_SPECULATOR_CONFIGS` or later (made once each: a sweep holds it for most drafts)."""
+
 
 def speculative_tokens(mode: ServedMode, draft: DraftFile) -> int | None:
     """The ``num_speculative_tokens`` the draft's files give: the draft's own number
@@ -96,12 +108,7 @@ def serve_command(
     tokens: int | str | None = speculative_tokens(mode, draft)
     if tokens is None:
         tokens = TOKENS_PLACEHOLDER
-        found.note(
-            _TOKENS_UNKNOWN,
-            code=codes.SPECULATIVE_TOKENS_UNKNOWN,
-            fix=_TOKENS_FIX,
-            evidence=_TOKENS_EVIDENCE[since(version, _SPECULATOR_CONFIGS)],
-        )
+        found.notes.append(_TOKENS_UNKNOWN_NOTES[since(version, _SPECULATOR_CONFIGS)])
     config = speculative_config(mode.method, names.draft, tokens, switch=mode.needs_switch)
     # shlex.join of the whole line, its fixed words quoted once (_QUOTED_COMMAND, _QUOTED_OPTION)
     target = _quoted_target(names.target)

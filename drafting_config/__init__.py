@@ -58,7 +58,7 @@ __all__ = [
     "resolve",
 ]
 
-__version__ = "0.5.0"
+__version__ = "0.5.1"
 """The release; the distribution's metadata reads it from here (``[tool.hatch.version]``)."""
 
 # Every name is loaded from its module on first use: importing the package runs none of

@@ -1,5 +1,6 @@
 """What both stage runners do inside the engine's environment: record an exception, report,
-and serve requests from stdin in forked children.
+serve requests from stdin in forked children, and read the rotary embedding a model was
+built with.
 
 Standard library only, and imported by the stage runners as ``tools.harness.serve``:
 a stage runner run as a script appends the repository's root to ``sys.path``, after the
@@ -19,7 +20,15 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["RESULT_PREFIX", "exception_record", "passed", "report", "serve"]
+__all__ = [
+    "RESULT_PREFIX",
+    "ROPE_ATTRIBUTES",
+    "exception_record",
+    "passed",
+    "report",
+    "rope_reading",
+    "serve",
+]
 
 RESULT_PREFIX = "HARNESS-RESULT "
 """What starts the report's line on stdout."""
@@ -130,3 +139,36 @@ def serve(
             os.remove(noted)
         print(RESULT_PREFIX + json.dumps(result, sort_keys=True), flush=True)
     return 0
+
+
+ROPE_ATTRIBUTES = (
+    "scaling_factor",
+    "low_freq_factor",
+    "high_freq_factor",
+    "orig_max_position",
+    "original_max_position_embeddings",
+    "extrapolation_factor",
+    "beta_fast",
+    "beta_slow",
+)
+"""What both engines' rotary embedding classes (vLLM's ``layers/rotary_embedding/*.py``,
+SGLang's ``srt/layers/rotary_embedding``) hold of their scaling, beside the class and
+``base``: read where a class has them."""
+
+
+def rope_reading(model: Any) -> dict[str, Any] | None:
+    """The rotary embedding ``model`` was built with (its first ``rotary_emb`` module, as the
+    engine's ``get_rope`` made it from the model's config): its class, its base and the
+    scaling it holds (:data:`ROPE_ATTRIBUTES`); ``None`` when it has none."""
+    for name, module in model.named_modules():
+        if name.split(".")[-1] != "rotary_emb":
+            continue
+        reading: dict[str, Any] = {"class": type(module).__name__}
+        base = getattr(module, "base", None)
+        reading["base"] = None if base is None else float(base)
+        for attribute in ROPE_ATTRIBUTES:
+            value = getattr(module, attribute, None)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                reading[attribute] = float(value)
+        return reading
+    return None

@@ -165,7 +165,7 @@ from typing import Any
 if not __package__:  # run as a script, in the engine's environment: see harness_common/serve.py
     sys.path.append(str(Path(__file__).resolve().parents[4]))
 
-from tools.harness.serve import exception_record, report, serve
+from tools.harness.serve import exception_record, report, rope_reading, serve
 from tools.harness.serve import passed as serve_passed
 
 STAGES = ("config", "registry", "pipeline", "target", "capture", "draft")
@@ -261,36 +261,6 @@ _SKIPPED_BY_REGISTRY = _Skipped()
 
 _UNWRITTEN = -7
 """What an integer parameter holds before the checkpoint is loaded (floats hold NaN)."""
-
-ROPE_ATTRIBUTES = (
-    "scaling_factor",
-    "low_freq_factor",
-    "high_freq_factor",
-    "orig_max_position",
-    "original_max_position_embeddings",
-    "extrapolation_factor",
-    "beta_fast",
-    "beta_slow",
-)
-"""What SGLang's rotary embedding classes (``srt/layers/rotary_embedding``) hold of their
-scaling, beside the class and ``base``: read where a class has them."""
-
-
-def _rope(model: Any) -> dict[str, Any] | None:
-    """The rotary embedding ``model`` was built with (its first ``rotary_emb`` module, as
-    ``get_rope`` made it from the model's config): class, base and the scaling it holds."""
-    for name, module in model.named_modules():
-        if name.split(".")[-1] != "rotary_emb":
-            continue
-        reading: dict[str, Any] = {"class": type(module).__name__}
-        base = getattr(module, "base", None)
-        reading["base"] = None if base is None else float(base)
-        for attribute in ROPE_ATTRIBUTES:
-            value = getattr(module, attribute, None)
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                reading[attribute] = float(value)
-        return reading
-    return None
 
 
 def _causal(draft: Any) -> list[bool] | None:
@@ -477,7 +447,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
 
             stage = "target"
             target = _build(target_config)
-            running["target_rope"] = _rope(target)
+            running["target_rope"] = rope_reading(target)
             passed("target")
 
             stage = "capture"
@@ -501,7 +471,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0915 - the stag
 
             stage = "draft"
             draft = _build(draft_config)
-            running["draft_rope"] = _rope(draft)
+            running["draft_rope"] = rope_reading(draft)
             running["causal"] = _causal(draft)
             anchor = getattr(draft, "sample_from_anchor", None)
             running["sample_from_anchor"] = None if anchor is None else bool(anchor)

@@ -159,7 +159,7 @@ from typing import Any
 if not __package__:  # run as a script, in the engine's environment: see harness_common/serve.py
     sys.path.append(str(Path(__file__).resolve().parents[4]))
 
-from tools.harness.serve import exception_record, report, serve
+from tools.harness.serve import exception_record, report, rope_reading, serve
 from tools.harness.serve import passed as serve_passed
 
 STAGES = ("config", "speculator", "target", "tap", "draft", "weights", "combine")
@@ -395,38 +395,6 @@ def _weights_state(draft: Any, target: Any, unwritten: list[str]) -> dict[str, A
     }
 
 
-ROPE_ATTRIBUTES = (
-    "scaling_factor",
-    "low_freq_factor",
-    "high_freq_factor",
-    "orig_max_position",
-    "original_max_position_embeddings",
-    "extrapolation_factor",
-    "beta_fast",
-    "beta_slow",
-)
-"""What vLLM's rotary embedding classes (``layers/rotary_embedding/*.py``) hold of their
-scaling, beside the class and ``base``: read where a class has them."""
-
-
-def _rope(model: Any) -> dict[str, Any] | None:
-    """The rotary embedding ``model`` was built with (its first ``rotary_emb`` module, as
-    ``get_rope`` made it from the model's own ``rope_parameters``): its class, its base and
-    the scaling it holds; ``None`` when it has none."""
-    for name, module in model.named_modules():
-        if name.split(".")[-1] != "rotary_emb":
-            continue
-        reading: dict[str, Any] = {"class": type(module).__name__}
-        base = getattr(module, "base", None)
-        reading["base"] = None if base is None else float(base)
-        for attribute in ROPE_ATTRIBUTES:
-            value = getattr(module, attribute, None)
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                reading[attribute] = float(value)
-        return reading
-    return None
-
-
 def _causal(draft: Any) -> list[bool] | None:
     """The draft's attention causality per layer, as its model reports it
     (``get_draft_attn_causal``: DFlash and DSpark drafters); ``None`` for the others."""
@@ -568,7 +536,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0912, PLR0915 -
                 vllm_config=vllm_config, model_config=vllm_config.model_config
             )
             result["target_class"] = type(target).__name__
-            running["target_rope"] = _rope(target)
+            running["target_rope"] = rope_reading(target)
             passed("target")
 
             if weights is not None:
@@ -577,7 +545,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:  # noqa: PLR0912, PLR0915 -
 
                 def entered(model: Any) -> None:
                     nonlocal stage
-                    running["draft_rope"] = _rope(model)
+                    running["draft_rope"] = rope_reading(model)
                     running["causal"] = _causal(model)
                     passed("draft")
                     stage = "weights"

@@ -849,11 +849,6 @@ def strings(value: object) -> list[str]:
 # --- the load path: from config.json to the first forward pass ----------------------------------
 
 
-def _vllm(version: str) -> str:
-    """How a message names vLLM ``version``."""
-    return f"vLLM {version}"
-
-
 def _served_range(version: str) -> str:
     versions = vllm_tables(version).transformers_versions
     return f"the transformers it accepts ({versions[0]} to {versions[-1]})"
@@ -1404,16 +1399,6 @@ def check_peagle(subject: VllmSubject, found: Findings) -> None:
             "parallel_drafting for eagle3",
         )
     )
-
-
-def overridden_names(subject: VllmSubject) -> tuple[str, ...]:
-    """The draft's ``architectures`` as its ``ModelConfig`` holds them
-    (:meth:`_Classes.overridden`).
-
-    Raises:
-        ParallelDraftingConfigError: a field cannot be read at all.
-    """
-    return _classes(subject).overridden(subject)
 
 
 def serving_architectures(subject: VllmSubject) -> tuple[str, ...]:
